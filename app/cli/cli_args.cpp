@@ -1,0 +1,57 @@
+#include "cli/cli_args.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ts::cli {
+
+std::string Args::parse(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+                        const std::set<std::string>& flags) {
+  bool onlyPositional = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (onlyPositional || a.size() < 2 || a[0] != '-' || a == "-") {
+      positional_.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      onlyPositional = true;
+      continue;
+    }
+    std::string name = a, value;
+    bool hasValue = false;
+    if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      hasValue = true;
+    }
+    if (valued.count(name)) {
+      if (!hasValue) {
+        if (i + 1 >= argv.size()) return "option " + name + " needs a value";
+        value = argv[++i];
+      }
+      options_[name] = value;
+    } else if (flags.count(name) && !hasValue) {
+      flags_.insert(name);
+    } else {
+      return "unknown option " + a;
+    }
+  }
+  return {};
+}
+
+std::optional<std::string> Args::option(const std::string& name) const {
+  auto it = options_.find(name);
+  if (it == options_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool parseUnsigned(const std::string& text, unsigned long long& out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && end && *end == '\0';
+}
+
+}  // namespace ts::cli

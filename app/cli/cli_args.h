@@ -1,0 +1,40 @@
+// Command-line parsing for tensorscope-cli subcommands: positional arguments and --options.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ts::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+class Args {
+ public:
+  // `valued` lists the options that take a value (--events N); others are flags (--json).
+  // Returns an error message, or an empty string.
+  std::string parse(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+                    const std::set<std::string>& flags);
+
+  bool flag(const std::string& name) const { return flags_.count(name) > 0; }
+  std::optional<std::string> option(const std::string& name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::set<std::string> flags_;
+  std::map<std::string, std::string> options_;
+  std::vector<std::string> positional_;
+};
+
+// Parses a non-negative integer option; returns false (and an error) when it is not one.
+bool parseUnsigned(const std::string& text, unsigned long long& out);
+
+int runInfo(const std::vector<std::string>& argv);
+int runConvert(const std::vector<std::string>& argv);
+int runGenerate(const std::vector<std::string>& argv);
+
+}  // namespace ts::cli

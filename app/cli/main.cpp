@@ -1,0 +1,47 @@
+// tensorscope-cli: the command-line face of Tensorscope (info, convert, generate, ...).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/cli_args.h"
+#include "util/version.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: tensorscope-cli COMMAND [ARGS...]\n"
+    "\n"
+    "Commands:\n"
+    "  info FILE... [--json]        devices, duration and event counts of session files\n"
+    "  convert IN OUT               convert a session (format chosen by OUT's extension)\n"
+    "  generate --events N --gpus G --streams S --seed K OUT.tscope\n"
+    "                               write a deterministic synthetic session\n"
+    "\n"
+    "Run 'tensorscope-cli COMMAND --help' for a command's options.\n"
+    "Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ts::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  std::string command = args.front();
+  args.erase(args.begin());
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (command == "--version") {
+    std::printf("tensorscope-cli %s\n", ts::kVersion);
+    return kExitOk;
+  }
+  if (command == "info") return runInfo(args);
+  if (command == "convert") return runConvert(args);
+  if (command == "generate") return runGenerate(args);
+  std::fprintf(stderr, "tensorscope-cli: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return kExitUsage;
+}

@@ -1,0 +1,280 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "session_load_job.h"
+#include "session_view.h"
+#include "shortcuts_dialog.h"
+#include "util/version.h"
+
+// Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
+static void initResources() { Q_INIT_RESOURCE(resources); }
+
+namespace ts {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kRecentKey = "recentFiles";
+const char* kFileFilter =
+    "Tensorscope sessions (*.tscope);;All files (*)";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  initResources();
+  setWindowTitle(tr("Tensorscope"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/tensorscope.svg")));
+  setAcceptDrops(true);
+  resize(1280, 800);
+
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("sessionTabs"));
+  tabs_->setDocumentMode(true);
+  tabs_->setTabsClosable(true);
+  tabs_->setMovable(true);
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+
+  // Shown while no session is open: how to start, and the recent files.
+  auto* welcome = new QWidget(this);
+  auto* welcomeLayout = new QVBoxLayout(welcome);
+  welcomeLayout->setContentsMargins(48, 48, 48, 48);
+  auto* title = new QLabel(tr("<h1>Tensorscope</h1><p>Open a session with <b>File → Open</b> "
+                              "(Ctrl+O) or drop files on this window.</p><h3>Recent sessions</h3>"),
+                           welcome);
+  welcomeLayout->addWidget(title);
+  welcomeRecent_ = new QListWidget(welcome);
+  welcomeRecent_->setObjectName(QStringLiteral("recentList"));
+  connect(welcomeRecent_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { openFiles({item->data(Qt::UserRole).toString()}); });
+  welcomeLayout->addWidget(welcomeRecent_, 1);
+
+  stack_ = new QStackedWidget(this);
+  stack_->addWidget(welcome);
+  stack_->addWidget(tabs_);
+  setCentralWidget(stack_);
+
+  statusLabel_ = new QLabel(this);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setMaximumWidth(220);
+  progress_->setTextVisible(true);
+  cancelButton_ = new QToolButton(this);
+  statusBar()->addWidget(statusLabel_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancelButton_);
+
+  createActions();
+  cancelButton_->setDefaultAction(cancelAction_);
+  rebuildRecentMenu();
+  updateStatus();
+  updateCentral();
+}
+
+MainWindow::~MainWindow() {
+  for (SessionLoadJob* job : jobs_) job->cancel();
+}
+
+void MainWindow::createActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  openAction_ = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+  openAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
+  openAction_->setStatusTip(tr("Open one or more session files"));
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  closeAction_ = file->addAction(tr("&Close"), this, &MainWindow::closeCurrent);
+  closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));  // the platform's Close may be Ctrl+F4
+  file->addSeparator();
+  cancelAction_ = file->addAction(tr("Cancel &Loading"), this, &MainWindow::cancelLoads);
+  cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+  cancelAction_->setToolTip(tr("Cancel loading (Esc)"));
+  file->addSeparator();
+  quitAction_ = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));  // not every platform defines Quit
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+  shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+  aboutAction_ = help->addAction(tr("&About Tensorscope"), this, &MainWindow::showAbout);
+}
+
+QList<QAction*> MainWindow::shortcutActions() const {
+  QList<QAction*> result;
+  for (QAction* a : {openAction_, closeAction_, cancelAction_, quitAction_, shortcutsAction_}) {
+    if (!a->shortcut().isEmpty()) result.push_back(a);
+  }
+  return result;
+}
+
+void MainWindow::openDialog() {
+  QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open session"), {}, tr(kFileFilter));
+  if (!paths.isEmpty()) openFiles(paths);
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+  for (const QString& path : paths) {
+    auto* job = new SessionLoadJob(path, this);
+    jobs_.push_back(job);
+    connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
+    connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {
+      auto* view = new SessionView(std::move(session), job->path(), tabs_);
+      int index = tabs_->addTab(view, QFileInfo(job->path()).fileName());
+      tabs_->setTabToolTip(index, job->path());
+      tabs_->setCurrentIndex(index);
+      addRecent(job->path());
+      emit sessionOpened(job->path());
+      jobFinished(job);
+    });
+    connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message) {
+      lastError_ = message;
+      statusBar()->showMessage(message, 10000);
+      if (!message.endsWith(tr("cancelled"))) {
+        // Not modal: a failed file must not block the others, nor a headless run.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open session"), message,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+      }
+      emit loadFailed(job->path(), message);
+      jobFinished(job);
+    });
+    job->start();
+  }
+  updateStatus();
+}
+
+void MainWindow::jobFinished(SessionLoadJob* job) {
+  jobs_.removeOne(job);
+  job->deleteLater();
+  updateStatus();
+  updateCentral();
+  if (jobs_.isEmpty()) emit idle();
+}
+
+void MainWindow::cancelLoads() {
+  for (SessionLoadJob* job : jobs_) job->cancel();
+}
+
+void MainWindow::updateStatus() {
+  bool loading = !jobs_.isEmpty();
+  progress_->setVisible(loading);
+  cancelButton_->setVisible(loading);
+  cancelAction_->setEnabled(loading);
+  closeAction_->setEnabled(tabs_->count() > 0);
+  if (loading) {
+    double sum = 0;
+    for (SessionLoadJob* job : jobs_) sum += job->progress();
+    progress_->setValue(static_cast<int>(1000 * sum / jobs_.size()));
+    statusLabel_->setText(jobs_.size() == 1
+                              ? tr("Loading %1…").arg(QFileInfo(jobs_.front()->path()).fileName())
+                              : tr("Loading %1 files…").arg(jobs_.size()));
+  } else {
+    int open = tabs_->count();
+    statusLabel_->setText(open == 0 ? tr("Ready")
+                          : open == 1 ? tr("1 session open")
+                                      : tr("%1 sessions open").arg(open));
+  }
+}
+
+void MainWindow::updateCentral() {
+  stack_->setCurrentIndex(tabs_->count() > 0 ? 1 : 0);
+  closeAction_->setEnabled(tabs_->count() > 0);
+}
+
+int MainWindow::sessionCount() const { return tabs_->count(); }
+
+SessionView* MainWindow::sessionView(int index) const {
+  return qobject_cast<SessionView*>(tabs_->widget(index));
+}
+
+void MainWindow::closeCurrent() {
+  if (tabs_->count() > 0) closeTab(tabs_->currentIndex());
+}
+
+void MainWindow::closeTab(int index) {
+  QWidget* w = tabs_->widget(index);
+  tabs_->removeTab(index);
+  delete w;  // releases the session unless another view shares it
+  updateStatus();
+  updateCentral();
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QString absolute = QFileInfo(path).absoluteFilePath();
+  QStringList recent = recentFiles();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  QSettings().setValue(kRecentKey, recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  welcomeRecent_->clear();
+  const QStringList recent = recentFiles();
+  for (const QString& path : recent) {
+    QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
+    a->setToolTip(path);
+    a->setStatusTip(path);
+    connect(a, &QAction::triggered, this, [this, path] { openFiles({path}); });
+    auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(QFileInfo(path).fileName(), path));
+    item->setData(Qt::UserRole, path);
+    welcomeRecent_->addItem(item);
+  }
+  recentMenu_->setEnabled(!recent.isEmpty());
+  if (!recent.isEmpty()) {
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Clear Menu"), this, [this] {
+      QSettings().remove(kRecentKey);
+      rebuildRecentMenu();
+    });
+  }
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About Tensorscope"),
+                     tr("<h3>Tensorscope %1</h3><p>A profiler for GPU training runs: capture, "
+                        "timeline, imports, memory-tier simulation.</p><p>Built with Qt %2.</p>")
+                         .arg(QString::fromUtf8(kVersion), QString::fromUtf8(qVersion())));
+}
+
+void MainWindow::showShortcuts() {
+  ShortcutsDialog dialog(shortcutActions(), this);
+  dialog.exec();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile()) paths.push_back(url.toLocalFile());
+  }
+  if (!paths.isEmpty()) {
+    openFiles(paths);
+    event->acceptProposedAction();
+  }
+}
+
+}  // namespace ts

@@ -1,0 +1,389 @@
+// Reads a .tscope file into a Session, trusting nothing it has not checked.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "io/column_codec.h"
+#include "io/sqlite_db.h"
+#include "io/tscope_file.h"
+#include "io/tscope_schema.h"
+
+namespace ts {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kSqliteMagic[] = "SQLite format 3";
+
+uint32_t bigEndian(const unsigned char* p, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// Checks the file before SQLite sees it: SQLite reads a truncated file without complaint until
+// it touches a missing page, so compare the size the header promises with the size on disk.
+Status checkHeader(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error{"no such file"};
+  if (fs::is_directory(path, ec)) return Error{"is a directory"};
+  auto size = fs::file_size(path, ec);
+  if (ec) return Error{"cannot read: " + ec.message()};
+  if (size == 0) return Error{"the file is empty"};
+  std::ifstream in(path, std::ios::binary);
+  std::array<unsigned char, 100> header{};
+  in.read(reinterpret_cast<char*>(header.data()), header.size());
+  if (!in && static_cast<size_t>(in.gcount()) < sizeof kSqliteMagic) {
+    return Error{"not a Tensorscope session (not an SQLite database: too short)"};
+  }
+  if (std::memcmp(header.data(), kSqliteMagic, sizeof kSqliteMagic) != 0) {
+    return Error{"not a Tensorscope session (not an SQLite database)"};
+  }
+  if (static_cast<size_t>(in.gcount()) < header.size()) {
+    return Error{"truncated: the SQLite header is incomplete"};
+  }
+  uint64_t pageSize = bigEndian(header.data() + 16, 2);
+  if (pageSize == 1) pageSize = 65536;
+  uint64_t pages = bigEndian(header.data() + 28, 4);
+  bool pagesValid = bigEndian(header.data() + 24, 4) == bigEndian(header.data() + 92, 4);
+  if (pagesValid && pages > 0 && size < pageSize * pages) {
+    return Error{"truncated: " + std::to_string(size) + " bytes on disk, the database header "
+                 "says " + std::to_string(pageSize * pages)};
+  }
+  return {};
+}
+
+// A destination for one named column of one owner.
+struct ColumnSlot {
+  std::string name;
+  std::string_view type;
+  void* data = nullptr;
+  size_t elementSize = 0;
+  size_t count = 0;   // rows the column must hold
+  size_t filled = 0;  // rows written so far
+  bool required = false;
+  std::vector<bool> chunks = {};  // chunks seen
+};
+
+template <class Columns>
+void addSlots(Columns& columns, size_t count, bool required, std::vector<ColumnSlot>& slots) {
+  columns.visit([&](const char* name, auto& values) {
+    using T = typename std::remove_reference_t<decltype(values)>::value_type;
+    values.assign(count, T{});
+    slots.push_back({name, columnTypeName<T>(), values.data(), sizeof(T), count, 0, required,
+                     std::vector<bool>((count + kChunkEvents - 1) / kChunkEvents)});
+  });
+}
+
+class Reader {
+ public:
+  Reader(SqliteDb& db, const Progress& progress) : db_(db), progress_(progress) {}
+
+  Result<SessionPtr> read();
+
+ private:
+  Status readMeta();
+  Status readEntities();
+  Status readColumns();
+  Status eachRow(std::string_view sql,
+                 const std::function<Status(SqliteStatement&, size_t)>& row);
+
+  SqliteDb& db_;
+  const Progress& progress_;
+  std::unique_ptr<Session> s_ = std::make_unique<Session>();
+  size_t flowCount_ = 0;
+  std::vector<size_t> trackCounts_;
+  std::vector<size_t> counterCounts_;
+};
+
+Status Reader::eachRow(std::string_view sql,
+                       const std::function<Status(SqliteStatement&, size_t)>& row) {
+  auto stmt = db_.prepare(sql);
+  if (!stmt) return Error{stmt.error()};
+  size_t i = 0;
+  while (stmt->step()) {
+    if (stmt->int64(0) != static_cast<int64_t>(i)) {
+      return Error{"ids are not consecutive at row " + std::to_string(i)};
+    }
+    if (Status s = row(stmt.value(), i); !s) return s;
+    ++i;
+  }
+  return stmt->status();
+}
+
+Status Reader::readMeta() {
+  if (!db_.hasTable("tscope_meta")) {
+    std::string hint;
+    if (db_.hasTable("TARGET_INFO_GPU") || db_.hasTable("StringIds")) {
+      hint = "; it looks like an Nsight Systems export";
+    }
+    return Error{"an SQLite database but not a Tensorscope session (no tscope_meta table" + hint +
+                 ")"};
+  }
+  auto stmt = db_.prepare("SELECT key, value FROM tscope_meta");
+  if (!stmt) return Error{stmt.error()};
+  std::string format;
+  int64_t version = -1;
+  Provenance& p = s_->provenance;
+  while (stmt->step()) {
+    std::string key = stmt->text(0), value = stmt->text(1);
+    if (key == "format") format = value;
+    else if (key == "schema_version") version = std::atoll(value.c_str());
+    else if (key == "tool_version") p.toolVersion = value;
+    else if (key == "created_utc") p.createdUtc = value;
+    else if (key == "capture_command") p.captureCommand = value;
+    else if (key == "incomplete") p.incomplete = value == "1";
+    else if (key == "exit_code") p.exitCode = std::atoi(value.c_str());
+    else if (key == "flow_count") flowCount_ = std::strtoull(value.c_str(), nullptr, 10);
+  }
+  if (Status st = stmt->status(); !st) return st;
+  if (format != kTscopeFormatName) {
+    return Error{"not a Tensorscope session (tscope_meta has format '" + format + "')"};
+  }
+  if (version > kTscopeSchemaVersion) {
+    return Error{"written by a newer Tensorscope (schema version " + std::to_string(version) +
+                 "; this build reads up to " + std::to_string(kTscopeSchemaVersion) +
+                 "): update Tensorscope to open it"};
+  }
+  if (version < 1) return Error{"tscope_meta has no valid schema_version"};
+  return {};
+}
+
+Status Reader::readEntities() {
+  Session& s = *s_;
+  Status st = eachRow("SELECT id, value FROM strings ORDER BY id",
+                      [&](SqliteStatement& q, size_t i) -> Status {
+                        if (i == 0) return {};  // the empty string is always id 0
+                        if (s.strings.intern(q.text(1)) != i) {
+                          return Error{"strings: duplicate value at id " + std::to_string(i)};
+                        }
+                        return {};
+                      });
+  if (!st) return Error{"strings: " + st.error()};
+  st = eachRow("SELECT id, path, format FROM sources ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.provenance.sources.push_back({q.text(1), q.text(2)});
+                 return {};
+               });
+  if (!st) return Error{"sources: " + st.error()};
+  st = eachRow("SELECT id, rank, host, label, clock_offset_ns FROM ranks ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.ranks.push_back({static_cast<int32_t>(q.int64(1)), q.text(2), q.text(3),
+                                    q.int64(4)});
+                 return {};
+               });
+  if (!st) return Error{"ranks: " + st.error()};
+  st = eachRow(
+      "SELECT id, rank, ordinal, name, uuid, compute_major, compute_minor, sm_count, "
+      "memory_bytes, memory_bandwidth_bytes_per_s, clock_khz, max_warps_per_sm, "
+      "max_blocks_per_sm, max_threads_per_block, max_registers_per_sm, max_registers_per_block, "
+      "max_shared_memory_per_sm, max_shared_memory_per_block, warp_size FROM devices ORDER BY id", [&](SqliteStatement& q, size_t) -> Status {
+        Device d;
+        d.rank = q.ref(1);
+        d.ordinal = static_cast<int32_t>(q.int64(2));
+        d.name = q.text(3);
+        d.uuid = q.text(4);
+        auto i32 = [&](int c) { return static_cast<int32_t>(q.int64(c)); };
+        d.computeMajor = i32(5);
+        d.computeMinor = i32(6);
+        d.smCount = i32(7);
+        d.memoryBytes = static_cast<uint64_t>(q.int64(8));
+        d.memoryBandwidthBytesPerSecond = static_cast<uint64_t>(q.int64(9));
+        d.clockKHz = i32(10);
+        d.maxWarpsPerSm = i32(11);
+        d.maxBlocksPerSm = i32(12);
+        d.maxThreadsPerBlock = i32(13);
+        d.maxRegistersPerSm = i32(14);
+        d.maxRegistersPerBlock = i32(15);
+        d.maxSharedMemoryPerSm = i32(16);
+        d.maxSharedMemoryPerBlock = i32(17);
+        d.warpSize = i32(18);
+        s.devices.push_back(std::move(d));
+        return {};
+      });
+  if (!st) return Error{"devices: " + st.error()};
+  st = eachRow("SELECT id, rank, pid, name FROM processes ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.processes.push_back({q.ref(1), q.int64(2), q.text(3)});
+                 return {};
+               });
+  if (!st) return Error{"processes: " + st.error()};
+  st = eachRow("SELECT id, process, tid, name FROM threads ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.threads.push_back({q.ref(1), q.int64(2), q.text(3)});
+                 return {};
+               });
+  if (!st) return Error{"threads: " + st.error()};
+  st = eachRow("SELECT id, device, context_id, process FROM contexts ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.contexts.push_back({q.ref(1), static_cast<uint32_t>(q.int64(2)), q.ref(3)});
+                 return {};
+               });
+  if (!st) return Error{"contexts: " + st.error()};
+  st = eachRow("SELECT id, device, stream_id, context, priority, name FROM streams ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 s.streams.push_back({q.ref(1), static_cast<uint32_t>(q.int64(2)), q.ref(3),
+                                      static_cast<int32_t>(q.int64(4)), q.text(5)});
+                 return {};
+               });
+  if (!st) return Error{"streams: " + st.error()};
+  st = eachRow("SELECT id, kind, device, stream, thread, event_count FROM tracks ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 int64_t kind = q.int64(1), count = q.int64(5);
+                 if (kind < 0 || kind >= kEventKindCount) {
+                   return Error{"unknown event kind " + std::to_string(kind)};
+                 }
+                 if (count < 0 || count > 0xFFFFFFF0LL) return Error{"invalid event count"};
+                 Track t;
+                 t.kind = static_cast<EventKind>(kind);
+                 t.device = q.ref(2);
+                 t.stream = q.ref(3);
+                 t.thread = q.ref(4);
+                 s.tracks.push_back(std::move(t));
+                 trackCounts_.push_back(static_cast<size_t>(count));
+                 return {};
+               });
+  if (!st) return Error{"tracks: " + st.error()};
+  st = eachRow(
+      "SELECT id, name, unit, device, process, sample_count FROM counters ORDER BY id",
+      [&](SqliteStatement& q, size_t) -> Status {
+        if (q.int64(5) < 0) return Error{"invalid sample count"};
+        CounterTrack c;
+        c.name = q.text(1);
+        c.unit = q.text(2);
+        c.device = q.ref(3);
+        c.process = q.ref(4);
+        s.counters.push_back(std::move(c));
+        counterCounts_.push_back(static_cast<size_t>(q.int64(5)));
+        return {};
+      });
+  if (!st) return Error{"counters: " + st.error()};
+  return {};
+}
+
+Status Reader::readColumns() {
+  Session& s = *s_;
+  // Every column of every owner gets a slot sized from the metadata; chunks fill the slots.
+  std::vector<std::vector<ColumnSlot>> trackSlots(s.tracks.size());
+  for (size_t i = 0; i < s.tracks.size(); ++i) {
+    Track& t = s.tracks[i];
+    addSlots(t.hot, trackCounts_[i], true, trackSlots[i]);
+    switch (t.kind) {
+      case EventKind::Kernel: addSlots(t.kernels, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Memcpy: addSlots(t.memcpys, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Memset: addSlots(t.memsets, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Api: addSlots(t.apis, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Nvtx: addSlots(t.nvtx, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Range: addSlots(t.ranges, trackCounts_[i], false, trackSlots[i]); break;
+    }
+  }
+  std::vector<std::vector<ColumnSlot>> counterSlots(s.counters.size());
+  for (size_t i = 0; i < s.counters.size(); ++i) {
+    addSlots(s.counters[i].samples, counterCounts_[i], true, counterSlots[i]);
+  }
+  std::vector<ColumnSlot> flowSlots;
+  addSlots(s.flows, flowCount_, true, flowSlots);
+
+  size_t total = 1;
+  if (auto count = db_.prepare("SELECT count(*) FROM columns"); count && count->step()) {
+    total = std::max<size_t>(1, static_cast<size_t>(count->int64(0)));
+  }
+  auto stmt = db_.prepare(
+      "SELECT owner_kind, owner, name, type, chunk, count, encoding, data FROM columns");
+  if (!stmt) return Error{stmt.error()};
+  size_t done = 0;
+  while (stmt->step()) {
+    if (progress_.cancelled()) return Error{"cancelled"};
+    int64_t ownerKind = stmt->int64(0), owner = stmt->int64(1);
+    std::string name = stmt->text(2);
+    std::vector<ColumnSlot>* slots = nullptr;
+    if (ownerKind == static_cast<int>(ColumnOwner::Track) && owner >= 0 &&
+        static_cast<size_t>(owner) < trackSlots.size()) {
+      slots = &trackSlots[static_cast<size_t>(owner)];
+    } else if (ownerKind == static_cast<int>(ColumnOwner::Counter) && owner >= 0 &&
+               static_cast<size_t>(owner) < counterSlots.size()) {
+      slots = &counterSlots[static_cast<size_t>(owner)];
+    } else if (ownerKind == static_cast<int>(ColumnOwner::Flows) && owner == 0) {
+      slots = &flowSlots;
+    } else {
+      return Error{"columns: chunk for unknown owner " + std::to_string(ownerKind) + "/" +
+                   std::to_string(owner)};
+    }
+    auto slot = std::find_if(slots->begin(), slots->end(),
+                             [&](const ColumnSlot& c) { return c.name == name; });
+    if (slot == slots->end()) continue;  // a column from a newer minor version: ignore it
+    std::string where = "column '" + name + "' of owner " + std::to_string(owner);
+    if (stmt->text(3) != slot->type) return Error{where + " has type " + stmt->text(3)};
+    int64_t chunk = stmt->int64(4), count = stmt->int64(5);
+    if (chunk < 0 || count < 0 || static_cast<uint64_t>(count) > kChunkEvents ||
+        static_cast<uint64_t>(chunk) * kChunkEvents + static_cast<uint64_t>(count) > slot->count) {
+      return Error{where + ": chunk " + std::to_string(chunk) + " lies outside the column"};
+    }
+    if (slot->chunks[static_cast<size_t>(chunk)]) {
+      return Error{where + ": chunk " + std::to_string(chunk) + " appears twice"};
+    }
+    slot->chunks[static_cast<size_t>(chunk)] = true;
+    auto* dest = static_cast<uint8_t*>(slot->data) +
+                 static_cast<size_t>(chunk) * kChunkEvents * slot->elementSize;
+    Status st = decodeBytes(stmt->blob(7), stmt->text(6), dest,
+                            static_cast<size_t>(count) * slot->elementSize);
+    if (!st) return Error{where + ", chunk " + std::to_string(chunk) + ": " + st.error()};
+    slot->filled += static_cast<size_t>(count);
+    ++done;
+    progress_.update(0.05 + 0.9 * static_cast<double>(done) / static_cast<double>(total));
+  }
+  if (Status st = stmt->status(); !st) return Error{"columns: " + st.error()};
+
+  auto checkFilled = [](const std::vector<ColumnSlot>& slots, const std::string& owner) -> Status {
+    for (const ColumnSlot& c : slots) {
+      bool absent = c.filled == 0 && !c.required;  // a column older files lack reads as zeros
+      if (c.filled != c.count && !absent) {
+        return Error{owner + ": column '" + c.name + "' has " + std::to_string(c.filled) +
+                     " of " + std::to_string(c.count) + " values (missing chunks)"};
+      }
+    }
+    return {};
+  };
+  for (size_t i = 0; i < trackSlots.size(); ++i) {
+    if (Status st = checkFilled(trackSlots[i], "track " + std::to_string(i)); !st) return st;
+  }
+  for (size_t i = 0; i < counterSlots.size(); ++i) {
+    if (Status st = checkFilled(counterSlots[i], "counter " + std::to_string(i)); !st) return st;
+  }
+  return checkFilled(flowSlots, "flows");
+}
+
+Result<SessionPtr> Reader::read() {
+  if (Status st = readMeta(); !st) return Error{st.error()};
+  if (Status st = readEntities(); !st) return Error{st.error()};
+  progress_.update(0.05);
+  if (Status st = readColumns(); !st) return Error{st.error()};
+  if (Status st = s_->finalize(); !st) return Error{st.error()};
+  progress_.update(1.0);
+  return SessionPtr(s_.release());
+}
+
+}  // namespace
+
+bool isSqliteFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[sizeof kSqliteMagic] = {};
+  in.read(header, sizeof header);
+  return in && std::memcmp(header, kSqliteMagic, sizeof kSqliteMagic) == 0;
+}
+
+Result<SessionPtr> loadSession(const std::string& path, const Progress& progress) {
+  if (Status st = checkHeader(path); !st) return Error{path + ": " + st.error()};
+  auto db = SqliteDb::open(path, true);
+  if (!db) return Error{path + ": cannot open: " + db.error()};
+  Reader reader(db.value(), progress);
+  auto session = reader.read();
+  if (!session) return Error{path + ": " + session.error()};
+  return session;
+}
+
+}  // namespace ts

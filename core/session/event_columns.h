@@ -1,0 +1,135 @@
+// Column layouts of events. Hot columns (time, name, lane) are shared by every track; each kind
+// adds detail columns in a side table. Columns are listed once, as X-macros, so the in-memory
+// structs, the builder and the .tscope reader/writer cannot drift apart.
+//
+// Column names are stored in .tscope files: add new columns freely (old files lack them and read
+// as zeros); never rename or retype one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "session/types.h"
+
+namespace ts {
+
+// Hot columns: 8 + 8 + 4 + 2 = 22 bytes per event (+ 4 for the lane index of multi-lane tracks).
+#define TS_HOT_COLUMNS(X)    \
+  X(TimeNs, start, "start")  \
+  X(TimeNs, end, "end")      \
+  X(StringId, name, "name")  \
+  X(uint16_t, lane, "lane")
+
+#define TS_KERNEL_COLUMNS(X)                            \
+  X(StringId, mangled, "mangled")                       \
+  X(uint32_t, correlation, "correlation")               \
+  X(uint32_t, context, "context")                       \
+  X(uint32_t, gridX, "grid_x")                          \
+  X(uint32_t, gridY, "grid_y")                          \
+  X(uint32_t, gridZ, "grid_z")                          \
+  X(uint32_t, blockX, "block_x")                        \
+  X(uint32_t, blockY, "block_y")                        \
+  X(uint32_t, blockZ, "block_z")                        \
+  X(uint16_t, registersPerThread, "registers_per_thread") \
+  X(uint32_t, staticSharedMemory, "static_shared_memory") \
+  X(uint32_t, dynamicSharedMemory, "dynamic_shared_memory") \
+  X(uint32_t, localMemoryPerThread, "local_memory_per_thread") \
+  X(uint8_t, launchType, "launch_type")                 \
+  X(uint32_t, graphId, "graph_id")
+
+#define TS_MEMCPY_COLUMNS(X)              \
+  X(uint64_t, bytes, "bytes")             \
+  X(CopyKind, copyKind, "copy_kind")      \
+  X(MemoryKind, srcKind, "src_kind")      \
+  X(MemoryKind, dstKind, "dst_kind")      \
+  X(int32_t, srcDevice, "src_device")     \
+  X(int32_t, dstDevice, "dst_device")     \
+  X(uint8_t, async, "async")              \
+  X(uint32_t, correlation, "correlation") \
+  X(uint32_t, context, "context")
+
+#define TS_MEMSET_COLUMNS(X)              \
+  X(uint64_t, bytes, "bytes")             \
+  X(uint32_t, value, "value")             \
+  X(MemoryKind, memKind, "mem_kind")      \
+  X(uint32_t, correlation, "correlation") \
+  X(uint32_t, context, "context")
+
+#define TS_API_COLUMNS(X)                 \
+  X(uint32_t, correlation, "correlation") \
+  X(int32_t, returnCode, "return_code")   \
+  X(ApiDomain, domain, "domain")
+
+#define TS_NVTX_COLUMNS(X)       \
+  X(StringId, domain, "domain")  \
+  X(uint32_t, color, "color")    \
+  X(uint8_t, isMark, "is_mark")
+
+#define TS_RANGE_COLUMNS(X)          \
+  X(StringId, category, "category")  \
+  X(StringId, args, "args")
+
+#define TS_DECLARE_FIELD(type, member, column) type member{};
+#define TS_DECLARE_VECTOR(type, member, column) std::vector<type> member;
+#define TS_PUSH_FIELD(type, member, column) member.push_back(row.member);
+#define TS_GET_FIELD(type, member, column) row.member = member[i];
+#define TS_VISIT_FIELD(type, member, column) f(column, member);
+#define TS_RESIZE_FIELD(type, member, column) member.resize(n);
+#define TS_RESERVE_FIELD(type, member, column) member.reserve(n);
+#define TS_BYTES_FIELD(type, member, column) +sizeof(type)
+
+// One row (Row) and its columnar table (Columns) for a list of columns.
+#define TS_DEFINE_TABLE(Row, Columns, COLUMNS)                                  \
+  struct Row {                                                                  \
+    COLUMNS(TS_DECLARE_FIELD)                                                   \
+  };                                                                            \
+  struct Columns {                                                              \
+    COLUMNS(TS_DECLARE_VECTOR)                                                  \
+    static constexpr size_t kRowBytes = 0 COLUMNS(TS_BYTES_FIELD);              \
+    void push(const Row& row) { COLUMNS(TS_PUSH_FIELD) }                        \
+    Row row(size_t i) const {                                                   \
+      Row row;                                                                  \
+      COLUMNS(TS_GET_FIELD)                                                     \
+      return row;                                                               \
+    }                                                                           \
+    void resize(size_t n) { COLUMNS(TS_RESIZE_FIELD) }                          \
+    void reserve(size_t n) { COLUMNS(TS_RESERVE_FIELD) }                        \
+    /* f(const char* column, std::vector<T>& values) for every column */        \
+    template <class F>                                                          \
+    void visit(F&& f) {                                                         \
+      COLUMNS(TS_VISIT_FIELD)                                                   \
+    }                                                                           \
+    template <class F>                                                          \
+    void visit(F&& f) const {                                                   \
+      COLUMNS(TS_VISIT_FIELD)                                                   \
+    }                                                                           \
+  };
+
+TS_DEFINE_TABLE(HotRow, HotColumns, TS_HOT_COLUMNS)
+TS_DEFINE_TABLE(KernelDetail, KernelColumns, TS_KERNEL_COLUMNS)
+TS_DEFINE_TABLE(MemcpyDetail, MemcpyColumns, TS_MEMCPY_COLUMNS)
+TS_DEFINE_TABLE(MemsetDetail, MemsetColumns, TS_MEMSET_COLUMNS)
+TS_DEFINE_TABLE(ApiDetail, ApiColumns, TS_API_COLUMNS)
+TS_DEFINE_TABLE(NvtxDetail, NvtxColumns, TS_NVTX_COLUMNS)
+TS_DEFINE_TABLE(RangeDetail, RangeColumns, TS_RANGE_COLUMNS)
+
+static_assert(HotColumns::kRowBytes <= 32, "hot columns must stay within 32 bytes per event");
+
+// A flow arrow: the API call that launched GPU work (or any source → destination pair).
+#define TS_FLOW_COLUMNS(X)                 \
+  X(uint32_t, srcTrack, "src_track")       \
+  X(uint32_t, srcEvent, "src_event")       \
+  X(uint32_t, dstTrack, "dst_track")       \
+  X(uint32_t, dstEvent, "dst_event")
+
+TS_DEFINE_TABLE(Flow, FlowColumns, TS_FLOW_COLUMNS)
+
+// Counter samples: a value holds from its time until the next sample.
+#define TS_COUNTER_COLUMNS(X) \
+  X(TimeNs, time, "time")     \
+  X(double, value, "value")
+
+TS_DEFINE_TABLE(CounterSample, CounterColumns, TS_COUNTER_COLUMNS)
+
+}  // namespace ts

@@ -1,0 +1,138 @@
+#include "session/session.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ts {
+
+Status CounterTrack::finalize() const {
+  if (samples.time.size() != samples.value.size()) return Error{"counter columns differ in length"};
+  for (size_t i = 1; i < samples.time.size(); ++i) {
+    if (samples.time[i] < samples.time[i - 1]) {
+      return Error{"counter samples not sorted by time at sample " + std::to_string(i)};
+    }
+  }
+  return {};
+}
+
+size_t Session::eventCount() const {
+  size_t n = 0;
+  for (const Track& t : tracks) n += t.size();
+  return n;
+}
+
+std::string Session::deviceLabel(uint32_t device) const {
+  if (device >= devices.size()) return "GPU ?";
+  const Device& d = devices[device];
+  std::string label = "GPU " + std::to_string(d.ordinal);
+  if (!d.name.empty()) label += ": " + d.name;
+  if (multiRank() && d.rank < ranks.size()) label = ranks[d.rank].label + " · " + label;
+  return label;
+}
+
+std::string Session::streamLabel(uint32_t stream) const {
+  if (stream >= streams.size()) return "Stream ?";
+  const Stream& s = streams[stream];
+  std::string label = "Stream " + std::to_string(s.streamId);
+  if (!s.name.empty()) label += ": " + s.name;
+  return label;
+}
+
+std::string Session::processLabel(uint32_t process) const {
+  if (process >= processes.size()) return "Process ?";
+  const Process& p = processes[process];
+  std::string label = p.name.empty() ? "Process" : p.name;
+  label += " (" + std::to_string(p.pid) + ")";
+  if (multiRank() && p.rank < ranks.size()) label = ranks[p.rank].label + " · " + label;
+  return label;
+}
+
+std::string Session::threadLabel(uint32_t thread) const {
+  if (thread >= threads.size()) return "Thread ?";
+  const Thread& t = threads[thread];
+  std::string label = "Thread " + std::to_string(t.tid);
+  if (!t.name.empty()) label += ": " + t.name;
+  return label;
+}
+
+namespace {
+Error rowError(const char* table, size_t row, const std::string& what) {
+  return Error{std::string(table) + " row " + std::to_string(row) + ": " + what};
+}
+bool badRef(uint32_t ref, size_t size) { return ref != kNone && ref >= size; }
+}  // namespace
+
+Status Session::finalize() {
+  if (ranks.empty()) ranks.push_back({0, {}, "rank 0", 0});
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].rank >= ranks.size()) return rowError("devices", i, "unknown rank");
+  }
+  for (size_t i = 0; i < processes.size(); ++i) {
+    if (processes[i].rank >= ranks.size()) return rowError("processes", i, "unknown rank");
+  }
+  for (size_t i = 0; i < threads.size(); ++i) {
+    if (threads[i].process >= processes.size()) return rowError("threads", i, "unknown process");
+  }
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    if (contexts[i].device >= devices.size() || badRef(contexts[i].process, processes.size())) {
+      return rowError("contexts", i, "unknown device or process");
+    }
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    if (streams[i].device >= devices.size() || badRef(streams[i].context, contexts.size())) {
+      return rowError("streams", i, "unknown device or context");
+    }
+  }
+  start_ = std::numeric_limits<TimeNs>::max();
+  end_ = std::numeric_limits<TimeNs>::min();
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    Track& t = tracks[i];
+    bool gpu = t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy ||
+               t.kind == EventKind::Memset;
+    if (static_cast<int>(t.kind) >= kEventKindCount) return rowError("tracks", i, "unknown kind");
+    if (badRef(t.device, devices.size()) || badRef(t.stream, streams.size()) ||
+        badRef(t.thread, threads.size())) {
+      return rowError("tracks", i, "unknown device, stream or thread");
+    }
+    if (gpu && t.device == kNone) return rowError("tracks", i, "GPU track without a device");
+    if (!gpu && t.thread == kNone && t.stream == kNone) {
+      return rowError("tracks", i, "CPU track without a thread");
+    }
+    if (Status s = t.finalize(); !s) return rowError("tracks", i, s.error());
+    const size_t nStrings = strings.size();
+    bool namesOk = std::all_of(t.hot.name.begin(), t.hot.name.end(),
+                               [nStrings](StringId id) { return id < nStrings; });
+    if (!namesOk) return rowError("tracks", i, "event name outside the string table");
+    if (t.size() > 0) {
+      start_ = std::min(start_, t.minStart());
+      end_ = std::max(end_, t.maxEnd());
+    }
+  }
+  for (size_t i = 0; i < counters.size(); ++i) {
+    const CounterTrack& c = counters[i];
+    if (badRef(c.device, devices.size()) || badRef(c.process, processes.size())) {
+      return rowError("counters", i, "unknown device or process");
+    }
+    if (Status s = c.finalize(); !s) return rowError("counters", i, s.error());
+    if (c.size() > 0) {
+      start_ = std::min(start_, c.samples.time.front());
+      end_ = std::max(end_, c.samples.time.back());
+    }
+  }
+  const size_t flowCount = flows.srcTrack.size();
+  if (flows.srcEvent.size() != flowCount || flows.dstTrack.size() != flowCount ||
+      flows.dstEvent.size() != flowCount) {
+    return Error{"flows: columns differ in length"};
+  }
+  for (size_t i = 0; i < flowCount; ++i) {
+    if (flows.srcTrack[i] >= tracks.size() || flows.dstTrack[i] >= tracks.size() ||
+        flows.srcEvent[i] >= tracks[flows.srcTrack[i]].size() ||
+        flows.dstEvent[i] >= tracks[flows.dstTrack[i]].size()) {
+      return rowError("flows", i, "refers to a missing event");
+    }
+  }
+  if (start_ > end_) start_ = end_ = 0;
+  return {};
+}
+
+}  // namespace ts

@@ -1,0 +1,84 @@
+// Session: an immutable, columnar record of one profiled run (or several ranks of one).
+// Built by SessionBuilder or read from a file, then shared as std::shared_ptr<const Session>;
+// several live side by side (tabs, compare, multi-rank). No globals.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "session/entities.h"
+#include "session/event_columns.h"
+#include "session/string_table.h"
+#include "session/track.h"
+#include "util/result.h"
+
+namespace ts {
+
+struct CounterTrack {
+  std::string name;
+  std::string unit;
+  uint32_t device = kNone;   // a GPU counter, or
+  uint32_t process = kNone;  // a process counter
+  CounterColumns samples;    // sorted by time
+  size_t size() const { return samples.time.size(); }
+  Status finalize() const;
+};
+
+struct SourceFile {
+  std::string path;
+  std::string format;  // "tscope", "kineto-json", "nsys-sqlite", "synthetic", "capture", ...
+};
+
+// Where a session came from; stored with it.
+struct Provenance {
+  std::string toolVersion;  // Tensorscope version that wrote the session
+  std::string createdUtc;   // ISO 8601
+  std::vector<SourceFile> sources;
+  std::string captureCommand;    // argv joined for display, for captured sessions
+  std::optional<int> exitCode;   // of the captured program
+  bool incomplete = false;       // capture ended before a final flush (crash, kill)
+};
+
+class Session {
+ public:
+  StringTable strings;
+  std::vector<Rank> ranks;
+  std::vector<Device> devices;
+  std::vector<Process> processes;
+  std::vector<Thread> threads;
+  std::vector<Context> contexts;
+  std::vector<Stream> streams;
+  std::vector<Track> tracks;
+  std::vector<CounterTrack> counters;
+  FlowColumns flows;  // sorted by (srcTrack, srcEvent)
+  Provenance provenance;
+
+  std::string_view str(StringId id) const { return strings.get(id); }
+  TimeNs startTime() const { return start_; }
+  TimeNs endTime() const { return end_; }
+  TimeNs duration() const { return end_ - start_; }
+  size_t eventCount() const;
+  bool multiRank() const { return ranks.size() > 1; }
+
+  // "GPU 0: NVIDIA A100-SXM4-40GB", prefixed with the rank label in multi-rank sessions.
+  std::string deviceLabel(uint32_t device) const;
+  // "Stream 7" (or its user-given name).
+  std::string streamLabel(uint32_t stream) const;
+  // "python (1234)" / "Thread 5678: name".
+  std::string processLabel(uint32_t process) const;
+  std::string threadLabel(uint32_t thread) const;
+
+  // Validates every cross-reference and track, builds track indexes, computes the time span.
+  // Readers call it before publishing; an error names the table and row.
+  Status finalize();
+
+ private:
+  TimeNs start_ = 0;
+  TimeNs end_ = 0;
+};
+
+using SessionPtr = std::shared_ptr<const Session>;
+
+}  // namespace ts

@@ -1,0 +1,345 @@
+#include "session/session_builder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <numeric>
+#include <queue>
+
+#include "util/version.h"
+
+namespace ts {
+
+namespace {
+
+enum KeyType : uint64_t { kRank = 1, kDevice, kProcess, kThread, kContext, kStream, kTrack, kCounter };
+
+uint64_t tag(KeyType type, uint64_t parent) { return (static_cast<uint64_t>(type) << 56) | parent; }
+
+std::string utcNow() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Applies `order` (new position → old position) to every column of a table.
+template <class Columns>
+void permute(Columns& columns, const std::vector<uint32_t>& order) {
+  columns.visit([&](const char*, auto& values) {
+    if (values.empty()) return;
+    std::remove_reference_t<decltype(values)> sorted(values.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted[i] = values[order[i]];
+    values.swap(sorted);
+  });
+}
+
+// Sorts a track by (start ascending, end descending: enclosing ranges before what they enclose)
+// and returns the permutation applied (empty when the track was already in order).
+std::vector<uint32_t> sortTrack(Track& t) {
+  const auto& start = t.hot.start;
+  const auto& end = t.hot.end;
+  auto before = [&](uint32_t a, uint32_t b) {
+    return start[a] != start[b] ? start[a] < start[b] : end[a] > end[b];
+  };
+  bool sorted = true;
+  for (uint32_t i = 1; i < t.size() && sorted; ++i) sorted = !before(i, i - 1);
+  if (sorted) return {};
+  std::vector<uint32_t> order(t.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), before);
+  permute(t.hot, order);
+  permute(t.kernels, order);
+  permute(t.memcpys, order);
+  permute(t.memsets, order);
+  permute(t.apis, order);
+  permute(t.nvtx, order);
+  permute(t.ranges, order);
+  return order;
+}
+
+// Greedy lowest-free-lane assignment: properly nested ranges get their nesting depth, overlapping
+// stream work gets as few lanes as the overlap needs.
+Status assignLanes(Track& t) {
+  using Busy = std::pair<TimeNs, uint32_t>;  // (effective end, lane)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free;
+  uint32_t lanes = 0;
+  for (uint32_t i = 0; i < t.size(); ++i) {
+    while (!busy.empty() && busy.top().first <= t.hot.start[i]) {
+      free.push(busy.top().second);
+      busy.pop();
+    }
+    uint32_t lane;
+    if (!free.empty()) {
+      lane = free.top();
+      free.pop();
+    } else {
+      lane = lanes++;
+      if (lanes > 0xFFFF) return Error{"more than 65535 overlapping events on one track"};
+    }
+    t.hot.lane[i] = static_cast<uint16_t>(lane);
+    busy.emplace(t.effectiveEnd(i), lane);
+  }
+  return {};
+}
+
+}  // namespace
+
+SessionBuilder::SessionBuilder() : s_(std::make_unique<Session>()) {}
+
+uint32_t SessionBuilder::lookup(const Key& key, size_t next) {
+  auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(next));
+  return inserted ? kNone : it->second;
+}
+
+uint32_t SessionBuilder::rank(int32_t rank) {
+  uint32_t found = lookup({tag(kRank, 0), static_cast<uint32_t>(rank)}, s_->ranks.size());
+  if (found != kNone) return found;
+  s_->ranks.push_back({rank, {}, "rank " + std::to_string(rank), 0});
+  return static_cast<uint32_t>(s_->ranks.size() - 1);
+}
+
+uint32_t SessionBuilder::device(uint32_t rank, int32_t ordinal) {
+  uint32_t found = lookup({tag(kDevice, rank), static_cast<uint32_t>(ordinal)}, s_->devices.size());
+  if (found != kNone) return found;
+  Device d;
+  d.rank = rank;
+  d.ordinal = ordinal;
+  s_->devices.push_back(std::move(d));
+  return static_cast<uint32_t>(s_->devices.size() - 1);
+}
+
+uint32_t SessionBuilder::process(uint32_t rank, int64_t pid) {
+  uint32_t found = lookup({tag(kProcess, rank), static_cast<uint64_t>(pid)}, s_->processes.size());
+  if (found != kNone) return found;
+  s_->processes.push_back({rank, pid, {}});
+  return static_cast<uint32_t>(s_->processes.size() - 1);
+}
+
+uint32_t SessionBuilder::thread(uint32_t process, int64_t tid) {
+  uint32_t found = lookup({tag(kThread, process), static_cast<uint64_t>(tid)}, s_->threads.size());
+  if (found != kNone) return found;
+  s_->threads.push_back({process, tid, {}});
+  return static_cast<uint32_t>(s_->threads.size() - 1);
+}
+
+uint32_t SessionBuilder::context(uint32_t device, uint32_t contextId) {
+  uint32_t found = lookup({tag(kContext, device), contextId}, s_->contexts.size());
+  if (found != kNone) return found;
+  s_->contexts.push_back({device, contextId, kNone});
+  return static_cast<uint32_t>(s_->contexts.size() - 1);
+}
+
+uint32_t SessionBuilder::stream(uint32_t device, uint32_t streamId) {
+  uint32_t found = lookup({tag(kStream, device), streamId}, s_->streams.size());
+  if (found != kNone) return found;
+  Stream st;
+  st.device = device;
+  st.streamId = streamId;
+  s_->streams.push_back(std::move(st));
+  return static_cast<uint32_t>(s_->streams.size() - 1);
+}
+
+uint32_t SessionBuilder::trackFor(EventKind kind, uint32_t stream, uint32_t thread) {
+  Key key{tag(kTrack, static_cast<uint64_t>(kind)), (static_cast<uint64_t>(stream) << 32) | thread};
+  uint32_t found = lookup(key, s_->tracks.size());
+  if (found != kNone) return found;
+  Track t;
+  t.kind = kind;
+  t.stream = stream;
+  t.thread = thread;
+  if (stream != kNone) t.device = s_->streams[stream].device;
+  s_->tracks.push_back(std::move(t));
+  return static_cast<uint32_t>(s_->tracks.size() - 1);
+}
+
+Track& SessionBuilder::push(uint32_t track, TimeNs start, TimeNs end, StringId name) {
+  Track& t = s_->tracks[track];
+  t.hot.push({start, std::max(start, end), name, 0});
+  ++events_;
+  return t;
+}
+
+
+EventRef SessionBuilder::addKernel(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                                   const KernelDetail& d) {
+  uint32_t track = trackFor(EventKind::Kernel, stream, kNone);
+  Track& t = push(track, start, end, name);
+  t.kernels.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addMemcpy(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                                   const MemcpyDetail& d) {
+  uint32_t track = trackFor(EventKind::Memcpy, stream, kNone);
+  Track& t = push(track, start, end, name);
+  t.memcpys.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addMemset(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                                   const MemsetDetail& d) {
+  uint32_t track = trackFor(EventKind::Memset, stream, kNone);
+  Track& t = push(track, start, end, name);
+  t.memsets.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addApi(uint32_t thread, TimeNs start, TimeNs end, StringId name,
+                                const ApiDetail& d) {
+  uint32_t track = trackFor(EventKind::Api, kNone, thread);
+  Track& t = push(track, start, end, name);
+  t.apis.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addNvtx(uint32_t thread, TimeNs start, TimeNs end, StringId text,
+                                 const NvtxDetail& d) {
+  uint32_t track = trackFor(EventKind::Nvtx, kNone, thread);
+  Track& t = push(track, start, end, text);
+  t.nvtx.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addStreamNvtx(uint32_t stream, TimeNs start, TimeNs end, StringId text,
+                                       const NvtxDetail& d) {
+  uint32_t track = trackFor(EventKind::Nvtx, stream, kNone);
+  Track& t = push(track, start, end, text);
+  t.nvtx.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+EventRef SessionBuilder::addRange(uint32_t thread, TimeNs start, TimeNs end, StringId name,
+                                  const RangeDetail& d) {
+  uint32_t track = trackFor(EventKind::Range, kNone, thread);
+  Track& t = push(track, start, end, name);
+  t.ranges.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
+void SessionBuilder::addFlow(EventRef from, EventRef to) { flows_.emplace_back(from, to); }
+
+void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit,
+                                      uint32_t device, uint32_t process, TimeNs time,
+                                      double value) {
+  StringId nameId = intern(name);
+  Key key{tag(kCounter, nameId), (static_cast<uint64_t>(device) << 32) | process};
+  uint32_t found = lookup(key, s_->counters.size());
+  if (found == kNone) {
+    CounterTrack c;
+    c.name = std::string(name);
+    c.unit = std::string(unit);
+    c.device = device;
+    c.process = process;
+    s_->counters.push_back(std::move(c));
+    found = static_cast<uint32_t>(s_->counters.size() - 1);
+  }
+  s_->counters[found].samples.push({time, value});
+}
+
+Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
+  Session& s = *s_;
+  const size_t trackCount = s.tracks.size();
+  // Arrival index → final index, per track, for resolving flows added by reference.
+  std::vector<std::vector<uint32_t>> finalIndex(trackCount);
+  for (size_t ti = 0; ti < trackCount; ++ti) {
+    if (progress.cancelled()) return Error{"cancelled"};
+    Track& t = s.tracks[ti];
+    std::vector<uint32_t> order = sortTrack(t);
+    if (!order.empty()) {
+      finalIndex[ti].resize(order.size());
+      for (uint32_t pos = 0; pos < order.size(); ++pos) finalIndex[ti][order[pos]] = pos;
+    }
+    if (Status st = assignLanes(t); !st) return Error{s.streamLabel(t.stream) + ": " + st.error()};
+    progress.update(0.8 * static_cast<double>(ti + 1) / static_cast<double>(trackCount));
+  }
+  for (CounterTrack& c : s.counters) {
+    std::vector<uint32_t> order(c.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return c.samples.time[a] < c.samples.time[b]; });
+    permute(c.samples, order);
+  }
+
+  // Flows: explicit ones, then API call → GPU work by correlation id.
+  struct FlowRow {
+    uint32_t srcTrack, srcEvent, dstTrack, dstEvent;
+    auto operator<=>(const FlowRow&) const = default;
+  };
+  std::vector<FlowRow> flows;
+  auto resolve = [&](EventRef r) {
+    return finalIndex[r.track].empty() ? r.index : finalIndex[r.track][r.index];
+  };
+  for (auto& [from, to] : flows_) {
+    if (from.track >= trackCount || to.track >= trackCount) continue;
+    flows.push_back({from.track, resolve(from), to.track, resolve(to)});
+  }
+  struct ApiKey {
+    uint64_t rankCorrelation;  // rank << 32 | correlation
+    uint32_t process, track, event;
+  };
+  std::vector<ApiKey> apiKeys;
+  for (uint32_t ti = 0; ti < trackCount; ++ti) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Api || t.thread == kNone) continue;
+    uint32_t process = s.threads[t.thread].process;
+    uint64_t rankBits = static_cast<uint64_t>(s.processes[process].rank) << 32;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (t.apis.correlation[i] != 0) apiKeys.push_back({rankBits | t.apis.correlation[i], process, ti, i});
+    }
+  }
+  std::sort(apiKeys.begin(), apiKeys.end(),
+            [](const ApiKey& a, const ApiKey& b) { return a.rankCorrelation < b.rankCorrelation; });
+  for (uint32_t ti = 0; ti < trackCount && !apiKeys.empty(); ++ti) {
+    const Track& t = s.tracks[ti];
+    const std::vector<uint32_t>* correlation = nullptr;
+    const std::vector<uint32_t>* context = nullptr;
+    if (t.kind == EventKind::Kernel) correlation = &t.kernels.correlation, context = &t.kernels.context;
+    if (t.kind == EventKind::Memcpy) correlation = &t.memcpys.correlation, context = &t.memcpys.context;
+    if (t.kind == EventKind::Memset) correlation = &t.memsets.correlation, context = &t.memsets.context;
+    if (!correlation) continue;
+    const Device& dev = s.devices[t.device];
+    uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if ((*correlation)[i] == 0) continue;
+      uint64_t key = rankBits | (*correlation)[i];
+      auto lo = std::lower_bound(apiKeys.begin(), apiKeys.end(), key,
+                                 [](const ApiKey& a, uint64_t k) { return a.rankCorrelation < k; });
+      auto hi = lo;
+      while (hi != apiKeys.end() && hi->rankCorrelation == key) ++hi;
+      if (lo == hi) continue;
+      // The GPU work's process, when its context says which.
+      uint32_t process = kNone;
+      Key ctxKey{tag(kContext, t.device), (*context)[i]};
+      if (auto it = index_.find(ctxKey); it != index_.end()) process = s.contexts[it->second].process;
+      const ApiKey* match = nullptr;
+      if (process != kNone) {
+        for (auto it = lo; it != hi; ++it) {
+          if (it->process == process) match = &*it;
+        }
+      } else if (hi - lo == 1) {
+        match = &*lo;
+      }
+      if (match) flows.push_back({match->track, match->event, ti, i});
+    }
+  }
+  std::sort(flows.begin(), flows.end());
+  flows.erase(std::unique(flows.begin(), flows.end()), flows.end());
+  for (const FlowRow& f : flows) s.flows.push({f.srcTrack, f.srcEvent, f.dstTrack, f.dstEvent});
+
+  if (s.provenance.toolVersion.empty()) s.provenance.toolVersion = kVersion;
+  if (s.provenance.createdUtc.empty()) s.provenance.createdUtc = utcNow();
+  if (Status st = s.finalize(); !st) return Error{st.error()};
+  progress.update(1.0);
+  index_.clear();
+  flows_.clear();
+  events_ = 0;
+  SessionPtr published(s_.release());
+  s_ = std::make_unique<Session>();
+  return published;
+}
+
+}  // namespace ts

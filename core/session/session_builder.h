@@ -1,0 +1,86 @@
+// SessionBuilder: collects events in any order from an importer, a generator or a live capture,
+// then publishes an immutable Session (sorted tracks, lanes, flows from correlation ids).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "session/session.h"
+#include "util/progress.h"
+#include "util/result.h"
+
+namespace ts {
+
+// An event as added to the builder; addFlow() takes two of them.
+struct EventRef {
+  uint32_t track = kNone;  // the builder's track
+  uint32_t index = 0;      // arrival order within that track
+};
+
+class SessionBuilder {
+ public:
+  SessionBuilder();
+
+  // Entities are created on first mention and referred to by index afterwards.
+  uint32_t rank(int32_t rank);
+  uint32_t device(uint32_t rank, int32_t ordinal);
+  uint32_t process(uint32_t rank, int64_t pid);
+  uint32_t thread(uint32_t process, int64_t tid);
+  uint32_t context(uint32_t device, uint32_t contextId);
+  uint32_t stream(uint32_t device, uint32_t streamId);
+  Rank& rankInfo(uint32_t rank) { return s_->ranks[rank]; }
+  Device& deviceInfo(uint32_t device) { return s_->devices[device]; }
+  Process& processInfo(uint32_t process) { return s_->processes[process]; }
+  Thread& threadInfo(uint32_t thread) { return s_->threads[thread]; }
+  Context& contextInfo(uint32_t context) { return s_->contexts[context]; }
+  Stream& streamInfo(uint32_t stream) { return s_->streams[stream]; }
+  Provenance& provenance() { return s_->provenance; }
+
+  StringId intern(std::string_view text) { return s_->strings.intern(text); }
+
+  // GPU work on a stream. end < start is clamped to start.
+  EventRef addKernel(uint32_t stream, TimeNs start, TimeNs end, StringId name, const KernelDetail& d);
+  EventRef addMemcpy(uint32_t stream, TimeNs start, TimeNs end, StringId name, const MemcpyDetail& d);
+  EventRef addMemset(uint32_t stream, TimeNs start, TimeNs end, StringId name, const MemsetDetail& d);
+  // CPU work on a thread.
+  EventRef addApi(uint32_t thread, TimeNs start, TimeNs end, StringId name, const ApiDetail& d);
+  EventRef addNvtx(uint32_t thread, TimeNs start, TimeNs end, StringId text, const NvtxDetail& d);
+  EventRef addRange(uint32_t thread, TimeNs start, TimeNs end, StringId name, const RangeDetail& d);
+  // Annotation ranges that a tool placed on a GPU stream (Kineto's gpu_user_annotation).
+  EventRef addStreamNvtx(uint32_t stream, TimeNs start, TimeNs end, StringId text,
+                         const NvtxDetail& d);
+
+  void addFlow(EventRef from, EventRef to);
+  // Counter samples; the counter is keyed by (name, device or process).
+  void addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
+                        uint32_t process, TimeNs time, double value);
+
+  size_t eventCount() const { return events_; }
+
+  // Sorts, assigns lanes, links API calls to the GPU work they launched (by correlation id within
+  // a process, or within a rank when the GPU work's process is unknown and the id is unique),
+  // validates and publishes. The builder is empty afterwards.
+  Result<SessionPtr> build(const Progress& progress = {});
+
+ private:
+  struct Key {
+    uint64_t hi, lo;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo); }
+  };
+
+  uint32_t trackFor(EventKind kind, uint32_t stream, uint32_t thread);
+  Track& push(uint32_t track, TimeNs start, TimeNs end, StringId name);
+  uint32_t lookup(const Key& key, size_t next) ;
+
+  std::unique_ptr<Session> s_;
+  std::unordered_map<Key, uint32_t, KeyHash> index_;  // entity and track keys → index
+  std::vector<std::pair<EventRef, EventRef>> flows_;
+  size_t events_ = 0;
+};
+
+}  // namespace ts

@@ -1,0 +1,282 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "io/column_codec.h"
+#include "io/sqlite_db.h"
+#include "io/tscope_file.h"
+#include "session/session_builder.h"
+#include "session_fixture.h"
+#include "synth/synthetic_session.h"
+
+namespace ts {
+
+namespace fs = std::filesystem;
+
+class TscopeFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tscope-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Saves the fixture and returns the path.
+  std::string savedFixture(const std::string& name = "fixture.tscope") {
+    std::string p = path(name);
+    Status st = saveSession(*testing::makeFixtureSession(true), p);
+    EXPECT_TRUE(st.ok()) << st.error();
+    return p;
+  }
+
+  // Loads a file that must fail, and checks the message names the file and the problem.
+  void expectLoadError(const std::string& p, const std::string& problem) {
+    auto r = loadSession(p);
+    ASSERT_FALSE(r.ok()) << p << " loaded";
+    EXPECT_NE(r.error().find(p), std::string::npos) << r.error();
+    EXPECT_NE(r.error().find(problem), std::string::npos) << r.error();
+  }
+
+  void sql(const std::string& p, const std::string& statement) {
+    auto db = SqliteDb::open(p, false);
+    ASSERT_TRUE(db.ok()) << db.error();
+    Status st = db->exec(statement);
+    ASSERT_TRUE(st.ok()) << st.error();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TscopeFile, RoundTripKeepsEveryField) {
+  SessionPtr original = testing::makeFixtureSession(true);
+  std::string p = path("rt.tscope");
+  ASSERT_TRUE(saveSession(*original, p).ok());
+  auto loaded = loadSession(p);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  std::string why;
+  EXPECT_TRUE(testing::sameSession(*original, **loaded, &why)) << why;
+  // Saving what was loaded gives the same session again.
+  ASSERT_TRUE(saveSession(**loaded, path("rt2.tscope")).ok());
+  auto again = loadSession(path("rt2.tscope"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(testing::sameSession(*original, **again, &why)) << why;
+}
+
+TEST_F(TscopeFile, RoundTripOfAnEmptySession) {
+  auto empty = SessionBuilder().build();
+  ASSERT_TRUE(empty.ok());
+  ASSERT_TRUE(saveSession(**empty, path("empty.tscope")).ok());
+  auto loaded = loadSession(path("empty.tscope"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_EQ((*loaded)->eventCount(), 0u);
+  EXPECT_EQ((*loaded)->ranks.size(), 1u);
+}
+
+TEST_F(TscopeFile, ColumnsSpanningSeveralChunks) {
+  SessionBuilder b;
+  uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+  StringId name = b.intern("cudaLaunchKernel");
+  const uint32_t n = 2'500'000;  // three chunks of 1 Mi events
+  for (uint32_t i = 0; i < n; ++i) b.addApi(thread, 10 * TimeNs{i}, 10 * TimeNs{i} + 5, name, {i, 0, ApiDomain::Runtime});
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(saveSession(**s, path("big.tscope")).ok());
+  auto loaded = loadSession(path("big.tscope"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const Track& t = (*loaded)->tracks[0];
+  ASSERT_EQ(t.size(), n);
+  EXPECT_EQ(t.hot.start[n - 1], 10 * TimeNs{n - 1});
+  EXPECT_EQ(t.apis.correlation[1'234'567], 1'234'567u);
+  auto db = SqliteDb::open(path("big.tscope"), true);
+  auto q = db->prepare("SELECT max(chunk) FROM columns WHERE name = 'start'");
+  ASSERT_TRUE(q->step());
+  EXPECT_EQ(q->int64(0), 2);
+}
+
+TEST_F(TscopeFile, IsARealSqliteDatabaseWithReadableMetadata) {
+  std::string p = savedFixture();
+  EXPECT_TRUE(isSqliteFile(p));
+  auto db = SqliteDb::open(p, true);
+  ASSERT_TRUE(db.ok());
+  auto q = db->prepare("SELECT value FROM tscope_meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(q->step());
+  EXPECT_EQ(q->text(0), "1");
+  auto names = db->prepare("SELECT name FROM devices ORDER BY id");
+  ASSERT_TRUE(names->step());
+  EXPECT_EQ(names->text(0), "NVIDIA A100-SXM4-40GB");
+}
+
+TEST_F(TscopeFile, MissingEmptyAndForeignFiles) {
+  expectLoadError(path("nope.tscope"), "no such file");
+  std::ofstream(path("empty.tscope")).close();
+  expectLoadError(path("empty.tscope"), "empty");
+  std::ofstream(path("text.tscope")) << "{\"traceEvents\": []}";
+  expectLoadError(path("text.tscope"), "not an SQLite database");
+  expectLoadError(dir_.string(), "directory");
+}
+
+TEST_F(TscopeFile, SqliteFilesThatAreNotSessions) {
+  std::string other = path("other.sqlite");
+  sql(other, "CREATE TABLE foo(x); INSERT INTO foo VALUES (1);");
+  expectLoadError(other, "not a Tensorscope session");
+  std::string nsys = path("report.sqlite");
+  sql(nsys, "CREATE TABLE TARGET_INFO_GPU(id INTEGER); CREATE TABLE StringIds(id, value);");
+  expectLoadError(nsys, "Nsight Systems export");
+  std::string wrongFormat = savedFixture("wrong.tscope");
+  sql(wrongFormat, "UPDATE tscope_meta SET value = 'something-else' WHERE key = 'format'");
+  expectLoadError(wrongFormat, "not a Tensorscope session");
+}
+
+TEST_F(TscopeFile, NewerSchemaIsRefusedWithAClearMessage) {
+  std::string p = savedFixture();
+  sql(p, "UPDATE tscope_meta SET value = '99' WHERE key = 'schema_version'");
+  expectLoadError(p, "newer Tensorscope (schema version 99");
+}
+
+TEST_F(TscopeFile, TruncatedFilesAreDetected) {
+  SyntheticSpec spec;
+  spec.events = 200'000;
+  auto s = generateSyntheticSession(spec);
+  ASSERT_TRUE(s.ok());
+  std::string p = path("cut.tscope");
+  ASSERT_TRUE(saveSession(**s, p).ok());
+  auto size = fs::file_size(p);
+  for (double fraction : {0.9, 0.5, 0.1, 0.001}) {
+    std::string cut = path("cut-" + std::to_string(fraction) + ".tscope");
+    fs::copy_file(p, cut);
+    fs::resize_file(cut, static_cast<uintmax_t>(static_cast<double>(size) * fraction));
+    expectLoadError(cut, "truncated");
+  }
+}
+
+TEST_F(TscopeFile, CorruptOrMissingChunksAreErrorsNotCrashes) {
+  std::string p = savedFixture("garbage.tscope");
+  sql(p, "UPDATE columns SET data = x'00112233445566778899' WHERE name = 'start' AND owner = 0");
+  expectLoadError(p, "column 'start'");
+
+  p = savedFixture("missing.tscope");
+  sql(p, "DELETE FROM columns WHERE name = 'end' AND owner = 1");
+  expectLoadError(p, "column 'end'");
+
+  p = savedFixture("type.tscope");
+  sql(p, "UPDATE columns SET type = 'f64' WHERE name = 'name' AND owner = 0");
+  expectLoadError(p, "has type f64");
+
+  p = savedFixture("count.tscope");
+  sql(p, "UPDATE tracks SET event_count = event_count + 1 WHERE id = 0");
+  expectLoadError(p, "chunk");
+
+  p = savedFixture("owner.tscope");
+  sql(p, "UPDATE tracks SET device = 77 WHERE id = 0");
+  expectLoadError(p, "unknown device");
+
+  p = savedFixture("tables.tscope");
+  sql(p, "DROP TABLE streams");
+  expectLoadError(p, "streams");
+}
+
+TEST_F(TscopeFile, InvalidValuesInsideChunksAreRejected) {
+  // Re-encode a copy_kind column with a value outside the enum, and a start column out of order.
+  std::string p = savedFixture("enum.tscope");
+  {
+    auto db = SqliteDb::open(p, false);
+    auto q = db->prepare("SELECT owner, count FROM columns WHERE name = 'copy_kind' LIMIT 1");
+    ASSERT_TRUE(q->step());
+    int64_t owner = q->int64(0), count = q->int64(1);
+    std::vector<uint8_t> bad(static_cast<size_t>(count), 99), blob;
+    std::string_view enc = encodeColumn(std::span<const uint8_t>(bad), blob);
+    auto u = db->prepare("UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'copy_kind' AND owner = ?3");
+    u->bindBlob(1, blob);
+    u->bind(2, enc);
+    u->bind(3, owner);
+    u->step();
+    ASSERT_TRUE(u->status().ok());
+  }
+  expectLoadError(p, "invalid values");
+
+  p = savedFixture("order.tscope");
+  {
+    auto db = SqliteDb::open(p, false);
+    auto q = db->prepare("SELECT owner, count FROM columns WHERE name = 'start' AND count >= 2 LIMIT 1");
+    ASSERT_TRUE(q->step());
+    int64_t owner = q->int64(0), count = q->int64(1);
+    std::vector<int64_t> starts(static_cast<size_t>(count));
+    for (size_t i = 0; i < starts.size(); ++i) starts[i] = 1000 - static_cast<int64_t>(i);
+    std::vector<uint8_t> blob;
+    std::string_view enc = encodeColumn(std::span<const int64_t>(starts), blob);
+    auto u = db->prepare("UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'start' AND owner = ?3");
+    u->bindBlob(1, blob);
+    u->bind(2, enc);
+    u->bind(3, owner);
+    u->step();
+    ASSERT_TRUE(u->status().ok());
+  }
+  expectLoadError(p, "not sorted");
+}
+
+TEST_F(TscopeFile, SaveIntoAMissingDirectoryFailsCleanly) {
+  Status st = saveSession(*testing::makeFixtureSession(), path("no/such/dir/x.tscope"));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("does not exist"), std::string::npos) << st.error();
+}
+
+// A save killed midway leaves the previous file intact and loadable.
+TEST_F(TscopeFile, KilledSaveLeavesThePreviousFileIntact) {
+  std::string p = savedFixture("target.tscope");
+  auto before = fs::file_size(p);
+  SyntheticSpec spec;
+  spec.events = 3'000'000;
+  auto big = generateSyntheticSession(spec);  // generated before the fork: the child only saves
+  ASSERT_TRUE(big.ok());
+
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Status st = saveSession(**big, p);
+    ::_exit(st.ok() ? 0 : 3);
+  }
+  // Wait until the child's temporary file exists and holds data, then kill it mid-write.
+  fs::path temp = dir_ / (".target.tscope.tmp-" + std::to_string(child));
+  bool sawTemp = false;
+  for (int i = 0; i < 20000 && !sawTemp; ++i) {
+    std::error_code ec;
+    sawTemp = fs::exists(temp, ec) && fs::file_size(temp, ec) > 64 * 1024;
+    if (!sawTemp) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(sawTemp) << "the save finished before it could be interrupted";
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child was not killed midway";
+
+  EXPECT_EQ(fs::file_size(p), before);
+  auto loaded = loadSession(p);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  std::string why;
+  EXPECT_TRUE(testing::sameSession(*testing::makeFixtureSession(true), **loaded, &why)) << why;
+
+  // A later save succeeds and replaces the file.
+  ASSERT_TRUE(saveSession(*testing::makeFixtureSession(false), p).ok());
+  auto replaced = loadSession(p);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_EQ((*replaced)->ranks.size(), 1u);
+}
+
+TEST_F(TscopeFile, BundledSampleLoads) {
+  auto s = loadSession(TSCOPE_SAMPLE);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_GT((*s)->eventCount(), 1000u);
+  EXPECT_FALSE((*s)->devices.empty());
+}
+
+}  // namespace ts

@@ -1,0 +1,125 @@
+// The application shell, offscreen: opening files (also by drag and drop), tabs, errors,
+// cancellation, recent files, shortcuts.
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include "main_window.h"
+#include "session_load_job.h"
+#include "session_tree_model.h"
+#include "session_view.h"
+#include "shortcuts_dialog.h"
+
+using ts::MainWindow;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // recent files go to a test location
+    QCoreApplication::setOrganizationName(QStringLiteral("TensorscopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("TensorscopeTest"));
+  }
+
+  void opensTheSampleInATab() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(opened.wait(20000));
+    QCOMPARE(w.sessionCount(), 1);
+    QCOMPARE(w.tabs()->tabText(0), QStringLiteral("sample.tscope"));
+    ts::SessionView* view = w.sessionView(0);
+    QVERIFY(view);
+    QAbstractItemModelTester tester(view->treeModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(view->treeModel()->rowCount() >= 2);  // GPUs and the process
+    QVERIFY(w.recentFiles().contains(QFileInfo(QStringLiteral(TSCOPE_SAMPLE)).absoluteFilePath()));
+  }
+
+  void severalFilesOpenSeveralTabsAndCloseWithTheAction() {
+    MainWindow w;
+    w.show();
+    QSignalSpy idle(&w, &MainWindow::idle);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE), QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(idle.wait(20000));
+    QCOMPARE(w.sessionCount(), 2);
+    QAction* close = nullptr;
+    for (QAction* a : w.shortcutActions()) {
+      if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W)) close = a;
+    }
+    QVERIFY(close);
+    close->trigger();
+    QCOMPARE(w.sessionCount(), 1);
+    close->trigger();
+    QCOMPARE(w.sessionCount(), 0);
+  }
+
+  void badFileReportsAnErrorAndOpensNothing() {
+    QTemporaryDir dir;
+    QString junk = dir.filePath(QStringLiteral("junk.tscope"));
+    QFile f(junk);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not a session");
+    f.close();
+    MainWindow w;
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFiles({junk});
+    QVERIFY(failed.wait(20000));
+    QCOMPARE(w.sessionCount(), 0);
+    QVERIFY2(w.lastError().contains(junk), qPrintable(w.lastError()));
+    QVERIFY(w.lastError().contains(QStringLiteral("not an SQLite database")));
+  }
+
+  void droppedFilesOpen() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    auto* mime = new QMimeData;
+    mime->setUrls({QUrl::fromLocalFile(QStringLiteral(TSCOPE_SAMPLE))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(opened.wait(20000));
+    QCOMPARE(w.sessionCount(), 1);
+    delete mime;
+  }
+
+  void aCancelledLoadFails() {
+    ts::SessionLoadJob job(QStringLiteral(TSCOPE_SAMPLE));
+    QSignalSpy failed(&job, &ts::SessionLoadJob::failed);
+    QSignalSpy loaded(&job, &ts::SessionLoadJob::loaded);
+    job.cancel();
+    job.start();
+    QVERIFY(failed.wait(20000));
+    QCOMPARE(loaded.count(), 0);
+    QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("cancelled")));
+  }
+
+  void shortcutsAreListed() {
+    MainWindow w;
+    QList<QAction*> actions = w.shortcutActions();
+    QStringList keys;
+    for (QAction* a : actions) keys << a->shortcut().toString();
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+O")));
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+W")));
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+Q")));
+    ts::ShortcutsDialog dialog(actions);
+    auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), actions.size());
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

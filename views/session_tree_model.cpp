@@ -1,0 +1,218 @@
+#include "session_tree_model.h"
+
+#include <algorithm>
+#include <map>
+
+#include "session/session_summary.h"
+#include "util/format.h"
+
+namespace ts {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+}  // namespace
+
+SessionTreeModel::SessionTreeModel(SessionPtr session, QObject* parent)
+    : QAbstractItemModel(parent), session_(std::move(session)) {
+  build();
+}
+
+int SessionTreeModel::add(int parent, NodeKind kind, QString label) {
+  nodes_.push_back({kind, std::move(label), 0, parent, {}, {}, -1, false});
+  int id = static_cast<int>(nodes_.size() - 1);
+  if (parent >= 0) nodes_[static_cast<size_t>(parent)].children.push_back(id);
+  return id;
+}
+
+void SessionTreeModel::build() {
+  const Session& s = *session_;
+  nodes_.clear();
+  add(-1, NodeKind::Group, {});  // root
+  // Per rank: a node when the session has several, else the root stands for the only rank.
+  std::vector<int> rankNode(s.ranks.size(), 0);
+  if (s.multiRank()) {
+    for (size_t r = 0; r < s.ranks.size(); ++r) rankNode[r] = add(0, NodeKind::Rank, q(s.ranks[r].label));
+  }
+  // GPUs: the device node, then Kernels (all of the device's kernels), Streams, Memory.
+  struct DeviceNodes {
+    int device, kernels = -1, streams = -1, memory = -1;
+    std::map<uint32_t, int> stream;  // session stream index → node
+    std::map<int, int> copyKind;
+  };
+  std::vector<DeviceNodes> dev;
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
+    if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
+    dev.push_back({add(rankNode[s.devices[d].rank], NodeKind::Device, q(label)), -1, -1, -1, {}, {}});
+  }
+  std::vector<int> processNode(s.processes.size(), -1);
+  std::vector<int> threadNode(s.threads.size(), -1);
+  for (uint32_t t = 0; t < s.tracks.size(); ++t) {
+    const Track& track = s.tracks[t];
+    if (track.device != kNone) {
+      DeviceNodes& dn = dev[track.device];
+      auto touch = [&](int& slot, int parent, NodeKind kind, const QString& label) {
+        if (slot < 0) slot = add(parent, kind, label);
+        return slot;
+      };
+      if (track.kind == EventKind::Kernel) {
+        int k = touch(dn.kernels, dn.device, NodeKind::Group, tr("Kernels"));
+        nodes_[static_cast<size_t>(k)].alsoElsewhere = true;
+        nodes_[static_cast<size_t>(k)].tracks.push_back(t);
+      }
+      if (track.stream != kNone) {
+        int parent = touch(dn.streams, dn.device, NodeKind::Group, tr("Streams"));
+        auto [it, fresh] = dn.stream.try_emplace(track.stream, -1);
+        if (fresh) it->second = add(parent, NodeKind::Stream, q(s.streamLabel(track.stream)));
+        nodes_[static_cast<size_t>(it->second)].tracks.push_back(t);
+      }
+      if (track.kind == EventKind::Memcpy || track.kind == EventKind::Memset) {
+        int parent = touch(dn.memory, dn.device, NodeKind::Group, tr("Memory"));
+        nodes_[static_cast<size_t>(parent)].alsoElsewhere = true;
+        std::vector<int> kinds;
+        if (track.kind == EventKind::Memset) {
+          kinds.push_back(kCopyKindCount);  // memsets get their own row after the copy kinds
+        } else {
+          std::vector<bool> seen(kCopyKindCount, false);
+          for (CopyKind k : track.memcpys.copyKind) seen[static_cast<size_t>(k)] = true;
+          for (int k = 0; k < kCopyKindCount; ++k) if (seen[static_cast<size_t>(k)]) kinds.push_back(k);
+        }
+        for (int k : kinds) {
+          auto [it, fresh] = dn.copyKind.try_emplace(k, -1);
+          if (fresh) {
+            QString label = k == kCopyKindCount
+                                ? tr("Memset")
+                                : tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
+            it->second = add(parent, NodeKind::CopyKind, label);
+            nodes_[static_cast<size_t>(it->second)].copyKind = k;
+          }
+          nodes_[static_cast<size_t>(it->second)].tracks.push_back(t);
+        }
+      }
+    }
+    if (track.thread != kNone) {
+      uint32_t p = s.threads[track.thread].process;
+      if (processNode[p] < 0) {
+        // Under its rank node already: no rank prefix.
+        const Process& proc = s.processes[p];
+        QString label = proc.name.empty() ? tr("Process") : q(proc.name);
+        processNode[p] = add(rankNode[proc.rank], NodeKind::Process,
+                             QStringLiteral("%1 (%2)").arg(label).arg(proc.pid));
+      }
+      int& tn = threadNode[track.thread];
+      if (tn < 0) tn = add(processNode[p], NodeKind::Thread, q(s.threadLabel(track.thread)));
+      const char* what = track.kind == EventKind::Api    ? "CUDA API"
+                         : track.kind == EventKind::Nvtx ? "NVTX"
+                                                         : "Ranges";
+      int leaf = add(tn, NodeKind::ThreadTrack, tr(what));
+      nodes_[static_cast<size_t>(leaf)].tracks.push_back(t);
+    }
+  }
+  for (size_t c = 0; c < s.counters.size(); ++c) {
+    const CounterTrack& counter = s.counters[c];
+    int parent = counter.device != kNone ? dev[counter.device].device
+                 : counter.process != kNone && processNode[counter.process] >= 0
+                     ? processNode[counter.process]
+                     : 0;
+    QString label = q(counter.name);
+    if (!counter.unit.empty()) label += QStringLiteral(" (%1)").arg(q(counter.unit));
+    int n = add(parent, NodeKind::Counter, label);
+    nodes_[static_cast<size_t>(n)].count = counter.size();
+  }
+  // Counts: a leaf counts its tracks' events (of its copy kind); a parent sums distinct tracks
+  // once, so a device is not counted twice for appearing under Kernels and Streams.
+  for (size_t i = nodes_.size(); i-- > 0;) {
+    Node& n = nodes_[i];
+    if (n.kind == NodeKind::Counter) continue;
+    if (n.copyKind >= 0 && n.copyKind < kCopyKindCount) {
+      for (uint32_t t : n.tracks) {
+        for (CopyKind k : s.tracks[t].memcpys.copyKind) n.count += static_cast<int>(k) == n.copyKind;
+      }
+    } else if (!n.tracks.empty()) {
+      for (uint32_t t : n.tracks) n.count += s.tracks[t].size();
+    }
+  }
+  // Streams by id, copy kinds in enum order (memsets last): stable whatever the event order was.
+  for (DeviceNodes& dn : dev) {
+    auto reorder = [&](int group, const auto& byKey) {
+      if (group < 0) return;
+      std::vector<int>& children = nodes_[static_cast<size_t>(group)].children;
+      children.clear();
+      for (const auto& [key, child] : byKey) children.push_back(child);
+    };
+    std::map<std::pair<uint32_t, uint32_t>, int> byStreamId;
+    for (const auto& [stream, child] : dn.stream) byStreamId[{s.streams[stream].streamId, stream}] = child;
+    reorder(dn.streams, byStreamId);
+    reorder(dn.memory, dn.copyKind);
+  }
+  // Nodes without tracks of their own sum their children — except a device, whose events appear
+  // both under Kernels and under Streams: it counts its streams only.
+  for (size_t i = nodes_.size(); i-- > 1;) {
+    Node& n = nodes_[i];
+    if (!n.tracks.empty() || n.kind == NodeKind::Counter) continue;
+    for (int c : n.children) {
+      const Node& child = nodes_[static_cast<size_t>(c)];
+      if (!child.alsoElsewhere && child.kind != NodeKind::Counter) n.count += child.count;
+    }
+  }
+}
+
+int SessionTreeModel::nodeOf(const QModelIndex& index) const {
+  return index.isValid() ? static_cast<int>(index.internalId()) : 0;
+}
+
+const SessionTreeModel::Node& SessionTreeModel::node(const QModelIndex& index) const {
+  return nodes_[static_cast<size_t>(nodeOf(index))];
+}
+
+QModelIndex SessionTreeModel::index(int row, int column, const QModelIndex& parent) const {
+  if (column < 0 || column >= ColumnCount || row < 0) return {};
+  const Node& p = node(parent);
+  if (static_cast<size_t>(row) >= p.children.size()) return {};
+  return createIndex(row, column, static_cast<quintptr>(p.children[static_cast<size_t>(row)]));
+}
+
+QModelIndex SessionTreeModel::parent(const QModelIndex& child) const {
+  if (!child.isValid()) return {};
+  int p = nodes_[static_cast<size_t>(nodeOf(child))].parent;
+  if (p <= 0) return {};
+  const Node& grand = nodes_[static_cast<size_t>(nodes_[static_cast<size_t>(p)].parent)];
+  auto it = std::find(grand.children.begin(), grand.children.end(), p);
+  return createIndex(static_cast<int>(it - grand.children.begin()), 0, static_cast<quintptr>(p));
+}
+
+int SessionTreeModel::rowCount(const QModelIndex& parent) const {
+  if (parent.isValid() && parent.column() != 0) return 0;
+  return static_cast<int>(node(parent).children.size());
+}
+
+int SessionTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+QVariant SessionTreeModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid()) return {};
+  const Node& n = node(index);
+  switch (role) {
+    case Qt::DisplayRole:
+      if (index.column() == NameColumn) return n.label;
+      return QString::fromStdString(formatCount(n.count));
+    case Qt::TextAlignmentRole:
+      if (index.column() == CountColumn) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      return {};
+    case Qt::ToolTipRole:
+      return tr("%1 — %2 events").arg(n.label, QString::fromStdString(formatCount(n.count)));
+    case NodeKindRole: return static_cast<int>(n.kind);
+    case TracksRole: {
+      QVariantList list;
+      for (uint32_t t : n.tracks) list.push_back(t);
+      return list;
+    }
+  }
+  return {};
+}
+
+QVariant SessionTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  return section == NameColumn ? tr("Track") : tr("Events");
+}
+
+}  // namespace ts

@@ -1,0 +1,110 @@
+#include "session_view.h"
+
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "session/session_summary.h"
+#include "session_tree_model.h"
+#include "util/format.h"
+
+namespace ts {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString row(const QString& key, const QString& value) {
+  return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
+      .arg(key, value);
+}
+}  // namespace
+
+SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
+    : QWidget(parent), session_(std::move(session)), path_(std::move(path)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  layout->addWidget(splitter);
+
+  model_ = new SessionTreeModel(session_, this);
+  tree_ = new QTreeView(splitter);
+  tree_->setObjectName(QStringLiteral("trackTree"));
+  tree_->setModel(model_);
+  tree_->setUniformRowHeights(true);
+  tree_->setAlternatingRowColors(true);
+  tree_->header()->setStretchLastSection(false);
+  tree_->header()->setSectionResizeMode(SessionTreeModel::NameColumn, QHeaderView::Stretch);
+  tree_->header()->setSectionResizeMode(SessionTreeModel::CountColumn, QHeaderView::ResizeToContents);
+  tree_->expandToDepth(session_->multiRank() ? 2 : 1);
+
+  overview_ = new QTextBrowser(splitter);
+  overview_->setObjectName(QStringLiteral("overview"));
+  overview_->setOpenLinks(false);
+  overview_->setHtml(overviewHtml());
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 2);
+  splitter->setSizes({380, 760});
+}
+
+QString SessionView::overviewHtml() const {
+  const Session& s = *session_;
+  SessionSummary r = summarize(s);
+  QString html = QStringLiteral("<h2>%1</h2>").arg(path_.toHtmlEscaped());
+  if (s.provenance.incomplete) {
+    html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
+               "last flush; events after that point are missing.</p>");
+  }
+  html += QStringLiteral("<table>");
+  html += row(tr("Duration"), q(formatDuration(s.duration())));
+  html += row(tr("Events"), q(formatCount(r.events)));
+  html += row(tr("Kernels"), q(formatCount(r.kernels)));
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    if (r.memcpyCount[static_cast<size_t>(k)] == 0) continue;
+    html += row(tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data())),
+                q(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
+                  formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
+  }
+  if (r.memsets) html += row(tr("Memsets"), q(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
+  html += row(tr("CUDA API calls"), q(formatCount(r.apiCalls)));
+  html += row(tr("NVTX ranges"), q(formatCount(r.nvtxRanges)));
+  if (r.otherRanges) html += row(tr("Other ranges"), q(formatCount(r.otherRanges)));
+  html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
+  html += QStringLiteral("</table>");
+
+  html += tr("<h3>Devices</h3>");
+  if (s.devices.empty()) html += tr("<p>No GPU in this session.</p>");
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    const Device& dev = s.devices[d];
+    html += QStringLiteral("<p><b>%1</b></p><table>").arg(q(s.deviceLabel(d)));
+    if (!dev.uuid.empty()) html += row(tr("UUID"), q(dev.uuid));
+    if (dev.computeMajor) {
+      html += row(tr("Compute capability"), QStringLiteral("%1.%2").arg(dev.computeMajor).arg(dev.computeMinor));
+    }
+    if (dev.smCount) html += row(tr("SMs"), QString::number(dev.smCount));
+    if (dev.memoryBytes) html += row(tr("Memory"), q(formatBytes(dev.memoryBytes)));
+    if (dev.memoryBandwidthBytesPerSecond) {
+      html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
+    }
+    if (dev.clockKHz) html += row(tr("Clock"), QStringLiteral("%1 MHz").arg(dev.clockKHz / 1000));
+    if (dev.maxWarpsPerSm) {
+      html += row(tr("Per SM"), tr("%1 warps, %2 blocks, %3 registers, %4 shared memory")
+                                    .arg(dev.maxWarpsPerSm)
+                                    .arg(dev.maxBlocksPerSm)
+                                    .arg(dev.maxRegistersPerSm)
+                                    .arg(q(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
+    }
+    html += QStringLiteral("</table>");
+  }
+
+  html += tr("<h3>Provenance</h3><table>");
+  const Provenance& p = s.provenance;
+  html += row(tr("Written by"), tr("Tensorscope %1 on %2").arg(q(p.toolVersion), q(p.createdUtc)));
+  for (const SourceFile& src : p.sources) html += row(tr("Source"), q(src.path + " (" + src.format + ")"));
+  if (!p.captureCommand.empty()) html += row(tr("Command"), q(p.captureCommand));
+  if (p.exitCode) html += row(tr("Exit code"), QString::number(*p.exitCode));
+  html += QStringLiteral("</table>");
+  return html;
+}
+
+}  // namespace ts
