@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
       }
       QApplication::exit(exitCode);
     };
-    QObject::connect(&window, &ts::MainWindow::idle, &window, [&] { QTimer::singleShot(100, &window, takeShot); });
+    // takeShot is copied: this block ends long before the signal fires.
+    QObject::connect(&window, &ts::MainWindow::idle, &window,
+                     [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
     if (parser.positionalArguments().isEmpty()) QTimer::singleShot(100, &window, takeShot);
   }
   window.openFiles(parser.positionalArguments());
