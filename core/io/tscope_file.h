@@ -15,7 +15,9 @@ Status saveSession(const Session& session, const std::string& path, const Progre
 
 // Reads and validates a session. Errors name the file and the problem: not SQLite, not a
 // Tensorscope session, written by a newer schema, truncated, corrupt column chunk.
-Result<SessionPtr> loadSession(const std::string& path, const Progress& progress = {});
+// Column chunks are decompressed on `threads` threads (0: one per core, at most 8).
+Result<SessionPtr> loadSession(const std::string& path, const Progress& progress = {},
+                               unsigned threads = 0);
 
 // True when the file starts with the SQLite header (for format detection by content).
 bool isSqliteFile(const std::string& path);

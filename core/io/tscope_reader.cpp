@@ -1,10 +1,13 @@
 // Reads a .tscope file into a Session, trusting nothing it has not checked.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
+#include <thread>
 
 #include "io/column_codec.h"
 #include "io/sqlite_db.h"
@@ -79,9 +82,48 @@ void addSlots(Columns& columns, size_t count, bool required, std::vector<ColumnS
   });
 }
 
+// One compressed chunk waiting to be decoded into its place in a column.
+struct DecodeTask {
+  std::vector<uint8_t> blob;
+  std::string encoding;
+  void* dest;
+  size_t bytes;
+  std::string where;
+};
+
+// Decodes a batch of chunks on `threads` threads (the calling one included); chunks write to
+// disjoint parts of the columns, so they need no locking. Returns the first error.
+Status decodeBatch(std::vector<DecodeTask>& tasks, unsigned threads, const Progress& progress) {
+  std::atomic<size_t> next{0};
+  std::mutex errorMutex;
+  std::string error;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      if (progress.cancelled()) return;
+      DecodeTask& t = tasks[i];
+      Status st = decodeBytes(t.blob, t.encoding, t.dest, t.bytes);
+      if (!st) {
+        std::lock_guard lock(errorMutex);
+        if (error.empty()) error = t.where + ": " + st.error();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned i = 1; i < threads && i < tasks.size(); ++i) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+  if (progress.cancelled()) return Error{"cancelled"};
+  tasks.clear();
+  return error.empty() ? Status{} : Status{Error{error}};
+}
+
+// Compressed bytes gathered before a batch is decoded: bounds the memory held by copied blobs.
+constexpr size_t kBatchBytes = size_t{64} << 20;
+
 class Reader {
  public:
-  Reader(SqliteDb& db, const Progress& progress) : db_(db), progress_(progress) {}
+  Reader(SqliteDb& db, const Progress& progress, unsigned threads)
+      : db_(db), progress_(progress), threads_(threads) {}
 
   Result<SessionPtr> read();
 
@@ -94,6 +136,7 @@ class Reader {
 
   SqliteDb& db_;
   const Progress& progress_;
+  unsigned threads_;
   std::unique_ptr<Session> s_ = std::make_unique<Session>();
   size_t flowCount_ = 0;
   std::vector<size_t> trackCounts_;
@@ -296,6 +339,8 @@ Status Reader::readColumns() {
       "SELECT owner_kind, owner, name, type, chunk, count, encoding, data FROM columns");
   if (!stmt) return Error{stmt.error()};
   size_t done = 0;
+  std::vector<DecodeTask> batch;
+  size_t batchBytes = 0;
   while (stmt->step()) {
     if (progress_.cancelled()) return Error{"cancelled"};
     int64_t ownerKind = stmt->int64(0), owner = stmt->int64(1);
@@ -329,14 +374,21 @@ Status Reader::readColumns() {
     slot->chunks[static_cast<size_t>(chunk)] = true;
     auto* dest = static_cast<uint8_t*>(slot->data) +
                  static_cast<size_t>(chunk) * kChunkEvents * slot->elementSize;
-    Status st = decodeBytes(stmt->blob(7), stmt->text(6), dest,
-                            static_cast<size_t>(count) * slot->elementSize);
-    if (!st) return Error{where + ", chunk " + std::to_string(chunk) + ": " + st.error()};
+    std::span<const uint8_t> blob = stmt->blob(7);
+    batch.push_back({std::vector<uint8_t>(blob.begin(), blob.end()), stmt->text(6), dest,
+                     static_cast<size_t>(count) * slot->elementSize,
+                     where + ", chunk " + std::to_string(chunk)});
+    batchBytes += blob.size();
     slot->filled += static_cast<size_t>(count);
     ++done;
-    progress_.update(0.05 + 0.9 * static_cast<double>(done) / static_cast<double>(total));
+    if (batchBytes >= kBatchBytes) {
+      if (Status st = decodeBatch(batch, threads_, progress_); !st) return st;
+      batchBytes = 0;
+      progress_.update(0.05 + 0.9 * static_cast<double>(done) / static_cast<double>(total));
+    }
   }
   if (Status st = stmt->status(); !st) return Error{"columns: " + st.error()};
+  if (Status st = decodeBatch(batch, threads_, progress_); !st) return st;
 
   auto checkFilled = [](const std::vector<ColumnSlot>& slots, const std::string& owner) -> Status {
     for (const ColumnSlot& c : slots) {
@@ -376,11 +428,13 @@ bool isSqliteFile(const std::string& path) {
   return in && std::memcmp(header, kSqliteMagic, sizeof kSqliteMagic) == 0;
 }
 
-Result<SessionPtr> loadSession(const std::string& path, const Progress& progress) {
+Result<SessionPtr> loadSession(const std::string& path, const Progress& progress,
+                               unsigned threads) {
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   if (Status st = checkHeader(path); !st) return Error{path + ": " + st.error()};
   auto db = SqliteDb::open(path, true);
   if (!db) return Error{path + ": cannot open: " + db.error()};
-  Reader reader(db.value(), progress);
+  Reader reader(db.value(), progress, threads);
   auto session = reader.read();
   if (!session) return Error{path + ": " + session.error()};
   return session;

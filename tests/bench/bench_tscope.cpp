@@ -37,7 +37,7 @@ const Fixture& fixture(int64_t events) {
 void BM_LoadTscope(benchmark::State& state) {
   const Fixture& f = fixture(state.range(0));
   for (auto _ : state) {
-    auto loaded = ts::loadSession(f.path);
+    auto loaded = ts::loadSession(f.path, {}, static_cast<unsigned>(state.range(1)));
     if (!loaded.ok()) state.SkipWithError(loaded.error().c_str());
     benchmark::DoNotOptimize(loaded);
   }
@@ -59,7 +59,11 @@ void BM_SaveTscope(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.session->eventCount()));
 }
 
-BENCHMARK(BM_LoadTscope)->Arg(10'000)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+// Second argument: decoding threads (1: the per-core figure; 0: all cores).
+BENCHMARK(BM_LoadTscope)
+    ->ArgsProduct({{10'000, 1'000'000, 10'000'000}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SaveTscope)->Arg(10'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
