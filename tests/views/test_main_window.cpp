@@ -42,6 +42,15 @@ class TestMainWindow : public QObject {
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(view->treeModel()->rowCount() >= 2);  // GPUs and the process
     QVERIFY(w.recentFiles().contains(QFileInfo(QStringLiteral(TSCOPE_SAMPLE)).absoluteFilePath()));
+
+    // What --screenshot renders is not blank: the tree and overview draw many colours.
+    QImage shot = w.grab().toImage();
+    QVERIFY(!shot.isNull());
+    QSet<QRgb> colours;
+    for (int y = 0; y < shot.height(); y += 3) {
+      for (int x = 0; x < shot.width(); x += 3) colours.insert(shot.pixel(x, y));
+    }
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
   }
 
   void severalFilesOpenSeveralTabsAndCloseWithTheAction() {
