@@ -1,19 +1,107 @@
 #include "io/open_session.h"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
+#include "io/chrome_json_reader.h"
+#include "io/text_file.h"
 #include "io/tscope_file.h"
+#include "session/session_builder.h"
 
 namespace ts {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// "trace.pt.trace.json.gz" → "trace": the rank label's host part when the trace names none.
+std::string fileStem(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (const char* ext : {".gz", ".json", ".trace", ".pt"}) {
+    if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
+  }
+  return name;
+}
+
+// Maps [from, to) of the overall progress onto one stage.
+Progress stage(const Progress& p, double from, double to) {
+  if (!p.report) return Progress{{}, p.cancel};
+  return Progress{[=](double f) { p.update(from + (to - from) * f); }, p.cancel};
+}
+
+Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank,
+                   ChromeImportInfo& info, const Progress& progress) {
+  auto text = readTextFile(path, stage(progress, 0, 0.3));
+  if (!text) return Error{text.error()};
+  std::string_view head(text->bytes.data(), std::min<size_t>(text->bytes.size(), 256));
+  if (!looksLikeJson(head)) {
+    if (text->bytes.empty()) return Error{path + ": the file is empty"};
+    return Error{path + ": unrecognised format (not a Tensorscope session, not a Chrome/Kineto JSON "
+                 "trace" + std::string(text->gzipped ? ", though gzip-compressed" : "") + ")"};
+  }
+  auto imported = importChromeJson(path, std::string_view(text->bytes.data(), text->bytes.size()), text->bytes.capacity(), b, rank,
+                                   stage(progress, 0.3, 1.0));
+  if (!imported) return Error{imported.error()};
+  info = imported.value();
+  b.provenance().sources.push_back({path, "chrome-json"});
+  return {};
+}
+
+}  // namespace
+
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress) {
-  // .tscope is the only format so far; its reader names the problem for any other file.
-  return loadSession(path, progress);
+  return openSessionFiles({path}, {}, progress);
+}
+
+Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
+                                    const OpenOptions& options, const Progress& progress) {
+  if (paths.empty()) return Error{"no file to open"};
+  if (paths.size() == 1 && isSqliteFile(paths[0])) return loadSession(paths[0], progress);
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return Error{path + ": no such file"};
+    if (fs::is_directory(path, ec)) return Error{path + ": is a directory"};
+    if (isSqliteFile(path)) {
+      return Error{path + ": .tscope sessions open one at a time; combine the ranks' original "
+                   "traces instead"};
+    }
+  }
+  SessionBuilder b;
+  std::vector<ChromeImportInfo> infos(paths.size());
+  const double share = 0.9 / static_cast<double>(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    uint32_t rank = b.rank(static_cast<int32_t>(i));
+    if (Status st = importTrace(paths[i], b, rank, infos[i], stage(progress, share * i, share * (i + 1))); !st) {
+      return Error{st.error()};
+    }
+  }
+  if (paths.size() > 1) {
+    bool absolute = std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
+    TimeNs earliest = INT64_MAX;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      earliest = std::min(earliest, infos[i].firstTimestamp + b.rankInfo(static_cast<uint32_t>(i)).clockOffsetNs);
+    }
+    for (size_t i = 0; i < paths.size(); ++i) {
+      Rank& r = b.rankInfo(static_cast<uint32_t>(i));
+      if (infos[i].distributedRank < 0) r.rank = static_cast<int32_t>(i);
+      r.host = fileStem(paths[i]);
+      r.label = "rank " + std::to_string(r.rank) + " / " + r.host;
+      // Without wall-clock times, line the ranks up on their first events.
+      if (!absolute) r.clockOffsetNs += earliest - (infos[i].firstTimestamp + r.clockOffsetNs);
+    }
+  }
+  for (const auto& [index, shift] : options.shiftNs) {
+    if (index >= paths.size()) return Error{"--shift: there is no file " + std::to_string(index)};
+    b.rankInfo(static_cast<uint32_t>(index)).clockOffsetNs += shift;
+  }
+  return b.build(stage(progress, 0.9, 1.0));
 }
 
 Status writeSessionFile(const Session& session, const std::string& path,
                         const Progress& progress) {
-  std::string ext = std::filesystem::path(path).extension().string();
+  std::string ext = fs::path(path).extension().string();
   if (ext == ".tscope") return saveSession(session, path, progress);
   return Error{path + ": cannot write '" + ext + "' files (supported: .tscope)"};
 }

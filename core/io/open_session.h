@@ -1,7 +1,11 @@
-// Opens any session file Tensorscope reads, choosing the reader by content, not by extension.
+// Opens any session file Tensorscope reads, choosing the reader by content, not by extension:
+// .tscope sessions, Chrome Trace Event / PyTorch profiler (Kineto) JSON, plain or gzip-compressed.
+// Several trace files open as one multi-rank session.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "session/session.h"
 #include "util/progress.h"
@@ -9,7 +13,19 @@
 
 namespace ts {
 
+struct OpenOptions {
+  // Added to every timestamp of the file with this index (0-based), after automatic alignment.
+  std::map<size_t, TimeNs> shiftNs;
+};
+
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress = {});
+
+// One file: as openSessionFile. Several: one session with a rank per file, labelled
+// "rank r / host", clocks aligned on absolute timestamps when every file has them, else on each
+// file's first event; then shifted by `options.shiftNs`.
+Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
+                                    const OpenOptions& options = {},
+                                    const Progress& progress = {});
 
 // Writes a session in the format its extension names (.tscope). Errors name the file.
 Status writeSessionFile(const Session& session, const std::string& path,

@@ -220,7 +220,19 @@ EventRef SessionBuilder::addRange(uint32_t thread, TimeNs start, TimeNs end, Str
   return {track, static_cast<uint32_t>(t.size() - 1)};
 }
 
+EventRef SessionBuilder::addStreamRange(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                                        const RangeDetail& d) {
+  uint32_t track = trackFor(EventKind::Range, stream, kNone);
+  Track& t = push(track, start, end, name);
+  t.ranges.push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
 void SessionBuilder::addFlow(EventRef from, EventRef to) { flows_.emplace_back(from, to); }
+
+void SessionBuilder::addFlow(const FlowEnd& from, const FlowEnd& to) {
+  timedFlows_.emplace_back(from, to);
+}
 
 void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit,
                                       uint32_t device, uint32_t process, TimeNs time,
@@ -243,6 +255,32 @@ void SessionBuilder::addCounterSample(std::string_view name, std::string_view un
 Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   Session& s = *s_;
   const size_t trackCount = s.tracks.size();
+  // Each rank's clock offset, applied once to every timestamp of the rank.
+  auto rankOfTrack = [&](const Track& t) {
+    if (t.device != kNone) return s.devices[t.device].rank;
+    return s.processes[s.threads[t.thread].process].rank;
+  };
+  for (Track& t : s.tracks) {
+    TimeNs offset = s.ranks.empty() ? 0 : s.ranks[rankOfTrack(t)].clockOffsetNs;
+    if (offset == 0) continue;
+    for (TimeNs& v : t.hot.start) v += offset;
+    for (TimeNs& v : t.hot.end) v += offset;
+  }
+  for (CounterTrack& c : s.counters) {
+    uint32_t rank = c.device != kNone ? s.devices[c.device].rank
+                    : c.process != kNone ? s.processes[c.process].rank
+                                         : 0;
+    TimeNs offset = rank < s.ranks.size() ? s.ranks[rank].clockOffsetNs : 0;
+    for (TimeNs& v : c.samples.time) v += offset;
+  }
+  auto timedRank = [&](const FlowEnd& e) {
+    return e.stream != kNone ? s.devices[s.streams[e.stream].device].rank
+                             : s.processes[s.threads[e.thread].process].rank;
+  };
+  for (auto& [from, to] : timedFlows_) {
+    from.time += s.ranks[timedRank(from)].clockOffsetNs;
+    to.time += s.ranks[timedRank(to)].clockOffsetNs;
+  }
   // Arrival index → final index, per track, for resolving flows added by reference.
   std::vector<std::vector<uint32_t>> finalIndex(trackCount);
   for (size_t ti = 0; ti < trackCount; ++ti) {
@@ -254,6 +292,9 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
       for (uint32_t pos = 0; pos < order.size(); ++pos) finalIndex[ti][order[pos]] = pos;
     }
     if (Status st = assignLanes(t); !st) return Error{s.streamLabel(t.stream) + ": " + st.error()};
+    if (!timedFlows_.empty()) {  // binding flows by time needs the lane index now
+      if (Status st = t.finalize(); !st) return Error{st.error()};
+    }
     progress.update(0.8 * static_cast<double>(ti + 1) / static_cast<double>(trackCount));
   }
   for (CounterTrack& c : s.counters) {
@@ -276,6 +317,49 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   for (auto& [from, to] : flows_) {
     if (from.track >= trackCount || to.track >= trackCount) continue;
     flows.push_back({from.track, resolve(from), to.track, resolve(to)});
+  }
+  // Flows known by owner and time: find the event each end binds to.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> ownerTracks;  // (is stream, owner) → tracks
+  auto ownerKey = [](bool stream, uint32_t owner) { return (uint64_t{stream} << 32) | owner; };
+  if (!timedFlows_.empty()) {
+    for (uint32_t ti = 0; ti < trackCount; ++ti) {
+      const Track& t = s.tracks[ti];
+      if (t.thread != kNone) ownerTracks[ownerKey(false, t.thread)].push_back(ti);
+      else if (t.stream != kNone) ownerTracks[ownerKey(true, t.stream)].push_back(ti);
+    }
+  }
+  auto bind = [&](const FlowEnd& e, uint32_t& track, uint32_t& event) {
+    int bestLane = -1;
+    TimeNs bestStart = INT64_MAX;
+    bool onStream = e.stream != kNone;
+    auto it = ownerTracks.find(ownerKey(onStream, onStream ? e.stream : e.thread));
+    if (it == ownerTracks.end()) return false;
+    for (uint32_t ti : it->second) {
+      const Track& t = s.tracks[ti];
+      for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
+        if (e.enclosing) {
+          uint32_t at = t.eventAt(lane, e.time);
+          if (at != kNone && static_cast<int>(lane) > bestLane) {
+            bestLane = static_cast<int>(lane), track = ti, event = at;
+          }
+        } else {
+          LaneSpan span = t.laneRange(lane, e.time, INT64_MAX);
+          for (uint32_t p = span.begin; p < span.end; ++p) {
+            uint32_t i = t.laneEvent(lane, p);
+            if (t.hot.start[i] < e.time) continue;  // covers the time but started before it
+            if (t.hot.start[i] < bestStart) bestStart = t.hot.start[i], track = ti, event = i;
+            break;
+          }
+        }
+      }
+    }
+    return bestLane >= 0 || bestStart != INT64_MAX;
+  };
+  for (const auto& [from, to] : timedFlows_) {
+    FlowRow row{};
+    if (bind(from, row.srcTrack, row.srcEvent) && bind(to, row.dstTrack, row.dstEvent)) {
+      flows.push_back(row);
+    }
   }
   struct ApiKey {
     uint64_t rankCorrelation;  // rank << 32 | correlation
@@ -336,6 +420,7 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   progress.update(1.0);
   index_.clear();
   flows_.clear();
+  timedFlows_.clear();
   events_ = 0;
   SessionPtr published(s_.release());
   s_ = std::make_unique<Session>();

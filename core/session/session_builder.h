@@ -37,6 +37,8 @@ class SessionBuilder {
   Context& contextInfo(uint32_t context) { return s_->contexts[context]; }
   Stream& streamInfo(uint32_t stream) { return s_->streams[stream]; }
   Provenance& provenance() { return s_->provenance; }
+  uint32_t processCount() const { return static_cast<uint32_t>(s_->processes.size()); }
+  uint32_t threadCount() const { return static_cast<uint32_t>(s_->threads.size()); }
 
   StringId intern(std::string_view text) { return s_->strings.intern(text); }
 
@@ -52,13 +54,29 @@ class SessionBuilder {
   EventRef addStreamNvtx(uint32_t stream, TimeNs start, TimeNs end, StringId text,
                          const NvtxDetail& d);
 
+  // Ranges of other categories that a tool placed on a GPU stream (Kineto's cuda_sync).
+  EventRef addStreamRange(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                          const RangeDetail& d);
+
   void addFlow(EventRef from, EventRef to);
+  // A flow whose ends are known only by owner and time (Chrome 's'/'t'/'f' events): resolved at
+  // build() to the deepest event covering `time` (enclosing) or the first starting at or after it.
+  struct FlowEnd {
+    uint32_t thread = kNone;  // one of thread or stream
+    uint32_t stream = kNone;
+    TimeNs time = 0;
+    bool enclosing = true;
+  };
+  void addFlow(const FlowEnd& from, const FlowEnd& to);
   // Counter samples; the counter is keyed by (name, device or process).
   void addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
                         uint32_t process, TimeNs time, double value);
 
   size_t eventCount() const { return events_; }
 
+  // Rank clock offsets (Rank::clockOffsetNs) are added to every timestamp of that rank at build():
+  // importers add raw times and set the offset when they learn it (Kineto's baseTimeNanoseconds,
+  // multi-rank alignment, a manual shift).
   // Sorts, assigns lanes, links API calls to the GPU work they launched (by correlation id within
   // a process, or within a rank when the GPU work's process is unknown and the id is unique),
   // validates and publishes. The builder is empty afterwards.
@@ -80,6 +98,7 @@ class SessionBuilder {
   std::unique_ptr<Session> s_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;  // entity and track keys → index
   std::vector<std::pair<EventRef, EventRef>> flows_;
+  std::vector<std::pair<FlowEnd, FlowEnd>> timedFlows_;
   size_t events_ = 0;
 };
 

@@ -69,7 +69,7 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   std::ofstream(path("junk.tscope")) << "not a session";
   r = cli("info " + path("junk.tscope"));
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.out.find("not an SQLite database"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unrecognised format"), std::string::npos) << r.out;
   r = cli("convert " + std::string(TSCOPE_SAMPLE) + " " + path("out.xyz"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;

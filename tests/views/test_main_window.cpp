@@ -85,7 +85,7 @@ class TestMainWindow : public QObject {
     QVERIFY(failed.wait(20000));
     QCOMPARE(w.sessionCount(), 0);
     QVERIFY2(w.lastError().contains(junk), qPrintable(w.lastError()));
-    QVERIFY(w.lastError().contains(QStringLiteral("not an SQLite database")));
+    QVERIFY(w.lastError().contains(QStringLiteral("unrecognised format")));
   }
 
   void droppedFilesOpen() {

@@ -1,0 +1,625 @@
+#include "io/chrome_json_reader.h"
+
+#include <simdjson.h>
+
+#include <array>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/occupancy.h"
+#include "io/decimal_time.h"
+
+namespace ts {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// The fields of one trace event that Tensorscope reads, as raw JSON text (numbers are converted
+// exactly later; strings are already unescaped).
+struct RawEvent {
+  std::string_view ph, cat, name, ts, dur, id, bp, scope;
+  std::string_view pid, tid;  // number text, or the string itself
+  bool pidIsString = false, tidIsString = false;
+  std::string_view args;      // raw JSON of the args object, empty when absent
+};
+
+// The args Kineto puts on GPU events and API calls.
+struct KinetoArgs {
+  int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
+  int64_t bytes = 0, fromDevice = -1, toDevice = -1;
+  std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
+};
+
+bool isGpuCategory(std::string_view cat) {
+  return cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
+         cat == "gpu_memset" || cat == "Memset" || cat == "gpu_user_annotation" ||
+         cat == "cuda_sync";
+}
+
+MemoryKind memoryKindFromName(std::string_view word) {
+  if (word == "Pageable") return MemoryKind::Pageable;
+  if (word == "Pinned") return MemoryKind::Pinned;
+  if (word == "Device") return MemoryKind::Device;
+  if (word == "Array") return MemoryKind::Array;
+  if (word == "Managed") return MemoryKind::Managed;
+  return MemoryKind::Unknown;
+}
+
+// "Memcpy HtoD (Pageable -> Device)" → HtoD, Pageable, Device.
+void parseCopyName(std::string_view name, MemcpyDetail& d) {
+  d.copyKind = CopyKind::Other;
+  if (name.substr(0, 7) == "Memcpy ") {
+    std::string_view kind = name.substr(7, 4);
+    if (auto k = copyKindFromString(kind)) d.copyKind = *k;
+  }
+  auto open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
+  if (open != std::string_view::npos && arrow != std::string_view::npos &&
+      close != std::string_view::npos && open < arrow && arrow < close) {
+    d.srcKind = memoryKindFromName(name.substr(open + 1, arrow - open - 1));
+    d.dstKind = memoryKindFromName(name.substr(arrow + 4, close - arrow - 4));
+  }
+}
+
+class Importer {
+ public:
+  Importer(const std::string& path, std::string_view json, size_t capacity, SessionBuilder& b,
+           uint32_t rank, const Progress& progress)
+      : path_(path), json_(json), capacity_(capacity), b_(b), rank_(rank), progress_(progress) {}
+
+  Result<ChromeImportInfo> run();
+
+ private:
+  Status fail(const std::string& what) const {
+    return Error{path_ + ": byte " + std::to_string(offset_) +
+                 (eventIndex_ ? " (trace event " + std::to_string(eventIndex_) + ")" : "") + ": " +
+                 what};
+  }
+  Status simdjsonFail(simdjson::error_code e) const { return fail(simdjson::error_message(e)); }
+
+  Status readTopLevel(od::document& doc);
+  Status readEvents(od::array events);
+  Status readEvent(od::value event);
+  Status readDeviceProperties(od::array devices);
+  Status readDistributedInfo(od::object info);
+  Status handle(const RawEvent& e);
+  // `correlationOnly`: API calls carry other args (AMD: "stream": "0x0") that are not ours.
+  Status parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly = false);
+  Status time(std::string_view text, const char* field, TimeNs& out) const;
+
+  uint32_t process(const RawEvent& e);
+  uint32_t thread(const RawEvent& e);
+  uint32_t gpuStream(const RawEvent& e, const KinetoArgs& a);
+  void applyMetadata();
+
+  const std::string& path_;
+  std::string_view json_;
+  size_t capacity_;
+  SessionBuilder& b_;
+  uint32_t rank_;
+  const Progress& progress_;
+  od::parser argsParser_;
+  ChromeImportInfo info_;
+  size_t offset_ = 0;
+  size_t eventIndex_ = 0;
+  bool sawBaseTime_ = false;
+  TimeNs minTime_ = INT64_MAX;
+  TimeNs maxTime_ = INT64_MIN;
+
+  std::unordered_map<std::string, int64_t> syntheticIds_;  // string pid/tid → id
+  std::unordered_map<int64_t, std::string> processNames_;
+  std::unordered_map<std::string, std::string> threadNames_;  // "pid/tid" → name
+  struct Open {
+    StringId name, cat;
+    TimeNs start;
+    StringId args;
+  };
+  std::unordered_map<uint32_t, std::vector<Open>> stacks_;      // B/E per thread
+  std::unordered_map<std::string, SessionBuilder::FlowEnd> flowTails_;  // s/t by (cat, id)
+  std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
+};
+
+// raw_json_token() keeps the whitespace that follows a token.
+std::string_view trimmed(std::string_view raw) {
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
+    raw.remove_suffix(1);
+  }
+  return raw;
+}
+
+int64_t syntheticId(std::unordered_map<std::string, int64_t>& ids, std::string_view text) {
+  auto [it, fresh] = ids.try_emplace(std::string(text), -static_cast<int64_t>(ids.size()) - 1);
+  return it->second;
+}
+
+// A pid or tid: an integer, a string of digits, or any other string (given a synthetic id).
+int64_t idOf(std::unordered_map<std::string, int64_t>& ids, std::string_view text) {
+  int64_t v = 0;
+  if (parseJsonInteger(text, v)) return v;
+  return syntheticId(ids, text);
+}
+
+Status Importer::time(std::string_view text, const char* field, TimeNs& out) const {
+  if (text.empty()) return fail(std::string("missing '") + field + "'");
+  if (!parseMicrosToNs(text, out)) {
+    return fail(std::string("'") + field + "' is not a number: " + std::string(text.substr(0, 40)));
+  }
+  return {};
+}
+
+uint32_t Importer::process(const RawEvent& e) {
+  int64_t pid = idOf(syntheticIds_, e.pid);
+  uint32_t p = b_.process(rank_, pid);
+  if (e.pidIsString && b_.processInfo(p).name.empty()) b_.processInfo(p).name = std::string(e.pid);
+  return p;
+}
+
+uint32_t Importer::thread(const RawEvent& e) {
+  uint32_t p = process(e);
+  int64_t tid = idOf(syntheticIds_, e.tid);
+  uint32_t t = b_.thread(p, tid);
+  if (e.tidIsString && b_.threadInfo(t).name.empty()) {
+    int64_t numeric = 0;
+    if (!parseJsonInteger(e.tid, numeric)) b_.threadInfo(t).name = std::string(e.tid);
+  }
+  return t;
+}
+
+uint32_t Importer::gpuStream(const RawEvent& e, const KinetoArgs& a) {
+  int64_t device = a.device;
+  if (device < 0 && !parseJsonInteger(e.pid, device)) device = 0;
+  int64_t stream = a.stream;
+  if (stream < 0) {
+    std::string_view tid = e.tid;
+    if (tid.substr(0, 7) == "stream ") tid.remove_prefix(7);  // legacy "stream 7"
+    while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
+    if (!parseJsonInteger(tid, stream)) stream = 0;
+  }
+  uint32_t d = b_.device(rank_, static_cast<int32_t>(device));
+  uint32_t s = b_.stream(d, static_cast<uint32_t>(stream));
+  if (a.context > 0) {
+    Stream& info = b_.streamInfo(s);
+    if (info.context == kNone) info.context = b_.context(d, static_cast<uint32_t>(a.context));
+  }
+  return s;
+}
+
+Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly) {
+  if (args.empty()) return {};
+  // The args text lies inside the padded document: the bytes after it are readable.
+  size_t room = capacity_ - static_cast<size_t>(args.data() - json_.data());
+  od::document doc;
+  if (auto e = argsParser_.iterate(args.data(), args.size(), room).get(doc)) return simdjsonFail(e);
+  od::object obj;
+  if (doc.get_object().get(obj)) return fail("'args' is not an object");
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return simdjsonFail(e);
+    od::value v = field.value();
+    auto integer = [&](int64_t& dst) -> Status {
+      std::string_view raw = trimmed(v.raw_json_token());
+      if (!parseJsonInteger(raw, dst)) return fail("args '" + std::string(key) + "' is not an integer");
+      return {};
+    };
+    auto triple = [&](std::array<int64_t, 3>& dst) -> Status {
+      od::array arr;
+      if (v.get_array().get(arr)) return fail("args '" + std::string(key) + "' is not an array");
+      size_t i = 0;
+      for (auto item : arr) {
+        int64_t x = 0;
+        if (item.get_int64().get(x)) return fail("args '" + std::string(key) + "' holds a non-integer");
+        if (i < 3) dst[i] = x;
+        ++i;
+      }
+      return {};
+    };
+    Status st;
+    if (correlationOnly && key != "correlation") continue;
+    if (key == "device") st = integer(out.device);
+    else if (key == "stream") st = integer(out.stream);
+    else if (key == "context") st = integer(out.context);
+    else if (key == "correlation") st = integer(out.correlation);
+    else if (key == "registers per thread") st = integer(out.registers);
+    else if (key == "shared memory") st = integer(out.sharedMemory);
+    else if (key == "bytes") st = integer(out.bytes);
+    else if (key == "fromDevice" || key == "src device") st = integer(out.fromDevice);
+    else if (key == "toDevice" || key == "dst device") st = integer(out.toDevice);
+    else if (key == "grid") st = triple(out.grid);
+    else if (key == "block") st = triple(out.block);
+    if (!st) return st;
+  }
+  return {};
+}
+
+Status Importer::handle(const RawEvent& e) {
+  const char ph = e.ph.empty() ? '\0' : e.ph[0];
+  if (ph == 'M') return {};  // metadata is read in readEvent
+  TimeNs ts = 0;
+  if (Status st = time(e.ts, "ts", ts); !st) return st;
+  minTime_ = std::min(minTime_, ts);
+  maxTime_ = std::max(maxTime_, ts);
+
+  switch (ph) {
+    case 'X': {
+      TimeNs dur = 0;
+      if (Status st = time(e.dur, "dur", dur); !st) return st;
+      if (dur < 0) return fail("negative 'dur'");
+      TimeNs end = ts + dur;
+      maxTime_ = std::max(maxTime_, end);
+      StringId name = b_.intern(e.name);
+      std::string_view cat = e.cat;
+      if (isGpuCategory(cat)) {
+        KinetoArgs a;
+        if (Status st = parseArgs(e.args, a); !st) return st;
+        uint32_t stream = gpuStream(e, a);
+        auto corr = static_cast<uint32_t>(a.correlation);
+        auto ctx = static_cast<uint32_t>(a.context);
+        if (cat == "kernel" || cat == "Kernel") {
+          KernelDetail k;
+          k.correlation = corr;
+          k.context = ctx;
+          k.gridX = static_cast<uint32_t>(a.grid[0]), k.gridY = static_cast<uint32_t>(a.grid[1]);
+          k.gridZ = static_cast<uint32_t>(a.grid[2]);
+          k.blockX = static_cast<uint32_t>(a.block[0]), k.blockY = static_cast<uint32_t>(a.block[1]);
+          k.blockZ = static_cast<uint32_t>(a.block[2]);
+          k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(a.registers, 0, 65535));
+          // Kineto reports static + dynamic shared memory as one number.
+          k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(a.sharedMemory, 0));
+          b_.addKernel(stream, ts, end, name, k);
+        } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
+          MemcpyDetail m;
+          parseCopyName(e.name, m);
+          m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
+          int32_t device = b_.deviceInfo(b_.streamInfo(stream).device).ordinal;
+          m.srcDevice = m.srcKind == MemoryKind::Device ? device : -1;
+          m.dstDevice = m.dstKind == MemoryKind::Device ? device : -1;
+          if (a.fromDevice >= 0) m.srcDevice = static_cast<int32_t>(a.fromDevice);
+          if (a.toDevice >= 0) m.dstDevice = static_cast<int32_t>(a.toDevice);
+          if (m.copyKind == CopyKind::DtoD && m.srcDevice != m.dstDevice) m.copyKind = CopyKind::PtoP;
+          m.async = 1;
+          m.correlation = corr;
+          m.context = ctx;
+          b_.addMemcpy(stream, ts, end, name, m);
+        } else if (cat == "gpu_memset" || cat == "Memset") {
+          MemsetDetail m;
+          m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
+          auto open = e.name.find('('), close = e.name.rfind(')');
+          if (open != std::string_view::npos && close > open) {
+            m.memKind = memoryKindFromName(e.name.substr(open + 1, close - open - 1));
+          }
+          m.correlation = corr;
+          m.context = ctx;
+          b_.addMemset(stream, ts, end, name, m);
+        } else if (cat == "gpu_user_annotation") {
+          b_.addStreamNvtx(stream, ts, end, name, {b_.intern(cat), 0, 0});
+        } else {  // cuda_sync
+          b_.addStreamRange(stream, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
+        }
+        return {};
+      }
+      uint32_t t = thread(e);
+      if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") {
+        KinetoArgs a;
+        if (Status st = parseArgs(e.args, a, true); !st) return st;
+        b_.addApi(t, ts, end, name,
+                  {static_cast<uint32_t>(a.correlation), 0,
+                   cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
+      } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
+        b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0});
+      } else {
+        b_.addRange(t, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
+      }
+      return {};
+    }
+    case 'B': {
+      uint32_t t = thread(e);
+      stacks_[t].push_back({b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)});
+      return {};
+    }
+    case 'E': {
+      uint32_t t = thread(e);
+      auto& stack = stacks_[t];
+      if (stack.empty()) {
+        ++info_.skipped;  // an E without its B: nothing to close
+        return {};
+      }
+      Open o = stack.back();
+      stack.pop_back();
+      b_.addRange(t, o.start, ts, o.name, {o.cat, o.args});
+      return {};
+    }
+    case 'i':
+    case 'I':
+    case 'n':
+      b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(e.cat.empty() ? "instant" : e.cat), 0, 1});
+      return {};
+    case 'C': {
+      if (e.args.empty()) return {};
+      size_t room = capacity_ - static_cast<size_t>(e.args.data() - json_.data());
+      od::document doc;
+      if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
+      od::object obj;
+      if (doc.get_object().get(obj)) return fail("counter 'args' is not an object");
+      uint32_t p = process(e);
+      std::vector<std::pair<std::string, double>> values;
+      for (auto field : obj) {
+        std::string_view key;
+        double v = 0;
+        if (field.unescaped_key().get(key) || field.value().get_double().get(v)) {
+          return fail("counter value is not a number");
+        }
+        values.emplace_back(std::string(key), v);
+      }
+      for (const auto& [key, v] : values) {
+        std::string series = values.size() == 1 ? std::string(e.name) : std::string(e.name) + "." + key;
+        b_.addCounterSample(series, {}, kNone, p, ts, v);
+      }
+      return {};
+    }
+    case 's':
+    case 't':
+    case 'f': {
+      // Kineto's launch flows (ac2g; "async"/"launch" in 2021 traces) repeat the correlation ids
+      // the builder links already.
+      if (e.cat == "ac2g" || (e.cat == "async" && e.name == "launch")) return {};
+      std::string key = std::string(e.cat) + '\x1f' + std::string(e.id);
+      SessionBuilder::FlowEnd here{thread(e), kNone, ts, ph != 'f' || e.bp == "e"};
+      if (ph == 's') {
+        flowTails_[key] = here;
+      } else if (auto it = flowTails_.find(key); it != flowTails_.end()) {
+        b_.addFlow(it->second, here);
+        if (ph == 't') it->second = here; else flowTails_.erase(it);
+      }
+      return {};
+    }
+    case 'b':
+    case 'e': {
+      std::string key = std::string(e.cat) + '\x1f' + std::string(e.id) + '\x1f' + std::string(e.name);
+      uint32_t t = thread(e);
+      if (ph == 'b') {
+        asyncOpen_[key] = {t, {b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)}};
+      } else if (auto it = asyncOpen_.find(key); it != asyncOpen_.end()) {
+        const auto& [owner, o] = it->second;
+        b_.addRange(owner, o.start, std::max(o.start, ts), o.name, {o.cat, o.args});
+        asyncOpen_.erase(it);
+      }
+      return {};
+    }
+    default:
+      ++info_.skipped;
+      return {};
+  }
+}
+
+Status Importer::readEvent(od::value value) {
+  od::object obj;
+  if (value.get_object().get(obj)) return fail("a trace event is not an object");
+  RawEvent e;
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
+    od::value v = field.value();
+    auto text = [&](std::string_view& dst, bool* isString) -> Status {
+      od::json_type type;
+      if (auto err = v.type().get(type)) return simdjsonFail(err);
+      if (type == od::json_type::string) {
+        if (auto err = v.get_string().get(dst)) return simdjsonFail(err);
+        if (isString) *isString = true;
+      } else if (type == od::json_type::number) {
+        dst = trimmed(v.raw_json_token());
+      } else {
+        return fail("'" + std::string(key) + "' has the wrong type");
+      }
+      return {};
+    };
+    Status st;
+    if (key == "ph") st = text(e.ph, nullptr);
+    else if (key == "cat") st = text(e.cat, nullptr);
+    else if (key == "name") st = text(e.name, nullptr);
+    else if (key == "ts") st = text(e.ts, nullptr);
+    else if (key == "dur") st = text(e.dur, nullptr);
+    else if (key == "id") st = text(e.id, nullptr);
+    else if (key == "bp") st = text(e.bp, nullptr);
+    else if (key == "s") st = text(e.scope, nullptr);
+    else if (key == "pid") st = text(e.pid, &e.pidIsString);
+    else if (key == "tid") st = text(e.tid, &e.tidIsString);
+    else if (key == "args") {
+      od::json_type type;
+      if (auto err = v.type().get(type)) return simdjsonFail(err);
+      if (type != od::json_type::object) return fail("'args' is not an object");
+      od::object args;
+      if (auto err = v.get_object().get(args)) return simdjsonFail(err);
+      if (auto err = args.raw_json().get(e.args)) return simdjsonFail(err);
+    }
+    if (!st) return st;
+  }
+  ++info_.events;
+  if (e.ph.empty()) return fail("trace event without 'ph'");
+  if (e.ph == "M") {
+    // process_name / thread_name: args {"name": ...}; applied once all events are in.
+    if (e.args.empty() || (e.name != "process_name" && e.name != "thread_name")) return {};
+    size_t room = capacity_ - static_cast<size_t>(e.args.data() - json_.data());
+    od::document doc;
+    if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
+    std::string_view name;
+    if (doc.find_field_unordered("name").get_string().get(name)) return {};
+    int64_t pid = idOf(syntheticIds_, e.pid);
+    if (e.name == "process_name") {
+      processNames_[pid] = std::string(name);
+    } else {
+      int64_t tid = idOf(syntheticIds_, e.tid);
+      threadNames_[std::to_string(pid) + "/" + std::to_string(tid)] = std::string(name);
+    }
+    return {};
+  }
+  return handle(e);
+}
+
+Status Importer::readEvents(od::array events) {
+  for (auto item : events) {
+    od::value v;
+    if (auto err = item.get(v)) return simdjsonFail(err);
+    offset_ = static_cast<size_t>(v.raw_json_token().data() - json_.data());
+    ++eventIndex_;
+    if ((eventIndex_ & 0xFFFF) == 0) {
+      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+      progress_.update(static_cast<double>(offset_) / static_cast<double>(json_.size()));
+    }
+    if (Status st = readEvent(v); !st) return st;
+  }
+  eventIndex_ = 0;
+  return {};
+}
+
+Status Importer::readDeviceProperties(od::array devices) {
+  for (auto item : devices) {
+    od::object obj;
+    if (item.get_object().get(obj)) return fail("deviceProperties holds a non-object");
+    Device d;
+    int64_t id = -1, maxThreadsPerSm = 0;
+    for (auto field : obj) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
+      od::value v = field.value();
+      if (key == "name") {
+        std::string_view name;
+        if (v.get_string().get(name)) return fail("deviceProperties 'name' is not a string");
+        d.name = std::string(name);
+        continue;
+      }
+      int64_t n = 0;
+      od::json_type type;
+      if (v.type().get(type) || type != od::json_type::number) continue;
+      if (v.get_int64().get(n)) continue;
+      auto i32 = [&] { return static_cast<int32_t>(std::clamp<int64_t>(n, INT32_MIN, INT32_MAX)); };
+      if (key == "id") id = n;
+      else if (key == "totalGlobalMem") d.memoryBytes = static_cast<uint64_t>(std::max<int64_t>(n, 0));
+      else if (key == "computeMajor") d.computeMajor = i32();
+      else if (key == "computeMinor") d.computeMinor = i32();
+      else if (key == "maxThreadsPerBlock") d.maxThreadsPerBlock = i32();
+      else if (key == "maxThreadsPerMultiprocessor") maxThreadsPerSm = n;
+      else if (key == "regsPerBlock") d.maxRegistersPerBlock = i32();
+      else if (key == "regsPerMultiprocessor") d.maxRegistersPerSm = i32();
+      else if (key == "warpSize") d.warpSize = i32();
+      else if (key == "sharedMemPerBlock") d.maxSharedMemoryPerBlock = i32();
+      else if (key == "sharedMemPerMultiprocessor") d.maxSharedMemoryPerSm = i32();
+      else if (key == "numSms") d.smCount = i32();
+    }
+    if (id < 0) return fail("deviceProperties entry without an 'id'");
+    if (d.warpSize > 0) d.maxWarpsPerSm = static_cast<int32_t>(maxThreadsPerSm / d.warpSize);
+    Device& target = b_.deviceInfo(b_.device(rank_, static_cast<int32_t>(id)));
+    d.rank = target.rank;
+    d.ordinal = target.ordinal;
+    d.maxBlocksPerSm = maxBlocksPerSmFor(d.computeMajor, d.computeMinor);
+    target = std::move(d);
+  }
+  return {};
+}
+
+Status Importer::readDistributedInfo(od::object info) {
+  for (auto field : info) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
+    int64_t n = 0;
+    if (key == "rank" && !field.value().get_int64().get(n)) {
+      info_.distributedRank = static_cast<int32_t>(n);
+      Rank& r = b_.rankInfo(rank_);
+      r.rank = static_cast<int32_t>(n);
+      r.label = "rank " + std::to_string(n);
+    }
+  }
+  return {};
+}
+
+Status Importer::readTopLevel(od::document& doc) {
+  od::json_type type;
+  if (auto err = doc.type().get(type)) return simdjsonFail(err);
+  if (type == od::json_type::array) {
+    od::array events;
+    if (auto err = doc.get_array().get(events)) return simdjsonFail(err);
+    return readEvents(events);
+  }
+  if (type != od::json_type::object) return fail("not a trace: the document is neither an array nor an object");
+  od::object top;
+  if (auto err = doc.get_object().get(top)) return simdjsonFail(err);
+  bool sawEvents = false;
+  for (auto field : top) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
+    od::value v = field.value();
+    if (key == "traceEvents") {
+      od::array events;
+      if (v.get_array().get(events)) return fail("'traceEvents' is not an array");
+      if (Status st = readEvents(events); !st) return st;
+      sawEvents = true;
+    } else if (key == "deviceProperties") {
+      od::array devices;
+      if (v.get_array().get(devices)) return fail("'deviceProperties' is not an array");
+      if (Status st = readDeviceProperties(devices); !st) return st;
+    } else if (key == "distributedInfo") {
+      od::object info;
+      if (v.get_object().get(info)) return fail("'distributedInfo' is not an object");
+      if (Status st = readDistributedInfo(info); !st) return st;
+    } else if (key == "baseTimeNanoseconds") {
+      int64_t base = 0;
+      if (!parseJsonInteger(trimmed(v.raw_json_token()), base)) return fail("'baseTimeNanoseconds' is not an integer");
+      b_.rankInfo(rank_).clockOffsetNs = base;
+      sawBaseTime_ = true;
+    }
+  }
+  if (!sawEvents) return fail("not a trace: no 'traceEvents' array");
+  return {};
+}
+
+void Importer::applyMetadata() {
+  for (uint32_t p = 0; p < b_.processCount(); ++p) {
+    Process& proc = b_.processInfo(p);
+    if (proc.rank != rank_) continue;
+    if (auto it = processNames_.find(proc.pid); it != processNames_.end()) proc.name = it->second;
+  }
+  for (uint32_t t = 0; t < b_.threadCount(); ++t) {
+    Thread& th = b_.threadInfo(t);
+    const Process& proc = b_.processInfo(th.process);
+    if (proc.rank != rank_) continue;
+    auto it = threadNames_.find(std::to_string(proc.pid) + "/" + std::to_string(th.tid));
+    if (it != threadNames_.end()) th.name = it->second;
+  }
+}
+
+Result<ChromeImportInfo> Importer::run() {
+  od::parser parser;
+  od::document doc;
+  if (auto err = parser.iterate(json_.data(), json_.size(), capacity_).get(doc)) {
+    return Error{path_ + ": not valid JSON: " + simdjson::error_message(err)};
+  }
+  if (Status st = readTopLevel(doc); !st) return Error{st.error()};
+  // Unclosed B events end with the trace: kept, not dropped.
+  for (auto& [t, stack] : stacks_) {
+    for (const Open& o : stack) b_.addRange(t, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
+  }
+  applyMetadata();
+  info_.firstTimestamp = minTime_ == INT64_MAX ? 0 : minTime_;
+  // Kineto and Chrome timestamps are epoch-based when large (after 2001 in µs) or when the trace
+  // gives its base time.
+  info_.absoluteClock = sawBaseTime_ || info_.firstTimestamp > 1'000'000'000'000'000'000;
+  return info_;
+}
+
+}  // namespace
+
+bool looksLikeJson(std::string_view head) {
+  for (char c : head) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
+                                          size_t capacity, SessionBuilder& builder, uint32_t rank,
+                                          const Progress& progress) {
+  Importer importer(path, json, capacity, builder, rank, progress);
+  return importer.run();
+}
+
+}  // namespace ts

@@ -1,0 +1,33 @@
+// Imports Chrome Trace Event JSON, including the PyTorch profiler's (Kineto) dialect: kernels,
+// copies, memsets, CUDA runtime/driver calls, CPU ops and annotations (as NVTX-like ranges), device
+// properties, distributed info. Anything it does not model is kept as a generic range.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "session/session_builder.h"
+#include "util/progress.h"
+#include "util/result.h"
+
+namespace ts {
+
+// What a caller needs to align several files (ranks) on one clock.
+struct ChromeImportInfo {
+  bool absoluteClock = false;  // timestamps are wall-clock (epoch-based) nanoseconds
+  TimeNs firstTimestamp = 0;   // earliest event time, before any rank clock offset
+  size_t events = 0;           // trace events read
+  size_t skipped = 0;          // events of phases Tensorscope does not model (P, O, N, D, ...)
+  int32_t distributedRank = -1;
+};
+
+// Looks at the first bytes: true for text that starts like a JSON object or array.
+bool looksLikeJson(std::string_view head);
+
+// Parses `json` (which must have simdjson padding after its end, see text_file.h) into `builder`
+// as rank index `rank`. Errors name `path` and the byte offset of the offending event.
+Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
+                                          size_t capacity, SessionBuilder& builder, uint32_t rank,
+                                          const Progress& progress = {});
+
+}  // namespace ts

@@ -1,0 +1,96 @@
+#include "io/decimal_time.h"
+
+namespace ts {
+
+namespace {
+
+// Parses a JSON number into digits × 10^exponent with exact integer arithmetic.
+struct Decimal {
+  bool negative = false;
+  __int128 digits = 0;
+  int exponent = 0;  // of the last digit kept
+};
+
+bool parseDecimal(std::string_view s, Decimal& d) {
+  size_t i = 0;
+  if (i < s.size() && s[i] == '-') d.negative = true, ++i;
+  size_t intStart = i;
+  int significant = 0;
+  auto addDigit = [&](char c, bool fraction) {
+    if (significant < 30) {
+      d.digits = d.digits * 10 + (c - '0');
+      if (d.digits != 0) ++significant;
+      if (fraction) --d.exponent;
+    } else if (!fraction) {
+      ++d.exponent;  // too many integer digits to keep: scale instead (will overflow later)
+    }
+  };
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') addDigit(s[i++], false);
+  if (i == intStart) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    size_t fracStart = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') addDigit(s[i++], true);
+    if (i == fracStart) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool negExp = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negExp = s[i++] == '-';
+    size_t expStart = i;
+    int e = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      e = e * 10 + (s[i++] - '0');
+      if (e > 400) return false;
+    }
+    if (i == expStart) return false;
+    d.exponent += negExp ? -e : e;
+  }
+  return i == s.size();
+}
+
+// digits × 10^exponent rounded to an integer, half away from zero.
+bool toInteger(const Decimal& d, int64_t& out) {
+  __int128 v = d.digits;
+  int e = d.exponent;
+  constexpr __int128 kLimit = static_cast<__int128>(INT64_MAX);
+  for (; e > 0; --e) {
+    v *= 10;
+    if (v > kLimit) return false;
+  }
+  bool roundUp = false;
+  for (; e < 0; ++e) {
+    roundUp = v % 10 >= 5;
+    v /= 10;
+  }
+  if (roundUp) ++v;
+  if (v > kLimit) return false;
+  out = static_cast<int64_t>(d.negative ? -v : v);
+  return true;
+}
+
+}  // namespace
+
+bool parseMicrosToNs(std::string_view text, int64_t& ns) {
+  Decimal d;
+  if (!parseDecimal(text, d)) return false;
+  d.exponent += 3;
+  return toInteger(d, ns);
+}
+
+bool parseJsonInteger(std::string_view text, int64_t& value) {
+  Decimal d;
+  if (!parseDecimal(text, d)) return false;
+  Decimal whole = d;
+  // Only exact integers: "7.0" is 7, "7.5" is not an integer.
+  __int128 v = d.digits;
+  for (int e = d.exponent; e < 0; ++e) {
+    if (v % 10 != 0) return false;
+    v /= 10;
+  }
+  whole.digits = v;
+  whole.exponent = d.exponent < 0 ? 0 : d.exponent;
+  return toInteger(whole, value);
+}
+
+}  // namespace ts
