@@ -39,11 +39,21 @@ void SessionTreeModel::build() {
     std::map<uint32_t, int> stream;  // session stream index → node
     std::map<int, int> copyKind;
   };
-  std::vector<DeviceNodes> dev;
+  // Only GPUs with events or counters get a node (a trace may list every GPU of the machine);
+  // the overview still lists them all.
+  std::vector<bool> used(s.devices.size(), false);
+  for (const Track& t : s.tracks) {
+    if (t.device != kNone) used[t.device] = true;
+  }
+  for (const CounterTrack& c : s.counters) {
+    if (c.device != kNone) used[c.device] = true;
+  }
+  std::vector<DeviceNodes> dev(s.devices.size(), DeviceNodes{-1, -1, -1, -1, {}, {}});
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (!used[d]) continue;
     std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
     if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
-    dev.push_back({add(rankNode[s.devices[d].rank], NodeKind::Device, q(label)), -1, -1, -1, {}, {}});
+    dev[d].device = add(rankNode[s.devices[d].rank], NodeKind::Device, q(label));
   }
   std::vector<int> processNode(s.processes.size(), -1);
   std::vector<int> threadNode(s.threads.size(), -1);
@@ -96,8 +106,8 @@ void SessionTreeModel::build() {
         // Under its rank node already: no rank prefix.
         const Process& proc = s.processes[p];
         QString label = proc.name.empty() ? tr("Process") : q(proc.name);
-        processNode[p] = add(rankNode[proc.rank], NodeKind::Process,
-                             QStringLiteral("%1 (%2)").arg(label).arg(proc.pid));
+        if (proc.pid >= 0) label += QStringLiteral(" (%1)").arg(proc.pid);
+        processNode[p] = add(rankNode[proc.rank], NodeKind::Process, label);
       }
       int& tn = threadNode[track.thread];
       if (tn < 0) tn = add(processNode[p], NodeKind::Thread, q(s.threadLabel(track.thread)));
@@ -144,6 +154,14 @@ void SessionTreeModel::build() {
     for (const auto& [stream, child] : dn.stream) byStreamId[{s.streams[stream].streamId, stream}] = child;
     reorder(dn.streams, byStreamId);
     reorder(dn.memory, dn.copyKind);
+    // Under a GPU: Kernels, Streams, Memory, then counters.
+    if (dn.device >= 0) {
+      std::vector<int>& children = nodes_[static_cast<size_t>(dn.device)].children;
+      auto order = [&](int c) {
+        return c == dn.kernels ? 0 : c == dn.streams ? 1 : c == dn.memory ? 2 : 3;
+      };
+      std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return order(a) < order(b); });
+    }
   }
   // Nodes without tracks of their own sum their children — except a device, whose events appear
   // both under Kernels and under Streams: it counts its streams only.

@@ -74,7 +74,17 @@ QString SessionView::overviewHtml() const {
 
   html += tr("<h3>Devices</h3>");
   if (s.devices.empty()) html += tr("<p>No GPU in this session.</p>");
+  // GPUs the trace lists but that ran nothing get one line, not a table each.
+  std::vector<bool> active(s.devices.size(), false);
+  for (const Track& t : s.tracks) {
+    if (t.device != kNone) active[t.device] = true;
+  }
+  QStringList idle;
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (!active[d]) idle << q(s.deviceLabel(d));
+  }
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (!active[d]) continue;
     const Device& dev = s.devices[d];
     html += QStringLiteral("<p><b>%1</b></p><table>").arg(q(s.deviceLabel(d)));
     if (!dev.uuid.empty()) html += row(tr("UUID"), q(dev.uuid));
@@ -96,6 +106,7 @@ QString SessionView::overviewHtml() const {
     }
     html += QStringLiteral("</table>");
   }
+  if (!idle.isEmpty()) html += tr("<p>Without events: %1</p>").arg(idle.join(QStringLiteral(", ")));
 
   html += tr("<h3>Provenance</h3><table>");
   const Provenance& p = s.provenance;

@@ -226,9 +226,11 @@ Status writeDatabase(const Session& s, const std::string& path, const Progress& 
   SqliteDb& db = opened.value();
   // The file is private until renamed into place, so no journal is needed: a crash leaves only
   // a stray temporary file.
-  Status st = db.exec(
-      "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-      "BEGIN;");
+  // Large pages keep the overflow chains of big column chunks short; small sessions stay small
+  // with the default page (every table takes at least one page).
+  const bool large = s.eventCount() >= 200'000;
+  Status st = db.exec(std::string("PRAGMA page_size = ") + (large ? "65536" : "4096") +
+                      "; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN;");
   if (!st) return st;
   if (st = db.exec(kTscopeSchemaSql); !st) return st;
   if (st = writeMetadata(db, s); !st) return st;

@@ -40,13 +40,13 @@ struct Device {
 
 struct Process {
   uint32_t rank = 0;
-  int64_t pid = 0;
+  int64_t pid = 0;  // negative: no number in the source (a trace's string pid; see name)
   std::string name;
 };
 
 struct Thread {
   uint32_t process = 0;  // index into processes
-  int64_t tid = 0;
+  int64_t tid = 0;  // negative: no number in the source (see name)
   std::string name;
 };
 
@@ -55,6 +55,9 @@ struct Context {
   uint32_t contextId = 0;
   uint32_t process = kNone;
 };
+
+// CUPTI's stream id for work on no particular stream (context-wide synchronisation).
+inline constexpr uint32_t kDeviceWideStream = 0xFFFFFFFFu;
 
 struct Stream {
   uint32_t device = 0;  // index into devices

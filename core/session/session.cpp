@@ -33,6 +33,7 @@ std::string Session::deviceLabel(uint32_t device) const {
 std::string Session::streamLabel(uint32_t stream) const {
   if (stream >= streams.size()) return "Stream ?";
   const Stream& s = streams[stream];
+  if (s.streamId == kDeviceWideStream) return "Device-wide";
   std::string label = "Stream " + std::to_string(s.streamId);
   if (!s.name.empty()) label += ": " + s.name;
   return label;
@@ -42,7 +43,7 @@ std::string Session::processLabel(uint32_t process) const {
   if (process >= processes.size()) return "Process ?";
   const Process& p = processes[process];
   std::string label = p.name.empty() ? "Process" : p.name;
-  label += " (" + std::to_string(p.pid) + ")";
+  if (p.pid >= 0) label += " (" + std::to_string(p.pid) + ")";
   if (multiRank() && p.rank < ranks.size()) label = ranks[p.rank].label + " · " + label;
   return label;
 }
@@ -50,6 +51,7 @@ std::string Session::processLabel(uint32_t process) const {
 std::string Session::threadLabel(uint32_t thread) const {
   if (thread >= threads.size()) return "Thread ?";
   const Thread& t = threads[thread];
+  if (t.tid < 0) return t.name.empty() ? "Thread" : t.name;
   std::string label = "Thread " + std::to_string(t.tid);
   if (!t.name.empty()) label += ": " + t.name;
   return label;
