@@ -30,7 +30,7 @@ std::string Args::parse(const std::vector<std::string>& argv, const std::set<std
         if (i + 1 >= argv.size()) return "option " + name + " needs a value";
         value = argv[++i];
       }
-      options_[name] = value;
+      options_.emplace_back(name, value);
     } else if (flags.count(name) && !hasValue) {
       flags_.insert(name);
     } else {
@@ -41,9 +41,19 @@ std::string Args::parse(const std::vector<std::string>& argv, const std::set<std
 }
 
 std::optional<std::string> Args::option(const std::string& name) const {
-  auto it = options_.find(name);
-  if (it == options_.end()) return std::nullopt;
-  return it->second;
+  std::optional<std::string> last;
+  for (const auto& [key, value] : options_) {
+    if (key == name) last = value;
+  }
+  return last;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  std::vector<std::string> values;
+  for (const auto& [key, value] : options_) {
+    if (key == name) values.push_back(value);
+  }
+  return values;
 }
 
 bool parseUnsigned(const std::string& text, unsigned long long& out) {

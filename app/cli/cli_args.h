@@ -1,7 +1,6 @@
 // Command-line parsing for tensorscope-cli subcommands: positional arguments and --options.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,12 +20,13 @@ class Args {
                     const std::set<std::string>& flags);
 
   bool flag(const std::string& name) const { return flags_.count(name) > 0; }
-  std::optional<std::string> option(const std::string& name) const;
+  std::optional<std::string> option(const std::string& name) const;  // the last one given
+  std::vector<std::string> all(const std::string& name) const;       // every one, in order
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
   std::set<std::string> flags_;
-  std::map<std::string, std::string> options_;
+  std::vector<std::pair<std::string, std::string>> options_;
   std::vector<std::string> positional_;
 };
 

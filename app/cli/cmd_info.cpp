@@ -12,9 +12,11 @@ namespace ts::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli info FILE... [--json]\n"
+    "Usage: tensorscope-cli info FILE... [--json] [--ranks]\n"
     "\n"
-    "Prints each session's devices, time span and event counts.\n"
+    "Prints each session's devices, time span and event counts. FILE is a .tscope session or a\n"
+    "PyTorch profiler / Chrome trace JSON (plain or .gz), recognised by its content.\n"
+    "  --ranks  open the files together as one multi-rank session (one rank per file)\n"
     "  --json   one JSON object per file (an array when several files are given) with keys\n"
     "           kernels, memcpy, memcpy_bytes (per kind: HtoD, DtoH, DtoD, PtoP, HtoH, other),\n"
     "           memsets, api_calls, nvtx_ranges, nvtx_marks, ranges, devices, streams, threads,\n"
@@ -83,7 +85,7 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
 
 int runInfo(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {}, {"--json", "--help", "-h"}); !e.empty()) {
+  if (std::string e = args.parse(argv, {}, {"--json", "--ranks", "--help", "-h"}); !e.empty()) {
     std::fprintf(stderr, "tensorscope-cli info: %s\n\n%s", e.c_str(), kHelp);
     return kExitUsage;
   }
@@ -96,12 +98,21 @@ int runInfo(const std::vector<std::string>& argv) {
     return kExitUsage;
   }
   bool json = args.flag("--json");
-  bool many = args.positional().size() > 1;
+  // Each file alone, or (--ranks) all of them as one session.
+  std::vector<std::vector<std::string>> groups;
+  if (args.flag("--ranks")) {
+    groups.push_back(args.positional());
+  } else {
+    for (const std::string& path : args.positional()) groups.push_back({path});
+  }
+  bool many = groups.size() > 1;
   JsonWriter w;
   if (json && many) w.beginArray();
   int status = kExitOk;
-  for (const std::string& path : args.positional()) {
-    auto session = openSessionFile(path);
+  for (const auto& group : groups) {
+    std::string path = group.front();
+    for (size_t i = 1; i < group.size(); ++i) path += " + " + group[i];
+    auto session = openSessionFiles(group);
     if (!session) {
       std::fprintf(stderr, "tensorscope-cli info: %s\n", session.error().c_str());
       status = kExitFailure;

@@ -29,6 +29,8 @@ struct KinetoArgs {
   int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
   int64_t bytes = 0, fromDevice = -1, toDevice = -1;
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
+  std::string_view domain;  // NVTX domain (Tensorscope's own exports)
+  std::string_view kind;    // copy kind ("HtoD"), when the name does not say
 };
 
 bool isGpuCategory(std::string_view cat) {
@@ -215,6 +217,11 @@ Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlat
     };
     Status st;
     if (correlationOnly && key != "correlation") continue;
+    if (key == "domain" || key == "kind") {
+      std::string_view text;
+      if (!v.get_string().get(text)) (key == "domain" ? out.domain : out.kind) = text;
+      continue;
+    }
     if (key == "device") st = integer(out.device);
     else if (key == "stream") st = integer(out.stream);
     else if (key == "context") st = integer(out.context);
@@ -269,6 +276,9 @@ Status Importer::handle(const RawEvent& e) {
         } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
           MemcpyDetail m;
           parseCopyName(e.name, m);
+          if (m.copyKind == CopyKind::Other) {
+            if (auto k = copyKindFromString(a.kind)) m.copyKind = *k;
+          }
           m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
           int32_t device = b_.deviceInfo(b_.streamInfo(stream).device).ordinal;
           m.srcDevice = m.srcKind == MemoryKind::Device ? device : -1;
@@ -306,6 +316,10 @@ Status Importer::handle(const RawEvent& e) {
                    cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
       } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
         b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0});
+      } else if (cat == "nvtx") {
+        KinetoArgs a;
+        if (Status st = parseArgs(e.args, a); !st) return st;
+        b_.addNvtx(t, ts, end, name, {b_.intern(a.domain.empty() ? cat : a.domain), 0, 0});
       } else {
         b_.addRange(t, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
       }
@@ -330,9 +344,15 @@ Status Importer::handle(const RawEvent& e) {
     }
     case 'i':
     case 'I':
-    case 'n':
-      b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(e.cat.empty() ? "instant" : e.cat), 0, 1});
+    case 'n': {
+      KinetoArgs a;
+      if (e.cat == "nvtx" || isGpuCategory(e.cat)) {
+        if (Status st = parseArgs(e.args, a); !st) return st;
+      }
+      std::string_view domain = !a.domain.empty() ? a.domain : e.cat.empty() ? "instant" : e.cat;
+      b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(domain), 0, 1});
       return {};
+    }
     case 'C': {
       if (e.args.empty()) return {};
       size_t room = capacity_ - static_cast<size_t>(e.args.data() - json_.data());

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "io/chrome_json_reader.h"
+#include "io/chrome_json_writer.h"
 #include "io/text_file.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
@@ -100,10 +101,15 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
 }
 
 Status writeSessionFile(const Session& session, const std::string& path,
-                        const Progress& progress) {
-  std::string ext = fs::path(path).extension().string();
-  if (ext == ".tscope") return saveSession(session, path, progress);
-  return Error{path + ": cannot write '" + ext + "' files (supported: .tscope)"};
+                        const WriteOptions& options, const Progress& progress) {
+  auto endsWith = [&](std::string_view suffix) {
+    return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (endsWith(".tscope")) return saveSession(session, path, progress);
+  if (endsWith(".json") || endsWith(".json.gz")) return exportChromeJson(session, path, progress);
+  if (endsWith(".csv")) return exportCsv(session, options.csvTable, path, progress);
+  return Error{path + ": cannot write '" + fs::path(path).extension().string() +
+               "' files (supported: .tscope, .json, .json.gz, .csv)"};
 }
 
 }  // namespace ts

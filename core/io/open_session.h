@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/csv_writer.h"
 #include "session/session.h"
 #include "util/progress.h"
 #include "util/result.h"
@@ -27,8 +28,13 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
                                     const OpenOptions& options = {},
                                     const Progress& progress = {});
 
-// Writes a session in the format its extension names (.tscope). Errors name the file.
+struct WriteOptions {
+  CsvTable csvTable = CsvTable::Kernels;  // the table a .csv file holds
+};
+
+// Writes a session in the format its extension names: .tscope, .json / .json.gz (Chrome trace,
+// Kineto conventions), .csv (one table). Errors name the file.
 Status writeSessionFile(const Session& session, const std::string& path,
-                        const Progress& progress = {});
+                        const WriteOptions& options = {}, const Progress& progress = {});
 
 }  // namespace ts

@@ -1,14 +1,8 @@
 // Writes a Session as a .tscope file, atomically.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <functional>
-#include <filesystem>
 
+#include "io/atomic_file.h"
 #include "io/column_codec.h"
 #include "io/sqlite_db.h"
 #include "io/tscope_file.h"
@@ -17,8 +11,6 @@
 namespace ts {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 class Writer {
  public:
@@ -259,38 +251,14 @@ Status writeDatabase(const Session& s, const std::string& path, const Progress& 
   return db.close();
 }
 
-Status syncPath(const std::string& path, bool directory) {
-  int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
-  if (fd < 0) return Error{"cannot open for fsync"};
-  int rc = ::fsync(fd);
-  ::close(fd);
-  return rc == 0 ? Status{} : Status{Error{"fsync failed"}};
-}
-
 }  // namespace
 
 Status saveSession(const Session& session, const std::string& path, const Progress& progress) {
-  fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    return Error{path + ": cannot save: directory " + dir.string() + " does not exist"};
-  }
-  fs::path temp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove(temp, ec);
   progress.update(0.0);
-  Status st = writeDatabase(session, temp.string(), progress);
-  if (st) st = syncPath(temp.string(), false);
-  if (st && std::rename(temp.c_str(), target.c_str()) != 0) {
-    st = Error{std::string("rename failed: ") + std::strerror(errno)};
-  }
-  if (!st) {
-    fs::remove(temp, ec);
-    return Error{path + ": cannot save: " + st.error()};
-  }
-  (void)syncPath(dir.string(), true);  // best effort: the rename is already visible
-  progress.update(1.0);
-  return {};
+  Status st = writeFileAtomically(
+      path, [&](const std::string& temp) { return writeDatabase(session, temp, progress); });
+  if (st) progress.update(1.0);
+  return st;
 }
 
 }  // namespace ts

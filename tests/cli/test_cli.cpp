@@ -73,6 +73,8 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   r = cli("convert " + std::string(TSCOPE_SAMPLE) + " " + path("out.xyz"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;
+  EXPECT_EQ(cli("convert " + std::string(TSCOPE_SAMPLE) + " x.csv --table bogus").exitCode, 2);
+  EXPECT_EQ(cli("convert " + std::string(TSCOPE_SAMPLE) + " x.csv --shift 1").exitCode, 2);
 }
 
 TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {
@@ -129,6 +131,40 @@ TEST_F(Cli, ConvertRewritesASession) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ((*a)->eventCount(), (*b)->eventCount());
   EXPECT_EQ((*a)->duration(), (*b)->duration());
+}
+
+namespace {
+std::string rankTrace(int r) {
+  return std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-" + std::to_string(r) + ".json.gz";
+}
+}  // namespace
+
+TEST_F(Cli, TracesConvertAndCombineAsRanks) {
+  std::string json = path("r0.json"), csv = path("r0.csv"), both = path("both.tscope");
+  ASSERT_EQ(cli("convert " + rankTrace(0) + " " + json).exitCode, 0);
+  ASSERT_EQ(cli("convert " + json + " " + csv + " --table memcpy").exitCode, 0);
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  EXPECT_NE(header.find("src_kind"), std::string::npos);
+  size_t rows = 0;
+  for (std::string line; std::getline(f, line);) ++rows;
+  EXPECT_EQ(rows, 40u);
+
+  CliRun r = cli("convert " + rankTrace(0) + " " + rankTrace(1) + " " + both + " --shift 1=-381000");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  r = cli("info --json " + both);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(uint64_t(doc["ranks"]), 2u);
+  EXPECT_EQ(uint64_t(doc["kernels"]), 1154u + 1104u);
+
+  r = cli("info --json --ranks " + rankTrace(0) + " " + rankTrace(1));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::element merged = parser.parse(r.out);
+  EXPECT_EQ(uint64_t(merged["ranks"]), 2u);
+  EXPECT_EQ(uint64_t(merged["api_calls"]), 1204u + 1154u);
 }
 
 }  // namespace ts

@@ -1,0 +1,51 @@
+#include "io/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace ts {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Status syncPath(const std::string& path, bool directory) {
+  int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) return Error{"cannot open for fsync"};
+  int rc = ::fsync(fd);
+  ::close(fd);
+  return rc == 0 ? Status{} : Status{Error{"fsync failed"}};
+}
+
+}  // namespace
+
+Status writeFileAtomically(const std::string& path,
+                           const std::function<Status(const std::string& tempPath)>& write) {
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error{path + ": cannot save: directory " + dir.string() + " does not exist"};
+  }
+  if (fs::is_directory(target, ec)) return Error{path + ": cannot save: is a directory"};
+  fs::path temp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  fs::remove(temp, ec);
+  Status st = write(temp.string());
+  if (st) st = syncPath(temp.string(), false);
+  if (st && std::rename(temp.c_str(), target.c_str()) != 0) {
+    st = Error{std::string("rename failed: ") + std::strerror(errno)};
+  }
+  if (!st) {
+    fs::remove(temp, ec);
+    return Error{path + ": cannot save: " + st.error()};
+  }
+  (void)syncPath(dir.string(), true);  // best effort: the rename is already visible
+  return {};
+}
+
+}  // namespace ts

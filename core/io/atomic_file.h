@@ -1,0 +1,18 @@
+// Atomic file replacement: write a temporary file beside the target, fsync it, rename it over the
+// target, fsync the directory. A writer killed midway leaves the previous file untouched (and at
+// worst a stray ".NAME.tmp-PID" beside it).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "util/result.h"
+
+namespace ts {
+
+// Calls write(tempPath); on success moves the temporary file into place. Errors are prefixed with
+// "PATH: cannot save: ".
+Status writeFileAtomically(const std::string& path,
+                           const std::function<Status(const std::string& tempPath)>& write);
+
+}  // namespace ts
