@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <array>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -65,9 +66,9 @@ void parseCopyName(std::string_view name, MemcpyDetail& d) {
 
 class Importer {
  public:
-  Importer(const std::string& path, std::string_view json, size_t capacity, SessionBuilder& b,
-           uint32_t rank, const Progress& progress)
-      : path_(path), json_(json), capacity_(capacity), b_(b), rank_(rank), progress_(progress) {}
+  Importer(const std::string& path, std::string_view json, SessionBuilder& b, uint32_t rank,
+           const Progress& progress)
+      : path_(path), json_(json), b_(b), rank_(rank), progress_(progress) {}
 
   Result<ChromeImportInfo> run();
 
@@ -78,9 +79,19 @@ class Importer {
                  what};
   }
   Status simdjsonFail(simdjson::error_code e) const { return fail(simdjson::error_message(e)); }
+  // Readable bytes from p (inside the padded batch or top-level buffer) to that buffer's end: a
+  // nested parse of an args object may read that far.
+  size_t roomAfter(const char* p) const {
+    for (const std::vector<char>* b : {&batch_, &top_}) {
+      if (p >= b->data() && p < b->data() + b->size()) return static_cast<size_t>(b->data() + b->size() - p);
+    }
+    return 0;
+  }
 
-  Status readTopLevel(od::document& doc);
-  Status readEvents(od::array events);
+  Status readTopLevel();
+  Status readTopField(std::string_view key, size_t from, size_t to);
+  Status readEventArray(size_t& i);
+  Status readBatch(size_t from, size_t to);
   Status readEvent(od::value event);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
@@ -96,11 +107,18 @@ class Importer {
 
   const std::string& path_;
   std::string_view json_;
-  size_t capacity_;
   SessionBuilder& b_;
   uint32_t rank_;
   const Progress& progress_;
   od::parser argsParser_;
+  od::parser eventParser_;
+  od::parser topParser_;
+  std::string lastPid_, lastTid_;  // the last thread looked up, by its pid/tid text
+  uint32_t lastThread_ = kNone;
+  int64_t lastDevice_ = -1, lastStreamId_ = -1;
+  uint32_t lastStream_ = kNone;
+  std::vector<char> batch_;
+  std::vector<char> top_;  // a padded copy of one top-level value being parsed
   ChromeImportInfo info_;
   size_t offset_ = 0;
   size_t eventIndex_ = 0;
@@ -120,6 +138,74 @@ class Importer {
   std::unordered_map<std::string, SessionBuilder::FlowEnd> flowTails_;  // s/t by (cat, id)
   std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
 };
+
+constexpr size_t kBatchBytes = size_t{1} << 20;
+constexpr size_t kBatchPadding = simdjson::SIMDJSON_PADDING;
+constexpr size_t kNoBatch = SIZE_MAX;
+constexpr size_t kNoValue = SIZE_MAX;
+
+size_t skipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+  return i;
+}
+
+// Byte classes for the scanner: most bytes of a trace are plain and cost one table lookup.
+enum : uint8_t { kPlain = 0, kQuote, kOpen, kClose };
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> t{};
+  t['"'] = kQuote;
+  t['{'] = t['['] = kOpen;
+  t['}'] = t[']'] = kClose;
+  return t;
+}();
+
+// The position just past the string starting at s[i] == '"', or kNoValue. memchr finds the next
+// quote many bytes at a time; a quote preceded by an odd run of backslashes is escaped.
+size_t skipString(std::string_view s, size_t i) {
+  for (++i;;) {
+    const void* q = std::memchr(s.data() + i, '"', s.size() - i);
+    if (!q) return kNoValue;
+    size_t at = static_cast<size_t>(static_cast<const char*>(q) - s.data());
+    size_t backslashes = 0;
+    while (at - backslashes > i && s[at - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return at + 1;
+    i = at + 1;
+  }
+}
+
+// The position just past the JSON value starting at s[i], found by matching brackets outside
+// strings (the parser checks the value itself later), or kNoValue when the text ends first.
+size_t skipValue(std::string_view s, size_t i) {
+  if (i >= s.size()) return kNoValue;
+  if (s[i] == '"') return skipString(s, i);
+  if (s[i] != '{' && s[i] != '[') {
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
+           s[i] != '\n' && s[i] != '\r' && s[i] != '\t') {
+      ++i;
+    }
+    return i;
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t depth = 0;
+  for (; i < s.size(); ++i) {
+    switch (kByteClass[p[i]]) {
+      case kPlain:
+        break;
+      case kQuote:
+        i = skipString(s, i);
+        if (i == kNoValue) return kNoValue;
+        --i;  // the loop steps past the closing quote
+        break;
+      case kOpen:
+        ++depth;
+        break;
+      case kClose:
+        if (--depth == 0) return i + 1;
+        break;
+    }
+  }
+  return kNoValue;
+}
 
 // raw_json_token() keeps the whitespace that follows a token.
 std::string_view trimmed(std::string_view raw) {
@@ -157,6 +243,8 @@ uint32_t Importer::process(const RawEvent& e) {
 }
 
 uint32_t Importer::thread(const RawEvent& e) {
+  // Consecutive events are mostly on one thread: skip the lookups then.
+  if (lastThread_ != kNone && e.pid == lastPid_ && e.tid == lastTid_) return lastThread_;
   uint32_t p = process(e);
   int64_t tid = idOf(syntheticIds_, e.tid);
   uint32_t t = b_.thread(p, tid);
@@ -164,6 +252,9 @@ uint32_t Importer::thread(const RawEvent& e) {
     int64_t numeric = 0;
     if (!parseJsonInteger(e.tid, numeric)) b_.threadInfo(t).name = std::string(e.tid);
   }
+  lastPid_.assign(e.pid);
+  lastTid_.assign(e.tid);
+  lastThread_ = t;
   return t;
 }
 
@@ -177,8 +268,12 @@ uint32_t Importer::gpuStream(const RawEvent& e, const KinetoArgs& a) {
     while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
     if (!parseJsonInteger(tid, stream)) stream = 0;
   }
+  if (lastStream_ != kNone && device == lastDevice_ && stream == lastStreamId_ && a.context <= 0) {
+    return lastStream_;
+  }
   uint32_t d = b_.device(rank_, static_cast<int32_t>(device));
   uint32_t s = b_.stream(d, static_cast<uint32_t>(stream));
+  lastDevice_ = device, lastStreamId_ = stream, lastStream_ = s;
   if (a.context > 0) {
     Stream& info = b_.streamInfo(s);
     if (info.context == kNone) info.context = b_.context(d, static_cast<uint32_t>(a.context));
@@ -189,7 +284,7 @@ uint32_t Importer::gpuStream(const RawEvent& e, const KinetoArgs& a) {
 Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly) {
   if (args.empty()) return {};
   // The args text lies inside the padded document: the bytes after it are readable.
-  size_t room = capacity_ - static_cast<size_t>(args.data() - json_.data());
+  size_t room = roomAfter(args.data());
   od::document doc;
   if (auto e = argsParser_.iterate(args.data(), args.size(), room).get(doc)) return simdjsonFail(e);
   od::object obj;
@@ -355,7 +450,7 @@ Status Importer::handle(const RawEvent& e) {
     }
     case 'C': {
       if (e.args.empty()) return {};
-      size_t room = capacity_ - static_cast<size_t>(e.args.data() - json_.data());
+      size_t room = roomAfter(e.args.data());
       od::document doc;
       if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
       od::object obj;
@@ -433,17 +528,18 @@ Status Importer::readEvent(od::value value) {
       return {};
     };
     Status st;
-    if (key == "ph") st = text(e.ph, nullptr);
-    else if (key == "cat") st = text(e.cat, nullptr);
-    else if (key == "name") st = text(e.name, nullptr);
-    else if (key == "ts") st = text(e.ts, nullptr);
-    else if (key == "dur") st = text(e.dur, nullptr);
-    else if (key == "id") st = text(e.id, nullptr);
-    else if (key == "bp") st = text(e.bp, nullptr);
-    else if (key == "s") st = text(e.scope, nullptr);
-    else if (key == "pid") st = text(e.pid, &e.pidIsString);
-    else if (key == "tid") st = text(e.tid, &e.tidIsString);
-    else if (key == "args") {
+    const char first = key.empty() ? '\0' : key[0];
+    if (first == 'p' && key == "ph") st = text(e.ph, nullptr);
+    else if (first == 'c' && key == "cat") st = text(e.cat, nullptr);
+    else if (first == 'n' && key == "name") st = text(e.name, nullptr);
+    else if (first == 't' && key == "ts") st = text(e.ts, nullptr);
+    else if (first == 'd' && key == "dur") st = text(e.dur, nullptr);
+    else if (first == 'i' && key == "id") st = text(e.id, nullptr);
+    else if (first == 'b' && key == "bp") st = text(e.bp, nullptr);
+    else if (first == 's' && key == "s") st = text(e.scope, nullptr);
+    else if (first == 'p' && key == "pid") st = text(e.pid, &e.pidIsString);
+    else if (first == 't' && key == "tid") st = text(e.tid, &e.tidIsString);
+    else if (first == 'a' && key == "args") {
       od::json_type type;
       if (auto err = v.type().get(type)) return simdjsonFail(err);
       if (type != od::json_type::object) return fail("'args' is not an object");
@@ -458,7 +554,7 @@ Status Importer::readEvent(od::value value) {
   if (e.ph == "M") {
     // process_name / thread_name: args {"name": ...}; applied once all events are in.
     if (e.args.empty() || (e.name != "process_name" && e.name != "thread_name")) return {};
-    size_t room = capacity_ - static_cast<size_t>(e.args.data() - json_.data());
+    size_t room = roomAfter(e.args.data());
     od::document doc;
     if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
     std::string_view name;
@@ -475,19 +571,69 @@ Status Importer::readEvent(od::value value) {
   return handle(e);
 }
 
-Status Importer::readEvents(od::array events) {
+// Parses one batch of whole trace events, copied into a small padded buffer as a JSON array: the
+// parser's index then stays in cache, whatever the size of the trace.
+Status Importer::readBatch(size_t from, size_t to) {
+  batch_.resize(to - from + 2 + kBatchPadding);
+  batch_[0] = '[';
+  std::memcpy(batch_.data() + 1, json_.data() + from, to - from);
+  batch_[to - from + 1] = ']';
+  std::memset(batch_.data() + to - from + 2, 0, kBatchPadding);
+  const size_t length = to - from + 2;
+  od::document doc;
+  if (auto err = eventParser_.iterate(batch_.data(), length, batch_.size()).get(doc)) {
+    offset_ = from;
+    return simdjsonFail(err);
+  }
+  od::array events;
+  if (auto err = doc.get_array().get(events)) return simdjsonFail(err);
   for (auto item : events) {
     od::value v;
     if (auto err = item.get(v)) return simdjsonFail(err);
-    offset_ = static_cast<size_t>(v.raw_json_token().data() - json_.data());
+    offset_ = from + static_cast<size_t>(v.raw_json_token().data() - batch_.data()) - 1;
     ++eventIndex_;
-    if ((eventIndex_ & 0xFFFF) == 0) {
-      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
-      progress_.update(static_cast<double>(offset_) / static_cast<double>(json_.size()));
-    }
     if (Status st = readEvent(v); !st) return st;
   }
-  eventIndex_ = 0;
+  return {};
+}
+
+Status Importer::readEventArray(size_t& i) {
+  // i is at '['. Events are found by a brace-matching scan and parsed in batches.
+  ++i;
+  size_t batchStart = kNoBatch, batchEnd = 0;
+  for (;;) {
+    i = skipSpace(json_, i);
+    if (i >= json_.size()) {
+      offset_ = json_.size();
+      return fail("truncated: the trace ends inside 'traceEvents'");
+    }
+    if (json_[i] == ']' && batchStart == kNoBatch) {
+      ++i;
+      break;
+    }
+    size_t end = skipValue(json_, i);
+    if (end == kNoValue) {
+      offset_ = i;
+      return fail("truncated or malformed trace event (no matching end)");
+    }
+    if (batchStart == kNoBatch) batchStart = i;
+    batchEnd = end;
+    i = skipSpace(json_, end);
+    bool last = i < json_.size() && json_[i] == ']';
+    if (!last && (i >= json_.size() || json_[i] != ',')) {
+      offset_ = std::min(i, json_.size());
+      return fail(i >= json_.size() ? "truncated: the trace ends inside 'traceEvents'"
+                                     : "expected ',' or ']' between trace events");
+    }
+    if (last || batchEnd - batchStart >= kBatchBytes) {
+      if (Status st = readBatch(batchStart, batchEnd); !st) return st;
+      batchStart = kNoBatch;
+      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+      progress_.update(static_cast<double>(i) / static_cast<double>(json_.size()));
+    }
+    ++i;  // past ',' or ']'
+    if (last) break;
+  }
   return {};
 }
 
@@ -551,43 +697,94 @@ Status Importer::readDistributedInfo(od::object info) {
   return {};
 }
 
-Status Importer::readTopLevel(od::document& doc) {
-  od::json_type type;
-  if (auto err = doc.type().get(type)) return simdjsonFail(err);
-  if (type == od::json_type::array) {
-    od::array events;
-    if (auto err = doc.get_array().get(events)) return simdjsonFail(err);
-    return readEvents(events);
+// Parses a small value of the top-level object (deviceProperties, distributedInfo, ...) on its own.
+Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
+  offset_ = from;
+  top_.assign(json_.begin() + static_cast<std::ptrdiff_t>(from), json_.begin() + static_cast<std::ptrdiff_t>(to));
+  top_.resize(to - from + kBatchPadding, '\0');
+  od::document doc;
+  if (auto err = topParser_.iterate(top_.data(), to - from, top_.size()).get(doc)) return simdjsonFail(err);
+  if (key == "deviceProperties") {
+    od::array devices;
+    if (doc.get_array().get(devices)) return fail("'deviceProperties' is not an array");
+    return readDeviceProperties(devices);
   }
-  if (type != od::json_type::object) return fail("not a trace: the document is neither an array nor an object");
-  od::object top;
-  if (auto err = doc.get_object().get(top)) return simdjsonFail(err);
-  bool sawEvents = false;
-  for (auto field : top) {
-    std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
-    od::value v = field.value();
-    if (key == "traceEvents") {
-      od::array events;
-      if (v.get_array().get(events)) return fail("'traceEvents' is not an array");
-      if (Status st = readEvents(events); !st) return st;
-      sawEvents = true;
-    } else if (key == "deviceProperties") {
-      od::array devices;
-      if (v.get_array().get(devices)) return fail("'deviceProperties' is not an array");
-      if (Status st = readDeviceProperties(devices); !st) return st;
-    } else if (key == "distributedInfo") {
-      od::object info;
-      if (v.get_object().get(info)) return fail("'distributedInfo' is not an object");
-      if (Status st = readDistributedInfo(info); !st) return st;
-    } else if (key == "baseTimeNanoseconds") {
-      int64_t base = 0;
-      if (!parseJsonInteger(trimmed(v.raw_json_token()), base)) return fail("'baseTimeNanoseconds' is not an integer");
-      b_.rankInfo(rank_).clockOffsetNs = base;
-      sawBaseTime_ = true;
+  if (key == "distributedInfo") {
+    od::object info;
+    if (doc.get_object().get(info)) return fail("'distributedInfo' is not an object");
+    return readDistributedInfo(info);
+  }
+  if (key == "baseTimeNanoseconds") {
+    int64_t base = 0;
+    std::string_view raw;
+    if (doc.raw_json_token().get(raw) || !parseJsonInteger(trimmed(raw), base)) {
+      return fail("'baseTimeNanoseconds' is not an integer");
     }
+    b_.rankInfo(rank_).clockOffsetNs = base;
+    sawBaseTime_ = true;
   }
-  if (!sawEvents) return fail("not a trace: no 'traceEvents' array");
+  return {};
+}
+
+Status Importer::readTopLevel() {
+  size_t i = skipSpace(json_, 0);
+  if (i < json_.size() && json_[i] == '[') return readEventArray(i);
+  if (i >= json_.size() || json_[i] != '{') {
+    offset_ = i;
+    return fail("not a trace: the document is neither an array nor an object");
+  }
+  ++i;
+  bool sawEvents = false;
+  for (;;) {
+    i = skipSpace(json_, i);
+    if (i < json_.size() && json_[i] == '}') break;
+    if (i >= json_.size() || json_[i] != '"') {
+      offset_ = std::min(i, json_.size());
+      return fail(i >= json_.size() ? "truncated: the document ends early" : "expected a key");
+    }
+    size_t keyEnd = skipValue(json_, i);
+    if (keyEnd == kNoValue) {
+      offset_ = i;
+      return fail("truncated: unterminated key");
+    }
+    std::string_view key = json_.substr(i + 1, keyEnd - i - 2);
+    i = skipSpace(json_, keyEnd);
+    if (i >= json_.size() || json_[i] != ':') {
+      offset_ = std::min(i, json_.size());
+      return fail("expected ':' after \"" + std::string(key) + "\"");
+    }
+    i = skipSpace(json_, i + 1);
+    if (key == "traceEvents") {
+      if (i >= json_.size() || json_[i] != '[') {
+        offset_ = std::min(i, json_.size());
+        return fail("'traceEvents' is not an array");
+      }
+      if (Status st = readEventArray(i); !st) return st;
+      sawEvents = true;
+    } else {
+      size_t end = skipValue(json_, i);
+      if (end == kNoValue) {
+        offset_ = i;
+        return fail("truncated: the value of \"" + std::string(key) + "\" does not end");
+      }
+      if (key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds") {
+        if (Status st = readTopField(key, i, end); !st) return st;
+      }
+      i = end;
+    }
+    i = skipSpace(json_, i);
+    if (i < json_.size() && json_[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < json_.size() && json_[i] == '}') break;
+    offset_ = std::min(i, json_.size());
+    return fail(i >= json_.size() ? "truncated: the document ends early" : "expected ',' or '}'");
+  }
+  if (!sawEvents) {
+    offset_ = 0;
+    return fail("not a trace: no 'traceEvents' array");
+  }
   return {};
 }
 
@@ -607,12 +804,7 @@ void Importer::applyMetadata() {
 }
 
 Result<ChromeImportInfo> Importer::run() {
-  od::parser parser;
-  od::document doc;
-  if (auto err = parser.iterate(json_.data(), json_.size(), capacity_).get(doc)) {
-    return Error{path_ + ": not valid JSON: " + simdjson::error_message(err)};
-  }
-  if (Status st = readTopLevel(doc); !st) return Error{st.error()};
+  if (Status st = readTopLevel(); !st) return Error{st.error()};
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {
     for (const Open& o : stack) b_.addRange(t, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
@@ -636,9 +828,9 @@ bool looksLikeJson(std::string_view head) {
 }
 
 Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
-                                          size_t capacity, SessionBuilder& builder, uint32_t rank,
+                                          SessionBuilder& builder, uint32_t rank,
                                           const Progress& progress) {
-  Importer importer(path, json, capacity, builder, rank, progress);
+  Importer importer(path, json, builder, rank, progress);
   return importer.run();
 }
 

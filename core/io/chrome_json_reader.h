@@ -24,10 +24,10 @@ struct ChromeImportInfo {
 // Looks at the first bytes: true for text that starts like a JSON object or array.
 bool looksLikeJson(std::string_view head);
 
-// Parses `json` (which must have simdjson padding after its end, see text_file.h) into `builder`
-// as rank index `rank`. Errors name `path` and the byte offset of the offending event.
+// Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name
+// `path` and the byte offset of the offending event.
 Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
-                                          size_t capacity, SessionBuilder& builder, uint32_t rank,
+                                          SessionBuilder& builder, uint32_t rank,
                                           const Progress& progress = {});
 
 }  // namespace ts

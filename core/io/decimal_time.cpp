@@ -1,5 +1,7 @@
 #include "io/decimal_time.h"
 
+#include <cstdint>
+
 namespace ts {
 
 namespace {
@@ -71,7 +73,33 @@ bool toInteger(const Decimal& d, int64_t& out) {
 
 }  // namespace
 
+// The common shapes, "1695835573023613" and "2413669097444.592", in plain 64-bit arithmetic.
+static bool fastMicros(std::string_view s, int64_t& ns) {
+  size_t i = 0, n = s.size();
+  bool negative = n > 0 && s[0] == '-';
+  i += negative;
+  if (i >= n || n - i > 20) return false;
+  int64_t whole = 0;
+  size_t start = i;
+  while (i < n && s[i] >= '0' && s[i] <= '9') whole = whole * 10 + (s[i++] - '0');
+  // Up to 16 integer digits below 9.2e15: whole * 1000 + 999 stays within int64.
+  if (i == start || i - start > 16 || whole > (INT64_MAX - 999) / 1000) return false;
+  int64_t frac = 0;
+  int digits = 0;
+  if (i < n) {
+    if (s[i] != '.') return false;
+    ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 3) frac = frac * 10 + (s[i++] - '0'), ++digits;
+    if (digits == 0 || i != n) return false;  // more than three decimals or an exponent: slow path
+    for (; digits < 3; ++digits) frac *= 10;
+  }
+  ns = whole * 1000 + frac;
+  if (negative) ns = -ns;
+  return true;
+}
+
 bool parseMicrosToNs(std::string_view text, int64_t& ns) {
+  if (fastMicros(text, ns)) return true;
   Decimal d;
   if (!parseDecimal(text, d)) return false;
   d.exponent += 3;
@@ -79,6 +107,17 @@ bool parseMicrosToNs(std::string_view text, int64_t& ns) {
 }
 
 bool parseJsonInteger(std::string_view text, int64_t& value) {
+  // Fast path: up to 18 plain digits.
+  size_t i = text.size() > 0 && text[0] == '-';
+  if (text.size() > i && text.size() - i <= 18) {
+    int64_t v = 0;
+    size_t j = i;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') v = v * 10 + (text[j++] - '0');
+    if (j == text.size() && j > i) {
+      value = i ? -v : v;
+      return true;
+    }
+  }
   Decimal d;
   if (!parseDecimal(text, d)) return false;
   Decimal whole = d;

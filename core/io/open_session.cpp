@@ -36,13 +36,13 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank,
                    ChromeImportInfo& info, const Progress& progress) {
   auto text = readTextFile(path, stage(progress, 0, 0.3));
   if (!text) return Error{text.error()};
-  std::string_view head(text->bytes.data(), std::min<size_t>(text->bytes.size(), 256));
+  std::string_view head = text->view().substr(0, 256);
   if (!looksLikeJson(head)) {
-    if (text->bytes.empty()) return Error{path + ": the file is empty"};
+    if (text->size() == 0) return Error{path + ": the file is empty"};
     return Error{path + ": unrecognised format (not a Tensorscope session, not a Chrome/Kineto JSON "
-                 "trace" + std::string(text->gzipped ? ", though gzip-compressed" : "") + ")"};
+                 "trace" + std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
-  auto imported = importChromeJson(path, std::string_view(text->bytes.data(), text->bytes.size()), text->bytes.capacity(), b, rank,
+  auto imported = importChromeJson(path, text->view(), b, rank,
                                    stage(progress, 0.3, 1.0));
   if (!imported) return Error{imported.error()};
   info = imported.value();

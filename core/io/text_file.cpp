@@ -1,7 +1,13 @@
 #include "io/text_file.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
+
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -14,30 +20,81 @@ bool isGzipFile(const std::string& path) {
   return in && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
+TextFile& TextFile::operator=(TextFile&& other) noexcept {
+  if (this != &other) {
+    if (map_) ::munmap(map_, size_);
+    buffer_ = std::move(other.buffer_);
+    capacity_ = other.capacity_;
+    map_ = other.map_;
+    size_ = other.size_;
+    gzipped_ = other.gzipped_;
+    other.map_ = nullptr;
+    other.size_ = other.capacity_ = 0;
+  }
+  return *this;
+}
+
+TextFile::~TextFile() {
+  if (map_) ::munmap(map_, size_);
+}
+
+void TextFile::reserve(size_t bytes) {
+  if (bytes <= capacity_) return;
+  std::unique_ptr<char[]> grown(new char[bytes]);  // default-initialised: no zero fill
+  if (size_) std::memcpy(grown.get(), buffer_.get(), size_);
+  buffer_ = std::move(grown);
+  capacity_ = bytes;
+}
+
+namespace {
+
+// The size gzip records in its trailer (modulo 4 GiB): a good first guess for the buffer.
+uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(-4, std::ios::end);
+  unsigned char t[4] = {};
+  in.read(reinterpret_cast<char*>(t), 4);
+  if (!in) return onDisk * 8;
+  uint64_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (uint64_t{t[3]} << 24);
+  return std::max<uint64_t>(isize, onDisk);
+}
+
+}  // namespace
+
 Result<TextFile> readTextFile(const std::string& path, const Progress& progress) {
   std::error_code ec;
   auto onDisk = std::filesystem::file_size(path, ec);
   if (ec) return Error{path + ": cannot read: " + ec.message()};
   TextFile file;
-  file.gzipped = isGzipFile(path);
+  file.gzipped_ = isGzipFile(path);
+  if (!file.gzipped_) {
+    if (onDisk == 0) return file;
+    int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+    void* map = ::mmap(nullptr, onDisk, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) return Error{path + ": cannot map: " + std::strerror(errno)};
+    ::madvise(map, onDisk, MADV_SEQUENTIAL);
+    file.map_ = map;
+    file.size_ = onDisk;
+    progress.update(1.0);
+    return file;
+  }
   gzFile gz = gzopen(path.c_str(), "rb");
   if (!gz) return Error{path + ": cannot open"};
   gzbuffer(gz, 1 << 20);
-  // A gzip file usually inflates 5-20×; grow geometrically from a guess.
-  size_t capacity = static_cast<size_t>(onDisk) * (file.gzipped ? 8 : 1) + kTextPadding + 1;
-  file.bytes.reserve(capacity);
-  constexpr unsigned kChunk = 1 << 20;
+  file.reserve(file.gzipped_ ? gzipSizeHint(path, onDisk) : onDisk);
+  constexpr size_t kChunk = 1 << 20;
   for (;;) {
     if (progress.cancelled()) {
       gzclose(gz);
       return Error{path + ": cancelled"};
     }
-    if (file.bytes.capacity() - file.bytes.size() < kChunk + kTextPadding) {
-      file.bytes.reserve(file.bytes.capacity() * 2);
+    if (file.capacity_ - file.size_ < kChunk) {
+      // Grow by half: the hint was short (a gzip over 4 GiB, or a file still being written).
+      file.reserve(std::max(file.size_ + kChunk, file.size_ + file.size_ / 2));
     }
-    size_t old = file.bytes.size();
-    file.bytes.resize(old + kChunk);
-    int got = gzread(gz, file.bytes.data() + old, kChunk);
+    int got = gzread(gz, file.buffer_.get() + file.size_, static_cast<unsigned>(kChunk));
     if (got < 0) {
       int code = 0;
       std::string message = gzerror(gz, &code);
@@ -46,7 +103,7 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
       return Error{path + ": corrupt gzip data near compressed byte " + std::to_string(at) + ": " +
                    message};
     }
-    file.bytes.resize(old + static_cast<size_t>(got));
+    file.size_ += static_cast<size_t>(got);
     if (onDisk > 0) {
       progress.update(std::min(1.0, static_cast<double>(gzoffset(gz)) / static_cast<double>(onDisk)));
     }
@@ -61,9 +118,6 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
     return Error{path + ": corrupt or truncated gzip data: " + text};
   }
   gzclose(gz);
-  if (file.bytes.capacity() < file.bytes.size() + kTextPadding) {
-    file.bytes.reserve(file.bytes.size() + kTextPadding);
-  }
   return file;
 }
 

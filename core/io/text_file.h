@@ -1,21 +1,41 @@
-// Reads a whole text file into memory, decompressing gzip as it streams (plain files pass through),
-// with spare capacity at the end for parsers that read past the last byte (simdjson's padding).
+// Reads a whole text file: plain files are mapped into memory (no copy), gzip files are inflated
+// as they stream into a buffer.
 #pragma once
 
+#include <memory>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "util/progress.h"
 #include "util/result.h"
 
 namespace ts {
 
-struct TextFile {
-  std::vector<char> bytes;  // capacity() >= size() + kTextPadding
-  bool gzipped = false;
-};
+// The bytes of a file, mapped or inflated. Nothing may be read past size().
+class TextFile {
+ public:
+  TextFile() = default;
+  TextFile(TextFile&& other) noexcept { *this = std::move(other); }
+  TextFile& operator=(TextFile&& other) noexcept;
+  TextFile(const TextFile&) = delete;
+  TextFile& operator=(const TextFile&) = delete;
+  ~TextFile();
 
-inline constexpr size_t kTextPadding = 64;
+  const char* data() const { return map_ ? static_cast<const char*>(map_) : buffer_.get(); }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data(), size_}; }
+  bool gzipped() const { return gzipped_; }
+
+ private:
+  friend Result<TextFile> readTextFile(const std::string& path, const Progress& progress);
+  void reserve(size_t bytes);  // grows the inflate buffer without zero-filling it
+
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
+  void* map_ = nullptr;  // plain files: the mapping
+  size_t size_ = 0;
+  bool gzipped_ = false;
+};
 
 // Errors name the file: missing, unreadable, corrupt or truncated gzip (with the compressed byte
 // offset reached).

@@ -65,7 +65,7 @@ std::pair<const Track*, uint32_t> firstKernel(const Session& s) {
 std::string gunzip(const std::string& path) {
   auto text = readTextFile(path);
   EXPECT_TRUE(text.ok());
-  return std::string(text->bytes.begin(), text->bytes.end());
+  return std::string(text->view());
 }
 
 }  // namespace
