@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstring>
+
 #include <unordered_map>
 #include <vector>
 
@@ -16,15 +17,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// The fields of one trace event that Tensorscope reads, as raw JSON text (numbers are converted
-// exactly later; strings are already unescaped).
-struct RawEvent {
-  std::string_view ph, cat, name, ts, dur, id, bp, scope;
-  std::string_view pid, tid;  // number text, or the string itself
-  bool pidIsString = false, tidIsString = false;
-  std::string_view args;      // raw JSON of the args object, empty when absent
-};
-
 // The args Kineto puts on GPU events and API calls.
 struct KinetoArgs {
   int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
@@ -32,6 +24,17 @@ struct KinetoArgs {
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
   std::string_view domain;  // NVTX domain (Tensorscope's own exports)
   std::string_view kind;    // copy kind ("HtoD"), when the name does not say
+};
+
+// The fields of one trace event that Tensorscope reads, as raw JSON text (numbers are converted
+// exactly later; strings are already unescaped).
+struct RawEvent {
+  std::string_view ph, cat, name, ts, dur, id, bp, scope;
+  std::string_view pid, tid;  // number text, or the string itself
+  bool pidIsString = false, tidIsString = false;
+  std::string_view args;      // raw JSON of the args object, empty when absent
+  bool argsParsed = false;    // args already read into parsedArgs (and `args` left empty)
+  KinetoArgs parsedArgs;
 };
 
 bool isGpuCategory(std::string_view cat) {
@@ -98,6 +101,16 @@ class Importer {
   Status handle(const RawEvent& e);
   // `correlationOnly`: API calls carry other args (AMD: "stream": "0x0") that are not ours.
   Status parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly = false);
+  Status parseArgsObject(od::object& obj, KinetoArgs& out, bool correlationOnly);
+  // The event's args: parsed while the event was read when its category came first (the usual
+  // order), else parsed now from the raw text.
+  Status argsOf(const RawEvent& e, KinetoArgs& out, bool correlationOnly = false) {
+    if (e.argsParsed) {
+      out = e.parsedArgs;
+      return {};
+    }
+    return parseArgs(e.args, out, correlationOnly);
+  }
   Status time(std::string_view text, const char* field, TimeNs& out) const;
 
   uint32_t process(const RawEvent& e);
@@ -289,6 +302,10 @@ Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlat
   if (auto e = argsParser_.iterate(args.data(), args.size(), room).get(doc)) return simdjsonFail(e);
   od::object obj;
   if (doc.get_object().get(obj)) return fail("'args' is not an object");
+  return parseArgsObject(obj, out, correlationOnly);
+}
+
+Status Importer::parseArgsObject(od::object& obj, KinetoArgs& out, bool correlationOnly) {
   for (auto field : obj) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return simdjsonFail(e);
@@ -352,7 +369,7 @@ Status Importer::handle(const RawEvent& e) {
       std::string_view cat = e.cat;
       if (isGpuCategory(cat)) {
         KinetoArgs a;
-        if (Status st = parseArgs(e.args, a); !st) return st;
+        if (Status st = argsOf(e, a); !st) return st;
         uint32_t stream = gpuStream(e, a);
         auto corr = static_cast<uint32_t>(a.correlation);
         auto ctx = static_cast<uint32_t>(a.context);
@@ -405,7 +422,7 @@ Status Importer::handle(const RawEvent& e) {
       uint32_t t = thread(e);
       if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") {
         KinetoArgs a;
-        if (Status st = parseArgs(e.args, a, true); !st) return st;
+        if (Status st = argsOf(e, a, true); !st) return st;
         b_.addApi(t, ts, end, name,
                   {static_cast<uint32_t>(a.correlation), 0,
                    cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
@@ -413,7 +430,7 @@ Status Importer::handle(const RawEvent& e) {
         b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0});
       } else if (cat == "nvtx") {
         KinetoArgs a;
-        if (Status st = parseArgs(e.args, a); !st) return st;
+        if (Status st = argsOf(e, a); !st) return st;
         b_.addNvtx(t, ts, end, name, {b_.intern(a.domain.empty() ? cat : a.domain), 0, 0});
       } else {
         b_.addRange(t, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
@@ -442,7 +459,7 @@ Status Importer::handle(const RawEvent& e) {
     case 'n': {
       KinetoArgs a;
       if (e.cat == "nvtx" || isGpuCategory(e.cat)) {
-        if (Status st = parseArgs(e.args, a); !st) return st;
+        if (Status st = argsOf(e, a); !st) return st;
       }
       std::string_view domain = !a.domain.empty() ? a.domain : e.cat.empty() ? "instant" : e.cat;
       b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(domain), 0, 1});
@@ -545,7 +562,18 @@ Status Importer::readEvent(od::value value) {
       if (type != od::json_type::object) return fail("'args' is not an object");
       od::object args;
       if (auto err = v.get_object().get(args)) return simdjsonFail(err);
-      if (auto err = args.raw_json().get(e.args)) return simdjsonFail(err);
+      // Categories whose args are read field by field, not kept as text.
+      bool apiCall = e.cat == "cuda_runtime" || e.cat == "Runtime" || e.cat == "cuda_driver";
+      bool readHere = e.ph == "X" && (apiCall || e.cat == "kernel" || e.cat == "Kernel" ||
+                                      e.cat == "gpu_memcpy" || e.cat == "Memcpy" ||
+                                      e.cat == "gpu_memset" || e.cat == "Memset" ||
+                                      e.cat == "gpu_user_annotation" || e.cat == "nvtx");
+      if (readHere) {
+        if (Status st = parseArgsObject(args, e.parsedArgs, apiCall); !st) return st;
+        e.argsParsed = true;
+      } else if (auto err = args.raw_json().get(e.args)) {
+        return simdjsonFail(err);
+      }
     }
     if (!st) return st;
   }
