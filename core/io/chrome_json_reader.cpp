@@ -73,7 +73,7 @@ class Importer {
            const Progress& progress)
       : path_(path), json_(json), b_(b), rank_(rank), progress_(progress) {}
 
-  Result<ChromeImportInfo> run();
+  Result<ImportInfo> run();
 
  private:
   Status fail(const std::string& what) const {
@@ -132,7 +132,7 @@ class Importer {
   uint32_t lastStream_ = kNone;
   std::vector<char> batch_;
   std::vector<char> top_;  // a padded copy of one top-level value being parsed
-  ChromeImportInfo info_;
+  ImportInfo info_;
   size_t offset_ = 0;
   size_t eventIndex_ = 0;
   bool sawBaseTime_ = false;
@@ -831,7 +831,7 @@ void Importer::applyMetadata() {
   }
 }
 
-Result<ChromeImportInfo> Importer::run() {
+Result<ImportInfo> Importer::run() {
   if (Status st = readTopLevel(); !st) return Error{st.error()};
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {
@@ -855,7 +855,7 @@ bool looksLikeJson(std::string_view head) {
   return false;
 }
 
-Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
+Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                           SessionBuilder& builder, uint32_t rank,
                                           const Progress& progress) {
   Importer importer(path, json, builder, rank, progress);

@@ -6,27 +6,19 @@
 #include <string>
 #include <string_view>
 
+#include "io/import_info.h"
 #include "session/session_builder.h"
 #include "util/progress.h"
 #include "util/result.h"
 
 namespace ts {
 
-// What a caller needs to align several files (ranks) on one clock.
-struct ChromeImportInfo {
-  bool absoluteClock = false;  // timestamps are wall-clock (epoch-based) nanoseconds
-  TimeNs firstTimestamp = 0;   // earliest event time, before any rank clock offset
-  size_t events = 0;           // trace events read
-  size_t skipped = 0;          // events of phases Tensorscope does not model (P, O, N, D, ...)
-  int32_t distributedRank = -1;
-};
-
 // Looks at the first bytes: true for text that starts like a JSON object or array.
 bool looksLikeJson(std::string_view head);
 
 // Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name
 // `path` and the byte offset of the offending event.
-Result<ChromeImportInfo> importChromeJson(const std::string& path, std::string_view json,
+Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                           SessionBuilder& builder, uint32_t rank,
                                           const Progress& progress = {});
 

@@ -7,6 +7,8 @@
 
 #include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
+#include "io/nsys_sqlite_reader.h"
+#include "io/sqlite_db.h"
 #include "io/text_file.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
@@ -32,18 +34,34 @@ Progress stage(const Progress& p, double from, double to) {
   return Progress{[=](double f) { p.update(from + (to - from) * f); }, p.cancel};
 }
 
-Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank,
-                   ChromeImportInfo& info, const Progress& progress) {
+Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, ImportInfo& info,
+                   const Progress& progress) {
+  if (isSqliteFile(path)) {
+    auto db = SqliteDb::open(path, true);
+    if (!db) return Error{path + ": cannot open: " + db.error()};
+    if (db->hasTable("tscope_meta")) {
+      return Error{path + ": .tscope sessions open one at a time; combine the ranks' original "
+                   "traces instead"};
+    }
+    if (!isNsysExport(db.value())) {
+      return Error{path + ": an SQLite database but neither a Tensorscope session nor an Nsight "
+                   "Systems export (no StringIds, TARGET_INFO_GPU or CUPTI_ACTIVITY_KIND_* table)"};
+    }
+    auto imported = importNsysSqlite(path, db.value(), b, rank, progress);
+    if (!imported) return Error{imported.error()};
+    info = imported.value();
+    return {};
+  }
   auto text = readTextFile(path, stage(progress, 0, 0.3));
   if (!text) return Error{text.error()};
   std::string_view head = text->view().substr(0, 256);
   if (!looksLikeJson(head)) {
     if (text->size() == 0) return Error{path + ": the file is empty"};
-    return Error{path + ": unrecognised format (not a Tensorscope session, not a Chrome/Kineto JSON "
-                 "trace" + std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
+    return Error{path + ": unrecognised format (not a Tensorscope session, an Nsight Systems SQLite "
+                 "export or a Chrome/Kineto JSON trace" +
+                 std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
-  auto imported = importChromeJson(path, text->view(), b, rank,
-                                   stage(progress, 0.3, 1.0));
+  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0));
   if (!imported) return Error{imported.error()};
   info = imported.value();
   b.provenance().sources.push_back({path, "chrome-json"});
@@ -59,18 +77,19 @@ Result<SessionPtr> openSessionFile(const std::string& path, const Progress& prog
 Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
                                     const OpenOptions& options, const Progress& progress) {
   if (paths.empty()) return Error{"no file to open"};
-  if (paths.size() == 1 && isSqliteFile(paths[0])) return loadSession(paths[0], progress);
   for (const std::string& path : paths) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return Error{path + ": no such file"};
     if (fs::is_directory(path, ec)) return Error{path + ": is a directory"};
-    if (isSqliteFile(path)) {
-      return Error{path + ": .tscope sessions open one at a time; combine the ranks' original "
-                   "traces instead"};
+  }
+  if (paths.size() == 1 && isSqliteFile(paths[0])) {
+    auto db = SqliteDb::open(paths[0], true);
+    if (db && (db->hasTable("tscope_meta") || !isNsysExport(db.value()))) {
+      return loadSession(paths[0], progress);  // a session, or the reader's precise refusal
     }
   }
   SessionBuilder b;
-  std::vector<ChromeImportInfo> infos(paths.size());
+  std::vector<ImportInfo> infos(paths.size());
   const double share = 0.9 / static_cast<double>(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     uint32_t rank = b.rank(static_cast<int32_t>(i));

@@ -1,0 +1,481 @@
+#include "io/nsys_sqlite_reader.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+namespace ts {
+
+namespace {
+
+constexpr const char* kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+constexpr const char* kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+constexpr const char* kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+constexpr const char* kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+constexpr const char* kDriverTable = "CUPTI_ACTIVITY_KIND_DRIVER";
+constexpr const char* kNvtxTable = "NVTX_EVENTS";
+
+// NVTX_EVENTS.eventType values.
+constexpr int64_t kNvtxMark = 34, kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxDomainCreate = 75;
+
+// nsys packs ids: PID = (global >> 24) & 0xFFFFFF, TID = global & 0xFFFFFF.
+int64_t pidOf(int64_t global) { return (global >> 24) & 0xFFFFFF; }
+int64_t tidOf(int64_t global) { return global & 0xFFFFFF; }
+
+// nsys memory kinds: 0 pageable, 1 pinned, 2 device, 3 array, 4 managed, 5 device static,
+// 6 managed static, 7 unknown (not CUPTI's numbering).
+bool memoryKindFromNsys(int64_t v, MemoryKind& out) {
+  if (v < 0 || v > 7) return false;
+  out = v == 7 ? MemoryKind::Unknown : static_cast<MemoryKind>(v + 1);
+  return true;
+}
+
+const char* memoryKindWord(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::Pageable: return "Pageable";
+    case MemoryKind::Pinned: return "Pinned";
+    case MemoryKind::Device:
+    case MemoryKind::DeviceStatic: return "Device";
+    case MemoryKind::Array: return "Array";
+    case MemoryKind::Managed:
+    case MemoryKind::ManagedStatic: return "Managed";
+    case MemoryKind::Unknown: break;
+  }
+  return "Unknown";
+}
+
+// CUPTI copy kinds as nsys stores them, plus 11-13 for unified-memory migrations.
+bool copyKindFromNsys(int64_t v, CopyKind& out, bool& uvm) {
+  uvm = v >= 11 && v <= 13;
+  switch (v) {
+    case 1: case 11: out = CopyKind::HtoD; return true;
+    case 2: case 12: out = CopyKind::DtoH; return true;
+    case 8: case 13: out = CopyKind::DtoD; return true;
+    case 9: out = CopyKind::HtoH; return true;
+    case 10: out = CopyKind::PtoP; return true;
+    case 0: case 3: case 4: case 5: case 6: case 7: out = CopyKind::Other; return true;
+    default: return false;
+  }
+}
+
+// "cudaLaunchKernel_v7000" → "cudaLaunchKernel".
+std::string_view withoutVersion(std::string_view name) {
+  auto v = name.rfind("_v");
+  if (v == std::string_view::npos || v + 2 >= name.size()) return name;
+  for (size_t i = v + 2; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return name;
+  }
+  return name.substr(0, v);
+}
+
+class NsysImporter {
+ public:
+  NsysImporter(const std::string& path, SqliteDb& db, SessionBuilder& b, uint32_t rank,
+               const Progress& progress)
+      : path_(path), db_(db), b_(b), rank_(rank), progress_(progress) {}
+
+  Result<ImportInfo> run();
+
+ private:
+  Status fail(const std::string& table, int64_t rowid, const std::string& what) const {
+    return Error{path_ + ": table " + table + (rowid >= 0 ? " row " + std::to_string(rowid) : "") +
+                 ": " + what};
+  }
+  std::set<std::string> columnsOf(const std::string& table);
+  // A SELECT of `wanted` columns (rowid first); missing optional columns read as NULL, missing
+  // required ones are an error.
+  Result<SqliteStatement> select(const std::string& table, const std::vector<std::string>& required,
+                                 const std::vector<std::string>& optional, const std::string& tail = {});
+  Status readStrings();
+  Status readMetadata();
+  Status readTargets();
+  Status readNames();
+  Status readKernels();
+  Status readMemcpys();
+  Status readMemsets();
+  Status readApi(const char* table, ApiDomain domain);
+  Status readNvtx();
+
+  // The string of an id, or an error naming the table and row.
+  Status string(const std::string& table, int64_t rowid, int64_t id, std::string_view& out) const;
+  uint32_t device(int64_t globalPid, int64_t deviceId);
+  uint32_t stream(int64_t globalPid, int64_t deviceId, int64_t contextId, int64_t streamId);
+  uint32_t thread(int64_t globalTid);
+  void sawTime(TimeNs t) { first_ = std::min(first_, t); }
+
+  const std::string& path_;
+  SqliteDb& db_;
+  SessionBuilder& b_;
+  uint32_t rank_;
+  const Progress& progress_;
+  ImportInfo info_;
+  TimeNs first_ = INT64_MAX;
+  std::unordered_map<int64_t, std::string> strings_;
+  std::map<std::pair<int64_t, int64_t>, int64_t> cudaToGpu_;  // (pid, CUDA ordinal) → GPU id
+  std::map<int64_t, Device> gpus_;                            // TARGET_INFO_GPU by id
+  std::set<uint32_t> filledDevices_;
+  std::string schemaVersion_;
+};
+
+std::set<std::string> NsysImporter::columnsOf(const std::string& table) {
+  std::set<std::string> cols;
+  auto q = db_.prepare("PRAGMA table_info(\"" + table + "\")");
+  if (!q) return cols;
+  while (q->step()) cols.insert(q->text(1));
+  return cols;
+}
+
+Result<SqliteStatement> NsysImporter::select(const std::string& table,
+                                             const std::vector<std::string>& required,
+                                             const std::vector<std::string>& optional,
+                                             const std::string& tail) {
+  std::set<std::string> have = columnsOf(table);
+  std::string sql = "SELECT rowid";
+  for (const std::string& c : required) {
+    if (!have.count(c)) return Error{fail(table, -1, "lacks the column '" + c + "'").error()};
+    sql += ", \"" + c + "\"";
+  }
+  for (const std::string& c : optional) sql += have.count(c) ? ", \"" + c + "\"" : ", NULL";
+  sql += " FROM \"" + table + "\" " + tail;
+  auto q = db_.prepare(sql);
+  if (!q) return Error{fail(table, -1, q.error()).error()};
+  return q;
+}
+
+Status NsysImporter::string(const std::string& table, int64_t rowid, int64_t id,
+                            std::string_view& out) const {
+  auto it = strings_.find(id);
+  if (it == strings_.end()) return fail(table, rowid, "string id " + std::to_string(id) + " is not in StringIds");
+  out = it->second;
+  return {};
+}
+
+Status NsysImporter::readStrings() {
+  if (!db_.hasTable("StringIds")) return {};
+  auto q = select("StringIds", {"id", "value"}, {});
+  if (!q) return Error{q.error()};
+  while (q->step()) strings_[q->int64(1)] = q->text(2);
+  return q->status();
+}
+
+Status NsysImporter::readMetadata() {
+  for (const char* table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {  // newer, older name
+    if (!db_.hasTable(table)) continue;
+    auto q = select(table, {"name", "value"}, {});
+    if (!q) return Error{q.error()};
+    while (q->step()) {
+      if (q->text(1) == "EXPORT_SCHEMA_VERSION") schemaVersion_ = q->text(2);
+    }
+    return q->status();
+  }
+  return {};
+}
+
+Status NsysImporter::readTargets() {
+  if (db_.hasTable("TARGET_INFO_GPU")) {
+    auto q = select("TARGET_INFO_GPU", {"id"},
+                    {"name", "uuid", "smCount", "totalMemory", "memoryBandwidth", "clockRate",
+                     "maxWarpsPerSm", "maxBlocksPerSm", "maxShmemPerSm", "maxRegistersPerSm",
+                     "computeMajor", "computeMinor"});
+    if (!q) return Error{q.error()};
+    while (q->step()) {
+      Device d;
+      d.name = q->text(2);
+      d.uuid = q->text(3);
+      auto i32 = [&](int c) { return static_cast<int32_t>(std::clamp<int64_t>(q->int64(c), 0, INT32_MAX)); };
+      d.smCount = i32(4);
+      d.memoryBytes = static_cast<uint64_t>(std::max<int64_t>(q->int64(5), 0));
+      d.memoryBandwidthBytesPerSecond = static_cast<uint64_t>(std::max<int64_t>(q->int64(6), 0));
+      d.clockKHz = static_cast<int32_t>(std::max<int64_t>(q->int64(7), 0) / 1000);  // Hz in nsys
+      d.maxWarpsPerSm = i32(8);
+      d.maxBlocksPerSm = i32(9);
+      d.maxSharedMemoryPerSm = i32(10);
+      d.maxRegistersPerSm = i32(11);
+      d.computeMajor = i32(12);
+      d.computeMinor = i32(13);
+      d.maxThreadsPerBlock = 1024;  // every CUDA GPU since compute capability 2.0
+      gpus_[q->int64(1)] = std::move(d);
+    }
+    if (Status st = q->status(); !st) return fail("TARGET_INFO_GPU", -1, st.error());
+  }
+  if (db_.hasTable("TARGET_INFO_CUDA_DEVICE")) {
+    auto q = select("TARGET_INFO_CUDA_DEVICE", {"gpuId", "cudaId"}, {"pid"});
+    if (!q) return Error{q.error()};
+    while (q->step()) cudaToGpu_[{q->isNull(3) ? -1 : q->int64(3), q->int64(2)}] = q->int64(1);
+    if (Status st = q->status(); !st) return fail("TARGET_INFO_CUDA_DEVICE", -1, st.error());
+  }
+  return {};
+}
+
+uint32_t NsysImporter::device(int64_t globalPid, int64_t deviceId) {
+  uint32_t d = b_.device(rank_, static_cast<int32_t>(deviceId));
+  if (filledDevices_.insert(d).second) {
+    // Activity records carry the CUDA ordinal of their process; TARGET_INFO_CUDA_DEVICE says which
+    // GPU that is. Without it, the ordinal is taken as the GPU id.
+    int64_t gpu = deviceId;
+    auto it = cudaToGpu_.find({pidOf(globalPid), deviceId});
+    if (it == cudaToGpu_.end()) it = cudaToGpu_.find({-1, deviceId});
+    if (it != cudaToGpu_.end()) gpu = it->second;
+    if (auto g = gpus_.find(gpu); g != gpus_.end()) {
+      Device& target = b_.deviceInfo(d);
+      Device info = g->second;
+      info.rank = target.rank;
+      info.ordinal = target.ordinal;
+      target = std::move(info);
+    }
+  }
+  return d;
+}
+
+uint32_t NsysImporter::stream(int64_t globalPid, int64_t deviceId, int64_t contextId, int64_t streamId) {
+  uint32_t d = device(globalPid, deviceId);
+  uint32_t s = b_.stream(d, static_cast<uint32_t>(streamId));
+  Stream& st = b_.streamInfo(s);
+  if (st.context == kNone) {
+    st.context = b_.context(d, static_cast<uint32_t>(contextId));
+    b_.contextInfo(st.context).process = b_.process(rank_, pidOf(globalPid));
+  }
+  return s;
+}
+
+uint32_t NsysImporter::thread(int64_t globalTid) {
+  return b_.thread(b_.process(rank_, pidOf(globalTid)), tidOf(globalTid));
+}
+
+Status NsysImporter::readNames() {
+  if (db_.hasTable("PROCESSES")) {
+    auto q = select("PROCESSES", {"globalPid", "pid"}, {"name"});
+    if (!q) return Error{q.error()};
+    while (q->step()) b_.processInfo(b_.process(rank_, pidOf(q->int64(1)))).name = q->text(3);
+    if (Status st = q->status(); !st) return fail("PROCESSES", -1, st.error());
+  }
+  if (db_.hasTable("ThreadNames")) {
+    auto q = select("ThreadNames", {"nameId", "globalTid"}, {});
+    if (!q) return Error{q.error()};
+    while (q->step()) {
+      std::string_view name;
+      if (Status st = string("ThreadNames", q->int64(0), q->int64(1), name); !st) return st;
+      b_.threadInfo(thread(q->int64(2))).name = std::string(name);
+    }
+    if (Status st = q->status(); !st) return fail("ThreadNames", -1, st.error());
+  }
+  return {};
+}
+
+Status NsysImporter::readKernels() {
+  if (!db_.hasTable(kKernelTable)) return {};
+  auto q = select(kKernelTable,
+                  {"start", "end", "deviceId", "contextId", "streamId", "gridX", "gridY", "gridZ",
+                   "blockX", "blockY", "blockZ", "registersPerThread"},
+                  {"correlationId", "globalPid", "demangledName", "shortName", "mangledName",
+                   "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread",
+                   "launchType", "graphId"});
+  if (!q) return Error{q.error()};
+  while (q->step()) {
+    int64_t row = q->int64(0);
+    TimeNs start = q->int64(1), end = q->int64(2);
+    if (end < start) return fail(kKernelTable, row, "ends before it starts");
+    KernelDetail k;
+    k.gridX = static_cast<uint32_t>(q->int64(6)), k.gridY = static_cast<uint32_t>(q->int64(7));
+    k.gridZ = static_cast<uint32_t>(q->int64(8));
+    k.blockX = static_cast<uint32_t>(q->int64(9)), k.blockY = static_cast<uint32_t>(q->int64(10));
+    k.blockZ = static_cast<uint32_t>(q->int64(11));
+    k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(q->int64(12), 0, 65535));
+    k.correlation = static_cast<uint32_t>(q->int64(13));
+    int64_t globalPid = q->int64(14);
+    // The demangled name, else the short one; the mangled name as it is, when there is one.
+    std::string_view name;
+    int nameColumn = !q->isNull(15) ? 15 : 16;
+    if (q->isNull(nameColumn)) return fail(kKernelTable, row, "has no kernel name");
+    if (Status st = string(kKernelTable, row, q->int64(nameColumn), name); !st) return st;
+    if (!q->isNull(17)) {
+      std::string_view mangled;
+      if (Status st = string(kKernelTable, row, q->int64(17), mangled); !st) return st;
+      k.mangled = b_.intern(mangled);
+    }
+    k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(q->int64(18), 0));
+    k.dynamicSharedMemory = static_cast<uint32_t>(std::max<int64_t>(q->int64(19), 0));
+    k.localMemoryPerThread = static_cast<uint32_t>(std::max<int64_t>(q->int64(20), 0));
+    k.launchType = static_cast<uint8_t>(q->int64(21));
+    k.graphId = static_cast<uint32_t>(q->int64(22));
+    k.context = static_cast<uint32_t>(q->int64(4));
+    b_.addKernel(stream(globalPid, q->int64(3), q->int64(4), q->int64(5)), start, end, b_.intern(name), k);
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(kKernelTable, -1, st.error());
+  return {};
+}
+
+Status NsysImporter::readMemcpys() {
+  if (!db_.hasTable(kMemcpyTable)) return {};
+  auto q = select(kMemcpyTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
+                  {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"});
+  if (!q) return Error{q.error()};
+  while (q->step()) {
+    int64_t row = q->int64(0);
+    TimeNs start = q->int64(1), end = q->int64(2);
+    if (end < start) return fail(kMemcpyTable, row, "ends before it starts");
+    MemcpyDetail m;
+    bool uvm = false;
+    if (!copyKindFromNsys(q->int64(7), m.copyKind, uvm)) {
+      return fail(kMemcpyTable, row, "unknown copyKind " + std::to_string(q->int64(7)));
+    }
+    if (q->int64(6) < 0) return fail(kMemcpyTable, row, "negative bytes");
+    m.bytes = static_cast<uint64_t>(q->int64(6));
+    m.correlation = static_cast<uint32_t>(q->int64(8));
+    int64_t globalPid = q->int64(9);
+    if (!q->isNull(10) && !memoryKindFromNsys(q->int64(10), m.srcKind)) {
+      return fail(kMemcpyTable, row, "unknown srcKind " + std::to_string(q->int64(10)));
+    }
+    if (!q->isNull(11) && !memoryKindFromNsys(q->int64(11), m.dstKind)) {
+      return fail(kMemcpyTable, row, "unknown dstKind " + std::to_string(q->int64(11)));
+    }
+    const int64_t deviceId = q->int64(3);
+    auto onDevice = [](MemoryKind k) { return k == MemoryKind::Device || k == MemoryKind::DeviceStatic || k == MemoryKind::Array; };
+    m.srcDevice = !q->isNull(12) ? static_cast<int32_t>(q->int64(12)) : onDevice(m.srcKind) ? static_cast<int32_t>(deviceId) : -1;
+    m.dstDevice = !q->isNull(13) ? static_cast<int32_t>(q->int64(13)) : onDevice(m.dstKind) ? static_cast<int32_t>(deviceId) : -1;
+    m.async = 1;
+    m.context = static_cast<uint32_t>(q->int64(4));
+    std::string kind(toString(m.copyKind));
+    std::string name = uvm ? "Unified Memory " + kind
+                           : "Memcpy " + kind + " (" + memoryKindWord(m.srcKind) + " -> " + memoryKindWord(m.dstKind) + ")";
+    b_.addMemcpy(stream(globalPid, deviceId, q->int64(4), q->int64(5)), start, end, b_.intern(name), m);
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(kMemcpyTable, -1, st.error());
+  return {};
+}
+
+Status NsysImporter::readMemsets() {
+  if (!db_.hasTable(kMemsetTable)) return {};
+  auto q = select(kMemsetTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes"},
+                  {"correlationId", "globalPid", "value", "memKind"});
+  if (!q) return Error{q.error()};
+  while (q->step()) {
+    int64_t row = q->int64(0);
+    TimeNs start = q->int64(1), end = q->int64(2);
+    if (end < start) return fail(kMemsetTable, row, "ends before it starts");
+    MemsetDetail m;
+    if (q->int64(6) < 0) return fail(kMemsetTable, row, "negative bytes");
+    m.bytes = static_cast<uint64_t>(q->int64(6));
+    m.correlation = static_cast<uint32_t>(q->int64(7));
+    m.value = static_cast<uint32_t>(q->int64(9));
+    if (!q->isNull(10) && !memoryKindFromNsys(q->int64(10), m.memKind)) {
+      return fail(kMemsetTable, row, "unknown memKind " + std::to_string(q->int64(10)));
+    }
+    m.context = static_cast<uint32_t>(q->int64(4));
+    std::string name = std::string("Memset (") + memoryKindWord(m.memKind) + ")";
+    b_.addMemset(stream(q->int64(8), q->int64(3), q->int64(4), q->int64(5)), start, end, b_.intern(name), m);
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(kMemsetTable, -1, st.error());
+  return {};
+}
+
+Status NsysImporter::readApi(const char* table, ApiDomain domain) {
+  if (!db_.hasTable(table)) return {};
+  auto q = select(table, {"start", "end", "globalTid", "nameId"}, {"correlationId", "returnValue"});
+  if (!q) return Error{q.error()};
+  while (q->step()) {
+    int64_t row = q->int64(0);
+    TimeNs start = q->int64(1), end = q->int64(2);
+    if (end < start) return fail(table, row, "ends before it starts");
+    std::string_view name;
+    if (Status st = string(table, row, q->int64(4), name); !st) return st;
+    b_.addApi(thread(q->int64(3)), start, end, b_.intern(withoutVersion(name)),
+              {static_cast<uint32_t>(q->int64(5)), static_cast<int32_t>(q->int64(6)), domain});
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(table, -1, st.error());
+  return {};
+}
+
+Status NsysImporter::readNvtx() {
+  if (!db_.hasTable(kNvtxTable)) return {};
+  auto q = select(kNvtxTable, {"start", "eventType"}, {"end", "text", "textId", "globalTid", "color", "domainId"},
+                  "ORDER BY eventType <> 75");  // domain names first
+  if (!q) return Error{q.error()};
+  std::unordered_map<int64_t, StringId> domains;
+  const StringId defaultDomain = b_.intern("NVTX");
+  std::string inlineText;
+  while (q->step()) {
+    int64_t row = q->int64(0), type = q->int64(2);
+    TimeNs start = q->int64(1);
+    std::string_view text;
+    if (!q->isNull(4)) {
+      inlineText = q->text(4);
+      text = inlineText;
+    } else if (!q->isNull(5)) {
+      if (Status st = string(kNvtxTable, row, q->int64(5), text); !st) return st;
+    }
+    int64_t domainId = q->isNull(8) ? 0 : q->int64(8);
+    if (type == kNvtxDomainCreate) {
+      domains[domainId] = b_.intern(text);
+      continue;
+    }
+    if (type != kNvtxMark && type != kNvtxPushPop && type != kNvtxStartEnd) {
+      ++info_.skipped;  // categories, names of resources, payload-only records
+      continue;
+    }
+    if (q->isNull(6)) return fail(kNvtxTable, row, "has no globalTid");
+    TimeNs end = start;
+    if (type != kNvtxMark) {
+      if (q->isNull(3)) return fail(kNvtxTable, row, "range without an end");
+      end = q->int64(3);
+      if (end < start) return fail(kNvtxTable, row, "ends before it starts");
+    }
+    auto dom = domains.find(domainId);
+    NvtxDetail d{dom != domains.end() ? dom->second : defaultDomain,
+                 static_cast<uint32_t>(q->int64(7)), static_cast<uint8_t>(type == kNvtxMark)};
+    b_.addNvtx(thread(q->int64(6)), start, end, b_.intern(text), d);
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(kNvtxTable, -1, st.error());
+  return {};
+}
+
+Result<ImportInfo> NsysImporter::run() {
+  using Step = Status (NsysImporter::*)();
+  const Step steps[] = {&NsysImporter::readStrings, &NsysImporter::readMetadata,
+                        &NsysImporter::readTargets, &NsysImporter::readNames,
+                        &NsysImporter::readKernels, &NsysImporter::readMemcpys,
+                        &NsysImporter::readMemsets, &NsysImporter::readNvtx};
+  size_t done = 0;
+  for (Step step : steps) {
+    if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+    if (Status st = (this->*step)(); !st) return Error{st.error()};
+    progress_.update(static_cast<double>(++done) / 10.0);
+  }
+  if (Status st = readApi(kRuntimeTable, ApiDomain::Runtime); !st) return Error{st.error()};
+  if (Status st = readApi(kDriverTable, ApiDomain::Driver); !st) return Error{st.error()};
+  progress_.update(1.0);
+  info_.firstTimestamp = first_ == INT64_MAX ? 0 : first_;
+  info_.absoluteClock = false;  // nsys times count from the session start
+  b_.provenance().sources.push_back(
+      {path_, schemaVersion_.empty() ? "nsys-sqlite" : "nsys-sqlite " + schemaVersion_});
+  return info_;
+}
+
+}  // namespace
+
+bool isNsysExport(SqliteDb& db) {
+  for (const char* table : {"StringIds", "TARGET_INFO_GPU", kKernelTable, kMemcpyTable, kRuntimeTable, kNvtxTable}) {
+    if (db.hasTable(table)) return true;
+  }
+  return false;
+}
+
+Result<ImportInfo> importNsysSqlite(const std::string& path, SqliteDb& db, SessionBuilder& builder,
+                                    uint32_t rank, const Progress& progress) {
+  NsysImporter importer(path, db, builder, rank, progress);
+  return importer.run();
+}
+
+}  // namespace ts

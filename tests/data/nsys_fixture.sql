@@ -1,0 +1,87 @@
+-- A small Nsight Systems SQLite export (`nsys export --type sqlite`), written by hand from the
+-- documented schema (../shared/guide/formats.md): two GPUs, a process with two threads, kernels on
+-- two streams, copies (HtoD, DtoH, peer, UVM), a memset, runtime calls with versioned names, NVTX
+-- marks, push/pop and start/end ranges in a named domain. Times are ns on the session timebase.
+-- globalTid = (hardware id << 56) | (pid << 24) | tid: pid 4242, tids 4242 and 4250.
+CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES
+  (1, 'sgemm_128x64_nn'), (2, '_Z15sgemm_128x64_nnPfS_S_'), (3, 'sgemm'),
+  (4, 'void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>'),
+  (5, '_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_10AddFunctorIfEEEEviT0_'),
+  (6, 'vectorized_elementwise_kernel'),
+  (7, 'cudaLaunchKernel_v7000'), (8, 'cudaMemcpyAsync_v3020'), (9, 'cudaMemsetAsync_v3020'),
+  (10, 'cudaStreamSynchronize_v3020'), (11, 'python3'), (12, 'data loader'), (13, 'forward');
+CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.0'), ('EXPORT_PROGRAM_NAME', 'nsys');
+CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT, busLocation TEXT, isDiscrete INTEGER,
+  l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER,
+  smCount INTEGER, maxWarpsPerSm INTEGER, maxBlocksPerSm INTEGER, maxShmemPerSm INTEGER,
+  maxRegistersPerSm INTEGER, computeMajor INTEGER, computeMinor INTEGER, uuid TEXT);
+INSERT INTO TARGET_INFO_GPU VALUES
+  (0, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', 1, 52428800, 85520809984, 3352320000000, 1980000000,
+   132, 64, 32, 233472, 65536, 9, 0, 'GPU-aaaa'),
+  (1, 'NVIDIA H100 80GB HBM3', '0000:2a:00.0', 1, 52428800, 85520809984, 3352320000000, 1980000000,
+   132, 64, 32, 233472, 65536, 9, 0, 'GPU-bbbb');
+CREATE TABLE TARGET_INFO_CUDA_DEVICE(gpuId INTEGER, cudaId INTEGER, pid INTEGER, uuid TEXT,
+  numMultiprocessors INTEGER);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (1, 0, 4242, 'GPU-bbbb', 132), (0, 1, 4242, 'GPU-aaaa', 132);
+CREATE TABLE PROCESSES(globalPid INTEGER, pid INTEGER, name TEXT);
+INSERT INTO PROCESSES VALUES (72057665206878208, 4242, 'python3');
+CREATE TABLE ThreadNames(nameId INTEGER, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (11, 0, 72057665206882450), (12, 0, 72057665206882458);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+  shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER,
+  registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, gridY INTEGER NOT NULL,
+  gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+  localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL,
+  sharedMemoryExecuted INTEGER, graphNodeId INTEGER, sharedMemoryLimitConfig INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (2000000, 2150000, 0, 1, 7, 101, 72057665206878208, 1, 3, 2, 0, 0, 128, 132, 2, 1, 256, 1, 1,
+   16384, 32768, 0, 0, 1, 0, NULL, NULL),
+  (2200000, 2210000, 0, 1, 7, 103, 72057665206878208, 4, 6, 5, 0, 0, 32, 1024, 1, 1, 128, 1, 1,
+   0, 0, 0, 0, 2, 0, NULL, NULL),
+  (2100000, 2180000, 0, 1, 13, 105, 72057665206878208, 4, 6, 5, 0, 0, 32, 512, 1, 1, 128, 1, 1,
+   0, 0, 0, 0, 3, 0, NULL, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL,
+  deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER,
+  srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER, migrationCause INTEGER,
+  graphNodeId INTEGER, virtualAddress INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+  (1000000, 1100000, 0, 1, 7, 100, 72057665206878208, 4194304, 1, NULL, 1, 2, NULL, NULL, 0, 1, NULL, NULL, NULL),
+  (3000000, 3050000, 0, 1, 7, 106, 72057665206878208, 1048576, 2, NULL, 2, 0, 0, 1, NULL, NULL, NULL, NULL, NULL),
+  (3100000, 3120000, 0, 1, 13, 107, 72057665206878208, 2097152, 10, NULL, 2, 2, 0, 1, 1, 2, NULL, NULL, NULL),
+  (3200000, 3260000, 0, 1, 7, NULL, 72057665206878208, 65536, 11, NULL, 4, 4, NULL, NULL, 0, 1, 1, NULL, 140000000000);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL,
+  graphNodeId INTEGER, memKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES
+  (1900000, 1910000, 0, 1, 13, 102, 72057665206878208, 0, 8192, NULL, 2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (990000, 1010000, 0, 72057665206882450, 100, 8, 0, NULL),
+  (1890000, 1895000, 0, 72057665206882450, 102, 9, 0, NULL),
+  (1990000, 1996000, 0, 72057665206882450, 101, 7, 0, NULL),
+  (2090000, 2094000, 0, 72057665206882450, 105, 7, 0, NULL),
+  (2190000, 2195000, 0, 72057665206882450, 103, 7, 0, NULL),
+  (2996000, 3001000, 0, 72057665206882450, 106, 8, 0, NULL),
+  (3090000, 3095000, 0, 72057665206882458, 107, 8, 0, NULL),
+  (3300000, 3400000, 0, 72057665206882450, 108, 10, 700, NULL);
+CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER,
+  endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER,
+  doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER,
+  jsonText TEXT);
+INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, color, text, globalTid, textId, domainId) VALUES
+  (500000, NULL, 75, NULL, NULL, 'training', 72057665206882450, NULL, 1),
+  (900000, 3500000, 59, NULL, 4283215696, 'step 0', 72057665206882450, NULL, 0),
+  (950000, 2300000, 59, NULL, NULL, NULL, 72057665206882450, 13, 1),
+  (1500000, NULL, 34, NULL, NULL, 'checkpoint', 72057665206882450, NULL, 0),
+  (3050000, 3150000, 60, 1, NULL, 'prefetch', 72057665206882458, NULL, 0);
