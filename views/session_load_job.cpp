@@ -1,5 +1,6 @@
 #include "session_load_job.h"
 
+#include <QFileInfo>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrent>
 
@@ -11,15 +12,15 @@ namespace {
 constexpr int kProgressSteps = 1000;
 }
 
-SessionLoadJob::SessionLoadJob(QString path, QObject* parent)
-    : QObject(parent), path_(std::move(path)) {
+SessionLoadJob::SessionLoadJob(QStringList paths, QObject* parent)
+    : QObject(parent), paths_(std::move(paths)) {
   connect(&watcher_, &QFutureWatcher<LoadOutcome>::progressValueChanged, this, [this](int value) {
     progress_ = static_cast<double>(value) / kProgressSteps;
     emit progressChanged(progress_);
   });
   connect(&watcher_, &QFutureWatcher<LoadOutcome>::finished, this, [this] {
     if (cancel_->load() || watcher_.future().resultCount() == 0) {
-      emit failed(tr("%1: cancelled").arg(path_));
+      emit failed(tr("%1: cancelled").arg(title()));
       return;
     }
     LoadOutcome outcome = watcher_.result();
@@ -33,16 +34,23 @@ SessionLoadJob::~SessionLoadJob() {
   watcher_.waitForFinished();  // the worker holds no pointer to us, but let it finish cleanly
 }
 
+QString SessionLoadJob::title() const {
+  if (paths_.isEmpty()) return {};
+  QString first = QFileInfo(paths_.front()).fileName();
+  return paths_.size() == 1 ? first : tr("%1 + %2 more").arg(first).arg(paths_.size() - 1);
+}
+
 void SessionLoadJob::start() {
-  std::string path = path_.toStdString();
+  std::vector<std::string> paths;
+  for (const QString& p : paths_) paths.push_back(p.toStdString());
   auto cancel = cancel_;
-  watcher_.setFuture(QtConcurrent::run([path, cancel](QPromise<LoadOutcome>& promise) {
+  watcher_.setFuture(QtConcurrent::run([paths, cancel](QPromise<LoadOutcome>& promise) {
     promise.setProgressRange(0, kProgressSteps);
     Progress progress{[&promise](double f) {
                         promise.setProgressValue(static_cast<int>(f * kProgressSteps));
                       },
                       cancel.get()};
-    auto result = openSessionFile(path, progress);
+    auto result = openSessionFiles(paths, {}, progress);
     if (result) promise.addResult(LoadOutcome{result.value(), {}});
     else promise.addResult(LoadOutcome{nullptr, QString::fromStdString(result.error())});
   }));

@@ -1,10 +1,12 @@
-// SessionLoadJob: opens a session file on a worker thread, reporting progress; cancel() stops it
-// at the next chunk. The GUI thread only receives signals.
+// SessionLoadJob: opens a session file — or several trace files as one multi-rank session — on a
+// worker thread, reporting progress; cancel() stops it at the next chunk. The GUI thread only
+// receives signals.
 #pragma once
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <atomic>
 #include <memory>
 
@@ -20,12 +22,14 @@ struct LoadOutcome {
 class SessionLoadJob : public QObject {
   Q_OBJECT
  public:
-  explicit SessionLoadJob(QString path, QObject* parent = nullptr);
+  explicit SessionLoadJob(QStringList paths, QObject* parent = nullptr);
   ~SessionLoadJob() override;
 
   void start();
   void cancel();
-  const QString& path() const { return path_; }
+  const QStringList& paths() const { return paths_; }
+  // The first file, or "first + N more" for a multi-rank session.
+  QString title() const;
   double progress() const { return progress_; }
 
  signals:
@@ -34,7 +38,7 @@ class SessionLoadJob : public QObject {
   void failed(const QString& message);  // includes "cancelled"
 
  private:
-  QString path_;
+  QStringList paths_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   QFutureWatcher<LoadOutcome> watcher_;
   double progress_ = 0;

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
                                                "loaded, then exit (works with QT_QPA_PLATFORM=offscreen)."),
                                 QStringLiteral("FILE"));
   parser.addOption(screenshot);
+  QCommandLineOption ranks(QStringLiteral("ranks"),
+                           QStringLiteral("Open the files together as one multi-rank session."));
+  parser.addOption(ranks);
   parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files to open."),
                                QStringLiteral("[FILE...]"));
   parser.process(app);
@@ -50,7 +53,8 @@ int main(int argc, char** argv) {
                      [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
     if (parser.positionalArguments().isEmpty()) QTimer::singleShot(100, &window, takeShot);
   }
-  window.openFiles(parser.positionalArguments());
+  if (parser.isSet(ranks)) window.openRanks(parser.positionalArguments());
+  else window.openFiles(parser.positionalArguments());
   int rc = app.exec();
   return exitCode ? exitCode : rc;
 }

@@ -19,6 +19,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "session_export_job.h"
 #include "session_load_job.h"
 #include "session_view.h"
 #include "shortcuts_dialog.h"
@@ -33,7 +34,22 @@ namespace {
 constexpr int kMaxRecent = 10;
 const char* kRecentKey = "recentFiles";
 const char* kFileFilter =
-    "Tensorscope sessions (*.tscope);;All files (*)";
+    "All supported files (*.tscope *.json *.json.gz *.sqlite);;"
+    "Tensorscope sessions (*.tscope);;"
+    "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
+    "Nsight Systems SQLite exports (*.sqlite);;"
+    "All files (*)";
+// Export formats; the CSV entries name the table they hold.
+const char* kExportFilters[] = {
+    "Tensorscope session (*.tscope)",
+    "Chrome trace JSON for Perfetto (*.json)",
+    "Chrome trace JSON, gzip (*.json.gz)",
+    "CSV: kernels (*.csv)",
+    "CSV: memory copies (*.csv)",
+    "CSV: memsets (*.csv)",
+    "CSV: CUDA API calls (*.csv)",
+    "CSV: NVTX ranges (*.csv)",
+};
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -88,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 MainWindow::~MainWindow() {
   for (SessionLoadJob* job : jobs_) job->cancel();
+  for (SessionExportJob* job : exports_) job->cancel();
 }
 
 void MainWindow::createActions() {
@@ -95,9 +112,15 @@ void MainWindow::createActions() {
   openAction_ = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   openAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
   openAction_->setStatusTip(tr("Open one or more session files"));
+  openRanksAction_ = file->addAction(tr("Open as &Ranks…"), this, &MainWindow::openRanksDialog);
+  openRanksAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  openRanksAction_->setStatusTip(tr("Open several trace files as one multi-rank session"));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   closeAction_ = file->addAction(tr("&Close"), this, &MainWindow::closeCurrent);
   closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));  // the platform's Close may be Ctrl+F4
+  exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
+  exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  exportAction_->setStatusTip(tr("Save the session as .tscope, Chrome trace JSON or CSV"));
   file->addSeparator();
   cancelAction_ = file->addAction(tr("Cancel &Loading"), this, &MainWindow::cancelLoads);
   cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -114,7 +137,8 @@ void MainWindow::createActions() {
 
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
-  for (QAction* a : {openAction_, closeAction_, cancelAction_, quitAction_, shortcutsAction_}) {
+  for (QAction* a : {openAction_, openRanksAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
+                     shortcutsAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
   return result;
@@ -125,63 +149,122 @@ void MainWindow::openDialog() {
   if (!paths.isEmpty()) openFiles(paths);
 }
 
+void MainWindow::openRanksDialog() {
+  QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open ranks as one session"), {}, tr(kFileFilter));
+  if (!paths.isEmpty()) openRanks(paths);
+}
+
 void MainWindow::openFiles(const QStringList& paths) {
-  for (const QString& path : paths) {
-    auto* job = new SessionLoadJob(path, this);
-    jobs_.push_back(job);
-    connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
-    connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {
-      auto* view = new SessionView(std::move(session), job->path(), tabs_);
-      int index = tabs_->addTab(view, QFileInfo(job->path()).fileName());
-      tabs_->setTabToolTip(index, job->path());
-      tabs_->setCurrentIndex(index);
-      addRecent(job->path());
-      emit sessionOpened(job->path());
-      jobFinished(job);
-    });
-    connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message) {
+  for (const QString& path : paths) startLoad({path});
+}
+
+void MainWindow::openRanks(const QStringList& paths) {
+  if (!paths.isEmpty()) startLoad(paths);
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  lastError_ = message;
+  statusBar()->showMessage(message, 10000);
+  // Not modal: a failed file must not block the others, nor a headless run.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::startLoad(const QStringList& paths) {
+  auto* job = new SessionLoadJob(paths, this);
+  jobs_.push_back(job);
+  connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
+  connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {
+    auto* view = new SessionView(std::move(session), job->title(), tabs_);
+    int index = tabs_->addTab(view, job->title());
+    tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
+    tabs_->setCurrentIndex(index);
+    for (const QString& path : job->paths()) addRecent(path);
+    emit sessionOpened(job->paths().front());
+    jobFinished(job);
+  });
+  connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message) {
+    if (message.endsWith(tr("cancelled"))) {
       lastError_ = message;
       statusBar()->showMessage(message, 10000);
-      if (!message.endsWith(tr("cancelled"))) {
-        // Not modal: a failed file must not block the others, nor a headless run.
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open session"), message,
-                                    QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-      }
-      emit loadFailed(job->path(), message);
-      jobFinished(job);
-    });
-    job->start();
-  }
+    } else {
+      showError(tr("Cannot open session"), message);
+    }
+    emit loadFailed(job->paths().front(), message);
+    jobFinished(job);
+  });
+  job->start();
   updateStatus();
 }
 
-void MainWindow::jobFinished(SessionLoadJob* job) {
-  jobs_.removeOne(job);
+void MainWindow::exportDialog() {
+  SessionView* view = sessionView(tabs_->currentIndex());
+  if (!view) return;
+  QStringList filters;
+  for (const char* f : kExportFilters) filters << tr(f);
+  QString selected = filters.front();
+  QString path = QFileDialog::getSaveFileName(this, tr("Export session"), {}, filters.join(QStringLiteral(";;")), &selected);
+  if (path.isEmpty()) return;
+  WriteOptions options;
+  const CsvTable tables[] = {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api, CsvTable::Nvtx};
+  int index = static_cast<int>(filters.indexOf(selected));
+  if (index >= 3) options.csvTable = tables[index - 3];
+  // The dialog may leave the extension off: add the one the chosen format needs.
+  const QString extensions[] = {QStringLiteral(".tscope"), QStringLiteral(".json"), QStringLiteral(".json.gz"), QStringLiteral(".csv")};
+  const QString& ext = extensions[std::min(index, 3)];
+  if (index >= 0 && !path.endsWith(ext)) path += ext;
+  exportCurrent(path, options);
+}
+
+void MainWindow::exportCurrent(const QString& path, const WriteOptions& options) {
+  SessionView* view = sessionView(tabs_->currentIndex());
+  if (!view) return;
+  auto* job = new SessionExportJob(view->session(), path, options, this);
+  exports_.push_back(job);
+  connect(job, &SessionExportJob::progressChanged, this, &MainWindow::updateStatus);
+  connect(job, &SessionExportJob::finished, this, [this, job](bool ok, const QString& message) {
+    if (ok) statusBar()->showMessage(message, 10000);
+    else showError(tr("Cannot export"), message);
+    exports_.removeOne(job);
+    emit exported(ok, message);
+    jobFinished(job);
+  });
+  job->start();
+  updateStatus();
+}
+
+void MainWindow::jobFinished(QObject* job) {
+  jobs_.removeOne(qobject_cast<SessionLoadJob*>(job));
   job->deleteLater();
   updateStatus();
   updateCentral();
-  if (jobs_.isEmpty()) emit idle();
+  if (jobs_.isEmpty() && exports_.isEmpty()) emit idle();
 }
 
 void MainWindow::cancelLoads() {
   for (SessionLoadJob* job : jobs_) job->cancel();
+  for (SessionExportJob* job : exports_) job->cancel();
 }
 
 void MainWindow::updateStatus() {
-  bool loading = !jobs_.isEmpty();
-  progress_->setVisible(loading);
-  cancelButton_->setVisible(loading);
-  cancelAction_->setEnabled(loading);
+  bool busy = !jobs_.isEmpty() || !exports_.isEmpty();
+  progress_->setVisible(busy);
+  cancelButton_->setVisible(busy);
+  cancelAction_->setEnabled(busy);
   closeAction_->setEnabled(tabs_->count() > 0);
-  if (loading) {
+  exportAction_->setEnabled(tabs_->count() > 0);
+  if (busy) {
     double sum = 0;
     for (SessionLoadJob* job : jobs_) sum += job->progress();
-    progress_->setValue(static_cast<int>(1000 * sum / jobs_.size()));
-    statusLabel_->setText(jobs_.size() == 1
-                              ? tr("Loading %1…").arg(QFileInfo(jobs_.front()->path()).fileName())
-                              : tr("Loading %1 files…").arg(jobs_.size()));
+    for (SessionExportJob* job : exports_) sum += job->progress();
+    progress_->setValue(static_cast<int>(1000 * sum / (jobs_.size() + exports_.size())));
+    if (!exports_.isEmpty()) {
+      statusLabel_->setText(tr("Exporting %1…").arg(QFileInfo(exports_.front()->path()).fileName()));
+    } else {
+      statusLabel_->setText(jobs_.size() == 1 ? tr("Loading %1…").arg(jobs_.front()->title())
+                                              : tr("Loading %1 sessions…").arg(jobs_.size()));
+    }
   } else {
     int open = tabs_->count();
     statusLabel_->setText(open == 0 ? tr("Ready")

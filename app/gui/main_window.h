@@ -6,6 +6,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include "io/open_session.h"
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -17,6 +19,7 @@ class QListWidget;
 
 namespace ts {
 
+class SessionExportJob;
 class SessionLoadJob;
 class SessionView;
 
@@ -28,11 +31,16 @@ class MainWindow : public QMainWindow {
 
   // Starts loading each file off the GUI thread; each opens in its own tab.
   void openFiles(const QStringList& paths);
+  // Opens several trace files as one multi-rank session, in one tab.
+  void openRanks(const QStringList& paths);
+  // Writes the current tab's session (format by extension) off the GUI thread.
+  void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();
   int sessionCount() const;
   SessionView* sessionView(int index) const;
   QTabWidget* tabs() const { return tabs_; }
   int pendingLoads() const { return static_cast<int>(jobs_.size()); }
+  int pendingExports() const { return static_cast<int>(exports_.size()); }
   QStringList recentFiles() const;
   const QString& lastError() const { return lastError_; }
   // Every action with a shortcut, for the shortcuts dialog and tests.
@@ -41,7 +49,8 @@ class MainWindow : public QMainWindow {
  signals:
   void sessionOpened(const QString& path);
   void loadFailed(const QString& path, const QString& message);
-  void idle();  // no load in progress any more
+  void exported(bool ok, const QString& message);
+  void idle();  // no load or export in progress any more
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -50,13 +59,17 @@ class MainWindow : public QMainWindow {
  private:
   void createActions();
   void openDialog();
+  void openRanksDialog();
+  void exportDialog();
+  void startLoad(const QStringList& paths);
+  void showError(const QString& title, const QString& message);
   void closeCurrent();
   void closeTab(int index);
   void showAbout();
   void showShortcuts();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
-  void jobFinished(SessionLoadJob* job);
+  void jobFinished(QObject* job);
   void updateStatus();
   void updateCentral();
 
@@ -65,6 +78,8 @@ class MainWindow : public QMainWindow {
   QListWidget* welcomeRecent_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* openAction_ = nullptr;
+  QAction* openRanksAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
   QAction* closeAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* shortcutsAction_ = nullptr;
@@ -74,6 +89,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;
   QList<SessionLoadJob*> jobs_;
+  QList<SessionExportJob*> exports_;
   QString lastError_;
 };
 

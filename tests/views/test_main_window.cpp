@@ -14,6 +14,7 @@
 #include "main_window.h"
 #include "session_load_job.h"
 #include "session_tree_model.h"
+#include "session/session_summary.h"
 #include "session_view.h"
 #include "shortcuts_dialog.h"
 
@@ -105,7 +106,7 @@ class TestMainWindow : public QObject {
   }
 
   void aCancelledLoadFails() {
-    ts::SessionLoadJob job(QStringLiteral(TSCOPE_SAMPLE));
+    ts::SessionLoadJob job({QStringLiteral(TSCOPE_SAMPLE)});
     QSignalSpy failed(&job, &ts::SessionLoadJob::failed);
     QSignalSpy loaded(&job, &ts::SessionLoadJob::loaded);
     job.cancel();
@@ -113,6 +114,44 @@ class TestMainWindow : public QObject {
     QVERIFY(failed.wait(20000));
     QCOMPARE(loaded.count(), 0);
     QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("cancelled")));
+  }
+
+  void ranksOpenAsOneSessionAndExport() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    const QString data = QStringLiteral(TSCOPE_SHARED_DATA "/kineto/");
+    w.openRanks({data + QStringLiteral("hta-trace_filter--sampled_rank-0.json.gz"),
+                 data + QStringLiteral("hta-trace_filter--sampled_rank-1.json.gz")});
+    QVERIFY(opened.wait(20000));
+    QCOMPARE(w.sessionCount(), 1);
+    QCOMPARE(w.tabs()->tabText(0), QStringLiteral("hta-trace_filter--sampled_rank-0.json.gz + 1 more"));
+    ts::SessionView* view = w.sessionView(0);
+    QCOMPARE(view->session()->ranks.size(), size_t{2});
+    QCOMPARE(view->treeModel()->rowCount(), 2);  // a node per rank
+    QCOMPARE(view->treeModel()->index(1, 0).data().toString(), QStringLiteral("rank 1 / hta-trace_filter--sampled_rank-1"));
+
+    QTemporaryDir dir;
+    QSignalSpy exported(&w, &MainWindow::exported);
+    const QString json = dir.filePath(QStringLiteral("ranks.json"));
+    w.exportCurrent(json, {});
+    QVERIFY(exported.wait(20000));
+    QVERIFY2(exported.at(0).at(0).toBool(), qPrintable(exported.at(0).at(1).toString()));
+    auto back = ts::openSessionFile(json.toStdString());
+    QVERIFY(back.ok());
+    QCOMPARE(ts::summarize(**back).kernels, size_t{1154 + 1104});
+
+    const QString csv = dir.filePath(QStringLiteral("api.csv"));
+    w.exportCurrent(csv, {ts::CsvTable::Api});
+    QVERIFY(exported.wait(20000));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readLine().startsWith("rank,start_ns,end_ns,duration_ns,name,pid,tid"));
+
+    w.exportCurrent(dir.filePath(QStringLiteral("no/such/dir/x.json")), {});
+    QVERIFY(exported.wait(20000));
+    QVERIFY(!exported.last().at(0).toBool());
+    QVERIFY(w.lastError().contains(QStringLiteral("does not exist")));
   }
 
   void shortcutsAreListed() {
@@ -123,6 +162,8 @@ class TestMainWindow : public QObject {
     QVERIFY(keys.contains(QStringLiteral("Ctrl+O")));
     QVERIFY(keys.contains(QStringLiteral("Ctrl+W")));
     QVERIFY(keys.contains(QStringLiteral("Ctrl+Q")));
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+Shift+O")));
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+E")));
     ts::ShortcutsDialog dialog(actions);
     auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
     QVERIFY(table);
