@@ -81,9 +81,12 @@ static bool fastMicros(std::string_view s, int64_t& ns) {
   if (i >= n || n - i > 20) return false;
   int64_t whole = 0;
   size_t start = i;
-  while (i < n && s[i] >= '0' && s[i] <= '9') whole = whole * 10 + (s[i++] - '0');
   // Up to 16 integer digits below 9.2e15: whole * 1000 + 999 stays within int64.
-  if (i == start || i - start > 16 || whole > (INT64_MAX - 999) / 1000) return false;
+  while (i < n && s[i] >= '0' && s[i] <= '9') {
+    if (i - start == 16) return false;
+    whole = whole * 10 + (s[i++] - '0');
+  }
+  if (i == start || whole > (INT64_MAX - 999) / 1000) return false;
   int64_t frac = 0;
   int digits = 0;
   if (i < n) {
