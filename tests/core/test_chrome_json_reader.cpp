@@ -293,6 +293,28 @@ TEST_F(ChromeJsonBadInput, EmptyCorruptGzipAndForeignFiles) {
   expectError(write("short.json.gz", gz.substr(0, gz.size() / 2)), "gzip");
 }
 
+// Random byte damage anywhere in a real trace: every outcome is a session or an error naming the
+// file, never a crash (run under the asan preset too).
+TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {
+  std::string json = gunzip(kineto(kExpected[2].file));
+  uint64_t state = 42;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
+  const char noise[] = {'{', '}', '[', ']', '"', ',', ':', '\\', '0', 'x', ' ', '\0', '-', '.'};
+  size_t errors = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string damaged = json;
+    for (int k = 0; k < 1 + round % 4; ++k) damaged[next() % damaged.size()] = noise[next() % sizeof noise];
+    if (round % 7 == 0) damaged.resize(next() % damaged.size());
+    std::string p = write("damaged.json", damaged);
+    auto s = openSessionFile(p);
+    if (!s.ok()) {
+      ++errors;
+      EXPECT_NE(s.error().find(p), std::string::npos) << s.error();
+    }
+  }
+  EXPECT_GT(errors, 100u);
+}
+
 TEST(ChromeJson, GenericChromeEvents) {
   // B/E nesting, instants, counters, flows, string pids, metadata names.
   std::string json = R"({"traceEvents": [
