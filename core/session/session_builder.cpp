@@ -164,68 +164,63 @@ Track& SessionBuilder::push(uint32_t track, TimeNs start, TimeNs end, StringId n
 }
 
 
+namespace {
+// The detail table of a track that rows of type Detail go to.
+KernelColumns& detailsOf(Track& t, const KernelDetail&) { return t.kernels; }
+MemcpyColumns& detailsOf(Track& t, const MemcpyDetail&) { return t.memcpys; }
+MemsetColumns& detailsOf(Track& t, const MemsetDetail&) { return t.memsets; }
+ApiColumns& detailsOf(Track& t, const ApiDetail&) { return t.apis; }
+NvtxColumns& detailsOf(Track& t, const NvtxDetail&) { return t.nvtx; }
+RangeColumns& detailsOf(Track& t, const RangeDetail&) { return t.ranges; }
+}  // namespace
+
+template <class Detail>
+EventRef SessionBuilder::add(EventKind kind, uint32_t stream, uint32_t thread, TimeNs start,
+                             TimeNs end, StringId name, const Detail& d) {
+  uint32_t track = trackFor(kind, stream, thread);
+  Track& t = push(track, start, end, name);
+  detailsOf(t, d).push(d);
+  return {track, static_cast<uint32_t>(t.size() - 1)};
+}
+
 EventRef SessionBuilder::addKernel(uint32_t stream, TimeNs start, TimeNs end, StringId name,
                                    const KernelDetail& d) {
-  uint32_t track = trackFor(EventKind::Kernel, stream, kNone);
-  Track& t = push(track, start, end, name);
-  t.kernels.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Kernel, stream, kNone, start, end, name, d);
 }
 
 EventRef SessionBuilder::addMemcpy(uint32_t stream, TimeNs start, TimeNs end, StringId name,
                                    const MemcpyDetail& d) {
-  uint32_t track = trackFor(EventKind::Memcpy, stream, kNone);
-  Track& t = push(track, start, end, name);
-  t.memcpys.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Memcpy, stream, kNone, start, end, name, d);
 }
 
 EventRef SessionBuilder::addMemset(uint32_t stream, TimeNs start, TimeNs end, StringId name,
                                    const MemsetDetail& d) {
-  uint32_t track = trackFor(EventKind::Memset, stream, kNone);
-  Track& t = push(track, start, end, name);
-  t.memsets.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Memset, stream, kNone, start, end, name, d);
 }
 
 EventRef SessionBuilder::addApi(uint32_t thread, TimeNs start, TimeNs end, StringId name,
                                 const ApiDetail& d) {
-  uint32_t track = trackFor(EventKind::Api, kNone, thread);
-  Track& t = push(track, start, end, name);
-  t.apis.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Api, kNone, thread, start, end, name, d);
 }
 
 EventRef SessionBuilder::addNvtx(uint32_t thread, TimeNs start, TimeNs end, StringId text,
                                  const NvtxDetail& d) {
-  uint32_t track = trackFor(EventKind::Nvtx, kNone, thread);
-  Track& t = push(track, start, end, text);
-  t.nvtx.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Nvtx, kNone, thread, start, end, text, d);
 }
 
 EventRef SessionBuilder::addStreamNvtx(uint32_t stream, TimeNs start, TimeNs end, StringId text,
                                        const NvtxDetail& d) {
-  uint32_t track = trackFor(EventKind::Nvtx, stream, kNone);
-  Track& t = push(track, start, end, text);
-  t.nvtx.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Nvtx, stream, kNone, start, end, text, d);
 }
 
 EventRef SessionBuilder::addRange(uint32_t thread, TimeNs start, TimeNs end, StringId name,
                                   const RangeDetail& d) {
-  uint32_t track = trackFor(EventKind::Range, kNone, thread);
-  Track& t = push(track, start, end, name);
-  t.ranges.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Range, kNone, thread, start, end, name, d);
 }
 
 EventRef SessionBuilder::addStreamRange(uint32_t stream, TimeNs start, TimeNs end, StringId name,
                                         const RangeDetail& d) {
-  uint32_t track = trackFor(EventKind::Range, stream, kNone);
-  Track& t = push(track, start, end, name);
-  t.ranges.push(d);
-  return {track, static_cast<uint32_t>(t.size() - 1)};
+  return add(EventKind::Range, stream, kNone, start, end, name, d);
 }
 
 void SessionBuilder::addFlow(EventRef from, EventRef to) { flows_.emplace_back(from, to); }

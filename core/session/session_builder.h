@@ -92,8 +92,11 @@ class SessionBuilder {
   };
 
   uint32_t trackFor(EventKind kind, uint32_t stream, uint32_t thread);
+  template <class Detail>
+  EventRef add(EventKind kind, uint32_t stream, uint32_t thread, TimeNs start, TimeNs end,
+               StringId name, const Detail& d);
   Track& push(uint32_t track, TimeNs start, TimeNs end, StringId name);
-  uint32_t lookup(const Key& key, size_t next) ;
+  uint32_t lookup(const Key& key, size_t next);
 
   std::unique_ptr<Session> s_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;  // entity and track keys → index
