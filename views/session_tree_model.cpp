@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "session/session_summary.h"
 #include "util/format.h"
@@ -162,6 +163,31 @@ void SessionTreeModel::build() {
       };
       std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return order(a) < order(b); });
     }
+  }
+  // Processes and threads in the order the source asked for (sort index), then by pid / tid; GPUs
+  // come before processes.
+  std::vector<int> containers = {0};
+  for (size_t i = 1; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind == NodeKind::Rank || nodes_[i].kind == NodeKind::Process) containers.push_back(static_cast<int>(i));
+  }
+  std::vector<std::pair<int64_t, int64_t>> orderKey(nodes_.size(), {0, 0});
+  for (size_t p = 0; p < s.processes.size(); ++p) {
+    if (processNode[p] >= 0) orderKey[static_cast<size_t>(processNode[p])] = {s.processes[p].sortIndex, s.processes[p].pid};
+  }
+  for (size_t t = 0; t < s.threads.size(); ++t) {
+    if (threadNode[t] >= 0) orderKey[static_cast<size_t>(threadNode[t])] = {s.threads[t].sortIndex, s.threads[t].tid};
+  }
+  for (int c : containers) {
+    std::vector<int>& children = nodes_[static_cast<size_t>(c)].children;
+    // Other nodes (GPUs, counters) keep their place ahead: key (0, position); processes and
+    // threads follow, key (1, sort index, id).
+    auto key = [&](int n) {
+      const Node& node = nodes_[static_cast<size_t>(n)];
+      bool ordered = node.kind == NodeKind::Process || node.kind == NodeKind::Thread;
+      auto [sortIndex, id] = orderKey[static_cast<size_t>(n)];
+      return std::tuple<int, int64_t, int64_t>(ordered ? 1 : 0, ordered ? sortIndex : n, id);
+    };
+    std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return key(a) < key(b); });
   }
   // Nodes without tracks of their own sum their children — except a device, whose events appear
   // both under Kernels and under Streams: it counts its streams only.

@@ -142,6 +142,8 @@ class Importer {
   std::unordered_map<std::string, int64_t> syntheticIds_;  // string pid/tid → id
   std::unordered_map<int64_t, std::string> processNames_;
   std::unordered_map<std::string, std::string> threadNames_;  // "pid/tid" → name
+  std::unordered_map<int64_t, int64_t> processSort_;
+  std::unordered_map<std::string, int64_t> threadSort_;  // "pid/tid" → sort index
   struct Open {
     StringId name, cat;
     TimeNs start;
@@ -580,14 +582,22 @@ Status Importer::readEvent(od::value value) {
   ++info_.events;
   if (e.ph.empty()) return fail("trace event without 'ph'");
   if (e.ph == "M") {
-    // process_name / thread_name: args {"name": ...}; applied once all events are in.
-    if (e.args.empty() || (e.name != "process_name" && e.name != "thread_name")) return {};
+    // process_name / thread_name / *_sort_index; applied once all events are in.
+    bool sort = e.name == "process_sort_index" || e.name == "thread_sort_index";
+    if (e.args.empty() || (e.name != "process_name" && e.name != "thread_name" && !sort)) return {};
     size_t room = roomAfter(e.args.data());
     od::document doc;
     if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
+    int64_t pid = idOf(syntheticIds_, e.pid);
+    if (sort) {
+      int64_t index = 0;
+      if (doc.find_field_unordered("sort_index").get_int64().get(index)) return {};
+      if (e.name == "process_sort_index") processSort_[pid] = index;
+      else threadSort_[std::to_string(pid) + "/" + std::to_string(idOf(syntheticIds_, e.tid))] = index;
+      return {};
+    }
     std::string_view name;
     if (doc.find_field_unordered("name").get_string().get(name)) return {};
-    int64_t pid = idOf(syntheticIds_, e.pid);
     if (e.name == "process_name") {
       processNames_[pid] = std::string(name);
     } else {
@@ -821,13 +831,15 @@ void Importer::applyMetadata() {
     Process& proc = b_.processInfo(p);
     if (proc.rank != rank_) continue;
     if (auto it = processNames_.find(proc.pid); it != processNames_.end()) proc.name = it->second;
+    if (auto it = processSort_.find(proc.pid); it != processSort_.end()) proc.sortIndex = it->second;
   }
   for (uint32_t t = 0; t < b_.threadCount(); ++t) {
     Thread& th = b_.threadInfo(t);
     const Process& proc = b_.processInfo(th.process);
     if (proc.rank != rank_) continue;
-    auto it = threadNames_.find(std::to_string(proc.pid) + "/" + std::to_string(th.tid));
-    if (it != threadNames_.end()) th.name = it->second;
+    std::string key = std::to_string(proc.pid) + "/" + std::to_string(th.tid);
+    if (auto it = threadNames_.find(key); it != threadNames_.end()) th.name = it->second;
+    if (auto it = threadSort_.find(key); it != threadSort_.end()) th.sortIndex = it->second;
   }
 }
 

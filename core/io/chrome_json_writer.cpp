@@ -258,7 +258,8 @@ void Exporter::metadata() {
     };
     auto tid0 = [&] { key("tid"), number(0); };
     if (!p.name.empty()) meta("process_name", pid, tid0, p.name, false, 0);
-    meta("process_sort_index", pid, tid0, {}, true, 1'000'000 + (p.pid >= 0 ? p.pid : 0));
+    // Host processes after the GPUs unless the source gave an order.
+    meta("process_sort_index", pid, tid0, {}, true, p.sortIndex ? p.sortIndex : 1'000'000 + std::max<int64_t>(p.pid, 0));
   }
   for (const Thread& th : s_.threads) {
     if (th.name.empty() || th.tid < 0) continue;
@@ -269,6 +270,7 @@ void Exporter::metadata() {
     };
     auto tid = [&] { key("tid"), number(th.tid); };
     meta("thread_name", pid, tid, th.name, false, 0);
+    if (th.sortIndex) meta("thread_sort_index", pid, tid, {}, true, th.sortIndex);
   }
 }
 

@@ -249,15 +249,15 @@ Status Reader::readEntities() {
         return {};
       });
   if (!st) return Error{"devices: " + st.error()};
-  st = eachRow("SELECT id, rank, pid, name FROM processes ORDER BY id",
+  st = eachRow("SELECT id, rank, pid, name, sort_index FROM processes ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
-                 s.processes.push_back({q.ref(1), q.int64(2), q.text(3)});
+                 s.processes.push_back({q.ref(1), q.int64(2), q.text(3), q.int64(4)});
                  return {};
                });
   if (!st) return Error{"processes: " + st.error()};
-  st = eachRow("SELECT id, process, tid, name FROM threads ORDER BY id",
+  st = eachRow("SELECT id, process, tid, name, sort_index FROM threads ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
-                 s.threads.push_back({q.ref(1), q.int64(2), q.text(3)});
+                 s.threads.push_back({q.ref(1), q.int64(2), q.text(3), q.int64(4)});
                  return {};
                });
   if (!st) return Error{"threads: " + st.error()};

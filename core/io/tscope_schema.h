@@ -32,9 +32,9 @@ CREATE TABLE devices(id INTEGER PRIMARY KEY, rank INTEGER NOT NULL, ordinal INTE
                      max_registers_per_block INTEGER, max_shared_memory_per_sm INTEGER,
                      max_shared_memory_per_block INTEGER, warp_size INTEGER);
 CREATE TABLE processes(id INTEGER PRIMARY KEY, rank INTEGER NOT NULL, pid INTEGER NOT NULL,
-                       name TEXT NOT NULL);
+                       name TEXT NOT NULL, sort_index INTEGER NOT NULL);
 CREATE TABLE threads(id INTEGER PRIMARY KEY, process INTEGER NOT NULL, tid INTEGER NOT NULL,
-                     name TEXT NOT NULL);
+                     name TEXT NOT NULL, sort_index INTEGER NOT NULL);
 CREATE TABLE contexts(id INTEGER PRIMARY KEY, device INTEGER NOT NULL,
                       context_id INTEGER NOT NULL, process INTEGER);
 CREATE TABLE streams(id INTEGER PRIMARY KEY, device INTEGER NOT NULL, stream_id INTEGER NOT NULL,

@@ -42,12 +42,14 @@ struct Process {
   uint32_t rank = 0;
   int64_t pid = 0;  // negative: no number in the source (a trace's string pid; see name)
   std::string name;
+  int64_t sortIndex = 0;  // display order a trace asked for (Chrome process_sort_index), 0 if none
 };
 
 struct Thread {
   uint32_t process = 0;  // index into processes
   int64_t tid = 0;  // negative: no number in the source (see name)
   std::string name;
+  int64_t sortIndex = 0;  // Chrome thread_sort_index, 0 if none
 };
 
 struct Context {

@@ -115,14 +115,14 @@ uint32_t SessionBuilder::device(uint32_t rank, int32_t ordinal) {
 uint32_t SessionBuilder::process(uint32_t rank, int64_t pid) {
   uint32_t found = lookup({tag(kProcess, rank), static_cast<uint64_t>(pid)}, s_->processes.size());
   if (found != kNone) return found;
-  s_->processes.push_back({rank, pid, {}});
+  s_->processes.push_back({rank, pid, {}, 0});
   return static_cast<uint32_t>(s_->processes.size() - 1);
 }
 
 uint32_t SessionBuilder::thread(uint32_t process, int64_t tid) {
   uint32_t found = lookup({tag(kThread, process), static_cast<uint64_t>(tid)}, s_->threads.size());
   if (found != kNone) return found;
-  s_->threads.push_back({process, tid, {}});
+  s_->threads.push_back({process, tid, {}, 0});
   return static_cast<uint32_t>(s_->threads.size() - 1);
 }
 

@@ -70,6 +70,10 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   r = cli("info " + path("junk.tscope"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("unrecognised format"), std::string::npos) << r.out;
+  std::ofstream(path("cut.json")) << R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1}, {"ph": "X", "na)";
+  r = cli("info " + path("cut.json"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
   r = cli("convert " + std::string(TSCOPE_SAMPLE) + " " + path("out.xyz"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;

@@ -34,8 +34,10 @@ SessionPtr makeFixtureSession(bool multiRank) {
     b.deviceInfo(dev1).name = "NVIDIA A100-SXM4-40GB";
     uint32_t proc = b.process(rank, 100 + r);
     b.processInfo(proc).name = "python";
+    b.processInfo(proc).sortIndex = 5;
     uint32_t main = b.thread(proc, 100 + r);
     b.threadInfo(main).name = "MainThread";
+    b.threadInfo(main).sortIndex = -2;
     uint32_t ctx = b.context(dev, 1);
     b.contextInfo(ctx).process = proc;
     uint32_t s7 = b.stream(dev, 7);
@@ -173,12 +175,16 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   if (a.processes.size() != b.processes.size()) return fail("process count");
   for (size_t i = 0; i < a.processes.size(); ++i) {
     const Process &x = a.processes[i], &y = b.processes[i];
-    if (x.rank != y.rank || x.pid != y.pid || x.name != y.name) return fail("process " + std::to_string(i));
+    if (x.rank != y.rank || x.pid != y.pid || x.name != y.name || x.sortIndex != y.sortIndex) {
+      return fail("process " + std::to_string(i));
+    }
   }
   if (a.threads.size() != b.threads.size()) return fail("thread count");
   for (size_t i = 0; i < a.threads.size(); ++i) {
     const Thread &x = a.threads[i], &y = b.threads[i];
-    if (x.process != y.process || x.tid != y.tid || x.name != y.name) return fail("thread " + std::to_string(i));
+    if (x.process != y.process || x.tid != y.tid || x.name != y.name || x.sortIndex != y.sortIndex) {
+      return fail("thread " + std::to_string(i));
+    }
   }
   if (a.contexts.size() != b.contexts.size()) return fail("context count");
   for (size_t i = 0; i < a.contexts.size(); ++i) {

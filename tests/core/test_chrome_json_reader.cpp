@@ -320,6 +320,8 @@ TEST(ChromeJson, GenericChromeEvents) {
   std::string json = R"({"traceEvents": [
     {"ph": "M", "name": "process_name", "pid": "browser", "args": {"name": "Browser"}},
     {"ph": "M", "name": "thread_name", "pid": "browser", "tid": 3, "args": {"name": "Main"}},
+    {"ph": "M", "name": "process_sort_index", "pid": "browser", "args": {"sort_index": 7}},
+    {"ph": "M", "name": "thread_sort_index", "pid": "browser", "tid": 4, "args": {"sort_index": -1}},
     {"ph": "B", "name": "outer", "cat": "app", "pid": "browser", "tid": 3, "ts": 0},
     {"ph": "B", "name": "inner", "cat": "app", "pid": "browser", "tid": 3, "ts": 1.5},
     {"ph": "s", "name": "f", "cat": "io", "id": 9, "pid": "browser", "tid": 3, "ts": 2},
@@ -340,6 +342,8 @@ TEST(ChromeJson, GenericChromeEvents) {
   const Session& session = **s;
   ASSERT_EQ(session.processes.size(), 1u);
   EXPECT_EQ(session.processes[0].name, "Browser");
+  EXPECT_EQ(session.processes[0].sortIndex, 7);
+  for (const Thread& t : session.threads) EXPECT_EQ(t.sortIndex, t.tid == 4 ? -1 : 0);
   SessionSummary r = summarize(session);
   EXPECT_EQ(r.otherRanges, 3u);  // outer, inner, later
   EXPECT_EQ(r.nvtxMarks, 1u);
