@@ -179,13 +179,15 @@ void SessionTreeModel::build() {
   }
   for (int c : containers) {
     std::vector<int>& children = nodes_[static_cast<size_t>(c)].children;
-    // Other nodes (GPUs, counters) keep their place ahead: key (0, position); processes and
-    // threads follow, key (1, sort index, id).
+    // GPUs keep their place ahead (key 0, position), processes and threads follow by (sort
+    // index, id), counters come last (key 2, position).
     auto key = [&](int n) {
       const Node& node = nodes_[static_cast<size_t>(n)];
-      bool ordered = node.kind == NodeKind::Process || node.kind == NodeKind::Thread;
       auto [sortIndex, id] = orderKey[static_cast<size_t>(n)];
-      return std::tuple<int, int64_t, int64_t>(ordered ? 1 : 0, ordered ? sortIndex : n, id);
+      if (node.kind == NodeKind::Process || node.kind == NodeKind::Thread) {
+        return std::tuple<int, int64_t, int64_t>(1, sortIndex, id);
+      }
+      return std::tuple<int, int64_t, int64_t>(node.kind == NodeKind::Counter ? 2 : 0, n, 0);
     };
     std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return key(a) < key(b); });
   }
