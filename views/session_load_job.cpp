@@ -12,8 +12,8 @@ namespace {
 constexpr int kProgressSteps = 1000;
 }
 
-SessionLoadJob::SessionLoadJob(QStringList paths, QObject* parent)
-    : QObject(parent), paths_(std::move(paths)) {
+SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* parent)
+    : QObject(parent), paths_(std::move(paths)), options_(std::move(options)) {
   connect(&watcher_, &QFutureWatcher<LoadOutcome>::progressValueChanged, this, [this](int value) {
     progress_ = static_cast<double>(value) / kProgressSteps;
     emit progressChanged(progress_);
@@ -44,13 +44,14 @@ void SessionLoadJob::start() {
   std::vector<std::string> paths;
   for (const QString& p : paths_) paths.push_back(p.toStdString());
   auto cancel = cancel_;
-  watcher_.setFuture(QtConcurrent::run([paths, cancel](QPromise<LoadOutcome>& promise) {
+  OpenOptions options = options_;
+  watcher_.setFuture(QtConcurrent::run([paths, options, cancel](QPromise<LoadOutcome>& promise) {
     promise.setProgressRange(0, kProgressSteps);
     Progress progress{[&promise](double f) {
                         promise.setProgressValue(static_cast<int>(f * kProgressSteps));
                       },
                       cancel.get()};
-    auto result = openSessionFiles(paths, {}, progress);
+    auto result = openSessionFiles(paths, options, progress);
     if (result) promise.addResult(LoadOutcome{result.value(), {}});
     else promise.addResult(LoadOutcome{nullptr, QString::fromStdString(result.error())});
   }));

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "io/open_session.h"
 #include "session/session.h"
 
 namespace ts {
@@ -22,7 +23,7 @@ struct LoadOutcome {
 class SessionLoadJob : public QObject {
   Q_OBJECT
  public:
-  explicit SessionLoadJob(QStringList paths, QObject* parent = nullptr);
+  explicit SessionLoadJob(QStringList paths, OpenOptions options = {}, QObject* parent = nullptr);
   ~SessionLoadJob() override;
 
   void start();
@@ -39,6 +40,7 @@ class SessionLoadJob : public QObject {
 
  private:
   QStringList paths_;
+  OpenOptions options_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   QFutureWatcher<LoadOutcome> watcher_;
   double progress_ = 0;

@@ -19,6 +19,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "open_ranks_dialog.h"
 #include "session_export_job.h"
 #include "session_load_job.h"
 #include "session_view.h"
@@ -151,15 +152,17 @@ void MainWindow::openDialog() {
 
 void MainWindow::openRanksDialog() {
   QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open ranks as one session"), {}, tr(kFileFilter));
-  if (!paths.isEmpty()) openRanks(paths);
+  if (paths.isEmpty()) return;
+  OpenRanksDialog dialog(paths, this);  // rank order and clock shifts
+  if (dialog.exec() == QDialog::Accepted) openRanks(dialog.paths(), dialog.options());
 }
 
 void MainWindow::openFiles(const QStringList& paths) {
   for (const QString& path : paths) startLoad({path});
 }
 
-void MainWindow::openRanks(const QStringList& paths) {
-  if (!paths.isEmpty()) startLoad(paths);
+void MainWindow::openRanks(const QStringList& paths, const OpenOptions& options) {
+  if (!paths.isEmpty()) startLoad(paths, options);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
@@ -171,8 +174,8 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->open();
 }
 
-void MainWindow::startLoad(const QStringList& paths) {
-  auto* job = new SessionLoadJob(paths, this);
+void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options) {
+  auto* job = new SessionLoadJob(paths, options, this);
   jobs_.push_back(job);
   connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
   connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {

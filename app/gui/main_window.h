@@ -32,7 +32,7 @@ class MainWindow : public QMainWindow {
   // Starts loading each file off the GUI thread; each opens in its own tab.
   void openFiles(const QStringList& paths);
   // Opens several trace files as one multi-rank session, in one tab.
-  void openRanks(const QStringList& paths);
+  void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Writes the current tab's session (format by extension) off the GUI thread.
   void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();
@@ -61,7 +61,7 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void openRanksDialog();
   void exportDialog();
-  void startLoad(const QStringList& paths);
+  void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void showError(const QString& title, const QString& message);
   void closeCurrent();
   void closeTab(int index);

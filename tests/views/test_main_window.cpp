@@ -2,6 +2,8 @@
 // cancellation, recent files, shortcuts.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDoubleSpinBox>
+#include <QPushButton>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -12,6 +14,7 @@
 #include <QtTest>
 
 #include "main_window.h"
+#include "open_ranks_dialog.h"
 #include "session_load_job.h"
 #include "session_tree_model.h"
 #include "session/session_summary.h"
@@ -152,6 +155,21 @@ class TestMainWindow : public QObject {
     QVERIFY(exported.wait(20000));
     QVERIFY(!exported.last().at(0).toBool());
     QVERIFY(w.lastError().contains(QStringLiteral("does not exist")));
+  }
+
+  void ranksDialogGivesOrderAndShifts() {
+    ts::OpenRanksDialog dialog({QStringLiteral("/a/r0.json"), QStringLiteral("/a/r1.json")});
+    auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("ranksTable"));
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), 2);
+    static_cast<QDoubleSpinBox*>(table->cellWidget(1, 1))->setValue(-250.5);  // µs
+    QCOMPARE(dialog.options().shiftNs.at(1), ts::TimeNs{-250500});
+    QVERIFY(!dialog.options().shiftNs.count(0));
+    table->setCurrentCell(1, 0);
+    auto* up = dialog.findChildren<QPushButton*>().first();
+    QTest::mouseClick(up, Qt::LeftButton);
+    QCOMPARE(dialog.paths(), QStringList({QStringLiteral("/a/r1.json"), QStringLiteral("/a/r0.json")}));
+    QCOMPARE(dialog.options().shiftNs.at(0), ts::TimeNs{-250500});  // the shift moved with its file
   }
 
   void shortcutsAreListed() {
