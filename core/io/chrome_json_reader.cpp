@@ -95,6 +95,8 @@ class Importer {
   Status readTopField(std::string_view key, size_t from, size_t to);
   Status readEventArray(size_t& i);
   Status readBatch(size_t from, size_t to);
+  size_t findCut(size_t from) const;
+  bool readBatchFast(size_t from, size_t comma, size_t& resume);
   Status readEvent(od::value event);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
@@ -156,7 +158,6 @@ class Importer {
 
 constexpr size_t kBatchBytes = size_t{1} << 20;
 constexpr size_t kBatchPadding = simdjson::SIMDJSON_PADDING;
-constexpr size_t kNoBatch = SIZE_MAX;
 constexpr size_t kNoValue = SIZE_MAX;
 
 size_t skipSpace(std::string_view s, size_t i) {
@@ -635,44 +636,122 @@ Status Importer::readBatch(size_t from, size_t to) {
   return {};
 }
 
+// A cut for the next batch: the ',' before a line break that is followed by '{', searched back
+// from about kBatchBytes ahead of `from`. A raw line break never lies inside a JSON string, but it
+// may lie inside an event (pretty-printed args): readBatchFast finds that out by parsing, and the
+// caller then scans exactly. kNoValue when no candidate is near (single-line traces, the tail).
+size_t Importer::findCut(size_t from) const {
+  size_t target = from + kBatchBytes;
+  if (target >= json_.size()) return kNoValue;
+  size_t floor = target > kBatchBytes / 4 ? target - kBatchBytes / 4 : 0;
+  floor = std::max(floor, from + 1);
+  for (size_t at = target; at > floor;) {
+    const void* q = ::memrchr(json_.data() + floor, '\n', at - floor);
+    if (!q) return kNoValue;
+    at = static_cast<size_t>(static_cast<const char*>(q) - json_.data());
+    size_t next = skipSpace(json_, at + 1);
+    size_t prev = at;
+    while (prev > from && (json_[prev - 1] == ' ' || json_[prev - 1] == '\n' || json_[prev - 1] == '\r' ||
+                           json_[prev - 1] == '\t')) {
+      --prev;
+    }
+    if (next < json_.size() && json_[next] == '{' && prev > from && json_[prev - 1] == ',') return prev - 1;
+  }
+  return kNoValue;
+}
+
+// Parses the events in [from, comma) as one batch. On success returns true. On failure returns
+// false with `resume` at the first event not added (from, when none was): the cut fell inside an
+// event, or an event is broken — the exact path takes over from there and says which.
+bool Importer::readBatchFast(size_t from, size_t comma, size_t& resume) {
+  resume = from;
+  batch_.resize(comma - from + 2 + kBatchPadding);
+  batch_[0] = '[';
+  std::memcpy(batch_.data() + 1, json_.data() + from, comma - from);
+  batch_[comma - from + 1] = ']';
+  std::memset(batch_.data() + comma - from + 2, 0, kBatchPadding);
+  od::document doc;
+  od::array events;
+  if (eventParser_.iterate(batch_.data(), comma - from + 2, batch_.size()).get(doc) ||
+      doc.get_array().get(events)) {
+    return false;
+  }
+  size_t lastDone = kNoValue;  // start (in json_) of the last event added
+  size_t eventsBefore = eventIndex_;
+  for (auto item : events) {
+    od::value v;
+    if (item.get(v)) break;
+    size_t start = from + static_cast<size_t>(v.raw_json_token().data() - batch_.data()) - 1;
+    offset_ = start;
+    ++eventIndex_;
+    if (!readEvent(v)) {
+      --eventIndex_;
+      resume = start;
+      return false;
+    }
+    lastDone = start;
+  }
+  if (eventIndex_ - eventsBefore > 0 && lastDone != kNoValue) {
+    // Did the batch end where it should? Only then were all its events read.
+    size_t end = skipValue(json_, lastDone);
+    if (end != kNoValue && skipSpace(json_, end) == comma) return true;
+    if (end == kNoValue) return false;
+    size_t next = skipSpace(json_, end);
+    resume = next < json_.size() && json_[next] == ',' ? skipSpace(json_, next + 1) : next;
+  }
+  return false;
+}
+
 Status Importer::readEventArray(size_t& i) {
-  // i is at '['. Events are found by a brace-matching scan and parsed in batches.
+  // i is at '['. Events are parsed in batches of about 1 MiB: cut at line breaks when the trace
+  // has them (readBatchFast), else found by a bracket-matching scan.
   ++i;
-  size_t batchStart = kNoBatch, batchEnd = 0;
   for (;;) {
     i = skipSpace(json_, i);
     if (i >= json_.size()) {
       offset_ = json_.size();
       return fail("truncated: the trace ends inside 'traceEvents'");
     }
-    if (json_[i] == ']' && batchStart == kNoBatch) {
+    if (json_[i] == ']') {
       ++i;
-      break;
+      return {};
     }
-    size_t end = skipValue(json_, i);
-    if (end == kNoValue) {
-      offset_ = i;
-      return fail("truncated or malformed trace event (no matching end)");
+    if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+    progress_.update(static_cast<double>(i) / static_cast<double>(json_.size()));
+    size_t comma = findCut(i);
+    if (comma != kNoValue) {
+      size_t resume = i;
+      if (readBatchFast(i, comma, resume)) {
+        i = comma + 1;
+        continue;
+      }
+      i = skipSpace(json_, resume);
+      if (i < json_.size() && json_[i] == ']') continue;
     }
-    if (batchStart == kNoBatch) batchStart = i;
-    batchEnd = end;
-    i = skipSpace(json_, end);
-    bool last = i < json_.size() && json_[i] == ']';
-    if (!last && (i >= json_.size() || json_[i] != ',')) {
-      offset_ = std::min(i, json_.size());
-      return fail(i >= json_.size() ? "truncated: the trace ends inside 'traceEvents'"
-                                     : "expected ',' or ']' between trace events");
+    // Exact path: one batch of events found by bracket matching.
+    size_t batchStart = i, batchEnd = i;
+    bool last = false;
+    for (;;) {
+      size_t end = skipValue(json_, i);
+      if (end == kNoValue) {
+        offset_ = i;
+        return fail("truncated or malformed trace event (no matching end)");
+      }
+      batchEnd = end;
+      i = skipSpace(json_, end);
+      last = i < json_.size() && json_[i] == ']';
+      if (!last && (i >= json_.size() || json_[i] != ',')) {
+        offset_ = std::min(i, json_.size());
+        return fail(i >= json_.size() ? "truncated: the trace ends inside 'traceEvents'"
+                                       : "expected ',' or ']' between trace events");
+      }
+      if (last || batchEnd - batchStart >= kBatchBytes) break;
+      i = skipSpace(json_, i + 1);
     }
-    if (last || batchEnd - batchStart >= kBatchBytes) {
-      if (Status st = readBatch(batchStart, batchEnd); !st) return st;
-      batchStart = kNoBatch;
-      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
-      progress_.update(static_cast<double>(i) / static_cast<double>(json_.size()));
-    }
+    if (Status st = readBatch(batchStart, batchEnd); !st) return st;
     ++i;  // past ',' or ']'
-    if (last) break;
+    if (last) return {};
   }
-  return {};
 }
 
 Status Importer::readDeviceProperties(od::array devices) {

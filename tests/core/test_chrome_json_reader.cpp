@@ -315,6 +315,48 @@ TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {
   EXPECT_GT(errors, 100u);
 }
 
+// Big traces are cut into batches at line breaks; a cut that falls inside an event (a line break
+// inside its args) or a trace without line breaks must give the same session as any other layout.
+TEST_F(ChromeJsonBadInput, BatchCutsInsideEventsAndSingleLineTraces) {
+  auto event = [](int i, bool multiline) {
+    std::string ts = std::to_string(1000 + i * 10);
+    std::string args = multiline ? "{\"list\": [1,\n{\"deep\": " + std::to_string(i) + "}]}" : "{\"n\": " + std::to_string(i) + "}";
+    return "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f" + std::to_string(i % 97) +
+           "\", \"pid\": 1, \"tid\": " + std::to_string(1 + i % 3) + ", \"ts\": " + ts + ", \"dur\": 5, \"args\": " + args + "}";
+  };
+  const int n = 60'000;  // several MiB: many batches
+  std::string lines = "{\"traceEvents\": [\n", multi = lines, single = "{\"traceEvents\":[";
+  for (int i = 0; i < n; ++i) {
+    lines += event(i, false) + (i + 1 < n ? ",\n" : "\n");
+    multi += event(i, i % 5 == 0) + (i + 1 < n ? ",\n" : "\n");
+    single += event(i, false) + (i + 1 < n ? "," : "");
+  }
+  lines += "]}";
+  multi += "]}";
+  single += "]}";
+  ASSERT_GT(single.size(), 3u << 20);
+  for (const auto& [name, text] : {std::pair{"lines.json", &lines}, std::pair{"multi.json", &multi},
+                                   std::pair{"single.json", &single}}) {
+    SCOPED_TRACE(name);
+    auto s = openSessionFile(write(name, *text));
+    ASSERT_TRUE(s.ok()) << s.error();
+    EXPECT_EQ(summarize(**s).otherRanges, static_cast<size_t>(n));
+    TimeNs last = 0;
+    for (const Track& t : (*s)->tracks) last = std::max(last, t.maxEnd());
+    EXPECT_EQ(last, (1000 + (n - 1) * 10 + 5) * 1000);
+  }
+  // A broken event deep in a big trace is still reported at its own byte offset.
+  std::string broken = lines;
+  size_t at = broken.find("\"ts\": 400000");
+  ASSERT_NE(at, std::string::npos);
+  broken.replace(at, 12, "\"ts\": \"bad!\"");
+  auto s = openSessionFile(write("broken.json", broken));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("'ts' is not a number"), std::string::npos) << s.error();
+  size_t eventStart = broken.rfind('{', at);
+  EXPECT_NE(s.error().find("byte " + std::to_string(eventStart) + " "), std::string::npos) << s.error();
+}
+
 TEST(ChromeJson, GenericChromeEvents) {
   // B/E nesting, instants, counters, flows, string pids, metadata names.
   std::string json = R"({"traceEvents": [
