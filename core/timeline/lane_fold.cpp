@@ -1,0 +1,85 @@
+#include "timeline/lane_fold.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts {
+
+namespace {
+
+// First position whose effective end is after t.
+uint32_t firstEndingAfter(const LaneView& v, TimeNs t) {
+  uint32_t lo = 0, hi = v.size();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (v.track->effectiveEnd(v.event(mid)) > t) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+// First position at or after `from` whose start is at or after t.
+uint32_t firstStartingAt(const LaneView& v, uint32_t from, TimeNs t) {
+  uint32_t lo = from, hi = v.size();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (v.track->hot.start[v.event(mid)] >= t) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+}  // namespace
+
+void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out) {
+  const Track& t = *v.track;
+  const TimeNs t0 = axis.start(), t1 = axis.end(width);
+  const uint32_t n = v.size();
+  for (uint32_t p = firstEndingAfter(v, t0); p < n;) {
+    ++out.steps;
+    uint32_t e = v.event(p);
+    if (t.hot.start[e] >= t1) break;
+    double x0 = axis.xOf(t.hot.start[e]), x1 = axis.xOf(t.effectiveEnd(e));
+    if (x1 - x0 >= minBoxPx) {
+      out.boxes.push_back({x0, x1, e});
+      ++p;
+      continue;
+    }
+    // Fold every event that starts before the next pixel boundary. In a lane only the last of
+    // them can be wide (the others end before it starts): that one is drawn as a box next.
+    double boundary = std::floor(std::max(x0, 0.0)) + 1;
+    uint32_t q = std::max(p + 1, firstStartingAt(v, p + 1, axis.timeAt(boundary)));
+    if (q - 1 > p) {
+      uint32_t last = v.event(q - 1);
+      if (axis.xOf(t.effectiveEnd(last)) - axis.xOf(t.hot.start[last]) >= minBoxPx) --q;
+    }
+    double runEnd = std::max(boundary, axis.xOf(t.effectiveEnd(v.event(q - 1))));
+    if (!out.runs.empty() && out.runs.back().x1 >= std::floor(x0)) {
+      out.runs.back().x1 = std::max(out.runs.back().x1, runEnd);  // adjacent columns: one run
+      out.runs.back().count += q - p;
+    } else {
+      out.runs.push_back({x0, runEnd, q - p, e});
+    }
+    p = q;
+  }
+}
+
+uint32_t pickLane(const LaneView& v, const TimeAxis& axis, double x, double tolerancePx) {
+  const Track& t = *v.track;
+  TimeNs at = axis.timeAt(x);
+  uint32_t p = firstEndingAfter(v, at);
+  if (p < v.size() && t.hot.start[v.event(p)] <= at) return v.event(p);  // directly under x
+  // Nothing under x: the nearest event within the tolerance, on either side.
+  uint32_t best = kNone;
+  double bestDistance = tolerancePx;
+  auto consider = [&](uint32_t position) {
+    if (position >= v.size()) return;
+    uint32_t e = v.event(position);
+    double x0 = axis.xOf(t.hot.start[e]), x1 = axis.xOf(t.effectiveEnd(e));
+    double d = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
+    if (d <= bestDistance) best = e, bestDistance = d;
+  };
+  if (p > 0) consider(p - 1);
+  consider(p);
+  return best;
+}
+
+}  // namespace ts

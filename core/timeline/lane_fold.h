@@ -1,0 +1,51 @@
+// Folding a lane for drawing: events wide enough are drawn as boxes, the rest are folded into runs
+// (a pixel column or more, with the count of events inside) — so a frame costs
+// O(pixels × log events) per lane, whatever the number of events. Also hit-testing a lane.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "session/track.h"
+#include "timeline/time_axis.h"
+
+namespace ts {
+
+// One lane of a track, or a subset of it (e.g. only the HtoD copies): events sorted by start and
+// not overlapping, so starts and ends are both sorted.
+struct LaneView {
+  const Track* track = nullptr;
+  uint32_t lane = 0;
+  const std::vector<uint32_t>* subset = nullptr;  // event indices; null: the whole lane
+
+  uint32_t size() const { return subset ? static_cast<uint32_t>(subset->size()) : track->laneSize(lane); }
+  uint32_t event(uint32_t position) const {
+    return subset ? (*subset)[position] : track->laneEvent(lane, position);
+  }
+};
+
+struct DrawBox {
+  double x0, x1;
+  uint32_t event;
+};
+
+struct DrawRun {
+  double x0, x1;
+  uint32_t count;       // events folded into the run
+  uint32_t firstEvent;  // the first of them (for colour and picking)
+};
+
+struct LaneDraw {
+  std::vector<DrawBox> boxes;
+  std::vector<DrawRun> runs;
+  size_t steps = 0;  // loop iterations spent: bounded by pixels, which tests check
+  void clear() { boxes.clear(), runs.clear(), steps = 0; }
+};
+
+// Events narrower than minBoxPx are folded. Appends to `out`.
+void foldLane(const LaneView& view, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out);
+
+// The event under x (within tolerancePx, nearest start first), or kNone.
+uint32_t pickLane(const LaneView& view, const TimeAxis& axis, double x, double tolerancePx);
+
+}  // namespace ts

@@ -1,0 +1,138 @@
+#include "timeline/timeline_rows.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ts {
+
+const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) {
+  subsets_.push_back(std::make_unique<std::vector<uint32_t>>(std::move(events)));
+  return subsets_.back().get();
+}
+
+TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
+  const Session& s = *session_;
+  // Tracks by owner.
+  std::vector<std::vector<uint32_t>> byDevice(s.devices.size()), byStream(s.streams.size()),
+      byThread(s.threads.size());
+  for (uint32_t i = 0; i < s.tracks.size(); ++i) {
+    const Track& t = s.tracks[i];
+    if (t.device != kNone) byDevice[t.device].push_back(i);
+    if (t.stream != kNone) byStream[t.stream].push_back(i);
+    if (t.thread != kNone) byThread[t.thread].push_back(i);
+  }
+  auto lanesOf = [&](const std::vector<uint32_t>& tracks, auto keep) {
+    // Lane k of every kept track shares visual lane k (the tracks of one stream do not overlap).
+    std::vector<std::vector<LaneView>> lanes;
+    size_t events = 0;
+    for (uint32_t ti : tracks) {
+      const Track& t = s.tracks[ti];
+      if (!keep(t)) continue;
+      events += t.size();
+      if (lanes.size() < t.laneCount()) lanes.resize(t.laneCount());
+      for (uint32_t l = 0; l < t.laneCount(); ++l) lanes[l].push_back({&t, l, nullptr});
+    }
+    return std::pair(lanes, events);
+  };
+
+  for (uint32_t r = 0; r < s.ranks.size(); ++r) {
+    int base = 0;
+    if (s.multiRank()) {
+      add({TimelineRow::Kind::Group, s.ranks[r].label, 0, {}, kNone, -1, 0});
+      base = 1;
+    }
+    for (uint32_t d = 0; d < s.devices.size(); ++d) {
+      if (s.devices[d].rank != r || byDevice[d].empty()) continue;
+      std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
+      if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
+      add({TimelineRow::Kind::Group, label, base, {}, d, -1, 0});
+      // Compute: every kernel of the GPU on one row, drawn over each other where streams overlap.
+      TimelineRow compute{TimelineRow::Kind::Compute, "Compute", base + 1, {{}}, d, -1, 0};
+      for (uint32_t ti : byDevice[d]) {
+        const Track& t = s.tracks[ti];
+        if (t.kind != EventKind::Kernel) continue;
+        compute.events += t.size();
+        for (uint32_t l = 0; l < t.laneCount(); ++l) compute.lanes[0].push_back({&t, l, nullptr});
+      }
+      if (compute.events) add(std::move(compute));
+      // Streams, by id.
+      std::map<uint32_t, uint32_t> streams;
+      for (uint32_t ti : byDevice[d]) {
+        if (s.tracks[ti].stream != kNone) streams.emplace(s.streams[s.tracks[ti].stream].streamId, s.tracks[ti].stream);
+      }
+      for (const auto& [id, st] : streams) {
+        auto [work, n] = lanesOf(byStream[st], [](const Track& t) {
+          return t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy || t.kind == EventKind::Memset;
+        });
+        auto [notes, m] = lanesOf(byStream[st], [](const Track& t) {
+          return t.kind == EventKind::Nvtx || t.kind == EventKind::Range;
+        });
+        for (auto& lane : notes) work.push_back(std::move(lane));
+        add({TimelineRow::Kind::Stream, s.streamLabel(st), base + 1, std::move(work), d, -1, n + m});
+      }
+      // Memory: a row per copy kind present, then memsets.
+      for (int k = 0; k < kCopyKindCount; ++k) {
+        TimelineRow row{TimelineRow::Kind::Copy, std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
+                        base + 1, {{}}, d, k, 0};
+        for (uint32_t ti : byDevice[d]) {
+          const Track& t = s.tracks[ti];
+          if (t.kind != EventKind::Memcpy) continue;
+          for (uint32_t l = 0; l < t.laneCount(); ++l) {
+            std::vector<uint32_t> events;
+            for (uint32_t p = 0; p < t.laneSize(l); ++p) {
+              uint32_t e = t.laneEvent(l, p);
+              if (static_cast<int>(t.memcpys.copyKind[e]) == k) events.push_back(e);
+            }
+            if (events.empty()) continue;
+            row.events += events.size();
+            row.lanes[0].push_back({&t, l, subset(std::move(events))});
+          }
+        }
+        if (row.events) add(std::move(row));
+      }
+      auto [sets, n] = lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });
+      if (n) {
+        TimelineRow row{TimelineRow::Kind::Memset, "Memset", base + 1, {{}}, d, -1, n};
+        for (auto& lane : sets) row.lanes[0].insert(row.lanes[0].end(), lane.begin(), lane.end());
+        add(std::move(row));
+      }
+    }
+    // Processes and their threads, in the trace's sort order.
+    std::vector<uint32_t> processes;
+    for (uint32_t p = 0; p < s.processes.size(); ++p) {
+      if (s.processes[p].rank == r) processes.push_back(p);
+    }
+    std::stable_sort(processes.begin(), processes.end(), [&](uint32_t a, uint32_t b) {
+      return std::pair(s.processes[a].sortIndex, s.processes[a].pid) < std::pair(s.processes[b].sortIndex, s.processes[b].pid);
+    });
+    for (uint32_t p : processes) {
+      std::vector<uint32_t> threads;
+      for (uint32_t t = 0; t < s.threads.size(); ++t) {
+        if (s.threads[t].process == p && !byThread[t].empty()) threads.push_back(t);
+      }
+      if (threads.empty()) continue;
+      std::stable_sort(threads.begin(), threads.end(), [&](uint32_t a, uint32_t b) {
+        return std::pair(s.threads[a].sortIndex, s.threads[a].tid) < std::pair(s.threads[b].sortIndex, s.threads[b].tid);
+      });
+      const Process& proc = s.processes[p];
+      std::string label = proc.name.empty() ? "Process" : proc.name;
+      if (proc.pid >= 0) label += " (" + std::to_string(proc.pid) + ")";
+      add({TimelineRow::Kind::Group, label, base, {}, kNone, -1, 0});
+      for (uint32_t t : threads) {
+        add({TimelineRow::Kind::Group, s.threadLabel(t), base + 1, {}, kNone, -1, 0});
+        const std::pair<EventKind, const char*> kinds[] = {
+            {EventKind::Api, "CUDA API"}, {EventKind::Nvtx, "NVTX"}, {EventKind::Range, "Ranges"}};
+        for (auto [kind, name] : kinds) {
+          auto [lanes, n] = lanesOf(byThread[t], [kind](const Track& x) { return x.kind == kind; });
+          if (!n) continue;
+          TimelineRow::Kind rowKind = kind == EventKind::Api    ? TimelineRow::Kind::Api
+                                      : kind == EventKind::Nvtx ? TimelineRow::Kind::Nvtx
+                                                                : TimelineRow::Kind::Range;
+          add({rowKind, name, base + 2, std::move(lanes), kNone, -1, n});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ts

@@ -1,0 +1,149 @@
+// Timeline arithmetic without a screen: coordinate mapping, ruler, folding bounded by pixels,
+// hit-testing, and the row layout.
+#include <gtest/gtest.h>
+
+#include "session/session_builder.h"
+#include "session_fixture.h"
+#include "synth/synthetic_session.h"
+#include "timeline/lane_fold.h"
+#include "timeline/time_axis.h"
+#include "timeline/timeline_rows.h"
+
+namespace ts {
+
+TEST(TimeAxis, MapsAndZoomsAroundTheCursor) {
+  TimeAxis a;
+  a.fit(1000, 2000, 100);  // 10 ns per pixel
+  EXPECT_DOUBLE_EQ(a.nsPerPixel(), 10.0);
+  EXPECT_EQ(a.timeAt(0), 1000);
+  EXPECT_EQ(a.timeAt(50), 1500);
+  EXPECT_DOUBLE_EQ(a.xOf(1500), 50.0);
+  a.zoomAround(25, 2.0);  // the time under x = 25 stays there
+  EXPECT_DOUBLE_EQ(a.nsPerPixel(), 5.0);
+  EXPECT_EQ(a.timeAt(25), 1250);
+  a.panPixels(10);
+  EXPECT_EQ(a.timeAt(25), 1300);
+  a.zoomAround(0, 1e9);  // clamped: at most 100 px per ns
+  EXPECT_DOUBLE_EQ(a.nsPerPixel(), 0.01);
+}
+
+TEST(TimeAxis, RulerStepsAndUnits) {
+  EXPECT_EQ(rulerStep(1.0, 80), 100);          // 80 ns minimum → 100 ns
+  EXPECT_EQ(rulerStep(30.0, 80), 5000);        // 2.4 µs → 5 µs
+  EXPECT_EQ(rulerStep(1e6, 80), 100'000'000);  // 80 ms → 100 ms
+  TimeAxis a(1'000'000, 25'000.0);             // 25 µs per pixel
+  auto ticks = rulerTicks(a, 400, 80, 1'000'000);
+  ASSERT_GE(ticks.size(), 4u);
+  EXPECT_EQ(ticks[0].label, "0 ms");
+  EXPECT_EQ(ticks[1].label, "2 ms");
+  EXPECT_EQ(ticks[1].time - ticks[0].time, 2'000'000);
+}
+
+namespace {
+// One lane of `n` back-to-back events of `len` ns with `gap` ns between them.
+SessionPtr laneOf(uint32_t n, TimeNs len, TimeNs gap) {
+  SessionBuilder b;
+  uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+  StringId name = b.intern("e");
+  for (uint32_t i = 0; i < n; ++i) {
+    TimeNs start = i * (len + gap);
+    b.addApi(thread, start, start + len, name, {});
+  }
+  auto s = b.build();
+  EXPECT_TRUE(s.ok());
+  return s.value();
+}
+}  // namespace
+
+TEST(LaneFold, WideEventsAreBoxesNarrowOnesFoldIntoCountedRuns) {
+  SessionPtr s = laneOf(1000, 10, 0);  // [0, 10000) in 10 ns events
+  LaneView v{&s->tracks[0], 0, nullptr};
+  LaneDraw d;
+  TimeAxis zoomedIn(0, 1.0);  // 10 px per event
+  foldLane(v, zoomedIn, 200, 3, d);
+  EXPECT_EQ(d.boxes.size(), 20u);
+  EXPECT_TRUE(d.runs.empty());
+  EXPECT_DOUBLE_EQ(d.boxes[3].x0, 30.0);
+
+  d.clear();
+  TimeAxis zoomedOut(0, 100.0);  // 0.1 px per event: everything folds
+  foldLane(v, zoomedOut, 1000, 3, d);
+  EXPECT_TRUE(d.boxes.empty());
+  ASSERT_EQ(d.runs.size(), 1u);  // adjacent columns merge into one run
+  EXPECT_EQ(d.runs[0].count, 1000u);
+  EXPECT_LE(d.steps, 101u);  // one step per pixel column, not per event
+}
+
+TEST(LaneFold, WorkIsBoundedByPixelsNotEvents) {
+  SessionPtr big = laneOf(1'000'000, 10, 5);
+  LaneView v{&big->tracks[0], 0, nullptr};
+  TimeAxis a;
+  a.fit(0, 15'000'000, 1920);
+  LaneDraw d;
+  foldLane(v, a, 1920, 3, d);
+  EXPECT_LE(d.steps, 1921u);
+  size_t counted = 0;
+  for (const DrawRun& r : d.runs) counted += r.count;
+  EXPECT_EQ(counted + d.boxes.size(), 1'000'000u);  // every event is in a box or a run
+}
+
+TEST(LaneFold, AWideEventAfterTinyOnesIsStillABox) {
+  SessionBuilder b;
+  uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+  StringId name = b.intern("e");
+  b.addApi(thread, 0, 1, name, {});
+  b.addApi(thread, 2, 3, name, {});
+  b.addApi(thread, 4, 5000, name, {});  // starts in the same pixel, 50 px wide
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  LaneDraw d;
+  foldLane({&(*s)->tracks[0], 0, nullptr}, TimeAxis(0, 100.0), 100, 3, d);
+  ASSERT_EQ(d.runs.size(), 1u);
+  EXPECT_EQ(d.runs[0].count, 2u);
+  ASSERT_EQ(d.boxes.size(), 1u);
+  EXPECT_EQ(d.boxes[0].event, 2u);
+}
+
+TEST(LaneFold, PickFindsTheEventUnderTheCursorOrTheNearest) {
+  SessionPtr s = laneOf(10, 100, 100);  // events at 0, 200, 400, ... each 100 ns
+  LaneView v{&s->tracks[0], 0, nullptr};
+  TimeAxis a(0, 10.0);  // 10 ns per pixel: events are 10 px wide, 10 px apart
+  EXPECT_EQ(pickLane(v, a, 5, 2), 0u);
+  EXPECT_EQ(pickLane(v, a, 25, 2), 1u);
+  EXPECT_EQ(pickLane(v, a, 15, 2), kNone);  // in a gap, 5 px from both
+  EXPECT_EQ(pickLane(v, a, 19, 2), 1u);     // 1 px before event 1
+  std::vector<uint32_t> odd = {1, 3, 5};
+  LaneView subset{&s->tracks[0], 0, &odd};
+  EXPECT_EQ(pickLane(subset, a, 5, 2), kNone);  // event 0 is not in the subset
+  EXPECT_EQ(pickLane(subset, a, 65, 2), 3u);
+}
+
+TEST(TimelineRows, NsightLayoutOfTheFixture) {
+  TimelineRows rows(testing::makeFixtureSession());
+  std::vector<std::string> labels;
+  for (const TimelineRow& r : rows.rows()) labels.push_back(std::string(r.depth * 2, ' ') + r.label);
+  std::vector<std::string> want = {
+      "GPU 0: NVIDIA A100-SXM4-40GB", "  Compute", "  Stream 7: compute", "  Stream 13",
+      "  Memcpy HtoD", "  Memset", "GPU 1: NVIDIA A100-SXM4-40GB", "  Stream 20", "  Memcpy PtoP",
+      "python (100)", "  Thread 100: MainThread", "    CUDA API", "    NVTX", "    Ranges"};
+  EXPECT_EQ(labels, want);
+  EXPECT_EQ(rows[1].events, 2u);          // both kernels on Compute
+  EXPECT_EQ(rows[2].lanes.size(), 2u);    // stream 7: kernels, then its annotation range
+  EXPECT_EQ(rows[12].lanes.size(), 3u);   // NVTX nesting depth 3
+}
+
+TEST(TimelineRows, CopyRowsHoldOnlyTheirKind) {
+  auto s = generateSyntheticSession({20'000, 2, 2, 3});
+  ASSERT_TRUE(s.ok());
+  TimelineRows rows(s.value());
+  for (const TimelineRow& r : rows.rows()) {
+    if (r.kind != TimelineRow::Kind::Copy) continue;
+    for (const LaneView& v : r.lanes[0]) {
+      for (uint32_t p = 0; p < v.size(); ++p) {
+        ASSERT_EQ(static_cast<int>(v.track->memcpys.copyKind[v.event(p)]), r.copyKind);
+      }
+    }
+  }
+}
+
+}  // namespace ts
