@@ -2,12 +2,15 @@
 
 #include <QHeaderView>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QVBoxLayout>
 
 #include "session/session_summary.h"
+#include "event_details.h"
 #include "session_tree_model.h"
+#include "timeline_canvas.h"
 #include "util/format.h"
 
 namespace ts {
@@ -38,13 +41,30 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   tree_->header()->setSectionResizeMode(SessionTreeModel::CountColumn, QHeaderView::ResizeToContents);
   tree_->expandToDepth(session_->multiRank() ? 2 : 1);
 
-  overview_ = new QTextBrowser(splitter);
+  auto* right = new QSplitter(Qt::Vertical, splitter);
+  timeline_ = new TimelineCanvas(session_, right);
+  bottom_ = new QTabWidget(right);
+  bottom_->setDocumentMode(true);
+  details_ = new QTextBrowser(bottom_);
+  details_->setObjectName(QStringLiteral("details"));
+  details_->setHtml(tr("<p>Click an event in the timeline to see all its fields.</p>"));
+  overview_ = new QTextBrowser(bottom_);
   overview_->setObjectName(QStringLiteral("overview"));
   overview_->setOpenLinks(false);
   overview_->setHtml(overviewHtml());
+  bottom_->addTab(overview_, tr("Overview"));
+  bottom_->addTab(details_, tr("Details"));
+  connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
+    details_->setHtml(eventDetailsHtml(*session_, track, event));
+    bottom_->setCurrentWidget(details_);
+  });
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 1);
+  right->setSizes({520, 220});
   splitter->setStretchFactor(0, 1);
-  splitter->setStretchFactor(1, 2);
-  splitter->setSizes({380, 760});
+  splitter->setStretchFactor(1, 4);
+  splitter->setSizes({280, 1000});
+  timeline_->fitAll();
 }
 
 QString SessionView::overviewHtml() const {

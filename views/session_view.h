@@ -1,5 +1,5 @@
-// SessionView: what one tab shows for one open session — the track tree beside the session's
-// overview (devices with their limits, event counts, provenance). The timeline docks in here.
+// SessionView: what one tab shows for one open session — the track tree, the timeline, and below
+// it the details of the selected event and the session overview (devices, counts, provenance).
 #pragma once
 
 #include <QWidget>
@@ -7,12 +7,14 @@
 #include "session/session.h"
 
 class QTreeView;
+class QTabWidget;
 class QTextBrowser;
 class QSplitter;
 
 namespace ts {
 
 class SessionTreeModel;
+class TimelineCanvas;
 
 class SessionView : public QWidget {
   Q_OBJECT
@@ -23,6 +25,8 @@ class SessionView : public QWidget {
   const QString& path() const { return path_; }
   SessionTreeModel* treeModel() const { return model_; }
   QTreeView* treeView() const { return tree_; }
+  TimelineCanvas* timeline() const { return timeline_; }
+  QTextBrowser* details() const { return details_; }
 
  private:
   QString overviewHtml() const;
@@ -32,6 +36,9 @@ class SessionView : public QWidget {
   SessionTreeModel* model_ = nullptr;
   QTreeView* tree_ = nullptr;
   QTextBrowser* overview_ = nullptr;
+  TimelineCanvas* timeline_ = nullptr;
+  QTextBrowser* details_ = nullptr;
+  QTabWidget* bottom_ = nullptr;
 };
 
 }  // namespace ts

@@ -36,17 +36,20 @@ TimeNs rulerStep(double nsPerPixel, double minSpacingPx) {
 std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpacingPx, TimeNs origin) {
   std::vector<RulerTick> ticks;
   TimeNs step = rulerStep(axis.nsPerPixel(), minSpacingPx);
-  // The unit follows the step so labels never need more than three decimals.
+  TimeNs t0 = axis.start() - origin, t1 = axis.end(width) - origin;
+  // The unit follows the magnitude of the times shown ("30.5424 s", not "3.05424e+07 µs"), the
+  // decimals follow the step so that neighbouring labels differ.
+  const TimeNs magnitude = std::max(std::llabs(t0), std::llabs(t1));
   const char* unit = "ns";
   double scale = 1;
-  if (step >= 1'000'000'000) unit = "s", scale = 1e9;
-  else if (step >= 1'000'000) unit = "ms", scale = 1e6;
-  else if (step >= 1'000) unit = "µs", scale = 1e3;
-  TimeNs t0 = axis.start() - origin, t1 = axis.end(width) - origin;
+  if (magnitude >= 1'000'000'000) unit = "s", scale = 1e9;
+  else if (magnitude >= 1'000'000) unit = "ms", scale = 1e6;
+  else if (magnitude >= 1'000) unit = "µs", scale = 1e3;
+  const int decimals = std::clamp(static_cast<int>(std::ceil(std::log10(scale / static_cast<double>(step)) - 1e-9)), 0, 9);
   TimeNs first = (t0 >= 0 ? (t0 + step - 1) / step : -((-t0) / step)) * step;
   for (TimeNs t = first; t <= t1 && ticks.size() < 1000; t += step) {
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%g %s", static_cast<double>(t) / scale, unit);
+    std::snprintf(buf, sizeof buf, "%.*f %s", decimals, static_cast<double>(t) / scale, unit);
     ticks.push_back({t + origin, buf});
   }
   return ticks;

@@ -37,6 +37,12 @@ TEST(TimeAxis, RulerStepsAndUnits) {
   EXPECT_EQ(ticks[0].label, "0 ms");
   EXPECT_EQ(ticks[1].label, "2 ms");
   EXPECT_EQ(ticks[1].time - ticks[0].time, 2'000'000);
+  // Deep in a long session: the unit follows the time, the decimals the step.
+  TimeAxis deep(30'542'400'000, 1'000.0);  // 30.5424 s, 1 µs per pixel → 100 µs steps
+  auto far = rulerTicks(deep, 400, 80, 0);
+  ASSERT_GE(far.size(), 2u);
+  EXPECT_EQ(far[0].label, "30.5424 s");
+  EXPECT_EQ(far[1].label, "30.5425 s");
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "session/session_summary.h"
 #include "session_view.h"
 #include "shortcuts_dialog.h"
+#include "timeline_canvas.h"
 
 using ts::MainWindow;
 
@@ -185,7 +186,7 @@ class TestMainWindow : public QObject {
     ts::ShortcutsDialog dialog(actions);
     auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
     QVERIFY(table);
-    QCOMPARE(table->rowCount(), actions.size());
+    QCOMPARE(table->rowCount(), actions.size() + ts::TimelineCanvas::navigationHelp().size());
   }
 };
 

@@ -1,0 +1,146 @@
+// The timeline canvas on the real widget, offscreen: keyboard and mouse navigation, selection and
+// the details panel, and screenshots of the bundled sample (saved beside the test binary).
+#include <QTextBrowser>
+#include <QtTest>
+
+#include "io/open_session.h"
+#include "io/tscope_file.h"
+#include "session_view.h"
+#include "synth/synthetic_session.h"
+#include "timeline_canvas.h"
+
+using ts::TimelineCanvas;
+
+namespace {
+
+// The first kernel of the session, by start.
+std::pair<uint32_t, uint32_t> firstKernel(const ts::Session& s) {
+  std::pair<uint32_t, uint32_t> best{ts::kNone, 0};
+  for (uint32_t t = 0; t < s.tracks.size(); ++t) {
+    if (s.tracks[t].kind == ts::EventKind::Kernel && s.tracks[t].size() &&
+        (best.first == ts::kNone || s.tracks[t].hot.start[0] < s.tracks[best.first].hot.start[0])) {
+      best = {t, 0};
+    }
+  }
+  return best;
+}
+
+// Distinct colours in the canvas area of an image: a blank or broken render has very few.
+int colours(const QImage& image) {
+  QSet<QRgb> seen;
+  for (int y = TimelineCanvas::kRulerHeight; y < image.height(); y += 2) {
+    for (int x = TimelineCanvas::kGutter; x < image.width(); x += 2) seen.insert(image.pixel(x, y));
+  }
+  return static_cast<int>(seen.size());
+}
+
+}  // namespace
+
+class TestTimelineCanvas : public QObject {
+  Q_OBJECT
+ private slots:
+  void keyboardZoomAndPan() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    QVERIFY(s.ok());
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    const ts::TimeAxis full = canvas.axis();
+    QTest::keyClick(&canvas, Qt::Key_W);
+    QVERIFY(canvas.axis().nsPerPixel() < full.nsPerPixel());
+    const double zoomed = canvas.axis().nsPerPixel();
+    QTest::keyClick(&canvas, Qt::Key_D);
+    QVERIFY(canvas.axis().start() > full.start());
+    QCOMPARE(canvas.axis().nsPerPixel(), zoomed);  // panning keeps the zoom
+    QTest::keyClick(&canvas, Qt::Key_S);
+    QVERIFY(canvas.axis().nsPerPixel() > zoomed);
+    QTest::keyClick(&canvas, Qt::Key_H);  // show all again
+    QVERIFY(canvas.axis().start() <= s.value()->startTime());
+    QVERIFY(canvas.axis().end(canvas.canvasWidth()) >= s.value()->endTime());
+    canvas.back();  // the view before H
+    QVERIFY(canvas.axis().start() > full.start());
+  }
+
+  void rulerSelectionAndZoomToIt() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    const int y = TimelineCanvas::kRulerHeight / 2;
+    QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(TimelineCanvas::kGutter + 100, y));
+    QTest::mouseMove(&canvas, QPoint(TimelineCanvas::kGutter + 300, y));
+    QTest::mouseRelease(&canvas, Qt::LeftButton, {}, QPoint(TimelineCanvas::kGutter + 300, y));
+    auto sel = canvas.selection();
+    QVERIFY(sel.has_value());
+    const ts::TimeAxis before = canvas.axis();
+    QCOMPARE(sel->first, before.timeAt(100));
+    QTest::keyClick(&canvas, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(canvas.axis().start(), sel->first);
+    QVERIFY(canvas.axis().nsPerPixel() < before.nsPerPixel() / 4);  // 200 of 960 px
+  }
+
+  void clickSelectsAndDetailsShowEveryField() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    QVERIFY(s.ok());
+    ts::SessionView view(s.value(), QStringLiteral("sample.tscope"));
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    TimelineCanvas* canvas = view.timeline();
+    // Zoom onto the first kernel so it is wide, then click it on the Compute row.
+    auto [track, event] = firstKernel(*s.value());
+    const ts::Track& t = s.value()->tracks[track];
+    ts::TimeNs start = t.hot.start[event], end = t.hot.end[event];
+    canvas->zoomTo(start - (end - start) * 2, end + (end - start) * 2);
+    QPoint at;
+    for (int y = TimelineCanvas::kRulerHeight; y < canvas->height() && at.isNull(); ++y) {
+      QPoint p(TimelineCanvas::kGutter + canvas->canvasWidth() / 2, y);
+      if (canvas->hitAt(p).event != ts::kNone) at = p;
+    }
+    QVERIFY2(!at.isNull(), "no event under the middle of the canvas");
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
+    QCOMPARE(canvas->selected().track, track);
+    QCOMPARE(canvas->selected().event, event);
+    const QString details = view.details()->toPlainText();
+    for (const char* field : {"Grid", "Block", "Registers per thread", "Shared memory",
+                              "Theoretical occupancy", "Correlation id", "Stream", "Launched by"}) {
+      QVERIFY2(details.contains(QString::fromLatin1(field)), field);
+    }
+    QVERIFY(details.contains(QStringLiteral("864 × 1 × 1")));
+    QVERIFY(details.contains(QStringLiteral("62.5 %")));
+    QImage shot = view.grab().toImage();
+    shot.save(QStringLiteral("timeline-sample-zoomed.png"));
+    QVERIFY(colours(shot) > 20);
+  }
+
+  void screenshotsOfTheSampleAndABigSession() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1600, 900);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QImage full = canvas.grab().toImage();
+    full.save(QStringLiteral("timeline-sample-full.png"));
+    QVERIFY(colours(full) > 10);
+    // Expected rows are present: the Compute row of GPU 0 and the CUDA API row.
+    QStringList labels;
+    for (const ts::TimelineRow& r : canvas.rows().rows()) labels << QString::fromStdString(r.label);
+    QVERIFY(labels.contains(QStringLiteral("Compute")));
+    QVERIFY(labels.contains(QStringLiteral("CUDA API")));
+
+    auto big = ts::generateSyntheticSession({2'000'000, 4, 4, 1});
+    QVERIFY(big.ok());
+    TimelineCanvas bigCanvas(big.value());
+    bigCanvas.resize(1920, 1080);
+    bigCanvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&bigCanvas));
+    QImage image = bigCanvas.grab().toImage();
+    image.save(QStringLiteral("timeline-2M.png"));
+    QVERIFY(colours(image) > 10);
+  }
+};
+
+QTEST_MAIN(TestTimelineCanvas)
+#include "test_timeline_canvas.moc"

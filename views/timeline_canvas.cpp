@@ -1,0 +1,422 @@
+#include "timeline_canvas.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <cmath>
+
+#include "util/format.h"
+
+namespace ts {
+
+namespace {
+
+constexpr double kMinBoxPx = 3.0;  // narrower events fold into runs
+
+// Distinct, stable colours for names (kernels, ranges): a hue per name id.
+QColor nameColor(StringId id, bool dark) {
+  uint32_t h = id * 2654435761u;
+  int hue = static_cast<int>(h % 360);
+  return QColor::fromHsv(hue, dark ? 150 : 120, dark ? 200 : 225);
+}
+
+QColor copyColor(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::HtoD: return QColor(0x59, 0xa1, 0x4f);
+    case CopyKind::DtoH: return QColor(0xe1, 0x57, 0x59);
+    case CopyKind::DtoD: return QColor(0xf2, 0x8e, 0x2b);
+    case CopyKind::PtoP: return QColor(0xb0, 0x7a, 0xa1);
+    case CopyKind::HtoH: return QColor(0x9c, 0x75, 0x5f);
+    case CopyKind::Other: break;
+  }
+  return QColor(0xba, 0xb0, 0xac);
+}
+
+}  // namespace
+
+TimelineCanvas::TimelineCanvas(SessionPtr session, QWidget* parent)
+    : QWidget(parent), session_(session), rows_(std::make_unique<TimelineRows>(session)) {
+  collapsed_.assign(rows_->size(), false);
+  setObjectName(QStringLiteral("timelineCanvas"));
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(400, 200);
+  axis_.fit(session_->startTime(), session_->endTime(), 1000);
+}
+
+QList<QPair<QString, QString>> TimelineCanvas::navigationHelp() {
+  return {
+      {tr("Zoom in / out around the cursor"), tr("W / S, Ctrl+Wheel")},
+      {tr("Pan left / right"), tr("A / D, ← / →, Shift+Wheel, middle-drag")},
+      {tr("Scroll rows"), tr("Wheel, ↑ / ↓")},
+      {tr("Show the whole session"), tr("H, Home")},
+      {tr("Select a time range"), tr("Drag on the ruler")},
+      {tr("Zoom to the selected range"), tr("Ctrl+Z, double-click the range")},
+      {tr("Select an event (details below)"), tr("Click")},
+      {tr("Fold or unfold a group"), tr("Click its label")},
+  };
+}
+
+void TimelineCanvas::setAxis(const TimeAxis& axis) {
+  navigated_ = true;
+  axis_ = axis;
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::pushHistory() {
+  backStack_.push_back(axis_);
+  forwardStack_.clear();
+}
+
+void TimelineCanvas::fitAll() {
+  pushHistory();
+  TimeNs span = std::max<TimeNs>(session_->duration(), 1);
+  axis_.fit(session_->startTime() - span / 100, session_->endTime() + span / 100, canvasWidth());
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::zoomTo(TimeNs t0, TimeNs t1) {
+  if (t1 <= t0) return;
+  navigated_ = true;
+  pushHistory();
+  axis_.fit(t0, t1, canvasWidth());
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::back() {
+  if (backStack_.empty()) return;
+  forwardStack_.push_back(axis_);
+  axis_ = backStack_.back();
+  backStack_.pop_back();
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::forward() {
+  if (forwardStack_.empty()) return;
+  backStack_.push_back(axis_);
+  axis_ = forwardStack_.back();
+  forwardStack_.pop_back();
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::select(uint32_t track, uint32_t event) {
+  selected_.track = track;
+  selected_.event = event;
+  update();
+  emit eventSelected(track, event);
+}
+
+void TimelineCanvas::setRowCollapsed(size_t row, bool collapsed) {
+  if (row < collapsed_.size()) collapsed_[row] = collapsed;
+  update();
+}
+
+int TimelineCanvas::rowHeight(const TimelineRow& row) const {
+  if (row.kind == TimelineRow::Kind::Group) return kGroupHeight;
+  return static_cast<int>(std::max<size_t>(row.lanes.size(), 1)) * kLaneHeight + 2;
+}
+
+std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
+  std::vector<VisibleRow> out;
+  int y = kRulerHeight - scrollY_;
+  int hiddenBelow = -1;  // depth of a collapsed group whose descendants are hidden
+  for (size_t i = 0; i < rows_->size(); ++i) {
+    const TimelineRow& row = (*rows_)[i];
+    if (hiddenBelow >= 0 && row.depth > hiddenBelow) continue;
+    hiddenBelow = -1;
+    if (row.kind == TimelineRow::Kind::Group && collapsed_[i]) hiddenBelow = row.depth;
+    int h = rowHeight(row);
+    out.push_back({i, y, h});
+    y += h;
+  }
+  return out;
+}
+
+QColor TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
+  bool dark = palette().color(QPalette::Window).lightness() < 128;
+  switch (t.kind) {
+    case EventKind::Kernel: return nameColor(t.hot.name[e], dark);
+    case EventKind::Memcpy: return copyColor(t.memcpys.copyKind[e]);
+    case EventKind::Memset: return QColor(0x76, 0xb7, 0xb2);
+    case EventKind::Api: return t.apis.domain[e] == ApiDomain::Driver ? QColor(0x6b, 0x8e, 0xc6) : QColor(0x4e, 0x79, 0xa7);
+    case EventKind::Nvtx:
+      if (t.nvtx.color[e]) return QColor::fromRgb(t.nvtx.color[e] | 0xFF000000u);
+      return nameColor(t.hot.name[e], dark);
+    case EventKind::Range: return nameColor(t.hot.name[e], dark).lighter(115);
+  }
+  return Qt::gray;
+}
+
+void TimelineCanvas::render(QPainter& p, QSize size) {
+  const QPalette& pal = palette();
+  const int width = size.width() - kGutter;
+  const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
+  const QColor alternate = pal.color(QPalette::AlternateBase), mid = pal.color(QPalette::Mid);
+  p.fillRect(QRect(QPoint(0, 0), size), base);
+  QFont font = p.font();
+  font.setPixelSize(11);
+  p.setFont(font);
+  const QFontMetrics fm(font);
+
+  // Rows: background, label, lanes.
+  const std::vector<VisibleRow> visible = layoutRows();
+  const TimeAxis& a = axis_;
+  for (size_t vi = 0; vi < visible.size(); ++vi) {
+    const VisibleRow& vr = visible[vi];
+    if (vr.y + vr.height < kRulerHeight || vr.y > size.height()) continue;
+    const TimelineRow& row = (*rows_)[vr.row];
+    QRect band(0, vr.y, size.width(), vr.height);
+    bool group = row.kind == TimelineRow::Kind::Group;
+    p.fillRect(band, group ? alternate : (vi % 2 ? base : base.darker(102)));
+    p.setPen(text);
+    int indent = 8 + row.depth * 14;
+    if (group) {
+      QString arrow = collapsed_[vr.row] ? QStringLiteral("▸") : QStringLiteral("▾");
+      p.drawText(QRect(indent, vr.y, 14, vr.height), Qt::AlignVCenter, arrow);
+      QFont bold = font;
+      bold.setBold(true);
+      p.setFont(bold);
+      p.drawText(QRect(indent + 14, vr.y, kGutter - indent - 18, vr.height), Qt::AlignVCenter,
+                 QFontMetrics(bold).elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 18));
+      p.setFont(font);
+      continue;
+    }
+    p.drawText(QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+               fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
+    p.save();
+    p.setClipRect(QRect(kGutter, std::max(vr.y, kRulerHeight), width, vr.height));
+    p.translate(kGutter, 0);
+    for (size_t lane = 0; lane < row.lanes.size(); ++lane) {
+      const int y = vr.y + 1 + static_cast<int>(lane) * kLaneHeight;
+      for (const LaneView& view : row.lanes[lane]) {
+        scratch_.clear();
+        foldLane(view, a, width, kMinBoxPx, scratch_);
+        const Track& t = *view.track;
+        for (const DrawRun& r : scratch_.runs) {
+          // Folded runs are hatched so users know there is more to see when zooming in.
+          QRectF rect(r.x0, y + 1, std::max(1.0, r.x1 - r.x0), kLaneHeight - 3);
+          QColor c = eventColor(t, r.firstEvent);
+          p.fillRect(rect, c.darker(130));
+          p.fillRect(rect, QBrush(c.lighter(140), Qt::BDiagPattern));
+          if (rect.width() > 40) {
+            p.setPen(Qt::white);
+            p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
+          }
+        }
+        for (const DrawBox& b : scratch_.boxes) {
+          QRectF rect(b.x0, y + 1, b.x1 - b.x0, kLaneHeight - 3);
+          QColor c = eventColor(t, b.event);
+          p.fillRect(rect, c);
+          if (rect.width() > 24) {
+            p.setPen(c.lightness() > 140 ? Qt::black : Qt::white);
+            QRectF inner = rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
+            p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(QString::fromUtf8(session_->str(t.hot.name[b.event]).data(),
+                                                       static_cast<int>(session_->str(t.hot.name[b.event]).size())),
+                                     Qt::ElideRight, static_cast<int>(inner.width())));
+          }
+          if (&t == (selected_.track == kNone ? nullptr : &session_->tracks[selected_.track]) && b.event == selected_.event) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.drawRect(rect.adjusted(-1, -1, 1, 1));
+          }
+        }
+      }
+    }
+    p.restore();
+  }
+
+  // Gutter separator and ruler on top.
+  p.setPen(mid);
+  p.drawLine(kGutter - 1, 0, kGutter - 1, size.height());
+  QRect ruler(0, 0, size.width(), kRulerHeight);
+  p.fillRect(ruler, pal.color(QPalette::Window));
+  p.setPen(text);
+  p.drawText(QRect(8, 0, kGutter - 12, kRulerHeight), Qt::AlignVCenter,
+             tr("%1 / px").arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel()))))));
+  for (const RulerTick& tick : rulerTicks(a, width, 90, session_->startTime())) {
+    int x = kGutter + static_cast<int>(std::lround(a.xOf(tick.time)));
+    p.setPen(mid);
+    p.drawLine(x, kRulerHeight - 8, x, kRulerHeight);
+    p.setPen(text);
+    p.drawText(x + 3, kRulerHeight - 10, QString::fromStdString(tick.label));
+  }
+  p.setPen(mid);
+  p.drawLine(0, kRulerHeight - 1, size.width(), kRulerHeight - 1);
+
+  // The selected range: shaded, with its duration.
+  if (selection_) {
+    double x0 = kGutter + a.xOf(selection_->first), x1 = kGutter + a.xOf(selection_->second);
+    QColor shade = pal.color(QPalette::Highlight);
+    shade.setAlpha(50);
+    p.fillRect(QRectF(x0, 0, x1 - x0, size.height()), shade);
+    p.setPen(pal.color(QPalette::Highlight));
+    p.drawText(QRectF(x0, 0, std::max(80.0, x1 - x0), 12), Qt::AlignLeft,
+               QString::fromStdString(formatDuration(selection_->second - selection_->first)));
+  }
+}
+
+void TimelineCanvas::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  if (!navigated_) {  // show the whole session at the new width
+    TimeNs span = std::max<TimeNs>(session_->duration(), 1);
+    axis_.fit(session_->startTime() - span / 100, session_->endTime() + span / 100, canvasWidth());
+  }
+}
+
+void TimelineCanvas::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  render(p, size());
+}
+
+TimelineCanvas::Hit TimelineCanvas::hitAt(QPoint pos) const {
+  Hit hit;
+  if (pos.x() < kGutter || pos.y() < kRulerHeight) return hit;
+  for (const VisibleRow& vr : layoutRows()) {
+    if (pos.y() < vr.y || pos.y() >= vr.y + vr.height) continue;
+    hit.row = static_cast<uint32_t>(vr.row);
+    const TimelineRow& row = (*rows_)[vr.row];
+    int lane = (pos.y() - vr.y - 1) / kLaneHeight;
+    if (lane < 0 || static_cast<size_t>(lane) >= row.lanes.size()) return hit;
+    double x = pos.x() - kGutter;
+    for (const LaneView& view : row.lanes[static_cast<size_t>(lane)]) {
+      uint32_t e = pickLane(view, axis_, x, 2.0);
+      if (e != kNone) {
+        hit.track = static_cast<uint32_t>(view.track - session_->tracks.data());
+        hit.event = e;
+        return hit;
+      }
+    }
+    return hit;
+  }
+  return hit;
+}
+
+QString TimelineCanvas::tooltipFor(const Hit& hit) const {
+  const Track& t = session_->tracks[hit.track];
+  uint32_t e = hit.event;
+  QString where = t.stream != kNone ? QString::fromStdString(session_->streamLabel(t.stream))
+                                    : QString::fromStdString(session_->threadLabel(t.thread));
+  std::string_view name = session_->str(t.hot.name[e]);
+  return tr("<b>%1</b><br>start %2<br>duration %3<br>%4")
+      .arg(QString::fromUtf8(name.data(), static_cast<int>(name.size())).toHtmlEscaped(),
+           QString::fromStdString(formatDuration(t.hot.start[e] - session_->startTime())),
+           QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])), where.toHtmlEscaped());
+}
+
+bool TimelineCanvas::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    Hit hit = hitAt(help->pos());
+    if (hit.event != kNone) QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
+    else QToolTip::hideText();
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void TimelineCanvas::wheelEvent(QWheelEvent* e) {
+  navigated_ = true;
+  double steps = e->angleDelta().y() / 120.0;
+  if (e->modifiers() & Qt::ControlModifier) {
+    axis_.zoomAround(e->position().x() - kGutter, std::pow(1.25, steps));
+  } else if (e->modifiers() & Qt::ShiftModifier) {
+    axis_.panPixels(-steps * canvasWidth() / 10.0);
+  } else {
+    scrollY_ = std::max(0, scrollY_ - static_cast<int>(steps * 3 * kLaneHeight));
+  }
+  update();
+  emit viewChanged();
+  e->accept();
+}
+
+void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
+  navigated_ = true;
+  QPoint cursor = mapFromGlobal(QCursor::pos());
+  double x = rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
+  switch (e->key()) {
+    case Qt::Key_W: axis_.zoomAround(x, 1.5); break;
+    case Qt::Key_S: axis_.zoomAround(x, 1 / 1.5); break;
+    case Qt::Key_A:
+    case Qt::Key_Left: axis_.panPixels(-canvasWidth() / 10.0); break;
+    case Qt::Key_D:
+    case Qt::Key_Right: axis_.panPixels(canvasWidth() / 10.0); break;
+    case Qt::Key_Up: scrollY_ = std::max(0, scrollY_ - kLaneHeight * 3); break;
+    case Qt::Key_Down: scrollY_ += kLaneHeight * 3; break;
+    case Qt::Key_H:
+    case Qt::Key_Home: fitAll(); return;
+    case Qt::Key_Z:
+      if ((e->modifiers() & Qt::ControlModifier) && selection_) {
+        zoomTo(selection_->first, selection_->second);
+        return;
+      }
+      QWidget::keyPressEvent(e);
+      return;
+    default: QWidget::keyPressEvent(e); return;
+  }
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
+  QPoint pos = e->position().toPoint();
+  if (e->button() == Qt::MiddleButton || (e->button() == Qt::LeftButton && (e->modifiers() & Qt::AltModifier))) {
+    drag_ = Drag::Pan;
+    navigated_ = true;
+    dragFrom_ = pos;
+    dragAxis_ = axis_;
+    return;
+  }
+  if (e->button() != Qt::LeftButton) return;
+  if (pos.y() < kRulerHeight && pos.x() >= kGutter) {  // range selection on the ruler
+    drag_ = Drag::Select;
+    selectFrom_ = axis_.timeAt(pos.x() - kGutter);
+    selection_.reset();
+    update();
+    return;
+  }
+  if (pos.x() < kGutter) {  // a click on a group label folds or unfolds it
+    for (const VisibleRow& vr : layoutRows()) {
+      if (pos.y() >= vr.y && pos.y() < vr.y + vr.height && (*rows_)[vr.row].kind == TimelineRow::Kind::Group) {
+        setRowCollapsed(vr.row, !collapsed_[vr.row]);
+      }
+    }
+    return;
+  }
+  Hit hit = hitAt(pos);
+  if (hit.event != kNone) select(hit.track, hit.event);
+}
+
+void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
+  QPoint pos = e->position().toPoint();
+  if (drag_ == Drag::Pan) {
+    axis_ = dragAxis_;
+    axis_.panPixels(dragFrom_.x() - pos.x());
+    scrollY_ = std::max(0, scrollY_ - (pos.y() - dragFrom_.y()));
+    dragFrom_.setY(pos.y());
+    update();
+    emit viewChanged();
+  } else if (drag_ == Drag::Select) {
+    TimeNs at = axis_.timeAt(std::max(0, pos.x() - kGutter));
+    selection_ = std::pair(std::min(selectFrom_, at), std::max(selectFrom_, at));
+    update();
+  }
+}
+
+void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
+  if (drag_ == Drag::Select && selection_ && selection_->second - selection_->first <= 0) selection_.reset();
+  drag_ = Drag::None;
+}
+
+void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
+  TimeNs at = axis_.timeAt(e->position().x() - kGutter);
+  if (selection_ && at >= selection_->first && at <= selection_->second) zoomTo(selection_->first, selection_->second);
+}
+
+}  // namespace ts

@@ -1,0 +1,97 @@
+// TimelineCanvas: the one widget that draws the timeline — a label gutter, the time ruler and the
+// rows of TimelineRows — with zoom, pan, range selection, hover and click. Per-frame work is
+// bounded by pixels × rows (lanes are folded, see lane_fold.h), not by the number of events.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "timeline/lane_fold.h"
+#include "timeline/time_axis.h"
+#include "timeline/timeline_rows.h"
+
+namespace ts {
+
+class TimelineCanvas : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kGutter = 240;     // label column
+  static constexpr int kRulerHeight = 28;
+  static constexpr int kLaneHeight = 18;
+  static constexpr int kGroupHeight = 20;
+
+  explicit TimelineCanvas(SessionPtr session, QWidget* parent = nullptr);
+
+  // The canvas's keys and mouse gestures, for the shortcuts dialog: (action, keys).
+  static QList<QPair<QString, QString>> navigationHelp();
+
+  const TimeAxis& axis() const { return axis_; }
+  void setAxis(const TimeAxis& axis);
+  void fitAll();
+  // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().
+  void zoomTo(TimeNs t0, TimeNs t1);
+  void back();
+  void forward();
+  int canvasWidth() const { return std::max(1, width() - kGutter); }
+
+  struct Hit {
+    uint32_t row = kNone, track = kNone, event = kNone;
+  };
+  Hit hitAt(QPoint pos) const;
+  const Hit& selected() const { return selected_; }
+  void select(uint32_t track, uint32_t event);
+  std::optional<std::pair<TimeNs, TimeNs>> selection() const { return selection_; }
+  void setRowCollapsed(size_t row, bool collapsed);
+  bool rowCollapsed(size_t row) const { return collapsed_[row]; }
+  const TimelineRows& rows() const { return *rows_; }
+
+  // Draws the whole canvas with `painter` at `size` (the widget paints itself with it; tests and
+  // the frame benchmark draw into a QImage).
+  void render(QPainter& painter, QSize size);
+
+ signals:
+  void eventSelected(uint32_t track, uint32_t event);
+  void viewChanged();
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;  // tooltips
+
+ private:
+  struct VisibleRow {
+    size_t row;
+    int y, height;
+  };
+  std::vector<VisibleRow> layoutRows() const;
+  int rowHeight(const TimelineRow& row) const;
+  void pushHistory();
+  QColor eventColor(const Track& track, uint32_t event) const;
+  QString tooltipFor(const Hit& hit) const;
+
+  SessionPtr session_;
+  std::unique_ptr<TimelineRows> rows_;
+  std::vector<bool> collapsed_;
+  TimeAxis axis_;
+  int scrollY_ = 0;
+  Hit selected_;
+  std::optional<std::pair<TimeNs, TimeNs>> selection_;
+  std::vector<TimeAxis> backStack_, forwardStack_;
+  // Drag state.
+  enum class Drag { None, Pan, Select } drag_ = Drag::None;
+  QPoint dragFrom_;
+  TimeAxis dragAxis_;
+  TimeNs selectFrom_ = 0;
+  LaneDraw scratch_;  // reused every frame: no allocation per lane
+  bool navigated_ = false;  // until the user moves the view, it follows the widget's width
+};
+
+}  // namespace ts
