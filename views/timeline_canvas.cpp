@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <array>
 #include <cmath>
 
 #include "util/format.h"
@@ -15,23 +16,41 @@ namespace {
 
 constexpr double kMinBoxPx = 3.0;  // narrower events fold into runs
 
-// Distinct, stable colours for names (kernels, ranges): a hue per name id.
-QColor nameColor(StringId id, bool dark) {
-  uint32_t h = id * 2654435761u;
-  int hue = static_cast<int>(h % 360);
-  return QColor::fromHsv(hue, dark ? 150 : 120, dark ? 200 : 225);
+// Distinct, stable colours for names (kernels, ranges): one of 64 hues per name id, converted to
+// RGB once (colour-space conversions per event would cost more than the drawing).
+QRgb nameColor(StringId id, bool dark) {
+  static const auto table = [] {
+    std::array<std::array<QRgb, 64>, 2> t{};
+    for (int i = 0; i < 64; ++i) {
+      int hue = (i * 157) % 360;  // neighbours in the table are far apart on the wheel
+      t[0][static_cast<size_t>(i)] = QColor::fromHsv(hue, 120, 225).rgb();
+      t[1][static_cast<size_t>(i)] = QColor::fromHsv(hue, 150, 200).rgb();
+    }
+    return t;
+  }();
+  return table[dark ? 1 : 0][(id * 2654435761u) >> 26];
 }
 
-QColor copyColor(CopyKind kind) {
+// Scales an RGB colour towards black (factor < 1) or white (factor > 1) without HSV round trips;
+// integer arithmetic, since runs are coloured per frame.
+QRgb scaled(QRgb c, double factor) {
+  const int f = static_cast<int>(factor * 256);
+  auto channel = [f](int v) { return f <= 256 ? (v * f) >> 8 : v + (((255 - v) * (f - 256)) >> 8); };
+  return qRgb(std::min(channel(qRed(c)), 255), std::min(channel(qGreen(c)), 255), std::min(channel(qBlue(c)), 255));
+}
+
+int luma(QRgb c) { return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000; }
+
+QRgb copyColor(CopyKind kind) {
   switch (kind) {
-    case CopyKind::HtoD: return QColor(0x59, 0xa1, 0x4f);
-    case CopyKind::DtoH: return QColor(0xe1, 0x57, 0x59);
-    case CopyKind::DtoD: return QColor(0xf2, 0x8e, 0x2b);
-    case CopyKind::PtoP: return QColor(0xb0, 0x7a, 0xa1);
-    case CopyKind::HtoH: return QColor(0x9c, 0x75, 0x5f);
+    case CopyKind::HtoD: return qRgb(0x59, 0xa1, 0x4f);
+    case CopyKind::DtoH: return qRgb(0xe1, 0x57, 0x59);
+    case CopyKind::DtoD: return qRgb(0xf2, 0x8e, 0x2b);
+    case CopyKind::PtoP: return qRgb(0xb0, 0x7a, 0xa1);
+    case CopyKind::HtoH: return qRgb(0x9c, 0x75, 0x5f);
     case CopyKind::Other: break;
   }
-  return QColor(0xba, 0xb0, 0xac);
+  return qRgb(0xba, 0xb0, 0xac);
 }
 
 }  // namespace
@@ -139,19 +158,18 @@ std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
   return out;
 }
 
-QColor TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
-  bool dark = palette().color(QPalette::Window).lightness() < 128;
+QRgb TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
   switch (t.kind) {
-    case EventKind::Kernel: return nameColor(t.hot.name[e], dark);
+    case EventKind::Kernel: return nameColor(t.hot.name[e], dark_);
     case EventKind::Memcpy: return copyColor(t.memcpys.copyKind[e]);
-    case EventKind::Memset: return QColor(0x76, 0xb7, 0xb2);
-    case EventKind::Api: return t.apis.domain[e] == ApiDomain::Driver ? QColor(0x6b, 0x8e, 0xc6) : QColor(0x4e, 0x79, 0xa7);
+    case EventKind::Memset: return qRgb(0x76, 0xb7, 0xb2);
+    case EventKind::Api: return t.apis.domain[e] == ApiDomain::Driver ? qRgb(0x6b, 0x8e, 0xc6) : qRgb(0x4e, 0x79, 0xa7);
     case EventKind::Nvtx:
-      if (t.nvtx.color[e]) return QColor::fromRgb(t.nvtx.color[e] | 0xFF000000u);
-      return nameColor(t.hot.name[e], dark);
-    case EventKind::Range: return nameColor(t.hot.name[e], dark).lighter(115);
+      if (t.nvtx.color[e]) return t.nvtx.color[e] | 0xFF000000u;
+      return nameColor(t.hot.name[e], dark_);
+    case EventKind::Range: return scaled(nameColor(t.hot.name[e], dark_), 1.15);
   }
-  return Qt::gray;
+  return qRgb(128, 128, 128);
 }
 
 void TimelineCanvas::render(QPainter& p, QSize size) {
@@ -159,6 +177,8 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
   const int width = size.width() - kGutter;
   const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
   const QColor alternate = pal.color(QPalette::AlternateBase), mid = pal.color(QPalette::Mid);
+  dark_ = pal.color(QPalette::Window).lightness() < 128;  // once per frame
+  const QColor stripe = base.darker(102);
   p.fillRect(QRect(QPoint(0, 0), size), base);
   QFont font = p.font();
   font.setPixelSize(11);
@@ -174,7 +194,7 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     const TimelineRow& row = (*rows_)[vr.row];
     QRect band(0, vr.y, size.width(), vr.height);
     bool group = row.kind == TimelineRow::Kind::Group;
-    p.fillRect(band, group ? alternate : (vi % 2 ? base : base.darker(102)));
+    p.fillRect(band, group ? alternate : (vi % 2 ? base : stripe));
     p.setPen(text);
     int indent = 8 + row.depth * 14;
     if (group) {
@@ -200,27 +220,26 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
         foldLane(view, a, width, kMinBoxPx, scratch_);
         const Track& t = *view.track;
         for (const DrawRun& r : scratch_.runs) {
-          // Folded runs are hatched so users know there is more to see when zooming in.
+          // Folded runs are darker and marked with a light top edge (and their count when there
+          // is room), so users know there is more to see when zooming in.
           QRectF rect(r.x0, y + 1, std::max(1.0, r.x1 - r.x0), kLaneHeight - 3);
-          QColor c = eventColor(t, r.firstEvent);
-          p.fillRect(rect, c.darker(130));
-          p.fillRect(rect, QBrush(c.lighter(140), Qt::BDiagPattern));
-          if (rect.width() > 40) {
+          QRgb c = eventColor(t, r.firstEvent);
+          p.fillRect(rect, QColor(scaled(c, 0.7)));
+          p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2), QColor(scaled(c, 1.5)));
+          if (rect.width() > 64) {
             p.setPen(Qt::white);
             p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
           }
         }
         for (const DrawBox& b : scratch_.boxes) {
           QRectF rect(b.x0, y + 1, b.x1 - b.x0, kLaneHeight - 3);
-          QColor c = eventColor(t, b.event);
-          p.fillRect(rect, c);
+          QRgb c = eventColor(t, b.event);
+          p.fillRect(rect, QColor(c));
           if (rect.width() > 24) {
-            p.setPen(c.lightness() > 140 ? Qt::black : Qt::white);
+            p.setPen(luma(c) > 140 ? Qt::black : Qt::white);
             QRectF inner = rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
-            p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(QString::fromUtf8(session_->str(t.hot.name[b.event]).data(),
-                                                       static_cast<int>(session_->str(t.hot.name[b.event]).size())),
-                                     Qt::ElideRight, static_cast<int>(inner.width())));
+            QString text = label(t.hot.name[b.event], fm, static_cast<int>(inner.width()));
+            if (!text.isEmpty()) p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, text);
           }
           if (&t == (selected_.track == kNone ? nullptr : &session_->tracks[selected_.track]) && b.event == selected_.event) {
             p.setPen(QPen(pal.color(QPalette::Highlight), 2));
@@ -296,6 +315,19 @@ TimelineCanvas::Hit TimelineCanvas::hitAt(QPoint pos) const {
     return hit;
   }
   return hit;
+}
+
+QString TimelineCanvas::label(StringId name, const QFontMetrics& fm, int width) {
+  auto it = labels_.find(name);
+  if (it == labels_.end()) {
+    std::string_view text = session_->str(name);
+    QString q = QString::fromUtf8(text.data(), static_cast<int>(text.size()));
+    it = labels_.emplace(name, Label{q, fm.horizontalAdvance(q)}).first;
+  }
+  const Label& l = it->second;
+  if (l.width <= width) return l.text;
+  int chars = static_cast<int>(width / (fm.averageCharWidth() * 1.15)) - 1;
+  return chars > 0 ? l.text.left(chars) + QStringLiteral("…") : QString();
 }
 
 QString TimelineCanvas::tooltipFor(const Hit& hit) const {

@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "timeline/lane_fold.h"
@@ -74,8 +75,11 @@ class TimelineCanvas : public QWidget {
   std::vector<VisibleRow> layoutRows() const;
   int rowHeight(const TimelineRow& row) const;
   void pushHistory();
-  QColor eventColor(const Track& track, uint32_t event) const;
+  QRgb eventColor(const Track& track, uint32_t event) const;
   QString tooltipFor(const Hit& hit) const;
+  // A name as drawn inside a box of `width` pixels: converted and measured once per name, then
+  // cut by an estimate (eliding exactly costs more than the box).
+  QString label(StringId name, const QFontMetrics& fm, int width);
 
   SessionPtr session_;
   std::unique_ptr<TimelineRows> rows_;
@@ -91,7 +95,13 @@ class TimelineCanvas : public QWidget {
   TimeAxis dragAxis_;
   TimeNs selectFrom_ = 0;
   LaneDraw scratch_;  // reused every frame: no allocation per lane
-  bool navigated_ = false;  // until the user moves the view, it follows the widget's width
+  bool navigated_ = false;
+  bool dark_ = false;  // the palette is dark (set at the start of each frame)
+  struct Label {
+    QString text;
+    int width;
+  };
+  std::unordered_map<StringId, Label> labels_;  // until the user moves the view, it follows the widget's width
 };
 
 }  // namespace ts

@@ -17,9 +17,16 @@ uint32_t firstEndingAfter(const LaneView& v, TimeNs t) {
   return lo;
 }
 
-// First position at or after `from` whose start is at or after t.
+// First position at or after `from` whose start is at or after t. Galloping first: the answer is
+// usually near `from` (one pixel column further), so this costs O(log distance), not O(log n).
 uint32_t firstStartingAt(const LaneView& v, uint32_t from, TimeNs t) {
-  uint32_t lo = from, hi = v.size();
+  const uint32_t n = v.size();
+  uint32_t lo = from, step = 1;
+  while (lo + step < n && v.track->hot.start[v.event(lo + step)] < t) {
+    lo += step;
+    step *= 2;
+  }
+  uint32_t hi = std::min(n, lo + step);
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (v.track->hot.start[v.event(mid)] >= t) hi = mid; else lo = mid + 1;
@@ -28,6 +35,26 @@ uint32_t firstStartingAt(const LaneView& v, uint32_t from, TimeNs t) {
 }
 
 }  // namespace
+
+LaneSummary summarizeLane(const LaneView& v) {
+  LaneSummary s;
+  const Track& t = *v.track;
+  const uint32_t n = v.size();
+  s.blocks.reserve((n + kSummaryBlock - 1) / kSummaryBlock);
+  for (uint32_t b = 0; b < n; b += kSummaryBlock) {
+    LaneSummary::Block block{t.hot.start[v.event(b)], 0, 0, 0};
+    TimeNs previousEnd = block.firstStart;
+    for (uint32_t p = b; p < std::min(n, b + kSummaryBlock); ++p) {
+      uint32_t e = v.event(p);
+      block.maxDuration = std::max(block.maxDuration, t.effectiveEnd(e) - t.hot.start[e]);
+      block.maxGap = std::max(block.maxGap, t.hot.start[e] - previousEnd);
+      previousEnd = t.effectiveEnd(e);
+    }
+    block.lastEnd = previousEnd;
+    s.blocks.push_back(block);
+  }
+  return s;
+}
 
 void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out) {
   const Track& t = *v.track;
@@ -51,8 +78,26 @@ void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxP
       uint32_t last = v.event(q - 1);
       if (axis.xOf(t.effectiveEnd(last)) - axis.xOf(t.hot.start[last]) >= minBoxPx) --q;
     }
+    // Zoomed out, whole blocks of sub-pixel events separated by sub-pixel gaps join the run at
+    // once (see LaneSummary).
+    if (v.summary) {
+      const double pixel = axis.nsPerPixel();
+      TimeNs lastEnd = t.effectiveEnd(v.event(q - 1));
+      for (size_t b = q / kSummaryBlock; q < n && b < v.summary->blocks.size(); ++b) {
+        const LaneSummary::Block& block = v.summary->blocks[b];
+        // The block (or the rest of it, from q) must end in view, hold only narrow events and
+        // narrow gaps, and follow the run closely.
+        if (block.lastEnd >= t1 || static_cast<double>(block.maxDuration) >= minBoxPx * pixel ||
+            static_cast<double>(std::max(block.maxGap, block.firstStart - lastEnd)) >= kRunGapPx * pixel) {
+          break;
+        }
+        ++out.steps;
+        q = std::min<uint32_t>(n, static_cast<uint32_t>((b + 1) * kSummaryBlock));
+        lastEnd = block.lastEnd;
+      }
+    }
     double runEnd = std::max(boundary, axis.xOf(t.effectiveEnd(v.event(q - 1))));
-    if (!out.runs.empty() && out.runs.back().x1 >= std::floor(x0)) {
+    if (!out.runs.empty() && x0 - out.runs.back().x1 < kRunGapPx) {
       out.runs.back().x1 = std::max(out.runs.back().x1, runEnd);  // adjacent columns: one run
       out.runs.back().count += q - p;
     } else {

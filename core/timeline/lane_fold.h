@@ -11,18 +11,38 @@
 
 namespace ts {
 
+struct LaneSummary;
+
 // One lane of a track, or a subset of it (e.g. only the HtoD copies): events sorted by start and
 // not overlapping, so starts and ends are both sorted.
 struct LaneView {
   const Track* track = nullptr;
   uint32_t lane = 0;
   const std::vector<uint32_t>* subset = nullptr;  // event indices; null: the whole lane
+  const LaneSummary* summary = nullptr;           // optional: lets folding skip whole blocks
 
   uint32_t size() const { return subset ? static_cast<uint32_t>(subset->size()) : track->laneSize(lane); }
   uint32_t event(uint32_t position) const {
     return subset ? (*subset)[position] : track->laneEvent(lane, position);
   }
 };
+
+// Per block of kSummaryBlock positions of a lane view: where it starts and ends, its longest event
+// and its widest gap. When zoomed out, folding swallows a block whose events and gaps are all
+// narrower than a pixel in one step, reading this small contiguous table instead of the events.
+inline constexpr uint32_t kSummaryBlock = 64;
+// Folded runs closer than this many pixels join: gaps that small carry no information at that
+// zoom, and joining them bounds the items drawn per lane by about width / 2.
+inline constexpr double kRunGapPx = 2.0;
+
+struct LaneSummary {
+  struct Block {
+    TimeNs firstStart, lastEnd, maxDuration, maxGap;
+  };
+  std::vector<Block> blocks;
+};
+
+LaneSummary summarizeLane(const LaneView& view);
 
 struct DrawBox {
   double x0, x1;

@@ -41,6 +41,7 @@ class TimelineRows {
   SessionPtr session_;
   std::vector<TimelineRow> rows_;
   std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
+  std::vector<std::unique_ptr<LaneSummary>> summaries_;           // block summaries of big lanes
 };
 
 }  // namespace ts

@@ -93,6 +93,44 @@ TEST(LaneFold, WorkIsBoundedByPixelsNotEvents) {
   EXPECT_EQ(counted + d.boxes.size(), 1'000'000u);  // every event is in a box or a run
 }
 
+// Block summaries change how fast folding is, never what it draws' totals or its boxes.
+TEST(LaneFold, BlockSummariesKeepTheResultAndCutTheWork) {
+  SessionBuilder b;
+  uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+  StringId name = b.intern("e");
+  uint64_t x = 7;
+  TimeNs at = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    TimeNs len = (x >> 60) == 0 ? 200'000 : static_cast<TimeNs>((x >> 33) % 50);  // a few long ones
+    TimeNs gap = (x >> 58) == 1 ? 300'000 : static_cast<TimeNs>((x >> 40) % 20);  // a few wide gaps
+    b.addApi(thread, at, at + len, name, {});
+    at += len + gap;
+  }
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  LaneView plain{&(*s)->tracks[0], 0, nullptr, nullptr};
+  LaneSummary summary = summarizeLane(plain);
+  LaneView summarized = plain;
+  summarized.summary = &summary;
+  for (double nsPerPixel : {1.0, 50.0, 5'000.0, 500'000.0}) {
+    for (TimeNs start : {TimeNs{0}, at / 3}) {
+      SCOPED_TRACE(nsPerPixel);
+      TimeAxis axis(start, nsPerPixel);
+      LaneDraw a, c;
+      foldLane(plain, axis, 1900, 3, a);
+      foldLane(summarized, axis, 1900, 3, c);
+      ASSERT_EQ(a.boxes.size(), c.boxes.size());
+      for (size_t i = 0; i < a.boxes.size(); ++i) ASSERT_EQ(a.boxes[i].event, c.boxes[i].event);
+      size_t na = 0, nc = 0;
+      for (const DrawRun& r : a.runs) na += r.count;
+      for (const DrawRun& r : c.runs) nc += r.count;
+      EXPECT_EQ(na, nc);
+      EXPECT_LE(c.steps, a.steps);
+    }
+  }
+}
+
 TEST(LaneFold, AWideEventAfterTinyOnesIsStillABox) {
   SessionBuilder b;
   uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
