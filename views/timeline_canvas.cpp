@@ -257,8 +257,13 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
   QRect ruler(0, 0, size.width(), kRulerHeight);
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.setPen(text);
-  p.drawText(QRect(8, 0, kGutter - 12, kRulerHeight), Qt::AlignVCenter,
-             tr("%1 / px").arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel()))))));
+  // Readout: the time under the cursor (from the session start) and the scale.
+  QString readout = tr("%1 / px").arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel())))));
+  if (cursorX_ >= 0) {
+    readout = QString::fromStdString(formatDuration(a.timeAt(cursorX_) - session_->startTime())) +
+              QStringLiteral("  ·  ") + readout;
+  }
+  p.drawText(QRect(8, 0, kGutter - 12, kRulerHeight), Qt::AlignVCenter, readout);
   for (const RulerTick& tick : rulerTicks(a, width, 90, session_->startTime())) {
     int x = kGutter + static_cast<int>(std::lround(a.xOf(tick.time)));
     p.setPen(mid);
@@ -276,8 +281,7 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     shade.setAlpha(50);
     p.fillRect(QRectF(x0, 0, x1 - x0, size.height()), shade);
     p.setPen(pal.color(QPalette::Highlight));
-    p.drawText(QRectF(x0, 0, std::max(80.0, x1 - x0), 12), Qt::AlignLeft,
-               QString::fromStdString(formatDuration(selection_->second - selection_->first)));
+    p.drawText(QRectF(std::max<double>(x0, kGutter) + 2, 0, size.width(), 12), Qt::AlignLeft, selectionSummary_);
   }
 }
 
@@ -427,6 +431,11 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
 
 void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
   QPoint pos = e->position().toPoint();
+  double x = pos.x() >= kGutter ? pos.x() - kGutter : -1.0;
+  if (x != cursorX_) {
+    cursorX_ = x;
+    update(QRect(0, 0, kGutter, kRulerHeight));  // the readout only
+  }
   if (drag_ == Drag::Pan) {
     axis_ = dragAxis_;
     axis_.panPixels(dragFrom_.x() - pos.x());
@@ -442,8 +451,31 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
-  if (drag_ == Drag::Select && selection_ && selection_->second - selection_->first <= 0) selection_.reset();
+  if (drag_ == Drag::Select) {
+    if (selection_ && selection_->second - selection_->first <= 0) selection_.reset();
+    summarizeSelection();
+    update();
+  }
   drag_ = Drag::None;
+}
+
+void TimelineCanvas::summarizeSelection() {
+  selectionSummary_.clear();
+  if (!selection_) return;
+  RangeSummary r = summarizeRange(*session_, selection_->first, selection_->second);
+  QStringList parts;
+  parts << QString::fromStdString(formatDuration(r.end - r.start));
+  parts << (r.kernels == 1 ? tr("1 kernel") : tr("%1 kernels").arg(QString::fromStdString(formatCount(r.kernels))));
+  for (size_t d = 0; d < r.gpuBusy.size(); ++d) {
+    if (r.gpuBusy[d] > 0) parts << tr("GPU %1 busy %2 %").arg(session_->devices[d].ordinal).arg(r.gpuBusy[d] * 100, 0, 'f', 0);
+  }
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    if (r.copyBytes[static_cast<size_t>(k)]) {
+      parts << QStringLiteral("%1 %2").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()),
+                                          QString::fromStdString(formatBytes(r.copyBytes[static_cast<size_t>(k)])));
+    }
+  }
+  selectionSummary_ = parts.join(QStringLiteral("  ·  "));
 }
 
 void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {

@@ -2,6 +2,7 @@
 // hit-testing, and the row layout.
 #include <gtest/gtest.h>
 
+#include "analysis/range_summary.h"
 #include "session/session_builder.h"
 #include "session_fixture.h"
 #include "synth/synthetic_session.h"
@@ -188,6 +189,37 @@ TEST(TimelineRows, CopyRowsHoldOnlyTheirKind) {
       }
     }
   }
+}
+
+}  // namespace ts
+
+namespace ts {
+
+TEST(RangeSummary, KernelsBusyTimeAndCopies) {
+  SessionBuilder b;
+  uint32_t dev = b.device(b.rank(0), 0);
+  uint32_t s1 = b.stream(dev, 1), s2 = b.stream(dev, 2);
+  KernelDetail k{};
+  b.addKernel(s1, 0, 100, b.intern("a"), k);
+  b.addKernel(s2, 50, 150, b.intern("b"), k);   // overlaps a: busy counts the union
+  b.addKernel(s1, 300, 400, b.intern("c"), k);
+  MemcpyDetail m{};
+  m.copyKind = CopyKind::HtoD;
+  m.bytes = 1000;
+  b.addMemcpy(s2, 200, 250, b.intern("Memcpy HtoD"), m);
+  m.copyKind = CopyKind::DtoH;
+  m.bytes = 7;
+  b.addMemcpy(s2, 450, 460, b.intern("Memcpy DtoH"), m);
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  RangeSummary r = summarizeRange(**s, 0, 400);
+  EXPECT_EQ(r.kernels, 3u);
+  EXPECT_DOUBLE_EQ(r.gpuBusy[0], 250.0 / 400.0);  // [0,150) and [300,400)
+  EXPECT_EQ(r.copyBytes[static_cast<size_t>(CopyKind::HtoD)], 1000u);
+  EXPECT_EQ(r.copyBytes[static_cast<size_t>(CopyKind::DtoH)], 0u);  // starts after the range
+  RangeSummary part = summarizeRange(**s, 120, 320);
+  EXPECT_EQ(part.kernels, 2u);
+  EXPECT_DOUBLE_EQ(part.gpuBusy[0], 50.0 / 200.0);  // [120,150) and [300,320)
 }
 
 }  // namespace ts

@@ -76,6 +76,7 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(sel.has_value());
     const ts::TimeAxis before = canvas.axis();
     QCOMPARE(sel->first, before.timeAt(100));
+    QVERIFY2(canvas.selectionSummary().contains(QStringLiteral("kernel")), qPrintable(canvas.selectionSummary()));
     QTest::keyClick(&canvas, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(canvas.axis().start(), sel->first);
     QVERIFY(canvas.axis().nsPerPixel() < before.nsPerPixel() / 4);  // 200 of 960 px
