@@ -1,7 +1,12 @@
 #include "session_view.h"
 
 #include <QHeaderView>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
 #include <QSplitter>
+#include <QToolButton>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -42,7 +47,47 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   tree_->expandToDepth(session_->multiRank() ? 2 : 1);
 
   auto* right = new QSplitter(Qt::Vertical, splitter);
-  timeline_ = new TimelineCanvas(session_, right);
+  auto* top = new QWidget(right);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->setSpacing(0);
+  // The find bar, hidden until Ctrl+F.
+  findBar_ = new QWidget(top);
+  auto* findLayout = new QHBoxLayout(findBar_);
+  findLayout->setContentsMargins(4, 2, 4, 2);
+  findLayout->addWidget(new QLabel(tr("Find:"), findBar_));
+  findEdit_ = new QLineEdit(findBar_);
+  findEdit_->setObjectName(QStringLiteral("findEdit"));
+  findEdit_->setPlaceholderText(tr("event name (substring, any case)"));
+  findEdit_->setClearButtonEnabled(true);
+  findLayout->addWidget(findEdit_, 1);
+  findRegex_ = new QCheckBox(tr("Regular expression"), findBar_);
+  findLayout->addWidget(findRegex_);
+  auto* previous = new QToolButton(findBar_);
+  previous->setText(QStringLiteral("▲"));
+  previous->setToolTip(tr("Previous match (Shift+F3)"));
+  auto* next = new QToolButton(findBar_);
+  next->setText(QStringLiteral("▼"));
+  next->setToolTip(tr("Next match (F3)"));
+  findLayout->addWidget(previous);
+  findLayout->addWidget(next);
+  findCount_ = new QLabel(findBar_);
+  findCount_->setMinimumWidth(140);
+  findLayout->addWidget(findCount_);
+  auto* closeFind = new QToolButton(findBar_);
+  closeFind->setText(QStringLiteral("✕"));
+  closeFind->setToolTip(tr("Close the find bar"));
+  findLayout->addWidget(closeFind);
+  findBar_->hide();
+  connect(findEdit_, &QLineEdit::textChanged, this, [this] { searched_ = false; });
+  connect(findRegex_, &QCheckBox::toggled, this, [this] { searched_ = false; });
+  connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
+  connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
+  connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
+  connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
+  topLayout->addWidget(findBar_);
+  timeline_ = new TimelineCanvas(session_, top);
+  topLayout->addWidget(timeline_, 1);
   bottom_ = new QTabWidget(right);
   bottom_->setDocumentMode(true);
   details_ = new QTextBrowser(bottom_);
@@ -66,6 +111,48 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   splitter->setSizes({280, 1000});
   timeline_->fitAll();
 }
+
+void SessionView::showFind() {
+  findBar_->show();
+  findEdit_->setFocus();
+  findEdit_->selectAll();
+}
+
+void SessionView::runSearch() {
+  searched_ = true;
+  current_ = static_cast<size_t>(kNone);
+  auto hits = findEvents(*session_, findEdit_->text().toStdString(), findRegex_->isChecked());
+  if (!hits) {
+    hits_.clear();
+    findCount_->setText(QString::fromStdString(hits.error()));
+    findCount_->setStyleSheet(QStringLiteral("color: #c0392b"));
+    return;
+  }
+  hits_ = std::move(hits.value());
+  findCount_->setStyleSheet({});
+  findCount_->setText(hits_.empty() ? tr("no match") : tr("%1 matches").arg(QString::fromStdString(formatCount(hits_.size()))));
+}
+
+void SessionView::findNext(bool backwards) {
+  if (!searched_) runSearch();
+  if (hits_.empty()) return;
+  // From the current match, or else from the middle of the view.
+  TimeNs from = current_ != static_cast<size_t>(kNone)
+                    ? hits_[current_].start
+                    : timeline_->axis().timeAt(timeline_->canvasWidth() / 2.0);
+  current_ = nextHit(hits_, from, backwards);
+  if (current_ != static_cast<size_t>(kNone) && hits_[current_].start == from && hits_.size() > 1 &&
+      timeline_->selected().event == hits_[current_].event) {
+    current_ = nextHit(hits_, from + (backwards ? -1 : 1), backwards);
+  }
+  const SearchHit& hit = hits_[current_];
+  timeline_->centerOn(hit.track, hit.event);
+  timeline_->select(hit.track, hit.event);
+  findCount_->setText(tr("%1 of %2").arg(QString::fromStdString(formatCount(current_ + 1)),
+                                         QString::fromStdString(formatCount(hits_.size()))));
+}
+
+QString SessionView::findStatus() const { return findCount_->text(); }
 
 QString SessionView::overviewHtml() const {
   const Session& s = *session_;

@@ -4,9 +4,13 @@
 
 #include <QWidget>
 
+#include "analysis/event_search.h"
 #include "session/session.h"
 
 class QTreeView;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
 class QTabWidget;
 class QTextBrowser;
 class QSplitter;
@@ -28,6 +32,11 @@ class SessionView : public QWidget {
   TimelineCanvas* timeline() const { return timeline_; }
   QTextBrowser* details() const { return details_; }
 
+  // Find (Ctrl+F): events by name, substring or regular expression; F3 / Shift+F3 step through them.
+  void showFind();
+  void findNext(bool backwards = false);
+  QString findStatus() const;
+
  private:
   QString overviewHtml() const;
 
@@ -39,6 +48,14 @@ class SessionView : public QWidget {
   TimelineCanvas* timeline_ = nullptr;
   QTextBrowser* details_ = nullptr;
   QTabWidget* bottom_ = nullptr;
+  void runSearch();
+  QWidget* findBar_ = nullptr;
+  QLineEdit* findEdit_ = nullptr;
+  QCheckBox* findRegex_ = nullptr;
+  QLabel* findCount_ = nullptr;
+  std::vector<SearchHit> hits_;
+  size_t current_ = static_cast<size_t>(kNone);
+  bool searched_ = false;
 };
 
 }  // namespace ts

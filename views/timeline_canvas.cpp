@@ -132,6 +132,32 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
   emit eventSelected(track, event);
 }
 
+void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
+  const Track& t = session_->tracks[track];
+  const TimeNs start = t.hot.start[event], end = t.effectiveEnd(event);
+  pushHistory();
+  navigated_ = true;
+  const double width = canvasWidth();
+  double nsPerPixel = axis_.nsPerPixel();
+  if (static_cast<double>(end - start) / nsPerPixel < 20) nsPerPixel = static_cast<double>(end - start) * 10 / width;
+  axis_ = TimeAxis(start + (end - start) / 2 - static_cast<TimeNs>(nsPerPixel * width / 2), nsPerPixel);
+  // Scroll to the first visible row that draws the track.
+  for (const VisibleRow& vr : layoutRows()) {
+    for (const auto& lane : (*rows_)[vr.row].lanes) {
+      for (const LaneView& view : lane) {
+        if (view.track != &t) continue;
+        int top = vr.y + scrollY_;
+        if (vr.y < kRulerHeight || vr.y + vr.height > height()) scrollY_ = std::max(0, top - kRulerHeight - height() / 3);
+        update();
+        emit viewChanged();
+        return;
+      }
+    }
+  }
+  update();
+  emit viewChanged();
+}
+
 void TimelineCanvas::setRowCollapsed(size_t row, bool collapsed) {
   if (row < collapsed_.size()) collapsed_[row] = collapsed;
   update();

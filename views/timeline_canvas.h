@@ -44,6 +44,9 @@ class TimelineCanvas : public QWidget {
   Hit hitAt(QPoint pos) const;
   const Hit& selected() const { return selected_; }
   void select(uint32_t track, uint32_t event);
+  // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
+  // row scrolled into sight.
+  void centerOn(uint32_t track, uint32_t event);
   std::optional<std::pair<TimeNs, TimeNs>> selection() const { return selection_; }
   // The summary line of the selected range ("2.1 ms · 14 kernels · GPU 0 busy 83 % · ...").
   QString selectionSummary() const { return selectionSummary_; }

@@ -130,6 +130,20 @@ void MainWindow::createActions() {
   quitAction_ = file->addAction(tr("&Quit"), this, &QWidget::close);
   quitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));  // not every platform defines Quit
 
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  findAction_ = edit->addAction(tr("&Find…"), this, [this] {
+    if (SessionView* v = sessionView(tabs_->currentIndex())) v->showFind();
+  });
+  findAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+  findNextAction_ = edit->addAction(tr("Find &Next"), this, [this] {
+    if (SessionView* v = sessionView(tabs_->currentIndex())) v->findNext(false);
+  });
+  findNextAction_->setShortcut(QKeySequence(Qt::Key_F3));
+  findPreviousAction_ = edit->addAction(tr("Find &Previous"), this, [this] {
+    if (SessionView* v = sessionView(tabs_->currentIndex())) v->findNext(true);
+  });
+  findPreviousAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
   shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
@@ -139,7 +153,7 @@ void MainWindow::createActions() {
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
   for (QAction* a : {openAction_, openRanksAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
-                     shortcutsAction_}) {
+                     findAction_, findNextAction_, findPreviousAction_, shortcutsAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
   return result;

@@ -80,6 +80,9 @@ class MainWindow : public QMainWindow {
   QAction* openAction_ = nullptr;
   QAction* openRanksAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QAction* findAction_ = nullptr;
+  QAction* findNextAction_ = nullptr;
+  QAction* findPreviousAction_ = nullptr;
   QAction* closeAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* shortcutsAction_ = nullptr;

@@ -223,3 +223,27 @@ TEST(RangeSummary, KernelsBusyTimeAndCopies) {
 }
 
 }  // namespace ts
+
+#include "analysis/event_search.h"
+
+namespace ts {
+
+TEST(EventSearch, SubstringRegexAndWrapAround) {
+  SessionPtr s = testing::makeFixtureSession();
+  auto hits = findEvents(*s, "LAUNCH", false);  // case-insensitive substring
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 2u);                  // cudaLaunchKernel, cuLaunchKernel
+  EXPECT_LT((*hits)[0].start, (*hits)[1].start);
+  auto re = findEvents(*s, "^(sgemm|kernel)", true);
+  ASSERT_TRUE(re.ok());
+  EXPECT_EQ(re->size(), 2u);
+  EXPECT_FALSE(findEvents(*s, "([unclosed", true).ok());
+  EXPECT_TRUE(findEvents(*s, "", false)->empty());
+  // Next after the last wraps to the first; previous before the first wraps to the last.
+  EXPECT_EQ(nextHit(*hits, (*hits)[0].start, false), 1u);
+  EXPECT_EQ(nextHit(*hits, (*hits)[1].start, false), 0u);
+  EXPECT_EQ(nextHit(*hits, (*hits)[0].start, true), 1u);
+  EXPECT_EQ(nextHit({}, 0, false), static_cast<size_t>(kNone));
+}
+
+}  // namespace ts

@@ -1,5 +1,7 @@
 // The timeline canvas on the real widget, offscreen: keyboard and mouse navigation, selection and
 // the details panel, and screenshots of the bundled sample (saved beside the test binary).
+#include <QCheckBox>
+#include <QLineEdit>
 #include <QTextBrowser>
 #include <QtTest>
 
@@ -33,6 +35,8 @@ int colours(const QImage& image) {
   }
   return static_cast<int>(seen.size());
 }
+
+QCheckBox* findRegex(ts::SessionView& view) { return view.findChildren<QCheckBox*>().front(); }
 
 }  // namespace
 
@@ -114,6 +118,39 @@ class TestTimelineCanvas : public QObject {
     QImage shot = view.grab().toImage();
     shot.save(QStringLiteral("timeline-sample-zoomed.png"));
     QVERIFY(colours(shot) > 20);
+  }
+
+  void findNextSelectsAndCentresMatches() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    ts::SessionView view(s.value(), QStringLiteral("sample.tscope"));
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.showFind();
+    auto* edit = view.findChild<QLineEdit*>(QStringLiteral("findEdit"));
+    QVERIFY(edit);
+    QTest::keyClicks(edit, QStringLiteral("launchkernel"));  // any case
+    QTest::keyClick(edit, Qt::Key_Return);
+    QVERIFY2(view.findStatus().contains(QStringLiteral(" of ")), qPrintable(view.findStatus()));
+    TimelineCanvas* canvas = view.timeline();
+    auto name = [&] {
+      const ts::Track& t = s.value()->tracks[canvas->selected().track];
+      return std::string(s.value()->str(t.hot.name[canvas->selected().event]));
+    };
+    QCOMPARE(name(), std::string("cudaLaunchKernel"));
+    const ts::Track& t = s.value()->tracks[canvas->selected().track];
+    ts::TimeNs first = t.hot.start[canvas->selected().event];
+    // The match is in view.
+    QVERIFY(canvas->axis().start() <= first && first < canvas->axis().end(canvas->canvasWidth()));
+    view.findNext(false);
+    ts::TimeNs second = s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event];
+    QVERIFY(second != first);
+    view.findNext(true);
+    QCOMPARE(s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event], first);
+    edit->setText(QStringLiteral("(("));
+    findRegex(view)->setChecked(true);
+    view.findNext(false);
+    QVERIFY(view.findStatus().contains(QStringLiteral("invalid regular expression")));
   }
 
   void screenshotsOfTheSampleAndABigSession() {
