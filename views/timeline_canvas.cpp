@@ -58,6 +58,7 @@ QRgb copyColor(CopyKind kind) {
 TimelineCanvas::TimelineCanvas(SessionPtr session, QWidget* parent)
     : QWidget(parent), session_(session), rows_(std::make_unique<TimelineRows>(session)) {
   collapsed_.assign(rows_->size(), false);
+  for (size_t i = 0; i < rows_->size(); ++i) collapsed_[i] = (*rows_)[i].startsCollapsed;
   setObjectName(QStringLiteral("timelineCanvas"));
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
@@ -176,7 +177,7 @@ std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
     const TimelineRow& row = (*rows_)[i];
     if (hiddenBelow >= 0 && row.depth > hiddenBelow) continue;
     hiddenBelow = -1;
-    if (row.kind == TimelineRow::Kind::Group && collapsed_[i]) hiddenBelow = row.depth;
+    if ((row.kind == TimelineRow::Kind::Group || row.expandable) && collapsed_[i]) hiddenBelow = row.depth;
     int h = rowHeight(row);
     out.push_back({i, y, h});
     y += h;
@@ -233,6 +234,17 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
                  QFontMetrics(bold).elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 18));
       p.setFont(font);
       continue;
+    }
+    if (row.expandable) {
+      p.drawText(QRect(indent, vr.y, 14, kLaneHeight), Qt::AlignVCenter,
+                 collapsed_[vr.row] ? QStringLiteral("▸") : QStringLiteral("▾"));
+      indent += 14;
+    }
+    if (row.kind == TimelineRow::Kind::Copy || row.kind == TimelineRow::Kind::Memset) {
+      // The legend: each memory row's colour beside its name.
+      QRgb swatch = row.kind == TimelineRow::Kind::Memset ? qRgb(0x76, 0xb7, 0xb2) : copyColor(static_cast<CopyKind>(row.copyKind));
+      p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(swatch));
+      indent += 12;
     }
     p.drawText(QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
                fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
@@ -363,13 +375,19 @@ QString TimelineCanvas::label(StringId name, const QFontMetrics& fm, int width) 
 QString TimelineCanvas::tooltipFor(const Hit& hit) const {
   const Track& t = session_->tracks[hit.track];
   uint32_t e = hit.event;
-  QString where = t.stream != kNone ? QString::fromStdString(session_->streamLabel(t.stream))
-                                    : QString::fromStdString(session_->threadLabel(t.thread));
+  QString where = (t.stream != kNone ? QString::fromStdString(session_->streamLabel(t.stream))
+                                     : QString::fromStdString(session_->threadLabel(t.thread))).toHtmlEscaped();
   std::string_view name = session_->str(t.hot.name[e]);
+  if (t.kind == EventKind::Memcpy) {  // bytes, and for peer copies which way
+    where += tr("<br>%1").arg(QString::fromStdString(formatBytes(t.memcpys.bytes[e])));
+    if (t.memcpys.copyKind[e] == CopyKind::PtoP) {
+      where += tr("<br>GPU %1 → GPU %2").arg(t.memcpys.srcDevice[e]).arg(t.memcpys.dstDevice[e]);
+    }
+  }
   return tr("<b>%1</b><br>start %2<br>duration %3<br>%4")
       .arg(QString::fromUtf8(name.data(), static_cast<int>(name.size())).toHtmlEscaped(),
            QString::fromStdString(formatDuration(t.hot.start[e] - session_->startTime())),
-           QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])), where.toHtmlEscaped());
+           QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])), where);
 }
 
 bool TimelineCanvas::event(QEvent* e) {
@@ -445,7 +463,8 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
   }
   if (pos.x() < kGutter) {  // a click on a group label folds or unfolds it
     for (const VisibleRow& vr : layoutRows()) {
-      if (pos.y() >= vr.y && pos.y() < vr.y + vr.height && (*rows_)[vr.row].kind == TimelineRow::Kind::Group) {
+      const TimelineRow& row = (*rows_)[vr.row];
+      if (pos.y() >= vr.y && pos.y() < vr.y + vr.height && (row.kind == TimelineRow::Kind::Group || row.expandable)) {
         setRowCollapsed(vr.row, !collapsed_[vr.row]);
       }
     }

@@ -1,6 +1,7 @@
 #include "timeline/timeline_rows.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace ts {
@@ -54,7 +55,43 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
         compute.events += t.size();
         for (uint32_t l = 0; l < t.laneCount(); ++l) compute.lanes[0].push_back({&t, l, nullptr});
       }
-      if (compute.events) add(std::move(compute));
+      if (compute.events) {
+        // One row per kernel name, by total time, labelled with its share of the GPU's kernel time.
+        std::map<StringId, TimeNs> total;
+        TimeNs all = 0;
+        for (uint32_t ti : byDevice[d]) {
+          const Track& t = s.tracks[ti];
+          if (t.kind != EventKind::Kernel) continue;
+          for (uint32_t i = 0; i < t.size(); ++i) total[t.hot.name[i]] += t.hot.end[i] - t.hot.start[i];
+        }
+        for (const auto& [name, time] : total) all += time;
+        std::vector<std::pair<TimeNs, StringId>> ranked;
+        for (const auto& [name, time] : total) ranked.emplace_back(time, name);
+        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        if (ranked.size() > kMaxKernelNameRows) ranked.resize(kMaxKernelNameRows);
+        compute.expandable = !ranked.empty();
+        compute.startsCollapsed = true;
+        add(std::move(compute));
+        for (const auto& [time, name] : ranked) {
+          char share[16];
+          std::snprintf(share, sizeof share, "%.1f %% ", all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
+          TimelineRow row{TimelineRow::Kind::KernelName, share + std::string(s.str(name)), base + 2, {{}}, d, -1, 0};
+          for (uint32_t ti : byDevice[d]) {
+            const Track& t = s.tracks[ti];
+            if (t.kind != EventKind::Kernel) continue;
+            for (uint32_t l = 0; l < t.laneCount(); ++l) {
+              std::vector<uint32_t> events;
+              for (uint32_t p = 0; p < t.laneSize(l); ++p) {
+                if (t.hot.name[t.laneEvent(l, p)] == name) events.push_back(t.laneEvent(l, p));
+              }
+              if (events.empty()) continue;
+              row.events += events.size();
+              row.lanes[0].push_back({&t, l, subset(std::move(events))});
+            }
+          }
+          add(std::move(row));
+        }
+      }
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {

@@ -13,7 +13,7 @@
 namespace ts {
 
 struct TimelineRow {
-  enum class Kind { Group, Compute, Stream, Copy, Memset, Api, Nvtx, Range };
+  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range };
   Kind kind = Kind::Group;
   std::string label;
   int depth = 0;                              // nesting under group rows
@@ -21,7 +21,13 @@ struct TimelineRow {
   uint32_t device = kNone;                    // for GPU rows
   int copyKind = -1;                          // Copy rows
   size_t events = 0;                          // events the row shows (all lanes)
+  bool expandable = false;                    // has child rows (deeper rows that follow it)
+  bool startsCollapsed = false;               // the Compute row's per-name rows start folded
 };
+
+// Kernel-name rows under Compute: the names with the most GPU time (the rest are summed up in the
+// Compute row itself).
+inline constexpr size_t kMaxKernelNameRows = 30;
 
 class TimelineRows {
  public:

@@ -168,13 +168,16 @@ TEST(TimelineRows, NsightLayoutOfTheFixture) {
   std::vector<std::string> labels;
   for (const TimelineRow& r : rows.rows()) labels.push_back(std::string(r.depth * 2, ' ') + r.label);
   std::vector<std::string> want = {
-      "GPU 0: NVIDIA A100-SXM4-40GB", "  Compute", "  Stream 7: compute", "  Stream 13",
+      "GPU 0: NVIDIA A100-SXM4-40GB", "  Compute", "    57.1 % kernel(float*)", "    42.9 % sgemm_128x64",
+      "  Stream 7: compute", "  Stream 13",
       "  Memcpy HtoD", "  Memset", "GPU 1: NVIDIA A100-SXM4-40GB", "  Stream 20", "  Memcpy PtoP",
       "python (100)", "  Thread 100: MainThread", "    CUDA API", "    NVTX", "    Ranges"};
   EXPECT_EQ(labels, want);
   EXPECT_EQ(rows[1].events, 2u);          // both kernels on Compute
-  EXPECT_EQ(rows[2].lanes.size(), 2u);    // stream 7: kernels, then its annotation range
-  EXPECT_EQ(rows[12].lanes.size(), 3u);   // NVTX nesting depth 3
+  EXPECT_TRUE(rows[1].expandable);        // into one row per kernel name, by time
+  EXPECT_EQ(rows[2].events, 1u);
+  EXPECT_EQ(rows[4].lanes.size(), 2u);    // stream 7: kernels, then its annotation range
+  EXPECT_EQ(rows[14].lanes.size(), 3u);   // NVTX nesting depth 3
 }
 
 TEST(TimelineRows, CopyRowsHoldOnlyTheirKind) {

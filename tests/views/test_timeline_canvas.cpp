@@ -66,6 +66,21 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(canvas.axis().start() > full.start());
   }
 
+  void computeRowUnfoldsIntoKernelNames() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QCOMPARE(canvas.rows()[1].label, std::string("Compute"));
+    QVERIFY(canvas.rowCollapsed(1));  // folded at first, like Nsight
+    QVERIFY(canvas.rows()[2].kind == ts::TimelineRow::Kind::KernelName);
+    QVERIFY(canvas.rows()[2].label.find(" % ") != std::string::npos);
+    // Row 0 (the GPU) is 20 px high under the ruler; the Compute label is just below.
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, QPoint(30, TimelineCanvas::kRulerHeight + TimelineCanvas::kGroupHeight + 8));
+    QVERIFY(!canvas.rowCollapsed(1));
+  }
+
   void rulerSelectionAndZoomToIt() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
