@@ -129,6 +129,17 @@ void TimelineCanvas::forward() {
 void TimelineCanvas::select(uint32_t track, uint32_t event) {
   selected_.track = track;
   selected_.event = event;
+  // Flows are sorted by source: binary search for what this launched, a scan for what launched it
+  // (once per click, not per frame).
+  linked_.clear();
+  const FlowColumns& f = session_->flows;
+  auto lo = std::lower_bound(f.srcTrack.begin(), f.srcTrack.end(), track) - f.srcTrack.begin();
+  for (auto i = static_cast<size_t>(lo); i < f.srcTrack.size() && f.srcTrack[i] == track; ++i) {
+    if (f.srcEvent[i] == event) linked_.emplace_back(f.dstTrack[i], f.dstEvent[i]);
+  }
+  for (size_t i = 0; i < f.dstTrack.size(); ++i) {
+    if (f.dstTrack[i] == track && f.dstEvent[i] == event) linked_.emplace_back(f.srcTrack[i], f.srcEvent[i]);
+  }
   update();
   emit eventSelected(track, event);
 }
@@ -289,6 +300,33 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     p.restore();
   }
 
+  // Flow arrows between the selection and the events tied to it: from the launching call's end to
+  // the GPU work's start.
+  if (selected_.track != kNone && !linked_.empty()) {
+    p.save();
+    p.setClipRect(QRect(kGutter, kRulerHeight, width, size.height() - kRulerHeight));
+    p.setRenderHint(QPainter::Antialiasing);
+    QPen pen(pal.color(QPalette::Highlight), 1.5);
+    p.setPen(pen);
+    for (auto [track, event] : linked_) {
+      bool selectedIsSource = session_->tracks[selected_.track].kind == EventKind::Api;
+      auto from = selectedIsSource ? screenPosition(selected_.track, selected_.event, true) : screenPosition(track, event, true);
+      auto to = selectedIsSource ? screenPosition(track, event, false) : screenPosition(selected_.track, selected_.event, false);
+      if (!from || !to) continue;
+      p.drawLine(*from, *to);
+      QLineF line(*to, *from);  // arrowhead at the destination
+      line.setLength(8);
+      QLineF left = line, right = line;
+      left.setAngle(line.angle() + 25);
+      right.setAngle(line.angle() - 25);
+      p.drawLine(left);
+      p.drawLine(right);
+      auto other = screenPosition(track, event, false);
+      if (other) p.drawRect(QRectF(other->x() - 2, other->y() - kLaneHeight / 2.0 + 1, 4, kLaneHeight - 2));
+    }
+    p.restore();
+  }
+
   // Gutter separator and ruler on top.
   p.setPen(mid);
   p.drawLine(kGutter - 1, 0, kGutter - 1, size.height());
@@ -334,6 +372,23 @@ void TimelineCanvas::resizeEvent(QResizeEvent* e) {
 void TimelineCanvas::paintEvent(QPaintEvent*) {
   QPainter p(this);
   render(p, size());
+}
+
+std::optional<QPointF> TimelineCanvas::screenPosition(uint32_t track, uint32_t event, bool atEnd) const {
+  const Track& t = session_->tracks[track];
+  const uint16_t lane = t.hot.lane[event];
+  for (const VisibleRow& vr : layoutRows()) {
+    const TimelineRow& row = (*rows_)[vr.row];
+    if (row.kind == TimelineRow::Kind::KernelName) continue;  // prefer the stream or Compute row
+    for (size_t l = 0; l < row.lanes.size(); ++l) {
+      for (const LaneView& view : row.lanes[l]) {
+        if (view.track != &t || view.lane != lane || view.subset) continue;
+        double x = kGutter + axis_.xOf(atEnd ? t.hot.end[event] : t.hot.start[event]);
+        return QPointF(x, vr.y + 1 + static_cast<double>(l) * kLaneHeight + kLaneHeight / 2.0);
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 TimelineCanvas::Hit TimelineCanvas::hitAt(QPoint pos) const {

@@ -43,6 +43,8 @@ class TimelineCanvas : public QWidget {
   };
   Hit hitAt(QPoint pos) const;
   const Hit& selected() const { return selected_; }
+  // Events tied to the selection by a flow (the API call that launched it, the work it launched).
+  const std::vector<std::pair<uint32_t, uint32_t>>& linked() const { return linked_; }
   void select(uint32_t track, uint32_t event);
   // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
   // row scrolled into sight.
@@ -93,6 +95,9 @@ class TimelineCanvas : public QWidget {
   TimeAxis axis_;
   int scrollY_ = 0;
   Hit selected_;
+  std::vector<std::pair<uint32_t, uint32_t>> linked_;
+  // Where an event is drawn now (the first visible row and lane showing it), for flow arrows.
+  std::optional<QPointF> screenPosition(uint32_t track, uint32_t event, bool atEnd) const;
   std::optional<std::pair<TimeNs, TimeNs>> selection_;
   QString selectionSummary_;
   double cursorX_ = -1;  // canvas x of the mouse, for the time readout; -1 when outside

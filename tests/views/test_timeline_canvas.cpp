@@ -123,6 +123,11 @@ class TestTimelineCanvas : public QObject {
     QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
     QCOMPARE(canvas->selected().track, track);
     QCOMPARE(canvas->selected().event, event);
+    // The API call that launched it is tied to it (drawn as a flow arrow).
+    QCOMPARE(canvas->linked().size(), size_t{1});
+    const ts::Track& api = s.value()->tracks[canvas->linked()[0].first];
+    QVERIFY(api.kind == ts::EventKind::Api);
+    QCOMPARE(std::string(s.value()->str(api.hot.name[canvas->linked()[0].second])), std::string("cudaLaunchKernel"));
     const QString details = view.details()->toPlainText();
     for (const char* field : {"Grid", "Block", "Registers per thread", "Shared memory",
                               "Theoretical occupancy", "Correlation id", "Stream", "Launched by"}) {
