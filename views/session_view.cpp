@@ -2,6 +2,9 @@
 
 #include <QHeaderView>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QTableView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,6 +17,7 @@
 
 #include "session/session_summary.h"
 #include "event_details.h"
+#include "events_table_model.h"
 #include "session_tree_model.h"
 #include "timeline_canvas.h"
 #include "util/format.h"
@@ -99,9 +103,56 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   overview_->setHtml(overviewHtml());
   bottom_->addTab(overview_, tr("Overview"));
   bottom_->addTab(details_, tr("Details"));
+  // Events: a range (drag on the ruler) or a row (click its label), sortable, filterable, copyable.
+  auto* events = new QWidget(bottom_);
+  auto* eventsLayout = new QVBoxLayout(events);
+  eventsLayout->setContentsMargins(2, 2, 2, 2);
+  auto* eventsBar = new QHBoxLayout;
+  eventsFilter_ = new QLineEdit(events);
+  eventsFilter_->setObjectName(QStringLiteral("eventsFilter"));
+  eventsFilter_->setPlaceholderText(tr("Filter by name"));
+  eventsFilter_->setClearButtonEnabled(true);
+  auto* copy = new QToolButton(events);
+  copy->setText(tr("Copy as CSV"));
+  copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
+  eventsStatus_ = new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
+  eventsBar->addWidget(eventsFilter_, 1);
+  eventsBar->addWidget(copy);
+  eventsBar->addWidget(eventsStatus_, 2);
+  eventsLayout->addLayout(eventsBar);
+  eventsModel_ = new EventsTableModel(session_, this);
+  eventsTable_ = new QTableView(events);
+  eventsTable_->setObjectName(QStringLiteral("eventsTable"));
+  eventsTable_->setModel(eventsModel_);
+  eventsTable_->setSortingEnabled(true);
+  eventsTable_->sortByColumn(EventsTableModel::Start, Qt::AscendingOrder);
+  eventsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  eventsTable_->verticalHeader()->setDefaultSectionSize(18);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name, QHeaderView::Stretch);
+  eventsLayout->addWidget(eventsTable_, 1);
+  bottom_->addTab(events, tr("Events"));
+  connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
+  connect(copy, &QToolButton::clicked, this, [this] {
+    QList<int> rows;
+    for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    QGuiApplication::clipboard()->setText(eventsModel_->toCsv(rows));
+  });
+  connect(eventsTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    const EventsTableModel::Ref& r = eventsModel_->ref(index.row());
+    timeline_->centerOn(r.track, r.event);
+    timeline_->select(r.track, r.event);
+  });
   connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
     details_->setHtml(eventDetailsHtml(*session_, track, event));
     bottom_->setCurrentWidget(details_);
+  });
+  connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) { showEvents(t0, t1); });
+  connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
+    auto range = timeline_->selection();
+    TimeNs t0 = range ? range->first : timeline_->axis().start();
+    TimeNs t1 = range ? range->second : timeline_->axis().end(timeline_->canvasWidth());
+    showEvents(t0, t1, row);
   });
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 1);
@@ -110,6 +161,22 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   splitter->setStretchFactor(1, 4);
   splitter->setSizes({280, 1000});
   timeline_->fitAll();
+}
+
+void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
+  std::vector<LaneView> views;
+  QString what = tr("all rows");
+  if (row != static_cast<size_t>(kNone)) {
+    const TimelineRow& r = timeline_->rows()[row];
+    for (const auto& lane : r.lanes) views.insert(views.end(), lane.begin(), lane.end());
+    what = QString::fromStdString(r.label);
+  }
+  eventsModel_->setRange(t0, t1, row == static_cast<size_t>(kNone) ? nullptr : &views);
+  eventsStatus_->setText(tr("%1 events of %2 in %3%4")
+                             .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))), what,
+                                  QString::fromStdString(formatDuration(t1 - t0)),
+                                  eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows) : QString()));
+  bottom_->setCurrentIndex(2);
 }
 
 void SessionView::showFind() {

@@ -12,6 +12,7 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QTabWidget;
+class QTableView;
 class QTextBrowser;
 class QSplitter;
 
@@ -19,6 +20,7 @@ namespace ts {
 
 class SessionTreeModel;
 class TimelineCanvas;
+class EventsTableModel;
 
 class SessionView : public QWidget {
   Q_OBJECT
@@ -36,6 +38,10 @@ class SessionView : public QWidget {
   void showFind();
   void findNext(bool backwards = false);
   QString findStatus() const;
+  EventsTableModel* eventsModel() const { return eventsModel_; }
+  QTableView* eventsTable() const { return eventsTable_; }
+  // Fills the events table with [t0, t1) of every track, or of one timeline row.
+  void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
 
  private:
   QString overviewHtml() const;
@@ -48,6 +54,10 @@ class SessionView : public QWidget {
   TimelineCanvas* timeline_ = nullptr;
   QTextBrowser* details_ = nullptr;
   QTabWidget* bottom_ = nullptr;
+  EventsTableModel* eventsModel_ = nullptr;
+  QTableView* eventsTable_ = nullptr;
+  QLabel* eventsStatus_ = nullptr;
+  QLineEdit* eventsFilter_ = nullptr;
   void runSearch();
   QWidget* findBar_ = nullptr;
   QLineEdit* findEdit_ = nullptr;

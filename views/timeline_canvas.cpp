@@ -519,9 +519,11 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
   if (pos.x() < kGutter) {  // a click on a group label folds or unfolds it
     for (const VisibleRow& vr : layoutRows()) {
       const TimelineRow& row = (*rows_)[vr.row];
-      if (pos.y() >= vr.y && pos.y() < vr.y + vr.height && (row.kind == TimelineRow::Kind::Group || row.expandable)) {
-        setRowCollapsed(vr.row, !collapsed_[vr.row]);
-      }
+      if (pos.y() < vr.y || pos.y() >= vr.y + vr.height) continue;
+      const int indent = 8 + row.depth * 14;
+      bool onArrow = row.kind == TimelineRow::Kind::Group || (row.expandable && pos.x() < indent + 16);
+      if (onArrow) setRowCollapsed(vr.row, !collapsed_[vr.row]);
+      else if (!row.lanes.empty()) emit rowActivated(vr.row);
     }
     return;
   }
@@ -555,6 +557,7 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
     if (selection_ && selection_->second - selection_->first <= 0) selection_.reset();
     summarizeSelection();
     update();
+    if (selection_) emit rangeSelected(selection_->first, selection_->second);
   }
   drag_ = Drag::None;
 }

@@ -1,6 +1,8 @@
 // The timeline canvas on the real widget, offscreen: keyboard and mouse navigation, selection and
 // the details panel, and screenshots of the bundled sample (saved beside the test binary).
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QTableView>
 #include <QLineEdit>
 #include <QTextBrowser>
 #include <QtTest>
@@ -9,6 +11,7 @@
 #include "io/tscope_file.h"
 #include "session_view.h"
 #include "synth/synthetic_session.h"
+#include "events_table_model.h"
 #include "timeline_canvas.h"
 
 using ts::TimelineCanvas;
@@ -171,6 +174,41 @@ class TestTimelineCanvas : public QObject {
     findRegex(view)->setChecked(true);
     view.findNext(false);
     QVERIFY(view.findStatus().contains(QStringLiteral("invalid regular expression")));
+  }
+
+  void eventsTableListsSortsFiltersAndCentres() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    const ts::Session& session = *s.value();
+    ts::SessionView view(s.value(), QStringLiteral("sample.tscope"));
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.showEvents(session.startTime(), session.endTime() + 1);
+    ts::EventsTableModel* model = view.eventsModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model->rowCount(), 870);  // every event of the sample, once
+    model->sort(ts::EventsTableModel::Duration, Qt::DescendingOrder);
+    ts::TimeNs longest = 0;
+    for (const ts::Track& t : session.tracks) {
+      for (uint32_t i = 0; i < t.size(); ++i) longest = std::max(longest, t.hot.end[i] - t.hot.start[i]);
+    }
+    const auto& top = model->ref(0);
+    QCOMPARE(session.tracks[top.track].hot.end[top.event] - session.tracks[top.track].hot.start[top.event], longest);
+    view.findChild<QLineEdit*>(QStringLiteral("eventsFilter"))->setText(QStringLiteral("cudalaunchkernel"));
+    int launches = 0;
+    for (const ts::Track& t : session.tracks) {
+      for (uint32_t i = 0; i < t.size(); ++i) launches += session.str(t.hot.name[i]) == "cudaLaunchKernel";
+    }
+    QCOMPARE(model->rowCount(), launches);
+    QString csv = model->toCsv({0});
+    QVERIFY(csv.startsWith(QStringLiteral("Name,Start,Duration,Kind,Stream / thread,Correlation\r\n")));
+    QVERIFY(csv.contains(QStringLiteral("cudaLaunchKernel,")));
+    // Clicking a row selects and centres its event.
+    QTableView* table = view.eventsTable();
+    QRect cell = table->visualRect(model->index(3, 0));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(view.timeline()->selected().track, model->ref(3).track);
+    QCOMPARE(view.timeline()->selected().event, model->ref(3).event);
   }
 
   void screenshotsOfTheSampleAndABigSession() {
