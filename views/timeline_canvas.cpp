@@ -68,12 +68,12 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, QWidget* parent)
 
 QList<QPair<QString, QString>> TimelineCanvas::navigationHelp() {
   return {
-      {tr("Zoom in / out around the cursor"), tr("W / S, Ctrl+Wheel")},
+      {tr("Zoom in / out around the cursor"), tr("Ctrl+Wheel (W / S: View menu)")},
       {tr("Pan left / right"), tr("A / D, ← / →, Shift+Wheel, middle-drag")},
       {tr("Scroll rows"), tr("Wheel, ↑ / ↓")},
-      {tr("Show the whole session"), tr("H, Home")},
+      {tr("Show the whole session"), tr("Home (H: View menu)")},
       {tr("Select a time range"), tr("Drag on the ruler")},
-      {tr("Zoom to the selected range"), tr("Ctrl+Z, double-click the range")},
+      {tr("Zoom to the selected range"), tr("Double-click the range (Ctrl+Z: View menu)")},
       {tr("Select an event (details below)"), tr("Click")},
       {tr("Fold or unfold a group"), tr("Click its label")},
   };
@@ -124,6 +124,19 @@ void TimelineCanvas::forward() {
   forwardStack_.pop_back();
   update();
   emit viewChanged();
+}
+
+void TimelineCanvas::zoomBy(double factor) {
+  navigated_ = true;
+  QPoint cursor = mapFromGlobal(QCursor::pos());
+  double x = rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
+  axis_.zoomAround(x, factor);
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::zoomToSelection() {
+  if (selection_) zoomTo(selection_->first, selection_->second);
 }
 
 void TimelineCanvas::select(uint32_t track, uint32_t event) {
@@ -473,11 +486,9 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
 
 void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
   navigated_ = true;
-  QPoint cursor = mapFromGlobal(QCursor::pos());
-  double x = rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
   switch (e->key()) {
-    case Qt::Key_W: axis_.zoomAround(x, 1.5); break;
-    case Qt::Key_S: axis_.zoomAround(x, 1 / 1.5); break;
+    case Qt::Key_W: zoomBy(1.5); return;
+    case Qt::Key_S: zoomBy(1 / 1.5); return;
     case Qt::Key_A:
     case Qt::Key_Left: axis_.panPixels(-canvasWidth() / 10.0); break;
     case Qt::Key_D:
@@ -487,8 +498,8 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_H:
     case Qt::Key_Home: fitAll(); return;
     case Qt::Key_Z:
-      if ((e->modifiers() & Qt::ControlModifier) && selection_) {
-        zoomTo(selection_->first, selection_->second);
+      if (e->modifiers() & Qt::ControlModifier) {
+        zoomToSelection();
         return;
       }
       QWidget::keyPressEvent(e);

@@ -36,6 +36,9 @@ class TimelineCanvas : public QWidget {
   void zoomTo(TimeNs t0, TimeNs t1);
   void back();
   void forward();
+  // Keyboard zoom: around the mouse when it is over the canvas, else around the middle.
+  void zoomBy(double factor);
+  void zoomToSelection();
   int canvasWidth() const { return std::max(1, width() - kGutter); }
 
   struct Hit {

@@ -23,6 +23,7 @@
 #include "session_export_job.h"
 #include "session_load_job.h"
 #include "session_view.h"
+#include "timeline_canvas.h"
 #include "shortcuts_dialog.h"
 #include "util/version.h"
 
@@ -144,6 +145,22 @@ void MainWindow::createActions() {
   });
   findPreviousAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
 
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  auto timelineAction = [&](const QString& text, const QKeySequence& key, auto apply) {
+    QAction* a = view->addAction(text, this, [this, apply] {
+      if (SessionView* v = sessionView(tabs_->currentIndex())) apply(v->timeline());
+    });
+    a->setShortcut(key);
+    viewActions_.push_back(a);
+  };
+  timelineAction(tr("Zoom &In"), QKeySequence(Qt::Key_W), [](TimelineCanvas* c) { c->zoomBy(1.5); });
+  timelineAction(tr("Zoom &Out"), QKeySequence(Qt::Key_S), [](TimelineCanvas* c) { c->zoomBy(1 / 1.5); });
+  timelineAction(tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_Z), [](TimelineCanvas* c) { c->zoomToSelection(); });
+  timelineAction(tr("Show &All"), QKeySequence(Qt::Key_H), [](TimelineCanvas* c) { c->fitAll(); });
+  view->addSeparator();
+  timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left), [](TimelineCanvas* c) { c->back(); });
+  timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), [](TimelineCanvas* c) { c->forward(); });
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
   shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
@@ -156,6 +173,7 @@ QList<QAction*> MainWindow::shortcutActions() const {
                      findAction_, findNextAction_, findPreviousAction_, shortcutsAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
+  result += viewActions_;
   return result;
 }
 

@@ -80,6 +80,7 @@ class MainWindow : public QMainWindow {
   QAction* openAction_ = nullptr;
   QAction* openRanksAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QList<QAction*> viewActions_;  // zoom, pan, history: act on the current tab's timeline
   QAction* findAction_ = nullptr;
   QAction* findNextAction_ = nullptr;
   QAction* findPreviousAction_ = nullptr;
