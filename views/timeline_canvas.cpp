@@ -190,6 +190,7 @@ void TimelineCanvas::setRowCollapsed(size_t row, bool collapsed) {
 
 int TimelineCanvas::rowHeight(const TimelineRow& row) const {
   if (row.kind == TimelineRow::Kind::Group) return kGroupHeight;
+  if (row.kind == TimelineRow::Kind::Counter) return 2 * kLaneHeight + 2;
   return static_cast<int>(std::max<size_t>(row.lanes.size(), 1)) * kLaneHeight + 2;
 }
 
@@ -272,6 +273,30 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     }
     p.drawText(QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
                fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
+    if (row.kind == TimelineRow::Kind::Counter) {
+      // Min/max per pixel column from the counter's block summaries, filled down to the baseline,
+      // scaled to the counter's range (shown in the label column).
+      const CounterSummary& cs = *row.counterSummary;
+      p.drawText(QRect(indent, vr.y + kLaneHeight, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+                 tr("max %1").arg(cs.max, 0, 'g', 4));
+      foldCounter(*row.counter, cs, a, width, counterScratch_);
+      const double top = vr.y + 3, bottom = vr.y + vr.height - 2;
+      const double span = cs.max > cs.min ? cs.max - cs.min : 1.0;
+      const double floor = std::min(0.0, cs.min);
+      auto yOf = [&](double v) { return bottom - (v - floor) / (cs.max - floor > 0 ? cs.max - floor : span) * (bottom - top); };
+      QColor fill(0x4e, 0x79, 0xa7);
+      QColor fillLight = fill;
+      fillLight.setAlpha(90);
+      p.save();
+      p.setClipRect(QRect(kGutter, std::max(vr.y, kRulerHeight), width, vr.height));
+      for (const CounterColumn& col : counterScratch_) {
+        double yHi = yOf(col.max), yLo = yOf(col.min);
+        p.fillRect(QRectF(kGutter + col.x, yHi, 1, bottom - yHi), fillLight);
+        p.fillRect(QRectF(kGutter + col.x, yHi, 1, std::max(1.0, yLo - yHi)), fill);
+      }
+      p.restore();
+      continue;
+    }
     p.save();
     p.setClipRect(QRect(kGutter, std::max(vr.y, kRulerHeight), width, vr.height));
     p.translate(kGutter, 0);

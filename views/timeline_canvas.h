@@ -115,6 +115,7 @@ class TimelineCanvas : public QWidget {
   TimeAxis dragAxis_;
   TimeNs selectFrom_ = 0;
   LaneDraw scratch_;  // reused every frame: no allocation per lane
+  std::vector<CounterColumn> counterScratch_;
   bool navigated_ = false;
   bool dark_ = false;  // the palette is dark (set at the start of each frame)
   struct Label {

@@ -6,6 +6,17 @@
 
 namespace ts {
 
+void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) {
+  for (const CounterTrack& c : session_->counters) {
+    if (c.device != device || c.process != process || c.size() == 0) continue;
+    counterSummaries_.push_back(std::make_unique<CounterSummary>(summarizeCounter(c)));
+    TimelineRow row{TimelineRow::Kind::Counter, c.unit.empty() ? c.name : c.name + " (" + c.unit + ")", depth, {}, device, -1, c.size()};
+    row.counter = &c;
+    row.counterSummary = counterSummaries_.back().get();
+    add(std::move(row));
+  }
+}
+
 const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) {
   subsets_.push_back(std::make_unique<std::vector<uint32_t>>(std::move(events)));
   return subsets_.back().get();
@@ -133,6 +144,7 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
         for (auto& lane : sets) row.lanes[0].insert(row.lanes[0].end(), lane.begin(), lane.end());
         add(std::move(row));
       }
+      addCounterRows(d, kNone, base + 1);
     }
     // Processes and their threads, in the trace's sort order.
     std::vector<uint32_t> processes;
@@ -168,8 +180,10 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
           add({rowKind, name, base + 2, std::move(lanes), kNone, -1, n});
         }
       }
+      addCounterRows(kNone, p, base + 1);
     }
   }
+  addCounterRows(kNone, kNone, 0);
   // Lanes big enough to fold at full view get block summaries (built once, ~0.4 B per event).
   for (TimelineRow& row : rows_) {
     for (auto& lane : row.lanes) {

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "session/session.h"
+#include "timeline/counter_fold.h"
 #include "timeline/lane_fold.h"
 
 namespace ts {
 
 struct TimelineRow {
-  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range };
+  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range, Counter };
   Kind kind = Kind::Group;
   std::string label;
   int depth = 0;                              // nesting under group rows
@@ -23,6 +24,8 @@ struct TimelineRow {
   size_t events = 0;                          // events the row shows (all lanes)
   bool expandable = false;                    // has child rows (deeper rows that follow it)
   bool startsCollapsed = false;               // the Compute row's per-name rows start folded
+  const CounterTrack* counter = nullptr;      // Counter rows
+  const CounterSummary* counterSummary = nullptr;
 };
 
 // Kernel-name rows under Compute: the names with the most GPU time (the rest are summed up in the
@@ -48,6 +51,8 @@ class TimelineRows {
   std::vector<TimelineRow> rows_;
   std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
   std::vector<std::unique_ptr<LaneSummary>> summaries_;           // block summaries of big lanes
+  std::vector<std::unique_ptr<CounterSummary>> counterSummaries_;
+  void addCounterRows(uint32_t device, uint32_t process, int depth);
 };
 
 }  // namespace ts

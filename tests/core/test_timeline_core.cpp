@@ -170,14 +170,16 @@ TEST(TimelineRows, NsightLayoutOfTheFixture) {
   std::vector<std::string> want = {
       "GPU 0: NVIDIA A100-SXM4-40GB", "  Compute", "    57.1 % kernel(float*)", "    42.9 % sgemm_128x64",
       "  Stream 7: compute", "  Stream 13",
-      "  Memcpy HtoD", "  Memset", "GPU 1: NVIDIA A100-SXM4-40GB", "  Stream 20", "  Memcpy PtoP",
-      "python (100)", "  Thread 100: MainThread", "    CUDA API", "    NVTX", "    Ranges"};
+      "  Memcpy HtoD", "  Memset",
+      "  GPU memory used (bytes)", "GPU 1: NVIDIA A100-SXM4-40GB", "  Stream 20", "  Memcpy PtoP",
+      "python (100)", "  Thread 100: MainThread", "    CUDA API", "    NVTX", "    Ranges", "  CPU utilization (%)"};
   EXPECT_EQ(labels, want);
   EXPECT_EQ(rows[1].events, 2u);          // both kernels on Compute
   EXPECT_TRUE(rows[1].expandable);        // into one row per kernel name, by time
   EXPECT_EQ(rows[2].events, 1u);
   EXPECT_EQ(rows[4].lanes.size(), 2u);    // stream 7: kernels, then its annotation range
-  EXPECT_EQ(rows[14].lanes.size(), 3u);   // NVTX nesting depth 3
+  EXPECT_EQ(rows[15].lanes.size(), 3u);   // NVTX nesting depth 3
+  EXPECT_TRUE(rows[8].kind == TimelineRow::Kind::Counter);
 }
 
 TEST(TimelineRows, CopyRowsHoldOnlyTheirKind) {
@@ -247,6 +249,36 @@ TEST(EventSearch, SubstringRegexAndWrapAround) {
   EXPECT_EQ(nextHit(*hits, (*hits)[1].start, false), 0u);
   EXPECT_EQ(nextHit(*hits, (*hits)[0].start, true), 1u);
   EXPECT_EQ(nextHit({}, 0, false), static_cast<size_t>(kNone));
+}
+
+}  // namespace ts
+
+#include "timeline/counter_fold.h"
+
+namespace ts {
+
+TEST(CounterFold, MinMaxPerPixelFromBlocks) {
+  SessionBuilder b;
+  uint32_t device = b.device(b.rank(0), 0);
+  for (int i = 0; i < 10'000; ++i) {
+    b.addCounterSample("mem", "B", device, kNone, i * 10, i == 5000 ? 1e6 : static_cast<double>(i % 100));
+  }
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  const CounterTrack& c = (*s)->counters[0];
+  CounterSummary summary = summarizeCounter(c);
+  EXPECT_DOUBLE_EQ(summary.max, 1e6);
+  EXPECT_DOUBLE_EQ(summary.min, 0);
+  std::vector<CounterColumn> cols;
+  foldCounter(c, summary, TimeAxis(0, 1000.0), 200, cols);  // 100 samples per pixel column
+  ASSERT_EQ(cols.size(), 100u);  // the counter ends at 100 µs: column 99
+  EXPECT_DOUBLE_EQ(cols[10].max, 99);
+  EXPECT_DOUBLE_EQ(cols[50].max, 1e6);  // the spike is not lost when folding
+  EXPECT_DOUBLE_EQ(cols[50].min, 1);     // samples 5000-5099: the spike, then 1 to 99
+  foldCounter(c, summary, TimeAxis(50'000, 1.0), 20, cols);  // zoomed in: held values
+  ASSERT_EQ(cols.size(), 20u);
+  EXPECT_DOUBLE_EQ(cols[0].max, 1e6);   // sample 5000 at 50 µs holds for 10 ns
+  EXPECT_DOUBLE_EQ(cols[15].max, 1.0);  // then sample 5001
 }
 
 }  // namespace ts

@@ -1,0 +1,29 @@
+// Counter rows: the min and max of a counter per pixel column, from per-block min/max summaries
+// (a mipmap level), so a frame costs O(pixels · log samples) however dense the counter is.
+#pragma once
+
+#include <vector>
+
+#include "session/session.h"
+#include "timeline/time_axis.h"
+
+namespace ts {
+
+struct CounterSummary {
+  static constexpr uint32_t kBlock = 64;
+  std::vector<double> blockMin, blockMax;  // per kBlock samples
+  double min = 0, max = 0;                 // over all samples
+};
+
+CounterSummary summarizeCounter(const CounterTrack& counter);
+
+// One column per pixel with samples in it (value held from each sample to the next).
+struct CounterColumn {
+  int x;
+  double min, max;
+};
+
+void foldCounter(const CounterTrack& counter, const CounterSummary& summary, const TimeAxis& axis,
+                 int width, std::vector<CounterColumn>& out);
+
+}  // namespace ts
