@@ -22,6 +22,25 @@ const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) 
   return subsets_.back().get();
 }
 
+template <class Keep>
+void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep) {
+  // Each lane of each track of `kind`, cut down to the events `keep` accepts: a lane view over a
+  // subset, drawn on the row's single lane.
+  for (uint32_t ti : tracks) {
+    const Track& t = session_->tracks[ti];
+    if (t.kind != kind) continue;
+    for (uint32_t l = 0; l < t.laneCount(); ++l) {
+      std::vector<uint32_t> events;
+      for (uint32_t p = 0; p < t.laneSize(l); ++p) {
+        if (keep(t, t.laneEvent(l, p))) events.push_back(t.laneEvent(l, p));
+      }
+      if (events.empty()) continue;
+      row.events += events.size();
+      row.lanes[0].push_back({&t, l, subset(std::move(events))});
+    }
+  }
+}
+
 TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
   const Session& s = *session_;
   // Tracks by owner.
@@ -87,19 +106,7 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
           char share[16];
           std::snprintf(share, sizeof share, "%.1f %% ", all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
           TimelineRow row{TimelineRow::Kind::KernelName, share + std::string(s.str(name)), base + 2, {{}}, d, -1, 0};
-          for (uint32_t ti : byDevice[d]) {
-            const Track& t = s.tracks[ti];
-            if (t.kind != EventKind::Kernel) continue;
-            for (uint32_t l = 0; l < t.laneCount(); ++l) {
-              std::vector<uint32_t> events;
-              for (uint32_t p = 0; p < t.laneSize(l); ++p) {
-                if (t.hot.name[t.laneEvent(l, p)] == name) events.push_back(t.laneEvent(l, p));
-              }
-              if (events.empty()) continue;
-              row.events += events.size();
-              row.lanes[0].push_back({&t, l, subset(std::move(events))});
-            }
-          }
+          filtered(row, byDevice[d], EventKind::Kernel, [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
           add(std::move(row));
         }
       }
@@ -122,20 +129,8 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
       for (int k = 0; k < kCopyKindCount; ++k) {
         TimelineRow row{TimelineRow::Kind::Copy, std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
                         base + 1, {{}}, d, k, 0};
-        for (uint32_t ti : byDevice[d]) {
-          const Track& t = s.tracks[ti];
-          if (t.kind != EventKind::Memcpy) continue;
-          for (uint32_t l = 0; l < t.laneCount(); ++l) {
-            std::vector<uint32_t> events;
-            for (uint32_t p = 0; p < t.laneSize(l); ++p) {
-              uint32_t e = t.laneEvent(l, p);
-              if (static_cast<int>(t.memcpys.copyKind[e]) == k) events.push_back(e);
-            }
-            if (events.empty()) continue;
-            row.events += events.size();
-            row.lanes[0].push_back({&t, l, subset(std::move(events))});
-          }
-        }
+        filtered(row, byDevice[d], EventKind::Memcpy,
+                 [k](const Track& t, uint32_t e) { return static_cast<int>(t.memcpys.copyKind[e]) == k; });
         if (row.events) add(std::move(row));
       }
       auto [sets, n] = lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });

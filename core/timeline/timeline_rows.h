@@ -46,6 +46,8 @@ class TimelineRows {
  private:
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }
   const std::vector<uint32_t>* subset(std::vector<uint32_t> events);
+  template <class Keep>
+  void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 
   SessionPtr session_;
   std::vector<TimelineRow> rows_;
