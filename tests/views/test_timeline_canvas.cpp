@@ -211,6 +211,35 @@ class TestTimelineCanvas : public QObject {
     QCOMPARE(view.timeline()->selected().event, model->ref(3).event);
   }
 
+  void darkPaletteIsFollowed() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::AlternateBase, QColor(0x33, 0x33, 0x33));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    dark.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x55));
+    canvas.setPalette(dark);
+    canvas.resize(1400, 700);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QImage image = canvas.grab().toImage();
+    image.save(QStringLiteral("timeline-sample-dark.png"));
+    // The canvas takes its background and text from the palette: mostly dark, with light labels.
+    int darkPixels = 0, lightPixels = 0;
+    for (int y = 0; y < image.height(); y += 3) {
+      for (int x = 0; x < TimelineCanvas::kGutter; x += 3) {
+        int l = qGray(image.pixel(x, y));
+        darkPixels += l < 80;
+        lightPixels += l > 180;
+      }
+    }
+    QVERIFY(darkPixels > 10 * lightPixels);
+    QVERIFY(lightPixels > 20);
+  }
+
   void screenshotsOfTheSampleAndABigSession() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
