@@ -1,6 +1,9 @@
 #include "timeline_canvas.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
+#include <QSettings>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -59,6 +62,9 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, QWidget* parent)
     : QWidget(parent), session_(session), rows_(std::make_unique<TimelineRows>(session)) {
   collapsed_.assign(rows_->size(), false);
   for (size_t i = 0; i < rows_->size(); ++i) collapsed_[i] = (*rows_)[i].startsCollapsed;
+  hidden_.assign(rows_->size(), false);
+  order_.resize(rows_->size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
   setObjectName(QStringLiteral("timelineCanvas"));
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
@@ -183,6 +189,117 @@ void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
   emit viewChanged();
 }
 
+std::string TimelineCanvas::rowPath(size_t row) const {
+  // The labels of the row and of the rows it sits under, in the layout's original order.
+  std::string path = (*rows_)[row].label;
+  int depth = (*rows_)[row].depth;
+  for (size_t i = row; i-- > 0 && depth > 0;) {
+    if ((*rows_)[i].depth < depth) {
+      depth = (*rows_)[i].depth;
+      path = (*rows_)[i].label + "/" + path;
+    }
+  }
+  return path;
+}
+
+void TimelineCanvas::setRowHidden(size_t row, bool hidden) {
+  if (row >= hidden_.size()) return;
+  hidden_[row] = hidden;
+  saveArrangement();
+  update();
+}
+
+void TimelineCanvas::showAllRows() {
+  hidden_.assign(rows_->size(), false);
+  saveArrangement();
+  update();
+}
+
+void TimelineCanvas::moveRow(size_t row, int delta) {
+  // A row moves with the rows under it, past the neighbouring sibling block.
+  auto pos = static_cast<size_t>(std::find(order_.begin(), order_.end(), row) - order_.begin());
+  if (pos >= order_.size()) return;
+  const int depth = (*rows_)[row].depth;
+  auto blockEnd = [&](size_t p) {
+    size_t e = p + 1;
+    while (e < order_.size() && (*rows_)[order_[e]].depth > (*rows_)[order_[p]].depth) ++e;
+    return e;
+  };
+  size_t end = blockEnd(pos);
+  if (delta < 0) {
+    size_t prev = pos;
+    while (prev > 0 && (*rows_)[order_[prev - 1]].depth > depth) --prev;
+    if (prev == 0 || (*rows_)[order_[prev - 1]].depth != depth) return;  // first among siblings
+    --prev;
+    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(prev), order_.begin() + static_cast<std::ptrdiff_t>(pos),
+                order_.begin() + static_cast<std::ptrdiff_t>(end));
+  } else if (delta > 0) {
+    if (end >= order_.size() || (*rows_)[order_[end]].depth != depth) return;  // last among siblings
+    size_t nextEnd = blockEnd(end);
+    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(pos), order_.begin() + static_cast<std::ptrdiff_t>(end),
+                order_.begin() + static_cast<std::ptrdiff_t>(nextEnd));
+  }
+  saveArrangement();
+  update();
+}
+
+void TimelineCanvas::setPersistenceKey(const QString& key) {
+  persistenceKey_ = key;
+  loadArrangement();
+}
+
+void TimelineCanvas::saveArrangement() const {
+  if (persistenceKey_.isEmpty()) return;
+  QStringList hidden, order;
+  for (size_t i : order_) {
+    QString path = QString::fromStdString(rowPath(i));
+    order << path;
+    if (hidden_[i]) hidden << path;
+  }
+  QSettings settings;
+  settings.beginGroup(QStringLiteral("timeline/") + QString::number(qHash(persistenceKey_), 16));
+  settings.setValue(QStringLiteral("key"), persistenceKey_);
+  settings.setValue(QStringLiteral("order"), order);
+  settings.setValue(QStringLiteral("hidden"), hidden);
+}
+
+void TimelineCanvas::loadArrangement() {
+  QSettings settings;
+  settings.beginGroup(QStringLiteral("timeline/") + QString::number(qHash(persistenceKey_), 16));
+  if (settings.value(QStringLiteral("key")).toString() != persistenceKey_) return;
+  const QStringList order = settings.value(QStringLiteral("order")).toStringList();
+  const QStringList hidden = settings.value(QStringLiteral("hidden")).toStringList();
+  std::unordered_map<std::string, int> rank;
+  for (int i = 0; i < order.size(); ++i) rank.emplace(order[i].toStdString(), i);
+  // Saved rows take their saved places; rows the file did not have before keep theirs after them.
+  std::vector<std::pair<int, size_t>> keyed;
+  for (size_t i = 0; i < rows_->size(); ++i) {
+    auto it = rank.find(rowPath(i));
+    keyed.emplace_back(it != rank.end() ? it->second : static_cast<int>(order.size() + i), i);
+    hidden_[i] = hidden.contains(QString::fromStdString(rowPath(i)));
+  }
+  std::stable_sort(keyed.begin(), keyed.end());
+  for (size_t i = 0; i < keyed.size(); ++i) order_[i] = keyed[i].second;
+  update();
+}
+
+void TimelineCanvas::contextMenuEvent(QContextMenuEvent* e) {
+  if (e->pos().x() >= kGutter || e->pos().y() < kRulerHeight) return;
+  for (const VisibleRow& vr : layoutRows()) {
+    if (e->pos().y() < vr.y || e->pos().y() >= vr.y + vr.height) continue;
+    const size_t row = vr.row;
+    QMenu menu(this);
+    menu.addAction(tr("Hide “%1”").arg(QString::fromStdString((*rows_)[row].label)), this, [this, row] { setRowHidden(row, true); });
+    menu.addAction(tr("Move Up"), this, [this, row] { moveRow(row, -1); });
+    menu.addAction(tr("Move Down"), this, [this, row] { moveRow(row, 1); });
+    menu.addSeparator();
+    QAction* all = menu.addAction(tr("Show All Rows"), this, &TimelineCanvas::showAllRows);
+    all->setEnabled(std::find(hidden_.begin(), hidden_.end(), true) != hidden_.end());
+    menu.exec(e->globalPos());
+    return;
+  }
+}
+
 void TimelineCanvas::setRowCollapsed(size_t row, bool collapsed) {
   if (row < collapsed_.size()) collapsed_[row] = collapsed;
   update();
@@ -197,11 +314,15 @@ int TimelineCanvas::rowHeight(const TimelineRow& row) const {
 std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
   std::vector<VisibleRow> out;
   int y = kRulerHeight - scrollY_;
-  int hiddenBelow = -1;  // depth of a collapsed group whose descendants are hidden
-  for (size_t i = 0; i < rows_->size(); ++i) {
+  int hiddenBelow = -1;  // depth of a collapsed or hidden row whose descendants are not shown
+  for (size_t i : order_) {
     const TimelineRow& row = (*rows_)[i];
     if (hiddenBelow >= 0 && row.depth > hiddenBelow) continue;
     hiddenBelow = -1;
+    if (hidden_[i]) {
+      hiddenBelow = row.depth;
+      continue;
+    }
     if ((row.kind == TimelineRow::Kind::Group || row.expandable) && collapsed_[i]) hiddenBelow = row.depth;
     int h = rowHeight(row);
     out.push_back({i, y, h});

@@ -56,6 +56,14 @@ class TimelineCanvas : public QWidget {
   // The summary line of the selected range ("2.1 ms · 14 kernels · GPU 0 busy 83 % · ...").
   QString selectionSummary() const { return selectionSummary_; }
   void setRowCollapsed(size_t row, bool collapsed);
+  // Arranging rows: hide one (with what it groups), move it among its siblings, show all again.
+  // With a persistence key (the session's files), the arrangement is saved and restored.
+  void setRowHidden(size_t row, bool hidden);
+  bool rowHidden(size_t row) const { return hidden_[row]; }
+  void moveRow(size_t row, int delta);  // -1 up, +1 down among siblings
+  void showAllRows();
+  const std::vector<size_t>& rowOrder() const { return order_; }
+  void setPersistenceKey(const QString& key);
   bool rowCollapsed(size_t row) const { return collapsed_[row]; }
   const TimelineRows& rows() const { return *rows_; }
 
@@ -78,6 +86,7 @@ class TimelineCanvas : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   bool event(QEvent* event) override;  // tooltips
 
@@ -98,6 +107,12 @@ class TimelineCanvas : public QWidget {
   SessionPtr session_;
   std::unique_ptr<TimelineRows> rows_;
   std::vector<bool> collapsed_;
+  std::vector<bool> hidden_;
+  std::vector<size_t> order_;  // display order of rows (blocks of a row and its descendants move together)
+  QString persistenceKey_;
+  std::string rowPath(size_t row) const;  // "GPU 0: A100/Stream 7": stable across reopening
+  void saveArrangement() const;
+  void loadArrangement();
   TimeAxis axis_;
   int scrollY_ = 0;
   Hit selected_;

@@ -212,6 +212,10 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
   connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
   connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {
     auto* view = new SessionView(std::move(session), job->title(), tabs_);
+    // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
+    QStringList absolute;
+    for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();
+    view->timeline()->setPersistenceKey(absolute.join(QLatin1Char('|')));
     int index = tabs_->addTab(view, job->title());
     tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
     tabs_->setCurrentIndex(index);

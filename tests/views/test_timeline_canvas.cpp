@@ -2,6 +2,8 @@
 // the details panel, and screenshots of the bundled sample (saved beside the test binary).
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QLineEdit>
 #include <QTextBrowser>
@@ -209,6 +211,49 @@ class TestTimelineCanvas : public QObject {
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
     QCOMPARE(view.timeline()->selected().track, model->ref(3).track);
     QCOMPARE(view.timeline()->selected().event, model->ref(3).event);
+  }
+
+  void rowsHideMoveAndComeBackAfterReopening() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("TensorscopeTest"));
+    QSettings().remove(QStringLiteral("timeline"));
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    const QString key = QStringLiteral("/test/sample.tscope");
+    auto rowIndex = [&](const TimelineCanvas& c, const std::string& label) {
+      for (size_t i = 0; i < c.rows().size(); ++i) {
+        if (c.rows()[i].label == label) return i;
+      }
+      return static_cast<size_t>(-1);
+    };
+    auto position = [](const TimelineCanvas& c, size_t row) {
+      return std::find(c.rowOrder().begin(), c.rowOrder().end(), row) - c.rowOrder().begin();
+    };
+    {
+      TimelineCanvas canvas(s.value());
+      canvas.setPersistenceKey(key);
+      size_t stream20 = rowIndex(canvas, "Stream 20"), stream7 = rowIndex(canvas, "Stream 7");
+      QVERIFY(position(canvas, stream20) > position(canvas, stream7));
+      canvas.moveRow(stream20, -1);  // above Stream 7
+      QVERIFY(position(canvas, stream20) < position(canvas, stream7));
+      size_t memset = rowIndex(canvas, "Memset");
+      canvas.setRowHidden(memset, true);
+      QVERIFY(canvas.rowHidden(memset));
+      // A moved group takes its rows with it: the python process moves above the others.
+      size_t python = rowIndex(canvas, "python3.10 (2869224)");
+      size_t api = rowIndex(canvas, "CUDA API");
+      for (int i = 0; i < 5; ++i) canvas.moveRow(python, -1);
+      QVERIFY(position(canvas, api) > position(canvas, python));
+      QVERIFY(position(canvas, api) - position(canvas, python) <= 3);
+    }
+    TimelineCanvas reopened(s.value());
+    reopened.setPersistenceKey(key);  // same file: the arrangement comes back
+    QVERIFY(reopened.rowHidden(rowIndex(reopened, "Memset")));
+    QVERIFY(position(reopened, rowIndex(reopened, "Stream 20")) < position(reopened, rowIndex(reopened, "Stream 7")));
+    reopened.showAllRows();
+    QVERIFY(!reopened.rowHidden(rowIndex(reopened, "Memset")));
+    TimelineCanvas other(s.value());
+    other.setPersistenceKey(QStringLiteral("/another/file.tscope"));  // another file: untouched
+    QVERIFY(!other.rowHidden(rowIndex(other, "Memset")));
   }
 
   void darkPaletteIsFollowed() {
