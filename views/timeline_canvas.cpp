@@ -423,23 +423,46 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     p.translate(kGutter, 0);
     for (size_t lane = 0; lane < row.lanes.size(); ++lane) {
       const int y = vr.y + 1 + static_cast<int>(lane) * kLaneHeight;
+      // Runs of every view sharing the lane (the streams of Compute, the kernels, copies and
+      // memsets of a stream) are merged first, so a run shows the lane's count and the colour of
+      // what dominates it; boxes are drawn over them.
+      laneRuns_.clear();
+      laneBoxes_.clear();
       for (const LaneView& view : row.lanes[lane]) {
         scratch_.clear();
         foldLane(view, a, width, kMinBoxPx, scratch_);
-        const Track& t = *view.track;
-        for (const DrawRun& r : scratch_.runs) {
-          // Folded runs are darker and marked with a light top edge (and their count when there
-          // is room), so users know there is more to see when zooming in.
-          QRectF rect(r.x0, y + 1, std::max(1.0, r.x1 - r.x0), kLaneHeight - 3);
-          QRgb c = eventColor(t, r.firstEvent);
-          p.fillRect(rect, QColor(scaled(c, 0.7)));
-          p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2), QColor(scaled(c, 1.5)));
-          if (rect.width() > 64) {
-            p.setPen(Qt::white);
-            p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
-          }
+        for (const DrawRun& r : scratch_.runs) laneRuns_.push_back({r.x0, r.x1, r.count, eventColor(*view.track, r.firstEvent)});
+        for (const DrawBox& b : scratch_.boxes) laneBoxes_.emplace_back(view.track, b);
+      }
+      std::sort(laneRuns_.begin(), laneRuns_.end(), [](const LaneRun& x, const LaneRun& y) { return x.x0 < y.x0; });
+      size_t merged = 0;
+      for (size_t i = 0; i < laneRuns_.size(); ++i) {
+        LaneRun& m = laneRuns_[merged];
+        if (i > 0 && laneRuns_[i].x0 - m.x1 < kRunGapPx) {
+          if (laneRuns_[i].count > m.top) m.colour = laneRuns_[i].colour, m.top = laneRuns_[i].count;
+          m.x1 = std::max(m.x1, laneRuns_[i].x1);
+          m.count += laneRuns_[i].count;
+        } else {
+          if (i > 0) ++merged;
+          laneRuns_[merged] = laneRuns_[i];
+          laneRuns_[merged].top = laneRuns_[i].count;
         }
-        for (const DrawBox& b : scratch_.boxes) {
+      }
+      if (!laneRuns_.empty()) laneRuns_.resize(merged + 1);
+      for (const LaneRun& r : laneRuns_) {
+        // Folded runs are darker and marked with a light top edge (and their count when there
+        // is room), so users know there is more to see when zooming in.
+        QRectF rect(r.x0, y + 1, std::max(1.0, r.x1 - r.x0), kLaneHeight - 3);
+        p.fillRect(rect, QColor(scaled(r.colour, 0.7)));
+        p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2), QColor(scaled(r.colour, 1.5)));
+        if (rect.width() > 64) {
+          p.setPen(Qt::white);
+          p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
+        }
+      }
+      for (const auto& [track, b] : laneBoxes_) {
+        {
+          const Track& t = *track;
           QRectF rect(b.x0, y + 1, b.x1 - b.x0, kLaneHeight - 3);
           QRgb c = eventColor(t, b.event);
           p.fillRect(rect, QColor(c));

@@ -131,6 +131,14 @@ class TimelineCanvas : public QWidget {
   TimeNs selectFrom_ = 0;
   LaneDraw scratch_;  // reused every frame: no allocation per lane
   std::vector<CounterColumn> counterScratch_;
+  struct LaneRun {
+    double x0, x1;
+    uint32_t count;
+    QRgb colour;
+    uint32_t top = 0;  // count of the largest run merged in: it gives the colour
+  };
+  std::vector<LaneRun> laneRuns_;
+  std::vector<std::pair<const Track*, DrawBox>> laneBoxes_;
   bool navigated_ = false;
   bool dark_ = false;  // the palette is dark (set at the start of each frame)
   struct Label {

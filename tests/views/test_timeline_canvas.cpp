@@ -300,14 +300,14 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(labels.contains(QStringLiteral("Compute")));
     QVERIFY(labels.contains(QStringLiteral("CUDA API")));
 
-    auto big = ts::generateSyntheticSession({2'000'000, 4, 4, 1});
+    auto big = ts::generateSyntheticSession({10'000'000, 4, 4, 1});
     QVERIFY(big.ok());
     TimelineCanvas bigCanvas(big.value());
     bigCanvas.resize(1920, 1080);
     bigCanvas.show();
     QVERIFY(QTest::qWaitForWindowExposed(&bigCanvas));
     QImage image = bigCanvas.grab().toImage();
-    image.save(QStringLiteral("timeline-2M.png"));
+    image.save(QStringLiteral("timeline-10M.png"));
     QVERIFY(colours(image) > 10);
   }
 };
