@@ -469,7 +469,14 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
           if (rect.width() > 24) {
             p.setPen(luma(c) > 140 ? Qt::black : Qt::white);
             QRectF inner = rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
-            QString text = label(t.hot.name[b.event], fm, static_cast<int>(inner.width()));
+            QString text;
+            if (t.kind == EventKind::Memcpy && t.memcpys.copyKind[b.event] == CopyKind::PtoP) {
+              // Peer copies say which way they go.
+              text = fm.elidedText(tr("GPU %1 → GPU %2").arg(t.memcpys.srcDevice[b.event]).arg(t.memcpys.dstDevice[b.event]),
+                                   Qt::ElideRight, static_cast<int>(inner.width()));
+            } else {
+              text = label(t.hot.name[b.event], fm, static_cast<int>(inner.width()));
+            }
             if (!text.isEmpty()) p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, text);
           }
           if (&t == (selected_.track == kNone ? nullptr : &session_->tracks[selected_.track]) && b.event == selected_.event) {

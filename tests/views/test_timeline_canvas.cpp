@@ -2,6 +2,8 @@
 // the details panel, and screenshots of the bundled sample (saved beside the test binary).
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
@@ -125,6 +127,12 @@ class TestTimelineCanvas : public QObject {
       if (canvas->hitAt(p).event != ts::kNone) at = p;
     }
     QVERIFY2(!at.isNull(), "no event under the middle of the canvas");
+    // Hovering shows name, start, duration and stream.
+    QHelpEvent help(QEvent::ToolTip, at, canvas->mapToGlobal(at));
+    QApplication::sendEvent(canvas, &help);
+    QVERIFY(QToolTip::text().contains(QStringLiteral("distribution_elementwise_grid_stride_kernel")));
+    QVERIFY(QToolTip::text().contains(QStringLiteral("duration 71 µs")));
+    QVERIFY(QToolTip::text().contains(QStringLiteral("Stream 7")));
     QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
     QCOMPARE(canvas->selected().track, track);
     QCOMPARE(canvas->selected().event, event);
