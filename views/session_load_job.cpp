@@ -24,7 +24,7 @@ SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* 
       return;
     }
     LoadOutcome outcome = watcher_.result();
-    if (outcome.session) emit loaded(outcome.session);
+    if (outcome.session) emit loaded(outcome.session, outcome.rows);
     else emit failed(outcome.error);
   });
 }
@@ -52,8 +52,12 @@ void SessionLoadJob::start() {
                       },
                       cancel.get()};
     auto result = openSessionFiles(paths, options, progress);
-    if (result) promise.addResult(LoadOutcome{result.value(), {}});
-    else promise.addResult(LoadOutcome{nullptr, QString::fromStdString(result.error())});
+    if (!result) {
+      promise.addResult(LoadOutcome{nullptr, nullptr, QString::fromStdString(result.error())});
+      return;
+    }
+    auto rows = std::make_shared<const TimelineRows>(result.value());
+    promise.addResult(LoadOutcome{result.value(), std::move(rows), {}});
   }));
 }
 

@@ -12,11 +12,13 @@
 
 #include "io/open_session.h"
 #include "session/session.h"
+#include "timeline/timeline_rows.h"
 
 namespace ts {
 
 struct LoadOutcome {
   SessionPtr session;
+  std::shared_ptr<const TimelineRows> rows;  // the timeline layout, built off the GUI thread too
   QString error;
 };
 
@@ -35,7 +37,7 @@ class SessionLoadJob : public QObject {
 
  signals:
   void progressChanged(double fraction);
-  void loaded(ts::SessionPtr session);
+  void loaded(ts::SessionPtr session, std::shared_ptr<const ts::TimelineRows> rows);
   void failed(const QString& message);  // includes "cancelled"
 
  private:

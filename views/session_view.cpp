@@ -32,7 +32,8 @@ QString row(const QString& key, const QString& value) {
 }
 }  // namespace
 
-SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
+SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
+                         std::shared_ptr<const TimelineRows> rows)
     : QWidget(parent), session_(std::move(session)), path_(std::move(path)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -90,7 +91,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent)
   connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
   connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
   topLayout->addWidget(findBar_);
-  timeline_ = new TimelineCanvas(session_, top);
+  timeline_ = new TimelineCanvas(session_, std::move(rows), top);
   topLayout->addWidget(timeline_, 1);
   bottom_ = new QTabWidget(right);
   bottom_->setDocumentMode(true);

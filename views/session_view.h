@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "analysis/event_search.h"
+#include "timeline/timeline_rows.h"
 #include "session/session.h"
 
 class QTreeView;
@@ -25,7 +26,8 @@ class EventsTableModel;
 class SessionView : public QWidget {
   Q_OBJECT
  public:
-  SessionView(SessionPtr session, QString path, QWidget* parent = nullptr);
+  SessionView(SessionPtr session, QString path, QWidget* parent = nullptr,
+              std::shared_ptr<const TimelineRows> rows = nullptr);
 
   const SessionPtr& session() const { return session_; }
   const QString& path() const { return path_; }

@@ -58,8 +58,8 @@ QRgb copyColor(CopyKind kind) {
 
 }  // namespace
 
-TimelineCanvas::TimelineCanvas(SessionPtr session, QWidget* parent)
-    : QWidget(parent), session_(session), rows_(std::make_unique<TimelineRows>(session)) {
+TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows, QWidget* parent)
+    : QWidget(parent), session_(session), rows_(rows ? std::move(rows) : std::make_shared<TimelineRows>(session)) {
   collapsed_.assign(rows_->size(), false);
   for (size_t i = 0; i < rows_->size(); ++i) collapsed_[i] = (*rows_)[i].startsCollapsed;
   hidden_.assign(rows_->size(), false);

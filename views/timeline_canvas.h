@@ -24,7 +24,9 @@ class TimelineCanvas : public QWidget {
   static constexpr int kLaneHeight = 18;
   static constexpr int kGroupHeight = 20;
 
-  explicit TimelineCanvas(SessionPtr session, QWidget* parent = nullptr);
+  // `rows` may come prebuilt (the load job builds them off the GUI thread); else they are built here.
+  explicit TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows = nullptr,
+                          QWidget* parent = nullptr);
 
   // The canvas's keys and mouse gestures, for the shortcuts dialog: (action, keys).
   static QList<QPair<QString, QString>> navigationHelp();
@@ -105,7 +107,7 @@ class TimelineCanvas : public QWidget {
   QString label(StringId name, const QFontMetrics& fm, int width);
 
   SessionPtr session_;
-  std::unique_ptr<TimelineRows> rows_;
+  std::shared_ptr<const TimelineRows> rows_;
   std::vector<bool> collapsed_;
   std::vector<bool> hidden_;
   std::vector<size_t> order_;  // display order of rows (blocks of a row and its descendants move together)

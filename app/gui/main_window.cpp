@@ -210,8 +210,8 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
   auto* job = new SessionLoadJob(paths, options, this);
   jobs_.push_back(job);
   connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
-  connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session) {
-    auto* view = new SessionView(std::move(session), job->title(), tabs_);
+  connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
+    auto* view = new SessionView(std::move(session), job->title(), tabs_, std::move(rows));
     // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
     QStringList absolute;
     for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();

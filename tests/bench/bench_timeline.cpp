@@ -57,6 +57,17 @@ void BM_Pick(benchmark::State& state) {
   }
 }
 
+// Building the row layout (filtered lanes, block summaries) when a session opens.
+void BM_BuildRows(benchmark::State& state) {
+  static ts::SessionPtr session;
+  if (!session) session = ts::generateSyntheticSession({static_cast<uint64_t>(state.range(0)), 4, 4, 1}).value();
+  for (auto _ : state) {
+    ts::TimelineRows rows(session);
+    benchmark::DoNotOptimize(rows.size());
+  }
+}
+
+BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderFrame)->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 
