@@ -114,23 +114,18 @@ void TimelineCanvas::zoomTo(TimeNs t0, TimeNs t1) {
   emit viewChanged();
 }
 
-void TimelineCanvas::back() {
-  if (backStack_.empty()) return;
-  forwardStack_.push_back(axis_);
-  axis_ = backStack_.back();
-  backStack_.pop_back();
+void TimelineCanvas::stepHistory(std::vector<TimeAxis>& from, std::vector<TimeAxis>& to) {
+  if (from.empty()) return;
+  to.push_back(axis_);
+  axis_ = from.back();
+  from.pop_back();
   update();
   emit viewChanged();
 }
 
-void TimelineCanvas::forward() {
-  if (forwardStack_.empty()) return;
-  backStack_.push_back(axis_);
-  axis_ = forwardStack_.back();
-  forwardStack_.pop_back();
-  update();
-  emit viewChanged();
-}
+void TimelineCanvas::back() { stepHistory(backStack_, forwardStack_); }
+
+void TimelineCanvas::forward() { stepHistory(forwardStack_, backStack_); }
 
 void TimelineCanvas::zoomBy(double factor) {
   navigated_ = true;

@@ -100,6 +100,8 @@ class TimelineCanvas : public QWidget {
   std::vector<VisibleRow> layoutRows() const;
   int rowHeight(const TimelineRow& row) const;
   void pushHistory();
+  // Back or forward: the view moves from one stack to the other.
+  void stepHistory(std::vector<TimeAxis>& from, std::vector<TimeAxis>& to);
   QRgb eventColor(const Track& track, uint32_t event) const;
   QString tooltipFor(const Hit& hit) const;
   // A name as drawn inside a box of `width` pixels: converted and measured once per name, then

@@ -678,7 +678,6 @@ bool Importer::readBatchFast(size_t from, size_t comma, size_t& resume) {
     return false;
   }
   size_t lastDone = kNoValue;  // start (in json_) of the last event added
-  size_t eventsBefore = eventIndex_;
   for (auto item : events) {
     od::value v;
     if (item.get(v)) break;
@@ -692,7 +691,7 @@ bool Importer::readBatchFast(size_t from, size_t comma, size_t& resume) {
     }
     lastDone = start;
   }
-  if (eventIndex_ - eventsBefore > 0 && lastDone != kNoValue) {
+  if (lastDone != kNoValue) {
     // Did the batch end where it should? Only then were all its events read.
     size_t end = skipValue(json_, lastDone);
     if (end != kNoValue && skipSpace(json_, end) == comma) return true;

@@ -6,6 +6,26 @@
 
 namespace ts::testing {
 
+Device a100Device() {
+  Device d;
+  d.name = "NVIDIA A100-SXM4-40GB";
+  d.uuid = "GPU-1234";
+  d.computeMajor = 8;
+  d.computeMinor = 0;
+  d.smCount = 108;
+  d.memoryBytes = 42'505'273'344ull;
+  d.memoryBandwidthBytesPerSecond = 1'555'000'000'000ull;
+  d.clockKHz = 1'410'000;
+  d.maxWarpsPerSm = 64;
+  d.maxBlocksPerSm = 32;
+  d.maxThreadsPerBlock = 1024;
+  d.maxRegistersPerSm = 65536;
+  d.maxRegistersPerBlock = 65536;
+  d.maxSharedMemoryPerSm = 167936;
+  d.maxSharedMemoryPerBlock = 49152;
+  return d;
+}
+
 SessionPtr makeFixtureSession(bool multiRank) {
   SessionBuilder b;
   for (int r = 0; r < (multiRank ? 2 : 1); ++r) {
@@ -15,21 +35,10 @@ SessionPtr makeFixtureSession(bool multiRank) {
     b.rankInfo(rank).clockOffsetNs = r * 1000;
     uint32_t dev = b.device(rank, 0);
     Device& d = b.deviceInfo(dev);
-    d.name = "NVIDIA A100-SXM4-40GB";
-    d.uuid = "GPU-1234";
-    d.computeMajor = 8;
-    d.computeMinor = 0;
-    d.smCount = 108;
-    d.memoryBytes = 42'505'273'344ull;
-    d.memoryBandwidthBytesPerSecond = 1'555'000'000'000ull;
-    d.clockKHz = 1'410'000;
-    d.maxWarpsPerSm = 64;
-    d.maxBlocksPerSm = 32;
-    d.maxThreadsPerBlock = 1024;
-    d.maxRegistersPerSm = 65536;
-    d.maxRegistersPerBlock = 65536;
-    d.maxSharedMemoryPerSm = 167936;
-    d.maxSharedMemoryPerBlock = 49152;
+    Device a100 = a100Device();
+    a100.rank = d.rank;
+    a100.ordinal = d.ordinal;
+    d = a100;
     uint32_t dev1 = b.device(rank, 1);
     b.deviceInfo(dev1).name = "NVIDIA A100-SXM4-40GB";
     uint32_t proc = b.process(rank, 100 + r);

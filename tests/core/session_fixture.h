@@ -2,9 +2,13 @@
 // tests can compare every column. Shared by the core and views tests.
 #pragma once
 
+#include "session/entities.h"
 #include "session/session.h"
 
 namespace ts::testing {
+
+// The limits of an A100-SXM4-40GB as CUDA reports them (name, SMs, memory, per-SM limits).
+Device a100Device();
 
 // Two ranks when `multiRank`, else one. Deterministic.
 SessionPtr makeFixtureSession(bool multiRank = false);

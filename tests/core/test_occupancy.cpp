@@ -1,23 +1,13 @@
 #include <gtest/gtest.h>
 
 #include "analysis/occupancy.h"
+#include "session_fixture.h"
 
 namespace ts {
 
 namespace {
-Device a100() {
-  Device d;
-  d.computeMajor = 8;
-  d.smCount = 108;
-  d.maxWarpsPerSm = 64;
-  d.maxBlocksPerSm = 32;
-  d.maxThreadsPerBlock = 1024;
-  d.maxRegistersPerSm = 65536;
-  d.maxRegistersPerBlock = 65536;
-  d.maxSharedMemoryPerSm = 167936;
-  d.maxSharedMemoryPerBlock = 49152;
-  return d;
-}
+Device a100() { return testing::a100Device(); }
+
 KernelDetail launch(uint32_t grid, uint32_t block, uint16_t registers, uint32_t shared) {
   KernelDetail k;
   k.gridX = grid, k.gridY = k.gridZ = 1;
