@@ -223,6 +223,22 @@ size_t skipValue(std::string_view s, size_t i) {
   return kNoValue;
 }
 
+// A field's key without copying it: the text between its quotes, read in place. Keys with escapes
+// (never seen in real traces, but legal) are unescaped the slow way so they still match.
+simdjson::error_code keyOf(simdjson::simdjson_result<od::field>& field, std::string_view& key) {
+  od::raw_json_string quoted;
+  if (auto err = field.key().get(quoted)) return err;
+  const char* raw = quoted.raw();
+  size_t n = 0;
+  for (;; ++n) {
+    if (raw[n] == '"') {
+      key = std::string_view(raw, n);
+      return simdjson::SUCCESS;
+    }
+    if (raw[n] == '\\') return field.unescaped_key().get(key);
+  }
+}
+
 // raw_json_token() keeps the whitespace that follows a token.
 std::string_view trimmed(std::string_view raw) {
   while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
@@ -311,7 +327,7 @@ Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlat
 Status Importer::parseArgsObject(od::object& obj, KinetoArgs& out, bool correlationOnly) {
   for (auto field : obj) {
     std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return simdjsonFail(e);
+    if (auto e = keyOf(field, key)) return simdjsonFail(e);
     od::value v = field.value();
     auto integer = [&](int64_t& dst) -> Status {
       std::string_view raw = trimmed(v.raw_json_token());
@@ -532,14 +548,21 @@ Status Importer::readEvent(od::value value) {
   RawEvent e;
   for (auto field : obj) {
     std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return simdjsonFail(err);
+    if (auto err = keyOf(field, key)) return simdjsonFail(err);
     od::value v = field.value();
     auto text = [&](std::string_view& dst, bool* isString) -> Status {
       // The token's first byte tells its type, without asking the parser.
       std::string_view raw = v.raw_json_token();
       char c = raw.empty() ? '\0' : raw[0];
       if (c == '"') {
-        if (auto err = v.get_string().get(dst)) return simdjsonFail(err);
+        // Read in place unless the string holds escapes: most names and all ids do not.
+        std::string_view quoted = trimmed(raw);
+        std::string_view inner = quoted.substr(1, quoted.size() >= 2 ? quoted.size() - 2 : 0);
+        if (quoted.size() >= 2 && quoted.back() == '"' && inner.find('\\') == std::string_view::npos) {
+          dst = inner;
+        } else if (auto err = v.get_string().get(dst)) {
+          return simdjsonFail(err);
+        }
         if (isString) *isString = true;
       } else if (c == '-' || (c >= '0' && c <= '9')) {
         dst = trimmed(raw);

@@ -407,3 +407,39 @@ TEST(ChromeJson, GenericChromeEvents) {
 }
 
 }  // namespace ts
+
+namespace ts {
+
+TEST(ChromeJson, EscapedKeysAndStringsAreUnescaped) {
+  // Names, ids and keys are read in place unless they hold escapes; those take the slow path and
+  // must come out unescaped (here "ph", "name" and "cat" spelt with \u escapes).
+  std::string json = R"([
+    {"\u0070h": "X", "n\u0061me": "quote \" back \\ e\u0301", "cat": "app", "pid": "p\"1", "tid": 2, "ts": 1, "dur": 2},
+    {"ph": "X", "name": "plain", "\u0063at": "k\u0065rnel", "pid": 0, "tid": 7, "ts": 3, "dur": 1,
+     "args": {"\u0064evice": 1, "stream": 7, "grid": [2, 1, 1], "block": [64, 1, 1]}}
+  ])";
+  fs::path p = fs::temp_directory_path() / ("escapes-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << json;
+  auto s = openSessionFile(p.string());
+  fs::remove(p);
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  SessionSummary r = summarize(session);
+  EXPECT_EQ(r.otherRanges, 1u);
+  EXPECT_EQ(r.kernels, 1u);
+  bool sawRange = false;
+  for (const Track& t : session.tracks) {
+    if (t.kind == EventKind::Range) {
+      sawRange = true;
+      EXPECT_EQ(session.str(t.hot.name[0]), "quote \" back \\ e\xcc\x81");
+      EXPECT_EQ(session.processes[session.threads[t.thread].process].name, "p\"1");
+    }
+    if (t.kind == EventKind::Kernel) {
+      EXPECT_EQ(session.devices[session.streams[t.stream].device].ordinal, 1);
+      EXPECT_EQ(t.kernels.gridX[0], 2u);
+    }
+  }
+  EXPECT_TRUE(sawRange);
+}
+
+}  // namespace ts
