@@ -36,5 +36,6 @@ bool parseUnsigned(const std::string& text, unsigned long long& out);
 int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);
 int runGenerate(const std::vector<std::string>& argv);
+int runStats(const std::vector<std::string>& argv);
 
 }  // namespace ts::cli

@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "Commands:\n"
     "  info FILE... [--json]        devices, duration and event counts of session files\n"
     "  convert IN OUT               convert a session (format chosen by OUT's extension)\n"
+    "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
     "  generate --events N --gpus G --streams S --seed K OUT.tscope\n"
     "                               write a deterministic synthetic session\n"
     "\n"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   if (command == "info") return runInfo(args);
   if (command == "convert") return runConvert(args);
   if (command == "generate") return runGenerate(args);
+  if (command == "stats") return runStats(args);
   std::fprintf(stderr, "tensorscope-cli: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return kExitUsage;
 }

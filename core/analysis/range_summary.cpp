@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/intervals.h"
+
 namespace ts {
 
 RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
@@ -10,7 +12,7 @@ RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
   r.end = end;
   r.gpuBusy.assign(s.devices.size(), 0.0);
   if (end <= start) return r;
-  std::vector<std::vector<std::pair<TimeNs, TimeNs>>> busy(s.devices.size());
+  std::vector<std::vector<Interval>> busy(s.devices.size());
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Kernel && t.kind != EventKind::Memcpy) continue;
     for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
@@ -19,7 +21,7 @@ RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
         uint32_t e = t.laneEvent(lane, p);
         if (t.kind == EventKind::Kernel) {
           ++r.kernels;
-          busy[t.device].emplace_back(std::max(t.hot.start[e], start), std::min(t.hot.end[e], end));
+          busy[t.device].push_back({std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
         } else if (t.hot.start[e] >= start) {
           r.copyBytes[static_cast<size_t>(t.memcpys.copyKind[e])] += t.memcpys.bytes[e];
           ++r.copies;
@@ -29,19 +31,8 @@ RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
   }
   // Busy time is the union of kernel intervals: concurrent kernels count once.
   for (size_t d = 0; d < busy.size(); ++d) {
-    auto& iv = busy[d];
-    std::sort(iv.begin(), iv.end());
-    TimeNs covered = 0, curStart = 0, curEnd = INT64_MIN;
-    for (auto [a, b] : iv) {
-      if (a > curEnd) {
-        if (curEnd > curStart) covered += curEnd - curStart;
-        curStart = a, curEnd = b;
-      } else {
-        curEnd = std::max(curEnd, b);
-      }
-    }
-    if (curEnd > curStart) covered += curEnd - curStart;
-    r.gpuBusy[d] = static_cast<double>(covered) / static_cast<double>(end - start);
+    mergeIntervals(busy[d]);
+    r.gpuBusy[d] = static_cast<double>(coveredLength(busy[d])) / static_cast<double>(end - start);
   }
   return r;
 }

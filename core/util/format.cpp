@@ -36,4 +36,48 @@ std::string formatCount(uint64_t n) {
   return out;
 }
 
+std::optional<TimeNs> parseDuration(std::string_view text) {
+  auto trim = [](std::string_view& t) {
+    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+    while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  };
+  trim(text);
+  bool negative = !text.empty() && text.front() == '-';
+  if (negative) text.remove_prefix(1);
+  size_t digitsEnd = 0;
+  while (digitsEnd < text.size() && ((text[digitsEnd] >= '0' && text[digitsEnd] <= '9') || text[digitsEnd] == '.')) {
+    ++digitsEnd;
+  }
+  std::string_view number = text.substr(0, digitsEnd), unit = text.substr(digitsEnd);
+  trim(unit);
+  int scaleDigits = 0;  // ns per unit = 10^scaleDigits
+  if (unit.empty() || unit == "ns") scaleDigits = 0;
+  else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") scaleDigits = 3;
+  else if (unit == "ms") scaleDigits = 6;
+  else if (unit == "s") scaleDigits = 9;
+  else return std::nullopt;
+  auto dot = number.find('.');
+  std::string_view whole = number.substr(0, dot);
+  std::string_view fraction = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  if ((whole.empty() && fraction.empty()) || fraction.find('.') != std::string_view::npos) return std::nullopt;
+  if (fraction.size() > static_cast<size_t>(scaleDigits)) {
+    // Digits below a nanosecond must be zeros: 1.5ns is not a time this tool can hold.
+    if (fraction.substr(static_cast<size_t>(scaleDigits)).find_first_not_of('0') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    fraction = fraction.substr(0, static_cast<size_t>(scaleDigits));
+  }
+  unsigned __int128 v = 0;
+  for (char c : whole) {
+    v = v * 10 + static_cast<unsigned>(c - '0');
+    if (v > static_cast<unsigned __int128>(INT64_MAX)) return std::nullopt;
+  }
+  for (int i = 0; i < scaleDigits; ++i) {
+    v = v * 10 + (static_cast<size_t>(i) < fraction.size() ? static_cast<unsigned>(fraction[static_cast<size_t>(i)] - '0') : 0u);
+    if (v > static_cast<unsigned __int128>(INT64_MAX)) return std::nullopt;
+  }
+  auto ns = static_cast<TimeNs>(v);
+  return negative ? -ns : ns;
+}
+
 }  // namespace ts

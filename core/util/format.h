@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "session/types.h"
 
@@ -11,5 +13,9 @@ namespace ts {
 std::string formatDuration(TimeNs ns);  // "12.3 µs", "4.56 ms", "1.234 s"
 std::string formatBytes(uint64_t bytes);  // "512 B", "1.5 MiB"
 std::string formatCount(uint64_t n);      // "1,234,567"
+
+// "250", "1.5ms", "20 us", "20µs", "2s", "-3ns": a decimal with an optional unit (ns when none),
+// converted exactly (no floating point). Empty on anything else or on overflow.
+std::optional<TimeNs> parseDuration(std::string_view text);
 
 }  // namespace ts

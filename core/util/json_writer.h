@@ -27,6 +27,7 @@ class JsonWriter {
   JsonWriter& value(long long v) { return raw(std::to_string(v)); }
   JsonWriter& value(double v);
   JsonWriter& value(bool v) { return raw(v ? "true" : "false"); }
+  JsonWriter& null() { return raw("null"); }
 
   const std::string& str() const { return out_; }
   static void escape(std::string_view text, std::string& out);

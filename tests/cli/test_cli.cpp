@@ -45,7 +45,7 @@ class Cli : public ::testing::Test {
 };
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
-  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help"}) {
+  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help", "stats --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -55,7 +55,10 @@ TEST_F(Cli, HelpOnEveryCommandExitsZero) {
 TEST_F(Cli, UsageErrorsExitTwo) {
   for (const char* cmd : {"", "frobnicate", "info", "info --bogus x.tscope", "convert only-one",
                           "generate", "generate --events", "generate --events -5 x.tscope",
-                          "generate --gpus 0 x.tscope", "generate --events ten x.tscope"}) {
+                          "generate --gpus 0 x.tscope", "generate --events ten x.tscope", "stats",
+                          "stats x.tscope --report bogus", "stats x.tscope --format xml",
+                          "stats x.tscope --range 5", "stats x.tscope --range 1min:2min",
+                          "stats x.tscope --buckets 0", "stats x.tscope --min-gap soon"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 2) << "'" << cmd << "': " << r.out;
   }
@@ -169,6 +172,50 @@ TEST_F(Cli, TracesConvertAndCombineAsRanks) {
   simdjson::dom::element merged = parser.parse(r.out);
   EXPECT_EQ(uint64_t(merged["ranks"]), 2u);
   EXPECT_EQ(uint64_t(merged["api_calls"]), 1204u + 1154u);
+}
+
+TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
+  // The two sampled ranks as one session, one of them under a name that hides its format.
+  std::string hidden = path("rank1.dat");
+  fs::copy_file(rankTrace(1), hidden);
+  CliRun r = cli("stats " + rankTrace(0) + " " + hidden + " --report kern_sum,mem_time --format json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  ASSERT_EQ(simdjson::dom::array(doc).size(), 2u);
+  EXPECT_EQ(std::string_view(doc.at(0)["report"]), "kern_sum");
+  uint64_t kernels = 0;
+  double pct = 0;
+  for (simdjson::dom::element row : doc.at(0)["rows"]) {
+    kernels += uint64_t(row["count"]);
+    pct += double(row["time_pct"]);
+  }
+  EXPECT_EQ(kernels, 1154u + 1104u);  // Python's count of the two files
+  EXPECT_NEAR(pct, 100.0, 1e-6);
+  uint64_t htod = 0;
+  for (simdjson::dom::element row : doc.at(1)["rows"]) {
+    if (std::string_view(row["operation"]) == "HtoD") htod = uint64_t(row["count"]);
+  }
+  EXPECT_EQ(htod, 48u);
+
+  std::string csv = path("util.csv");
+  r = cli("stats " + std::string(TSCOPE_SAMPLE) + " --report gpu_util --buckets 4 --range 43s: --gpu 0 --format csv -o " + csv);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  EXPECT_EQ(header, "row,kernels,busy_pct,bucket_0,bucket_1,bucket_2,bucket_3\r");
+
+  r = cli("stats " + std::string(TSCOPE_SAMPLE) + " --report overlap");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("Copy time overlapped by compute"), std::string::npos) << r.out;
+
+  r = cli("stats " + std::string(TSCOPE_SAMPLE) + " --gpu 99");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("no GPU 99"), std::string::npos) << r.out;
+  r = cli("stats " + path("missing.json"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
 }
 
 }  // namespace ts

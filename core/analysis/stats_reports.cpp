@@ -1,0 +1,440 @@
+#include "analysis/stats_reports.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "analysis/intervals.h"
+#include "util/format.h"
+
+namespace ts {
+
+namespace {
+
+constexpr std::array kReports = {StatsReport::KernSum, StatsReport::MemTime, StatsReport::MemSize,
+                                 StatsReport::ApiSum,  StatsReport::GpuUtil, StatsReport::Overlap};
+
+// The events of a track that intersect [start, end), lane by lane.
+template <class F>
+void forEachInRange(const Track& t, TimeNs start, TimeNs end, F&& f) {
+  for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
+    LaneSpan span = t.laneRange(lane, start, end);
+    for (uint32_t p = span.begin; p < span.end; ++p) f(t.laneEvent(lane, p));
+  }
+}
+
+bool gpuTrackSelected(const Track& t, const StatsOptions& o) {
+  return t.device != kNone && (o.device == kNone || t.device == o.device);
+}
+
+// Values grouped by a key (name, operation), optionally per GPU, in first-seen order.
+struct Groups {
+  struct Group {
+    uint32_t device = kNone;
+    std::string label;
+    std::vector<int64_t> values;
+    std::vector<int64_t> extra;  // second series (durations of copies measured by size)
+  };
+  std::unordered_map<uint64_t, size_t> index;
+  std::vector<Group> groups;
+
+  template <class Label>
+  Group& at(uint32_t device, uint32_t key, const Label& label) {
+    uint64_t k = (static_cast<uint64_t>(device) << 32) | key;
+    auto [it, fresh] = index.try_emplace(k, groups.size());
+    if (fresh) groups.push_back({device, label(), {}, {}});
+    return groups[it->second];
+  }
+};
+
+StatsColumn col(std::string key, std::string title, StatsUnit unit) { return {std::move(key), std::move(title), unit}; }
+
+// Time %, total, count, average, median, min, max, std dev — the nsys summary columns.
+std::vector<StatsColumn> durationColumns(const char* countTitle) {
+  return {col("time_pct", "Time %", StatsUnit::Percent),  col("total_ns", "Total time", StatsUnit::Duration),
+          col("count", countTitle, StatsUnit::Count),     col("avg_ns", "Average", StatsUnit::Duration),
+          col("med_ns", "Median", StatsUnit::Duration),   col("min_ns", "Min", StatsUnit::Duration),
+          col("max_ns", "Max", StatsUnit::Duration),      col("stddev_ns", "Std dev", StatsUnit::Duration)};
+}
+
+void appendDurationCells(std::vector<StatsCell>& row, const Distribution& d, int64_t grandTotal) {
+  row.emplace_back(grandTotal > 0 ? 100.0 * static_cast<double>(d.total) / static_cast<double>(grandTotal) : 0.0);
+  row.emplace_back(d.total);
+  row.emplace_back(d.count);
+  row.emplace_back(d.mean);
+  row.emplace_back(d.median);
+  row.emplace_back(d.min);
+  row.emplace_back(d.max);
+  row.emplace_back(d.stddev);
+}
+
+std::string gpuName(const Session& s, uint32_t device) { return device == kNone ? "" : s.deviceLabel(device); }
+
+std::string scopeNote(const Session& s, const StatsOptions& o) {
+  std::string note = "Scope: ";
+  note += o.device == kNone ? "all GPUs" : s.deviceLabel(o.device);
+  if (o.start != std::numeric_limits<TimeNs>::min() || o.end != std::numeric_limits<TimeNs>::max()) {
+    note += "; range " + formatDuration(std::max(o.start, s.startTime()) - s.startTime()) + " to " +
+            formatDuration(std::min(o.end, s.endTime()) - s.startTime()) + " from the session start";
+  } else {
+    note += "; whole session";
+  }
+  return note + ".";
+}
+
+// Tables sorted by total, then by label for a stable order.
+void sortGroups(std::vector<std::pair<Distribution, const Groups::Group*>>& rows) {
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (a.first.total != b.first.total) return a.first.total > b.first.total;
+    if (a.second->label != b.second->label) return a.second->label < b.second->label;
+    return a.second->device < b.second->device;
+  });
+}
+
+StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, const char* report,
+                       const char* title, const char* countTitle) {
+  const bool gpu = kind == EventKind::Kernel;
+  Groups groups;
+  for (const Track& t : s.tracks) {
+    if (t.kind != kind || (gpu && !gpuTrackSelected(t, o))) continue;
+    uint32_t device = gpu && o.perGpu ? t.device : kNone;
+    forEachInRange(t, o.start, o.end, [&](uint32_t e) {
+      StringId name = t.hot.name[e];
+      groups.at(device, name, [&] { return std::string(s.str(name)); }).values.push_back(t.hot.end[e] - t.hot.start[e]);
+    });
+  }
+  std::vector<std::pair<Distribution, const Groups::Group*>> rows;
+  int64_t grand = 0;
+  for (auto& g : groups.groups) {
+    rows.emplace_back(describeValues(g.values), &g);
+    grand += rows.back().first.total;
+  }
+  sortGroups(rows);
+  StatsTable table{report, title, durationColumns(countTitle), {}, {}};
+  if (gpu && o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
+  table.columns.push_back(col("name", "Name", StatsUnit::Text));
+  for (const auto& [d, g] : rows) {
+    std::vector<StatsCell> row;
+    appendDurationCells(row, d, grand);
+    if (gpu && o.perGpu) row.emplace_back(gpuName(s, g->device));
+    row.emplace_back(g->label);
+    table.rows.push_back(std::move(row));
+  }
+  table.notes.push_back(scopeNote(s, o));
+  if (!gpu && o.device != kNone) table.notes.push_back("API calls run on CPU threads: the GPU choice does not filter them.");
+  table.notes.push_back("Std dev is the sample standard deviation; events that cross the range's edges count whole.");
+  return table;
+}
+
+// Copies by kind, memsets as one more operation: durations (mem_time) or bytes (mem_size).
+StatsTable memorySummary(const Session& s, const StatsOptions& o, bool bySize) {
+  Groups groups;
+  constexpr uint32_t kMemsetKey = kCopyKindCount;
+  for (const Track& t : s.tracks) {
+    if ((t.kind != EventKind::Memcpy && t.kind != EventKind::Memset) || !gpuTrackSelected(t, o)) continue;
+    uint32_t device = o.perGpu ? t.device : kNone;
+    forEachInRange(t, o.start, o.end, [&](uint32_t e) {
+      bool memset = t.kind == EventKind::Memset;
+      uint32_t key = memset ? kMemsetKey : static_cast<uint32_t>(t.memcpys.copyKind[e]);
+      auto label = [&] {
+        return memset ? std::string("Memset") : std::string(toString(static_cast<CopyKind>(key)));
+      };
+      Groups::Group& g = groups.at(device, key, label);
+      int64_t bytes = static_cast<int64_t>(memset ? t.memsets.bytes[e] : t.memcpys.bytes[e]);
+      int64_t duration = t.hot.end[e] - t.hot.start[e];
+      g.values.push_back(bySize ? bytes : duration);
+      g.extra.push_back(bySize ? duration : bytes);
+    });
+  }
+  std::vector<std::pair<Distribution, const Groups::Group*>> rows;
+  int64_t grand = 0;
+  for (auto& g : groups.groups) {
+    rows.emplace_back(describeValues(g.values), &g);
+    grand += rows.back().first.total;
+  }
+  sortGroups(rows);
+  StatsTable table;
+  table.report = bySize ? "mem_size" : "mem_time";
+  table.title = bySize ? "GPU memory operations by size" : "GPU memory operations by time";
+  if (bySize) {
+    table.columns = {col("total_bytes", "Total", StatsUnit::Bytes),   col("count", "Count", StatsUnit::Count),
+                     col("avg_bytes", "Average", StatsUnit::Bytes),   col("med_bytes", "Median", StatsUnit::Bytes),
+                     col("min_bytes", "Min", StatsUnit::Bytes),       col("max_bytes", "Max", StatsUnit::Bytes),
+                     col("stddev_bytes", "Std dev", StatsUnit::Bytes)};
+  } else {
+    table.columns = durationColumns("Count");
+  }
+  table.columns.push_back(col("bandwidth", "Bandwidth", StatsUnit::Bandwidth));
+  if (o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
+  table.columns.push_back(col("operation", "Operation", StatsUnit::Text));
+  for (const auto& [d, g] : rows) {
+    std::vector<StatsCell> row;
+    int64_t other = 0;
+    for (int64_t v : g->extra) other += v;
+    int64_t bytes = bySize ? d.total : other, time = bySize ? other : d.total;
+    if (bySize) {
+      row = {d.total, d.count, d.mean, d.median, d.min, d.max, d.stddev};
+    } else {
+      appendDurationCells(row, d, grand);
+    }
+    // Achieved bandwidth: all bytes over all busy time of the operation.
+    row.emplace_back(time > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(time) : 0.0);
+    if (o.perGpu) row.emplace_back(gpuName(s, g->device));
+    row.emplace_back(g->label);
+    table.rows.push_back(std::move(row));
+  }
+  table.notes.push_back(scopeNote(s, o));
+  table.notes.push_back("Bandwidth = total bytes / total time of the operation's copies.");
+  return table;
+}
+
+// Effective range: the requested one clipped to the session.
+std::pair<TimeNs, TimeNs> clippedRange(const Session& s, const StatsOptions& o) {
+  return {std::max(o.start, s.startTime()), std::min(o.end, s.endTime())};
+}
+
+std::vector<Interval> busyIntervals(const Track& t, TimeNs start, TimeNs end) {
+  std::vector<Interval> iv;
+  forEachInRange(t, start, end, [&](uint32_t e) {
+    iv.push_back({std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
+  });
+  return iv;
+}
+
+// What the CPU threads of the GPU's rank did during [g.start, g.end): the API calls and ranges
+// that cover most of it.
+std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
+  uint32_t rank = s.devices[device].rank;
+  // Per name: the most of the gap one of its events covers, and the shortest such event. Ties
+  // go to the shorter event: the innermost range says more than the one wrapping the whole run.
+  struct Cover {
+    TimeNs overlap = 0;
+    TimeNs length = 0;
+  };
+  std::map<std::string, Cover> covered;
+  for (const Track& t : s.tracks) {
+    if (t.thread == kNone || s.processes[s.threads[t.thread].process].rank != rank) continue;
+    if (t.kind != EventKind::Api && t.kind != EventKind::Nvtx && t.kind != EventKind::Range) continue;
+    forEachInRange(t, g.start, g.end, [&](uint32_t e) {
+      TimeNs overlap = std::min(t.hot.end[e], g.end) - std::max(t.hot.start[e], g.start);
+      TimeNs length = t.hot.end[e] - t.hot.start[e];
+      Cover& c = covered[std::string(s.str(t.hot.name[e]))];
+      if (overlap > c.overlap || (overlap == c.overlap && length < c.length)) c = {overlap, length};
+    });
+  }
+  if (covered.empty()) return "no CPU activity recorded";
+  auto percent = [&](TimeNs t) { return static_cast<int>(std::lround(100.0 * static_cast<double>(t) / static_cast<double>(g.length()))); };
+  std::vector<std::tuple<int, TimeNs, std::string>> top;  // share %, event length, name
+  for (auto& [name, c] : covered) top.emplace_back(percent(c.overlap), c.length, name);
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+    if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) < std::get<1>(b);
+    return std::get<2>(a) < std::get<2>(b);
+  });
+  std::string out;
+  for (size_t i = 0; i < top.size() && i < 3; ++i) {
+    if (i) out += "; ";
+    out += std::get<2>(top[i]) + " (" + std::to_string(std::get<0>(top[i])) + "%)";
+  }
+  return out;
+}
+
+std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o, const Progress& progress) {
+  auto [start, end] = clippedRange(s, o);
+  StatsTable util{"gpu_util", "GPU utilisation (kernels running) over time", {}, {}, {}};
+  util.columns = {col("row", "GPU / stream", StatsUnit::Text), col("kernels", "Kernels", StatsUnit::Count),
+                  col("busy_pct", "Busy %", StatsUnit::Percent)};
+  for (int b = 0; b < o.buckets; ++b) {
+    auto [bs, be] = bucketBounds(start, end, o.buckets, b);
+    util.columns.push_back(col("bucket_" + std::to_string(b), "+" + formatDuration(bs - s.startTime()), StatsUnit::Percent));
+  }
+  StatsTable gaps{"gpu_gaps", "GPU idle gaps (no kernel running) of at least " + formatDuration(o.minGap), {}, {}, {}};
+  gaps.columns = {col("gpu", "GPU", StatsUnit::Text), col("start_ns", "Start", StatsUnit::Timestamp),
+                  col("duration_ns", "Duration", StatsUnit::Duration), col("cpu", "CPU activity meanwhile", StatsUnit::Text)};
+  struct Gap {
+    uint32_t device;
+    Interval at;
+  };
+  std::vector<Gap> allGaps;
+  const TimeNs span = end - start;
+  auto addRow = [&](std::string label, size_t kernels, std::vector<Interval>& iv) {
+    mergeIntervals(iv);
+    std::vector<StatsCell> row{std::move(label), static_cast<int64_t>(kernels),
+                               span > 0 ? 100.0 * static_cast<double>(coveredLength(iv)) / static_cast<double>(span) : 0.0};
+    for (double f : bucketCoverage(iv, start, end, o.buckets)) row.emplace_back(100.0 * f);
+    util.rows.push_back(std::move(row));
+  };
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (o.device != kNone && d != o.device) continue;
+    if (progress.cancelled()) break;
+    progress.update(static_cast<double>(d) / static_cast<double>(s.devices.size()));
+    std::vector<Interval> device;
+    size_t deviceKernels = 0;
+    std::vector<std::pair<std::string, std::vector<Interval>>> streams;
+    for (const Track& t : s.tracks) {
+      if (t.kind != EventKind::Kernel || t.device != d) continue;
+      std::vector<Interval> iv = busyIntervals(t, start, end);
+      deviceKernels += iv.size();
+      device.insert(device.end(), iv.begin(), iv.end());
+      streams.emplace_back("  " + s.streamLabel(t.stream), std::move(iv));
+    }
+    addRow(s.deviceLabel(d), deviceKernels, device);
+    for (Interval g : gapsBetween(device, o.minGap)) allGaps.push_back({d, g});
+    for (auto& [label, iv] : streams) {
+      size_t n = iv.size();
+      addRow(label, n, iv);
+    }
+  }
+  // Longest first: the gaps worth a look lead the list.
+  std::sort(allGaps.begin(), allGaps.end(), [](const Gap& a, const Gap& b) {
+    return a.at.length() > b.at.length() || (a.at.length() == b.at.length() && a.at.start < b.at.start);
+  });
+  size_t total = allGaps.size();
+  if (allGaps.size() > o.maxGaps) allGaps.resize(o.maxGaps);
+  for (const Gap& g : allGaps) {
+    gaps.rows.push_back({s.deviceLabel(g.device), g.at.start - s.startTime(), g.at.length(), cpuActivity(s, g.device, g.at)});
+  }
+  util.notes.push_back(scopeNote(s, o));
+  util.notes.push_back("Busy = at least one kernel running (concurrent kernels count once); bucket columns are "
+                       "named by their start from the session start.");
+  gaps.notes.push_back(std::to_string(total) + " gaps between kernels; the " + std::to_string(gaps.rows.size()) +
+                       " longest listed. Start is from the session start; CPU activity = API calls and ranges "
+                       "on the GPU's rank's threads, with the share of the gap each covers.");
+  return {std::move(util), std::move(gaps)};
+}
+
+StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
+  auto [start, end] = clippedRange(s, o);
+  StatsTable table{"overlap", "Copy time overlapped by compute", {}, {}, {}};
+  table.columns = {col("gpu", "GPU", StatsUnit::Text),           col("copy_kind", "Copies", StatsUnit::Text),
+                   col("count", "Count", StatsUnit::Count),       col("copy_ns", "Copy time", StatsUnit::Duration),
+                   col("overlap_ns", "Overlapped", StatsUnit::Duration), col("overlap_pct", "Overlapped %", StatsUnit::Percent),
+                   col("exposed_ns", "Exposed", StatsUnit::Duration),    col("compute_ns", "Compute time", StatsUnit::Duration)};
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (o.device != kNone && d != o.device) continue;
+    std::vector<Interval> compute;
+    std::array<std::vector<Interval>, kCopyKindCount> byKind;
+    for (const Track& t : s.tracks) {
+      if (t.device != d) continue;
+      if (t.kind == EventKind::Kernel) {
+        auto iv = busyIntervals(t, start, end);
+        compute.insert(compute.end(), iv.begin(), iv.end());
+      } else if (t.kind == EventKind::Memcpy) {
+        forEachInRange(t, start, end, [&](uint32_t e) {
+          byKind[static_cast<size_t>(t.memcpys.copyKind[e])].push_back(
+              {std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
+        });
+      }
+    }
+    mergeIntervals(compute);
+    TimeNs computeTime = coveredLength(compute);
+    auto addRow = [&](std::string kind, size_t count, std::vector<Interval> iv) {
+      mergeIntervals(iv);
+      TimeNs copy = coveredLength(iv), overlap = coveredLength(intersectIntervals(iv, compute));
+      table.rows.push_back({s.deviceLabel(d), std::move(kind), static_cast<int64_t>(count), copy, overlap,
+                            copy > 0 ? 100.0 * static_cast<double>(overlap) / static_cast<double>(copy) : 0.0,
+                            copy - overlap, computeTime});
+    };
+    std::vector<Interval> all;
+    for (const auto& iv : byKind) all.insert(all.end(), iv.begin(), iv.end());
+    if (all.empty() && compute.empty()) continue;
+    addRow("all", all.size(), all);
+    for (int k = 0; k < kCopyKindCount; ++k) {
+      if (!byKind[k].empty()) addRow(std::string(toString(static_cast<CopyKind>(k))), byKind[k].size(), byKind[k]);
+    }
+  }
+  table.notes.push_back(scopeNote(s, o));
+  table.notes.push_back("Copy and compute time are unions of intervals (concurrent work counts once), clipped to the "
+                        "range; Exposed = copy time with no kernel running on that GPU. Memsets are not counted.");
+  return table;
+}
+
+}  // namespace
+
+std::span<const StatsReport> allStatsReports() { return kReports; }
+
+std::string_view toString(StatsReport r) {
+  switch (r) {
+    case StatsReport::KernSum: return "kern_sum";
+    case StatsReport::MemTime: return "mem_time";
+    case StatsReport::MemSize: return "mem_size";
+    case StatsReport::ApiSum: return "api_sum";
+    case StatsReport::GpuUtil: return "gpu_util";
+    case StatsReport::Overlap: return "overlap";
+  }
+  return "kern_sum";
+}
+
+std::string_view describe(StatsReport r) {
+  switch (r) {
+    case StatsReport::KernSum: return "GPU kernels by name: time share, total, count, average, median, min, max, std dev";
+    case StatsReport::MemTime: return "copies by kind and memsets: time, count and achieved bandwidth";
+    case StatsReport::MemSize: return "copies by kind and memsets: bytes, count and achieved bandwidth";
+    case StatsReport::ApiSum: return "CUDA API calls by name: time share, total, count and spread";
+    case StatsReport::GpuUtil: return "busy % per GPU and stream over time buckets, and the longest idle gaps";
+    case StatsReport::Overlap: return "copy time overlapped by kernels, per GPU and copy kind";
+  }
+  return "";
+}
+
+std::optional<StatsReport> statsReportFromString(std::string_view name) {
+  for (StatsReport r : kReports) {
+    if (toString(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+Distribution describeValues(std::vector<int64_t>& v) {
+  Distribution d;
+  d.count = static_cast<int64_t>(v.size());
+  if (v.empty()) return d;
+  d.min = v[0], d.max = v[0];
+  for (int64_t x : v) {
+    d.total += x;
+    d.min = std::min(d.min, x);
+    d.max = std::max(d.max, x);
+  }
+  d.mean = static_cast<double>(d.total) / static_cast<double>(v.size());
+  double m2 = 0;
+  for (int64_t x : v) m2 += (static_cast<double>(x) - d.mean) * (static_cast<double>(x) - d.mean);
+  d.stddev = v.size() > 1 ? std::sqrt(m2 / static_cast<double>(v.size() - 1)) : 0.0;
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  d.median = static_cast<double>(v[mid]);
+  if (v.size() % 2 == 0) {
+    int64_t below = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+    d.median = (static_cast<double>(below) + d.median) / 2.0;
+  }
+  return d;
+}
+
+Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport report, const StatsOptions& o,
+                                             const Progress& progress) {
+  if (o.device != kNone && o.device >= s.devices.size()) {
+    return Error{"no GPU " + std::to_string(o.device) + ": the session has " + std::to_string(s.devices.size())};
+  }
+  if (o.end <= o.start) return Error{"the range is empty (its end is not after its start)"};
+  if (o.buckets < 1 || o.buckets > 1000) return Error{"buckets must be between 1 and 1000"};
+  if (o.minGap < 0) return Error{"the minimum gap must not be negative"};
+  std::vector<StatsTable> out;
+  switch (report) {
+    case StatsReport::KernSum:
+      out.push_back(nameSummary(s, o, EventKind::Kernel, "kern_sum", "GPU kernels by total time", "Instances"));
+      break;
+    case StatsReport::MemTime: out.push_back(memorySummary(s, o, false)); break;
+    case StatsReport::MemSize: out.push_back(memorySummary(s, o, true)); break;
+    case StatsReport::ApiSum:
+      out.push_back(nameSummary(s, o, EventKind::Api, "api_sum", "CUDA API calls by total time", "Calls"));
+      break;
+    case StatsReport::GpuUtil: out = gpuUtilisation(s, o, progress); break;
+    case StatsReport::Overlap: out.push_back(copyOverlap(s, o)); break;
+  }
+  if (progress.cancelled()) return Error{"cancelled"};
+  progress.update(1.0);
+  return out;
+}
+
+}  // namespace ts

@@ -1,0 +1,49 @@
+// A statistics table as data: typed columns and rows of cells, so that the CLI (text, CSV, JSON)
+// and the GUI (sortable table, charts) show the same numbers from one computation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ts {
+
+// How a column's numbers are read and shown. CSV and JSON carry the raw value (ns, bytes,
+// percent, bytes per second); the text table and the GUI show it in human units.
+enum class StatsUnit { Text, Count, Duration, Timestamp, Percent, Bytes, Bandwidth };
+
+struct StatsColumn {
+  std::string key;    // machine name: CSV header, JSON key ("total_ns", "time_pct")
+  std::string title;  // header for people ("Total time")
+  StatsUnit unit = StatsUnit::Text;
+};
+
+// Empty, text, an integer (counts, ns, bytes) or a real (percent, bandwidth, means).
+using StatsCell = std::variant<std::monostate, std::string, int64_t, double>;
+
+struct StatsTable {
+  std::string report;  // "kern_sum", "gpu_util", "gpu_gaps", ...
+  std::string title;
+  std::vector<StatsColumn> columns;
+  std::vector<std::vector<StatsCell>> rows;
+  std::vector<std::string> notes;  // what the numbers mean, what was left out
+
+  double number(size_t row, size_t column) const;  // 0 for text and empty cells
+  std::string text(size_t row, size_t column) const;  // the cell in human units
+};
+
+// The cell as a person reads it: "1.234 ms", "12.5 %", "1.5 GiB", "1,234".
+std::string formatCell(const StatsCell& cell, StatsUnit unit);
+
+// Aligned plain-text table with a title line and the notes under it.
+std::string statsToText(const StatsTable& table);
+// RFC 4180: header row of column keys, raw values.
+std::string statsToCsv(const StatsTable& table);
+// {"report", "title", "columns": [{key, title, unit}], "rows": [{key: value}], "notes"}; several
+// tables make an array.
+std::string statsToJson(const std::vector<StatsTable>& tables);
+
+std::string_view toString(StatsUnit unit);
+
+}  // namespace ts
