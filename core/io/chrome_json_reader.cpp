@@ -4,12 +4,12 @@
 
 #include <array>
 #include <cstring>
-
 #include <unordered_map>
 #include <vector>
 
 #include "analysis/occupancy.h"
 #include "io/decimal_time.h"
+#include "io/json_cursor.h"
 
 namespace ts {
 
@@ -82,28 +82,23 @@ class Importer {
                  what};
   }
   Status simdjsonFail(simdjson::error_code e) const { return fail(simdjson::error_message(e)); }
-  // Readable bytes from p (inside the padded batch or top-level buffer) to that buffer's end: a
-  // nested parse of an args object may read that far.
-  size_t roomAfter(const char* p) const {
-    for (const std::vector<char>* b : {&batch_, &top_}) {
-      if (p >= b->data() && p < b->data() + b->size()) return static_cast<size_t>(b->data() + b->size() - p);
-    }
-    return 0;
+  // A cursor error at the current event: "truncated" when the text simply ended.
+  Status cursorFail(const JsonCursor& c) const {
+    return fail(c.truncated() ? "truncated: the trace ends inside a trace event" : c.error());
   }
+  // A padded copy of a small JSON text (an M or C event's args) for simdjson.
+  simdjson::error_code iterateCopy(std::string_view text, od::document& doc);
 
   Status readTopLevel();
   Status readTopField(std::string_view key, size_t from, size_t to);
   Status readEventArray(size_t& i);
-  Status readBatch(size_t from, size_t to);
-  size_t findCut(size_t from) const;
-  bool readBatchFast(size_t from, size_t comma, size_t& resume);
-  Status readEvent(od::value event);
+  Status readEvent(JsonCursor& c);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
   Status handle(const RawEvent& e);
   // `correlationOnly`: API calls carry other args (AMD: "stream": "0x0") that are not ours.
   Status parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly = false);
-  Status parseArgsObject(od::object& obj, KinetoArgs& out, bool correlationOnly);
+  Status parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlationOnly);
   // The event's args: parsed while the event was read when its category came first (the usual
   // order), else parsed now from the raw text.
   Status argsOf(const RawEvent& e, KinetoArgs& out, bool correlationOnly = false) {
@@ -126,14 +121,14 @@ class Importer {
   uint32_t rank_;
   const Progress& progress_;
   od::parser argsParser_;
-  od::parser eventParser_;
   od::parser topParser_;
   std::string lastPid_, lastTid_;  // the last thread looked up, by its pid/tid text
   uint32_t lastThread_ = kNone;
   int64_t lastDevice_ = -1, lastStreamId_ = -1;
   uint32_t lastStream_ = kNone;
-  std::vector<char> batch_;
   std::vector<char> top_;  // a padded copy of one top-level value being parsed
+  std::vector<char> argsCopy_;  // a padded copy of one args object (M and C events)
+  StringPool strings_;  // decoded strings of the current event
   ImportInfo info_;
   size_t offset_ = 0;
   size_t eventIndex_ = 0;
@@ -156,88 +151,7 @@ class Importer {
   std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
 };
 
-constexpr size_t kBatchBytes = size_t{1} << 20;
-constexpr size_t kBatchPadding = simdjson::SIMDJSON_PADDING;
-constexpr size_t kNoValue = SIZE_MAX;
-
-size_t skipSpace(std::string_view s, size_t i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
-  return i;
-}
-
-// Byte classes for the scanner: most bytes of a trace are plain and cost one table lookup.
-enum : uint8_t { kPlain = 0, kQuote, kOpen, kClose };
-constexpr std::array<uint8_t, 256> kByteClass = [] {
-  std::array<uint8_t, 256> t{};
-  t['"'] = kQuote;
-  t['{'] = t['['] = kOpen;
-  t['}'] = t[']'] = kClose;
-  return t;
-}();
-
-// The position just past the string starting at s[i] == '"', or kNoValue. memchr finds the next
-// quote many bytes at a time; a quote preceded by an odd run of backslashes is escaped.
-size_t skipString(std::string_view s, size_t i) {
-  for (++i;;) {
-    const void* q = std::memchr(s.data() + i, '"', s.size() - i);
-    if (!q) return kNoValue;
-    size_t at = static_cast<size_t>(static_cast<const char*>(q) - s.data());
-    size_t backslashes = 0;
-    while (at - backslashes > i && s[at - backslashes - 1] == '\\') ++backslashes;
-    if (backslashes % 2 == 0) return at + 1;
-    i = at + 1;
-  }
-}
-
-// The position just past the JSON value starting at s[i], found by matching brackets outside
-// strings (the parser checks the value itself later), or kNoValue when the text ends first.
-size_t skipValue(std::string_view s, size_t i) {
-  if (i >= s.size()) return kNoValue;
-  if (s[i] == '"') return skipString(s, i);
-  if (s[i] != '{' && s[i] != '[') {
-    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
-           s[i] != '\n' && s[i] != '\r' && s[i] != '\t') {
-      ++i;
-    }
-    return i;
-  }
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t depth = 0;
-  for (; i < s.size(); ++i) {
-    switch (kByteClass[p[i]]) {
-      case kPlain:
-        break;
-      case kQuote:
-        i = skipString(s, i);
-        if (i == kNoValue) return kNoValue;
-        --i;  // the loop steps past the closing quote
-        break;
-      case kOpen:
-        ++depth;
-        break;
-      case kClose:
-        if (--depth == 0) return i + 1;
-        break;
-    }
-  }
-  return kNoValue;
-}
-
-// A field's key without copying it: the text between its quotes, read in place. Keys with escapes
-// (never seen in real traces, but legal) are unescaped the slow way so they still match.
-simdjson::error_code keyOf(simdjson::simdjson_result<od::field>& field, std::string_view& key) {
-  od::raw_json_string quoted;
-  if (auto err = field.key().get(quoted)) return err;
-  const char* raw = quoted.raw();
-  size_t n = 0;
-  for (;; ++n) {
-    if (raw[n] == '"') {
-      key = std::string_view(raw, n);
-      return simdjson::SUCCESS;
-    }
-    if (raw[n] == '\\') return field.unescaped_key().get(key);
-  }
-}
+constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
 // raw_json_token() keeps the whitespace that follows a token.
 std::string_view trimmed(std::string_view raw) {
@@ -313,60 +227,95 @@ uint32_t Importer::gpuStream(const RawEvent& e, const KinetoArgs& a) {
   return s;
 }
 
-Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly) {
-  if (args.empty()) return {};
-  // The args text lies inside the padded document: the bytes after it are readable.
-  size_t room = roomAfter(args.data());
-  od::document doc;
-  if (auto e = argsParser_.iterate(args.data(), args.size(), room).get(doc)) return simdjsonFail(e);
-  od::object obj;
-  if (doc.get_object().get(obj)) return fail("'args' is not an object");
-  return parseArgsObject(obj, out, correlationOnly);
+simdjson::error_code Importer::iterateCopy(std::string_view text, od::document& doc) {
+  argsCopy_.assign(text.begin(), text.end());
+  argsCopy_.resize(text.size() + kPadding, '\0');
+  return argsParser_.iterate(argsCopy_.data(), text.size(), argsCopy_.size()).get(doc);
 }
 
-Status Importer::parseArgsObject(od::object& obj, KinetoArgs& out, bool correlationOnly) {
-  for (auto field : obj) {
+Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly) {
+  if (args.empty()) return {};
+  JsonCursor c(args);
+  c.skipSpace();
+  if (c.peek() != '{') return fail("'args' is not an object");
+  return parseArgsObject(c, out, correlationOnly);
+}
+
+// The cursor is at the args object's '{'.
+Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlationOnly) {
+  c.setPos(c.pos() + 1);
+  if (c.consume('}')) return {};
+  for (;;) {
+    c.skipSpace();
     std::string_view key;
-    if (auto e = keyOf(field, key)) return simdjsonFail(e);
-    od::value v = field.value();
+    if (!c.string(key, strings_)) return cursorFail(c);
+    if (!c.consume(':')) return c.atEnd() ? cursorFail(c) : fail("expected ':' in 'args'");
+    c.skipSpace();
+    const char first = c.peek();
+    const bool isNumber = first == '-' || (first >= '0' && first <= '9');
     auto integer = [&](int64_t& dst) -> Status {
-      std::string_view raw = trimmed(v.raw_json_token());
-      if (!parseJsonInteger(raw, dst)) return fail("args '" + std::string(key) + "' is not an integer");
+      std::string_view text;
+      if (!isNumber) return fail("args '" + std::string(key) + "' is not an integer");
+      if (!c.number(text)) return cursorFail(c);
+      if (!parseJsonInteger(text, dst)) return fail("args '" + std::string(key) + "' is not an integer");
       return {};
     };
     auto triple = [&](std::array<int64_t, 3>& dst) -> Status {
-      od::array arr;
-      if (v.get_array().get(arr)) return fail("args '" + std::string(key) + "' is not an array");
-      size_t i = 0;
-      for (auto item : arr) {
+      if (first != '[') return fail("args '" + std::string(key) + "' is not an array");
+      c.setPos(c.pos() + 1);
+      if (c.consume(']')) return {};
+      for (size_t i = 0;; ++i) {
+        c.skipSpace();
+        std::string_view text;
         int64_t x = 0;
-        if (item.get_int64().get(x)) return fail("args '" + std::string(key) + "' holds a non-integer");
+        char f = c.peek();
+        if (!(f == '-' || (f >= '0' && f <= '9'))) {
+          if (!c.skipValue()) return cursorFail(c);
+          return fail("args '" + std::string(key) + "' holds a non-integer");
+        }
+        if (!c.number(text)) return cursorFail(c);
+        if (!parseJsonInteger(text, x)) return fail("args '" + std::string(key) + "' holds a non-integer");
         if (i < 3) dst[i] = x;
-        ++i;
+        if (c.consume(',')) continue;
+        if (c.consume(']')) return {};
+        return c.atEnd() ? cursorFail(c) : fail("expected ',' or ']' in args '" + std::string(key) + "'");
       }
-      return {};
     };
-    Status st;
-    if (correlationOnly && key != "correlation") continue;
-    if (key == "domain" || key == "kind") {
-      std::string_view text;
-      if (!v.get_string().get(text)) (key == "domain" ? out.domain : out.kind) = text;
-      continue;
+    bool skip = false;
+    int64_t* number = nullptr;
+    std::array<int64_t, 3>* dims = nullptr;
+    if (correlationOnly && key != "correlation") {
+      skip = true;
+    } else if (key == "domain" || key == "kind") {
+      if (first == '"') {
+        std::string_view text;
+        if (!c.string(text, strings_)) return cursorFail(c);
+        (key == "domain" ? out.domain : out.kind) = text;
+      } else {
+        skip = true;
+      }
+    } else if (key == "device") number = &out.device;
+    else if (key == "stream") number = &out.stream;
+    else if (key == "context") number = &out.context;
+    else if (key == "correlation") number = &out.correlation;
+    else if (key == "registers per thread") number = &out.registers;
+    else if (key == "shared memory") number = &out.sharedMemory;
+    else if (key == "bytes") number = &out.bytes;
+    else if (key == "fromDevice" || key == "src device") number = &out.fromDevice;
+    else if (key == "toDevice" || key == "dst device") number = &out.toDevice;
+    else if (key == "grid") dims = &out.grid;
+    else if (key == "block") dims = &out.block;
+    else skip = true;
+    if (number) {
+      if (Status st = integer(*number); !st) return st;
+    } else if (dims) {
+      if (Status st = triple(*dims); !st) return st;
     }
-    if (key == "device") st = integer(out.device);
-    else if (key == "stream") st = integer(out.stream);
-    else if (key == "context") st = integer(out.context);
-    else if (key == "correlation") st = integer(out.correlation);
-    else if (key == "registers per thread") st = integer(out.registers);
-    else if (key == "shared memory") st = integer(out.sharedMemory);
-    else if (key == "bytes") st = integer(out.bytes);
-    else if (key == "fromDevice" || key == "src device") st = integer(out.fromDevice);
-    else if (key == "toDevice" || key == "dst device") st = integer(out.toDevice);
-    else if (key == "grid") st = triple(out.grid);
-    else if (key == "block") st = triple(out.block);
-    if (!st) return st;
+    if (skip && !c.skipValue()) return cursorFail(c);
+    if (c.consume(',')) continue;
+    if (c.consume('}')) return {};
+    return c.atEnd() ? cursorFail(c) : fail("expected ',' or '}' in 'args'");
   }
-  return {};
 }
 
 Status Importer::handle(const RawEvent& e) {
@@ -486,9 +435,8 @@ Status Importer::handle(const RawEvent& e) {
     }
     case 'C': {
       if (e.args.empty()) return {};
-      size_t room = roomAfter(e.args.data());
       od::document doc;
-      if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
+      if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
       od::object obj;
       if (doc.get_object().get(obj)) return fail("counter 'args' is not an object");
       uint32_t p = process(e);
@@ -542,53 +490,52 @@ Status Importer::handle(const RawEvent& e) {
   }
 }
 
-Status Importer::readEvent(od::value value) {
-  od::object obj;
-  if (value.get_object().get(obj)) return fail("a trace event is not an object");
+// One trace event, the cursor at its '{'; on success the cursor is just past its '}'.
+Status Importer::readEvent(JsonCursor& c) {
+  if (c.peek() != '{') return c.atEnd() ? cursorFail(c) : fail("a trace event is not an object");
+  c.setPos(c.pos() + 1);
   RawEvent e;
-  for (auto field : obj) {
+  strings_.reset();
+  bool done = c.consume('}');
+  while (!done) {
+    c.skipSpace();
     std::string_view key;
-    if (auto err = keyOf(field, key)) return simdjsonFail(err);
-    od::value v = field.value();
-    auto text = [&](std::string_view& dst, bool* isString) -> Status {
-      // The token's first byte tells its type, without asking the parser.
-      std::string_view raw = v.raw_json_token();
-      char c = raw.empty() ? '\0' : raw[0];
-      if (c == '"') {
-        // Read in place unless the string holds escapes: most names and all ids do not.
-        std::string_view quoted = trimmed(raw);
-        std::string_view inner = quoted.substr(1, quoted.size() >= 2 ? quoted.size() - 2 : 0);
-        if (quoted.size() >= 2 && quoted.back() == '"' && inner.find('\\') == std::string_view::npos) {
-          dst = inner;
-        } else if (auto err = v.get_string().get(dst)) {
-          return simdjsonFail(err);
-        }
+    if (!c.string(key, strings_)) return cursorFail(c);
+    if (!c.consume(':')) return c.atEnd() ? cursorFail(c) : fail("expected ':' after \"" + std::string(key) + "\"");
+    c.skipSpace();
+    const char first = c.peek();
+    // A field read as text: a string, or a number kept as written (converted exactly later).
+    // Returns false with `failure` set: Status objects cost a string move per field otherwise.
+    Status failure;
+    auto text = [&](std::string_view& dst, bool* isString) -> bool {
+      if (first == '"') {
+        if (!c.string(dst, strings_)) return failure = cursorFail(c), false;
         if (isString) *isString = true;
-      } else if (c == '-' || (c >= '0' && c <= '9')) {
-        dst = trimmed(raw);
+      } else if (first == '-' || (first >= '0' && first <= '9')) {
+        if (!c.number(dst)) return failure = cursorFail(c), false;
       } else {
-        return fail("'" + std::string(key) + "' has the wrong type");
+        failure = c.atEnd() ? cursorFail(c) : fail("'" + std::string(key) + "' has the wrong type");
+        return false;
       }
-      return {};
+      return true;
     };
-    Status st;
-    const char first = key.empty() ? '\0' : key[0];
-    if (first == 'p' && key == "ph") st = text(e.ph, nullptr);
-    else if (first == 'c' && key == "cat") st = text(e.cat, nullptr);
-    else if (first == 'n' && key == "name") st = text(e.name, nullptr);
-    else if (first == 't' && key == "ts") st = text(e.ts, nullptr);
-    else if (first == 'd' && key == "dur") st = text(e.dur, nullptr);
-    else if (first == 'i' && key == "id") st = text(e.id, nullptr);
-    else if (first == 'b' && key == "bp") st = text(e.bp, nullptr);
-    else if (first == 's' && key == "s") st = text(e.scope, nullptr);
-    else if (first == 'p' && key == "pid") st = text(e.pid, &e.pidIsString);
-    else if (first == 't' && key == "tid") st = text(e.tid, &e.tidIsString);
-    else if (first == 'a' && key == "args") {
-      od::json_type type;
-      if (auto err = v.type().get(type)) return simdjsonFail(err);
-      if (type != od::json_type::object) return fail("'args' is not an object");
-      od::object args;
-      if (auto err = v.get_object().get(args)) return simdjsonFail(err);
+    bool ok = true;
+    // Dispatch on length, then bytes: cheaper than a chain of string compares.
+    auto is = [&](const char (&lit)[3]) { return key[0] == lit[0] && key[1] == lit[1]; };
+    auto is3 = [&](const char (&lit)[4]) { return key[0] == lit[0] && key[1] == lit[1] && key[2] == lit[2]; };
+    const size_t n = key.size();
+    if (n == 2 && is("ph")) ok = text(e.ph, nullptr);
+    else if (n == 3 && is3("cat")) ok = text(e.cat, nullptr);
+    else if (n == 4 && key == "name") ok = text(e.name, nullptr);
+    else if (n == 2 && is("ts")) ok = text(e.ts, nullptr);
+    else if (n == 3 && is3("dur")) ok = text(e.dur, nullptr);
+    else if (n == 2 && is("id")) ok = text(e.id, nullptr);
+    else if (n == 2 && is("bp")) ok = text(e.bp, nullptr);
+    else if (n == 1 && key[0] == 's') ok = text(e.scope, nullptr);
+    else if (n == 3 && is3("pid")) ok = text(e.pid, &e.pidIsString);
+    else if (n == 3 && is3("tid")) ok = text(e.tid, &e.tidIsString);
+    else if (n == 4 && key == "args") {
+      if (first != '{') return c.atEnd() ? cursorFail(c) : fail("'args' is not an object");
       // Categories whose args are read field by field, not kept as text.
       bool apiCall = e.cat == "cuda_runtime" || e.cat == "Runtime" || e.cat == "cuda_driver";
       bool readHere = e.ph == "X" && (apiCall || e.cat == "kernel" || e.cat == "Kernel" ||
@@ -596,13 +543,20 @@ Status Importer::readEvent(od::value value) {
                                       e.cat == "gpu_memset" || e.cat == "Memset" ||
                                       e.cat == "gpu_user_annotation" || e.cat == "nvtx");
       if (readHere) {
-        if (Status st = parseArgsObject(args, e.parsedArgs, apiCall); !st) return st;
+        if (Status st = parseArgsObject(c, e.parsedArgs, apiCall); !st) return st;
         e.argsParsed = true;
-      } else if (auto err = args.raw_json().get(e.args)) {
-        return simdjsonFail(err);
+      } else {
+        size_t from = c.pos();
+        if (!c.skipValue()) return cursorFail(c);
+        e.args = json_.substr(from, c.pos() - from);
       }
+    } else if (!c.skipValue()) {
+      return cursorFail(c);
     }
-    if (!st) return st;
+    if (!ok) return failure;
+    if (c.consume(',')) continue;
+    if (c.consume('}')) break;
+    return c.atEnd() ? cursorFail(c) : fail("expected ',' or '}' in a trace event");
   }
   ++info_.events;
   if (e.ph.empty()) return fail("trace event without 'ph'");
@@ -610,9 +564,8 @@ Status Importer::readEvent(od::value value) {
     // process_name / thread_name / *_sort_index; applied once all events are in.
     bool sort = e.name == "process_sort_index" || e.name == "thread_sort_index";
     if (e.args.empty() || (e.name != "process_name" && e.name != "thread_name" && !sort)) return {};
-    size_t room = roomAfter(e.args.data());
     od::document doc;
-    if (auto err = argsParser_.iterate(e.args.data(), e.args.size(), room).get(doc)) return simdjsonFail(err);
+    if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
     int64_t pid = idOf(syntheticIds_, e.pid);
     if (sort) {
       int64_t index = 0;
@@ -634,147 +587,33 @@ Status Importer::readEvent(od::value value) {
   return handle(e);
 }
 
-// Parses one batch of whole trace events, copied into a small padded buffer as a JSON array: the
-// parser's index then stays in cache, whatever the size of the trace.
-Status Importer::readBatch(size_t from, size_t to) {
-  batch_.resize(to - from + 2 + kBatchPadding);
-  batch_[0] = '[';
-  std::memcpy(batch_.data() + 1, json_.data() + from, to - from);
-  batch_[to - from + 1] = ']';
-  std::memset(batch_.data() + to - from + 2, 0, kBatchPadding);
-  const size_t length = to - from + 2;
-  od::document doc;
-  if (auto err = eventParser_.iterate(batch_.data(), length, batch_.size()).get(doc)) {
-    offset_ = from;
-    return simdjsonFail(err);
-  }
-  od::array events;
-  if (auto err = doc.get_array().get(events)) return simdjsonFail(err);
-  for (auto item : events) {
-    od::value v;
-    if (auto err = item.get(v)) return simdjsonFail(err);
-    offset_ = from + static_cast<size_t>(v.raw_json_token().data() - batch_.data()) - 1;
-    ++eventIndex_;
-    if (Status st = readEvent(v); !st) return st;
-  }
-  return {};
-}
-
-// A cut for the next batch: the ',' before a line break that is followed by '{', searched back
-// from about kBatchBytes ahead of `from`. A raw line break never lies inside a JSON string, but it
-// may lie inside an event (pretty-printed args): readBatchFast finds that out by parsing, and the
-// caller then scans exactly. kNoValue when no candidate is near (single-line traces, the tail).
-size_t Importer::findCut(size_t from) const {
-  size_t target = from + kBatchBytes;
-  if (target >= json_.size()) return kNoValue;
-  size_t floor = target > kBatchBytes / 4 ? target - kBatchBytes / 4 : 0;
-  floor = std::max(floor, from + 1);
-  for (size_t at = target; at > floor;) {
-    const void* q = ::memrchr(json_.data() + floor, '\n', at - floor);
-    if (!q) return kNoValue;
-    at = static_cast<size_t>(static_cast<const char*>(q) - json_.data());
-    size_t next = skipSpace(json_, at + 1);
-    size_t prev = at;
-    while (prev > from && (json_[prev - 1] == ' ' || json_[prev - 1] == '\n' || json_[prev - 1] == '\r' ||
-                           json_[prev - 1] == '\t')) {
-      --prev;
-    }
-    if (next < json_.size() && json_[next] == '{' && prev > from && json_[prev - 1] == ',') return prev - 1;
-  }
-  return kNoValue;
-}
-
-// Parses the events in [from, comma) as one batch. On success returns true. On failure returns
-// false with `resume` at the first event not added (from, when none was): the cut fell inside an
-// event, or an event is broken — the exact path takes over from there and says which.
-bool Importer::readBatchFast(size_t from, size_t comma, size_t& resume) {
-  resume = from;
-  batch_.resize(comma - from + 2 + kBatchPadding);
-  batch_[0] = '[';
-  std::memcpy(batch_.data() + 1, json_.data() + from, comma - from);
-  batch_[comma - from + 1] = ']';
-  std::memset(batch_.data() + comma - from + 2, 0, kBatchPadding);
-  od::document doc;
-  od::array events;
-  if (eventParser_.iterate(batch_.data(), comma - from + 2, batch_.size()).get(doc) ||
-      doc.get_array().get(events)) {
-    return false;
-  }
-  size_t lastDone = kNoValue;  // start (in json_) of the last event added
-  for (auto item : events) {
-    od::value v;
-    if (item.get(v)) break;
-    size_t start = from + static_cast<size_t>(v.raw_json_token().data() - batch_.data()) - 1;
-    offset_ = start;
-    ++eventIndex_;
-    if (!readEvent(v)) {
-      --eventIndex_;
-      resume = start;
-      return false;
-    }
-    lastDone = start;
-  }
-  if (lastDone != kNoValue) {
-    // Did the batch end where it should? Only then were all its events read.
-    size_t end = skipValue(json_, lastDone);
-    if (end != kNoValue && skipSpace(json_, end) == comma) return true;
-    if (end == kNoValue) return false;
-    size_t next = skipSpace(json_, end);
-    resume = next < json_.size() && json_[next] == ',' ? skipSpace(json_, next + 1) : next;
-  }
-  return false;
-}
-
 Status Importer::readEventArray(size_t& i) {
-  // i is at '['. Events are parsed in batches of about 1 MiB: cut at line breaks when the trace
-  // has them (readBatchFast), else found by a bracket-matching scan.
-  ++i;
-  for (;;) {
-    i = skipSpace(json_, i);
-    if (i >= json_.size()) {
+  // i is at '['. Events are read in place, one after another.
+  JsonCursor c(json_, i + 1);
+  for (bool first = true;; first = false) {
+    c.skipSpace();
+    if (c.atEnd()) {
       offset_ = json_.size();
       return fail("truncated: the trace ends inside 'traceEvents'");
     }
-    if (json_[i] == ']') {
-      ++i;
+    if (first && c.peek() == ']') break;
+    if ((eventIndex_ & 0xFFF) == 0) {
+      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+      progress_.update(static_cast<double>(c.pos()) / static_cast<double>(json_.size()));
+    }
+    offset_ = c.pos();
+    ++eventIndex_;
+    if (Status st = readEvent(c); !st) return st;
+    if (c.consume(',')) continue;
+    if (c.consume(']')) {
+      i = c.pos();
       return {};
     }
-    if (progress_.cancelled()) return Error{path_ + ": cancelled"};
-    progress_.update(static_cast<double>(i) / static_cast<double>(json_.size()));
-    size_t comma = findCut(i);
-    if (comma != kNoValue) {
-      size_t resume = i;
-      if (readBatchFast(i, comma, resume)) {
-        i = comma + 1;
-        continue;
-      }
-      i = skipSpace(json_, resume);
-      if (i < json_.size() && json_[i] == ']') continue;
-    }
-    // Exact path: one batch of events found by bracket matching.
-    size_t batchStart = i, batchEnd = i;
-    bool last = false;
-    for (;;) {
-      size_t end = skipValue(json_, i);
-      if (end == kNoValue) {
-        offset_ = i;
-        return fail("truncated or malformed trace event (no matching end)");
-      }
-      batchEnd = end;
-      i = skipSpace(json_, end);
-      last = i < json_.size() && json_[i] == ']';
-      if (!last && (i >= json_.size() || json_[i] != ',')) {
-        offset_ = std::min(i, json_.size());
-        return fail(i >= json_.size() ? "truncated: the trace ends inside 'traceEvents'"
-                                       : "expected ',' or ']' between trace events");
-      }
-      if (last || batchEnd - batchStart >= kBatchBytes) break;
-      i = skipSpace(json_, i + 1);
-    }
-    if (Status st = readBatch(batchStart, batchEnd); !st) return st;
-    ++i;  // past ',' or ']'
-    if (last) return {};
+    offset_ = std::min(c.pos(), json_.size());
+    return fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'" : "expected ',' or ']' between trace events");
   }
+  i = c.pos() + 1;
+  return {};
 }
 
 Status Importer::readDeviceProperties(od::array devices) {
@@ -841,7 +680,7 @@ Status Importer::readDistributedInfo(od::object info) {
 Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
   offset_ = from;
   top_.assign(json_.begin() + static_cast<std::ptrdiff_t>(from), json_.begin() + static_cast<std::ptrdiff_t>(to));
-  top_.resize(to - from + kBatchPadding, '\0');
+  top_.resize(to - from + kPadding, '\0');
   od::document doc;
   if (auto err = topParser_.iterate(top_.data(), to - from, top_.size()).get(doc)) return simdjsonFail(err);
   if (key == "deviceProperties") {
@@ -867,59 +706,59 @@ Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
 }
 
 Status Importer::readTopLevel() {
-  size_t i = skipSpace(json_, 0);
-  if (i < json_.size() && json_[i] == '[') return readEventArray(i);
-  if (i >= json_.size() || json_[i] != '{') {
-    offset_ = i;
+  JsonCursor c(json_);
+  c.skipSpace();
+  if (c.peek() == '[') {
+    size_t i = c.pos();
+    return readEventArray(i);
+  }
+  if (c.peek() != '{') {
+    offset_ = c.pos();
     return fail("not a trace: the document is neither an array nor an object");
   }
-  ++i;
+  c.setPos(c.pos() + 1);
   bool sawEvents = false;
-  for (;;) {
-    i = skipSpace(json_, i);
-    if (i < json_.size() && json_[i] == '}') break;
-    if (i >= json_.size() || json_[i] != '"') {
-      offset_ = std::min(i, json_.size());
-      return fail(i >= json_.size() ? "truncated: the document ends early" : "expected a key");
+  bool done = c.consume('}');
+  while (!done) {
+    c.skipSpace();
+    offset_ = c.pos();
+    std::string_view key;
+    if (c.peek() != '"' && !c.atEnd()) return fail("expected a key");
+    if (!c.string(key, strings_)) {
+      return fail(c.truncated() ? "truncated: the document ends early" : c.error());
     }
-    size_t keyEnd = skipValue(json_, i);
-    if (keyEnd == kNoValue) {
-      offset_ = i;
-      return fail("truncated: unterminated key");
+    if (!c.consume(':')) {
+      offset_ = std::min(c.pos(), json_.size());
+      return fail(c.atEnd() ? "truncated: the document ends early" : "expected ':' after \"" + std::string(key) + "\"");
     }
-    std::string_view key = json_.substr(i + 1, keyEnd - i - 2);
-    i = skipSpace(json_, keyEnd);
-    if (i >= json_.size() || json_[i] != ':') {
-      offset_ = std::min(i, json_.size());
-      return fail("expected ':' after \"" + std::string(key) + "\"");
-    }
-    i = skipSpace(json_, i + 1);
+    c.skipSpace();
+    offset_ = c.pos();
     if (key == "traceEvents") {
-      if (i >= json_.size() || json_[i] != '[') {
-        offset_ = std::min(i, json_.size());
-        return fail("'traceEvents' is not an array");
-      }
+      if (c.peek() != '[') return fail(c.atEnd() ? "truncated: the document ends early" : "'traceEvents' is not an array");
+      size_t i = c.pos();
       if (Status st = readEventArray(i); !st) return st;
+      c.setPos(i);
       sawEvents = true;
     } else {
-      size_t end = skipValue(json_, i);
-      if (end == kNoValue) {
-        offset_ = i;
-        return fail("truncated: the value of \"" + std::string(key) + "\" does not end");
+      std::string name(key);  // the key's view may not outlive the next string read
+      size_t from = c.pos();
+      if (!c.skipValue()) {
+        return fail(c.truncated() ? "truncated: the value of \"" + name + "\" does not end"
+                                  : "in the value of \"" + name + "\": " + c.error());
       }
-      if (key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds") {
-        if (Status st = readTopField(key, i, end); !st) return st;
+      if (name == "deviceProperties" || name == "distributedInfo" || name == "baseTimeNanoseconds") {
+        if (Status st = readTopField(name, from, c.pos()); !st) return st;
       }
-      i = end;
     }
-    i = skipSpace(json_, i);
-    if (i < json_.size() && json_[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < json_.size() && json_[i] == '}') break;
-    offset_ = std::min(i, json_.size());
-    return fail(i >= json_.size() ? "truncated: the document ends early" : "expected ',' or '}'");
+    if (c.consume(',')) continue;
+    if (c.consume('}')) break;
+    offset_ = std::min(c.pos(), json_.size());
+    return fail(c.atEnd() ? "truncated: the document ends early" : "expected ',' or '}'");
+  }
+  c.skipSpace();
+  if (!c.atEnd()) {
+    offset_ = c.pos();
+    return fail("text after the end of the trace");
   }
   if (!sawEvents) {
     offset_ = 0;
