@@ -1,24 +1,25 @@
 #include "session_view.h"
 
-#include <QHeaderView>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QGuiApplication>
-#include <QTableView>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSplitter>
-#include <QToolButton>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "session/session_summary.h"
 #include "event_details.h"
 #include "events_table_model.h"
+#include "session/session_summary.h"
 #include "session_tree_model.h"
+#include "stats_pane.h"
 #include "timeline_canvas.h"
 #include "util/format.h"
 
@@ -67,6 +68,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   findEdit_->setClearButtonEnabled(true);
   findLayout->addWidget(findEdit_, 1);
   findRegex_ = new QCheckBox(tr("Regular expression"), findBar_);
+  findRegex_->setObjectName(QStringLiteral("findRegex"));
   findLayout->addWidget(findRegex_);
   auto* previous = new QToolButton(findBar_);
   previous->setText(QStringLiteral("▲"));
@@ -132,6 +134,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name, QHeaderView::Stretch);
   eventsLayout->addWidget(eventsTable_, 1);
   bottom_->addTab(events, tr("Events"));
+  stats_ = new StatsPane(session_, bottom_);
+  bottom_->addTab(stats_, tr("Statistics"));
   connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
   connect(copy, &QToolButton::clicked, this, [this] {
     QList<int> rows;
@@ -148,7 +152,12 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     details_->setHtml(eventDetailsHtml(*session_, track, event));
     bottom_->setCurrentWidget(details_);
   });
-  connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) { showEvents(t0, t1); });
+  connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
+    showEvents(t0, t1);
+    stats_->setRange(std::pair(t0, t1));
+  });
+  connect(timeline_, &TimelineCanvas::rangeCleared, this, [this] { stats_->setRange(std::nullopt); });
+  connect(stats_, &StatsPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
   connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
     auto range = timeline_->selection();
     TimeNs t0 = range ? range->first : timeline_->axis().start();
@@ -177,7 +186,8 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
                              .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))), what,
                                   QString::fromStdString(formatDuration(t1 - t0)),
                                   eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows) : QString()));
-  bottom_->setCurrentIndex(2);
+  // The Statistics tab follows the range too: stay there when the user is reading it.
+  if (bottom_->currentWidget() != stats_) bottom_->setCurrentIndex(2);
 }
 
 void SessionView::showFind() {

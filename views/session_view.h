@@ -22,6 +22,7 @@ namespace ts {
 class SessionTreeModel;
 class TimelineCanvas;
 class EventsTableModel;
+class StatsPane;
 
 class SessionView : public QWidget {
   Q_OBJECT
@@ -42,6 +43,8 @@ class SessionView : public QWidget {
   QString findStatus() const;
   EventsTableModel* eventsModel() const { return eventsModel_; }
   QTableView* eventsTable() const { return eventsTable_; }
+  StatsPane* stats() const { return stats_; }
+  QTabWidget* bottomTabs() const { return bottom_; }
   // Fills the events table with [t0, t1) of every track, or of one timeline row.
   void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
 
@@ -60,6 +63,7 @@ class SessionView : public QWidget {
   QTableView* eventsTable_ = nullptr;
   QLabel* eventsStatus_ = nullptr;
   QLineEdit* eventsFilter_ = nullptr;
+  StatsPane* stats_ = nullptr;
   void runSearch();
   QWidget* findBar_ = nullptr;
   QLineEdit* findEdit_ = nullptr;

@@ -740,6 +740,7 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
     summarizeSelection();
     update();
     if (selection_) emit rangeSelected(selection_->first, selection_->second);
+    else emit rangeCleared();
   }
   drag_ = Drag::None;
 }

@@ -76,6 +76,7 @@ class TimelineCanvas : public QWidget {
  signals:
   void eventSelected(uint32_t track, uint32_t event);
   void rangeSelected(TimeNs start, TimeNs end);
+  void rangeCleared();  // a click on the ruler dropped the selection
   // A row's label was clicked (rows with events): the events table shows that row.
   void rowActivated(size_t row);
   void viewChanged();

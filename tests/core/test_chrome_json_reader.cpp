@@ -315,16 +315,16 @@ TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {
   EXPECT_GT(errors, 100u);
 }
 
-// Big traces are cut into batches at line breaks; a cut that falls inside an event (a line break
-// inside its args) or a trace without line breaks must give the same session as any other layout.
-TEST_F(ChromeJsonBadInput, BatchCutsInsideEventsAndSingleLineTraces) {
+// One event per line, events spread over several lines (line breaks inside args) and a trace on
+// one line must give the same session; an error deep in a big trace names its own event's byte.
+TEST_F(ChromeJsonBadInput, EveryLayoutGivesTheSameSession) {
   auto event = [](int i, bool multiline) {
     std::string ts = std::to_string(1000 + i * 10);
     std::string args = multiline ? "{\"list\": [1,\n{\"deep\": " + std::to_string(i) + "}]}" : "{\"n\": " + std::to_string(i) + "}";
     return "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f" + std::to_string(i % 97) +
            "\", \"pid\": 1, \"tid\": " + std::to_string(1 + i % 3) + ", \"ts\": " + ts + ", \"dur\": 5, \"args\": " + args + "}";
   };
-  const int n = 60'000;  // several MiB: many batches
+  const int n = 60'000;  // several MiB
   std::string lines = "{\"traceEvents\": [\n", multi = lines, single = "{\"traceEvents\":[";
   for (int i = 0; i < n; ++i) {
     lines += event(i, false) + (i + 1 < n ? ",\n" : "\n");

@@ -43,7 +43,7 @@ int colours(const QImage& image) {
   return static_cast<int>(seen.size());
 }
 
-QCheckBox* findRegex(ts::SessionView& view) { return view.findChildren<QCheckBox*>().front(); }
+QCheckBox* findRegex(ts::SessionView& view) { return view.findChild<QCheckBox*>(QStringLiteral("findRegex")); }
 
 }  // namespace
 

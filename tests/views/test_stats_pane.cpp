@@ -1,0 +1,170 @@
+// The Statistics tab on the bundled sample, offscreen: the pane shows what core computes, sorts
+// on raw values, filters, follows the timeline's range, exports CSV and JSON; a screenshot is
+// saved beside the test binary.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "analysis/stats_reports.h"
+#include "io/open_session.h"
+#include "session_view.h"
+#include "stats_pane.h"
+#include "stats_table_model.h"
+#include "timeline_canvas.h"
+
+using namespace ts;
+
+namespace {
+
+bool waitForTable(StatsPane& pane) {
+  QSignalSpy spy(&pane, &StatsPane::updated);
+  if (!pane.busy()) return true;
+  return spy.wait(10000);
+}
+
+// The column of `key` in the pane's current table.
+int column(const StatsPane& pane, const std::string& key) {
+  const StatsTable& t = pane.model()->table();
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].key == key) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+}  // namespace
+
+class TestStatsPane : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    auto s = openSessionFile(TSCOPE_SAMPLE);
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
+    session_ = *s;
+  }
+
+  void showsWhatCoreComputes() {
+    StatsPane pane(session_);
+    QAbstractItemModelTester tester(pane.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(waitForTable(pane));
+    auto expected = computeStats(*session_, StatsReport::KernSum, {});
+    QVERIFY(expected.ok());
+    const StatsTable& shown = pane.model()->table();
+    QCOMPARE(shown.report, std::string("kern_sum"));
+    QCOMPARE(shown.rows.size(), expected->front().rows.size());
+    QCOMPARE(pane.proxy()->rowCount(), 16);  // distinct kernel names in the AlexNet trace
+    // Sorting on Total goes by the number, not by its text ("2.6 ms" > "958 µs").
+    int total = column(pane, "total_ns");
+    pane.view()->sortByColumn(total, Qt::AscendingOrder);
+    double previous = -1;
+    for (int r = 0; r < pane.proxy()->rowCount(); ++r) {
+      double v = pane.proxy()->index(r, total).data(StatsTableModel::SortRole).toDouble();
+      QVERIFY(v >= previous);
+      previous = v;
+    }
+    QCOMPARE(pane.proxy()->index(pane.proxy()->rowCount() - 1, total).data().toString(), QStringLiteral("2.621 ms"));
+    // The filter matches any text column.
+    pane.findChild<QLineEdit*>(QStringLiteral("statsFilter"))->setText(QStringLiteral("sgemm"));
+    QCOMPARE(pane.proxy()->rowCount(), 1);
+    QCOMPARE(pane.shownTable().rows.size(), size_t{1});
+  }
+
+  void everyTableAndARange() {
+    StatsPane pane(session_);
+    QVERIFY(waitForTable(pane));
+    for (const char* name : {"mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps", "overlap", "kern_sum"}) {
+      pane.setTableName(QString::fromLatin1(name));
+      QVERIFY(waitForTable(pane));
+      QCOMPARE(pane.model()->table().report, std::string(name));
+      QVERIFY2(pane.model()->rowCount() > 0, name);
+    }
+    // A range over the whole session holds all 79 kernels; its last 60 ms hold fewer.
+    TimeNs end = session_->endTime();
+    pane.setRange(std::pair(session_->startTime(), end));
+    QVERIFY(waitForTable(pane));
+    auto count = [&] {
+      double n = 0;
+      int c = column(pane, "count");
+      for (int r = 0; r < pane.model()->rowCount(); ++r) n += pane.model()->table().number(static_cast<size_t>(r), static_cast<size_t>(c));
+      return n;
+    };
+    QCOMPARE(count(), 79.0);
+    StatsOptions o;
+    o.start = end - 60'000'000;
+    o.end = end;
+    pane.setRange(std::pair(o.start, o.end));
+    QVERIFY(waitForTable(pane));
+    auto expected = computeStats(*session_, StatsReport::KernSum, o);
+    QVERIFY(expected.ok());
+    double n = 0;
+    for (size_t r = 0; r < expected->front().rows.size(); ++r) n += expected->front().number(r, 2);
+    QCOMPARE(count(), n);
+    QVERIFY(n < 79.0);
+  }
+
+  void exportsCsvAndJson() {
+    StatsPane pane(session_);
+    QVERIFY(waitForTable(pane));
+    QTemporaryDir dir;
+    QString csv = dir.filePath(QStringLiteral("kern.csv")), json = dir.filePath(QStringLiteral("kern.json"));
+    QCOMPARE(pane.exportTo(csv), QString());
+    QCOMPARE(pane.exportTo(json), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    QVERIFY(text.startsWith("time_pct,total_ns,count,avg_ns,med_ns,min_ns,max_ns,stddev_ns,name\r\n"));
+    QCOMPARE(text.count('\n'), 17);  // header and 16 rows
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    QJsonDocument doc = QJsonDocument::fromJson(j.readAll());
+    QCOMPARE(doc.object()[QStringLiteral("rows")].toArray().size(), 16);
+    QVERIFY(!pane.exportTo(dir.filePath(QStringLiteral("no/such/dir/x.csv"))).isEmpty());
+  }
+
+  void followsTheTimelineAndScreenshot() {
+    SessionView view(session_, QStringLiteral("sample.tscope"));
+    view.resize(1400, 1000);
+    view.show();
+    view.bottomTabs()->setCurrentWidget(view.stats());
+    QVERIFY(waitForTable(*view.stats()));
+    TimeNs end = session_->endTime();
+    emit view.timeline()->rangeSelected(end - 60'000'000, end);
+    QVERIFY(waitForTable(*view.stats()));
+    QCOMPARE(view.bottomTabs()->currentWidget(), view.stats());  // the reader stays on it
+    QVERIFY(view.stats()->findChild<QLabel*>(QStringLiteral("statsScope"))->text().startsWith(QStringLiteral("Range")));
+    emit view.timeline()->rangeCleared();
+    QVERIFY(waitForTable(*view.stats()));
+    QVERIFY(view.stats()->findChild<QLabel*>(QStringLiteral("statsScope"))->text().startsWith(QStringLiteral("Whole")));
+    view.stats()->setTableName(QStringLiteral("gpu_gaps"));
+    QVERIFY(waitForTable(*view.stats()));
+    // Double-clicking a gap shows it on the timeline, with a margin either side.
+    QSignalSpy zoom(view.stats(), &StatsPane::zoomRequested);
+    emit view.stats()->view()->doubleClicked(view.stats()->proxy()->index(0, 0));
+    QCOMPARE(zoom.count(), 1);
+    const StatsTable& gaps = view.stats()->model()->table();
+    TimeNs gapStart = static_cast<TimeNs>(gaps.number(0, 1)) + session_->startTime();
+    QVERIFY(zoom[0][0].value<TimeNs>() < gapStart);
+    QVERIFY(view.timeline()->axis().start() < gapStart);
+    QVERIFY(view.timeline()->axis().start() > session_->startTime());  // zoomed in from the full view
+    view.grab().toImage().save(QStringLiteral("stats-sample-gaps.png"));
+    view.stats()->setTableName(QStringLiteral("kern_sum"));
+    QVERIFY(waitForTable(*view.stats()));
+    view.grab().toImage().save(QStringLiteral("stats-sample.png"));
+  }
+
+ private:
+  SessionPtr session_;
+};
+
+QTEST_MAIN(TestStatsPane)
+#include "test_stats_pane.moc"

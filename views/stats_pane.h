@@ -1,0 +1,75 @@
+// StatsPane: the Statistics tab — the nsys-stats-like reports of core/analysis for the whole
+// session or the timeline's selected range, one GPU or all. Reports run off the GUI thread; a
+// newer request cancels the one still running. Tables sort on raw values, filter on any text,
+// copy as CSV and export to CSV or JSON.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "analysis/stats_reports.h"
+#include "session/session.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace ts {
+
+class StatsTableModel;
+
+class StatsPane : public QWidget {
+  Q_OBJECT
+ public:
+  explicit StatsPane(SessionPtr session, QWidget* parent = nullptr);
+  ~StatsPane() override;
+
+  // The range the tables cover (session clock), or the whole session.
+  void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  // "kern_sum", "mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps" or "overlap".
+  void setTableName(const QString& name);
+  void setDevice(uint32_t device);  // kNone: all GPUs
+
+  StatsTableModel* model() const { return model_; }
+  QTableView* view() const { return view_; }
+  QSortFilterProxyModel* proxy() const { return proxy_; }
+  bool busy() const { return busy_; }
+  // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
+  StatsTable shownTable(bool selectedOnly = false) const;
+  // Writes the shown table as CSV or JSON (by extension), atomically; an error message or empty.
+  QString exportTo(const QString& path) const;
+
+ signals:
+  void updated();  // a new table is in the model
+  // A row with a time span (an idle gap) was double-clicked: show it on the timeline.
+  void zoomRequested(TimeNs start, TimeNs end);
+
+ private:
+  void recompute();
+  void copyRows();
+  void exportDialog();
+
+  SessionPtr session_;
+  StatsOptions options_;
+  QComboBox* report_ = nullptr;
+  QComboBox* device_ = nullptr;
+  QCheckBox* perGpu_ = nullptr;
+  QLineEdit* filter_ = nullptr;
+  QLabel* scope_ = nullptr;
+  QLabel* notes_ = nullptr;
+  StatsTableModel* model_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* view_ = nullptr;
+  QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  int generation_ = 0;
+  bool busy_ = false;
+};
+
+}  // namespace ts
