@@ -1,0 +1,70 @@
+// The capture launcher: starts the program with the injection library (argv as given, no shell;
+// its stdout and stderr are the launcher's), receives every process's record stream on a private
+// Unix socket (in a fresh 0700 directory), saves the session now and then while it runs — so a
+// crash or a kill leaves a readable file, marked incomplete — and once at the end with the
+// program's exit status.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "session/session.h"
+#include "util/result.h"
+
+namespace ts::capture {
+
+struct CaptureOptions {
+  std::vector<std::string> argv;                            // program and arguments
+  std::vector<std::pair<std::string, std::string>> env;     // added to the program's environment
+  std::string workingDirectory;                             // empty: the launcher's
+  std::string output;                                       // .tscope path (%p, %h, %r expanded)
+  double durationSeconds = 0;  // > 0: stop after this long (the program is asked to terminate)
+  double delaySeconds = 0;     // > 0: keep only what happens after this long
+  std::string kinds;           // "kernel,memcpy,memset,runtime,driver,nvtx,sync"; empty: all but driver
+  std::string injectionLibrary;  // empty: found beside the executable or in the build tree
+  double saveIntervalSeconds = 2;
+};
+
+struct CaptureProgress {
+  double elapsedSeconds = 0;
+  size_t events = 0;
+  uint64_t dropped = 0;
+  size_t processes = 0;
+  bool running = true;
+};
+
+struct CaptureResult {
+  std::string output;              // the file written
+  std::optional<int> exitCode;     // the program's, when it exited
+  std::optional<int> signal;       // the signal that ended it, when one did
+  size_t events = 0;
+  uint64_t dropped = 0;
+  bool incomplete = false;
+  std::vector<std::string> messages;  // warnings for the user (no CUDA driver, another profiler)
+};
+
+struct CaptureHooks {
+  std::function<void(const CaptureProgress&)> progress;  // about ten times a second
+  std::function<void(SessionPtr)> snapshot;              // each periodic save, for a live view
+  const std::atomic<bool>* stop = nullptr;               // set to end the capture
+  bool terminateOnStop = true;  // on stop: ask the program to terminate (else let it run on)
+};
+
+// "%p" launcher pid, "%h" host name, "%r" rank from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK /
+// SLURM_PROCID (0 when none), "%%" a percent sign.
+std::string expandOutputName(const std::string& pattern);
+
+// The injection library to load: options, TSCOPE_INJECTION_LIBRARY, beside the running
+// executable (../lib/tensorscope/), or the build tree. Empty when none exists.
+std::string findInjectionLibrary(const std::string& requested = {});
+
+// Runs the program to its end (or the stop / duration) and writes the session. Errors before the
+// launch (program not found, output not writable, no injection library) come back as an Error
+// and nothing runs.
+Result<CaptureResult> runCapture(const CaptureOptions& options, const CaptureHooks& hooks = {});
+
+}  // namespace ts::capture

@@ -1,0 +1,375 @@
+#include "record_sink.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "session/session_builder.h"
+
+namespace ts::capture {
+
+namespace {
+
+// CUPTI_ACTIVITY_MEMCPY_KIND_*: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD,
+// 9 HtoH, 10 PtoP. Array copies are shown by their host/device direction.
+CopyKind copyKindOf(uint8_t k) {
+  switch (k) {
+    case 1: case 3: return CopyKind::HtoD;
+    case 2: case 4: return CopyKind::DtoH;
+    case 5: case 6: case 7: case 8: return CopyKind::DtoD;
+    case 9: return CopyKind::HtoH;
+    case 10: return CopyKind::PtoP;
+    default: return CopyKind::Other;
+  }
+}
+
+// CUPTI_ACTIVITY_MEMORY_KIND_*: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device
+// static, 7 managed static — the same numbering as ours.
+MemoryKind memoryKindOf(uint8_t k) { return k <= 7 ? static_cast<MemoryKind>(k) : MemoryKind::Unknown; }
+
+std::string_view memoryWord(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::Pageable: return "Pageable";
+    case MemoryKind::Pinned: return "Pinned";
+    case MemoryKind::Device: case MemoryKind::DeviceStatic: return "Device";
+    case MemoryKind::Array: return "Array";
+    case MemoryKind::Managed: case MemoryKind::ManagedStatic: return "Managed";
+    default: return "Unknown";
+  }
+}
+
+// CUPTI_ACTIVITY_FLAG_MARKER_*.
+constexpr uint32_t kMarkerInstant = 1u << 0, kMarkerStart = 1u << 1, kMarkerEnd = 1u << 2;
+
+}  // namespace
+
+std::string apiName(std::string_view name) {
+  auto v = name.rfind("_v");
+  if (v != std::string_view::npos && v + 2 < name.size() &&
+      name.find_first_not_of("0123456789", v + 2) == std::string_view::npos) {
+    name = name.substr(0, v);
+  }
+  return std::string(name);
+}
+
+std::string demangle(const std::string& mangled) {
+  if (mangled.rfind("_Z", 0) != 0) return mangled;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+size_t RecordSink::open() {
+  conns_.emplace_back();
+  return conns_.size() - 1;
+}
+
+uint32_t RecordSink::intern(const std::string& s) {
+  auto [it, fresh] = nameIndex_.try_emplace(s, static_cast<uint32_t>(names_.size()));
+  if (fresh) names_.push_back(s);
+  return it->second;
+}
+
+Status RecordSink::feed(size_t id, std::string_view bytes) {
+  Connection& c = conns_[id];
+  if (c.broken) return {};
+  c.pending.append(bytes);
+  size_t at = 0;
+  while (c.pending.size() - at >= 8) {
+    uint32_t type = 0, length = 0;
+    std::memcpy(&type, c.pending.data() + at, 4);
+    std::memcpy(&length, c.pending.data() + at + 4, 4);
+    if (length > kMaxFrameBytes + 64) {
+      c.broken = true;
+      return Error{"process " + std::to_string(c.info.pid) + ": a record of " + std::to_string(length) + " bytes (corrupt stream)"};
+    }
+    if (c.pending.size() - at - 8 < length) break;  // the rest has not arrived yet
+    if (Status st = frame(c, static_cast<FrameType>(type), std::string_view(c.pending).substr(at + 8, length)); !st) {
+      c.broken = true;
+      return st;
+    }
+    at += 8 + length;
+  }
+  c.pending.erase(0, at);
+  return {};
+}
+
+void RecordSink::close(size_t id) {
+  Connection& c = conns_[id];
+  if (!c.pending.empty()) c.broken = true;  // the process died inside a record
+}
+
+Status RecordSink::frame(Connection& c, FrameType type, std::string_view payload) {
+  FrameReader r(payload);
+  auto bad = [&](const char* what) {
+    return Error{"process " + std::to_string(c.info.pid) + ": malformed " + what + " record"};
+  };
+  if (!c.hello && type != FrameType::Hello) return bad("first (expected hello)");
+  switch (type) {
+    case FrameType::Hello:
+      if (!r.fixed(c.info) || !r.string(c.host) || !r.string(c.command)) return bad("hello");
+      if (c.info.version != kWireVersion) {
+        return Error{"process " + std::to_string(c.info.pid) + ": record stream version " +
+                     std::to_string(c.info.version) + ", expected " + std::to_string(kWireVersion) +
+                     " (injection library from another Tensorscope build)"};
+      }
+      c.hello = true;
+      return {};
+    case FrameType::Kernel: {
+      KernelFrame k;
+      std::string name;
+      if (!r.fixed(k) || !r.string(name)) return bad("kernel");
+      c.kernels.emplace_back(k, intern(name));
+      ++events_;
+      return {};
+    }
+    case FrameType::Memcpy: {
+      MemcpyFrame m;
+      if (!r.fixed(m)) return bad("memcpy");
+      c.memcpys.push_back(m);
+      ++events_;
+      return {};
+    }
+    case FrameType::Memset: {
+      MemsetFrame m;
+      if (!r.fixed(m)) return bad("memset");
+      c.memsets.push_back(m);
+      ++events_;
+      return {};
+    }
+    case FrameType::Api: {
+      ApiFrame a;
+      std::string name;
+      if (!r.fixed(a) || !r.string(name)) return bad("API");
+      c.apis.emplace_back(a, intern(apiName(name)));
+      ++events_;
+      return {};
+    }
+    case FrameType::Marker: {
+      MarkerFrame m;
+      std::string name, domain;
+      if (!r.fixed(m) || !r.string(name) || !r.string(domain)) return bad("NVTX marker");
+      c.markers.push_back({m, intern(name), intern(domain)});
+      if (!(m.flags & kMarkerEnd)) ++events_;
+      return {};
+    }
+    case FrameType::Device: {
+      DeviceFrame d;
+      std::string name, uuid;
+      if (!r.fixed(d) || !r.string(name) || !r.string(uuid)) return bad("device");
+      c.devices.push_back({d, {name, uuid}});
+      return {};
+    }
+    case FrameType::Context: {
+      ContextFrame x;
+      if (!r.fixed(x)) return bad("context");
+      c.contexts.push_back(x);
+      return {};
+    }
+    case FrameType::Stream: {
+      StreamFrame x;
+      if (!r.fixed(x)) return bad("stream");
+      c.streams.push_back(x);
+      return {};
+    }
+    case FrameType::Sync: {
+      SyncFrame x;
+      if (!r.fixed(x)) return bad("synchronization");
+      c.syncs.push_back(x);
+      ++events_;
+      return {};
+    }
+    case FrameType::Dropped:
+    case FrameType::Overhead:
+    case FrameType::Unknown: {
+      CountFrame n;
+      if (!r.fixed(n)) return bad("count");
+      (type == FrameType::Dropped ? c.dropped : type == FrameType::Overhead ? c.overhead : c.unknown) += n.count;
+      return {};
+    }
+    case FrameType::Message: {
+      std::string text;
+      if (!r.string(text)) return bad("message");
+      messages_.push_back("process " + std::to_string(c.info.pid) + ": " + text);
+      return {};
+    }
+    case FrameType::End:
+      c.ended = true;
+      return {};
+  }
+  // A newer injection library may send frames this launcher does not know: skip them.
+  ++c.unknown;
+  return {};
+}
+
+uint64_t RecordSink::dropped() const {
+  uint64_t n = 0;
+  for (const Connection& c : conns_) n += c.dropped;
+  return n;
+}
+
+uint64_t RecordSink::unknown() const {
+  uint64_t n = 0;
+  for (const Connection& c : conns_) n += c.unknown;
+  return n;
+}
+
+bool RecordSink::complete() const {
+  for (const Connection& c : conns_) {
+    if (!c.ended || c.broken || !c.pending.empty()) return false;
+  }
+  return true;
+}
+
+Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
+  SessionBuilder b;
+  // One rank per capture file; processes (the target and its children) below it.
+  int32_t rankNumber = -1;
+  std::string host;
+  for (const Connection& c : conns_) {
+    if (c.hello && rankNumber < 0) rankNumber = c.info.rank;
+    if (c.hello && host.empty()) host = c.host;
+  }
+  uint32_t rank = b.rank(std::max(rankNumber, 0));
+  b.rankInfo(rank).host = host;
+  if (rankNumber >= 0) b.rankInfo(rank).label = "rank " + std::to_string(rankNumber) + " / " + host;
+  std::vector<StringId> ids(names_.size(), kNone);
+  auto name = [&](uint32_t i) {
+    if (ids[i] == kNone) ids[i] = b.intern(names_[i]);
+    return ids[i];
+  };
+  std::unordered_map<uint32_t, StringId> demangled;  // mangled index → demangled name
+  TimeNs last = 0;
+  for (const Connection& c : conns_) {
+    if (!c.hello) continue;
+    uint32_t process = b.process(rank, c.info.pid);
+    if (b.processInfo(process).name.empty()) b.processInfo(process).name = c.command;
+    for (const auto& [d, text] : c.devices) {
+      Device& dev = b.deviceInfo(b.device(rank, static_cast<int32_t>(d.id)));
+      dev.name = text.first;
+      dev.uuid = text.second;
+      dev.computeMajor = d.computeMajor, dev.computeMinor = d.computeMinor, dev.smCount = d.smCount;
+      dev.memoryBytes = d.globalMemoryBytes;
+      dev.memoryBandwidthBytesPerSecond = d.globalMemoryBandwidthKBs * 1000;
+      dev.clockKHz = d.coreClockKHz;
+      dev.maxWarpsPerSm = d.maxWarpsPerSm, dev.maxBlocksPerSm = d.maxBlocksPerSm;
+      dev.maxThreadsPerBlock = d.maxThreadsPerBlock;
+      dev.maxRegistersPerSm = d.maxRegistersPerSm, dev.maxRegistersPerBlock = d.maxRegistersPerBlock;
+      dev.maxSharedMemoryPerSm = d.maxSharedMemoryPerSm, dev.maxSharedMemoryPerBlock = d.maxSharedMemoryPerBlock;
+    }
+    std::map<uint32_t, uint32_t> contextDevice;  // CUPTI context id → device id
+    for (const ContextFrame& x : c.contexts) {
+      contextDevice[x.contextId] = x.deviceId;
+      b.contextInfo(b.context(b.device(rank, static_cast<int32_t>(x.deviceId)), x.contextId)).process = process;
+    }
+    auto stream = [&](uint32_t device, uint32_t context, uint32_t streamId) {
+      uint32_t d = b.device(rank, static_cast<int32_t>(device));
+      uint32_t s = b.stream(d, streamId);
+      Stream& info = b.streamInfo(s);
+      if (info.context == kNone) {
+        info.context = b.context(d, context);
+        b.contextInfo(info.context).process = process;
+      }
+      return s;
+    };
+    for (const StreamFrame& x : c.streams) {
+      auto it = contextDevice.find(x.contextId);
+      if (it != contextDevice.end()) b.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
+    }
+    const TimeNs from = windowStart_;
+    for (const auto& [k, mangled] : c.kernels) {
+      if (k.end < from) continue;
+      KernelDetail d;
+      d.mangled = name(mangled);
+      d.correlation = k.correlationId;
+      d.context = k.contextId;
+      d.gridX = static_cast<uint32_t>(k.gridX), d.gridY = static_cast<uint32_t>(k.gridY), d.gridZ = static_cast<uint32_t>(k.gridZ);
+      d.blockX = static_cast<uint32_t>(k.blockX), d.blockY = static_cast<uint32_t>(k.blockY), d.blockZ = static_cast<uint32_t>(k.blockZ);
+      d.registersPerThread = k.registersPerThread;
+      d.staticSharedMemory = k.staticSharedMemory;
+      d.dynamicSharedMemory = k.dynamicSharedMemory;
+      d.localMemoryPerThread = k.localMemoryPerThread;
+      d.graphId = k.graphId;
+      auto [it, fresh] = demangled.try_emplace(mangled, kNone);
+      if (fresh) it->second = b.intern(demangle(names_[mangled]));
+      b.addKernel(stream(k.deviceId, k.contextId, k.streamId), k.start, k.end, it->second, d);
+      last = std::max(last, k.end);
+    }
+    for (const MemcpyFrame& m : c.memcpys) {
+      if (m.end < from) continue;
+      MemcpyDetail d;
+      d.bytes = m.bytes;
+      d.copyKind = copyKindOf(m.copyKind);
+      d.srcKind = memoryKindOf(m.srcKind);
+      d.dstKind = memoryKindOf(m.dstKind);
+      bool srcOnDevice = d.srcKind == MemoryKind::Device || d.srcKind == MemoryKind::DeviceStatic || d.srcKind == MemoryKind::Array;
+      bool dstOnDevice = d.dstKind == MemoryKind::Device || d.dstKind == MemoryKind::DeviceStatic || d.dstKind == MemoryKind::Array;
+      d.srcDevice = m.peer || srcOnDevice ? static_cast<int32_t>(m.peer ? m.srcDeviceId : m.deviceId) : -1;
+      d.dstDevice = m.peer || dstOnDevice ? static_cast<int32_t>(m.peer ? m.dstDeviceId : m.deviceId) : -1;
+      if (m.peer && m.srcDeviceId != m.dstDeviceId) d.copyKind = CopyKind::PtoP;
+      d.async = m.async;
+      d.correlation = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
+      d.context = m.contextId;
+      std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" + std::string(memoryWord(d.srcKind)) +
+                          " -> " + std::string(memoryWord(d.dstKind)) + ")";
+      b.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b.intern(label), d);
+      last = std::max(last, m.end);
+    }
+    for (const MemsetFrame& m : c.memsets) {
+      if (m.end < from) continue;
+      MemsetDetail d;
+      d.bytes = m.bytes;
+      d.value = m.value;
+      d.memKind = memoryKindOf(m.memoryKind);
+      d.correlation = m.correlationId;
+      d.context = m.contextId;
+      std::string label = "Memset (" + std::string(memoryWord(d.memKind)) + ")";
+      b.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b.intern(label), d);
+      last = std::max(last, m.end);
+    }
+    for (const auto& [a, n] : c.apis) {
+      if (a.end < from) continue;
+      ApiDetail d;
+      d.correlation = a.correlationId;
+      d.returnCode = a.returnValue;
+      d.domain = a.driver ? ApiDomain::Driver : ApiDomain::Runtime;
+      uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(a.processId)), a.threadId);
+      b.addApi(thread, a.start, a.end, name(n), d);
+      last = std::max(last, a.end);
+    }
+    for (const SyncFrame& x : c.syncs) last = std::max(last, x.end);
+    // NVTX: START and END records pair by id; a range still open at the end lasts to the last
+    // record seen (kept, not dropped).
+    std::unordered_map<uint64_t, const Connection::Marker*> open;
+    auto addRange = [&](const Connection::Marker& m, TimeNs end) {
+      if (end < from) return;
+      uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
+      b.addNvtx(thread, m.frame.timestamp, std::max(end, m.frame.timestamp), name(m.name), {name(m.domain), 0, 0});
+    };
+    for (const Connection::Marker& m : c.markers) {
+      last = std::max(last, m.frame.timestamp);
+      if (m.frame.flags & kMarkerInstant) {
+        if (m.frame.timestamp < from) continue;
+        uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
+        b.addNvtx(thread, m.frame.timestamp, m.frame.timestamp, name(m.name), {name(m.domain), 0, 1});
+      } else if (m.frame.flags & kMarkerStart) {
+        open[m.frame.id] = &m;
+      } else if (m.frame.flags & kMarkerEnd) {
+        auto it = open.find(m.frame.id);
+        if (it != open.end()) {
+          addRange(*it->second, m.frame.timestamp);
+          open.erase(it);
+        }
+      }
+    }
+    for (const auto& [id, m] : open) addRange(*m, last);
+  }
+  // A program that never initialised CUDA connects nothing: a valid session without GPU events.
+  b.provenance() = provenance;
+  b.provenance().incomplete = provenance.incomplete || !complete();
+  return b.build();
+}
+
+}  // namespace ts::capture

@@ -1,0 +1,83 @@
+// RecordSink: the launcher's side of the record stream. Each connection (one per captured
+// process, children included) feeds bytes as they arrive; complete frames are kept, a partial
+// frame at the end of a connection is dropped and the capture marked incomplete. At any time the
+// records so far become a Session snapshot (live view, periodic saves, the final file).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "session/session.h"
+#include "util/result.h"
+#include "wire_format.h"
+
+namespace ts::capture {
+
+class RecordSink {
+ public:
+  // A new connection (a process that loaded the injection library).
+  size_t open();
+  // Bytes from connection `c`, in order. A malformed frame is an error: the connection's
+  // remaining bytes are ignored and the capture is incomplete.
+  Status feed(size_t c, std::string_view bytes);
+  // The connection ended (the process exited or died).
+  void close(size_t c);
+
+  // Keep only events that end at or after `from` (CUPTI clock): --delay.
+  void setWindowStart(TimeNs from) { windowStart_ = from; }
+
+  // The records so far as a session. `complete`: every connection sent its End frame.
+  Result<SessionPtr> snapshot(const Provenance& provenance) const;
+
+  size_t events() const { return events_; }
+  uint64_t dropped() const;   // records CUPTI reported as dropped, all processes
+  uint64_t unknown() const;   // CUPTI records of kinds not decoded
+  bool complete() const;      // every connection ended cleanly (End frame, no partial bytes)
+  size_t connections() const { return conns_.size(); }
+  // Warnings and errors the targets sent (another profiler attached, CUPTI errors), in order.
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  struct Named {
+    uint32_t name;  // index into names_
+  };
+  struct Connection {
+    std::string pending;  // bytes of an incomplete frame
+    bool hello = false, ended = false, broken = false;
+    HelloFrame info;
+    std::string host, command;
+    uint64_t dropped = 0, unknown = 0, overhead = 0;
+    std::vector<std::pair<KernelFrame, uint32_t>> kernels;  // with the mangled name's index
+    std::vector<MemcpyFrame> memcpys;
+    std::vector<MemsetFrame> memsets;
+    std::vector<std::pair<ApiFrame, uint32_t>> apis;
+    struct Marker {
+      MarkerFrame frame;
+      uint32_t name, domain;
+    };
+    std::vector<Marker> markers;
+    std::vector<std::pair<DeviceFrame, std::pair<std::string, std::string>>> devices;
+    std::vector<ContextFrame> contexts;
+    std::vector<StreamFrame> streams;
+    std::vector<SyncFrame> syncs;
+  };
+
+  Status frame(Connection& c, FrameType type, std::string_view payload);
+  uint32_t intern(const std::string& s);
+
+  std::vector<Connection> conns_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> nameIndex_;
+  std::vector<std::string> messages_;
+  size_t events_ = 0;
+  TimeNs windowStart_ = INT64_MIN;
+};
+
+// "cudaLaunchKernel_v7000" → "cudaLaunchKernel"; other names unchanged.
+std::string apiName(std::string_view name);
+// The demangled form of a C++ symbol, or the name itself when it is not one.
+std::string demangle(const std::string& mangled);
+
+}  // namespace ts::capture
