@@ -37,5 +37,6 @@ int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);
 int runGenerate(const std::vector<std::string>& argv);
 int runStats(const std::vector<std::string>& argv);
+int runCapture(const std::vector<std::string>& argv);
 
 }  // namespace ts::cli

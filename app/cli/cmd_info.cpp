@@ -53,6 +53,8 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   w.key("end_ns").value(r.end);
   w.key("duration_ns").value(r.end - r.start);
   w.key("incomplete").value(s.provenance.incomplete);
+  if (!s.provenance.captureCommand.empty()) w.key("capture_command").value(s.provenance.captureCommand);
+  if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
   w.endObject();
 }
 
@@ -78,6 +80,11 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
               formatCount(r.nvtxMarks).c_str());
   if (r.otherRanges) std::printf("  other ranges  %s\n", formatCount(r.otherRanges).c_str());
   std::printf("  flows         %s\n", formatCount(r.flows).c_str());
+  if (!s.provenance.captureCommand.empty()) {
+    std::printf("  captured      %s", s.provenance.captureCommand.c_str());
+    if (s.provenance.exitCode) std::printf(" (exit status %d)", *s.provenance.exitCode);
+    std::printf("\n");
+  }
   if (s.provenance.incomplete) std::printf("  INCOMPLETE: the capture ended before its last flush\n");
 }
 

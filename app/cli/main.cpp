@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  info FILE... [--json]        devices, duration and event counts of session files\n"
     "  convert IN OUT               convert a session (format chosen by OUT's extension)\n"
     "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
+    "  capture -o OUT -- PROGRAM ARGS...\n"
+    "                               record a CUDA program's GPU work, API calls and NVTX\n"
     "  generate --events N --gpus G --streams S --seed K OUT.tscope\n"
     "                               write a deterministic synthetic session\n"
     "\n"
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   if (command == "convert") return runConvert(args);
   if (command == "generate") return runGenerate(args);
   if (command == "stats") return runStats(args);
+  if (command == "capture") return runCapture(args);
   std::fprintf(stderr, "tensorscope-cli: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return kExitUsage;
 }

@@ -202,16 +202,21 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       if (e != CUPTI_SUCCESS && e != CUPTI_ERROR_NOT_COMPATIBLE) r = e;
     }
   }
-  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    message("another CUDA profiler (Nsight Systems or Nsight Compute) is already attached to this process; "
-            "Tensorscope records nothing from it");
-  } else if (r != CUPTI_SUCCESS) {
-    message("CUPTI could not start: " + cuptiError(r));
-  } else {
-    cuptiActivityFlushPeriod(100);  // ms: the live view updates about ten times a second
-    gActive = true;
-    std::atexit(finish);
+  if (r != CUPTI_SUCCESS) {
+    message(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                ? "another CUDA profiler (Nsight Systems or Nsight Compute) is already attached to this process; "
+                  "Tensorscope records nothing from it"
+                : "CUPTI could not start: " + cuptiError(r));
+    // Nothing more will come from this process: say so, so the capture is not marked incomplete.
+    gWriter.begin(FrameType::End).end();
+    flushWriter();
+    ::close(gSocket);
+    gSocket = -1;
+    return 1;
   }
+  cuptiActivityFlushPeriod(100);  // ms: the live view updates about ten times a second
+  gActive = true;
+  std::atexit(finish);
   flushWriter();
   return 1;
 }

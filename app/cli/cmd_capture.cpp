@@ -1,0 +1,141 @@
+// tensorscope-cli capture: run a CUDA program under the CUPTI injection library and write what it
+// did as a session. Built only with the CUDA toolkit (see capture/).
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "cli/cli_args.h"
+#include "util/format.h"
+
+#ifdef TSCOPE_HAVE_CAPTURE
+#include "launcher.h"
+#endif
+
+namespace ts::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli capture -o OUT.tscope [--duration S] [--delay S] [--kinds LIST]\n"
+    "                               [--env K=V]... [--cwd DIR] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM (arguments passed as they are, no shell; its output goes to this terminal)\n"
+    "with the CUPTI injection library and records its kernels, copies, memsets, streams, CUDA\n"
+    "API calls and NVTX ranges — and those of its child processes. The session is saved every\n"
+    "2 s while it runs (a crash or kill leaves a readable file, marked incomplete) and at the end\n"
+    "with the program's exit status, which is also this command's.\n"
+    "  -o OUT          output; %p launcher pid, %h host, %r rank (RANK, OMPI_COMM_WORLD_RANK,\n"
+    "                  PMI_RANK or SLURM_PROCID), e.g. -o run.%r.tscope under torchrun / mpirun\n"
+    "  --duration S    stop after S seconds (the program is asked to terminate)\n"
+    "  --delay S       keep only what happens after S seconds\n"
+    "  --kinds LIST    comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync\n"
+    "                  (default: all but driver)\n"
+    "  --env K=V       add to the program's environment (repeatable)\n"
+    "  --cwd DIR       run the program in DIR\n"
+    "Ctrl+C stops the capture, asks the program to end and saves.\n";
+
+std::atomic<bool> gStop{false};
+void onInterrupt(int) { gStop = true; }
+
+bool parseSeconds(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return !text.empty() && end && *end == '\0' && out >= 0;
+}
+
+}  // namespace
+
+int runCapture(const std::vector<std::string>& argv) {
+  // Everything after "--", or from the first word that is not an option of ours, is the
+  // program's own: its options are not parsed here.
+  const std::set<std::string> valued = {"-o", "--duration", "--delay", "--kinds", "--env", "--cwd"};
+  std::vector<std::string> ours, program;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--") {
+      program.assign(argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, argv.end());
+      break;
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      ours.push_back(a);
+      if (valued.count(a) && i + 1 < argv.size()) ours.push_back(argv[++i]);
+      continue;
+    }
+    program.assign(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+    break;
+  }
+  Args args;
+  if (std::string e = args.parse(ours, valued, {"--help", "-h"}); !e.empty()) {
+    std::fprintf(stderr, "tensorscope-cli capture: %s\n\n%s", e.c_str(), kHelp);
+    return kExitUsage;
+  }
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  auto usage = [&](const std::string& m) {
+    std::fprintf(stderr, "tensorscope-cli capture: %s\n\n%s", m.c_str(), kHelp);
+    return kExitUsage;
+  };
+  if (program.empty()) return usage("no program given (put it after --)");
+  auto output = args.option("-o");
+  if (!output) return usage("no output given (-o OUT.tscope)");
+#ifndef TSCOPE_HAVE_CAPTURE
+  std::fprintf(stderr, "tensorscope-cli capture: this build has no capture: it was built without the CUDA toolkit (CUPTI)\n");
+  return kExitFailure;
+#else
+  capture::CaptureOptions o;
+  o.argv = program;
+  o.output = capture::expandOutputName(*output);
+  if (o.output.size() < 7 || o.output.substr(o.output.size() - 7) != ".tscope") o.output += ".tscope";
+  if (auto d = args.option("--duration"); d && !parseSeconds(*d, o.durationSeconds)) return usage("--duration needs seconds");
+  if (auto d = args.option("--delay"); d && !parseSeconds(*d, o.delaySeconds)) return usage("--delay needs seconds");
+  if (auto k = args.option("--kinds")) {
+    o.kinds = *k;
+    size_t from = 0;
+    while (from <= k->size()) {
+      size_t comma = k->find(',', from);
+      std::string kind = k->substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (kind != "kernel" && kind != "memcpy" && kind != "memset" && kind != "runtime" && kind != "driver" &&
+          kind != "nvtx" && kind != "sync") {
+        return usage("unknown kind '" + kind + "'");
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  for (const std::string& e : args.all("--env")) {
+    auto eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) return usage("--env needs K=V, got '" + e + "'");
+    o.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+  if (auto cwd = args.option("--cwd")) o.workingDirectory = *cwd;
+
+  struct sigaction sa{};
+  sa.sa_handler = onInterrupt;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  capture::CaptureHooks hooks;
+  hooks.stop = &gStop;
+  auto result = capture::runCapture(o, hooks);
+  if (!result) {
+    std::fprintf(stderr, "tensorscope-cli capture: %s\n", result.error().c_str());
+    return kExitFailure;
+  }
+  for (const std::string& m : result->messages) std::fprintf(stderr, "tensorscope-cli capture: %s\n", m.c_str());
+  std::fprintf(stderr, "tensorscope-cli capture: %s: %s events%s%s", result->output.c_str(),
+               formatCount(result->events).c_str(),
+               result->dropped ? (", " + formatCount(result->dropped) + " records dropped by CUPTI").c_str() : "",
+               result->incomplete ? ", incomplete (a process ended before its last flush)" : "");
+  if (result->exitCode) std::fprintf(stderr, "; program exited with %d\n", *result->exitCode);
+  else if (result->signal) std::fprintf(stderr, "; program killed by signal %d\n", *result->signal);
+  else std::fprintf(stderr, "\n");
+  if (result->signal) return 128 + *result->signal;
+  return result->exitCode.value_or(kExitFailure);
+#endif
+}
+
+}  // namespace ts::cli

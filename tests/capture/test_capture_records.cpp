@@ -1,0 +1,265 @@
+// Capture without a GPU: CUPTI records built by hand (the CUDA 13 structs) go through the decoder
+// and the record sink into a session; truncated and corrupt streams, unknown kinds, NVTX pairing,
+// peer copies, demangling and dropped counts.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cupti_decoder.h"
+#include "record_sink.h"
+#include "session/session_summary.h"
+
+namespace ts::capture {
+
+namespace {
+
+template <class T>
+T record(CUpti_ActivityKind kind) {
+  T r;
+  std::memset(&r, 0, sizeof r);
+  r.kind = kind;
+  return r;
+}
+
+std::string namer(bool driver, uint32_t cbid) {
+  if (!driver && cbid == 211) return "cudaLaunchKernel_v7000";
+  if (!driver && cbid == 41) return "cudaMemcpyAsync_v3020";
+  return "";
+}
+
+// A process's stream: hello, a device, a context, then the given records, then End (unless cut).
+std::string stream(const std::vector<const CUpti_Activity*>& records, bool end = true, int pid = 4242) {
+  FrameWriter w;
+  HelloFrame hello;
+  hello.pid = pid;
+  hello.rank = 3;
+  w.begin(FrameType::Hello, hello).string("node7").string("python train.py").end();
+  CuptiDecoder decoder(w, namer);
+  for (const CUpti_Activity* r : records) decoder.decode(r);
+  uint32_t kind = 0;
+  if (uint64_t unknown = decoder.takeUnknown(kind)) {
+    CountFrame f;
+    f.count = unknown;
+    f.detail = kind;
+    w.begin(FrameType::Unknown, f).end();
+  }
+  CountFrame dropped;
+  dropped.count = 7;
+  w.begin(FrameType::Dropped, dropped).end();
+  if (end) w.begin(FrameType::End).end();
+  return w.bytes();
+}
+
+struct Records {
+  CUpti_ActivityDevice5 device = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
+  CUpti_ActivityDevice5 device1 = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
+  CUpti_ActivityContext3 context = record<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
+  CUpti_ActivityKernel10 kernel = record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  CUpti_ActivityAPI launch = record<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
+  CUpti_ActivityMemcpy6 htod = record<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
+  CUpti_ActivityMemcpyPtoP4 peer = record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2);
+  CUpti_ActivityMemset4 memset = record<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET);
+  CUpti_ActivityMarker2 start = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
+  CUpti_ActivityMarker2 end = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
+  CUpti_ActivityMarker2 mark = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
+  CUpti_ActivityStream stream = record<CUpti_ActivityStream>(CUPTI_ACTIVITY_KIND_STREAM);
+  CUpti_ActivitySynchronization2 sync = record<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  CUpti_ActivityOverhead3 overhead = record<CUpti_ActivityOverhead3>(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  CUpti_Activity unknown{CUPTI_ACTIVITY_KIND_PC_SAMPLING};
+
+  Records() {
+    device.id = 0;
+    device.name = "NVIDIA H200";
+    device.numMultiprocessors = 132;
+    device.computeCapabilityMajor = 9;
+    device.globalMemorySize = 141ull << 30;
+    device.maxWarpsPerMultiprocessor = 64;
+    device.maxBlocksPerMultiprocessor = 32;
+    device.maxRegistersPerMultiprocessor = 65536;
+    device.maxSharedMemoryPerMultiprocessor = 233472;
+    device.maxThreadsPerBlock = 1024;
+    device1 = device;
+    device1.id = 1;
+    context.contextId = 1, context.deviceId = 0;
+    kernel.start = 1'000'000, kernel.end = 1'500'000;
+    kernel.deviceId = 0, kernel.contextId = 1, kernel.streamId = 13, kernel.correlationId = 77;
+    kernel.gridX = 864, kernel.gridY = kernel.gridZ = 1, kernel.blockX = 256, kernel.blockY = kernel.blockZ = 1;
+    kernel.registersPerThread = 47;
+    kernel.staticSharedMemory = 1024, kernel.dynamicSharedMemory = 4096;
+    kernel.name = "_Z6addOnePfi";
+    launch.cbid = 211, launch.start = 900'000, launch.end = 950'000;
+    launch.processId = 4242, launch.threadId = 4243, launch.correlationId = 77;
+    htod.copyKind = 1, htod.srcKind = 1, htod.dstKind = 3, htod.bytes = 1 << 20;
+    htod.start = 100'000, htod.end = 300'000, htod.deviceId = 0, htod.contextId = 1, htod.streamId = 13;
+    htod.correlationId = 5, htod.runtimeCorrelationId = 76;
+    peer.copyKind = 10, peer.srcKind = 3, peer.dstKind = 3, peer.bytes = 4096;
+    peer.start = 2'000'000, peer.end = 2'100'000, peer.deviceId = 0, peer.contextId = 1, peer.streamId = 14;
+    peer.srcDeviceId = 0, peer.dstDeviceId = 1;
+    memset.bytes = 512, memset.value = 0, memset.memoryKind = 3;
+    memset.start = 400'000, memset.end = 410'000, memset.deviceId = 0, memset.contextId = 1, memset.streamId = 13;
+    start.flags = CUPTI_ACTIVITY_FLAG_MARKER_START, start.id = 9, start.timestamp = 800'000;
+    start.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD, start.objectId.pt.processId = 4242, start.objectId.pt.threadId = 4243;
+    start.name = "forward/conv1";
+    end = start;
+    end.flags = CUPTI_ACTIVITY_FLAG_MARKER_END, end.timestamp = 1'600'000, end.name = nullptr;
+    mark = start;
+    mark.flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, mark.id = 10, mark.timestamp = 1'700'000, mark.name = "step";
+    stream.contextId = 1, stream.streamId = 13, stream.priority = 0;
+    sync.start = 2'200'000, sync.end = 2'300'000, sync.contextId = 1, sync.streamId = 13;
+  }
+  std::vector<const CUpti_Activity*> all() const {
+    auto p = [](const auto& r) { return reinterpret_cast<const CUpti_Activity*>(&r); };
+    return {p(device), p(device1), p(context), p(stream), p(kernel), p(launch), p(htod), p(peer), p(memset),
+            p(start), p(end), p(mark), p(sync), p(overhead), p(unknown)};
+  }
+};
+
+SessionPtr build(RecordSink& sink) {
+  Provenance p;
+  auto s = sink.snapshot(p);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error());
+  return s.ok() ? *s : nullptr;
+}
+
+const Track* trackOf(const Session& s, EventKind kind) {
+  for (const Track& t : s.tracks) {
+    if (t.kind == kind && t.size()) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
+  Records r;
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream(r.all())).ok());
+  sink.close(c);
+  EXPECT_TRUE(sink.complete());
+  EXPECT_EQ(sink.dropped(), 7u);
+  EXPECT_EQ(sink.unknown(), 1u);  // PC sampling: counted, not fatal
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  SessionSummary sum = summarize(*s);
+  EXPECT_EQ(sum.kernels, 1u);
+  EXPECT_EQ(sum.apiCalls, 1u);
+  EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::HtoD)], 1u);
+  EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::PtoP)], 1u);
+  EXPECT_EQ(sum.memsets, 1u);
+  EXPECT_EQ(sum.nvtxRanges, 1u);
+  EXPECT_EQ(sum.nvtxMarks, 1u);
+  EXPECT_FALSE(s->provenance.incomplete);
+  ASSERT_EQ(s->ranks.size(), 1u);
+  EXPECT_EQ(s->ranks[0].label, "rank 3 / node7");
+  ASSERT_EQ(s->devices.size(), 2u);
+  EXPECT_EQ(s->devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(s->devices[0].smCount, 132);
+
+  const Track* k = trackOf(*s, EventKind::Kernel);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(s->str(k->hot.name[0]), "addOne(float*, int)");  // demangled
+  EXPECT_EQ(s->str(k->kernels.mangled[0]), "_Z6addOnePfi");
+  EXPECT_EQ(k->hot.start[0], 1'000'000);
+  EXPECT_EQ(k->kernels.gridX[0], 864u);
+  EXPECT_EQ(k->kernels.registersPerThread[0], 47u);
+  EXPECT_EQ(k->kernels.dynamicSharedMemory[0], 4096u);
+  EXPECT_EQ(s->streams[k->stream].streamId, 13u);
+  const Track* api = trackOf(*s, EventKind::Api);
+  ASSERT_TRUE(api);
+  EXPECT_EQ(s->str(api->hot.name[0]), "cudaLaunchKernel");  // version suffix dropped
+  EXPECT_EQ(s->threads[api->thread].tid, 4243);
+  // The launch and its kernel are tied by correlation id.
+  ASSERT_EQ(s->flows.srcTrack.size(), 1u);
+  EXPECT_EQ(&s->tracks[s->flows.dstTrack[0]], k);
+
+  for (const Track& t : s->tracks) {
+    if (t.kind != EventKind::Memcpy) continue;
+    if (t.memcpys.copyKind[0] == CopyKind::PtoP) {
+      EXPECT_EQ(t.memcpys.srcDevice[0], 0);
+      EXPECT_EQ(t.memcpys.dstDevice[0], 1);
+      EXPECT_EQ(t.memcpys.bytes[0], 4096u);
+    } else {
+      EXPECT_EQ(t.memcpys.srcKind[0], MemoryKind::Pageable);
+      EXPECT_EQ(t.memcpys.dstKind[0], MemoryKind::Device);
+      EXPECT_EQ(t.memcpys.srcDevice[0], -1);
+      EXPECT_EQ(t.memcpys.dstDevice[0], 0);
+      EXPECT_EQ(s->str(t.hot.name[0]), "Memcpy HtoD (Pageable -> Device)");
+    }
+  }
+  const Track* nvtx = nullptr;
+  for (const Track& t : s->tracks) {
+    if (t.kind == EventKind::Nvtx && t.nvtx.isMark[0] == 0) nvtx = &t;
+  }
+  ASSERT_TRUE(nvtx);
+  EXPECT_EQ(s->str(nvtx->hot.name[0]), "forward/conv1");  // START and END paired by id
+  EXPECT_EQ(nvtx->hot.start[0], 800'000);
+  EXPECT_EQ(nvtx->hot.end[0], 1'600'000);
+}
+
+TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {
+  Records r;
+  std::string bytes = stream(r.all(), /*end=*/false);
+  // The process died in the middle of its last frame.
+  std::string cut = bytes.substr(0, bytes.size() - 3);
+  RecordSink sink;
+  size_t c = sink.open();
+  // Delivered in small pieces, as a socket may.
+  for (size_t at = 0; at < cut.size(); at += 7) ASSERT_TRUE(sink.feed(c, std::string_view(cut).substr(at, 7)).ok());
+  sink.close(c);
+  EXPECT_FALSE(sink.complete());
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->provenance.incomplete);
+  SessionSummary sum = summarize(*s);
+  EXPECT_EQ(sum.kernels, 1u);
+  EXPECT_EQ(sum.memsets, 1u);
+  EXPECT_EQ(sink.dropped(), 0u);  // the Dropped frame was the one cut
+}
+
+TEST(CaptureRecords, ChildProcessesAreStreamsOfTheirOwn) {
+  Records r;
+  RecordSink sink;
+  size_t parent = sink.open(), child = sink.open();
+  ASSERT_TRUE(sink.feed(parent, stream(r.all(), true, 4242)).ok());
+  Records other;
+  other.launch.processId = 5151, other.launch.threadId = 5152;
+  ASSERT_TRUE(sink.feed(child, stream({reinterpret_cast<const CUpti_Activity*>(&other.launch)}, true, 5151)).ok());
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  bool sawChild = false;
+  for (const Process& p : s->processes) sawChild |= p.pid == 5151;
+  EXPECT_TRUE(sawChild);
+  EXPECT_EQ(summarize(*s).apiCalls, 2u);
+}
+
+TEST(CaptureRecords, CorruptStreamsAreErrorsNotCrashes) {
+  RecordSink sink;
+  size_t c = sink.open();
+  std::string junk("\x02\x00\x00\x00\xff\xff\xff\x7f", 8);  // a kernel frame claiming 2 GiB
+  EXPECT_FALSE(sink.feed(c, junk).ok());
+  size_t d = sink.open();
+  FrameWriter w;
+  w.begin(FrameType::Kernel, KernelFrame{}).string("k").end();  // no hello first
+  EXPECT_FALSE(sink.feed(d, w.bytes()).ok());
+  size_t e = sink.open();
+  FrameWriter v;
+  HelloFrame hello;
+  hello.version = 99;
+  v.begin(FrameType::Hello, hello).string("h").string("c").end();
+  Status st = sink.feed(e, v.bytes());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("version 99"), std::string::npos) << st.error();
+  EXPECT_TRUE(build(sink));  // what was valid still builds
+}
+
+TEST(CaptureRecords, NamesAndOutputPatterns) {
+  EXPECT_EQ(apiName("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(apiName("cuLaunchKernel"), "cuLaunchKernel");
+  EXPECT_EQ(apiName("odd_v"), "odd_v");
+  EXPECT_EQ(demangle("_ZN2at6native18elementwise_kernelEv"), "at::native::elementwise_kernel()");
+  EXPECT_EQ(demangle("plain_c_kernel"), "plain_c_kernel");
+  EXPECT_EQ(demangle("_Zbroken"), "_Zbroken");
+}
+
+}  // namespace ts::capture

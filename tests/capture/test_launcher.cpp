@@ -1,0 +1,138 @@
+// The launcher without a GPU: programs that never touch CUDA, missing programs, exit codes and
+// signals, a stop by duration, and the injection library's connection (loaded by a stand-in for
+// the CUDA driver) — one record stream per process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "io/open_session.h"
+#include "launcher.h"
+#include "session/session_summary.h"
+
+namespace ts::capture {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class Launcher : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tscope-capture-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::pair<int, std::string> shell(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST_F(Launcher, AProgramWithoutCudaGivesACleanEmptySessionAndItsExitCode) {
+  CaptureOptions o;
+  o.argv = {"sh", "-c", "echo out; exit 3"};
+  o.output = path("plain.tscope");
+  auto r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->exitCode, 3);
+  EXPECT_FALSE(r->incomplete);
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(summarize(**s).events, 0u);
+  EXPECT_EQ((*s)->provenance.exitCode, 3);
+  EXPECT_EQ((*s)->provenance.captureCommand, "sh -c echo out; exit 3");
+  EXPECT_FALSE((*s)->provenance.incomplete);
+}
+
+TEST_F(Launcher, ErrorsBeforeLaunch) {
+  CaptureOptions o;
+  o.argv = {"no-such-program-here"};
+  o.output = path("x.tscope");
+  auto r = runCapture(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("no-such-program-here"), std::string::npos) << r.error();
+  o.argv = {"true"};
+  o.output = path("missing-dir/x.tscope");
+  r = runCapture(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("missing-dir"), std::string::npos) << r.error();
+  EXPECT_FALSE(fs::exists(path("x.tscope")));
+}
+
+TEST_F(Launcher, SignalsAndStopByDuration) {
+  CaptureOptions o;
+  o.argv = {"sh", "-c", "kill -9 $$"};
+  o.output = path("killed.tscope");
+  auto r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->signal, 9);
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->provenance.exitCode, 128 + 9);
+
+  o.argv = {"sleep", "30"};
+  o.output = path("stopped.tscope");
+  o.durationSeconds = 0.3;
+  auto t0 = std::chrono::steady_clock::now();
+  r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(r->signal, 15);  // asked to terminate
+  EXPECT_TRUE(fs::exists(o.output));
+}
+
+TEST_F(Launcher, EveryProcessThatLoadsTheLibraryConnects) {
+  CaptureOptions o;
+  o.argv = {TSCOPE_FAKE_TARGET, "fork", "4"};
+  o.output = path("fake.tscope");
+  ASSERT_FALSE(findInjectionLibrary().empty());
+  auto r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->exitCode, 4);
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok()) << s.error();
+  // The parent and its child each said hello on a connection of their own. Without a GPU, CUPTI
+  // does not start, and the library says why instead of failing silently.
+  EXPECT_EQ((*s)->processes.size(), 2u);
+  bool explained = false;
+  for (const std::string& m : r->messages) explained |= m.find("CUPTI") != std::string::npos;
+  EXPECT_TRUE(explained || r->events > 0);
+}
+
+TEST_F(Launcher, CommandLine) {
+  std::string cli = TSCOPE_CLI;
+  auto [code, out] = shell(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
+  EXPECT_EQ(code, 5) << out;
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename().string().rfind("cli.", 0) == 0;
+  EXPECT_EQ(files, 1u);
+  std::tie(code, out) = shell(cli + " capture -o " + path("nodir/x.tscope") + " -- true");
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("does not exist"), std::string::npos) << out;
+  std::tie(code, out) = shell(cli + " capture -- true");
+  EXPECT_EQ(code, 2) << out;
+  std::tie(code, out) = shell(cli + " capture -o x.tscope --kinds kernel,bogus -- true");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_EQ(expandOutputName("run.%%.%r"), "run.%." + std::to_string([] {
+              const char* r = std::getenv("RANK");
+              return r ? std::atoi(r) : 0;
+            }()));
+}
+
+}  // namespace ts::capture
