@@ -369,6 +369,7 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
   // A program that never initialised CUDA connects nothing: a valid session without GPU events.
   b.provenance() = provenance;
   b.provenance().incomplete = provenance.incomplete || !complete();
+  b.provenance().droppedRecords = dropped();
   return b.build();
 }
 

@@ -37,6 +37,7 @@ constexpr const char* kHelp =
     "  --cwd DIR       run the program in DIR\n"
     "Ctrl+C stops the capture, asks the program to end and saves.\n";
 
+#ifdef TSCOPE_HAVE_CAPTURE
 std::atomic<bool> gStop{false};
 void onInterrupt(int) { gStop = true; }
 
@@ -45,6 +46,7 @@ bool parseSeconds(const std::string& text, double& out) {
   out = std::strtod(text.c_str(), &end);
   return !text.empty() && end && *end == '\0' && out >= 0;
 }
+#endif
 
 }  // namespace
 

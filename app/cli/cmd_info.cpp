@@ -55,6 +55,7 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   w.key("incomplete").value(s.provenance.incomplete);
   if (!s.provenance.captureCommand.empty()) w.key("capture_command").value(s.provenance.captureCommand);
   if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
+  w.key("dropped_records").value(s.provenance.droppedRecords);
   w.endObject();
 }
 
@@ -84,6 +85,9 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     std::printf("  captured      %s", s.provenance.captureCommand.c_str());
     if (s.provenance.exitCode) std::printf(" (exit status %d)", *s.provenance.exitCode);
     std::printf("\n");
+  }
+  if (s.provenance.droppedRecords) {
+    std::printf("  DROPPED       %s records the profiler could not keep\n", formatCount(s.provenance.droppedRecords).c_str());
   }
   if (s.provenance.incomplete) std::printf("  INCOMPLETE: the capture ended before its last flush\n");
 }

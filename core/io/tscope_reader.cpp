@@ -181,6 +181,7 @@ Status Reader::readMeta() {
     else if (key == "capture_command") p.captureCommand = value;
     else if (key == "incomplete") p.incomplete = value == "1";
     else if (key == "exit_code") p.exitCode = std::atoi(value.c_str());
+    else if (key == "dropped_records") p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "flow_count") flowCount_ = std::strtoull(value.c_str(), nullptr, 10);
   }
   if (Status st = stmt->status(); !st) return st;

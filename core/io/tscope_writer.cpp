@@ -85,6 +85,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
       {"flow_count", std::to_string(s.flows.srcTrack.size())},
   };
   if (p.exitCode) meta.emplace_back("exit_code", std::to_string(*p.exitCode));
+  if (p.droppedRecords) meta.emplace_back("dropped_records", std::to_string(p.droppedRecords));
   Status st = insertRows(db, "INSERT INTO tscope_meta(key, value) VALUES (?1, ?2)", meta.size(),
                          [&](SqliteStatement& q, size_t i) {
                            q.bind(1, std::string_view(meta[i].first));

@@ -39,6 +39,7 @@ struct Provenance {
   std::string captureCommand;    // argv joined for display, for captured sessions
   std::optional<int> exitCode;   // of the captured program
   bool incomplete = false;       // capture ended before a final flush (crash, kill)
+  uint64_t droppedRecords = 0;   // records the profiler (CUPTI) reported it could not keep
 };
 
 class Session {

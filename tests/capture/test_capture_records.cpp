@@ -150,6 +150,7 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(sum.nvtxRanges, 1u);
   EXPECT_EQ(sum.nvtxMarks, 1u);
   EXPECT_FALSE(s->provenance.incomplete);
+  EXPECT_EQ(s->provenance.droppedRecords, 7u);
   ASSERT_EQ(s->ranks.size(), 1u);
   EXPECT_EQ(s->ranks[0].label, "rank 3 / node7");
   ASSERT_EQ(s->devices.size(), 2u);

@@ -115,6 +115,7 @@ SessionPtr makeFixtureSession(bool multiRank) {
   b.provenance().captureCommand = "python train.py --epochs 1";
   b.provenance().exitCode = 3;
   b.provenance().incomplete = true;
+  b.provenance().droppedRecords = 12;
   auto built = b.build();
   return built.ok() ? built.value() : nullptr;
 }
@@ -236,7 +237,7 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   const Provenance &p = a.provenance, &q = b.provenance;
   if (p.toolVersion != q.toolVersion || p.createdUtc != q.createdUtc ||
       p.captureCommand != q.captureCommand || p.exitCode != q.exitCode ||
-      p.incomplete != q.incomplete || p.sources.size() != q.sources.size()) {
+      p.incomplete != q.incomplete || p.droppedRecords != q.droppedRecords || p.sources.size() != q.sources.size()) {
     return fail("provenance");
   }
   for (size_t i = 0; i < p.sources.size(); ++i) {
