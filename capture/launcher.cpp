@@ -273,9 +273,10 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     }
     const bool stopWanted = (hooks.stop && hooks.stop->load()) ||
                             (o.durationSeconds > 0 && secondsSince(started) >= o.durationSeconds);
+    const bool keepRunning = hooks.keepRunning && hooks.keepRunning->load();
     if (stopWanted && !stopAt) {
       stopAt = Clock::now();
-      if (!status && hooks.terminateOnStop) {
+      if (!status && !keepRunning) {
         ::kill(child, SIGTERM);
       }
     }
@@ -286,7 +287,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
     // leaves the program running; or a terminated program that would not go.
     if (status && (conns.empty() || secondsSince(*exitedAt) > 5)) break;
-    if (stopAt && !hooks.terminateOnStop) break;
+    if (stopAt && keepRunning) break;
     if (stopAt && !status && secondsSince(*stopAt) > 5) {
       ::kill(child, SIGKILL);
       int st = 0;

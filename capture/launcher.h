@@ -51,7 +51,9 @@ struct CaptureHooks {
   std::function<void(const CaptureProgress&)> progress;  // about ten times a second
   std::function<void(SessionPtr)> snapshot;              // each periodic save, for a live view
   const std::atomic<bool>* stop = nullptr;               // set to end the capture
-  bool terminateOnStop = true;  // on stop: ask the program to terminate (else let it run on)
+  // Read when the stop comes: true leaves the program running (unrecorded) instead of asking it
+  // to terminate.
+  const std::atomic<bool>* keepRunning = nullptr;
 };
 
 // "%p" launcher pid, "%h" host name, "%r" rank from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK /

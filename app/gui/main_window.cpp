@@ -19,13 +19,19 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "capture_dialog.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
 #include "session_load_job.h"
 #include "session_view.h"
 #include "timeline_canvas.h"
 #include "shortcuts_dialog.h"
+#include "util/format.h"
 #include "util/version.h"
+
+#ifdef TSCOPE_HAVE_CAPTURE
+#include "capture_job.h"
+#endif
 
 // Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
 static void initResources() { Q_INIT_RESOURCE(resources); }
@@ -96,6 +102,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addWidget(statusLabel_, 1);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancelButton_);
+  captureStatus_ = new QLabel(this);
+  captureStatus_->setObjectName(QStringLiteral("captureStatus"));
+  stopButton_ = new QToolButton(this);
+  stopButton_->setText(tr("Stop"));
+  stopButton_->setToolTip(tr("Stop the capture"));
+  connect(stopButton_, &QToolButton::clicked, this, &MainWindow::askStopCapture);
+  statusBar()->addPermanentWidget(captureStatus_);
+  statusBar()->addPermanentWidget(stopButton_);
+  captureStatus_->hide();
+  stopButton_->hide();
 
   createActions();
   cancelButton_->setDefaultAction(cancelAction_);
@@ -105,6 +121,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+  stopCapture(true);
   for (SessionLoadJob* job : jobs_) job->cancel();
   for (SessionExportJob* job : exports_) job->cancel();
 }
@@ -118,6 +135,14 @@ void MainWindow::createActions() {
   openRanksAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   openRanksAction_->setStatusTip(tr("Open several trace files as one multi-rank session"));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
+  captureAction_ = file->addAction(tr("&Capture…"), this, &MainWindow::captureDialog);
+  captureAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+#ifdef TSCOPE_HAVE_CAPTURE
+  captureAction_->setStatusTip(tr("Run a CUDA program and record its kernels, copies, API calls and NVTX ranges"));
+#else
+  captureAction_->setText(tr("&Capture… (unavailable)"));
+  captureAction_->setStatusTip(tr("This build has no capture: it was built without the CUDA toolkit (CUPTI)"));
+#endif
   closeAction_ = file->addAction(tr("&Close"), this, &MainWindow::closeCurrent);
   closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));  // the platform's Close may be Ctrl+F4
   exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
@@ -169,7 +194,7 @@ void MainWindow::createActions() {
 
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
-  for (QAction* a : {openAction_, openRanksAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
+  for (QAction* a : {openAction_, openRanksAction_, captureAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
                      findAction_, findNextAction_, findPreviousAction_, shortcutsAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
@@ -397,6 +422,134 @@ void MainWindow::dropEvent(QDropEvent* event) {
     openFiles(paths);
     event->acceptProposedAction();
   }
+}
+
+void MainWindow::captureDialog() {
+#ifndef TSCOPE_HAVE_CAPTURE
+  startCapture({});
+#else
+  if (capturing()) {
+    showError(tr("Capture"), tr("A capture is already running; stop it first."));
+    return;
+  }
+  auto* dialog = new CaptureDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    QString error;
+    CaptureRequest r = dialog->request(&error);
+    if (error.isEmpty()) startCapture(r);
+  });
+  dialog->open();
+#endif
+}
+
+bool MainWindow::capturing() const {
+#ifdef TSCOPE_HAVE_CAPTURE
+  return capture_ && capture_->running();
+#else
+  return false;
+#endif
+}
+
+void MainWindow::startCapture(const CaptureRequest& request) {
+#ifndef TSCOPE_HAVE_CAPTURE
+  (void)request;
+  showError(tr("Capture unavailable"),
+            tr("This Tensorscope was built without the CUDA toolkit (CUPTI), so it cannot record programs. "
+               "Build it on a machine with the toolkit at /usr/local/cuda, or capture elsewhere with "
+               "'tensorscope-cli capture' and open the .tscope file here."));
+#else
+  if (capturing()) return;
+  capture::CaptureOptions o;
+  for (const QString& a : request.argv) o.argv.push_back(a.toStdString());
+  for (const auto& [k, v] : request.env) o.env.emplace_back(k.toStdString(), v.toStdString());
+  o.workingDirectory = request.workingDirectory.toStdString();
+  o.output = capture::expandOutputName(request.output.toStdString());
+  o.durationSeconds = request.durationSeconds;
+  o.kinds = request.kinds.join(QLatin1Char(',')).toStdString();
+  o.saveIntervalSeconds = 1;  // the live view: a new snapshot every second
+  delete capture_;
+  capture_ = new CaptureJob(o, this);
+  captureView_ = nullptr;
+  const QString program = QFileInfo(request.argv.value(0)).fileName();
+  captureStatus_->setText(tr("Capturing %1…").arg(program));
+  captureStatus_->show();
+  stopButton_->show();
+  connect(capture_, &CaptureJob::progressed, this, [this, program](const capture::CaptureProgress& p) {
+    captureStatus_->setText(tr("Capturing %1: %2, %3 events, %4 dropped, %5 process(es)")
+                                .arg(program, QString::fromStdString(formatDuration(static_cast<TimeNs>(p.elapsedSeconds * 1e9))),
+                                     QString::fromStdString(formatCount(p.events)), QString::fromStdString(formatCount(p.dropped)))
+                                .arg(p.processes));
+  });
+  connect(capture_, &CaptureJob::snapshot, this, &MainWindow::showCaptureSnapshot);
+  connect(capture_, &CaptureJob::finished, this, [this](bool ok, const QString& message, const QStringList& messages) {
+    stopButton_->hide();
+    captureStatus_->hide();
+    if (!ok) {
+      showError(tr("Capture failed"), message);
+    } else {
+      statusBar()->showMessage(message, 15000);
+      if (!messages.isEmpty()) showError(tr("Capture"), messages.join(QLatin1Char('\n')));
+      if (captureView_) {
+        int index = tabs_->indexOf(captureView_);
+        QString path = QString::fromStdString(capture_->options().output);
+        if (index >= 0) {
+          tabs_->setTabText(index, QFileInfo(path).fileName());
+          tabs_->setTabToolTip(index, path);
+        }
+        addRecent(path);
+      }
+    }
+    emit captureFinished(ok, message);
+  });
+  capture_->start();
+#endif
+}
+
+// Each periodic save of a running capture: the tab shows the newest snapshot, keeping the zoom
+// when the user zoomed in and following the growth otherwise.
+void MainWindow::showCaptureSnapshot(SessionPtr session) {
+  if (!session) return;
+  QString title = tr("Capture (live)");
+  auto* view = new SessionView(std::move(session), title, tabs_);
+  if (captureView_ && tabs_->indexOf(captureView_) >= 0) {
+    int index = tabs_->indexOf(captureView_);
+    const Session& old = *captureView_->session();
+    TimelineCanvas* canvas = captureView_->timeline();
+    TimeNs t0 = canvas->axis().start(), t1 = canvas->axis().end(canvas->canvasWidth());
+    bool zoomed = t0 > old.startTime() || t1 < old.endTime();
+    bool current = tabs_->currentIndex() == index;
+    tabs_->removeTab(index);
+    tabs_->insertTab(index, view, title);
+    if (current) tabs_->setCurrentIndex(index);
+    if (zoomed) view->timeline()->zoomTo(t0, t1);
+    captureView_->deleteLater();
+  } else {
+    int index = tabs_->addTab(view, title);
+    tabs_->setCurrentIndex(index);
+  }
+  captureView_ = view;
+  updateCentral();
+  emit captureUpdated();
+}
+
+void MainWindow::askStopCapture() {
+  if (!capturing()) return;
+  QMessageBox box(QMessageBox::Question, tr("Stop capture"), tr("Stop recording. Terminate the program too?"),
+                  QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, this);
+  box.button(QMessageBox::Yes)->setText(tr("Stop and terminate"));
+  box.button(QMessageBox::No)->setText(tr("Stop, let it run"));
+  int answer = box.exec();
+  if (answer == QMessageBox::Cancel) return;
+  stopCapture(answer == QMessageBox::Yes);
+}
+
+void MainWindow::stopCapture(bool terminateProgram) {
+#ifdef TSCOPE_HAVE_CAPTURE
+  if (capture_) capture_->stop(terminateProgram);
+#else
+  (void)terminateProgram;
+#endif
 }
 
 }  // namespace ts

@@ -19,6 +19,8 @@ class QListWidget;
 
 namespace ts {
 
+class CaptureJob;
+struct CaptureRequest;
 class SessionExportJob;
 class SessionLoadJob;
 class SessionView;
@@ -36,6 +38,13 @@ class MainWindow : public QMainWindow {
   // Writes the current tab's session (format by extension) off the GUI thread.
   void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();
+  // Runs a program under capture; its tab grows while it runs (File → Capture…). Without capture
+  // support in this build, explains why instead.
+  void startCapture(const CaptureRequest& request);
+  // Ends the running capture; `terminateProgram` asks the program to exit, else it runs on.
+  void stopCapture(bool terminateProgram);
+  bool capturing() const;
+  SessionView* captureView() const { return captureView_; }
   int sessionCount() const;
   SessionView* sessionView(int index) const;
   QTabWidget* tabs() const { return tabs_; }
@@ -51,6 +60,8 @@ class MainWindow : public QMainWindow {
   void loadFailed(const QString& path, const QString& message);
   void exported(bool ok, const QString& message);
   void idle();  // no load or export in progress any more
+  void captureFinished(bool ok, const QString& message);
+  void captureUpdated();  // the capture tab shows a newer snapshot
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -60,6 +71,9 @@ class MainWindow : public QMainWindow {
   void createActions();
   void openDialog();
   void openRanksDialog();
+  void captureDialog();
+  void askStopCapture();
+  void showCaptureSnapshot(SessionPtr session);
   void exportDialog();
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void showError(const QString& title, const QString& message);
@@ -89,6 +103,11 @@ class MainWindow : public QMainWindow {
   QAction* shortcutsAction_ = nullptr;
   QAction* aboutAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
+  QAction* captureAction_ = nullptr;
+  CaptureJob* capture_ = nullptr;
+  SessionView* captureView_ = nullptr;
+  QLabel* captureStatus_ = nullptr;
+  QToolButton* stopButton_ = nullptr;
   QLabel* statusLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;

@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
 
 #include "io/open_session.h"
@@ -113,6 +114,45 @@ TEST_F(Launcher, EveryProcessThatLoadsTheLibraryConnects) {
   bool explained = false;
   for (const std::string& m : r->messages) explained |= m.find("CUPTI") != std::string::npos;
   EXPECT_TRUE(explained || r->events > 0);
+}
+
+TEST_F(Launcher, TheSessionGrowsWhileTheProgramRunsAndIsSavedAsItGoes) {
+  CaptureOptions o;
+  o.argv = {TSCOPE_FAKE_TARGET, "frames", "5", "100", "0"};
+  o.output = path("live.tscope");
+  o.saveIntervalSeconds = 0.3;
+  std::vector<size_t> seen;
+  CaptureHooks hooks;
+  hooks.snapshot = [&](SessionPtr s) { seen.push_back(summarize(*s).kernels); };
+  auto r = runCapture(o, hooks);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->exitCode, 0);
+  EXPECT_EQ(r->events, 500u);
+  EXPECT_FALSE(r->incomplete);
+  ASSERT_GE(seen.size(), 3u);  // periodic saves while it ran, then the final one
+  EXPECT_LT(seen.front(), 500u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(seen.back(), 500u);
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(summarize(**s).kernels, 500u);
+  EXPECT_FALSE((*s)->provenance.incomplete);
+  EXPECT_EQ((*s)->devices[0].name, "Fake GPU");
+}
+
+TEST_F(Launcher, AProgramThatDiesMidRecordLeavesAReadableIncompleteSession) {
+  CaptureOptions o;
+  o.argv = {TSCOPE_FAKE_TARGET, "crash", "2", "50"};
+  o.output = path("crash.tscope");
+  auto r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->signal, 9);
+  EXPECT_TRUE(r->incomplete);
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(summarize(**s).kernels, 100u);  // every whole record before the cut
+  EXPECT_TRUE((*s)->provenance.incomplete);
+  EXPECT_EQ((*s)->provenance.exitCode, 128 + 9);
 }
 
 TEST_F(Launcher, CommandLine) {

@@ -173,6 +173,23 @@ class TestMainWindow : public QObject {
     QCOMPARE(dialog.options().shiftNs.at(0), ts::TimeNs{-250500});  // the shift moved with its file
   }
 
+  void captureExplainsItselfWithoutCuda() {
+    MainWindow w;
+    QAction* capture = nullptr;
+    for (QAction* a : w.shortcutActions()) {
+      if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R)) capture = a;
+    }
+    QVERIFY(capture);
+#ifdef TSCOPE_HAVE_CAPTURE
+    QVERIFY(!capture->text().contains(QStringLiteral("unavailable")));
+#else
+    QVERIFY(capture->text().contains(QStringLiteral("unavailable")));
+    capture->trigger();
+    QVERIFY2(w.lastError().contains(QStringLiteral("without the CUDA toolkit")), qPrintable(w.lastError()));
+    QVERIFY(!w.capturing());
+#endif
+  }
+
   void shortcutsAreListed() {
     MainWindow w;
     QList<QAction*> actions = w.shortcutActions();
@@ -183,6 +200,7 @@ class TestMainWindow : public QObject {
     QVERIFY(keys.contains(QStringLiteral("Ctrl+Q")));
     QVERIFY(keys.contains(QStringLiteral("Ctrl+Shift+O")));
     QVERIFY(keys.contains(QStringLiteral("Ctrl+E")));
+    QVERIFY(keys.contains(QStringLiteral("Ctrl+R")));  // File → Capture…
     ts::ShortcutsDialog dialog(actions);
     auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
     QVERIFY(table);

@@ -1,0 +1,44 @@
+// CaptureDialog (File → Capture…): what to run and what to record — program, arguments, working
+// directory, environment, duration, event kinds, output file. Plain Qt types, so it builds with or
+// without capture support.
+#pragma once
+
+#include <QDialog>
+#include <QStringList>
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QPlainTextEdit;
+
+namespace ts {
+
+struct CaptureRequest {
+  QStringList argv;                        // program first
+  QList<QPair<QString, QString>> env;
+  QString workingDirectory;
+  QString output;
+  double durationSeconds = 0;              // 0: until the program exits
+  QStringList kinds;                       // empty: the default set
+};
+
+class CaptureDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit CaptureDialog(QWidget* parent = nullptr);
+
+  // The request, or an error message in `error` (nothing to run, bad environment line, ...).
+  CaptureRequest request(QString* error) const;
+  void setRequest(const CaptureRequest& request);  // also what tests fill in
+
+ private:
+  QLineEdit* program_ = nullptr;
+  QLineEdit* arguments_ = nullptr;
+  QLineEdit* directory_ = nullptr;
+  QPlainTextEdit* environment_ = nullptr;
+  QDoubleSpinBox* duration_ = nullptr;
+  QLineEdit* output_ = nullptr;
+  QList<QCheckBox*> kinds_;
+};
+
+}  // namespace ts
