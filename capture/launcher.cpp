@@ -17,6 +17,7 @@
 
 #include "io/open_session.h"
 #include "record_sink.h"
+#include "wire_format.h"
 #include "util/version.h"
 
 namespace ts::capture {
@@ -215,7 +216,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   };
   std::vector<Conn> conns;
   std::optional<int> status;
-  std::optional<Clock::time_point> exitedAt, stopAt;
+  std::optional<Clock::time_point> exitedAt, stopAt, flushAskedAt;
+  constexpr double kFlushWait = 0.3;  // seconds for the flushed records to arrive
   Clock::time_point lastSave = started, lastProgress = started;
   size_t savedEvents = 0;
   std::string buffer(1 << 20, '\0');
@@ -274,7 +276,12 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     const bool stopWanted = (hooks.stop && hooks.stop->load()) ||
                             (o.durationSeconds > 0 && secondsSince(started) >= o.durationSeconds);
     const bool keepRunning = hooks.keepRunning && hooks.keepRunning->load();
-    if (stopWanted && !stopAt) {
+    if (stopWanted && !flushAskedAt && !stopAt) {
+      // First ask every process to flush what CUPTI holds, then (a moment later) stop.
+      flushAskedAt = Clock::now();
+      for (const Conn& c : conns) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
+    }
+    if (flushAskedAt && !stopAt && (conns.empty() || status || secondsSince(*flushAskedAt) >= kFlushWait)) {
       stopAt = Clock::now();
       if (!status && !keepRunning) {
         ::kill(child, SIGTERM);

@@ -14,6 +14,8 @@ namespace ts::capture {
 
 inline constexpr uint32_t kWireVersion = 1;
 inline constexpr uint32_t kMaxFrameBytes = 1u << 20;  // a name longer than this is cut
+// The one message the launcher sends back: flush CUPTI's buffers now (before a stop).
+inline constexpr char kFlushRequest = 'F';
 
 enum class FrameType : uint32_t {
   Hello = 1,     // first frame of every connection

@@ -173,6 +173,11 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   timeline_->fitAll();
 }
 
+void SessionView::setLive(bool live) {
+  live_ = live;
+  overview_->setHtml(overviewHtml());
+}
+
 void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
   std::vector<LaneView> views;
   QString what = tr("all rows");
@@ -236,9 +241,16 @@ QString SessionView::overviewHtml() const {
   const Session& s = *session_;
   SessionSummary r = summarize(s);
   QString html = QStringLiteral("<h2>%1</h2>").arg(path_.toHtmlEscaped());
-  if (s.provenance.incomplete) {
+  if (live_) {
+    html += tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
+               "replaced every second.</p>");
+  } else if (s.provenance.incomplete) {
     html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
                "last flush; events after that point are missing.</p>");
+  }
+  if (s.provenance.droppedRecords) {
+    html += tr("<p style='color:#c0392b'><b>%1 records dropped</b> by the profiler (its buffers were "
+               "full): some events are missing.</p>").arg(s.provenance.droppedRecords);
   }
   html += QStringLiteral("<table>");
   html += row(tr("Duration"), q(formatDuration(s.duration())));

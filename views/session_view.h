@@ -45,6 +45,8 @@ class SessionView : public QWidget {
   QTableView* eventsTable() const { return eventsTable_; }
   StatsPane* stats() const { return stats_; }
   QTabWidget* bottomTabs() const { return bottom_; }
+  // A snapshot of a capture still running: the overview says so instead of "incomplete".
+  void setLive(bool live);
   // Fills the events table with [t0, t1) of every track, or of one timeline row.
   void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
 
@@ -72,6 +74,7 @@ class SessionView : public QWidget {
   std::vector<SearchHit> hits_;
   size_t current_ = static_cast<size_t>(kNone);
   bool searched_ = false;
+  bool live_ = false;
 };
 
 }  // namespace ts

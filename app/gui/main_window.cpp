@@ -491,11 +491,14 @@ void MainWindow::startCapture(const CaptureRequest& request) {
       statusBar()->showMessage(message, 15000);
       if (!messages.isEmpty()) showError(tr("Capture"), messages.join(QLatin1Char('\n')));
       if (captureView_) {
-        int index = tabs_->indexOf(captureView_);
+        // The last snapshot is the saved file: show it under its name.
         QString path = QString::fromStdString(capture_->options().output);
+        replaceCaptureView(captureView_->session(), path, false);
+        int index = tabs_->indexOf(captureView_);
         if (index >= 0) {
           tabs_->setTabText(index, QFileInfo(path).fileName());
           tabs_->setTabToolTip(index, path);
+          captureView_->timeline()->setPersistenceKey(QFileInfo(path).absoluteFilePath());
         }
         addRecent(path);
       }
@@ -508,10 +511,12 @@ void MainWindow::startCapture(const CaptureRequest& request) {
 
 // Each periodic save of a running capture: the tab shows the newest snapshot, keeping the zoom
 // when the user zoomed in and following the growth otherwise.
-void MainWindow::showCaptureSnapshot(SessionPtr session) {
+void MainWindow::showCaptureSnapshot(SessionPtr session) { replaceCaptureView(std::move(session), tr("Capture (live)"), true); }
+
+void MainWindow::replaceCaptureView(SessionPtr session, const QString& title, bool live) {
   if (!session) return;
-  QString title = tr("Capture (live)");
   auto* view = new SessionView(std::move(session), title, tabs_);
+  view->setLive(live);
   if (captureView_ && tabs_->indexOf(captureView_) >= 0) {
     int index = tabs_->indexOf(captureView_);
     const Session& old = *captureView_->session();

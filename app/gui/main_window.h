@@ -74,6 +74,7 @@ class MainWindow : public QMainWindow {
   void captureDialog();
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
+  void replaceCaptureView(SessionPtr session, const QString& title, bool live);
   void exportDialog();
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void showError(const QString& title, const QString& message);

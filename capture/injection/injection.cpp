@@ -17,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cupti_decoder.h"
@@ -115,6 +116,35 @@ void finish() {
   gSocket = -1;
 }
 
+// The launcher asks for a flush before it stops a capture (one byte, kFlushRequest, on the
+// socket): records still in CUPTI's buffers are sent before the program is asked to exit.
+void listenForFlush() {
+  std::thread([] {
+    for (;;) {
+      char request = 0;
+      int fd = gSocket;
+      if (fd < 0) return;
+      ssize_t n = ::recv(fd, &request, 1, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the launcher closed its end
+      if (request == kFlushRequest && gActive) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    }
+  }).detach();
+}
+
+// Who else holds CUPTI: the injection libraries of the Nsight tools are in the process.
+std::string otherProfiler() {
+  std::ifstream maps("/proc/self/maps");
+  std::string text((std::istreambuf_iterator<char>(maps)), {});
+  if (text.find("ToolsInjection") != std::string::npos || std::getenv("NSYS_PROFILING_SESSION_ID")) {
+    return "Nsight Systems";
+  }
+  if (text.find("TreeLauncher") != std::string::npos || text.find("InterceptorInjection") != std::string::npos) {
+    return "Nsight Compute";
+  }
+  return "another CUDA profiler";
+}
+
 int rankFromEnvironment() {
   for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
@@ -204,7 +234,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   if (r != CUPTI_SUCCESS) {
     message(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                ? "another CUDA profiler (Nsight Systems or Nsight Compute) is already attached to this process; "
+                ? otherProfiler() + " is already profiling this process (CUPTI allows one profiler at a time); "
                   "Tensorscope records nothing from it"
                 : "CUPTI could not start: " + cuptiError(r));
     // Nothing more will come from this process: say so, so the capture is not marked incomplete.
@@ -218,5 +248,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   gActive = true;
   std::atexit(finish);
   flushWriter();
+  listenForFlush();
   return 1;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "session/types.h"
 
@@ -15,6 +16,7 @@ struct ImportInfo {
   size_t events = 0;           // source events read
   size_t skipped = 0;          // events of kinds Tensorscope does not model
   int32_t distributedRank = -1;
+  std::string host;  // the source's host name, when it says (else the file name labels the rank)
 };
 
 }  // namespace ts

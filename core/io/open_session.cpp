@@ -10,6 +10,7 @@
 #include "io/nsys_sqlite_reader.h"
 #include "io/sqlite_db.h"
 #include "io/text_file.h"
+#include "io/session_merge.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
 
@@ -40,8 +41,9 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
     auto db = SqliteDb::open(path, true);
     if (!db) return Error{path + ": cannot open: " + db.error()};
     if (db->hasTable("tscope_meta")) {
-      return Error{path + ": .tscope sessions open one at a time; combine the ranks' original "
-                   "traces instead"};
+      auto session = loadSession(path, progress);
+      if (!session) return Error{session.error()};
+      return appendSession(path, **session, b, rank, info);
     }
     if (!isNsysExport(db.value())) {
       return Error{path + ": an SQLite database but neither a Tensorscope session nor an Nsight "
@@ -105,8 +107,8 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
     }
     for (size_t i = 0; i < paths.size(); ++i) {
       Rank& r = b.rankInfo(static_cast<uint32_t>(i));
-      if (infos[i].distributedRank < 0) r.rank = static_cast<int32_t>(i);
-      r.host = fileStem(paths[i]);
+      r.rank = infos[i].distributedRank >= 0 ? infos[i].distributedRank : static_cast<int32_t>(i);
+      r.host = infos[i].host.empty() ? fileStem(paths[i]) : infos[i].host;
       r.label = "rank " + std::to_string(r.rank) + " / " + r.host;
       // Without wall-clock times, line the ranks up on their first events.
       if (!absolute) r.clockOffsetNs += earliest - (infos[i].firstTimestamp + r.clockOffsetNs);

@@ -54,6 +54,7 @@ int playFrames(int batches, int kernels, bool crash) {
   FrameWriter w;
   HelloFrame hello;
   hello.pid = ::getpid();
+  hello.rank = std::getenv("RANK") ? std::atoi(std::getenv("RANK")) : -1;
   w.begin(FrameType::Hello, hello).string("fakehost").string("fake_target frames").end();
   DeviceFrame device;
   device.smCount = 108;

@@ -2,6 +2,7 @@
 // signals, a stop by duration, and the injection library's connection (loaded by a stand-in for
 // the CUDA driver) — one record stream per process.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +156,24 @@ TEST_F(Launcher, AProgramThatDiesMidRecordLeavesAReadableIncompleteSession) {
   EXPECT_EQ((*s)->provenance.exitCode, 128 + 9);
 }
 
+TEST_F(Launcher, PerRankCapturesOpenAsOneMultiRankSession) {
+  std::vector<std::string> files;
+  for (int rank : {0, 1}) {
+    CaptureOptions o;
+    o.argv = {TSCOPE_FAKE_TARGET, "frames", "1", "30", "0"};
+    o.env = {{"RANK", std::to_string(rank)}};  // what torchrun sets
+    o.output = path("run." + std::to_string(rank) + ".tscope");
+    ASSERT_TRUE(runCapture(o).ok());
+    files.push_back(o.output);
+  }
+  auto s = openSessionFiles(files);
+  ASSERT_TRUE(s.ok()) << s.error();
+  ASSERT_EQ((*s)->ranks.size(), 2u);
+  EXPECT_EQ((*s)->ranks[0].label, "rank 0 / fakehost");
+  EXPECT_EQ((*s)->ranks[1].label, "rank 1 / fakehost");
+  EXPECT_EQ(summarize(**s).kernels, 60u);
+}
+
 TEST_F(Launcher, CommandLine) {
   std::string cli = TSCOPE_CLI;
   auto [code, out] = shell(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
@@ -169,6 +188,26 @@ TEST_F(Launcher, CommandLine) {
   EXPECT_EQ(code, 2) << out;
   std::tie(code, out) = shell(cli + " capture -o x.tscope --kinds kernel,bogus -- true");
   EXPECT_EQ(code, 2) << out;
+  // Ctrl+C on the CLI: it stops the capture, asks the program to end and saves.
+  std::string out2 = path("interrupted.tscope");
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(TSCOPE_CLI, TSCOPE_CLI, "capture", "-o", out2.c_str(), "--", "sleep", "30", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(300'000);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  while (::waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+    ::usleep(20'000);
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the CLI did not stop on SIGINT";
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);  // the program was asked to terminate
+  auto saved = openSessionFile(out2);
+  ASSERT_TRUE(saved.ok()) << saved.error();
+  EXPECT_EQ((*saved)->provenance.exitCode, 128 + SIGTERM);
+
   EXPECT_EQ(expandOutputName("run.%%.%r"), "run.%." + std::to_string([] {
               const char* r = std::getenv("RANK");
               return r ? std::atoi(r) : 0;

@@ -6,11 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "io/column_codec.h"
 #include "io/sqlite_db.h"
+#include "io/open_session.h"
 #include "io/tscope_file.h"
+#include "session/session_summary.h"
 #include "session/session_builder.h"
 #include "session_fixture.h"
 #include "synth/synthetic_session.h"
@@ -70,6 +73,44 @@ TEST_F(TscopeFile, RoundTripKeepsEveryField) {
   auto again = loadSession(path("rt2.tscope"));
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(testing::sameSession(*original, **again, &why)) << why;
+}
+
+// Per-rank .tscope files (a distributed capture writes one per rank) open together as one
+// multi-rank session: every event, flow and counter of each, strings re-interned.
+TEST_F(TscopeFile, SessionsOpenTogetherAsRanks) {
+  SessionPtr one = testing::makeFixtureSession(false);
+  ASSERT_TRUE(saveSession(*one, path("r0.tscope")).ok());
+  ASSERT_TRUE(saveSession(*one, path("r1.tscope")).ok());
+  auto both = openSessionFiles({path("r0.tscope"), path("r1.tscope")});
+  ASSERT_TRUE(both.ok()) << both.error();
+  const Session& s = **both;
+  ASSERT_EQ(s.ranks.size(), 2u);
+  EXPECT_EQ(s.eventCount(), 2 * one->eventCount());
+  EXPECT_EQ(s.flows.srcTrack.size(), 2 * one->flows.srcTrack.size());
+  EXPECT_EQ(s.counters.size(), 2 * one->counters.size());
+  EXPECT_EQ(s.devices.size(), 2 * one->devices.size());
+  SessionSummary a = summarize(*one), b = summarize(s);
+  EXPECT_EQ(b.kernels, 2 * a.kernels);
+  EXPECT_EQ(b.nvtxRanges, 2 * a.nvtxRanges);
+  // Kernel names and their mangled forms survive the re-interning.
+  std::set<std::string> names;
+  for (const Track& t : s.tracks) {
+    for (uint32_t e = 0; e < t.size() && t.kind == EventKind::Kernel; ++e) {
+      names.insert(std::string(s.str(t.hot.name[e])) + "|" + std::string(s.str(t.kernels.mangled[e])));
+    }
+  }
+  std::set<std::string> expected;
+  for (const Track& t : one->tracks) {
+    for (uint32_t e = 0; e < t.size() && t.kind == EventKind::Kernel; ++e) {
+      expected.insert(std::string(one->str(t.hot.name[e])) + "|" + std::string(one->str(t.kernels.mangled[e])));
+    }
+  }
+  EXPECT_EQ(names, expected);
+  // An already multi-rank file cannot be one rank of another session.
+  ASSERT_TRUE(saveSession(s, path("two.tscope")).ok());
+  auto refused = openSessionFiles({path("two.tscope"), path("r0.tscope")});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("already holds 2 ranks"), std::string::npos) << refused.error();
 }
 
 TEST_F(TscopeFile, RoundTripOfAnEmptySession) {
