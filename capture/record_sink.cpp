@@ -339,7 +339,17 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       b.addApi(thread, a.start, a.end, name(n), d);
       last = std::max(last, a.end);
     }
-    for (const SyncFrame& x : c.syncs) last = std::max(last, x.end);
+    // Synchronisation: a range on the stream it waited for (context-wide ones on the device-wide
+    // row), named as Kineto names its cuda_sync events.
+    for (const SyncFrame& x : c.syncs) {
+      last = std::max(last, x.end);
+      auto device = contextDevice.find(x.contextId);
+      if (device == contextDevice.end() || x.end < from) continue;
+      static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event", "Stream Sync", "Context Sync"};
+      const char* label = x.type < 5 ? kSyncNames[x.type] : kSyncNames[0];
+      b.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end, b.intern(label),
+                       {b.intern("cuda_sync"), b.intern("")});
+    }
     // NVTX: START and END records pair by id; a range still open at the end lasts to the last
     // record seen (kept, not dropped).
     std::unordered_map<uint64_t, const Connection::Marker*> open;

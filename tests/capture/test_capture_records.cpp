@@ -22,6 +22,7 @@ T record(CUpti_ActivityKind kind) {
 }
 
 std::string namer(bool driver, uint32_t cbid) {
+  if (driver && cbid == 307) return "cuLaunchKernel";
   if (!driver && cbid == 211) return "cudaLaunchKernel_v7000";
   if (!driver && cbid == 41) return "cudaMemcpyAsync_v3020";
   return "";
@@ -64,6 +65,8 @@ struct Records {
   CUpti_ActivityMarker2 mark = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
   CUpti_ActivityStream stream = record<CUpti_ActivityStream>(CUPTI_ACTIVITY_KIND_STREAM);
   CUpti_ActivitySynchronization2 sync = record<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  CUpti_ActivityAPI driverCall = record<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_DRIVER);
+  CUpti_ActivityExternalCorrelation external = record<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   CUpti_ActivityOverhead3 overhead = record<CUpti_ActivityOverhead3>(CUPTI_ACTIVITY_KIND_OVERHEAD);
   CUpti_Activity unknown{CUPTI_ACTIVITY_KIND_PC_SAMPLING};
 
@@ -106,11 +109,14 @@ struct Records {
     mark.flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, mark.id = 10, mark.timestamp = 1'700'000, mark.name = "step";
     stream.contextId = 1, stream.streamId = 13, stream.priority = 0;
     sync.start = 2'200'000, sync.end = 2'300'000, sync.contextId = 1, sync.streamId = 13;
+    sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+    driverCall.cbid = 307, driverCall.start = 960'000, driverCall.end = 970'000;
+    driverCall.processId = 4242, driverCall.threadId = 4243, driverCall.correlationId = 78;
   }
   std::vector<const CUpti_Activity*> all() const {
     auto p = [](const auto& r) { return reinterpret_cast<const CUpti_Activity*>(&r); };
     return {p(device), p(device1), p(context), p(stream), p(kernel), p(launch), p(htod), p(peer), p(memset),
-            p(start), p(end), p(mark), p(sync), p(overhead), p(unknown)};
+            p(start), p(end), p(mark), p(sync), p(driverCall), p(external), p(overhead), p(unknown)};
   }
 };
 
@@ -143,7 +149,8 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   ASSERT_TRUE(s);
   SessionSummary sum = summarize(*s);
   EXPECT_EQ(sum.kernels, 1u);
-  EXPECT_EQ(sum.apiCalls, 1u);
+  EXPECT_EQ(sum.apiCalls, 2u);  // a runtime and a driver call
+  EXPECT_EQ(sum.otherRanges, 1u);  // the stream synchronisation
   EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::HtoD)], 1u);
   EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::PtoP)], 1u);
   EXPECT_EQ(sum.memsets, 1u);
@@ -168,7 +175,15 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->streams[k->stream].streamId, 13u);
   const Track* api = trackOf(*s, EventKind::Api);
   ASSERT_TRUE(api);
+  ASSERT_EQ(api->size(), 2u);
   EXPECT_EQ(s->str(api->hot.name[0]), "cudaLaunchKernel");  // version suffix dropped
+  EXPECT_EQ(api->apis.domain[0], ApiDomain::Runtime);
+  EXPECT_EQ(s->str(api->hot.name[1]), "cuLaunchKernel");
+  EXPECT_EQ(api->apis.domain[1], ApiDomain::Driver);
+  const Track* sync = trackOf(*s, EventKind::Range);
+  ASSERT_TRUE(sync);
+  EXPECT_EQ(s->str(sync->hot.name[0]), "Stream Sync");
+  EXPECT_EQ(s->streams[sync->stream].streamId, 13u);
   EXPECT_EQ(s->threads[api->thread].tid, 4243);
   // The launch and its kernel are tied by correlation id.
   ASSERT_EQ(s->flows.srcTrack.size(), 1u);
@@ -231,7 +246,7 @@ TEST(CaptureRecords, ChildProcessesAreStreamsOfTheirOwn) {
   bool sawChild = false;
   for (const Process& p : s->processes) sawChild |= p.pid == 5151;
   EXPECT_TRUE(sawChild);
-  EXPECT_EQ(summarize(*s).apiCalls, 2u);
+  EXPECT_EQ(summarize(*s).apiCalls, 3u);  // the parent's runtime and driver calls, the child's call
 }
 
 TEST(CaptureRecords, CorruptStreamsAreErrorsNotCrashes) {
