@@ -35,7 +35,8 @@ enum class FrameType : uint32_t {
   End = 15,      // the target flushed everything and is exiting
 };
 
-#pragma pack(push, 1)
+// Natural alignment (no packing): frames are copied with memcpy at both ends, which are one
+// build on one machine, and kept in vectors whose fields are then safe to reference.
 struct HelloFrame {
   uint32_t version = kWireVersion;
   int32_t pid = 0;
@@ -123,7 +124,6 @@ struct CountFrame {  // Dropped, Overhead, Unknown
   uint64_t count = 0;
   uint32_t detail = 0;  // Unknown: the CUPTI kind
 };
-#pragma pack(pop)
 
 // Appends frames to a byte buffer.
 class FrameWriter {
