@@ -38,5 +38,6 @@ int runConvert(const std::vector<std::string>& argv);
 int runGenerate(const std::vector<std::string>& argv);
 int runStats(const std::vector<std::string>& argv);
 int runCapture(const std::vector<std::string>& argv);
+int runModel(const std::vector<std::string>& argv);
 
 }  // namespace ts::cli

@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
+    "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"
     "  generate --events N --gpus G --streams S --seed K OUT.tscope\n"
     "                               write a deterministic synthetic session\n"
     "\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   if (command == "generate") return runGenerate(args);
   if (command == "stats") return runStats(args);
   if (command == "capture") return runCapture(args);
+  if (command == "model") return runModel(args);
   std::fprintf(stderr, "tensorscope-cli: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return kExitUsage;
 }

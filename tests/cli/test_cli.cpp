@@ -45,7 +45,7 @@ class Cli : public ::testing::Test {
 };
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
-  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help", "stats --help"}) {
+  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help", "stats --help", "model --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -58,7 +58,8 @@ TEST_F(Cli, UsageErrorsExitTwo) {
                           "generate --gpus 0 x.tscope", "generate --events ten x.tscope", "stats",
                           "stats x.tscope --report bogus", "stats x.tscope --format xml",
                           "stats x.tscope --range 5", "stats x.tscope --range 1min:2min",
-                          "stats x.tscope --buckets 0", "stats x.tscope --min-gap soon"}) {
+                          "stats x.tscope --buckets 0", "stats x.tscope --min-gap soon", "model",
+                          "model frob x.onnx", "model table", "model zoo resnet50", "model table x.onnx --batch 0"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 2) << "'" << cmd << "': " << r.out;
   }
@@ -216,6 +217,31 @@ TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
   r = cli("stats " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ModelZooTableAndInfo) {
+  std::string onnx = path("vgg16.onnx");
+  CliRun r = cli("model zoo vgg16 -o " + onnx);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  r = cli("model table " + onnx + " --layers --json --batch 4");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  simdjson::dom::array rows = doc["rows"];
+  EXPECT_EQ(rows.size(), 17u);  // 13 convolutions, 3 fully connected, the totals
+  EXPECT_EQ(int64_t(rows.at(15)["parameters"]), 4'097'000);
+  EXPECT_EQ(int64_t(rows.at(16)["parameters"]), 138'357'544);
+  r = cli("model info " + onnx);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("138,357,544"), std::string::npos) << r.out;
+  std::ofstream(path("junk.onnx")) << "junk";
+  r = cli("model table " + path("junk.onnx"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("junk.onnx"), std::string::npos) << r.out;
+  r = cli("model zoo lenet -o " + path("x.onnx"));
+  EXPECT_EQ(r.exitCode, 1);
+  r = cli("model zoo --list");
+  EXPECT_NE(r.out.find("bert-base"), std::string::npos) << r.out;
 }
 
 }  // namespace ts

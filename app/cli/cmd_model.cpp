@@ -1,0 +1,107 @@
+// tensorscope-cli model: ONNX models — their layer table, a summary, and the built-in zoo.
+#include <cstdio>
+#include <fstream>
+
+#include "cli/cli_args.h"
+#include "io/atomic_file.h"
+#include "model/layer_table.h"
+#include "model/model_zoo.h"
+#include "model/onnx_loader.h"
+
+namespace ts::cli {
+
+namespace {
+
+std::string helpText() {
+  std::string zoo;
+  for (const std::string& n : model::zooModels()) zoo += (zoo.empty() ? "" : ", ") + n;
+  return "Usage: tensorscope-cli model table MODEL.onnx [--batch N] [--layers] [--csv|--json]\n"
+         "       tensorscope-cli model info MODEL.onnx [--batch N] [--json]\n"
+         "       tensorscope-cli model zoo NAME [--batch N] -o OUT.onnx\n"
+         "       tensorscope-cli model zoo --list\n"
+         "\n"
+         "table  per op: name, type, trainable parameters, weight type and bytes, output (activation)\n"
+         "       bytes, FLOPs (a multiply-add is 2) and output shape, then the totals; --layers keeps\n"
+         "       the ops with parameters\n"
+         "info   ops by type, parameters, bytes, FLOPs, inputs and outputs\n"
+         "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs with\n"
+         "       their shapes): " + zoo + "\n"
+         "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic unless given)\n";
+}
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli model: %s\n\n%s", message.c_str(), helpText().c_str());
+  return kExitUsage;
+}
+
+bool readBatch(const Args& args, int64_t& batch) {
+  unsigned long long n = 0;
+  if (auto b = args.option("--batch")) {
+    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return false;
+    batch = static_cast<int64_t>(n);
+  }
+  return true;
+}
+
+Status writeText(const std::string& path, const std::string& bytes) {
+  return writeFileAtomically(path, [&](const std::string& temp) -> Status {
+    std::ofstream out(temp, std::ios::binary);
+    out << bytes;
+    out.flush();
+    if (!out) return Error{path + ": cannot write"};
+    return {};
+  });
+}
+
+}  // namespace
+
+int runModel(const std::vector<std::string>& argv) {
+  Args args;
+  if (std::string e = args.parse(argv, {"--batch", "-o"}, {"--help", "-h", "--csv", "--json", "--layers", "--list"});
+      !e.empty()) {
+    return usage(e);
+  }
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(helpText().c_str(), stdout);
+    return kExitOk;
+  }
+  const auto& pos = args.positional();
+  if (pos.empty()) return usage("no subcommand (table, info or zoo)");
+  const std::string& sub = pos[0];
+  if (sub == "zoo") {
+    if (args.flag("--list")) {
+      for (const std::string& n : model::zooModels()) std::printf("%s\n", n.c_str());
+      return kExitOk;
+    }
+    if (pos.size() != 2) return usage("zoo needs a model name (--list shows them)");
+    auto out = args.option("-o");
+    if (!out) return usage("zoo needs -o OUT.onnx");
+    int64_t batch = 0;
+    if (!readBatch(args, batch)) return usage("--batch needs a positive number");
+    auto bytes = model::zooModelBytes(pos[1], batch);
+    if (!bytes) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", bytes.error().c_str());
+      return kExitFailure;
+    }
+    if (Status st = writeText(*out, *bytes); !st) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  if (sub != "table" && sub != "info") return usage("unknown subcommand '" + sub + "'");
+  if (pos.size() != 2) return usage(sub + " needs one MODEL.onnx");
+  model::LoadOptions options;
+  if (!readBatch(args, options.batch)) return usage("--batch needs a positive number");
+  auto graph = model::loadOnnxModel(pos[1], options);
+  if (!graph) {
+    std::fprintf(stderr, "tensorscope-cli model: %s\n", graph.error().c_str());
+    return kExitFailure;
+  }
+  StatsTable table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);
+  std::string out = args.flag("--json") ? statsToJson({table}) : args.flag("--csv") ? statsToCsv(table) : statsToText(table);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,77 @@
+#include "model/layer_table.h"
+
+#include <map>
+
+namespace ts::model {
+
+namespace {
+
+std::string shapeText(const Tensor& t) {
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "×" : "") + (t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]));
+  return s + "]";
+}
+
+}  // namespace
+
+StatsTable layerTable(const ModelGraph& g, bool layersOnly) {
+  StatsTable t;
+  t.report = "layers";
+  t.title = "Layers of " + g.name + " at batch " + std::to_string(g.batch);
+  t.columns = {{"layer", "Layer", StatsUnit::Text},          {"op", "Op", StatsUnit::Text},
+               {"parameters", "Parameters", StatsUnit::Count}, {"dtype", "Type", StatsUnit::Text},
+               {"parameter_bytes", "Weights", StatsUnit::Bytes}, {"activation_bytes", "Activations", StatsUnit::Bytes},
+               {"flops", "FLOPs", StatsUnit::Count},         {"output_shape", "Output", StatsUnit::Text}};
+  int64_t activations = 0;
+  for (const Op& op : g.ops) {
+    int64_t params = op.parameters(g.tensors), weightBytes = 0, outBytes = 0;
+    std::string dtype;
+    for (int w : op.weights(g.tensors)) {
+      const Tensor& x = g.tensors[static_cast<size_t>(w)];
+      if (!x.trainable) continue;
+      weightBytes += std::max<int64_t>(x.bytes(), 0);
+      if (dtype.empty()) dtype = toString(x.type);
+    }
+    std::string shape;
+    for (int o : op.outputs) {
+      if (o < 0) continue;
+      outBytes += std::max<int64_t>(g.tensors[static_cast<size_t>(o)].bytes(), 0);
+      if (shape.empty()) shape = shapeText(g.tensors[static_cast<size_t>(o)]);
+    }
+    activations += outBytes;
+    if (layersOnly && params == 0) continue;
+    t.rows.push_back({op.name, op.type, params, dtype, weightBytes, outBytes,
+                      op.flopsKnown ? StatsCell{op.flops} : StatsCell{}, shape});
+  }
+  t.rows.push_back({std::string("total"), std::string(std::to_string(g.ops.size()) + " ops"), g.parameters(),
+                    std::string(), g.parameterBytes(), activations, g.flops(), std::string()});
+  t.notes.push_back("FLOPs count a multiply-add as 2; Activations = bytes of each op's outputs at this batch size; "
+                    "Parameters = trainable weight elements (BatchNorm running statistics excluded).");
+  for (const std::string& w : g.warnings) t.notes.push_back("Warning: " + w);
+  return t;
+}
+
+StatsTable modelSummary(const ModelGraph& g) {
+  StatsTable t;
+  t.report = "model";
+  t.title = g.name;
+  t.columns = {{"property", "Property", StatsUnit::Text}, {"value", "Value", StatsUnit::Text}};
+  std::map<std::string, int> types;
+  for (const Op& op : g.ops) ++types[op.type];
+  std::string opTypes;
+  for (const auto& [type, n] : types) opTypes += (opTypes.empty() ? "" : ", ") + type + " " + std::to_string(n);
+  auto add = [&](const std::string& what, const std::string& value) { t.rows.push_back({what, value}); };
+  add("file", g.path);
+  add("opset", std::to_string(g.opsetVersion));
+  add("batch", std::to_string(g.batch));
+  add("ops", std::to_string(g.ops.size()) + " (" + opTypes + ")");
+  add("parameters", formatCell(g.parameters(), StatsUnit::Count));
+  add("parameter bytes", formatCell(g.parameterBytes(), StatsUnit::Bytes));
+  add("FLOPs (forward)", formatCell(g.flops(), StatsUnit::Count));
+  for (int i : g.inputs) add("input", g.tensors[static_cast<size_t>(i)].name + " " + shapeText(g.tensors[static_cast<size_t>(i)]) + " " + toString(g.tensors[static_cast<size_t>(i)].type));
+  for (int o : g.outputs) add("output", g.tensors[static_cast<size_t>(o)].name + " " + shapeText(g.tensors[static_cast<size_t>(o)]));
+  for (const std::string& w : g.warnings) add("warning", w);
+  return t;
+}
+
+}  // namespace ts::model
