@@ -4,7 +4,9 @@
 
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
+#include "model/astra_workload.h"
 #include "model/layer_table.h"
+#include "model/training_step.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 
@@ -17,6 +19,11 @@ std::string helpText() {
   for (const std::string& n : model::zooModels()) zoo += (zoo.empty() ? "" : ", ") + n;
   return "Usage: tensorscope-cli model table MODEL.onnx [--batch N] [--layers] [--csv|--json]\n"
          "       tensorscope-cli model info MODEL.onnx [--batch N] [--json]\n"
+         "       tensorscope-cli model step MODEL.onnx [--batch N] [--device PRESET] [--optimizer sgd|adam]\n"
+         "                                  [--csv|--json]\n"
+         "       tensorscope-cli model astra MODEL.onnx --parallel DATA|MODEL|HYBRID_DATA_MODEL|HYBRID_MODEL_DATA\n"
+         "                                  --npus N [--model-dim M] [--weights-only] [--batch N]\n"
+         "                                  [--device PRESET] [--optimizer sgd|adam] -o OUT.txt\n"
          "       tensorscope-cli model zoo NAME [--batch N] -o OUT.onnx\n"
          "       tensorscope-cli model zoo --list\n"
          "\n"
@@ -24,6 +31,15 @@ std::string helpText() {
          "       bytes, FLOPs (a multiply-add is 2) and output shape, then the totals; --layers keeps\n"
          "       the ops with parameters\n"
          "info   ops by type, parameters, bytes, FLOPs, inputs and outputs\n"
+         "step   the training step: per op a forward kernel, backward kernels (input gradient; weight\n"
+         "       gradient for ops with weights) and an optimizer update per weight, with the tensors\n"
+         "       each reads and writes and its roofline time on the device (default A100-40GB; also\n"
+         "       V100, A100-80GB, H100, H200)\n"
+         "astra  ASTRA-sim's legacy workload text: a line per layer (an op with weights, with the\n"
+         "       normalisations and biases after it), compute in ns from the roofline, communication\n"
+         "       in bytes at fp32 (DATA: weight-gradient ALLREDUCE of the layer's parameters, or of\n"
+         "       its main weight with --weights-only; MODEL and hybrids: activation ALLGATHER /\n"
+         "       ALLREDUCE, compute divided by the model-parallel ways, --model-dim for hybrids)\n"
          "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs with\n"
          "       their shapes): " + zoo + "\n"
          "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic unless given)\n";
@@ -57,7 +73,8 @@ Status writeText(const std::string& path, const std::string& bytes) {
 
 int runModel(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--batch", "-o"}, {"--help", "-h", "--csv", "--json", "--layers", "--list"});
+  if (std::string e = args.parse(argv, {"--batch", "-o", "--device", "--optimizer", "--parallel", "--npus", "--model-dim"},
+                                 {"--help", "-h", "--csv", "--json", "--layers", "--list", "--weights-only"});
       !e.empty()) {
     return usage(e);
   }
@@ -89,7 +106,7 @@ int runModel(const std::vector<std::string>& argv) {
     }
     return kExitOk;
   }
-  if (sub != "table" && sub != "info") return usage("unknown subcommand '" + sub + "'");
+  if (sub != "table" && sub != "info" && sub != "step" && sub != "astra") return usage("unknown subcommand '" + sub + "'");
   if (pos.size() != 2) return usage(sub + " needs one MODEL.onnx");
   model::LoadOptions options;
   if (!readBatch(args, options.batch)) return usage("--batch needs a positive number");
@@ -98,7 +115,47 @@ int runModel(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "tensorscope-cli model: %s\n", graph.error().c_str());
     return kExitFailure;
   }
-  StatsTable table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);
+  model::StepOptions step;
+  if (auto d = args.option("--device")) {
+    auto preset = model::devicePreset(*d);
+    if (!preset) return usage("unknown device '" + *d + "' (V100, A100-40GB, A100-80GB, H100, H200)");
+    step.device = *preset;
+  }
+  if (auto opt = args.option("--optimizer")) {
+    if (*opt == "adam") step.optimizer = model::Optimizer::Adam;
+    else if (*opt != "sgd") return usage("--optimizer is sgd or adam");
+  }
+  if (sub == "astra") {
+    model::AstraOptions a;
+    auto p = args.option("--parallel");
+    auto parallel = p ? model::parallelismFromString(*p) : std::nullopt;
+    if (!parallel) return usage("--parallel needs DATA, MODEL, HYBRID_DATA_MODEL or HYBRID_MODEL_DATA");
+    a.parallelism = *parallel;
+    unsigned long long n = 0;
+    auto npus = args.option("--npus");
+    if (!npus || !parseUnsigned(*npus, n) || n == 0) return usage("--npus needs a positive number");
+    a.npus = static_cast<int>(n);
+    if (auto m = args.option("--model-dim")) {
+      if (!parseUnsigned(*m, n) || n == 0) return usage("--model-dim needs a positive number");
+      a.modelDim = static_cast<int>(n);
+    }
+    a.weightsOnly = args.flag("--weights-only");
+    auto out = args.option("-o");
+    if (!out) return usage("astra needs -o OUT.txt");
+    auto text = model::astraText(*graph, model::expandTrainingStep(*graph, step), a);
+    if (!text) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", text.error().c_str());
+      return kExitFailure;
+    }
+    if (Status st = writeText(*out, *text); !st) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  StatsTable table = sub == "table" ? model::layerTable(*graph, args.flag("--layers"))
+                     : sub == "step" ? model::stepTable(model::expandTrainingStep(*graph, step))
+                                     : model::modelSummary(*graph);
   std::string out = args.flag("--json") ? statsToJson({table}) : args.flag("--csv") ? statsToCsv(table) : statsToText(table);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;

@@ -51,6 +51,33 @@ StatsTable layerTable(const ModelGraph& g, bool layersOnly) {
   return t;
 }
 
+StatsTable stepTable(const TrainingStep& s) {
+  StatsTable t;
+  t.report = "step";
+  t.title = "Training step of " + s.model + " at batch " + std::to_string(s.batch) + " (" + toString(s.optimizer) +
+            ", roofline on " + s.device + ")";
+  t.columns = {{"kernel", "Kernel", StatsUnit::Text},  {"phase", "Phase", StatsUnit::Text},
+               {"duration_ns", "Time", StatsUnit::Duration}, {"flops", "FLOPs", StatsUnit::Count},
+               {"bytes", "Traffic", StatsUnit::Bytes},  {"reads", "Reads", StatsUnit::Text},
+               {"writes", "Writes", StatsUnit::Text}};
+  auto names = [&](const std::vector<int>& ids) {
+    std::string out;
+    for (int i : ids) out += (out.empty() ? "" : " ") + s.tensors[static_cast<size_t>(i)].name;
+    return out;
+  };
+  for (const StepKernel& k : s.kernels) {
+    t.rows.push_back({k.name, std::string(toString(k.phase)), k.durationNs, static_cast<int64_t>(k.flops),
+                      static_cast<int64_t>(k.bytes), names(k.inputs), names(k.outputs)});
+  }
+  t.notes.push_back(std::to_string(s.kernels.size()) + " kernels, " + std::to_string(s.tensors.size()) +
+                    " tensors; step time " + formatCell(s.totalNs(), StatsUnit::Duration) + "; weights " +
+                    formatCell(s.bytes(TensorRole::Weight), StatsUnit::Bytes) + ", activations " +
+                    formatCell(s.bytes(TensorRole::Activation), StatsUnit::Bytes) + ", gradients " +
+                    formatCell(s.bytes(TensorRole::WeightGradient) + s.bytes(TensorRole::ActivationGradient), StatsUnit::Bytes) +
+                    ", optimizer state " + formatCell(s.bytes(TensorRole::OptimizerState), StatsUnit::Bytes) + ".");
+  return t;
+}
+
 StatsTable modelSummary(const ModelGraph& g) {
   StatsTable t;
   t.report = "model";

@@ -1,14 +1,20 @@
 // ONNX models: the zoo's parameter counts against the published ones, VGG-16's layer table,
-// shape inference at two batch sizes, FLOPs by hand, weights stored three ways, bad files.
+// shape inference at two batch sizes, FLOPs by hand, bad files, the training-step expansion of a
+// small model by hand, and ASTRA-sim text for ResNet-50.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <sstream>
 
+#include "model/astra_workload.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "model/training_step.h"
 
 namespace ts::model {
 
@@ -102,6 +108,140 @@ TEST(Model, BadFilesAreClearErrors) {
   EXPECT_FALSE(loadOnnxModel((dir / "missing.onnx").string()).ok());
   EXPECT_FALSE(zooModelBytes("lenet").ok());
   fs::remove_all(dir);
+}
+
+}  // namespace ts::model
+
+namespace ts::model {
+
+namespace {
+
+// x [2, 4] → Gemm (W [3, 4], b [3]) → y [2, 3] → Relu → z: weights as initializers with data.
+std::string smallModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("small");
+  auto value = [](onnx::ValueInfoProto* v, const char* name, std::vector<int64_t> dims) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  value(g->add_input(), "x", {2, 4});
+  value(g->add_output(), "z", {2, 3});
+  auto init = [&](const char* name, std::vector<int64_t> dims) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) t->add_dims(d), n *= d;
+    for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
+  };
+  init("W", {3, 4});
+  init("b", {3});
+  auto* fc = g->add_node();
+  fc->set_op_type("Gemm");
+  fc->set_name("fc");
+  fc->add_input("x"), fc->add_input("W"), fc->add_input("b"), fc->add_output("y");
+  auto* t = fc->add_attribute();
+  t->set_name("transB"), t->set_type(onnx::AttributeProto::INT), t->set_i(1);
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("y"), relu->add_output("z");
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(Model, TrainingStepOfASmallModelByHand) {
+  auto g = loadOnnxBytes(smallModel(), "small.onnx");
+  ASSERT_TRUE(g.ok()) << g.error();
+  EXPECT_EQ(g->parameters(), 15);
+  EXPECT_EQ(g->ops[0].flops, 2 * 2 * 3 * 4 + 2 * 3);  // multiply-adds, plus the bias
+  TrainingStep s = expandTrainingStep(*g);
+  std::vector<std::string> kernels;
+  for (const StepKernel& k : s.kernels) kernels.push_back(k.name);
+  // No gradient for the data input x: the Gemm has only a weight-gradient kernel.
+  EXPECT_EQ(kernels, (std::vector<std::string>{"fc", "relu", "relu.backward_input", "fc.backward_weight", "W.update", "b.update"}));
+  auto tensorNames = [&](const std::vector<int>& ids) {
+    std::vector<std::string> out;
+    for (int i : ids) out.push_back(s.tensors[static_cast<size_t>(i)].name);
+    return out;
+  };
+  EXPECT_EQ(tensorNames(s.kernels[0].inputs), (std::vector<std::string>{"x", "W", "b"}));
+  EXPECT_EQ(tensorNames(s.kernels[2].inputs), (std::vector<std::string>{"grad.z", "y"}));
+  EXPECT_EQ(tensorNames(s.kernels[2].outputs), (std::vector<std::string>{"grad.y"}));
+  EXPECT_EQ(tensorNames(s.kernels[3].inputs), (std::vector<std::string>{"grad.y", "x"}));
+  EXPECT_EQ(tensorNames(s.kernels[3].outputs), (std::vector<std::string>{"grad.W", "grad.b"}));
+  EXPECT_EQ(tensorNames(s.kernels[4].inputs), (std::vector<std::string>{"W", "grad.W", "W.momentum"}));
+  EXPECT_EQ(s.bytes(TensorRole::Input), 2 * 4 * 4);
+  EXPECT_EQ(s.bytes(TensorRole::Weight), 15 * 4);
+  EXPECT_EQ(s.bytes(TensorRole::Activation), 2 * 2 * 3 * 4);
+  EXPECT_EQ(s.bytes(TensorRole::WeightGradient), 15 * 4);
+  EXPECT_EQ(s.bytes(TensorRole::ActivationGradient), 2 * 2 * 3 * 4);  // grad.y and grad.z
+  EXPECT_EQ(s.bytes(TensorRole::OptimizerState), 15 * 4);
+  StepOptions adam;
+  adam.optimizer = Optimizer::Adam;
+  EXPECT_EQ(expandTrainingStep(*g, adam).bytes(TensorRole::OptimizerState), 2 * 15 * 4);
+  // Roofline: the Gemm moves x, W, b and y once (32 + 48 + 12 + 24 bytes) at 1,555 GB/s.
+  EXPECT_EQ(s.kernels[0].bytes, 116);
+  EXPECT_EQ(s.kernels[0].durationNs, 1);  // far below a nanosecond: the floor
+}
+
+TEST(Model, AstraTextForResNet50) {
+  ModelGraph g = zoo("resnet50");
+  TrainingStep step = expandTrainingStep(g);
+  int64_t convAndFcWeights = 0;
+  for (const Op& op : g.ops) {
+    if (op.type == "Conv" || op.type == "Gemm") convAndFcWeights += g.tensors[static_cast<size_t>(op.inputs[1])].elements();
+  }
+  AstraOptions o;
+  o.npus = 8;
+  o.weightsOnly = true;
+  auto text = astraText(g, step, o);
+  ASSERT_TRUE(text.ok()) << text.error();
+  std::istringstream in(*text);
+  std::string parallel;
+  int layers = 0;
+  in >> parallel >> layers;
+  EXPECT_EQ(parallel, "DATA");
+  EXPECT_EQ(layers, 54);  // 53 convolutions and the classifier
+  auto sumOfWeightGradients = [](const std::string& t) {
+    std::istringstream s(t);
+    std::string line;
+    std::getline(s, line), std::getline(s, line);
+    int64_t sum = 0;
+    int lines = 0;
+    while (std::getline(s, line)) {
+      std::istringstream f(line);
+      std::vector<std::string> fields((std::istream_iterator<std::string>(f)), {});
+      EXPECT_EQ(fields.size(), 12u) << line;
+      EXPECT_EQ(fields[1], "-1");
+      EXPECT_EQ(fields[3], "NONE");
+      EXPECT_EQ(fields[9], "ALLREDUCE");
+      sum += std::stoll(fields[10]);
+      ++lines;
+    }
+    return std::pair(sum, lines);
+  };
+  auto [weightsOnly, lines] = sumOfWeightGradients(*text);
+  EXPECT_EQ(lines, 54);
+  EXPECT_EQ(weightsOnly, 4 * convAndFcWeights);
+  EXPECT_NE(text->back(), '\n');  // no trailing blank line
+  o.weightsOnly = false;
+  auto all = astraText(g, step, o);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(sumOfWeightGradients(*all).first, 4 * 25'557'032);
+  o.parallelism = Parallelism::Model;
+  auto model = astraText(g, step, o);
+  ASSERT_TRUE(model.ok());
+  EXPECT_NE(model->find("ALLGATHER"), std::string::npos);
+  o.parallelism = Parallelism::HybridDataModel;
+  o.modelDim = 3;
+  EXPECT_FALSE(astraText(g, step, o).ok());  // 3 does not divide 8
 }
 
 }  // namespace ts::model

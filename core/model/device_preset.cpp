@@ -1,0 +1,39 @@
+#include "model/device_preset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace ts::model {
+
+// NVIDIA data sheets (SXM parts; V100 SXM2 32 GB): FP32, FP16 tensor (dense), HBM bandwidth.
+const std::vector<DevicePreset>& devicePresets() {
+  static const std::vector<DevicePreset> presets = {
+      {"V100", 15.7e12, 125e12, 900e9, 32e9},
+      {"A100-40GB", 19.5e12, 312e12, 1555e9, 40e9},
+      {"A100-80GB", 19.5e12, 312e12, 2039e9, 80e9},
+      {"H100", 67e12, 989.4e12, 3.35e12, 80e9},
+      {"H200", 67e12, 989.4e12, 4.8e12, 141e9},
+  };
+  return presets;
+}
+
+std::optional<DevicePreset> devicePreset(std::string_view name) {
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  };
+  for (const DevicePreset& d : devicePresets()) {
+    if (lower(d.name) == lower(name)) return d;
+  }
+  return std::nullopt;
+}
+
+int64_t rooflineNs(const DevicePreset& d, double flops, double bytes, bool tensorCores) {
+  double rate = tensorCores ? d.tensorFlops : d.fp32Flops;
+  double seconds = std::max(flops / rate, bytes / d.memoryBandwidth);
+  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(seconds * 1e9)));
+}
+
+}  // namespace ts::model
