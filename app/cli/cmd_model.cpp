@@ -5,6 +5,7 @@
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "model/astra_workload.h"
+#include "model/chakra_workload.h"
 #include "model/layer_table.h"
 #include "model/training_step.h"
 #include "model/model_zoo.h"
@@ -24,6 +25,8 @@ std::string helpText() {
          "       tensorscope-cli model astra MODEL.onnx --parallel DATA|MODEL|HYBRID_DATA_MODEL|HYBRID_MODEL_DATA\n"
          "                                  --npus N [--model-dim M] [--weights-only] [--batch N]\n"
          "                                  [--device PRESET] [--optimizer sgd|adam] -o OUT.txt\n"
+         "       tensorscope-cli model chakra MODEL.onnx --parallel DATA --npus N [--weights-only] [--batch N]\n"
+         "                                  [--device PRESET] [--optimizer sgd|adam] -o PREFIX\n"
          "       tensorscope-cli model zoo NAME [--batch N] -o OUT.onnx\n"
          "       tensorscope-cli model zoo --list\n"
          "\n"
@@ -40,6 +43,9 @@ std::string helpText() {
          "       in bytes at fp32 (DATA: weight-gradient ALLREDUCE of the layer's parameters, or of\n"
          "       its main weight with --weights-only; MODEL and hybrids: activation ALLGATHER /\n"
          "       ALLREDUCE, compute divided by the model-parallel ways, --model-dim for hybrids)\n"
+         "chakra Chakra execution traces for ASTRA-sim 2.x: PREFIX.<npu>.et per NPU (data parallel:\n"
+         "       forward compute per layer, then per layer in reverse weight-gradient compute, its\n"
+         "       all-reduce, input-gradient compute)\n"
          "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs with\n"
          "       their shapes): " + zoo + "\n"
          "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic unless given)\n";
@@ -106,7 +112,9 @@ int runModel(const std::vector<std::string>& argv) {
     }
     return kExitOk;
   }
-  if (sub != "table" && sub != "info" && sub != "step" && sub != "astra") return usage("unknown subcommand '" + sub + "'");
+  if (sub != "table" && sub != "info" && sub != "step" && sub != "astra" && sub != "chakra") {
+    return usage("unknown subcommand '" + sub + "'");
+  }
   if (pos.size() != 2) return usage(sub + " needs one MODEL.onnx");
   model::LoadOptions options;
   if (!readBatch(args, options.batch)) return usage("--batch needs a positive number");
@@ -124,6 +132,26 @@ int runModel(const std::vector<std::string>& argv) {
   if (auto opt = args.option("--optimizer")) {
     if (*opt == "adam") step.optimizer = model::Optimizer::Adam;
     else if (*opt != "sgd") return usage("--optimizer is sgd or adam");
+  }
+  if (sub == "chakra") {
+    auto p = args.option("--parallel");
+    if (!p || *p != "DATA") return usage("chakra writes data-parallel traces: --parallel DATA");
+    unsigned long long n = 0;
+    auto npus = args.option("--npus");
+    if (!npus || !parseUnsigned(*npus, n) || n == 0 || n > 65536) return usage("--npus needs a positive number");
+    auto out = args.option("-o");
+    if (!out) return usage("chakra needs -o PREFIX");
+    auto layers = model::modelLayers(*graph, model::expandTrainingStep(*graph, step));
+    if (layers.empty()) {
+      std::fprintf(stderr, "tensorscope-cli model: %s: no layer with weights\n", pos[1].c_str());
+      return kExitFailure;
+    }
+    auto written = model::writeChakra(model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(n));
+    if (!written) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", written.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
   }
   if (sub == "astra") {
     model::AstraOptions a;

@@ -79,9 +79,9 @@ std::vector<Layer> modelLayers(const ModelGraph& g, const TrainingStep& step) {
     if (k.op < 0 || static_cast<size_t>(k.op) >= layerOf.size()) continue;
     Layer& l = layers[static_cast<size_t>(layerOf[static_cast<size_t>(k.op)])];
     switch (k.phase) {
-      case KernelPhase::Forward: l.forwardNs += k.durationNs; break;
-      case KernelPhase::BackwardInput: l.inputGradNs += k.durationNs; break;
-      case KernelPhase::BackwardWeight: l.weightGradNs += k.durationNs; break;
+      case KernelPhase::Forward: l.forwardNs += k.durationNs, l.forwardFlops += k.flops; break;
+      case KernelPhase::BackwardInput: l.inputGradNs += k.durationNs, l.inputGradFlops += k.flops; break;
+      case KernelPhase::BackwardWeight: l.weightGradNs += k.durationNs, l.weightGradFlops += k.flops; break;
       case KernelPhase::Update: l.updateNs += k.durationNs; break;
     }
   }

@@ -23,6 +23,7 @@ struct Layer {
   std::string name;
   int firstOp = 0, lastOp = 0;          // ops [firstOp, lastOp]
   int64_t forwardNs = 0, inputGradNs = 0, weightGradNs = 0, updateNs = 0;
+  double forwardFlops = 0, inputGradFlops = 0, weightGradFlops = 0;
   int64_t parameters = 0;               // trainable elements of all its ops
   int64_t mainWeight = 0;               // elements of the starting op's weight
   int64_t outputElements = 0;           // of its last op's first output

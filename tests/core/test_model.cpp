@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "model/astra_workload.h"
+#include "model/chakra_workload.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "model/training_step.h"
@@ -242,6 +243,47 @@ TEST(Model, AstraTextForResNet50) {
   o.parallelism = Parallelism::HybridDataModel;
   o.modelDim = 3;
   EXPECT_FALSE(astraText(g, step, o).ok());  // 3 does not divide 8
+}
+
+}  // namespace ts::model
+
+namespace ts::model {
+
+TEST(Model, ChakraRoundTrip) {
+  ModelGraph g = zoo("resnet50");
+  std::vector<Layer> layers = modelLayers(g, expandTrainingStep(g));
+  ASSERT_EQ(layers.size(), 54u);
+  fs::path dir = fs::temp_directory_path() / ("tscope-chakra-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto written = writeChakra(chakraDataParallel(layers, false), (dir / "r50").string(), 4);
+  ASSERT_TRUE(written.ok()) << written.error();
+  ASSERT_EQ(written->size(), 4u);
+  EXPECT_EQ(written->back(), (dir / "r50.3.et").string());
+  for (const std::string& path : *written) {
+    auto t = readChakra(path);
+    ASSERT_TRUE(t.ok()) << t.error();
+    ASSERT_EQ(t->nodes.size(), 54u * 4);  // forward, then weight gradient, all-reduce, input gradient
+    int64_t reduced = 0;
+    for (size_t i = 0; i < t->nodes.size(); ++i) {
+      const ChakraNode& n = t->nodes[i];
+      EXPECT_EQ(n.id, i);
+      for (uint64_t d : n.dataDeps) EXPECT_LT(d, n.id);  // dependencies point back
+      if (n.type == 7) {
+        EXPECT_EQ(n.commType, 0);  // ALL_REDUCE
+        reduced += n.commSize;
+      } else {
+        EXPECT_EQ(n.type, 4);
+        EXPECT_GE(n.durationMicros, 1u);
+      }
+    }
+    EXPECT_TRUE(t->nodes[0].dataDeps.empty());
+    EXPECT_EQ(t->nodes[0].name, "conv1.forward");
+    EXPECT_EQ(t->nodes[54].name, "fc.weight_gradient");
+    EXPECT_EQ(reduced, 4 * 25'557'032);
+  }
+  std::ofstream((dir / "broken.et").string(), std::ios::binary) << "\x05" << "abc";
+  EXPECT_FALSE(readChakra((dir / "broken.et").string()).ok());
+  fs::remove_all(dir);
 }
 
 }  // namespace ts::model
