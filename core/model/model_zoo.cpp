@@ -177,6 +177,18 @@ class Net {
     return dense(name + "." + o, ctx, width, width);
   }
 
+  // A further graph output (an auxiliary classifier) of shape [batch, width].
+  void output(const std::string& name, int64_t width) {
+    auto* out = g_->add_output();
+    out->set_name(name);
+    auto* tt = out->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    auto* batch = tt->mutable_shape()->add_dim();
+    if (batch_ <= 0) batch->set_dim_param("batch");
+    else batch->set_dim_value(batch_);
+    tt->mutable_shape()->add_dim()->set_dim_value(width);
+  }
+
   Result<std::string> finish(const std::string& output, int64_t width) {
     auto* out = g_->add_output();
     out->set_name(output);
@@ -325,6 +337,104 @@ Result<std::string> vitB16(int64_t batch) {
   return n.finish(n.linear("heads.head", token, kWidth, 1000), 1000);
 }
 
+
+// torchvision's Inception v3 (299 × 299 input) with its auxiliary classifier. BasicConv2d is a
+// convolution without bias, BatchNorm (eps 0.001) and ReLU.
+struct Inception {
+  Net& n;
+  std::string basic(const std::string& name, const std::string& x, int64_t cin, int64_t cout, int64_t kh, int64_t kw,
+                    int64_t stride = 1, int64_t padH = 0, int64_t padW = 0) {
+    std::string y = n.conv(name + ".conv", x, cin, cout, kh, kw, stride, padH, padW, false);
+    return n.relu(name + ".relu", n.bn(name + ".bn", y, cout, 1e-3f));
+  }
+  std::string concat(const std::string& name, const std::vector<std::string>& parts) {
+    return n.op("Concat", name, parts, [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
+  }
+  std::string avgPool3(const std::string& name, const std::string& x) { return n.pool("AveragePool", name, x, 3, 1, 1); }
+
+  std::string a(const std::string& p, const std::string& x, int64_t in, int64_t pool) {
+    std::string b1 = basic(p + ".branch1x1", x, in, 64, 1, 1);
+    std::string b5 = basic(p + ".branch5x5_2", basic(p + ".branch5x5_1", x, in, 48, 1, 1), 48, 64, 5, 5, 1, 2, 2);
+    std::string b3 = basic(p + ".branch3x3dbl_1", x, in, 64, 1, 1);
+    b3 = basic(p + ".branch3x3dbl_2", b3, 64, 96, 3, 3, 1, 1, 1);
+    b3 = basic(p + ".branch3x3dbl_3", b3, 96, 96, 3, 3, 1, 1, 1);
+    std::string bp = basic(p + ".branch_pool", avgPool3(p + ".avg_pool", x), in, pool, 1, 1);
+    return concat(p, {b1, b5, b3, bp});
+  }
+  std::string b(const std::string& p, const std::string& x, int64_t in) {
+    std::string b3 = basic(p + ".branch3x3", x, in, 384, 3, 3, 2);
+    std::string d = basic(p + ".branch3x3dbl_1", x, in, 64, 1, 1);
+    d = basic(p + ".branch3x3dbl_2", d, 64, 96, 3, 3, 1, 1, 1);
+    d = basic(p + ".branch3x3dbl_3", d, 96, 96, 3, 3, 2);
+    return concat(p, {b3, d, n.pool("MaxPool", p + ".max_pool", x, 3, 2, 0)});
+  }
+  std::string c(const std::string& p, const std::string& x, int64_t in, int64_t c7) {
+    std::string b1 = basic(p + ".branch1x1", x, in, 192, 1, 1);
+    std::string b7 = basic(p + ".branch7x7_1", x, in, c7, 1, 1);
+    b7 = basic(p + ".branch7x7_2", b7, c7, c7, 1, 7, 1, 0, 3);
+    b7 = basic(p + ".branch7x7_3", b7, c7, 192, 7, 1, 1, 3, 0);
+    std::string d = basic(p + ".branch7x7dbl_1", x, in, c7, 1, 1);
+    d = basic(p + ".branch7x7dbl_2", d, c7, c7, 7, 1, 1, 3, 0);
+    d = basic(p + ".branch7x7dbl_3", d, c7, c7, 1, 7, 1, 0, 3);
+    d = basic(p + ".branch7x7dbl_4", d, c7, c7, 7, 1, 1, 3, 0);
+    d = basic(p + ".branch7x7dbl_5", d, c7, 192, 1, 7, 1, 0, 3);
+    std::string bp = basic(p + ".branch_pool", avgPool3(p + ".avg_pool", x), in, 192, 1, 1);
+    return concat(p, {b1, b7, d, bp});
+  }
+  std::string d(const std::string& p, const std::string& x, int64_t in) {
+    std::string b3 = basic(p + ".branch3x3_2", basic(p + ".branch3x3_1", x, in, 192, 1, 1), 192, 320, 3, 3, 2);
+    std::string b7 = basic(p + ".branch7x7x3_1", x, in, 192, 1, 1);
+    b7 = basic(p + ".branch7x7x3_2", b7, 192, 192, 1, 7, 1, 0, 3);
+    b7 = basic(p + ".branch7x7x3_3", b7, 192, 192, 7, 1, 1, 3, 0);
+    b7 = basic(p + ".branch7x7x3_4", b7, 192, 192, 3, 3, 2);
+    return concat(p, {b3, b7, n.pool("MaxPool", p + ".max_pool", x, 3, 2, 0)});
+  }
+  std::string e(const std::string& p, const std::string& x, int64_t in) {
+    std::string b1 = basic(p + ".branch1x1", x, in, 320, 1, 1);
+    std::string b3 = basic(p + ".branch3x3_1", x, in, 384, 1, 1);
+    b3 = concat(p + ".branch3x3", {basic(p + ".branch3x3_2a", b3, 384, 384, 1, 3, 1, 0, 1),
+                                   basic(p + ".branch3x3_2b", b3, 384, 384, 3, 1, 1, 1, 0)});
+    std::string d = basic(p + ".branch3x3dbl_1", x, in, 448, 1, 1);
+    d = basic(p + ".branch3x3dbl_2", d, 448, 384, 3, 3, 1, 1, 1);
+    d = concat(p + ".branch3x3dbl", {basic(p + ".branch3x3dbl_3a", d, 384, 384, 1, 3, 1, 0, 1),
+                                     basic(p + ".branch3x3dbl_3b", d, 384, 384, 3, 1, 1, 1, 0)});
+    std::string bp = basic(p + ".branch_pool", avgPool3(p + ".avg_pool", x), in, 192, 1, 1);
+    return concat(p, {b1, b3, d, bp});
+  }
+};
+
+Result<std::string> inceptionV3(int64_t batch) {
+  Net n("inception_v3", batch);
+  Inception m{n};
+  std::string x = n.input("input", {batch, 3, 299, 299});
+  x = m.basic("Conv2d_1a_3x3", x, 3, 32, 3, 3, 2);
+  x = m.basic("Conv2d_2a_3x3", x, 32, 32, 3, 3);
+  x = m.basic("Conv2d_2b_3x3", x, 32, 64, 3, 3, 1, 1, 1);
+  x = n.pool("MaxPool", "maxpool1", x, 3, 2, 0);
+  x = m.basic("Conv2d_3b_1x1", x, 64, 80, 1, 1);
+  x = m.basic("Conv2d_4a_3x3", x, 80, 192, 3, 3);
+  x = n.pool("MaxPool", "maxpool2", x, 3, 2, 0);
+  x = m.a("Mixed_5b", x, 192, 32);
+  x = m.a("Mixed_5c", x, 256, 64);
+  x = m.a("Mixed_5d", x, 288, 64);
+  x = m.b("Mixed_6a", x, 288);
+  x = m.c("Mixed_6b", x, 768, 128);
+  x = m.c("Mixed_6c", x, 768, 160);
+  x = m.c("Mixed_6d", x, 768, 160);
+  x = m.c("Mixed_6e", x, 768, 192);
+  // Auxiliary classifier on Mixed_6e: 5 × 5 average pool (stride 3), two convolutions, linear.
+  std::string aux = n.pool("AveragePool", "AuxLogits.avg_pool", x, 5, 3, 0);
+  aux = m.basic("AuxLogits.conv0", aux, 768, 128, 1, 1);
+  aux = m.basic("AuxLogits.conv1", aux, 128, 768, 5, 5);
+  aux = n.flatten("AuxLogits.flatten", n.op("GlobalAveragePool", "AuxLogits.adaptive_pool", {aux}));
+  n.output(n.linear("AuxLogits.fc", aux, 768, 1000), 1000);
+  x = m.d("Mixed_7a", x, 768);
+  x = m.e("Mixed_7b", x, 1280);
+  x = m.e("Mixed_7c", x, 2048);
+  x = n.dropout("dropout", n.flatten("flatten", n.op("GlobalAveragePool", "avgpool", {x})));
+  return n.finish(n.linear("fc", x, 2048, 1000), 1000);
+}
+
 using Builder = std::function<Result<std::string>(int64_t)>;
 
 const std::map<std::string, Builder>& builders() {
@@ -338,6 +448,7 @@ const std::map<std::string, Builder>& builders() {
       {"resnet152", [](int64_t b) { return resnet("resnet152", {3, 8, 36, 3}, b); }},
       {"bert-base", bertBase},
       {"vit-b16", vitB16},
+      {"inception_v3", inceptionV3},
   };
   return table;
 }

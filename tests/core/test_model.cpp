@@ -40,6 +40,7 @@ TEST(Model, ZooParameterCountsArePublishedOnes) {
   const std::map<std::string, int64_t> published = {
       {"alexnet", 61'100'840},   {"vgg16", 138'357'544},   {"vgg19", 143'667'240},   {"resnet50", 25'557'032},
       {"resnet152", 60'192'808}, {"bert-base", 109'482'240}, {"vit-b16", 86'567'656},
+      {"inception_v3", 27'161'264},  // auxiliary classifier included, as torchvision defines it
   };
   for (const auto& [name, count] : published) {
     ModelGraph g = zoo(name);
@@ -84,6 +85,9 @@ TEST(Model, ShapesFollowTheBatch) {
   }
   ModelGraph bert = zoo("bert-base", 8);
   EXPECT_EQ(bert.tensors[static_cast<size_t>(bert.outputs[0])].shape, (std::vector<int64_t>{8, 768}));
+  ModelGraph inception = zoo("inception_v3", 2);
+  ASSERT_EQ(inception.outputs.size(), 2u);  // the auxiliary classifier's logits too
+  for (int o : inception.outputs) EXPECT_EQ(inception.tensors[static_cast<size_t>(o)].shape, (std::vector<int64_t>{2, 1000}));
   ModelGraph vit = zoo("vit-b16", 4);
   EXPECT_EQ(vit.tensors[static_cast<size_t>(vit.outputs[0])].shape, (std::vector<int64_t>{4, 1000}));
 }
