@@ -23,6 +23,7 @@ class QTableView;
 namespace ts {
 
 class StatsTableModel;
+class TablePanel;
 
 class StatsPane : public QWidget {
   Q_OBJECT
@@ -36,9 +37,9 @@ class StatsPane : public QWidget {
   void setTableName(const QString& name);
   void setDevice(uint32_t device);  // kNone: all GPUs
 
-  StatsTableModel* model() const { return model_; }
-  QTableView* view() const { return view_; }
-  QSortFilterProxyModel* proxy() const { return proxy_; }
+  StatsTableModel* model() const;
+  QTableView* view() const;
+  QSortFilterProxyModel* proxy() const;
   bool busy() const { return busy_; }
   // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
   StatsTable shownTable(bool selectedOnly = false) const;
@@ -52,20 +53,14 @@ class StatsPane : public QWidget {
 
  private:
   void recompute();
-  void copyRows();
-  void exportDialog();
 
   SessionPtr session_;
   StatsOptions options_;
   QComboBox* report_ = nullptr;
   QComboBox* device_ = nullptr;
   QCheckBox* perGpu_ = nullptr;
-  QLineEdit* filter_ = nullptr;
   QLabel* scope_ = nullptr;
-  QLabel* notes_ = nullptr;
-  StatsTableModel* model_ = nullptr;
-  QSortFilterProxyModel* proxy_ = nullptr;
-  QTableView* view_ = nullptr;
+  TablePanel* table_ = nullptr;
   QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   int generation_ = 0;

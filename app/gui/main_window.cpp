@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "capture_dialog.h"
+#include "model_view.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
 #include "session_load_job.h"
@@ -134,6 +135,9 @@ void MainWindow::createActions() {
   openRanksAction_ = file->addAction(tr("Open as &Ranks…"), this, &MainWindow::openRanksDialog);
   openRanksAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   openRanksAction_->setStatusTip(tr("Open several trace files as one multi-rank session"));
+  openModelAction_ = file->addAction(tr("Open &Model…"), this, &MainWindow::openModelDialog);
+  openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+  openModelAction_->setStatusTip(tr("Open an ONNX model: layer table, training step, ASTRA-sim and Chakra export"));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   captureAction_ = file->addAction(tr("&Capture…"), this, &MainWindow::captureDialog);
   captureAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -194,7 +198,7 @@ void MainWindow::createActions() {
 
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
-  for (QAction* a : {openAction_, openRanksAction_, captureAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
+  for (QAction* a : {openAction_, openRanksAction_, openModelAction_, captureAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
                      findAction_, findNextAction_, findPreviousAction_, shortcutsAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
@@ -215,7 +219,28 @@ void MainWindow::openRanksDialog() {
 }
 
 void MainWindow::openFiles(const QStringList& paths) {
-  for (const QString& path : paths) startLoad({path});
+  for (const QString& path : paths) {
+    if (path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) openModel(path);
+    else startLoad({path});
+  }
+}
+
+// ONNX models open in a model tab (layer table, training step, ASTRA-sim / Chakra export).
+void MainWindow::openModel(const QString& path) {
+  auto* view = new ModelView(path, tabs_);
+  int index = tabs_->addTab(view, QFileInfo(path).fileName());
+  tabs_->setTabToolTip(index, path);
+  tabs_->setCurrentIndex(index);
+  connect(view, &ModelView::updated, this, [this, view] {
+    if (!view->error().isEmpty()) showError(tr("Cannot open model"), view->error());
+    emit modelOpened(view->path(), view->error().isEmpty());
+  });
+  updateCentral();
+}
+
+void MainWindow::openModelDialog() {
+  QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+  if (!path.isEmpty()) openModel(path);
 }
 
 void MainWindow::openRanks(const QStringList& paths, const OpenOptions& options) {

@@ -35,6 +35,8 @@ class MainWindow : public QMainWindow {
   void openFiles(const QStringList& paths);
   // Opens several trace files as one multi-rank session, in one tab.
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
+  // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
+  void openModel(const QString& path);
   // Writes the current tab's session (format by extension) off the GUI thread.
   void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();
@@ -62,6 +64,7 @@ class MainWindow : public QMainWindow {
   void idle();  // no load or export in progress any more
   void captureFinished(bool ok, const QString& message);
   void captureUpdated();  // the capture tab shows a newer snapshot
+  void modelOpened(const QString& path, bool ok);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -72,6 +75,7 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void openRanksDialog();
   void captureDialog();
+  void openModelDialog();
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);
@@ -105,6 +109,7 @@ class MainWindow : public QMainWindow {
   QAction* aboutAction_ = nullptr;
   QAction* cancelAction_ = nullptr;
   QAction* captureAction_ = nullptr;
+  QAction* openModelAction_ = nullptr;
   CaptureJob* capture_ = nullptr;
   SessionView* captureView_ = nullptr;
   QLabel* captureStatus_ = nullptr;

@@ -1,0 +1,100 @@
+// The model panel on the zoo's ResNet-50, offscreen: the layer table and its totals, the batch
+// control, the training-step list, ASTRA-sim and Chakra export, a bad file; a screenshot is saved
+// beside the test binary.
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+
+#include "main_window.h"
+#include "model/model_zoo.h"
+#include "model_view.h"
+#include "stats_table_model.h"
+#include "table_panel.h"
+
+using namespace ts;
+
+namespace {
+
+bool waitFor(ModelView& view) {
+  QSignalSpy spy(&view, &ModelView::updated);
+  return !view.busy() || spy.wait(15000);
+}
+
+double total(TablePanel* panel, const char* column) {
+  const StatsTable& t = panel->model()->table();
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].key == column) return t.number(t.rows.size() - 1, c);
+  }
+  return -1;
+}
+
+}  // namespace
+
+class TestModelView : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    path_ = dir_.filePath(QStringLiteral("resnet50.onnx"));
+    std::ofstream(path_.toStdString(), std::ios::binary) << *model::zooModelBytes("resnet50");
+  }
+
+  void opensFromTheWindowWithItsTables() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::modelOpened);
+    window.openFiles({path_});  // .onnx files open as models
+    QVERIFY(opened.wait(15000));
+    QCOMPARE(opened.front().at(1).toBool(), true);
+    auto* view = qobject_cast<ModelView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    QCOMPARE(total(view->layers(), "parameters"), 25'557'032.0);
+    QCOMPARE(view->layers()->model()->rowCount(), 176);  // 175 ops and the totals
+    double activations1 = total(view->layers(), "activation_bytes");
+    view->setBatch(8);
+    QVERIFY(waitFor(*view));
+    QCOMPARE(total(view->layers(), "activation_bytes"), 8 * activations1);
+    QVERIFY(view->kernels()->model()->rowCount() > 175 * 2);
+    view->layers()->filter()->setText(QStringLiteral("layer4.2"));
+    QVERIFY(view->layers()->proxy()->rowCount() > 5 && view->layers()->proxy()->rowCount() < 20);
+    window.grab().save(QStringLiteral("model-resnet50.png"));
+  }
+
+  void exportsAstraAndChakra() {
+    ModelView view(path_);
+    QVERIFY(waitFor(view));
+    QString astra = dir_.filePath(QStringLiteral("r50.txt"));
+    QCOMPARE(view.exportAstra(astra, QStringLiteral("DATA"), 8, true), QString());
+    QFile f(astra);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QList<QByteArray> lines = f.readAll().split('\n');
+    QCOMPARE(lines.size(), 56);  // DATA, 54, then a line per layer
+    QCOMPARE(lines[1], QByteArray("54"));
+    QCOMPARE(view.exportChakra(dir_.filePath(QStringLiteral("r50")), 2, false), QString());
+    QVERIFY(QFile::exists(dir_.filePath(QStringLiteral("r50.1.et"))));
+    QVERIFY(!view.exportAstra(astra, QStringLiteral("PIPELINE"), 8, true).isEmpty());
+  }
+
+  void aBadModelSaysWhy() {
+    QString junk = dir_.filePath(QStringLiteral("junk.onnx"));
+    std::ofstream(junk.toStdString()) << "not a model";
+    MainWindow window;
+    QSignalSpy opened(&window, &MainWindow::modelOpened);
+    window.openModel(junk);
+    QVERIFY(opened.wait(15000));
+    QCOMPARE(opened.front().at(1).toBool(), false);
+    QVERIFY2(window.lastError().contains(QStringLiteral("junk.onnx")), qPrintable(window.lastError()));
+  }
+
+ private:
+  QTemporaryDir dir_;
+  QString path_;
+};
+
+QTEST_MAIN(TestModelView)
+#include "test_model_view.moc"

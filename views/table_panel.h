@@ -1,0 +1,50 @@
+// TablePanel: a StatsTable shown the way every Tensorscope table is — sortable on raw values,
+// a filter over any text column, Copy (selected rows or all shown, as CSV) and Export… (CSV or
+// JSON, atomically), with the table's notes underneath.
+#pragma once
+
+#include <QWidget>
+
+#include "analysis/stats_table.h"
+
+class QHBoxLayout;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace ts {
+
+class StatsTableModel;
+
+class TablePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TablePanel(QWidget* parent = nullptr);
+
+  void setTable(StatsTable table);
+  StatsTableModel* model() const { return model_; }
+  QTableView* view() const { return view_; }
+  QSortFilterProxyModel* proxy() const { return proxy_; }
+  QLineEdit* filter() const { return filter_; }
+  // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
+  StatsTable shownTable(bool selectedOnly = false) const;
+  // Writes the shown rows as CSV or JSON (by extension), atomically: an error message or empty.
+  QString exportTo(const QString& path) const;
+  // Widgets placed before the filter (report choosers and the like).
+  void addControl(QWidget* control);
+  void setNotes(const QString& notes);
+
+ private:
+  void copyRows();
+  void exportDialog();
+
+  StatsTableModel* model_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* view_ = nullptr;
+  QLineEdit* filter_ = nullptr;
+  QLabel* notes_ = nullptr;
+  QHBoxLayout* bar_ = nullptr;
+};
+
+}  // namespace ts
