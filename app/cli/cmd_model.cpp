@@ -6,7 +6,9 @@
 #include "io/atomic_file.h"
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
+#include "io/open_session.h"
 #include "model/layer_table.h"
+#include "model/measured_times.h"
 #include "model/training_step.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -48,6 +50,9 @@ std::string helpText() {
          "       all-reduce, input-gradient compute)\n"
          "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs with\n"
          "       their shapes): " + zoo + "\n"
+         "--session FILE  step, astra, chakra: kernel times measured in FILE (any session format) where\n"
+         "       its NVTX ranges forward/<layer>, backward/<layer> name the model's layers, else by\n"
+         "       order when it holds exactly the step's forward (or forward and backward) kernels\n"
          "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic unless given)\n";
 }
 
@@ -79,7 +84,8 @@ Status writeText(const std::string& path, const std::string& bytes) {
 
 int runModel(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--batch", "-o", "--device", "--optimizer", "--parallel", "--npus", "--model-dim"},
+  if (std::string e = args.parse(argv, {"--batch", "-o", "--device", "--optimizer", "--parallel", "--npus", "--model-dim",
+                                        "--session"},
                                  {"--help", "-h", "--csv", "--json", "--layers", "--list", "--weights-only"});
       !e.empty()) {
     return usage(e);
@@ -133,6 +139,20 @@ int runModel(const std::vector<std::string>& argv) {
     if (*opt == "adam") step.optimizer = model::Optimizer::Adam;
     else if (*opt != "sgd") return usage("--optimizer is sgd or adam");
   }
+  // The training step, its kernel times from a measured session when one is given.
+  auto makeStep = [&]() -> Result<model::TrainingStep> {
+    model::TrainingStep st = model::expandTrainingStep(*graph, step);
+    if (auto sessionPath = args.option("--session")) {
+      auto session = openSessionFile(*sessionPath);
+      if (!session) return Error{session.error()};
+      model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**session), st);
+      std::fprintf(stderr, "tensorscope-cli model: kernel times from %s: %s, %zu of %zu layers mapped\n",
+                   sessionPath->c_str(), r.method.c_str(), r.layersMapped, r.layers);
+      if (r.method == "none") return Error{*sessionPath + ": no NVTX forward/<layer> range names a layer of the model, "
+                                           "and its kernel count matches no order mapping"};
+    }
+    return st;
+  };
   if (sub == "chakra") {
     auto p = args.option("--parallel");
     if (!p || *p != "DATA") return usage("chakra writes data-parallel traces: --parallel DATA");
@@ -141,7 +161,12 @@ int runModel(const std::vector<std::string>& argv) {
     if (!npus || !parseUnsigned(*npus, n) || n == 0 || n > 65536) return usage("--npus needs a positive number");
     auto out = args.option("-o");
     if (!out) return usage("chakra needs -o PREFIX");
-    auto layers = model::modelLayers(*graph, model::expandTrainingStep(*graph, step));
+    auto st = makeStep();
+    if (!st) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    auto layers = model::modelLayers(*graph, *st);
     if (layers.empty()) {
       std::fprintf(stderr, "tensorscope-cli model: %s: no layer with weights\n", pos[1].c_str());
       return kExitFailure;
@@ -170,7 +195,12 @@ int runModel(const std::vector<std::string>& argv) {
     a.weightsOnly = args.flag("--weights-only");
     auto out = args.option("-o");
     if (!out) return usage("astra needs -o OUT.txt");
-    auto text = model::astraText(*graph, model::expandTrainingStep(*graph, step), a);
+    auto st = makeStep();
+    if (!st) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    auto text = model::astraText(*graph, *st, a);
     if (!text) {
       std::fprintf(stderr, "tensorscope-cli model: %s\n", text.error().c_str());
       return kExitFailure;
@@ -181,9 +211,17 @@ int runModel(const std::vector<std::string>& argv) {
     }
     return kExitOk;
   }
-  StatsTable table = sub == "table" ? model::layerTable(*graph, args.flag("--layers"))
-                     : sub == "step" ? model::stepTable(model::expandTrainingStep(*graph, step))
-                                     : model::modelSummary(*graph);
+  StatsTable table;
+  if (sub == "step") {
+    auto st = makeStep();
+    if (!st) {
+      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    table = model::stepTable(*st);
+  } else {
+    table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);
+  }
   std::string out = args.flag("--json") ? statsToJson({table}) : args.flag("--csv") ? statsToCsv(table) : statsToText(table);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;

@@ -13,9 +13,11 @@
 
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
+#include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "model/training_step.h"
+#include "session/session_builder.h"
 
 namespace ts::model {
 
@@ -288,6 +290,66 @@ TEST(Model, ChakraRoundTrip) {
   std::ofstream((dir / "broken.et").string(), std::ios::binary) << "\x05" << "abc";
   EXPECT_FALSE(readChakra((dir / "broken.et").string()).ok());
   fs::remove_all(dir);
+}
+
+}  // namespace ts::model
+
+namespace ts::model {
+
+// The small model's layer "fc" (Gemm and the Relu after it), timed by NVTX ranges around the
+// launches: forward/fc holds a 40 ns kernel (and a 20 ns one in a second iteration), backward/fc
+// a 70 ns one.
+TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  uint32_t thread = b.thread(b.process(r, 1), 1);
+  uint32_t corr = 1;
+  auto launch = [&](TimeNs at, TimeNs kernelNs) {
+    ApiDetail api;
+    api.correlation = corr;
+    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
+    KernelDetail k;
+    k.correlation = corr++;
+    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
+  };
+  b.addNvtx(thread, 0, 100, b.intern("forward/fc"), {});
+  launch(10, 40);
+  b.addNvtx(thread, 200, 300, b.intern("backward/fc"), {});
+  launch(210, 70);
+  b.addNvtx(thread, 1000, 1100, b.intern("forward/fc"), {});
+  launch(1010, 20);
+  b.addNvtx(thread, 2000, 2100, b.intern("forward/nothing_of_ours"), {});
+  auto session = b.build();
+  ASSERT_TRUE(session.ok()) << session.error();
+  MeasuredTimes m = measureLayerTimes(**session);
+  EXPECT_EQ(m.forwardNs.at("fc"), 30);  // (40 + 20) / 2 occurrences
+  EXPECT_EQ(m.backwardNs.at("fc"), 70);
+
+  auto g = loadOnnxBytes(smallModel(), "small.onnx");
+  ASSERT_TRUE(g.ok());
+  TrainingStep s = expandTrainingStep(*g);
+  MappingReport report = applyMeasuredTimes(*g, m, s);
+  EXPECT_EQ(report.method, "nvtx");
+  EXPECT_EQ(report.layersMapped, 1u);
+  EXPECT_EQ(report.unknown, (std::vector<std::string>{"nothing_of_ours"}));
+  int64_t forward = 0, backward = 0;
+  for (const StepKernel& k : s.kernels) {
+    if (k.phase == KernelPhase::Forward) forward += k.durationNs;
+    if (k.phase == KernelPhase::BackwardInput || k.phase == KernelPhase::BackwardWeight) backward += k.durationNs;
+  }
+  EXPECT_EQ(forward, 30);   // fc and relu share the layer's measured time
+  EXPECT_EQ(backward, 70);
+
+  // Order: a session of exactly two kernels times the two forward kernels one to one.
+  MeasuredTimes ordered;
+  ordered.kernelNs = {111, 222};
+  TrainingStep o = expandTrainingStep(*g);
+  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, "order");
+  EXPECT_EQ(o.kernels[0].durationNs, 111);
+  EXPECT_EQ(o.kernels[1].durationNs, 222);
+  ordered.kernelNs = {1, 2, 3};
+  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, "none");
 }
 
 }  // namespace ts::model

@@ -1,0 +1,141 @@
+#include "model/measured_times.h"
+
+#include <algorithm>
+#include <set>
+
+#include "model/astra_workload.h"
+
+namespace ts::model {
+
+MeasuredTimes measureLayerTimes(const Session& s) {
+  MeasuredTimes m;
+  // Flows are sorted by (source track, source event): the GPU work an API call launched.
+  auto launched = [&](uint32_t track, uint32_t event) {
+    int64_t ns = 0;
+    const auto& src = s.flows.srcTrack;
+    auto lo = std::lower_bound(src.begin(), src.end(), track) - src.begin();
+    auto hi = std::upper_bound(src.begin(), src.end(), track) - src.begin();
+    for (auto f = lo; f < hi; ++f) {
+      if (s.flows.srcEvent[static_cast<size_t>(f)] != event) continue;
+      const Track& dst = s.tracks[s.flows.dstTrack[static_cast<size_t>(f)]];
+      uint32_t e = s.flows.dstEvent[static_cast<size_t>(f)];
+      if (dst.kind == EventKind::Kernel) ns += dst.hot.end[e] - dst.hot.start[e];
+    }
+    return ns;
+  };
+  std::map<std::string, int64_t> forwardCount, backwardCount;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Nvtx || t.thread == kNone) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      std::string_view name = s.str(t.hot.name[e]);
+      bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
+      if (!forward && !backward) continue;
+      std::string layer(name.substr(forward ? 8 : 9));
+      int64_t gpu = 0;
+      for (const Track& api : s.tracks) {
+        if (api.kind != EventKind::Api || api.thread != t.thread) continue;
+        auto apiIndex = static_cast<uint32_t>(&api - s.tracks.data());
+        for (uint32_t lane = 0; lane < api.laneCount(); ++lane) {
+          LaneSpan span = api.laneRange(lane, t.hot.start[e], t.hot.end[e]);
+          for (uint32_t p = span.begin; p < span.end; ++p) {
+            uint32_t call = api.laneEvent(lane, p);
+            if (api.hot.start[call] >= t.hot.start[e]) gpu += launched(apiIndex, call);
+          }
+        }
+      }
+      (forward ? m.forwardNs : m.backwardNs)[layer] += gpu;
+      ++(forward ? forwardCount : backwardCount)[layer];
+    }
+  }
+  for (auto& [layer, ns] : m.forwardNs) ns /= forwardCount[layer];
+  for (auto& [layer, ns] : m.backwardNs) ns /= backwardCount[layer];
+  // Kernels in start order across streams, for the order fallback.
+  std::vector<std::pair<TimeNs, int64_t>> ordered;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Kernel) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) ordered.emplace_back(t.hot.start[e], t.hot.end[e] - t.hot.start[e]);
+  }
+  std::sort(ordered.begin(), ordered.end());
+  for (const auto& [start, ns] : ordered) m.kernelNs.push_back(ns);
+  return m;
+}
+
+namespace {
+
+// Shares `total` among `kernels` in proportion to their current (roofline) times.
+void share(TrainingStep& step, const std::vector<size_t>& kernels, int64_t total) {
+  int64_t sum = 0;
+  for (size_t k : kernels) sum += step.kernels[k].durationNs;
+  if (kernels.empty() || sum <= 0) return;
+  int64_t given = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    StepKernel& k = step.kernels[kernels[i]];
+    int64_t ns = i + 1 == kernels.size() ? total - given
+                                         : static_cast<int64_t>(static_cast<double>(total) * static_cast<double>(k.durationNs) / static_cast<double>(sum));
+    k.durationNs = std::max<int64_t>(ns, 0);
+    given += k.durationNs;
+  }
+}
+
+}  // namespace
+
+MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, TrainingStep& step) {
+  MappingReport r;
+  std::vector<Layer> layers = modelLayers(g, step);
+  r.layers = layers.size();
+  // Which layer each op belongs to (the same grouping as the ASTRA-sim workload).
+  std::vector<int> layerOf(g.ops.size(), 0);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    for (int op = layers[l].firstOp; op <= layers[l].lastOp; ++op) layerOf[static_cast<size_t>(op)] = static_cast<int>(l);
+  }
+  std::set<std::string> names;
+  for (const Layer& l : layers) names.insert(l.name);
+  bool any = false;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    auto f = m.forwardNs.find(layers[l].name), b = m.backwardNs.find(layers[l].name);
+    if (f == m.forwardNs.end() && b == m.backwardNs.end()) {
+      r.unmapped.push_back(layers[l].name);
+      continue;
+    }
+    any = true;
+    ++r.layersMapped;
+    std::vector<size_t> fwd, bwd;
+    for (size_t k = 0; k < step.kernels.size(); ++k) {
+      const StepKernel& kernel = step.kernels[k];
+      if (kernel.op < 0 || layerOf[static_cast<size_t>(kernel.op)] != static_cast<int>(l)) continue;
+      if (kernel.phase == KernelPhase::Forward) fwd.push_back(k);
+      else if (kernel.phase == KernelPhase::BackwardInput || kernel.phase == KernelPhase::BackwardWeight) bwd.push_back(k);
+    }
+    if (f != m.forwardNs.end()) share(step, fwd, f->second);
+    if (b != m.backwardNs.end()) share(step, bwd, b->second);
+  }
+  for (const auto& [name, ns] : m.forwardNs) {
+    if (!names.count(name)) r.unknown.push_back(name);
+  }
+  if (any) {
+    r.method = "nvtx";
+    return r;
+  }
+  // By order: the session's kernels stand for the step's forward kernels (an inference trace) or
+  // for its forward and backward kernels, one to one.
+  std::vector<size_t> order;
+  for (size_t k = 0; k < step.kernels.size(); ++k) {
+    if (step.kernels[k].phase == KernelPhase::Forward) order.push_back(k);
+  }
+  if (m.kernelNs.size() != order.size()) {
+    for (size_t k = 0; k < step.kernels.size(); ++k) {
+      if (step.kernels[k].phase == KernelPhase::BackwardInput || step.kernels[k].phase == KernelPhase::BackwardWeight) order.push_back(k);
+    }
+  }
+  if (!m.kernelNs.empty() && m.kernelNs.size() == order.size()) {
+    for (size_t i = 0; i < order.size(); ++i) step.kernels[order[i]].durationNs = std::max<int64_t>(1, m.kernelNs[i]);
+    r.method = "order";
+    r.layersMapped = r.layers;
+    r.unmapped.clear();
+    return r;
+  }
+  r.method = "none";
+  return r;
+}
+
+}  // namespace ts::model
