@@ -56,7 +56,15 @@ void applyBatch(onnx::GraphProto& graph, const std::set<std::string>& initialize
   }
 }
 
-Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const LoadOptions& options) {
+bool hasExternalData(const onnx::GraphProto& graph) {
+  for (const auto& init : graph.initializer()) {
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  }
+  return false;
+}
+
+// `onDisk`: `path` is the model's file, so external data can be checked beside it.
+Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const LoadOptions& options, bool onDisk) {
   if (!model.has_graph()) return Error{path + ": an ONNX model without a graph"};
   onnx::GraphProto& graph = *model.mutable_graph();
   std::set<std::string> initializerNames;
@@ -73,7 +81,9 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
   applyBatch(graph, initializerNames, options.batch);
   if (options.check) {
     try {
-      onnx::checker::check_model(model);
+      // External data files are looked up beside the model: the checker needs the file's path.
+      if (onDisk && hasExternalData(graph)) onnx::checker::check_model(path);
+      else onnx::checker::check_model(model);
     } catch (const std::exception& e) {
       return Error{path + ": the ONNX checker refuses it: " + std::string(e.what()).substr(0, 400)};
     }
@@ -165,13 +175,21 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
 
 }  // namespace
 
-Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name, const LoadOptions& options) {
+namespace {
+
+Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name, const LoadOptions& options, bool onDisk) {
   if (bytes.empty()) return Error{name + ": the file is empty"};
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     return Error{name + ": not an ONNX model (the protobuf does not parse: truncated or another format)"};
   }
-  return build(model, name, options);
+  return build(model, name, options, onDisk);
+}
+
+}  // namespace
+
+Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name, const LoadOptions& options) {
+  return parseAndBuild(bytes, name, options, false);
 }
 
 Result<ModelGraph> loadOnnxModel(const std::string& path, const LoadOptions& options) {
@@ -179,7 +197,7 @@ Result<ModelGraph> loadOnnxModel(const std::string& path, const LoadOptions& opt
   if (!in) return Error{path + ": cannot open"};
   std::ostringstream buf;
   buf << in.rdbuf();
-  return loadOnnxBytes(buf.str(), path, options);
+  return parseAndBuild(buf.str(), path, options, true);
 }
 
 }  // namespace ts::model

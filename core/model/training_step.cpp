@@ -12,6 +12,7 @@ const char* toString(TensorRole r) {
     case TensorRole::WeightGradient: return "weight_gradient";
     case TensorRole::ActivationGradient: return "activation_gradient";
     case TensorRole::OptimizerState: return "optimizer_state";
+    case TensorRole::Workspace: return "workspace";
   }
   return "activation";
 }
@@ -81,7 +82,25 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
     }
     return gradient[static_cast<size_t>(t)];
   };
+  // Convolutions get a scratch buffer for the kernel's life: the im2col matrix that the GEMM-based
+  // algorithms build (Cin/group · kernel × output positions), an estimate of what cuDNN asks for.
+  auto workspace = [&](StepKernel& k) {
+    const Op& op = g.ops[static_cast<size_t>(k.op)];
+    if (op.type != "Conv" || op.inputs.size() < 2 || op.inputs[1] < 0 || op.outputs.empty() || op.outputs[0] < 0) return;
+    const Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (!w.shapeKnown || !out.shapeKnown || w.shape.size() < 3 || out.shape.size() < 3) return;
+    int64_t kernelArea = 1, positions = out.shape[0];
+    for (size_t i = 2; i < w.shape.size(); ++i) kernelArea *= w.shape[i];
+    if (kernelArea <= 1) return;  // a 1 × 1 convolution is a plain GEMM
+    for (size_t i = 2; i < out.shape.size(); ++i) positions *= out.shape[i];
+    const int64_t perPosition = w.shape[1] * kernelArea;
+    int ws = add(k.name + ".workspace", TensorRole::Workspace, perPosition * positions * elemSize(w.type), -1);
+    k.inputs.push_back(ws);
+    k.outputs.push_back(ws);
+  };
   auto finish = [&](StepKernel& k) {
+    if (k.op >= 0 && k.phase != KernelPhase::Update) workspace(k);
     for (int t : k.inputs) k.bytes += static_cast<double>(s.tensors[static_cast<size_t>(t)].bytes);
     for (int t : k.outputs) k.bytes += static_cast<double>(s.tensors[static_cast<size_t>(t)].bytes);
     k.durationNs = rooflineNs(o.device, k.flops, k.bytes, o.tensorCores);

@@ -12,7 +12,7 @@
 
 namespace ts::model {
 
-enum class TensorRole { Input, Activation, Weight, WeightGradient, ActivationGradient, OptimizerState };
+enum class TensorRole { Input, Activation, Weight, WeightGradient, ActivationGradient, OptimizerState, Workspace };
 enum class KernelPhase { Forward, BackwardInput, BackwardWeight, Update };
 enum class Optimizer { SgdMomentum, Adam };
 

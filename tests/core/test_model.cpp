@@ -353,3 +353,71 @@ TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
 }
 
 }  // namespace ts::model
+
+namespace ts::model {
+
+TEST(Model, EveryZooModelInfersEveryShapeAtBatch1And32) {
+  for (const std::string& name : zooModels()) {
+    for (int64_t batch : {1, 32}) {
+      ModelGraph g = zoo(name, batch);
+      size_t unknown = 0;
+      for (const Tensor& t : g.tensors) unknown += t.producer >= 0 && !t.shapeKnown;
+      EXPECT_EQ(unknown, 0u) << name << " at batch " << batch;
+      EXPECT_EQ(g.tensors[static_cast<size_t>(g.outputs[0])].shape[0], batch) << name;
+      for (const Op& op : g.ops) EXPECT_TRUE(op.flopsKnown) << name << ": " << op.type;
+    }
+  }
+}
+
+TEST(Model, ConvolutionsGetAnIm2colWorkspace) {
+  ModelGraph g = zoo("resnet50");
+  TrainingStep s = expandTrainingStep(g);
+  const StepKernel& conv1 = s.kernels[0];
+  ASSERT_EQ(conv1.name, "conv1");
+  const StepTensor& ws = s.tensors[static_cast<size_t>(conv1.outputs.back())];
+  EXPECT_EQ(ws.role, TensorRole::Workspace);
+  EXPECT_EQ(ws.bytes, int64_t{3 * 7 * 7} * 112 * 112 * 4);  // Cin · kernel × output positions, fp32
+  // 1 × 1 convolutions are plain GEMMs: no workspace.
+  for (const StepKernel& k : s.kernels) {
+    if (k.name == "layer1.0.conv1") {
+      for (int t : k.outputs) EXPECT_NE(s.tensors[static_cast<size_t>(t)].role, TensorRole::Workspace);
+    }
+  }
+}
+
+}  // namespace ts::model
+
+namespace ts::model {
+
+// A model whose weights live in an external data file (as large exports do): the shapes come
+// from the initializers, the data is never needed.
+TEST(Model, ExternalDataModels) {
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(smallModel()));
+  for (auto& init : *m.mutable_graph()->mutable_initializer()) {
+    init.clear_float_data();
+    init.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* location = init.add_external_data();
+    location->set_key("location");
+    location->set_value("small.weights");
+    auto* length = init.add_external_data();
+    length->set_key("length");
+    length->set_value(std::to_string(init.dims_size() == 2 ? 48 : 12));
+  }
+  fs::path dir = fs::temp_directory_path() / ("tscope-external-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream((dir / "small.onnx").string(), std::ios::binary) << m.SerializeAsString();
+  std::ofstream((dir / "small.weights").string(), std::ios::binary) << std::string(60, '\0');
+  auto g = loadOnnxModel((dir / "small.onnx").string());
+  ASSERT_TRUE(g.ok()) << g.error();
+  EXPECT_EQ(g->parameters(), 15);
+  EXPECT_EQ(g->parameterBytes(), 60);
+  // The checker looks for the data beside the model: a missing file is named.
+  fs::remove(dir / "small.weights");
+  auto missing = loadOnnxModel((dir / "small.onnx").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("small.weights"), std::string::npos) << missing.error();
+  fs::remove_all(dir);
+}
+
+}  // namespace ts::model
