@@ -16,7 +16,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <fstream>
 
 #include "io/atomic_file.h"
 #include "model/astra_workload.h"
@@ -136,14 +135,7 @@ QString ModelView::exportAstra(const QString& path, const QString& parallelism, 
   a.weightsOnly = weightsOnly;
   auto text = model::astraText(*graph_, model::expandTrainingStep(*graph_, stepOptions()), a);
   if (!text) return QString::fromStdString(text.error());
-  std::string file = path.toStdString();
-  Status st = writeFileAtomically(file, [&](const std::string& temp) -> Status {
-    std::ofstream out(temp, std::ios::binary);
-    out << *text;
-    out.flush();
-    if (!out) return Error{file + ": cannot write"};
-    return {};
-  });
+  Status st = writeBytesAtomically(path.toStdString(), *text);
   return st ? QString() : QString::fromStdString(st.error());
 }
 

@@ -13,7 +13,6 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <fstream>
 
 #include "io/atomic_file.h"
 #include "stats_table_model.h"
@@ -104,14 +103,7 @@ QString TablePanel::exportTo(const QString& path) const {
   StatsTable table = shownTable();
   const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
   std::string text = json ? statsToJson({table}) : statsToCsv(table);
-  std::string file = path.toStdString();
-  Status st = writeFileAtomically(file, [&](const std::string& temp) -> Status {
-    std::ofstream out(temp, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) return Error{file + ": cannot write"};
-    return {};
-  });
+  Status st = writeBytesAtomically(path.toStdString(), text);
   return st ? QString() : QString::fromStdString(st.error());
 }
 

@@ -1,6 +1,5 @@
 // tensorscope-cli model: ONNX models — their layer table, a summary, and the built-in zoo.
 #include <cstdio>
-#include <fstream>
 
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
@@ -61,6 +60,11 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
+int failure(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli model: %s\n", message.c_str());
+  return kExitFailure;
+}
+
 bool readBatch(const Args& args, int64_t& batch) {
   unsigned long long n = 0;
   if (auto b = args.option("--batch")) {
@@ -68,16 +72,6 @@ bool readBatch(const Args& args, int64_t& batch) {
     batch = static_cast<int64_t>(n);
   }
   return true;
-}
-
-Status writeText(const std::string& path, const std::string& bytes) {
-  return writeFileAtomically(path, [&](const std::string& temp) -> Status {
-    std::ofstream out(temp, std::ios::binary);
-    out << bytes;
-    out.flush();
-    if (!out) return Error{path + ": cannot write"};
-    return {};
-  });
 }
 
 }  // namespace
@@ -108,14 +102,8 @@ int runModel(const std::vector<std::string>& argv) {
     int64_t batch = 0;
     if (!readBatch(args, batch)) return usage("--batch needs a positive number");
     auto bytes = model::zooModelBytes(pos[1], batch);
-    if (!bytes) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", bytes.error().c_str());
-      return kExitFailure;
-    }
-    if (Status st = writeText(*out, *bytes); !st) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
+    if (!bytes) return failure(bytes.error());
+    if (Status st = writeBytesAtomically(*out, *bytes); !st) return failure(st.error());
     return kExitOk;
   }
   if (sub != "table" && sub != "info" && sub != "step" && sub != "astra" && sub != "chakra") {
@@ -125,10 +113,7 @@ int runModel(const std::vector<std::string>& argv) {
   model::LoadOptions options;
   if (!readBatch(args, options.batch)) return usage("--batch needs a positive number");
   auto graph = model::loadOnnxModel(pos[1], options);
-  if (!graph) {
-    std::fprintf(stderr, "tensorscope-cli model: %s\n", graph.error().c_str());
-    return kExitFailure;
-  }
+  if (!graph) return failure(graph.error());
   model::StepOptions step;
   if (auto d = args.option("--device")) {
     auto preset = model::devicePreset(*d);
@@ -162,20 +147,11 @@ int runModel(const std::vector<std::string>& argv) {
     auto out = args.option("-o");
     if (!out) return usage("chakra needs -o PREFIX");
     auto st = makeStep();
-    if (!st) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
+    if (!st) return failure(st.error());
     auto layers = model::modelLayers(*graph, *st);
-    if (layers.empty()) {
-      std::fprintf(stderr, "tensorscope-cli model: %s: no layer with weights\n", pos[1].c_str());
-      return kExitFailure;
-    }
+    if (layers.empty()) return failure(pos[1] + ": no layer with weights");
     auto written = model::writeChakra(model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(n));
-    if (!written) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", written.error().c_str());
-      return kExitFailure;
-    }
+    if (!written) return failure(written.error());
     return kExitOk;
   }
   if (sub == "astra") {
@@ -196,28 +172,16 @@ int runModel(const std::vector<std::string>& argv) {
     auto out = args.option("-o");
     if (!out) return usage("astra needs -o OUT.txt");
     auto st = makeStep();
-    if (!st) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
+    if (!st) return failure(st.error());
     auto text = model::astraText(*graph, *st, a);
-    if (!text) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", text.error().c_str());
-      return kExitFailure;
-    }
-    if (Status st = writeText(*out, *text); !st) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
+    if (!text) return failure(text.error());
+    if (Status st = writeBytesAtomically(*out, *text); !st) return failure(st.error());
     return kExitOk;
   }
   StatsTable table;
   if (sub == "step") {
     auto st = makeStep();
-    if (!st) {
-      std::fprintf(stderr, "tensorscope-cli model: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
+    if (!st) return failure(st.error());
     table = model::stepTable(*st);
   } else {
     table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);

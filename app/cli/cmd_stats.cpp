@@ -1,7 +1,6 @@
 // tensorscope-cli stats: nsys-stats-like reports (kernels, copies, API calls, utilisation,
 // overlap) of a session or of a time range of it, as a text table, CSV or JSON.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "analysis/stats_reports.h"
@@ -151,13 +150,7 @@ int runStats(const std::vector<std::string>& argv) {
     }
   }
   if (auto path = args.option("-o")) {
-    Status st = writeFileAtomically(*path, [&](const std::string& temp) -> Status {
-      std::ofstream f(temp, std::ios::binary);
-      f << out;
-      f.flush();
-      if (!f) return Error{*path + ": cannot write"};
-      return {};
-    });
+    Status st = writeBytesAtomically(*path, out);
     if (!st) {
       std::fprintf(stderr, "tensorscope-cli stats: %s\n", st.error().c_str());
       return kExitFailure;

@@ -85,13 +85,21 @@ std::string scopeNote(const Session& s, const StatsOptions& o) {
   return note + ".";
 }
 
-// Tables sorted by total, then by label for a stable order.
-void sortGroups(std::vector<std::pair<Distribution, const Groups::Group*>>& rows) {
+// Each group's distribution, sorted by total, then by label for a stable order; `grand` gets the
+// sum of the totals (for the time-share column).
+std::vector<std::pair<Distribution, const Groups::Group*>> describeGroups(Groups& groups, int64_t& grand) {
+  std::vector<std::pair<Distribution, const Groups::Group*>> rows;
+  grand = 0;
+  for (auto& g : groups.groups) {
+    rows.emplace_back(describeValues(g.values), &g);
+    grand += rows.back().first.total;
+  }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     if (a.first.total != b.first.total) return a.first.total > b.first.total;
     if (a.second->label != b.second->label) return a.second->label < b.second->label;
     return a.second->device < b.second->device;
   });
+  return rows;
 }
 
 StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, const char* report,
@@ -106,13 +114,8 @@ StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, 
       groups.at(device, name, [&] { return std::string(s.str(name)); }).values.push_back(t.hot.end[e] - t.hot.start[e]);
     });
   }
-  std::vector<std::pair<Distribution, const Groups::Group*>> rows;
   int64_t grand = 0;
-  for (auto& g : groups.groups) {
-    rows.emplace_back(describeValues(g.values), &g);
-    grand += rows.back().first.total;
-  }
-  sortGroups(rows);
+  auto rows = describeGroups(groups, grand);
   StatsTable table{report, title, durationColumns(countTitle), {}, {}};
   if (gpu && o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
   table.columns.push_back(col("name", "Name", StatsUnit::Text));
@@ -149,13 +152,8 @@ StatsTable memorySummary(const Session& s, const StatsOptions& o, bool bySize) {
       g.extra.push_back(bySize ? duration : bytes);
     });
   }
-  std::vector<std::pair<Distribution, const Groups::Group*>> rows;
   int64_t grand = 0;
-  for (auto& g : groups.groups) {
-    rows.emplace_back(describeValues(g.values), &g);
-    grand += rows.back().first.total;
-  }
-  sortGroups(rows);
+  auto rows = describeGroups(groups, grand);
   StatsTable table;
   table.report = bySize ? "mem_size" : "mem_time";
   table.title = bySize ? "GPU memory operations by size" : "GPU memory operations by time";

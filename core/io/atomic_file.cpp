@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace ts {
 
@@ -46,6 +47,16 @@ Status writeFileAtomically(const std::string& path,
   }
   (void)syncPath(dir.string(), true);  // best effort: the rename is already visible
   return {};
+}
+
+Status writeBytesAtomically(const std::string& path, std::string_view bytes) {
+  return writeFileAtomically(path, [&](const std::string& temp) -> Status {
+    std::ofstream out(temp, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) return Error{path + ": cannot write"};
+    return {};
+  });
 }
 
 }  // namespace ts

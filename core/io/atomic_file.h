@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "util/result.h"
 
@@ -14,5 +15,8 @@ namespace ts {
 // "PATH: cannot save: ".
 Status writeFileAtomically(const std::string& path,
                            const std::function<Status(const std::string& tempPath)>& write);
+
+// The same for bytes already in memory (reports, tables, workload files).
+Status writeBytesAtomically(const std::string& path, std::string_view bytes);
 
 }  // namespace ts

@@ -114,13 +114,7 @@ Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std
   std::vector<std::string> paths;
   for (int npu = 0; npu < npus; ++npu) {
     std::string path = prefix + "." + std::to_string(npu) + ".et";
-    Status st = writeFileAtomically(path, [&](const std::string& temp) -> Status {
-      std::ofstream f(temp, std::ios::binary);
-      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      f.flush();
-      if (!f) return Error{path + ": cannot write"};
-      return {};
-    });
+    Status st = writeBytesAtomically(path, bytes);
     if (!st) return Error{st.error()};
     paths.push_back(path);
   }
