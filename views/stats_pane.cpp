@@ -42,6 +42,7 @@ constexpr Choice kChoices[] = {
     {"gpu_util", StatsReport::GpuUtil, 0, "GPU utilisation over time"},
     {"gpu_gaps", StatsReport::GpuUtil, 1, "GPU idle gaps"},
     {"overlap", StatsReport::Overlap, 0, "Copy / compute overlap"},
+    {"kern_hist", StatsReport::KernHist, 0, "Kernel duration histogram"},
 };
 
 }  // namespace

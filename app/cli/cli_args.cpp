@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "util/format.h"
+
 namespace ts::cli {
 
 std::string Args::parse(const std::vector<std::string>& argv, const std::set<std::string>& valued,
@@ -62,6 +64,15 @@ bool parseUnsigned(const std::string& text, unsigned long long& out) {
   errno = 0;
   out = std::strtoull(text.c_str(), &end, 10);
   return errno == 0 && end && *end == '\0';
+}
+
+bool parseRelativeRange(const std::string& text, RelativeRange& out) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  if (!a.empty() && !(out.from = parseDuration(a))) return false;
+  if (!b.empty() && !(out.to = parseDuration(b))) return false;
+  return true;
 }
 
 }  // namespace ts::cli

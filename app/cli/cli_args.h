@@ -33,11 +33,18 @@ class Args {
 // Parses a non-negative integer option; returns false (and an error) when it is not one.
 bool parseUnsigned(const std::string& text, unsigned long long& out);
 
+// "--range T0:T1": durations from the session start ("1.5ms:20ms"); either side may be empty.
+struct RelativeRange {
+  std::optional<int64_t> from, to;  // ns
+};
+bool parseRelativeRange(const std::string& text, RelativeRange& out);
+
 int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);
 int runGenerate(const std::vector<std::string>& argv);
 int runStats(const std::vector<std::string>& argv);
 int runCapture(const std::vector<std::string>& argv);
 int runModel(const std::vector<std::string>& argv);
+int runExport(const std::vector<std::string>& argv);  // with the GUI libraries only
 
 }  // namespace ts::cli

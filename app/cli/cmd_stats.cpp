@@ -46,20 +46,6 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// "T0:T1", each side a duration from the session start or empty (the session's edge).
-struct RelativeRange {
-  std::optional<TimeNs> from, to;
-};
-
-bool parseRange(const std::string& text, RelativeRange& out) {
-  auto colon = text.find(':');
-  if (colon == std::string::npos) return false;
-  std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-  if (!a.empty() && !(out.from = parseDuration(a))) return false;
-  if (!b.empty() && !(out.to = parseDuration(b))) return false;
-  return true;
-}
-
 }  // namespace
 
 int runStats(const std::vector<std::string>& argv) {
@@ -117,7 +103,7 @@ int runStats(const std::vector<std::string>& argv) {
   }
 
   RelativeRange range;
-  if (auto text = args.option("--range"); text && !parseRange(*text, range)) {
+  if (auto text = args.option("--range"); text && !parseRelativeRange(*text, range)) {
     return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
   }
 

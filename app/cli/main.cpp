@@ -18,6 +18,8 @@ constexpr const char* kUsage =
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"
+    "  export FILE --chart NAME|--timeline --format png|svg|pdf -o OUT\n"
+    "                               a chart or the timeline as an image, without a display\n"
     "  generate --events N --gpus G --streams S --seed K OUT.tscope\n"
     "                               write a deterministic synthetic session\n"
     "\n"
@@ -49,6 +51,14 @@ int main(int argc, char** argv) {
   if (command == "stats") return runStats(args);
   if (command == "capture") return runCapture(args);
   if (command == "model") return runModel(args);
+  if (command == "export") {
+#ifdef TSCOPE_HAVE_EXPORT
+    return runExport(args);
+#else
+    std::fprintf(stderr, "tensorscope-cli export: this build has no Qt (TSCOPE_BUILD_GUI=OFF): charts and images are unavailable\n");
+    return kExitFailure;
+#endif
+  }
   std::fprintf(stderr, "tensorscope-cli: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return kExitUsage;
 }

@@ -14,8 +14,8 @@ namespace ts {
 
 namespace {
 
-constexpr std::array kReports = {StatsReport::KernSum, StatsReport::MemTime, StatsReport::MemSize,
-                                 StatsReport::ApiSum,  StatsReport::GpuUtil, StatsReport::Overlap};
+constexpr std::array kReports = {StatsReport::KernSum, StatsReport::MemTime, StatsReport::MemSize, StatsReport::ApiSum,
+                                 StatsReport::GpuUtil, StatsReport::Overlap, StatsReport::KernHist};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -350,6 +350,43 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
   return table;
 }
 
+// Kernel durations in log-spaced bins, four per decade (1 ns, 1.78 ns, 3.16 ns, 5.62 ns, 10 ns, ...),
+// from the shortest kernel's bin to the longest's: the shape of a run's kernels at a glance.
+StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
+  constexpr int kPerDecade = 4;
+  std::vector<int64_t> durations;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Kernel || !gpuTrackSelected(t, o)) continue;
+    forEachInRange(t, o.start, o.end, [&](uint32_t e) { durations.push_back(std::max<int64_t>(1, t.hot.end[e] - t.hot.start[e])); });
+  }
+  StatsTable table{"kern_hist", "Kernel durations (log-spaced bins)", {}, {}, {}};
+  table.columns = {col("bin_start_ns", "From", StatsUnit::Duration), col("bin_end_ns", "To", StatsUnit::Duration),
+                   col("count", "Kernels", StatsUnit::Count), col("count_pct", "Kernels %", StatsUnit::Percent),
+                   col("total_ns", "Total time", StatsUnit::Duration), col("time_pct", "Time %", StatsUnit::Percent)};
+  table.notes.push_back(scopeNote(s, o));
+  table.notes.push_back("Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To.");
+  if (durations.empty()) return table;
+  auto binOf = [](int64_t d) { return static_cast<int>(std::floor(std::log10(static_cast<double>(d)) * kPerDecade + 1e-9)); };
+  auto edge = [](int bin) { return static_cast<int64_t>(std::llround(std::pow(10.0, static_cast<double>(bin) / kPerDecade))); };
+  auto [lo, hi] = std::minmax_element(durations.begin(), durations.end());
+  const int first = binOf(*lo), last = binOf(*hi);
+  std::vector<int64_t> counts(static_cast<size_t>(last - first + 1), 0), totals(counts.size(), 0);
+  int64_t all = 0;
+  for (int64_t d : durations) {
+    auto i = static_cast<size_t>(binOf(d) - first);
+    ++counts[i];
+    totals[i] += d;
+    all += d;
+  }
+  const auto n = static_cast<double>(durations.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    int bin = first + static_cast<int>(i);
+    table.rows.push_back({edge(bin), edge(bin + 1), counts[i], 100.0 * static_cast<double>(counts[i]) / n, totals[i],
+                          all > 0 ? 100.0 * static_cast<double>(totals[i]) / static_cast<double>(all) : 0.0});
+  }
+  return table;
+}
+
 }  // namespace
 
 std::span<const StatsReport> allStatsReports() { return kReports; }
@@ -362,6 +399,7 @@ std::string_view toString(StatsReport r) {
     case StatsReport::ApiSum: return "api_sum";
     case StatsReport::GpuUtil: return "gpu_util";
     case StatsReport::Overlap: return "overlap";
+    case StatsReport::KernHist: return "kern_hist";
   }
   return "kern_sum";
 }
@@ -374,6 +412,7 @@ std::string_view describe(StatsReport r) {
     case StatsReport::ApiSum: return "CUDA API calls by name: time share, total, count and spread";
     case StatsReport::GpuUtil: return "busy % per GPU and stream over time buckets, and the longest idle gaps";
     case StatsReport::Overlap: return "copy time overlapped by kernels, per GPU and copy kind";
+    case StatsReport::KernHist: return "kernel durations in log-spaced bins: count and time per bin";
   }
   return "";
 }
@@ -429,6 +468,7 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
       break;
     case StatsReport::GpuUtil: out = gpuUtilisation(s, o, progress); break;
     case StatsReport::Overlap: out.push_back(copyOverlap(s, o)); break;
+    case StatsReport::KernHist: out.push_back(durationHistogram(s, o)); break;
   }
   if (progress.cancelled()) return Error{"cancelled"};
   progress.update(1.0);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <map>
 
 #include "analysis/intervals.h"
 #include "analysis/stats_reports.h"
@@ -179,6 +180,25 @@ TEST(Stats, UtilisationGapsAndOverlapByHand) {
   EXPECT_DOUBLE_EQ(cell(ov, all, "overlap_pct"), 37.5);
   EXPECT_DOUBLE_EQ(cell(ov, all, "compute_ns"), 600);
   EXPECT_DOUBLE_EQ(cell(ov, htod, "overlap_pct"), 50);
+}
+
+TEST(Stats, DurationHistogramByHand) {
+  // Kernels of 100, 300, 50, 100, 100 and 1000 ns. Four bins per decade, edges 10^(k/4) rounded:
+  // ... 32, 56, 100, 178, 316, 562, 1000, 1778: 50 is in [32, 56), the 100s in [100, 178), 300 in
+  // [178, 316), 1000 in [1000, 1778).
+  SessionPtr s = handSession();
+  StatsTable t = one(*s, StatsReport::KernHist);
+  std::map<int64_t, int64_t> counts;
+  for (size_t r = 0; r < t.rows.size(); ++r) counts[static_cast<int64_t>(cell(t, r, "bin_start_ns"))] = static_cast<int64_t>(cell(t, r, "count"));
+  EXPECT_EQ(counts.at(32), 1);   // 50 ns in [32, 56)
+  EXPECT_EQ(counts.at(100), 3);  // [100, 178)
+  EXPECT_EQ(counts.at(178), 1);  // 300 ns
+  EXPECT_EQ(counts.at(1000), 1);
+  EXPECT_EQ(counts.at(316), 0);  // empty bins between are listed
+  double kernels = 0, pct = 0;
+  for (size_t r = 0; r < t.rows.size(); ++r) kernels += cell(t, r, "count"), pct += cell(t, r, "time_pct");
+  EXPECT_EQ(kernels, 6);
+  EXPECT_NEAR(pct, 100, 1e-9);
 }
 
 TEST(Stats, RangeCountsIntersectingEventsAndClipsBusyTime) {

@@ -1,0 +1,136 @@
+// tensorscope-cli export: a chart or the timeline of a session as PNG, SVG or PDF, without a
+// display (Qt's offscreen platform). Built with the GUI libraries.
+#include <QApplication>
+#include <QChart>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "chart_export.h"
+#include "cli/cli_args.h"
+#include "io/open_session.h"
+#include "session_charts.h"
+#include "timeline_canvas.h"
+
+namespace ts::cli {
+
+namespace {
+
+std::string helpText() {
+  std::string charts;
+  for (const QString& n : sessionChartNames()) charts += (charts.empty() ? "" : ", ") + n.toStdString();
+  return "Usage: tensorscope-cli export FILE... (--chart NAME | --timeline) --format png|svg|pdf -o OUT\n"
+         "                              [--range T0:T1] [--gpu I] [--width W] [--height H] [--scale S]\n"
+         "                              [--log] [--top N] [--dark]\n"
+         "\n"
+         "Draws a chart or the timeline (track labels, ruler, legend) of a session — several FILEs\n"
+         "open as one multi-rank session — into OUT: PNG (--scale for print resolution), SVG or PDF\n"
+         "(vector, one page). Works without a display.\n"
+         "  --chart NAME   " + charts + "\n"
+         "  --range T0:T1  from the session start (ns, us, ms, s): the chart's data, the timeline's view\n"
+         "  --gpu I        only GPU I (charts)\n"
+         "  --width, --height  size in pixels (default 1600 × 900), --scale S: PNG at S times that\n"
+         "  --log          histogram with a logarithmic count axis; --top N  top kernels (default 15)\n"
+         "  --dark         the dark palette\n";
+}
+
+int usage(const std::string& m) {
+  std::fprintf(stderr, "tensorscope-cli export: %s\n\n%s", m.c_str(), helpText().c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int runExport(const std::vector<std::string>& argv) {
+  Args args;
+  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top"},
+                                 {"--timeline", "--log", "--dark", "--help", "-h"});
+      !e.empty()) {
+    return usage(e);
+  }
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(helpText().c_str(), stdout);
+    return kExitOk;
+  }
+  if (args.positional().empty()) return usage("no file given");
+  auto chartName = args.option("--chart");
+  if (!chartName == !args.flag("--timeline")) return usage("give one of --chart NAME or --timeline");
+  SessionChart chart = SessionChart::KernelHistogram;
+  if (chartName && !sessionChartFromName(QString::fromStdString(*chartName), chart)) return usage("unknown chart '" + *chartName + "'");
+  ImageFormat format;
+  auto formatName = args.option("--format");
+  if (!formatName || !imageFormatFromName(QString::fromStdString(*formatName), format)) return usage("--format needs png, svg or pdf");
+  auto out = args.option("-o");
+  if (!out) return usage("no output (-o OUT)");
+  unsigned long long n = 0;
+  int width = 1600, height = 900, top = 15;
+  if (auto w = args.option("--width")) {
+    if (!parseUnsigned(*w, n) || n < 64 || n > 20000) return usage("--width needs 64 to 20000");
+    width = static_cast<int>(n);
+  }
+  if (auto h = args.option("--height")) {
+    if (!parseUnsigned(*h, n) || n < 64 || n > 20000) return usage("--height needs 64 to 20000");
+    height = static_cast<int>(n);
+  }
+  if (auto t = args.option("--top")) {
+    if (!parseUnsigned(*t, n) || n < 1 || n > 200) return usage("--top needs 1 to 200");
+    top = static_cast<int>(n);
+  }
+  double scale = 1;
+  if (auto s = args.option("--scale")) {
+    scale = std::atof(s->c_str());
+    if (scale < 0.25 || scale > 8) return usage("--scale needs 0.25 to 8");
+  }
+  RelativeRange range;
+  if (auto r = args.option("--range"); r && !parseRelativeRange(*r, range)) return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
+  ChartOptions options;
+  options.logScale = args.flag("--log");
+  options.topN = top;
+  options.dark = args.flag("--dark");
+  if (auto g = args.option("--gpu")) {
+    if (!parseUnsigned(*g, n)) return usage("--gpu needs an index");
+    options.stats.device = static_cast<uint32_t>(n);
+  }
+
+  // Headless unless a display is there.
+  if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")) {
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  }
+  static int qtArgc = 1;
+  static char qtName[] = "tensorscope-cli";
+  static char* qtArgv[] = {qtName, nullptr};
+  QApplication app(qtArgc, qtArgv);
+
+  auto session = openSessionFiles(args.positional());
+  if (!session) {
+    std::fprintf(stderr, "tensorscope-cli export: %s\n", session.error().c_str());
+    return kExitFailure;
+  }
+  const Session& s = **session;
+  if (range.from) options.stats.start = s.startTime() + *range.from;
+  if (range.to) options.stats.end = s.startTime() + *range.to;
+  const QSize size(width, height);
+  QString error;
+  if (chartName) {
+    std::unique_ptr<QChart> c(makeSessionChart(s, chart, options, &error));
+    if (c) error = exportChart(c.get(), size, format, QString::fromStdString(*out), scale);
+  } else {
+    TimelineCanvas canvas(*session);
+    canvas.resize(size);
+    if (options.stats.start != std::numeric_limits<TimeNs>::min() || options.stats.end != std::numeric_limits<TimeNs>::max()) {
+      canvas.zoomTo(std::max(options.stats.start, s.startTime()), std::min(options.stats.end, s.endTime()));
+    } else {
+      canvas.fitAll();
+    }
+    error = exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, size, format, QString::fromStdString(*out),
+                           scale, QStringLiteral("Timeline"));
+  }
+  if (!error.isEmpty()) {
+    std::fprintf(stderr, "tensorscope-cli export: %s\n", error.toStdString().c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,106 @@
+// Charts and images: every chart of the bundled sample exports as PNG (decodes at the requested
+// size and scale), SVG (valid XML with the chart's title and axis labels) and PDF (a header and
+// one page); the charts carry the table's numbers; the timeline exports too. The PNGs are kept
+// beside the test binary for a look.
+#include <QBarSet>
+#include <QBarSeries>
+#include <QChart>
+#include <QFile>
+#include <QHorizontalBarSeries>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include "chart_export.h"
+#include "io/open_session.h"
+#include "session_charts.h"
+#include "timeline_canvas.h"
+
+using namespace ts;
+
+class TestCharts : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    auto s = openSessionFile(TSCOPE_SAMPLE);
+    QVERIFY(s.ok());
+    session_ = *s;
+  }
+
+  void everyChartInEveryFormat() {
+    QTemporaryDir dir;
+    for (const QString& name : sessionChartNames()) {
+      SessionChart kind;
+      QVERIFY(sessionChartFromName(name, kind));
+      QString error;
+      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, {}, &error));
+      QVERIFY2(chart, qPrintable(error));
+      const QSize size(800, 500);
+      QString png = dir.filePath(name + QStringLiteral(".png")), svg = dir.filePath(name + QStringLiteral(".svg")),
+              pdf = dir.filePath(name + QStringLiteral(".pdf"));
+      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Png, png, 2.0), QString());
+      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Svg, svg), QString());
+      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Pdf, pdf), QString());
+      QImage image(png);
+      QCOMPARE(image.size(), QSize(1600, 1000));  // the print scale
+      image.save(QStringLiteral("chart-%1.png").arg(name));
+      QFile s(svg);
+      QVERIFY(s.open(QIODevice::ReadOnly));
+      QXmlStreamReader xml(&s);
+      QStringList texts;
+      while (!xml.atEnd()) {
+        if (xml.readNext() == QXmlStreamReader::Characters) texts << xml.text().toString().trimmed();
+      }
+      QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+      QVERIFY2(texts.contains(chart->title()), qPrintable(name));
+      bool axisTitle = false;
+      for (QAbstractAxis* axis : chart->axes()) axisTitle |= texts.contains(axis->titleText());
+      QVERIFY2(axisTitle, qPrintable(name));
+      QFile p(pdf);
+      QVERIFY(p.open(QIODevice::ReadOnly));
+      QByteArray bytes = p.readAll();
+      QVERIFY(bytes.startsWith("%PDF-"));
+      QCOMPARE(bytes.count("/Type /Page\n") + bytes.count("/Type /Page\r") + bytes.count("/Type /Page "), 1);
+    }
+  }
+
+  void chartsCarryTheTablesNumbers() {
+    QString error;
+    std::unique_ptr<QChart> chart(makeSessionChart(*session_, SessionChart::TopKernels, {}, &error));
+    auto* series = qobject_cast<QHorizontalBarSeries*>(chart->series().front());
+    QVERIFY(series);
+    QBarSet* set = series->barSets().front();
+    auto table = computeStats(*session_, StatsReport::KernSum, {});
+    QVERIFY(table.ok());
+    // The largest is drawn last (on top).
+    QCOMPARE(set->at(set->count() - 1), table->front().number(0, 1) / 1e6);
+    std::unique_ptr<QChart> histogram(makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
+    QBarSet* bins = qobject_cast<QBarSeries*>(histogram->series().front())->barSets().front();
+    double kernels = 0;
+    for (int i = 0; i < bins->count(); ++i) kernels += bins->at(i);
+    QCOMPARE(kernels, 79.0);
+  }
+
+  void timelineExports() {
+    QTemporaryDir dir;
+    TimelineCanvas canvas(session_);
+    canvas.resize(1200, 700);
+    canvas.fitAll();
+    auto paint = [&](QPainter& p, QSize s) { canvas.render(p, s); };
+    QString png = dir.filePath(QStringLiteral("t.png")), svg = dir.filePath(QStringLiteral("t.svg"));
+    QCOMPARE(exportPainting(paint, QSize(1200, 700), ImageFormat::Png, png), QString());
+    QCOMPARE(exportPainting(paint, QSize(1200, 700), ImageFormat::Svg, svg), QString());
+    QCOMPARE(QImage(png).size(), QSize(1200, 700));
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    QVERIFY(s.readAll().contains("Stream 7"));  // track labels are text in the vector output
+    QVERIFY(!exportPainting(paint, QSize(1200, 700), ImageFormat::Png, dir.filePath(QStringLiteral("no/dir/t.png"))).isEmpty());
+  }
+
+ private:
+  SessionPtr session_;
+};
+
+QTEST_MAIN(TestCharts)
+#include "test_charts.moc"

@@ -1,0 +1,32 @@
+// Charts of a session (QtCharts), built from the same statistics tables the Statistics tab and
+// `tensorscope-cli stats` show: kernel duration histogram, top kernels by total time, GPU
+// utilisation over time, copy bandwidth by kind. Titles, axis labels with units and legends;
+// colours follow the palette (light or dark).
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include "analysis/stats_reports.h"
+#include "session/session.h"
+
+class QChart;
+
+namespace ts {
+
+enum class SessionChart { KernelHistogram, TopKernels, GpuUtilisation, CopyBandwidth };
+
+QStringList sessionChartNames();  // "kernel_histogram", "top_kernels", "gpu_util", "copy_bandwidth"
+bool sessionChartFromName(const QString& name, SessionChart& out);
+
+struct ChartOptions {
+  StatsOptions stats;     // range and GPU, as for the tables
+  bool logScale = false;  // histogram: logarithmic count axis
+  int topN = 15;          // top kernels
+  bool dark = false;
+};
+
+// The chart (owned by the caller), or nullptr with `error` set when the report fails.
+QChart* makeSessionChart(const Session& session, SessionChart chart, const ChartOptions& options, QString* error);
+
+}  // namespace ts
