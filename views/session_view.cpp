@@ -15,6 +15,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "charts_pane.h"
 #include "event_details.h"
 #include "events_table_model.h"
 #include "session/session_summary.h"
@@ -136,6 +137,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   bottom_->addTab(events, tr("Events"));
   stats_ = new StatsPane(session_, bottom_);
   bottom_->addTab(stats_, tr("Statistics"));
+  charts_ = new ChartsPane(session_, bottom_);
+  bottom_->addTab(charts_, tr("Charts"));
   connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
   connect(copy, &QToolButton::clicked, this, [this] {
     QList<int> rows;
@@ -155,8 +158,12 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
     showEvents(t0, t1);
     stats_->setRange(std::pair(t0, t1));
+    charts_->setRange(std::pair(t0, t1));
   });
-  connect(timeline_, &TimelineCanvas::rangeCleared, this, [this] { stats_->setRange(std::nullopt); });
+  connect(timeline_, &TimelineCanvas::rangeCleared, this, [this] {
+    stats_->setRange(std::nullopt);
+    charts_->setRange(std::nullopt);
+  });
   connect(stats_, &StatsPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
   connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
     auto range = timeline_->selection();
@@ -191,8 +198,8 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
                              .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))), what,
                                   QString::fromStdString(formatDuration(t1 - t0)),
                                   eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows) : QString()));
-  // The Statistics tab follows the range too: stay there when the user is reading it.
-  if (bottom_->currentWidget() != stats_) bottom_->setCurrentIndex(2);
+  // The Statistics and Charts tabs follow the range too: stay there when the user is reading them.
+  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_) bottom_->setCurrentIndex(2);
 }
 
 void SessionView::showFind() {

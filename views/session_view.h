@@ -22,6 +22,7 @@ namespace ts {
 class SessionTreeModel;
 class TimelineCanvas;
 class EventsTableModel;
+class ChartsPane;
 class StatsPane;
 
 class SessionView : public QWidget {
@@ -44,6 +45,7 @@ class SessionView : public QWidget {
   EventsTableModel* eventsModel() const { return eventsModel_; }
   QTableView* eventsTable() const { return eventsTable_; }
   StatsPane* stats() const { return stats_; }
+  ChartsPane* charts() const { return charts_; }
   QTabWidget* bottomTabs() const { return bottom_; }
   // A snapshot of a capture still running: the overview says so instead of "incomplete".
   void setLive(bool live);
@@ -66,6 +68,7 @@ class SessionView : public QWidget {
   QLabel* eventsStatus_ = nullptr;
   QLineEdit* eventsFilter_ = nullptr;
   StatsPane* stats_ = nullptr;
+  ChartsPane* charts_ = nullptr;
   void runSearch();
   QWidget* findBar_ = nullptr;
   QLineEdit* findEdit_ = nullptr;

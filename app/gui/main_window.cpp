@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "capture_dialog.h"
+#include "chart_export.h"
 #include "model_view.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
@@ -152,6 +153,8 @@ void MainWindow::createActions() {
   exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
   exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   exportAction_->setStatusTip(tr("Save the session as .tscope, Chrome trace JSON or CSV"));
+  file->addAction(tr("Export &Timeline Image…"), this, &MainWindow::exportTimelineImageDialog)
+      ->setStatusTip(tr("Save the visible timeline (labels, ruler, legend) as PNG, SVG or PDF"));
   file->addSeparator();
   cancelAction_ = file->addAction(tr("Cancel &Loading"), this, &MainWindow::cancelLoads);
   cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -580,6 +583,25 @@ void MainWindow::stopCapture(bool terminateProgram) {
 #else
   (void)terminateProgram;
 #endif
+}
+
+QString MainWindow::exportTimelineImage(const QString& path) {
+  SessionView* view = sessionView(tabs_->currentIndex());
+  if (!view) return tr("no session is open");
+  ImageFormat format;
+  if (!imageFormatFromName(path.section(QLatin1Char('.'), -1).toLower(), format)) return tr("%1: choose .png, .svg or .pdf").arg(path);
+  TimelineCanvas* canvas = view->timeline();
+  return exportPainting([canvas](QPainter& p, QSize s) { canvas->render(p, s); }, canvas->size(), format, path,
+                        format == ImageFormat::Png ? 2.0 : 1.0, QFileInfo(view->path()).fileName());
+}
+
+void MainWindow::exportTimelineImageDialog() {
+  if (!sessionView(tabs_->currentIndex())) return;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export timeline image"), QStringLiteral("timeline.png"),
+                                              tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+  if (path.isEmpty()) return;
+  if (QString error = exportTimelineImage(path); !error.isEmpty()) showError(tr("Cannot export"), error);
+  else statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
 }
 
 }  // namespace ts

@@ -37,6 +37,9 @@ class MainWindow : public QMainWindow {
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
+  // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error
+  // message or empty.
+  QString exportTimelineImage(const QString& path);
   // Writes the current tab's session (format by extension) off the GUI thread.
   void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();
@@ -76,6 +79,7 @@ class MainWindow : public QMainWindow {
   void openRanksDialog();
   void captureDialog();
   void openModelDialog();
+  void exportTimelineImageDialog();
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);

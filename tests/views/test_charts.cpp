@@ -7,12 +7,18 @@
 #include <QChart>
 #include <QFile>
 #include <QHorizontalBarSeries>
+#include <QChartView>
 #include <QImage>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
 #include "chart_export.h"
+#include "charts_pane.h"
+#include "main_window.h"
+#include "session_view.h"
 #include "io/open_session.h"
 #include "session_charts.h"
 #include "timeline_canvas.h"
@@ -80,6 +86,42 @@ class TestCharts : public QObject {
     double kernels = 0;
     for (int i = 0; i < bins->count(); ++i) kernels += bins->at(i);
     QCOMPARE(kernels, 79.0);
+  }
+
+  void chartsTabFollowsTheRangeAndExports() {
+    QTemporaryDir dir;
+    SessionView view(session_, QStringLiteral("sample.tscope"));
+    view.resize(1400, 1000);
+    view.show();
+    view.bottomTabs()->setCurrentWidget(view.charts());
+    view.charts()->setChart(QStringLiteral("top_kernels"));
+    auto bars = [&] { return qobject_cast<QHorizontalBarSeries*>(view.charts()->view()->chart()->series().front())->barSets().front()->count(); };
+    QCOMPARE(bars(), 15);
+    TimeNs end = session_->endTime();
+    emit view.timeline()->rangeSelected(end - 60'000'000, end);
+    QCOMPARE(view.bottomTabs()->currentWidget(), view.charts());  // the reader stays on it
+    QVERIFY(bars() < 15);  // fewer kernel names in the last 60 ms
+    QString pdf = dir.filePath(QStringLiteral("c.pdf"));
+    QCOMPARE(view.charts()->exportTo(pdf), QString());
+    QVERIFY(QFile::exists(pdf));
+    QVERIFY(!view.charts()->exportTo(dir.filePath(QStringLiteral("c.bmp"))).isEmpty());
+    emit view.timeline()->rangeCleared();
+    QCOMPARE(bars(), 15);
+    view.grab().save(QStringLiteral("charts-sample.png"));
+  }
+
+  void timelineImageFromTheWindow() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    QSignalSpy opened(&window, &MainWindow::sessionOpened);
+    window.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(opened.wait(10000));
+    QString png = dir.filePath(QStringLiteral("tl.png"));
+    QCOMPARE(window.exportTimelineImage(png), QString());
+    QImage image(png);
+    QVERIFY(image.width() > 1000);  // twice the canvas's size
   }
 
   void timelineExports() {

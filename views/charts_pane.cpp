@@ -1,0 +1,99 @@
+#include "charts_pane.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QVBoxLayout>
+
+#include "chart_export.h"
+
+namespace ts {
+
+ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), session_(std::move(session)) {
+  setObjectName(QStringLiteral("chartsPane"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* bar = new QHBoxLayout;
+  chart_ = new QComboBox(this);
+  const QStringList titles = {tr("Kernel duration histogram"), tr("Top kernels by total time"),
+                              tr("GPU utilisation over time"), tr("Copy bandwidth by kind")};
+  const QStringList names = sessionChartNames();
+  for (int i = 0; i < names.size(); ++i) chart_->addItem(titles.value(i, names[i]), names[i]);
+  log_ = new QCheckBox(tr("Log scale"), this);
+  log_->setToolTip(tr("Histogram: logarithmic count axis"));
+  bar->addWidget(chart_);
+  bar->addWidget(log_);
+  bar->addStretch(1);
+  bar->addWidget(new QLabel(tr("Right-click the chart to export or copy it."), this));
+  layout->addLayout(bar);
+  view_ = new QChartView(this);
+  view_->setRenderHint(QPainter::Antialiasing);
+  view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  layout->addWidget(view_, 1);
+  connect(chart_, &QComboBox::currentIndexChanged, this, &ChartsPane::rebuild);
+  connect(log_, &QCheckBox::toggled, this, [this](bool on) {
+    options_.logScale = on;
+    rebuild();
+  });
+  connect(view_, &QWidget::customContextMenuRequested, this, &ChartsPane::contextMenu);
+  rebuild();
+}
+
+void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
+  options_.stats.start = range ? range->first : std::numeric_limits<TimeNs>::min();
+  options_.stats.end = range ? range->second : std::numeric_limits<TimeNs>::max();
+  rebuild();
+}
+
+void ChartsPane::setChart(const QString& name) {
+  int i = chart_->findData(name);
+  if (i >= 0) chart_->setCurrentIndex(i);
+}
+
+// Charts are built from the statistics of (at most) the events in range: quick enough on the GUI
+// thread for the sessions a chart is read on; the tables behind them run off it in the Statistics tab.
+void ChartsPane::rebuild() {
+  SessionChart kind;
+  if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
+  options_.dark = palette().color(QPalette::Window).lightness() < 128;
+  QString error;
+  QChart* chart = makeSessionChart(*session_, kind, options_, &error);
+  if (!chart) {
+    chart = new QChart;
+    chart->setTitle(error);
+  }
+  QChart* old = view_->chart();
+  view_->setChart(chart);
+  delete old;
+}
+
+QString ChartsPane::exportTo(const QString& path, double scale) const {
+  ImageFormat format;
+  QString ext = path.section(QLatin1Char('.'), -1).toLower();
+  if (!imageFormatFromName(ext, format)) return tr("%1: choose .png, .svg or .pdf").arg(path);
+  return exportChart(view_->chart(), view_->size(), format, path, scale);
+}
+
+void ChartsPane::contextMenu(const QPoint& at) {
+  QMenu menu(this);
+  menu.addAction(tr("Export…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chart_->currentData().toString() + QStringLiteral(".png"),
+                                                tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty()) return;
+    if (QString error = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0); !error.isEmpty()) {
+      QMessageBox::warning(this, tr("Export failed"), error);
+    }
+  });
+  menu.addAction(tr("Copy image"), this, [this] { QApplication::clipboard()->setPixmap(view_->grab()); });
+  menu.exec(view_->mapToGlobal(at));
+}
+
+}  // namespace ts

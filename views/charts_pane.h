@@ -1,0 +1,40 @@
+// ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
+// kernels, GPU utilisation, copy bandwidth) for the whole session or the timeline's range, in the
+// widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies the image.
+#pragma once
+
+#include <QWidget>
+#include <optional>
+
+#include "session/session.h"
+#include "session_charts.h"
+
+class QCheckBox;
+class QChartView;
+class QComboBox;
+
+namespace ts {
+
+class ChartsPane : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ChartsPane(SessionPtr session, QWidget* parent = nullptr);
+
+  void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  void setChart(const QString& name);
+  QChartView* view() const { return view_; }
+  // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
+  QString exportTo(const QString& path, double scale = 1.0) const;
+
+ private:
+  void rebuild();
+  void contextMenu(const QPoint& at);
+
+  SessionPtr session_;
+  ChartOptions options_;
+  QComboBox* chart_ = nullptr;
+  QCheckBox* log_ = nullptr;
+  QChartView* view_ = nullptr;
+};
+
+}  // namespace ts
