@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "chart_export.h"
 
@@ -44,7 +45,29 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), s
     rebuild();
   });
   connect(view_, &QWidget::customContextMenuRequested, this, &ChartsPane::contextMenu);
-  rebuild();
+  connect(&watcher_, &QFutureWatcher<Result<std::vector<StatsTable>>>::finished, this, [this] {
+    if (watcher_.property("generation").toInt() != generation_) return;  // superseded
+    busy_ = false;
+    SessionChart kind;
+    if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
+    auto result = watcher_.result();
+    QChart* chart = result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
+    if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
+    QChart* old = view_->chart();
+    view_->setChart(chart);
+    delete old;
+    emit updated();
+  });
+}
+
+ChartsPane::~ChartsPane() {
+  if (cancel_) cancel_->store(true);
+  watcher_.waitForFinished();
+}
+
+void ChartsPane::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale_) rebuild();
 }
 
 void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
@@ -58,21 +81,25 @@ void ChartsPane::setChart(const QString& name) {
   if (i >= 0) chart_->setCurrentIndex(i);
 }
 
-// Charts are built from the statistics of (at most) the events in range: quick enough on the GUI
-// thread for the sessions a chart is read on; the tables behind them run off it in the Statistics tab.
 void ChartsPane::rebuild() {
+  if (!isVisible()) {
+    stale_ = true;  // a hidden tab computes nothing (live captures replace views every second)
+    return;
+  }
+  stale_ = false;
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
   options_.dark = palette().color(QPalette::Window).lightness() < 128;
-  QString error;
-  QChart* chart = makeSessionChart(*session_, kind, options_, &error);
-  if (!chart) {
-    chart = new QChart;
-    chart->setTitle(error);
-  }
-  QChart* old = view_->chart();
-  view_->setChart(chart);
-  delete old;
+  if (cancel_) cancel_->store(true);
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  ++generation_;
+  busy_ = true;
+  watcher_.setProperty("generation", generation_);
+  watcher_.setFuture(QtConcurrent::run([session = session_, report = chartReport(kind), stats = options_.stats, cancel = cancel_] {
+    Progress progress;
+    progress.cancel = cancel.get();
+    return computeStats(*session, report, stats, progress);
+  }));
 }
 
 QString ChartsPane::exportTo(const QString& path, double scale) const {

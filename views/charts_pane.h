@@ -1,9 +1,13 @@
 // ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
 // kernels, GPU utilisation, copy bandwidth) for the whole session or the timeline's range, in the
 // widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies the image.
+// The report behind a chart runs off the GUI thread, and only while the tab is shown.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "session/session.h"
@@ -19,22 +23,33 @@ class ChartsPane : public QWidget {
   Q_OBJECT
  public:
   explicit ChartsPane(SessionPtr session, QWidget* parent = nullptr);
+  ~ChartsPane() override;
 
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   void setChart(const QString& name);
   QChartView* view() const { return view_; }
+  bool busy() const { return busy_; }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
   QString exportTo(const QString& path, double scale = 1.0) const;
+
+ signals:
+  void updated();  // a new chart is shown
 
  private:
   void rebuild();
   void contextMenu(const QPoint& at);
+  void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
   ChartOptions options_;
   QComboBox* chart_ = nullptr;
   QCheckBox* log_ = nullptr;
   QChartView* view_ = nullptr;
+  QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  int generation_ = 0;
+  bool busy_ = false;
+  bool stale_ = true;  // changed while hidden: rebuild when shown
 };
 
 }  // namespace ts

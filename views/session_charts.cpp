@@ -188,17 +188,26 @@ bool sessionChartFromName(const QString& name, SessionChart& out) {
   return true;
 }
 
+StatsReport chartReport(SessionChart chart) {
+  switch (chart) {
+    case SessionChart::KernelHistogram: return StatsReport::KernHist;
+    case SessionChart::TopKernels: return StatsReport::KernSum;
+    case SessionChart::GpuUtilisation: return StatsReport::GpuUtil;
+    case SessionChart::CopyBandwidth: return StatsReport::MemTime;
+  }
+  return StatsReport::KernSum;
+}
+
 QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOptions& o, QString* error) {
-  const StatsReport report = chart == SessionChart::KernelHistogram ? StatsReport::KernHist
-                             : chart == SessionChart::TopKernels    ? StatsReport::KernSum
-                             : chart == SessionChart::GpuUtilisation ? StatsReport::GpuUtil
-                                                                     : StatsReport::MemTime;
-  auto tables = computeStats(s, report, o.stats);
+  auto tables = computeStats(s, chartReport(chart), o.stats);
   if (!tables) {
     if (error) *error = QString::fromStdString(tables.error());
     return nullptr;
   }
-  const StatsTable& t = tables->front();
+  return makeChartFromTable(s, chart, tables->front(), o);
+}
+
+QChart* makeChartFromTable(const Session& s, SessionChart chart, const StatsTable& t, const ChartOptions& o) {
   switch (chart) {
     case SessionChart::KernelHistogram: return histogram(t, o);
     case SessionChart::TopKernels: return topKernels(t, o);

@@ -26,7 +26,14 @@ struct ChartOptions {
   bool dark = false;
 };
 
-// The chart (owned by the caller), or nullptr with `error` set when the report fails.
+// The statistics report a chart is drawn from (its first table).
+StatsReport chartReport(SessionChart chart);
+
+// The chart (owned by the caller) from its report's table, already computed: cheap, so it can
+// run on the GUI thread while the report runs off it.
+QChart* makeChartFromTable(const Session& session, SessionChart chart, const StatsTable& table, const ChartOptions& options);
+
+// Both steps at once (the CLI, tests); nullptr with `error` set when the report fails.
 QChart* makeSessionChart(const Session& session, SessionChart chart, const ChartOptions& options, QString* error);
 
 }  // namespace ts

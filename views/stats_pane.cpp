@@ -151,7 +151,17 @@ void StatsPane::setDevice(uint32_t device) {
   if (index >= 0) device_->setCurrentIndex(index);
 }
 
+void StatsPane::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale_) recompute();
+}
+
 void StatsPane::recompute() {
+  if (!isVisible()) {
+    stale_ = true;  // a hidden tab computes nothing (live captures replace views every second)
+    return;
+  }
+  stale_ = false;
   if (cancel_) cancel_->store(true);
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   ++generation_;

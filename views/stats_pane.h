@@ -1,6 +1,6 @@
 // StatsPane: the Statistics tab — the nsys-stats-like reports of core/analysis for the whole
 // session or the timeline's selected range, one GPU or all. Reports run off the GUI thread; a
-// newer request cancels the one still running. Tables sort on raw values, filter on any text,
+// newer request cancels the one still running; a hidden pane computes nothing until shown. Tables sort on raw values, filter on any text,
 // copy as CSV and export to CSV or JSON.
 #pragma once
 
@@ -53,6 +53,7 @@ class StatsPane : public QWidget {
 
  private:
   void recompute();
+  void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
   StatsOptions options_;
@@ -65,6 +66,7 @@ class StatsPane : public QWidget {
   std::shared_ptr<std::atomic<bool>> cancel_;
   int generation_ = 0;
   bool busy_ = false;
+  bool stale_ = true;  // changed while hidden: recompute when shown
 };
 
 }  // namespace ts

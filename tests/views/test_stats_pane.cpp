@@ -55,6 +55,7 @@ class TestStatsPane : public QObject {
 
   void showsWhatCoreComputes() {
     StatsPane pane(session_);
+    pane.show();  // a hidden pane computes nothing
     QAbstractItemModelTester tester(pane.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(waitForTable(pane));
     auto expected = computeStats(*session_, StatsReport::KernSum, {});
@@ -81,6 +82,7 @@ class TestStatsPane : public QObject {
 
   void everyTableAndARange() {
     StatsPane pane(session_);
+    pane.show();
     QVERIFY(waitForTable(pane));
     for (const char* name : {"mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps", "overlap", "kern_sum"}) {
       pane.setTableName(QString::fromLatin1(name));
@@ -114,6 +116,7 @@ class TestStatsPane : public QObject {
 
   void exportsCsvAndJson() {
     StatsPane pane(session_);
+    pane.show();
     QVERIFY(waitForTable(pane));
     QTemporaryDir dir;
     QString csv = dir.filePath(QStringLiteral("kern.csv")), json = dir.filePath(QStringLiteral("kern.json"));
