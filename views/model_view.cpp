@@ -1,5 +1,6 @@
 #include "model_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -10,7 +11,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
-#include <QCheckBox>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QToolButton>

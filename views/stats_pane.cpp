@@ -1,24 +1,14 @@
 #include "stats_pane.h"
 
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
-#include <QFileDialog>
-#include <QGuiApplication>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <fstream>
 
-#include "io/atomic_file.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
 #include "util/format.h"
