@@ -243,13 +243,20 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   };
 
   for (;;) {
-    std::vector<pollfd> fds{{sock.listener, POLLIN, 0}};
-    for (const Conn& c : conns) fds.push_back({c.fd, POLLIN, 0});
-    int n = ::poll(fds.data(), fds.size(), 50);
-    if (n > 0) {
-      if (fds[0].revents & POLLIN) {
-        for (int fd; (fd = ::accept4(sock.listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) conns.push_back({fd, sink.open()});
+    // The program's exit first, then every connection made before it: a process that connects,
+    // writes and exits between two polls is still read to the end.
+    if (!status) {
+      int st = 0;
+      if (::waitpid(child, &st, WNOHANG) == child) {
+        status = st;
+        exitedAt = Clock::now();
       }
+    }
+    for (int fd; (fd = ::accept4(sock.listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) conns.push_back({fd, sink.open()});
+    std::vector<pollfd> fds;
+    fds.push_back({sock.listener, POLLIN, 0});
+    for (const Conn& c : conns) fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 50) > 0) {
       for (size_t i = 1; i < fds.size(); ++i) {
         if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
         Conn& c = conns[i - 1];
@@ -265,13 +272,6 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         }
       }
       std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
-    }
-    if (!status) {
-      int st = 0;
-      if (::waitpid(child, &st, WNOHANG) == child) {
-        status = st;
-        exitedAt = Clock::now();
-      }
     }
     const bool stopWanted = (hooks.stop && hooks.stop->load()) ||
                             (o.durationSeconds > 0 && secondsSince(started) >= o.durationSeconds);
