@@ -32,6 +32,7 @@ class TimelineCanvas : public QWidget {
   static QList<QPair<QString, QString>> navigationHelp();
 
   const TimeAxis& axis() const { return axis_; }
+  const SessionPtr& session() const { return session_; }
   void setAxis(const TimeAxis& axis);
   void fitAll();
   // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().

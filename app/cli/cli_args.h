@@ -45,6 +45,7 @@ int runGenerate(const std::vector<std::string>& argv);
 int runStats(const std::vector<std::string>& argv);
 int runCapture(const std::vector<std::string>& argv);
 int runModel(const std::vector<std::string>& argv);
+int runCompare(const std::vector<std::string>& argv);
 int runExport(const std::vector<std::string>& argv);  // with the GUI libraries only
 
 }  // namespace ts::cli

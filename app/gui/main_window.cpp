@@ -2,10 +2,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -21,6 +25,7 @@
 
 #include "capture_dialog.h"
 #include "chart_export.h"
+#include "compare_view.h"
 #include "model_view.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
@@ -153,6 +158,8 @@ void MainWindow::createActions() {
   exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
   exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   exportAction_->setStatusTip(tr("Save the session as .tscope, Chrome trace JSON or CSV"));
+  file->addAction(tr("Co&mpare Sessions…"), this, &MainWindow::compareDialog)
+      ->setStatusTip(tr("Two open sessions side by side: synchronised timelines, kernels and copies with the change"));
   file->addAction(tr("Export &Timeline Image…"), this, &MainWindow::exportTimelineImageDialog)
       ->setStatusTip(tr("Save the visible timeline (labels, ruler, legend) as PNG, SVG or PDF"));
   file->addSeparator();
@@ -602,6 +609,48 @@ void MainWindow::exportTimelineImageDialog() {
   if (path.isEmpty()) return;
   if (QString error = exportTimelineImage(path); !error.isEmpty()) showError(tr("Cannot export"), error);
   else statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
+}
+
+bool MainWindow::compareSessions(int tabA, int tabB) {
+  SessionView* a = sessionView(tabA);
+  SessionView* b = sessionView(tabB);
+  if (!a || !b || tabA == tabB) return false;
+  QString nameA = tabs_->tabText(tabA), nameB = tabs_->tabText(tabB);
+  auto* view = new CompareView(a->session(), nameA, b->session(), nameB, tabs_);
+  int index = tabs_->addTab(view, tr("%1 ↔ %2").arg(nameA, nameB));
+  tabs_->setCurrentIndex(index);
+  return true;
+}
+
+void MainWindow::compareDialog() {
+  QList<int> sessions;
+  for (int i = 0; i < tabs_->count(); ++i) {
+    if (sessionView(i)) sessions << i;
+  }
+  if (sessions.size() < 2) {
+    showError(tr("Compare sessions"), tr("Open two sessions first (for example before and after an optimisation)."));
+    return;
+  }
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Compare sessions"));
+  auto* form = new QFormLayout(&dialog);
+  auto* first = new QComboBox(&dialog);
+  auto* second = new QComboBox(&dialog);
+  for (int i : sessions) {
+    first->addItem(tabs_->tabText(i), i);
+    second->addItem(tabs_->tabText(i), i);
+  }
+  second->setCurrentIndex(1);
+  form->addRow(tr("A (before):"), first);
+  form->addRow(tr("B (after):"), second);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  if (!compareSessions(first->currentData().toInt(), second->currentData().toInt())) {
+    showError(tr("Compare sessions"), tr("Choose two different sessions."));
+  }
 }
 
 }  // namespace ts

@@ -37,6 +37,8 @@ class MainWindow : public QMainWindow {
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
+  // A compare tab for two open session tabs (by index); false when they are not two sessions.
+  bool compareSessions(int tabA, int tabB);
   // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error
   // message or empty.
   QString exportTimelineImage(const QString& path);
@@ -80,6 +82,7 @@ class MainWindow : public QMainWindow {
   void captureDialog();
   void openModelDialog();
   void exportTimelineImageDialog();
+  void compareDialog();
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/intervals.h"
+#include "analysis/session_compare.h"
 #include "analysis/stats_reports.h"
 #include "io/open_session.h"
 #include "session/session_builder.h"
@@ -295,6 +296,53 @@ TEST(Stats, RealTraceSpotChecks) {
   EXPECT_EQ(cell(api, launch, "total_ns"), 3'056'561'000);
   StatsTable m = one(**s, StatsReport::MemTime);
   EXPECT_EQ(cell(m, rowOf(m, "operation", "HtoD"), "count"), 16);
+}
+
+}  // namespace ts
+
+namespace ts {
+
+TEST(Stats, CompareTwoSessionsByHand) {
+  // A: gemm 100, 300 and relu 50 ns, one HtoD copy of 1000 B in 100 ns.
+  // B: gemm 100, relu 50 and 60, attn 500 ns, two HtoD copies of 1000 B in 80 ns each.
+  auto build = [](std::vector<std::pair<const char*, TimeNs>> kernels, int copies, TimeNs copyNs) {
+    SessionBuilder b;
+    uint32_t s = b.stream(b.device(b.rank(0), 0), 7);
+    TimeNs t = 0;
+    for (auto [name, ns] : kernels) {
+      b.addKernel(s, t, t + ns, b.intern(name), {});
+      t += ns + 10;
+    }
+    for (int i = 0; i < copies; ++i) {
+      MemcpyDetail m;
+      m.copyKind = CopyKind::HtoD;
+      m.bytes = 1000;
+      b.addMemcpy(s, t, t + copyNs, b.intern("copy"), m);
+      t += copyNs + 10;
+    }
+    return b.build().value();
+  };
+  SessionPtr a = build({{"gemm", 100}, {"gemm", 300}, {"relu", 50}}, 1, 100);
+  SessionPtr b = build({{"gemm", 100}, {"relu", 50}, {"relu", 60}, {"attn", 500}}, 2, 80);
+  StatsTable k = compareKernels(*a, *b);
+  ASSERT_EQ(k.rows.size(), 4u);  // attn, gemm, relu, then all kernels
+  EXPECT_EQ(std::get<std::string>(k.rows[0][0]), "attn");  // the largest change first
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(k.rows[0][1]));  // not in A
+  EXPECT_DOUBLE_EQ(cell(k, 0, "delta_ns"), 500);
+  size_t gemm = rowOf(k, "name", "gemm");
+  EXPECT_DOUBLE_EQ(cell(k, gemm, "total_a_ns"), 400);
+  EXPECT_DOUBLE_EQ(cell(k, gemm, "mean_a_ns"), 200);
+  EXPECT_DOUBLE_EQ(cell(k, gemm, "delta_ns"), -300);
+  EXPECT_DOUBLE_EQ(cell(k, gemm, "delta_pct"), -75);
+  size_t all = rowOf(k, "name", "all kernels");
+  EXPECT_DOUBLE_EQ(cell(k, all, "total_a_ns"), 450);
+  EXPECT_DOUBLE_EQ(cell(k, all, "total_b_ns"), 710);
+  StatsTable c = compareCopies(*a, *b);
+  size_t htod = rowOf(c, "operation", "HtoD");
+  EXPECT_DOUBLE_EQ(cell(c, htod, "count_b"), 2);
+  EXPECT_DOUBLE_EQ(cell(c, htod, "bytes_b"), 2000);
+  EXPECT_DOUBLE_EQ(cell(c, htod, "delta_ns"), 60);
+  EXPECT_DOUBLE_EQ(cell(c, htod, "delta_pct"), 60);
 }
 
 }  // namespace ts
