@@ -1,0 +1,36 @@
+// What the memory-tier simulator runs: kernels in execution order, each with its duration and the
+// tensors it reads and writes, and tensors with their sizes. Built from a G10 workload directory
+// or from a model's training step; the analysis and the planners see only this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "session/types.h"
+
+namespace ts::memsim {
+
+struct SimTensor {
+  std::string name;
+  int64_t bytes = 0;
+  bool global = false;  // lives across iterations (weights, optimizer state): its idle time wraps
+};
+
+struct SimKernel {
+  std::string name;
+  TimeNs duration = 0;           // without any data movement (the "ideal")
+  std::vector<int> inputs;       // tensor indices
+  std::vector<int> outputs;
+  int64_t workspaceBytes = 0;    // scratch for the kernel's life
+};
+
+struct SimWorkload {
+  std::string name;
+  std::vector<SimTensor> tensors;
+  std::vector<SimKernel> kernels;
+
+  TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
+};
+
+}  // namespace ts::memsim

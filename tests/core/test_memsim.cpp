@@ -1,0 +1,148 @@
+// The memory-tier simulator's inputs: G10 workload directories (all five in ../shared/data/g10)
+// and tensor vitality, checked against G10's own analysis output (interval.config) tensor by
+// tensor; malformed directories give errors that name the file and line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "io/text_file.h"
+#include "memsim/g10_workload.h"
+#include "memsim/vitality.h"
+
+namespace ts::memsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string g10(const std::string& name) { return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name; }
+
+// G10's interval.config: per tensor its liveness (or "Global!") and its hiding intervals, each
+// with its estimated time in µs.
+struct G10Life {
+  bool global = false;
+  int birth = -1, death = -1;
+  std::vector<std::pair<int, int>> intervals;
+  std::vector<double> estimatedUs;
+};
+
+std::map<int, G10Life> readIntervals(const std::string& path) {
+  auto text = readTextFile(path);
+  EXPECT_TRUE(text.ok());
+  std::map<int, G10Life> out;
+  std::istringstream in{std::string(text->view())};
+  std::regex tensor(R"(^tensor(\d+) Is weight)"), live(R"(Birth: (\d+), Death: (\d+))"), interval(R"(interval \d+: (\d+)--------(\d+))"),
+      estimate(R"(Estimated Time:(\S+))");
+  int current = -1;
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_search(line, m, tensor)) current = std::stoi(m[1]);
+    else if (line.rfind("Global!", 0) == 0) out[current].global = true;
+    else if (std::regex_search(line, m, live)) out[current].birth = std::stoi(m[1]), out[current].death = std::stoi(m[2]);
+    else if (std::regex_search(line, m, interval)) out[current].intervals.emplace_back(std::stoi(m[1]), std::stoi(m[2]));
+    else if (std::regex_search(line, m, estimate)) out[current].estimatedUs.push_back(std::stod(m[1]));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Memsim, EveryG10WorkloadLoads) {
+  const std::map<std::string, size_t> kernels = {{"BERT-256", 1369}, {"VIT-1280", 1489}, {"Inceptionv3-1536", 929},
+                                                 {"ResNet152-1280", 1299}, {"SENet154-1024", 2319}};
+  for (const auto& [dir, count] : kernels) {
+    auto w = loadG10Workload(g10(dir));
+    ASSERT_TRUE(w.ok()) << w.error();
+    EXPECT_EQ(w->workload.kernels.size(), count) << dir;
+    EXPECT_GT(w->workload.tensors.size(), count / 2) << dir;
+  }
+  // The sum of G10's kernel times is its "ideal" iteration time (published for BERT-256).
+  auto bert = loadG10Workload(g10("BERT-256"));
+  ASSERT_TRUE(bert.ok());
+  int64_t cycles = 0;
+  for (int64_t c : bert->cycles) cycles += c;
+  EXPECT_EQ(cycles, 8'742'558'777);
+  EXPECT_NEAR(static_cast<double>(bert->workload.idealTime()), 8'742'558'777 / 1.2, 1369.0);  // ns, rounded per kernel
+}
+
+TEST(Memsim, VitalityMatchesG10sOwnAnalysis) {
+  for (const char* dir : {"BERT-256", "ResNet152-1280"}) {
+    SCOPED_TRACE(dir);
+    auto w = loadG10Workload(g10(dir));
+    ASSERT_TRUE(w.ok()) << w.error();
+    std::string intervals = g10(std::string(dir) + "/interval.config.gz");
+    std::map<int, G10Life> expected = readIntervals(intervals);
+    std::vector<TensorLife> lives = analyzeVitality(w->workload);
+    size_t compared = 0;
+    for (const TensorLife& life : lives) {
+      int id = w->tensorIds[static_cast<size_t>(life.tensor)];
+      auto it = expected.find(id);
+      if (it == expected.end()) continue;  // G10 lists only the tensors kernels use
+      ++compared;
+      const G10Life& e = it->second;
+      EXPECT_EQ(life.global, e.global) << "tensor" << id;
+      if (!e.global) {
+        EXPECT_EQ(life.birth, e.birth) << "tensor" << id;
+        EXPECT_EQ(life.death, e.death) << "tensor" << id;
+      }
+      std::vector<std::pair<int, int>> ours;
+      for (const InactiveInterval& i : life.inactive) ours.emplace_back(i.from, i.to);
+      EXPECT_EQ(ours, e.intervals) << "tensor" << id;
+      ASSERT_EQ(e.estimatedUs.size(), e.intervals.size()) << "tensor" << id;
+      for (size_t i = 0; i < ours.size() && i < e.intervals.size(); ++i) {
+        // G10 prints six significant digits.
+        double us = static_cast<double>(life.inactive[i].duration) / 1e3;
+        EXPECT_NEAR(us, e.estimatedUs[i], std::max(1e-5 * e.estimatedUs[i], 0.01)) << "tensor" << id << " interval " << i;
+      }
+    }
+    EXPECT_EQ(compared, expected.size());
+    EXPECT_GT(compared, 1000u);
+  }
+}
+
+TEST(Memsim, MalformedWorkloadsNameFileAndLine) {
+  fs::path dir = fs::temp_directory_path() / ("tscope-g10-" + std::to_string(::getpid()));
+  auto write = [&](const std::string& tensors, const std::string& kernels) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream((dir / "tensors.config").string()) << tensors;
+    std::ofstream((dir / "kernels.config").string()) << kernels;
+    return loadG10Workload(dir.string());
+  };
+  const std::string tensors =
+      "tensor0 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n"
+      "tensor1 Is weight (global)?: 1, Size in byte: 8192, Range:4096--12288\n";
+  auto kernel = [](int id, const std::string& io) {
+    return "Kernel ID: " + std::to_string(id) + ", Name: K\nParent OP ID:1; Name: Op\nExecution Time: 1200\nInput Tensors:\n" + io +
+           "Output Tensors:\n____\n";
+  };
+  const std::string t0 = "tensor0 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n";
+  auto ok = write(tensors, kernel(0, t0) + kernel(1, t0));
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(ok->workload.kernels[1].duration, 1000);  // 1,200 cycles at 1.2 GHz
+
+  auto gap = write(tensors, kernel(0, t0) + kernel(2, t0));
+  ASSERT_FALSE(gap.ok());
+  EXPECT_NE(gap.error().find("kernels.config:8:"), std::string::npos) << gap.error();
+  EXPECT_NE(gap.error().find("without gaps"), std::string::npos) << gap.error();
+
+  auto undefined = write(tensors, kernel(0, "tensor9 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n"));
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_NE(undefined.error().find("tensor9 is not defined"), std::string::npos) << undefined.error();
+
+  auto negative = write("tensor0 Is weight (global)?: 0, Size in byte: -4096, Range:0--4096\n", kernel(0, ""));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().find("tensors.config:1:"), std::string::npos) << negative.error();
+
+  auto mismatch = write(tensors, kernel(0, "tensor1 Is weight (global)?: 0, Size in byte: 8192, Range:0--8192\n"));
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.error().find("differs from its definition"), std::string::npos) << mismatch.error();
+
+  fs::remove_all(dir);
+  EXPECT_FALSE(loadG10Workload(dir.string()).ok());
+}
+
+}  // namespace ts::memsim
