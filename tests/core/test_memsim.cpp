@@ -9,8 +9,12 @@
 #include <sstream>
 
 #include "io/text_file.h"
+#include "memsim/from_model.h"
 #include "memsim/g10_workload.h"
+#include "memsim/tier_config.h"
 #include "memsim/vitality.h"
+#include "model/model_zoo.h"
+#include "model/onnx_loader.h"
 
 namespace ts::memsim {
 
@@ -143,6 +147,113 @@ TEST(Memsim, MalformedWorkloadsNameFileAndLine) {
 
   fs::remove_all(dir);
   EXPECT_FALSE(loadG10Workload(dir.string()).ok());
+}
+
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+TEST(Memsim, TierPresetsAndValues) {
+  for (const std::string& name : tierPresetNames()) {
+    auto c = tierPreset(name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_TRUE(c->validate().ok()) << name;
+  }
+  TierConfig g10 = *tierPreset("g10-default");  // G10's defaults
+  EXPECT_EQ(g10.gpuBytes, 40'000'000'000);
+  EXPECT_EQ(g10.hostBytes, 128'000'000'000);
+  EXPECT_DOUBLE_EQ(g10.gpuHostBandwidth, 15.754e9);
+  EXPECT_DOUBLE_EQ(g10.ssdGpuBandwidth, 3.2e9);
+  EXPECT_EQ(g10.ssdReadLatencyNs, 12'000);
+  EXPECT_EQ(g10.ssdWriteLatencyNs, 16'000);
+  EXPECT_EQ(g10.systemLatencyNs, 45'000);
+  EXPECT_EQ(g10.pageBytes, 4096);
+  EXPECT_DOUBLE_EQ(g10.gpuClockHz, 1.2e9);
+  EXPECT_FALSE(tierPreset("tpu"));
+  EXPECT_EQ(parseBytes("40GB"), 40'000'000'000);
+  EXPECT_EQ(parseBytes("1.5 GiB"), 1'610'612'736);
+  EXPECT_EQ(parseBytes("4096"), 4096);
+  EXPECT_FALSE(parseBytes("40 GB/s"));
+  EXPECT_FALSE(parseBytes("lots"));
+  EXPECT_DOUBLE_EQ(*parseBandwidth("3.2GB/s"), 3.2e9);
+  EXPECT_FALSE(parseBandwidth("3.2GB"));
+  TierConfig c = g10;
+  EXPECT_TRUE(setTierField(c, "gpu-mem", "16GB").ok());
+  EXPECT_TRUE(setTierField(c, "ssd-bw", "6.4GB/s").ok());
+  EXPECT_DOUBLE_EQ(c.ssdHostBandwidth, 6.4e9);  // one SSD rate both ways unless told
+  EXPECT_TRUE(setTierField(c, "system-latency", "30us").ok());
+  EXPECT_EQ(c.systemLatencyNs, 30'000);
+  EXPECT_TRUE(setTierField(c, "gpu-clock", "1.41GHz").ok());
+  Status bad = setTierField(c, "gpu-mem", "sixteen");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("gpu-mem"), std::string::npos);
+  EXPECT_FALSE(setTierField(c, "warp-speed", "9").ok());
+  c.pageBytes = 3000;
+  EXPECT_FALSE(c.validate().ok());
+}
+
+TEST(Memsim, TierConfigFiles) {
+  fs::path dir = fs::temp_directory_path() / ("tscope-tiers-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string text = (dir / "tiers.txt").string(), json = (dir / "tiers.json").string(), bad = (dir / "bad.txt").string();
+  std::ofstream(text) << "# a smaller GPU\ngpu-mem = 24GB\n\npreset = h100-80   # applied first\nssd-bw = 7GB/s\n";
+  std::ofstream(json) << R"({"preset": "a100-40", "host-mem": "256GB", "pcie-bw": 25000000000})";
+  std::ofstream(bad) << "gpu-mem = 24GB\nssd-bw = fast\n";
+  auto t = loadTierConfig(text);
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(t->gpuBytes, 24'000'000'000);
+  EXPECT_DOUBLE_EQ(t->gpuHostBandwidth, 63e9);  // from the preset
+  EXPECT_DOUBLE_EQ(t->ssdGpuBandwidth, 7e9);
+  auto j = loadTierConfig(json);
+  ASSERT_TRUE(j.ok()) << j.error();
+  EXPECT_EQ(j->hostBytes, 256'000'000'000);
+  EXPECT_DOUBLE_EQ(j->gpuHostBandwidth, 25e9);
+  EXPECT_EQ(j->gpuBytes, 40'000'000'000);
+  auto b = loadTierConfig(bad);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().find("bad.txt:2: ssd-bw"), std::string::npos) << b.error();
+  std::ofstream((dir / "broken.json").string()) << R"({"gpu-mem": )";
+  auto broken = loadTierConfig((dir / "broken.json").string());
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().find("broken.json"), std::string::npos) << broken.error();
+  fs::remove_all(dir);
+}
+
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+// A model's training step becomes a workload whose vitality reads naturally: a weight is used by
+// its forward kernel, its weight-gradient kernel and its update, and idles between.
+TEST(Memsim, WorkloadFromATrainingStep) {
+  auto g = model::loadOnnxBytes(*model::zooModelBytes("resnet50"), "resnet50");
+  ASSERT_TRUE(g.ok()) << g.error();
+  model::TrainingStep step = model::expandTrainingStep(*g);
+  SimWorkload w = workloadFromStep(step);
+  ASSERT_EQ(w.kernels.size(), step.kernels.size());
+  EXPECT_EQ(w.idealTime(), step.totalNs());
+  std::vector<TensorLife> lives = analyzeVitality(w);
+  int conv1 = -1;
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    if (w.tensors[t].name == "conv1.weight") conv1 = static_cast<int>(t);
+  }
+  ASSERT_GE(conv1, 0);
+  const TensorLife& life = lives[static_cast<size_t>(conv1)];
+  EXPECT_TRUE(life.global);
+  ASSERT_EQ(life.uses.size(), 3u);  // forward, weight gradient, update
+  EXPECT_EQ(w.kernels[static_cast<size_t>(life.uses[0])].name, "conv1");
+  EXPECT_EQ(w.kernels[static_cast<size_t>(life.uses[1])].name, "conv1.backward_weight");
+  EXPECT_EQ(w.kernels[static_cast<size_t>(life.uses[2])].name, "conv1.weight.update");
+  // Idle from the forward pass to its weight gradient (the last backward kernel: conv1 is the
+  // first layer), none before its update (the first one), then round the step's end.
+  ASSERT_EQ(life.inactive.size(), 2u);
+  EXPECT_FALSE(life.inactive.front().wraps);
+  EXPECT_TRUE(life.inactive.back().wraps);
+  TimeNs idle = 0;
+  for (const InactiveInterval& i : life.inactive) idle += i.duration;
+  TimeNs busy = 0;
+  for (int k : life.uses) busy += w.kernels[static_cast<size_t>(k)].duration;
+  EXPECT_EQ(idle + busy, w.idealTime());  // every kernel is either a use or idle time, once
 }
 
 }  // namespace ts::memsim

@@ -1,0 +1,13 @@
+// The simulator's workload from a model's training step (core/model): every step tensor with its
+// size; weights and optimizer state are global (they outlive the iteration), activations,
+// gradients and workspaces are not; kernel durations are the step's (roofline or measured).
+#pragma once
+
+#include "memsim/workload.h"
+#include "model/training_step.h"
+
+namespace ts::memsim {
+
+SimWorkload workloadFromStep(const model::TrainingStep& step);
+
+}  // namespace ts::memsim
