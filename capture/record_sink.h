@@ -40,9 +40,6 @@ class RecordSink {
   const std::vector<std::string>& messages() const { return messages_; }
 
  private:
-  struct Named {
-    uint32_t name;  // index into names_
-  };
   struct Connection {
     std::string pending;  // bytes of an incomplete frame
     bool hello = false, ended = false, broken = false;

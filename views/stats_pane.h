@@ -16,7 +16,6 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
 
