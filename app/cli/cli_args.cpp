@@ -1,8 +1,10 @@
 #include "cli/cli_args.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
+#include "io/atomic_file.h"
 #include "util/format.h"
 
 namespace ts::cli {
@@ -73,6 +75,28 @@ bool parseRelativeRange(const std::string& text, RelativeRange& out) {
   if (!a.empty() && !(out.from = parseDuration(a))) return false;
   if (!b.empty() && !(out.to = parseDuration(b))) return false;
   return true;
+}
+
+int emitTables(const std::vector<StatsTable>& tables, const std::string& format, const std::optional<std::string>& path,
+               const char* command) {
+  std::string out;
+  if (format == "json") {
+    out = statsToJson(tables);
+  } else {
+    for (size_t i = 0; i < tables.size(); ++i) {
+      if (i) out += format == "csv" ? "\r\n" : "\n";
+      out += format == "csv" ? statsToCsv(tables[i]) : statsToText(tables[i]);
+    }
+  }
+  if (path) {
+    if (Status st = writeBytesAtomically(*path, out); !st) {
+      std::fprintf(stderr, "tensorscope-cli %s: %s\n", command, st.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
 }
 
 }  // namespace ts::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/stats_table.h"
+
 namespace ts::cli {
 
 inline constexpr int kExitOk = 0;
@@ -38,6 +40,12 @@ struct RelativeRange {
   std::optional<int64_t> from, to;  // ns
 };
 bool parseRelativeRange(const std::string& text, RelativeRange& out);
+
+// Prints tables (or writes them atomically to `path`) as "table" (text), "csv" (several tables
+// separated by an empty line) or "json" (an array when several). Returns the exit status; an error
+// is reported as "tensorscope-cli COMMAND: ...".
+int emitTables(const std::vector<StatsTable>& tables, const std::string& format, const std::optional<std::string>& path,
+               const char* command);
 
 int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);

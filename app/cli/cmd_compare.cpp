@@ -4,7 +4,6 @@
 
 #include "analysis/session_compare.h"
 #include "cli/cli_args.h"
-#include "io/atomic_file.h"
 #include "io/open_session.h"
 
 namespace ts::cli {
@@ -47,24 +46,7 @@ int runCompare(const std::vector<std::string>& argv) {
   }
   std::vector<StatsTable> tables = {compareKernels(*sessions[0], *sessions[1]), compareCopies(*sessions[0], *sessions[1])};
   for (StatsTable& t : tables) t.notes.insert(t.notes.begin(), "A = " + args.positional()[0] + ", B = " + args.positional()[1] + ".");
-  std::string out;
-  if (format == "json") {
-    out = statsToJson(tables);
-  } else {
-    for (size_t i = 0; i < tables.size(); ++i) {
-      if (i) out += format == "csv" ? "\r\n" : "\n";
-      out += format == "csv" ? statsToCsv(tables[i]) : statsToText(tables[i]);
-    }
-  }
-  if (auto path = args.option("-o")) {
-    if (Status st = writeBytesAtomically(*path, out); !st) {
-      std::fprintf(stderr, "tensorscope-cli compare: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
-    return kExitOk;
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+  return emitTables(tables, format, args.option("-o"), "compare");
 }
 
 }  // namespace ts::cli

@@ -186,9 +186,7 @@ int runModel(const std::vector<std::string>& argv) {
   } else {
     table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);
   }
-  std::string out = args.flag("--json") ? statsToJson({table}) : args.flag("--csv") ? statsToCsv(table) : statsToText(table);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+  return emitTables({table}, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "model");
 }
 
 }  // namespace ts::cli

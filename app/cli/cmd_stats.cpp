@@ -5,7 +5,6 @@
 
 #include "analysis/stats_reports.h"
 #include "cli/cli_args.h"
-#include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "util/format.h"
 
@@ -126,25 +125,7 @@ int runStats(const std::vector<std::string>& argv) {
     for (StatsTable& t : *result) tables.push_back(std::move(t));
   }
 
-  std::string out;
-  if (format == "json") {
-    out = statsToJson(tables);
-  } else {
-    for (size_t i = 0; i < tables.size(); ++i) {
-      if (i) out += format == "csv" ? "\r\n" : "\n";
-      out += format == "csv" ? statsToCsv(tables[i]) : statsToText(tables[i]);
-    }
-  }
-  if (auto path = args.option("-o")) {
-    Status st = writeBytesAtomically(*path, out);
-    if (!st) {
-      std::fprintf(stderr, "tensorscope-cli stats: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
-    return kExitOk;
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+  return emitTables(tables, format, args.option("-o"), "stats");
 }
 
 }  // namespace ts::cli
