@@ -46,30 +46,22 @@ class Net {
     for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
     return name;
   }
+  // Small constants (shapes, indices, scalars) are initializers with their data.
   std::string ints(const std::vector<int64_t>& values) {
-    std::string name = "const_" + std::to_string(consts_++);
-    auto* t = g_->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
+    auto* t = constant(onnx::TensorProto::INT64);
     t->add_dims(static_cast<int64_t>(values.size()));
     for (int64_t v : values) t->add_int64_data(v);
-    return name;
+    return t->name();
   }
   std::string scalarInt(int64_t value) {
-    std::string name = "const_" + std::to_string(consts_++);
-    auto* t = g_->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
+    auto* t = constant(onnx::TensorProto::INT64);
     t->add_int64_data(value);
-    return name;
+    return t->name();
   }
   std::string scalar(float value) {
-    std::string name = "const_" + std::to_string(consts_++);
-    auto* t = g_->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
+    auto* t = constant(onnx::TensorProto::FLOAT);
     t->add_float_data(value);
-    return name;
+    return t->name();
   }
 
   using Attrs = std::function<void(onnx::NodeProto&)>;
@@ -204,6 +196,13 @@ class Net {
   }
 
  private:
+  onnx::TensorProto* constant(int32_t type) {
+    auto* t = g_->add_initializer();
+    t->set_name("const_" + std::to_string(consts_++));
+    t->set_data_type(type);
+    return t;
+  }
+
   onnx::ModelProto m_;
   onnx::GraphProto* g_ = nullptr;
   int64_t batch_ = 0;

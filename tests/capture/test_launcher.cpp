@@ -6,12 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <chrono>
-#include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <tuple>
 
+#include "command_test.h"
 #include "io/open_session.h"
 #include "launcher.h"
 #include "session/session_summary.h"
@@ -22,27 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Launcher : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tscope-capture-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
-
-std::pair<int, std::string> shell(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Launcher = testing::TempDirTest;
+using testing::runCommand;
 
 }  // namespace
 
@@ -176,17 +157,17 @@ TEST_F(Launcher, PerRankCapturesOpenAsOneMultiRankSession) {
 
 TEST_F(Launcher, CommandLine) {
   std::string cli = TSCOPE_CLI;
-  auto [code, out] = shell(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
+  auto [code, out] = runCommand(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
   EXPECT_EQ(code, 5) << out;
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename().string().rfind("cli.", 0) == 0;
   EXPECT_EQ(files, 1u);
-  std::tie(code, out) = shell(cli + " capture -o " + path("nodir/x.tscope") + " -- true");
+  std::tie(code, out) = runCommand(cli + " capture -o " + path("nodir/x.tscope") + " -- true");
   EXPECT_EQ(code, 1);
   EXPECT_NE(out.find("does not exist"), std::string::npos) << out;
-  std::tie(code, out) = shell(cli + " capture -- true");
+  std::tie(code, out) = runCommand(cli + " capture -- true");
   EXPECT_EQ(code, 2) << out;
-  std::tie(code, out) = shell(cli + " capture -o x.tscope --kinds kernel,bogus -- true");
+  std::tie(code, out) = runCommand(cli + " capture -o x.tscope --kinds kernel,bogus -- true");
   EXPECT_EQ(code, 2) << out;
   // Ctrl+C on the CLI: it stops the capture, asks the program to end and saves.
   std::string out2 = path("interrupted.tscope");

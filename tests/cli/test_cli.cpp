@@ -1,14 +1,12 @@
 // Runs the real tensorscope-cli binary: exit codes, help, usage errors, generate → info → convert.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "command_test.h"
 #include "io/tscope_file.h"
 #include "session/session_summary.h"
 
@@ -22,27 +20,11 @@ struct CliRun {
 };
 
 CliRun cli(const std::string& args) {
-  std::string command = std::string(TSCOPE_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  auto [code, out] = testing::runCommand(std::string(TSCOPE_CLI) + " " + args);
+  return {code, out};
 }
 
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tscope-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
   for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help", "stats --help", "model --help"}) {
