@@ -54,6 +54,7 @@ int runStats(const std::vector<std::string>& argv);
 int runCapture(const std::vector<std::string>& argv);
 int runModel(const std::vector<std::string>& argv);
 int runCompare(const std::vector<std::string>& argv);
+int runSimulate(const std::vector<std::string>& argv);
 int runExport(const std::vector<std::string>& argv);  // with the GUI libraries only
 
 }  // namespace ts::cli

@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
+    "  simulate --g10 DIR|--model M  memory tiers: G10 and baseline plans, simulated iterations\n"
     "  compare A B                  two sessions: kernels by name and copies by kind, with the change\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"
     "  export FILE --chart NAME|--timeline --format png|svg|pdf -o OUT\n"
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "capture") return runCapture(args);
   if (command == "model") return runModel(args);
   if (command == "compare") return runCompare(args);
+  if (command == "simulate") return runSimulate(args);
   if (command == "export") {
 #ifdef TSCOPE_HAVE_EXPORT
     return runExport(args);

@@ -11,7 +11,10 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
     w.tensors.push_back({t.name, t.bytes, global});
   }
   w.kernels.reserve(step.kernels.size());
-  for (const model::StepKernel& k : step.kernels) w.kernels.push_back({k.name, k.durationNs, k.inputs, k.outputs, 0});
+  for (const model::StepKernel& k : step.kernels) {
+    if (w.lossKernel < 0 && k.phase != model::KernelPhase::Forward) w.lossKernel = static_cast<int>(w.kernels.size());
+    w.kernels.push_back({k.name, k.durationNs, k.inputs, k.outputs, 0});
+  }
   return w;
 }
 

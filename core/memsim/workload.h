@@ -29,6 +29,9 @@ struct SimWorkload {
   std::string name;
   std::vector<SimTensor> tensors;
   std::vector<SimKernel> kernels;
+  // The kernel that computes the loss (forward kernels come before it); -1 when unknown. FlashNeuron
+  // offloads the forward activations that are still needed after it.
+  int lossKernel = -1;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
 };

@@ -160,10 +160,10 @@ TEST(Memsim, TierPresetsAndValues) {
     EXPECT_TRUE(c->validate().ok()) << name;
   }
   TierConfig g10 = *tierPreset("g10-default");  // G10's defaults
-  EXPECT_EQ(g10.gpuBytes, 40'000'000'000);
-  EXPECT_EQ(g10.hostBytes, 128'000'000'000);
-  EXPECT_DOUBLE_EQ(g10.gpuHostBandwidth, 15.754e9);
-  EXPECT_DOUBLE_EQ(g10.ssdGpuBandwidth, 3.2e9);
+  EXPECT_EQ(g10.gpuBytes, 42'949'672'960);  // G10's "40 GB" is GiB (its own log says so)
+  EXPECT_EQ(g10.hostBytes, 128LL << 30);
+  EXPECT_DOUBLE_EQ(g10.gpuHostBandwidth, 15.754 * (1 << 30));
+  EXPECT_DOUBLE_EQ(g10.ssdGpuBandwidth, 3.2 * (1 << 30));
   EXPECT_EQ(g10.ssdReadLatencyNs, 12'000);
   EXPECT_EQ(g10.ssdWriteLatencyNs, 16'000);
   EXPECT_EQ(g10.systemLatencyNs, 45'000);

@@ -1,0 +1,316 @@
+// tensorscope-cli simulate: memory-tier what-ifs — plan and simulate G10 and its baselines on a G10
+// workload directory or an ONNX model's training step, print the iteration per policy (beside G10's
+// published numbers when they are known), save the simulated timeline, or sweep a parameter.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/cli_args.h"
+#include "io/open_session.h"
+#include "io/tscope_file.h"
+#include "memsim/from_model.h"
+#include "memsim/g10_published.h"
+#include "memsim/g10_workload.h"
+#include "memsim/sim_report.h"
+#include "memsim/sim_session.h"
+#include "memsim/simulation.h"
+#include "model/measured_times.h"
+#include "model/onnx_loader.h"
+#include "model/device_preset.h"
+#include "model/training_step.h"
+
+namespace ts::cli {
+
+namespace {
+
+using namespace ts::memsim;
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli simulate (--g10 DIR | --model M.onnx [--batch N] [--session S]\n"
+    "                                 [--device PRESET] [--optimizer sgd|adam])\n"
+    "           [--policy g10|lru|deepum|flashneuron|g10-gds|g10-host|ideal|all]...\n"
+    "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
+    "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw 3.2GB/s]\n"
+    "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
+    "           [--system-latency 45us] [--alloc-time 874us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
+    "           [--json | --csv] [-o SIM.tscope] [--published FILE]\n"
+    "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
+    "\n"
+    "Plans each policy's data movement between GPU memory, host memory and SSD from the tensors'\n"
+    "lifetimes and simulates two training iterations, reporting the second: iteration time, the\n"
+    "ideal (infinite GPU memory), slowdown, stall, faults and bytes per link.\n"
+    "\n"
+    "  g10          G10's smart migration (unified memory, host and SSD)\n"
+    "  lru          demand paging with LRU eviction (plain UVM)\n"
+    "  deepum       demand paging, prefetching the next 8 kernels' tensors\n"
+    "  flashneuron  forward activations offloaded to the SSD; may be infeasible\n"
+    "  g10-gds      G10's plan with direct (GPUDirect Storage) copies, SSD only\n"
+    "  g10-host     G10's plan with direct copies, host memory allowed\n"
+    "  ideal        infinite GPU memory\n"
+    "\n"
+    "--g10 DIR        a G10 workload (kernels.config, tensors.config); when DIR/../published.txt\n"
+    "                 exists (or --published FILE), G10's published iteration times are shown beside\n"
+    "--model M.onnx   the model's training step; kernel times from the --device roofline (default\n"
+    "                 A100-40GB) or measured in --session\n"
+    "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s SSD)\n"
+    "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options override.\n"
+    "--json           an array with one object per policy (policy, feasible, iteration_ns, ideal_ns,\n"
+    "                 slowdown, stall_ns, compute_ns, overlap_ns, faults, bytes per link)\n"
+    "-o SIM.tscope    the simulated timeline as a session: per policy a GPU with the kernels, link\n"
+    "                 rows with the migrations, tier usage counters and tensor locations\n"
+    "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, batch\n";
+
+const char* const kTierKeys[] = {"gpu-mem", "host-mem", "ssd", "pcie-bw", "ssd-bw", "ssd-host-bw", "ssd-read-latency",
+                                 "ssd-write-latency", "system-latency", "alloc-time", "page", "gpu-clock"};
+
+int usage(const std::string& m) {
+  std::fprintf(stderr, "tensorscope-cli simulate: %s\n\n%s", m.c_str(), kHelp);
+  return kExitUsage;
+}
+
+int failure(const std::string& m) {
+  std::fprintf(stderr, "tensorscope-cli simulate: %s\n", m.c_str());
+  return kExitFailure;
+}
+
+struct Inputs {
+  std::optional<std::string> g10, model, session, device, optimizer;
+  int64_t batch = 1;
+};
+
+Result<SimWorkload> loadWorkload(const Inputs& in) {
+  if (in.g10) {
+    auto g = loadG10Workload(*in.g10);
+    if (!g) return Error{g.error()};
+    return std::move(g->workload);
+  }
+  model::LoadOptions load;
+  load.batch = in.batch;
+  auto graph = model::loadOnnxModel(*in.model, load);
+  if (!graph) return Error{graph.error()};
+  model::StepOptions options;
+  if (in.device) {
+    auto d = model::devicePreset(*in.device);
+    if (!d) return Error{"unknown device '" + *in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
+    options.device = *d;
+  }
+  if (in.optimizer) {
+    if (*in.optimizer == "adam") options.optimizer = model::Optimizer::Adam;
+    else if (*in.optimizer != "sgd") return Error{"--optimizer is sgd or adam"};
+  }
+  model::TrainingStep step = model::expandTrainingStep(*graph, options);
+  if (in.session) {
+    auto s = openSessionFile(*in.session);
+    if (!s) return Error{s.error()};
+    model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**s), step);
+    if (r.method == "none") return Error{*in.session + ": no NVTX forward/<layer> range names a layer of the model, and its kernel count matches no order mapping"};
+  }
+  return workloadFromStep(step);
+}
+
+// "gpu-mem=16GB..80GB:8GB" → the values as text for setTierField (or batch numbers).
+bool parseSweep(const std::string& spec, std::string& key, std::vector<std::string>& values, std::string& error) {
+  size_t eq = spec.find('='), dots = spec.find(".."), colon = spec.rfind(':');
+  if (eq == std::string::npos || dots == std::string::npos || colon == std::string::npos || dots < eq || colon < dots) {
+    error = "--sweep wants KEY=FROM..TO:STEP, e.g. gpu-mem=16GB..80GB:8GB";
+    return false;
+  }
+  key = spec.substr(0, eq);
+  std::string from = spec.substr(eq + 1, dots - eq - 1), to = spec.substr(dots + 2, colon - dots - 2), step = spec.substr(colon + 1);
+  auto number = [&](const std::string& text, double& out) -> bool {
+    if (key == "batch") {
+      unsigned long long n = 0;
+      if (!parseUnsigned(text, n) || n == 0) return false;
+      out = static_cast<double>(n);
+      return true;
+    }
+    if (key == "gpu-mem" || key == "host-mem") {
+      auto b = parseBytes(text);
+      if (!b) return false;
+      out = static_cast<double>(*b);
+      return true;
+    }
+    if (key == "ssd-bw" || key == "pcie-bw") {
+      auto b = parseBandwidth(text);
+      if (!b) return false;
+      out = *b;
+      return true;
+    }
+    return false;
+  };
+  double a = 0, b = 0, s = 0;
+  if (key != "batch" && key != "gpu-mem" && key != "host-mem" && key != "ssd-bw" && key != "pcie-bw") {
+    error = "--sweep: KEY must be gpu-mem, host-mem, ssd-bw, pcie-bw or batch, not '" + key + "'";
+    return false;
+  }
+  if (!number(from, a) || !number(to, b) || !number(step, s) || s <= 0 || b < a) {
+    error = "--sweep: '" + spec + "' is not FROM..TO:STEP with FROM ≤ TO and a positive STEP in " + key + " units";
+    return false;
+  }
+  if ((b - a) / s > 1000) {
+    error = "--sweep: more than 1000 points";
+    return false;
+  }
+  for (double v = a; v <= b * (1 + 1e-12); v += s) {
+    char text[64];
+    if (key == "batch" || key == "gpu-mem" || key == "host-mem") std::snprintf(text, sizeof text, "%.0f", v);
+    else std::snprintf(text, sizeof text, "%.6g", v);
+    values.emplace_back(text);
+  }
+  return true;
+}
+
+int runSweep(const Inputs& baseInputs, const std::vector<Policy>& policies, const TierConfig& baseTiers, const std::string& spec,
+             const std::optional<std::string>& out) {
+  std::string key, error;
+  std::vector<std::string> values;
+  if (!parseSweep(spec, key, values, error)) return usage(error);
+  if (key == "batch" && !baseInputs.model) return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
+  StatsTable table;
+  table.report = "memsim_sweep";
+  table.title = "Sweep of " + key;
+  table.columns = {{key, key, key == "batch" ? StatsUnit::Count : StatsUnit::Text},
+                   {"policy", "Policy", StatsUnit::Text},
+                   {"feasible", "Feasible", StatsUnit::Text},
+                   {"iteration_ns", "Iteration", StatsUnit::Duration},
+                   {"ideal_ns", "Ideal", StatsUnit::Duration},
+                   {"slowdown", "Slowdown", StatsUnit::Count},
+                   {"stall_ns", "Stall", StatsUnit::Duration}};
+  std::optional<SimWorkload> fixed;
+  for (const std::string& v : values) {
+    Inputs in = baseInputs;
+    TierConfig tiers = baseTiers;
+    if (key == "batch") {
+      in.batch = std::stoll(v);
+    } else if (Status s = setTierField(tiers, key, v); !s.ok()) {
+      return failure(s.error());
+    }
+    if (key == "batch" || !fixed) {
+      auto w = loadWorkload(in);
+      if (!w) return failure(w.error());
+      fixed = std::move(*w);
+    }
+    auto runs = runPolicies(*fixed, policies, tiers);
+    if (!runs) {
+      // A point where a kernel cannot fit is a row of infeasible results, not the end of the sweep.
+      for (Policy p : policies) table.rows.push_back({v, std::string(toString(p)), std::string("no"), std::monostate{}, int64_t{fixed->idealTime()}, std::monostate{}, std::monostate{}});
+      table.notes.push_back(key + " = " + v + ": " + runs.error());
+      continue;
+    }
+    for (const PolicyRun& run : *runs) {
+      const SimSummary& s = run.result.summary;
+      if (run.result.feasible) {
+        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("yes"), int64_t{s.iteration}, int64_t{s.ideal}, s.slowdown, int64_t{s.stall}});
+      } else {
+        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("no"), std::monostate{}, int64_t{s.ideal}, std::monostate{}, std::monostate{}});
+      }
+    }
+  }
+  return emitTables({table}, "csv", out, "simulate");
+}
+
+}  // namespace
+
+int runSimulate(const std::vector<std::string>& argv) {
+  Args args;
+  std::set<std::string> valued = {"--g10", "--model", "--batch", "--session", "--device", "--optimizer", "--policy", "--tiers",
+                                  "--preset", "-o", "--sweep", "--published"};
+  for (const char* k : kTierKeys) valued.insert(std::string("--") + k);
+  if (std::string e = args.parse(argv, valued, {"--help", "-h", "--json", "--csv"}); !e.empty()) return usage(e);
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (!args.positional().empty()) return usage("unexpected argument '" + args.positional()[0] + "'");
+  Inputs in;
+  in.g10 = args.option("--g10");
+  in.model = args.option("--model");
+  in.session = args.option("--session");
+  in.device = args.option("--device");
+  in.optimizer = args.option("--optimizer");
+  if (in.g10.has_value() == in.model.has_value()) return usage("give one workload: --g10 DIR or --model M.onnx");
+  if (in.g10 && (in.session || in.device || in.optimizer || args.option("--batch"))) {
+    return usage("--batch, --session, --device and --optimizer go with --model");
+  }
+  if (auto b = args.option("--batch")) {
+    unsigned long long n = 0;
+    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return usage("--batch wants a positive number");
+    in.batch = static_cast<int64_t>(n);
+  }
+  std::vector<Policy> policies;
+  for (const std::string& spec : args.all("--policy")) {
+    size_t from = 0;
+    while (from <= spec.size()) {
+      size_t comma = spec.find(',', from);
+      std::string name = spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (name == "all") {
+        for (Policy p : allPolicies()) policies.push_back(p);
+      } else if (auto p = parsePolicy(name)) {
+        policies.push_back(*p);
+      } else {
+        return usage("unknown policy '" + name + "'");
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  if (policies.empty()) policies = allPolicies();
+
+  TierConfig tiers = *tierPreset("g10-default");
+  if (auto p = args.option("--preset")) {
+    auto preset = tierPreset(*p);
+    if (!preset) return usage("no tier preset '" + *p + "'");
+    tiers = *preset;
+  }
+  if (auto f = args.option("--tiers")) {
+    if (args.option("--preset")) return usage("--tiers and --preset both choose the starting tiers; give one");
+    auto loaded = loadTierConfig(*f);
+    if (!loaded) return failure(loaded.error());
+    tiers = *loaded;
+  }
+  for (const char* k : kTierKeys) {
+    if (auto v = args.option(std::string("--") + k)) {
+      if (Status s = setTierField(tiers, k, *v); !s.ok()) return usage(s.error());
+    }
+  }
+  if (Status s = tiers.validate(); !s.ok()) return usage("tier configuration: " + s.error());
+
+  if (auto sweep = args.option("--sweep")) {
+    if (args.flag("--json")) return usage("--sweep prints CSV; drop --json");
+    return runSweep(in, policies, tiers, *sweep, args.option("-o"));
+  }
+
+  auto workload = loadWorkload(in);
+  if (!workload) return failure(workload.error());
+  auto runs = runPolicies(*workload, policies, tiers);
+  if (!runs) return failure(runs.error());
+
+  std::vector<PublishedRow> publishedRows;
+  const PublishedRow* published = nullptr;
+  std::optional<std::string> publishedPath = args.option("--published");
+  if (!publishedPath && in.g10) {
+    auto candidate = std::filesystem::path(*in.g10).lexically_normal();
+    if (candidate.filename().empty()) candidate = candidate.parent_path();
+    candidate = candidate.parent_path() / "published.txt";
+    if (std::filesystem::exists(candidate)) publishedPath = candidate.string();
+  }
+  if (publishedPath) {
+    auto rows = loadG10Published(*publishedPath);
+    if (!rows) return failure(rows.error());
+    publishedRows = std::move(*rows);
+    published = findPublished(publishedRows, workload->name);
+  }
+
+  if (auto out = args.option("-o")) {
+    SessionPtr session = simulationSession(*workload, *runs, tiers);
+    if (Status s = saveSession(*session, *out); !s.ok()) return failure(s.error());
+  }
+  if (args.flag("--json")) {
+    std::fputs(simulationJson(*runs).c_str(), stdout);
+    return kExitOk;
+  }
+  StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
+  table.title += " — " + workload->name;
+  return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+}
+
+}  // namespace ts::cli
