@@ -31,7 +31,7 @@ constexpr const char* kHelp =
     "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
     "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw 3.2GB/s]\n"
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
-    "           [--system-latency 45us] [--alloc-time 874us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
+    "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
     "           [--json | --csv] [-o SIM.tscope] [--published FILE]\n"
     "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
     "\n"
@@ -60,7 +60,7 @@ constexpr const char* kHelp =
     "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, batch\n";
 
 const char* const kTierKeys[] = {"gpu-mem", "host-mem", "ssd", "pcie-bw", "ssd-bw", "ssd-host-bw", "ssd-read-latency",
-                                 "ssd-write-latency", "system-latency", "alloc-time", "page", "gpu-clock"};
+                                 "ssd-write-latency", "system-latency", "page", "gpu-clock"};
 
 int usage(const std::string& m) {
   std::fprintf(stderr, "tensorscope-cli simulate: %s\n\n%s", m.c_str(), kHelp);

@@ -187,7 +187,7 @@ class Machine {
   // Frees GPU space for `bytes` at `now`: first space whose eviction is already under way, then
   // least-recently-used victims. Returns when the space is really free (the incoming transfer
   // streams behind the outgoing one), or kNever when nothing more can be evicted.
-  TimeNs makeRoom(int64_t bytes, TimeNs now, bool mayEvict = true) {
+  TimeNs makeRoom(int64_t bytes, TimeNs now, bool mayEvict, bool demand) {
     TimeNs at = now;
     while (gpuCapacity_ - gpuUsed_ < bytes && !pending_.empty()) {
       at = std::max(at, pending_.top().first);
@@ -195,21 +195,30 @@ class Machine {
       pending_.pop();
     }
     if (!mayEvict && gpuCapacity_ - gpuUsed_ < bytes) return kNever;
-    auto it = order_.begin();
-    while (gpuCapacity_ - gpuUsed_ < bytes) {
-      while (it != order_.end() && (isProtected(it->second) || state_[static_cast<size_t>(it->second)].readyAt > now)) ++it;
-      if (it == order_.end()) return kNever;
-      int victim = it->second;
-      ++it;
-      if (plan_.discardDead && isDead(victim)) {  // invalidated, not written back
-        release(victim, now);
-        continue;
+    // Victims in eviction order; a demand miss may take even what DeepUM meant to keep (never
+    // the current kernel's tensors), a prefetch may not.
+    for (bool spareProtected : {true, false}) {
+      if (!spareProtected && !demand) break;
+      auto it = order_.begin();
+      while (gpuCapacity_ - gpuUsed_ < bytes) {
+        // A demand miss that found nothing else takes a tensor still arriving, once it is in.
+        while (it != order_.end() && (state_[static_cast<size_t>(it->second)].usedBy == seq_ ||
+                                      (spareProtected && (isProtected(it->second) || state_[static_cast<size_t>(it->second)].readyAt > now)))) {
+          ++it;
+        }
+        if (it == order_.end()) break;
+        int victim = it->second;
+        ++it;
+        if (plan_.discardDead && isDead(victim)) {  // invalidated, not written back
+          release(victim, now);
+          continue;
+        }
+        TimeNs end = evict(victim, std::max(now, state_[static_cast<size_t>(victim)].readyAt), Tier::Host, /*demand=*/true, /*releaseNow=*/true);
+        at = std::max(at, end);
+        if (!plan_.unifiedMemory) scheduleRefetch(victim);
       }
-      TimeNs end = evict(victim, now, Tier::Host, /*demand=*/true, /*releaseNow=*/true);
-      at = std::max(at, end);
-      if (!plan_.unifiedMemory) scheduleRefetch(victim);
-
     }
+    if (gpuCapacity_ - gpuUsed_ < bytes) return kNever;
     return at;
   }
 
@@ -283,7 +292,7 @@ class Machine {
     if (s.tier == Tier::Gpu) return s.readyAt;
     const int64_t bytes = w_.tensors[static_cast<size_t>(t)].bytes;
     // Explicit copies never evict for a prefetch: it waits for memory (see retryDeferred).
-    TimeNs room = makeRoom(bytes, now, demand || plan_.unifiedMemory);
+    TimeNs room = makeRoom(bytes, now, demand || plan_.unifiedMemory, demand);
     if (room == kNever && !demand) {
       deferred_.push_back(t);
       return kNever;
@@ -294,12 +303,6 @@ class Machine {
       room = now;
     }
     if (s.tier == Tier::None || overwrite) {  // first touch, or overwritten: no data to move
-      // Unified memory maps pages as they are touched (G10 pre-allocates ahead); explicit
-      // runtimes call the allocator between kernels.
-      if (s.tier == Tier::None && !plan_.unifiedMemory && !plan_.infiniteGpu) {
-        allocUntil_ = std::max(allocUntil_, now) + static_cast<TimeNs>(static_cast<double>(bytes) / 1073741824.0 * static_cast<double>(tiers_.allocNsPerGiB));
-        room = std::max(room, allocUntil_);
-      }
       place(t, now, room);
       return room;
     }
@@ -443,8 +446,7 @@ class Machine {
   TimeNs linkFree_[kLinkCount] = {};
   std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>> refetch_;
   std::vector<int> deferred_;
-  std::vector<int64_t> birthBytes_;
-  TimeNs allocUntil_ = 0;  // explicit allocations run one after another  // bytes first allocated by each kernel
+  std::vector<int64_t> birthBytes_;  // bytes first allocated by each kernel
   std::set<std::pair<int64_t, int>> order_;  // GPU-resident tensors by eviction key
   std::priority_queue<std::pair<TimeNs, int64_t>, std::vector<std::pair<TimeNs, int64_t>>, std::greater<>> pending_;
   int64_t seq_ = 0;

@@ -79,7 +79,6 @@ std::optional<TierConfig> tierPreset(std::string_view name) {
   c.ssdReadLatencyNs = 12'000;
   c.ssdWriteLatencyNs = 16'000;
   c.systemLatencyNs = 45'000;
-  c.allocNsPerGiB = 874'000;  // G10's GPU_malloc_uspB, 0.000000814 µs per byte
   c.pageBytes = 4096;
   if (name == "g10-default") {
     // G10's configuration files say "GB" and mean GiB (its log: 40 GB = 42,949,672,960 B), for
@@ -113,7 +112,7 @@ Status TierConfig::validate() const {
   if (gpuBytes <= 0) return Error{"GPU memory must be positive"};
   if (hostBytes < 0 || ssdBytes < 0) return Error{"host memory and SSD capacity must not be negative"};
   if (gpuHostBandwidth <= 0 || ssdGpuBandwidth <= 0 || ssdHostBandwidth <= 0) return Error{"bandwidths must be positive"};
-  if (ssdReadLatencyNs < 0 || ssdWriteLatencyNs < 0 || systemLatencyNs < 0 || allocNsPerGiB < 0) return Error{"latencies must not be negative"};
+  if (ssdReadLatencyNs < 0 || ssdWriteLatencyNs < 0 || systemLatencyNs < 0) return Error{"latencies must not be negative"};
   if (pageBytes <= 0 || (pageBytes & (pageBytes - 1)) != 0) return Error{"the page size must be a power of two"};
   if (gpuClockHz <= 0) return Error{"the GPU clock must be positive"};
   return {};
@@ -158,7 +157,6 @@ Status setTierField(TierConfig& c, std::string_view key, std::string_view value)
   if (key == "ssd-read-latency") return latency(c.ssdReadLatencyNs);
   if (key == "ssd-write-latency") return latency(c.ssdWriteLatencyNs);
   if (key == "system-latency") return latency(c.systemLatencyNs);
-  if (key == "alloc-time") return latency(c.allocNsPerGiB);
   if (key == "gpu-clock") {
     double n = 0;
     std::string unit;

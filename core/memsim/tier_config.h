@@ -25,7 +25,6 @@ struct TierConfig {
   int64_t ssdReadLatencyNs = 0;
   int64_t ssdWriteLatencyNs = 0;
   int64_t systemLatencyNs = 0;  // a page fault's host-side handling
-  int64_t allocNsPerGiB = 0;    // an explicit allocation's cost (cudaMalloc), per GiB
   int64_t pageBytes = 4096;
   double gpuClockHz = 1.2e9;
 
@@ -38,7 +37,7 @@ std::optional<TierConfig> tierPreset(std::string_view name);
 
 // Sets one field from text: gpu-mem / host-mem / ssd (sizes: "40GB", "128GiB", "512MB"),
 // pcie-bw / ssd-bw / ssd-host-bw ("15.754GB/s"), ssd-read-latency / ssd-write-latency /
-// system-latency ("12us"), alloc-time (per GiB allocated, "874us"), page ("4KiB"), gpu-clock ("1.2GHz"). An error names the key.
+// system-latency ("12us"), page ("4KiB"), gpu-clock ("1.2GHz"). An error names the key.
 Status setTierField(TierConfig& config, std::string_view key, std::string_view value);
 
 // A file of "key = value" lines (# comments) or a JSON object with the same keys; "preset"

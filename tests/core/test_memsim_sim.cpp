@@ -1,0 +1,290 @@
+// The memory-tier planners and simulator: invariants on small hand-made workloads (exact times
+// where the arithmetic is simple), and the comparison with G10's published results for the two
+// configurations it gives (BERT batch 256, ResNet-152 batch 1280): per policy within ±5 % (g10,
+// ideal) or ±15 % (the others), and the same ranking. The other three G10 workloads must run
+// with sensible results.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+
+#include "io/tscope_file.h"
+#include "memsim/g10_published.h"
+#include "memsim/g10_workload.h"
+#include "memsim/planners.h"
+#include "memsim/sim_report.h"
+#include "memsim/sim_session.h"
+#include "memsim/simulation.h"
+#include "session/session_summary.h"
+
+namespace ts::memsim {
+
+namespace {
+
+constexpr int64_t GiB = int64_t{1} << 30;
+
+std::string g10(const std::string& name) { return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name; }
+
+// A chain of kernels, each reading the previous activation and writing the next, with `weights`
+// global tensors read by the forward kernels: a toy training step with a loss in the middle.
+SimWorkload chain(int forward, int64_t activationBytes, int64_t weightBytes, TimeNs kernelNs) {
+  SimWorkload w;
+  w.name = "chain";
+  for (int i = 0; i <= forward; ++i) w.tensors.push_back({"act" + std::to_string(i), activationBytes, false});
+  for (int i = 0; i < forward; ++i) w.tensors.push_back({"w" + std::to_string(i), weightBytes, true});
+  const int weight0 = forward + 1;
+  for (int i = 0; i < forward; ++i) w.kernels.push_back({"fwd" + std::to_string(i), kernelNs, {i, weight0 + i}, {i + 1}, 0});
+  w.lossKernel = static_cast<int>(w.kernels.size());
+  w.kernels.push_back({"loss", kernelNs, {forward}, {forward}, 0});
+  // Backward reads each activation again, last first: the long idle intervals G10 exploits.
+  for (int i = forward - 1; i >= 0; --i) w.kernels.push_back({"bwd" + std::to_string(i), kernelNs, {i, i + 1, weight0 + i}, {}, 0});
+  return w;
+}
+
+TierConfig smallTiers(int64_t gpu) {
+  TierConfig t = *tierPreset("g10-default");
+  t.gpuBytes = gpu;
+  return t;
+}
+
+void expectSound(const SimWorkload& w, const SimResult& r, const TierConfig& tiers) {
+  SCOPED_TRACE(toString(r.policy));
+  ASSERT_EQ(r.kernels.size(), w.kernels.size());
+  TimeNs previous = 0;
+  for (size_t k = 0; k < r.kernels.size(); ++k) {
+    EXPECT_EQ(r.kernels[k].start - r.kernels[k].stall, previous) << k;  // a kernel waits only for data
+    EXPECT_EQ(r.kernels[k].end - r.kernels[k].start, w.kernels[k].duration) << k;
+    EXPECT_GE(r.kernels[k].stall, 0);
+    previous = r.kernels[k].end;
+  }
+  EXPECT_EQ(r.summary.iteration, previous);
+  EXPECT_EQ(r.summary.ideal, w.idealTime());
+  EXPECT_GE(r.summary.iteration, r.summary.ideal);
+  TimeNs stall = 0;
+  for (const SimKernelTime& k : r.kernels) stall += k.stall;
+  EXPECT_EQ(r.summary.stall, stall);
+  EXPECT_EQ(r.summary.compute + r.summary.overlap, r.summary.ideal);
+  std::array<int64_t, kLinkCount> bytes{};
+  for (const Migration& m : r.migrations) {
+    bytes[static_cast<size_t>(m.link)] += m.bytes;
+    EXPECT_LE(m.start, m.end);
+  }
+  EXPECT_EQ(bytes, r.summary.linkBytes);
+  if (r.policy != Policy::Ideal) {
+    for (const TierUsage& u : r.usage) EXPECT_LE(u.gpu, tiers.gpuBytes) << "GPU over capacity at " << u.time;
+  }
+}
+
+}  // namespace
+
+TEST(MemsimSim, EverythingFitsMeansIdealEverywhere) {
+  SimWorkload w = chain(6, 100 << 20, 10 << 20, 1'000'000);
+  TierConfig tiers = smallTiers(4 * GiB);
+  auto runs = runPolicies(w, allPolicies(), tiers);
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  for (const PolicyRun& run : *runs) {
+    expectSound(w, run.result, tiers);
+    EXPECT_TRUE(run.result.feasible);
+    EXPECT_EQ(run.result.summary.iteration, w.idealTime()) << toString(run.result.policy);
+    EXPECT_TRUE(run.result.migrations.empty()) << toString(run.result.policy);
+  }
+}
+
+TEST(MemsimSim, OvercommittedChainMovesDataAndStaysUnderCapacity) {
+  // 12 activations of 1 GiB on a 5 GiB GPU: most must leave during the forward pass.
+  SimWorkload w = chain(12, GiB, 64 << 20, 100'000'000);
+  TierConfig tiers = smallTiers(5 * GiB);
+  auto runs = runPolicies(w, allPolicies(), tiers);
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  std::map<Policy, SimResult> by;
+  for (PolicyRun& run : *runs) {
+    expectSound(w, run.result, tiers);
+    by[run.result.policy] = run.result;
+  }
+  EXPECT_EQ(by[Policy::Ideal].summary.iteration, w.idealTime());
+  EXPECT_TRUE(by[Policy::Ideal].migrations.empty());
+  for (Policy p : {Policy::G10, Policy::Lru, Policy::DeepUm, Policy::G10Gds, Policy::G10Host}) {
+    EXPECT_FALSE(by[p].migrations.empty()) << toString(p);
+  }
+  // Plain UVM writes back what it evicts and faults everything in on use; G10 plans ahead.
+  EXPECT_LT(by[Policy::G10].summary.iteration, by[Policy::Lru].summary.iteration);
+  EXPECT_GT(by[Policy::Lru].summary.faults, 0);
+  EXPECT_EQ(by[Policy::G10Gds].summary.linkBytes[static_cast<size_t>(Link::GpuToHost)], 0);  // no host memory
+  for (const Migration& m : by[Policy::FlashNeuron].migrations) EXPECT_NE(m.to, Tier::Host);
+  // G10's plan moves each activation out once and back once per iteration: balanced traffic.
+  const auto& g = by[Policy::G10].summary.linkBytes;
+  EXPECT_EQ(g[static_cast<size_t>(Link::GpuToHost)] + g[static_cast<size_t>(Link::GpuToSsd)],
+            g[static_cast<size_t>(Link::HostToGpu)] + g[static_cast<size_t>(Link::SsdToGpu)]);
+}
+
+TEST(MemsimSim, LruFaultTimesAreExact) {
+  // Three 1 GiB tensors used round-robin by three 1 ms kernels on a GPU that holds two: every
+  // kernel of the steady state faults its tensor in from host memory while the least recently
+  // used one is written out, both at the PCIe rate, then pays the fault batch's system latency.
+  SimWorkload w;
+  w.name = "round robin";
+  for (int i = 0; i < 3; ++i) w.tensors.push_back({"t" + std::to_string(i), GiB, true});
+  for (int i = 0; i < 3; ++i) w.kernels.push_back({"k" + std::to_string(i), 1'000'000, {i}, {}, 0});
+  TierConfig tiers = smallTiers(2 * GiB);
+  auto runs = runPolicies(w, {Policy::Lru}, tiers);
+  ASSERT_TRUE(runs.ok());
+  const SimResult& r = (*runs)[0].result;
+  expectSound(w, r, tiers);
+  const auto transfer = static_cast<TimeNs>(std::llround(static_cast<double>(GiB) * 1e9 / tiers.gpuHostBandwidth));
+  for (const SimKernelTime& k : r.kernels) EXPECT_EQ(k.stall, transfer + tiers.systemLatencyNs);
+  EXPECT_EQ(r.summary.faults, 3);
+  EXPECT_EQ(r.summary.linkBytes[static_cast<size_t>(Link::HostToGpu)], 3 * GiB);
+  EXPECT_EQ(r.summary.linkBytes[static_cast<size_t>(Link::GpuToHost)], 3 * GiB);
+}
+
+TEST(MemsimSim, BadInputIsAnErrorOrInfeasibleNeverACrash) {
+  SimWorkload w = chain(4, 3 * GiB, GiB, 1'000'000);
+  // The first forward kernel reads an activation and a weight and writes one: 7 GiB at once.
+  auto runs = runPolicies(w, allPolicies(), smallTiers(6 * GiB));
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.error().find("kernel 0 (fwd0)"), std::string::npos) << runs.error();
+  EXPECT_NE(runs.error().find("7 GiB"), std::string::npos) << runs.error();
+  EXPECT_NE(runs.error().find("6 GiB"), std::string::npos) << runs.error();
+
+  // Fits kernel by kernel, but FlashNeuron's reservation (weights + the largest working set)
+  // leaves nothing for the activations it keeps: infeasible, reported, the others still run.
+  SimWorkload heavy = chain(4, GiB, 2 * GiB, 1'000'000);
+  auto mixed = runPolicies(heavy, allPolicies(), smallTiers(12 * GiB));
+  ASSERT_TRUE(mixed.ok()) << mixed.error();
+  for (const PolicyRun& run : *mixed) {
+    if (run.result.policy == Policy::FlashNeuron) {
+      EXPECT_FALSE(run.result.feasible);
+      EXPECT_NE(run.result.problem.find("no GPU memory for activations"), std::string::npos) << run.result.problem;
+    } else {
+      EXPECT_TRUE(run.result.feasible) << toString(run.result.policy);
+    }
+  }
+  std::string json = simulationJson(*mixed);
+  EXPECT_NE(json.find("\"feasible\": false"), std::string::npos);
+
+  SimWorkload noLoss = chain(3, GiB, GiB, 1'000'000);
+  noLoss.lossKernel = -1;
+  auto unknown = runPolicies(noLoss, {Policy::FlashNeuron}, smallTiers(40 * GiB));
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_FALSE((*unknown)[0].result.feasible);
+
+  TierConfig broken = smallTiers(GiB);
+  broken.gpuHostBandwidth = 0;
+  auto invalid = runPolicies(w, {Policy::G10}, broken);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_NE(invalid.error().find("bandwidth"), std::string::npos);
+  EXPECT_FALSE(runPolicies(SimWorkload{}, {Policy::G10}, smallTiers(GiB)).ok());
+}
+
+TEST(MemsimSim, PublishedTableParsesAndBadFilesAreNamed) {
+  auto rows = loadG10Published(g10("published.txt"));
+  ASSERT_TRUE(rows.ok()) << rows.error();
+  ASSERT_EQ(rows->size(), 2u);
+  const PublishedRow* bert = findPublished(*rows, "BERT-256");
+  ASSERT_TRUE(bert);
+  EXPECT_EQ(bert->cycles.at(Policy::G10), 8773229325);
+  EXPECT_EQ(bert->cycles.at(Policy::Ideal), 8742558777);
+  EXPECT_EQ(bert->cycles.at(Policy::G10Gds), 10851936000);
+  EXPECT_TRUE(findPublished(*rows, "ResNet152-1280"));
+  EXPECT_FALSE(findPublished(*rows, "VIT-1280"));
+
+  std::string bad = (std::filesystem::temp_directory_path() / ("tscope-published-" + std::to_string(::getpid()) + ".txt")).string();
+  std::ofstream(bad) << "## Figure 11: x\nlru | warp\n";
+  auto error = loadG10Published(bad);
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.error().find(bad + ":2"), std::string::npos) << error.error();
+  std::ofstream(bad) << "## Figure 11: x\nlru | ideal\n\nBERT|B = 256|M = 1%\n12 nope\n";
+  error = loadG10Published(bad);
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.error().find(bad + ":5"), std::string::npos) << error.error();
+  std::filesystem::remove(bad);
+}
+
+// The comparison the issue asks for: G10's defaults, two published configurations.
+TEST(MemsimSim, MatchesG10sPublishedResults) {
+  auto rows = loadG10Published(g10("published.txt"));
+  ASSERT_TRUE(rows.ok()) << rows.error();
+  const TierConfig tiers = *tierPreset("g10-default");
+  for (const char* dir : {"BERT-256", "ResNet152-1280"}) {
+    SCOPED_TRACE(dir);
+    auto g = loadG10Workload(g10(dir));
+    ASSERT_TRUE(g.ok()) << g.error();
+    const PublishedRow* published = findPublished(*rows, g->workload.name);
+    ASSERT_TRUE(published);
+    auto runs = runPolicies(g->workload, allPolicies(), tiers);
+    ASSERT_TRUE(runs.ok()) << runs.error();
+    std::map<Policy, double> ours, theirs;
+    for (const PolicyRun& run : *runs) {
+      const Policy p = run.result.policy;
+      ASSERT_TRUE(run.result.feasible) << toString(p);
+      expectSound(g->workload, run.result, tiers);
+      ours[p] = static_cast<double>(run.result.summary.iteration);
+      theirs[p] = static_cast<double>(published->cycles.at(p)) / 1.2;  // cycles at 1.2 GHz → ns
+      const double tolerance = p == Policy::G10 || p == Policy::Ideal ? 0.05 : 0.15;
+      EXPECT_NEAR(ours[p] / theirs[p], 1.0, tolerance) << toString(p) << ": ours " << ours[p] * 1e-9 << " s, G10 " << theirs[p] * 1e-9 << " s";
+    }
+    // Same ranking: whenever G10 puts one policy ahead of another, so do we (a tie is not an
+    // inversion: our g10 can reach the ideal where G10's is 0.35 % behind it).
+    for (const auto& [a, ta] : theirs) {
+      for (const auto& [b, tb] : theirs) {
+        if (ta < tb) {
+          EXPECT_LE(ours[a], ours[b] * 1.0001) << toString(a) << " should not be slower than " << toString(b);
+        }
+      }
+    }
+    StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
+    EXPECT_EQ(table.rows.size(), allPolicies().size());
+    EXPECT_EQ(table.columns.back().key, "vs_published_pct");
+  }
+}
+
+TEST(MemsimSim, TheOtherG10WorkloadsRunSensibly) {
+  const TierConfig tiers = *tierPreset("g10-default");
+  for (const char* dir : {"VIT-1280", "Inceptionv3-1536", "SENet154-1024"}) {
+    SCOPED_TRACE(dir);
+    auto g = loadG10Workload(g10(dir));
+    ASSERT_TRUE(g.ok()) << g.error();
+    auto runs = runPolicies(g->workload, allPolicies(), tiers);
+    ASSERT_TRUE(runs.ok()) << runs.error();
+    std::map<Policy, TimeNs> t;
+    for (const PolicyRun& run : *runs) {
+      if (!run.result.feasible) {
+        EXPECT_EQ(run.result.policy, Policy::FlashNeuron);  // the only policy allowed to give up
+        continue;
+      }
+      expectSound(g->workload, run.result, tiers);
+      t[run.result.policy] = run.result.summary.iteration;
+    }
+    EXPECT_EQ(t[Policy::Ideal], g->workload.idealTime());
+    EXPECT_LT(t[Policy::G10], t[Policy::Lru]);
+    EXPECT_LE(t[Policy::G10], t[Policy::G10Host]);
+    EXPECT_LE(t[Policy::G10Host], t[Policy::G10Gds]);  // host memory can only help
+    EXPECT_LT(t[Policy::Lru], 20 * t[Policy::Ideal]);
+  }
+}
+
+TEST(MemsimSim, SimulatedTimelineIsASession) {
+  SimWorkload w = chain(10, GiB, 64 << 20, 50'000'000);
+  TierConfig tiers = smallTiers(5 * GiB);
+  auto runs = runPolicies(w, {Policy::G10, Policy::Lru}, tiers);
+  ASSERT_TRUE(runs.ok());
+  SessionPtr s = simulationSession(w, *runs, tiers);
+  std::string path = (std::filesystem::temp_directory_path() / ("tscope-sim-" + std::to_string(::getpid()) + ".tscope")).string();
+  ASSERT_TRUE(saveSession(*s, path).ok());
+  auto loaded = loadSession(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  SessionSummary summary = summarize(**loaded);
+  EXPECT_EQ((*loaded)->ranks.size(), 2u);  // one per policy
+  EXPECT_EQ(summary.kernels, 2 * w.kernels.size());
+  size_t migrations = (*runs)[0].result.migrations.size() + (*runs)[1].result.migrations.size();
+  EXPECT_EQ(summary.memcpys(), migrations);
+  EXPECT_EQ(summary.counterSamples, 3 * (2 * (w.kernels.size() + 1)));
+  EXPECT_GT(summary.otherRanges, 0u);  // stalls and tensor locations
+}
+
+}  // namespace ts::memsim
