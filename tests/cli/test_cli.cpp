@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "command_test.h"
 #include "io/tscope_file.h"
@@ -224,6 +225,93 @@ TEST_F(Cli, ModelZooTableAndInfo) {
   EXPECT_EQ(r.exitCode, 1);
   r = cli("model zoo --list");
   EXPECT_NE(r.out.find("bert-base"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
+  const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
+  CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " + path("sim.tscope"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::array runs = parser.parse(r.out);
+  ASSERT_EQ(runs.size(), 3u);
+  const char* names[] = {"g10", "lru", "ideal"};
+  size_t i = 0;
+  for (simdjson::dom::element run : runs) {
+    EXPECT_EQ(std::string_view(run["policy"]), names[i++]);
+    EXPECT_TRUE(bool(run["feasible"]));
+    EXPECT_EQ(int64_t(run["ideal_ns"]), 7'285'465'838);  // Σ of G10's cycles / 1.2 GHz
+    EXPECT_GE(int64_t(run["iteration_ns"]), int64_t(run["ideal_ns"]));
+    EXPECT_GT(double(run["slowdown"]), 0.99);
+    EXPECT_GE(int64_t(run["stall_ns"]), 0);
+    EXPECT_GE(int64_t(run["bytes"]["host-to-gpu"]), 0);
+    EXPECT_GE(int64_t(run["bytes"]["gpu-to-ssd"]), 0);
+  }
+  // The saved timeline opens like any session: a rank per policy with its kernels.
+  r = cli("info " + path("sim.tscope"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("lru (simulated)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4,107"), std::string::npos) << r.out;  // 3 × 1,369 kernels
+  // The table shows G10's published numbers beside ours (published.txt sits next to the folder).
+  r = cli("simulate --g10 " + bert + " --policy all");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("G10 published"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("flashneuron"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulateSweepsAndModels) {
+  const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
+  CliRun r = cli("simulate --g10 " + bert + " --policy g10,ideal --sweep gpu-mem=40GiB..48GiB:4GiB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r");  // RFC 4180 line ends
+  int rows = 0;
+  while (std::getline(lines, line)) rows += !line.empty();
+  EXPECT_EQ(rows, 6);  // 3 points × 2 policies
+  // A point too small for the largest kernel is a row of infeasible results, not a failure.
+  r = cli("simulate --g10 " + bert + " --policy g10 --sweep gpu-mem=1GB..3GB:2GB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("1000000000,g10,no"), std::string::npos) << r.out;
+
+  std::string onnx = path("resnet50.onnx");
+  ASSERT_EQ(cli("model zoo resnet50 -o " + onnx).exitCode, 0);
+  r = cli("simulate --model " + onnx + " --batch 64 --gpu-mem 4GiB --policy g10,lru,flashneuron,ideal --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::array runs = parser.parse(r.out);
+  ASSERT_EQ(runs.size(), 4u);
+  int64_t ideal = int64_t(runs.at(3)["iteration_ns"]);
+  EXPECT_GT(int64_t(runs.at(1)["iteration_ns"]), ideal);  // LRU pays for the overcommitment
+  r = cli("simulate --model " + onnx + " --sweep batch=32..64:32 --gpu-mem 4GiB --policy ideal");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("\n64,ideal,yes"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulateBadInput) {
+  const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
+  for (const char* args : {"simulate", "simulate --g10 x --model y.onnx", "simulate --g10 x --policy fast",
+                           "simulate --g10 x --gpu-mem lots", "simulate --g10 x --preset tpu", "simulate --g10 x --batch 4",
+                           "simulate --g10 x --sweep gpu-mem=1GB", "simulate --g10 x --sweep warp=1..2:1",
+                           "simulate --g10 x --sweep batch=1..2:1", "simulate --g10 x --gpu-mem 0"}) {
+    CliRun r = cli(args);
+    EXPECT_EQ(r.exitCode, 2) << args << ": " << r.out;
+  }
+  CliRun r = cli("simulate --g10 " + path("missing"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+  r = cli("simulate --g10 " + bert + " --gpu-mem 2GB");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("more than the GPU memory of 1.86 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel "), std::string::npos) << r.out;
+  std::ofstream(path("tiers.txt")) << "gpu-mem = 40GB\nwarp = 9\n";
+  r = cli("simulate --g10 " + bert + " --tiers " + path("tiers.txt"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("tiers.txt:2"), std::string::npos) << r.out;
+  // FlashNeuron cannot keep BERT's activations in 12 GB: infeasible, not an error.
+  r = cli("simulate --g10 " + bert + " --gpu-mem 12GB --policy flashneuron,g10 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("\"feasible\": false"), std::string::npos) << r.out;
 }
 
 }  // namespace ts
