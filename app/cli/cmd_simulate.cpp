@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/cli_args.h"
+#include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "memsim/from_model.h"
@@ -32,7 +33,7 @@ constexpr const char* kHelp =
     "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw 3.2GB/s]\n"
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
     "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
-    "           [--json | --csv] [-o SIM.tscope] [--published FILE]\n"
+    "           [--json | --csv] [-o SIM.tscope] [--plan PLAN.csv] [--published FILE]\n"
     "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
     "\n"
     "Plans each policy's data movement between GPU memory, host memory and SSD from the tensors'\n"
@@ -57,6 +58,8 @@ constexpr const char* kHelp =
     "                 slowdown, stall_ns, compute_ns, overlap_ns, faults, bytes per link)\n"
     "-o SIM.tscope    the simulated timeline as a session: per policy a GPU with the kernels, link\n"
     "                 rows with the migrations, tier usage counters and tensor locations\n"
+    "--plan PLAN.csv  every policy's actions: policy, kernel, kernel name, action (allocate, free,\n"
+    "                 evict-to-host, evict-to-ssd, prefetch), tensor, bytes\n"
     "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, batch\n";
 
 const char* const kTierKeys[] = {"gpu-mem", "host-mem", "ssd", "pcie-bw", "ssd-bw", "ssd-host-bw", "ssd-read-latency",
@@ -213,7 +216,7 @@ int runSweep(const Inputs& baseInputs, const std::vector<Policy>& policies, cons
 int runSimulate(const std::vector<std::string>& argv) {
   Args args;
   std::set<std::string> valued = {"--g10", "--model", "--batch", "--session", "--device", "--optimizer", "--policy", "--tiers",
-                                  "--preset", "-o", "--sweep", "--published"};
+                                  "--preset", "-o", "--sweep", "--published", "--plan"};
   for (const char* k : kTierKeys) valued.insert(std::string("--") + k);
   if (std::string e = args.parse(argv, valued, {"--help", "-h", "--json", "--csv"}); !e.empty()) return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
@@ -303,6 +306,10 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (auto out = args.option("-o")) {
     SessionPtr session = simulationSession(*workload, *runs, tiers);
     if (Status s = saveSession(*session, *out); !s.ok()) return failure(s.error());
+  }
+  if (auto planPath = args.option("--plan")) {
+    StatsTable plans = planTable(*workload, *runs);
+    if (Status s = writeBytesAtomically(*planPath, statsToCsv(plans)); !s.ok()) return failure(s.error());
   }
   if (args.flag("--json")) {
     std::fputs(simulationJson(*runs).c_str(), stdout);

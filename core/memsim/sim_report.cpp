@@ -55,6 +55,21 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
   return t;
 }
 
+StatsTable planTable(const SimWorkload& w, const std::vector<PolicyRun>& runs) {
+  StatsTable t;
+  t.report = "memsim_plan";
+  t.title = "Planned actions";
+  t.columns = {{"policy", "Policy", StatsUnit::Text}, {"kernel", "Kernel", StatsUnit::Count}, {"kernel_name", "Kernel name", StatsUnit::Text},
+               {"action", "Action", StatsUnit::Text}, {"tensor", "Tensor", StatsUnit::Text},     {"bytes", "Bytes", StatsUnit::Bytes}};
+  for (const PolicyRun& run : runs) {
+    for (const Action& a : run.plan.actions) {
+      t.rows.push_back({std::string(toString(run.plan.policy)), int64_t{a.kernel}, w.kernels[static_cast<size_t>(a.kernel)].name,
+                        std::string(toString(a.kind)), w.tensors[static_cast<size_t>(a.tensor)].name, w.tensors[static_cast<size_t>(a.tensor)].bytes});
+    }
+  }
+  return t;
+}
+
 std::string simulationJson(const std::vector<PolicyRun>& runs) {
   JsonWriter j;
   j.beginArray();

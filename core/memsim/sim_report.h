@@ -15,6 +15,9 @@ namespace ts::memsim {
 // with `published` also G10's iteration time and our difference from it in percent.
 StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRow* published = nullptr, double gpuClockHz = 1.2e9);
 
+// Every run's plan as rows: policy, kernel index and name, action, tensor, bytes.
+StatsTable planTable(const SimWorkload& workload, const std::vector<PolicyRun>& runs);
+
 // [{"policy", "feasible", "iteration_ns", "ideal_ns", "slowdown", "stall_ns", "compute_ns",
 //   "overlap_ns", "faults", "bytes": {"host-to-gpu": N, ...}, "problem"?}, ...]
 std::string simulationJson(const std::vector<PolicyRun>& runs);

@@ -229,7 +229,7 @@ TEST_F(Cli, ModelZooTableAndInfo) {
 
 TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
-  CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " + path("sim.tscope"));
+  CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " + path("sim.tscope") + " --plan " + path("plan.csv"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   simdjson::dom::parser parser;
   simdjson::dom::array runs = parser.parse(r.out);
@@ -246,6 +246,12 @@ TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
     EXPECT_GE(int64_t(run["bytes"]["host-to-gpu"]), 0);
     EXPECT_GE(int64_t(run["bytes"]["gpu-to-ssd"]), 0);
   }
+  std::ifstream planFile(path("plan.csv"));
+  std::string plan((std::istreambuf_iterator<char>(planFile)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(plan.rfind("policy,kernel,kernel_name,action,tensor,bytes", 0), 0u);
+  EXPECT_NE(plan.find("g10,"), std::string::npos);
+  EXPECT_NE(plan.find(",evict-to-host,"), std::string::npos);
+  EXPECT_NE(plan.find(",prefetch,"), std::string::npos);
   // The saved timeline opens like any session: a rank per policy with its kernels.
   r = cli("info " + path("sim.tscope"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
