@@ -15,6 +15,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "chart_export.h"
+#include "sim_charts.h"
 
 namespace ts {
 
@@ -28,6 +29,16 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), s
                               tr("GPU utilisation over time"), tr("Copy bandwidth by kind")};
   const QStringList names = sessionChartNames();
   for (int i = 0; i < names.size(); ++i) chart_->addItem(titles.value(i, names[i]), names[i]);
+  // A session `simulate -o` wrote also has the memory-tier charts, drawn from what it holds.
+  if (auto runs = memsim::readSimulatedSession(*session_); runs.ok() && !runs->empty()) {
+    simulated_ = std::move(*runs);
+    chart_->insertSeparator(chart_->count());
+    for (const memsim::SimulatedRun& r : simulated_) {
+      chart_->addItem(tr("Memory tiers over time — %1").arg(QString::fromStdString(r.policy)), QStringLiteral("tier_usage:") + QString::fromStdString(r.policy));
+    }
+    chart_->addItem(tr("Traffic per link and policy"), QStringLiteral("link_traffic"));
+    chart_->addItem(tr("Normalised performance per policy"), QStringLiteral("policy_performance"));
+  }
   log_ = new QCheckBox(tr("Log scale"), this);
   log_->setToolTip(tr("Histogram: logarithmic count axis"));
   bar->addWidget(chart_);
@@ -87,9 +98,10 @@ void ChartsPane::rebuild() {
     return;
   }
   stale_ = false;
+  options_.dark = palette().color(QPalette::Window).lightness() < 128;
+  if (showSimulationChart(chart_->currentData().toString())) return;
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-  options_.dark = palette().color(QPalette::Window).lightness() < 128;
   if (cancel_) cancel_->store(true);
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   ++generation_;
@@ -100,6 +112,31 @@ void ChartsPane::rebuild() {
     progress.cancel = cancel.get();
     return computeStats(*session, report, stats, progress);
   }));
+}
+
+// Simulation charts come from data already in memory: drawn at once, on the GUI thread.
+bool ChartsPane::showSimulationChart(const QString& name) {
+  if (simulated_.empty()) return false;
+  QChart* chart = nullptr;
+  if (name.startsWith(QLatin1String("tier_usage:"))) {
+    const std::string policy = name.section(QLatin1Char(':'), 1).toStdString();
+    for (const memsim::SimulatedRun& r : simulated_) {
+      if (r.policy == policy) chart = makeTierUsageChart(r, options_.dark);
+    }
+  } else if (name == QLatin1String("link_traffic")) {
+    chart = makeLinkTrafficChart(simulated_, options_.dark);
+  } else if (name == QLatin1String("policy_performance")) {
+    chart = makePolicyPerformanceChart({simulated_}, options_.dark);
+  }
+  if (!chart) return false;
+  if (cancel_) cancel_->store(true);
+  ++generation_;  // a report still running for a session chart is superseded
+  busy_ = false;
+  QChart* old = view_->chart();
+  view_->setChart(chart);
+  delete old;
+  emit updated();
+  return true;
 }
 
 QString ChartsPane::exportTo(const QString& path, double scale) const {

@@ -1,5 +1,6 @@
 // ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
-// kernels, GPU utilisation, copy bandwidth) for the whole session or the timeline's range, in the
+// kernels, GPU utilisation, copy bandwidth; for a simulated session also memory tiers over time
+// per policy, traffic per link, normalised performance) for the whole session or the timeline's range, in the
 // widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies the image.
 // The report behind a chart runs off the GUI thread, and only while the tab is shown.
 #pragma once
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include "session/session.h"
+#include "memsim/sim_session.h"
 #include "session_charts.h"
 
 class QCheckBox;
@@ -37,10 +39,12 @@ class ChartsPane : public QWidget {
 
  private:
   void rebuild();
+  bool showSimulationChart(const QString& name);
   void contextMenu(const QPoint& at);
   void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
+  std::vector<memsim::SimulatedRun> simulated_;  // when the session is a simulation
   ChartOptions options_;
   QComboBox* chart_ = nullptr;
   QCheckBox* log_ = nullptr;

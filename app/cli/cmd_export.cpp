@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QChart>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -10,7 +11,10 @@
 #include "chart_export.h"
 #include "cli/cli_args.h"
 #include "io/open_session.h"
+#include "memsim/sim_session.h"
+#include "memsim/sweep_table.h"
 #include "session_charts.h"
+#include "sim_charts.h"
 #include "timeline_canvas.h"
 
 namespace ts::cli {
@@ -19,10 +23,13 @@ namespace {
 
 std::string helpText() {
   std::string charts;
-  for (const QString& n : sessionChartNames()) charts += (charts.empty() ? "" : ", ") + n.toStdString();
+  for (const QString& n : sessionChartNames() + simChartNames()) charts += (charts.empty() ? "" : ", ") + n.toStdString();
   return "Usage: tensorscope-cli export FILE... (--chart NAME | --timeline) --format png|svg|pdf -o OUT\n"
          "                              [--range T0:T1] [--gpu I] [--width W] [--height H] [--scale S]\n"
          "                              [--log] [--top N] [--dark]\n"
+         "       tensorscope-cli export --sim SIM.tscope... --chart tier_usage|link_traffic|policy_performance\n"
+         "                              [--policy P] --format png|svg|pdf -o OUT\n"
+         "       tensorscope-cli export --sweep SWEEP.csv --chart sweep --format png|svg|pdf -o OUT\n"
          "\n"
          "Draws a chart or the timeline (track labels, ruler, legend) of a session — several FILEs\n"
          "open as one multi-rank session — into OUT: PNG (--scale for print resolution), SVG or PDF\n"
@@ -32,7 +39,13 @@ std::string helpText() {
          "  --gpu I        only GPU I (charts)\n"
          "  --width, --height  size in pixels (default 1600 × 900), --scale S: PNG at S times that\n"
          "  --log          histogram with a logarithmic count axis; --top N  top kernels (default 15)\n"
-         "  --dark         the dark palette\n";
+         "  --dark         the dark palette\n"
+         "Simulations (sessions written by `simulate -o`, tables by `simulate --sweep -o`):\n"
+         "  tier_usage          GPU / host / SSD usage over the iteration, stacked, with the capacity\n"
+         "                      (--policy P, default the first in the file)\n"
+         "  link_traffic        GiB per link and policy\n"
+         "  policy_performance  ideal time / iteration time per policy, a group per --sim file\n"
+         "  sweep               slowdown against the swept parameter, a line per policy\n";
 }
 
 int usage(const std::string& m) {
@@ -44,7 +57,7 @@ int usage(const std::string& m) {
 
 int runExport(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top"},
+  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top", "--sim", "--sweep", "--policy"},
                                  {"--timeline", "--log", "--dark", "--help", "-h"});
       !e.empty()) {
     return usage(e);
@@ -53,11 +66,16 @@ int runExport(const std::vector<std::string>& argv) {
     std::fputs(helpText().c_str(), stdout);
     return kExitOk;
   }
-  if (args.positional().empty()) return usage("no file given");
   auto chartName = args.option("--chart");
   if (!chartName == !args.flag("--timeline")) return usage("give one of --chart NAME or --timeline");
+  const bool simChart = chartName && simChartNames().contains(QString::fromStdString(*chartName));
+  std::vector<std::string> simFiles = args.all("--sim");
+  if (simChart && *chartName != "sweep" && simFiles.empty()) simFiles = args.positional();
+  if (simChart && *chartName == "sweep" && !args.option("--sweep")) return usage("the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)");
+  if (simChart && *chartName != "sweep" && simFiles.empty()) return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
+  if (!simChart && args.positional().empty()) return usage("no file given");
   SessionChart chart = SessionChart::KernelHistogram;
-  if (chartName && !sessionChartFromName(QString::fromStdString(*chartName), chart)) return usage("unknown chart '" + *chartName + "'");
+  if (chartName && !simChart && !sessionChartFromName(QString::fromStdString(*chartName), chart)) return usage("unknown chart '" + *chartName + "'");
   ImageFormat format;
   auto formatName = args.option("--format");
   if (!formatName || !imageFormatFromName(QString::fromStdString(*formatName), format)) return usage("--format needs png, svg or pdf");
@@ -102,6 +120,46 @@ int runExport(const std::vector<std::string>& argv) {
   static char* qtArgv[] = {qtName, nullptr};
   QApplication app(qtArgc, qtArgv);
 
+  const QSize size(width, height);
+  if (simChart) {
+    auto fail = [](const std::string& m) {
+      std::fprintf(stderr, "tensorscope-cli export: %s\n", m.c_str());
+      return kExitFailure;
+    };
+    std::unique_ptr<QChart> c;
+    if (*chartName == "sweep") {
+      auto sweep = memsim::loadSweepCsv(*args.option("--sweep"));
+      if (!sweep) return fail(sweep.error());
+      c.reset(makeSweepChart(*sweep, options.dark));
+    } else {
+      std::vector<std::vector<memsim::SimulatedRun>> workloads;
+      for (const std::string& f : simFiles) {
+        auto s = openSessionFile(f);
+        if (!s) return fail(s.error());
+        auto runs = memsim::readSimulatedSession(**s);
+        if (!runs) return fail(f + ": " + runs.error());
+        if (runs->empty()) return fail(f + ": no feasible policy in it");
+        workloads.push_back(std::move(*runs));
+      }
+      if (*chartName == "policy_performance") {
+        c.reset(makePolicyPerformanceChart(workloads, options.dark));
+      } else if (*chartName == "link_traffic") {
+        c.reset(makeLinkTrafficChart(workloads.front(), options.dark));
+      } else {
+        const auto& runs = workloads.front();
+        auto it = runs.begin();
+        if (auto p = args.option("--policy")) {
+          it = std::find_if(runs.begin(), runs.end(), [&](const memsim::SimulatedRun& r) { return r.policy == *p; });
+          if (it == runs.end()) return fail(simFiles.front() + ": no policy '" + *p + "' in it");
+        }
+        c.reset(makeTierUsageChart(*it, options.dark));
+      }
+    }
+    QString error = exportChart(c.get(), size, format, QString::fromStdString(*out), scale);
+    if (!error.isEmpty()) return fail(error.toStdString());
+    return kExitOk;
+  }
+
   auto session = openSessionFiles(args.positional());
   if (!session) {
     std::fprintf(stderr, "tensorscope-cli export: %s\n", session.error().c_str());
@@ -110,7 +168,6 @@ int runExport(const std::vector<std::string>& argv) {
   const Session& s = **session;
   if (range.from) options.stats.start = s.startTime() + *range.from;
   if (range.to) options.stats.end = s.startTime() + *range.to;
-  const QSize size(width, height);
   QString error;
   if (chartName) {
     std::unique_ptr<QChart> c(makeSessionChart(s, chart, options, &error));

@@ -155,8 +155,7 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
   }
   for (double v = a; v <= b * (1 + 1e-12); v += s) {
     char text[64];
-    if (key == "batch" || key == "gpu-mem" || key == "host-mem") std::snprintf(text, sizeof text, "%.0f", v);
-    else std::snprintf(text, sizeof text, "%.6g", v);
+    std::snprintf(text, sizeof text, "%.0f", v);  // base units (bytes, bytes/s, samples) read back by setTierField
     values.emplace_back(text);
   }
   return true;

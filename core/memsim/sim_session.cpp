@@ -8,7 +8,6 @@ namespace ts::memsim {
 
 SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs, const TierConfig& tiers) {
   SessionBuilder b;
-  b.provenance().sources.push_back({w.name, "simulation"});
   StringId stallName = b.intern("stall (waiting for data)"), category = b.intern("memsim");
   std::vector<StringId> kernelNames, tensorNames;
   for (const SimKernel& k : w.kernels) kernelNames.push_back(b.intern(k.name));
@@ -61,10 +60,66 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
       b.addCounterSample("SSD used", "bytes", device, kNone, u.time, static_cast<double>(u.ssd));
     }
   }
+  b.provenance().sources.push_back({w.name, "simulation"});
   auto built = b.build();
   // Everything above is well formed by construction; a failure here is a bug worth surfacing.
   if (!built) throw std::logic_error("simulated session: " + built.error());
   return *built;
+}
+
+namespace {
+
+constexpr std::string_view kSimulated = " (simulated)";
+
+}  // namespace
+
+Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
+  std::string workload;
+  for (const SourceFile& f : s.provenance.sources) {
+    if (f.format == "simulation") workload = f.path;
+  }
+  if (workload.empty()) return Error{"not a simulated session (write one with tensorscope-cli simulate ... -o SIM.tscope)"};
+  std::vector<SimulatedRun> runs(s.ranks.size());
+  for (size_t r = 0; r < s.ranks.size(); ++r) {
+    const std::string& label = s.ranks[r].label;
+    if (label.size() <= kSimulated.size() || label.compare(label.size() - kSimulated.size(), kSimulated.size(), kSimulated) != 0) {
+      return Error{"rank '" + label + "' is not a simulated policy"};
+    }
+    runs[r].policy = label.substr(0, label.size() - kSimulated.size());
+    runs[r].workload = workload;
+  }
+  for (const Device& d : s.devices) runs[d.rank].gpuCapacity = static_cast<int64_t>(d.memoryBytes);
+  for (const Track& t : s.tracks) {
+    if (t.device == kNone || t.stream == kNone) continue;
+    SimulatedRun& run = runs[s.devices[t.device].rank];
+    if (t.kind == EventKind::Kernel) {
+      for (size_t i = 0; i < t.size(); ++i) {
+        run.ideal += t.hot.end[i] - t.hot.start[i];
+        run.iteration = std::max(run.iteration, t.hot.end[i]);
+      }
+    } else if (t.kind == EventKind::Memcpy) {
+      const std::string& name = s.streams[t.stream].name;
+      for (int l = 0; l < kLinkCount; ++l) {
+        if (name != toString(static_cast<Link>(l))) continue;
+        for (uint64_t b : t.memcpys.bytes) run.linkBytes[static_cast<size_t>(l)] += static_cast<int64_t>(b);
+      }
+    } else if (t.kind == EventKind::Range) {
+      for (size_t i = 0; i < t.size(); ++i) run.stall += t.hot.end[i] - t.hot.start[i];
+    }
+  }
+  for (const CounterTrack& c : s.counters) {
+    if (c.device == kNone) continue;
+    SimulatedRun& run = runs[s.devices[c.device].rank];
+    int which = c.name == "GPU memory used" ? 0 : c.name == "host memory used" ? 1 : c.name == "SSD used" ? 2 : -1;
+    if (which < 0) continue;
+    if (run.usage.size() < c.size()) run.usage.resize(c.size());
+    for (size_t i = 0; i < c.size(); ++i) {
+      TierUsage& u = run.usage[i];
+      u.time = c.samples.time[i];
+      (which == 0 ? u.gpu : which == 1 ? u.host : u.ssd) = static_cast<int64_t>(c.samples.value[i]);
+    }
+  }
+  return runs;
 }
 
 }  // namespace ts::memsim

@@ -4,6 +4,7 @@
 // the spans each tensor spent in host memory and on the SSD.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "memsim/simulation.h"
@@ -12,5 +13,20 @@
 namespace ts::memsim {
 
 SessionPtr simulationSession(const SimWorkload& workload, const std::vector<PolicyRun>& runs, const TierConfig& tiers);
+
+// One policy read back from a simulated session (what the charts draw).
+struct SimulatedRun {
+  std::string policy;  // "g10", ...
+  std::string workload;
+  TimeNs iteration = 0;  // the last kernel's end
+  TimeNs ideal = 0;      // the kernels' summed durations
+  TimeNs stall = 0;
+  int64_t gpuCapacity = 0;
+  std::array<int64_t, kLinkCount> linkBytes{};
+  std::vector<TierUsage> usage;
+};
+
+// Errors when the session is not one `simulate -o` wrote (it names what is missing).
+Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& session);
 
 }  // namespace ts::memsim

@@ -320,4 +320,50 @@ TEST_F(Cli, SimulateBadInput) {
   EXPECT_NE(r.out.find("\"feasible\": false"), std::string::npos) << r.out;
 }
 
+#ifdef TSCOPE_HAVE_EXPORT
+TEST_F(Cli, ExportsSessionAndSimulationChartsHeadless) {
+  const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
+  ASSERT_EQ(cli("simulate --g10 " + bert + " -o " + path("sim.tscope")).exitCode, 0);
+  ASSERT_EQ(cli("simulate --g10 " + bert + " --policy g10,lru --sweep ssd-bw=3.2GB/s..12.8GB/s:3.2GB/s -o " + path("sweep.csv")).exitCode, 0);
+  auto isPng = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    char magic[8] = {};
+    in.read(magic, 8);
+    return std::string(magic + 1, 3) == "PNG";
+  };
+  for (const char* chart : {"tier_usage", "link_traffic", "policy_performance"}) {
+    std::string out = path(std::string(chart) + ".png");
+    CliRun r = cli("export --sim " + path("sim.tscope") + " --chart " + chart + " --format png -o " + out + " --width 800 --height 500");
+    ASSERT_EQ(r.exitCode, 0) << chart << ": " << r.out;
+    EXPECT_TRUE(isPng(out)) << chart;
+  }
+  CliRun r = cli("export --sim " + path("sim.tscope") + " --chart tier_usage --policy deepum --format svg -o " + path("t.svg"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::ifstream svg(path("t.svg"));
+  std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Memory tiers over time — deepum (BERT-256)"), std::string::npos);
+  r = cli("export --sweep " + path("sweep.csv") + " --chart sweep --format pdf -o " + path("sweep.pdf"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  std::ifstream pdf(path("sweep.pdf"));
+  std::string head(5, ' ');
+  pdf.read(head.data(), 5);
+  EXPECT_EQ(head, "%PDF-");
+  r = cli(std::string("export ") + TSCOPE_SAMPLE + " --chart kernel_histogram --format png -o " + path("h.png"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_TRUE(isPng(path("h.png")));
+  // A capture is no simulation; a policy that is not there; a chart without its data.
+  r = cli(std::string("export --sim ") + TSCOPE_SAMPLE + " --chart tier_usage --format png -o " + path("x.png"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("not a simulated session"), std::string::npos) << r.out;
+  r = cli("export --sim " + path("sim.tscope") + " --chart tier_usage --policy warp --format png -o " + path("x.png"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(cli("export --chart sweep --format png -o " + path("x.png")).exitCode, 2);
+  EXPECT_EQ(cli("export --chart link_traffic --format png -o " + path("x.png")).exitCode, 2);
+  std::ofstream(path("bad.csv")) << "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\nlots,g10,yes,1,1,1,0\n";
+  r = cli("export --sweep " + path("bad.csv") + " --chart sweep --format png -o " + path("x.png"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("bad.csv:2"), std::string::npos) << r.out;
+}
+#endif
+
 }  // namespace ts

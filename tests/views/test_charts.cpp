@@ -21,33 +21,26 @@
 #include "session_view.h"
 #include "io/open_session.h"
 #include "session_charts.h"
+#include "sim_charts.h"
+#include "memsim/simulation.h"
+#include <QLineSeries>
 #include "timeline_canvas.h"
 
 using namespace ts;
 
 class TestCharts : public QObject {
   Q_OBJECT
- private slots:
-  void initTestCase() {
-    auto s = openSessionFile(TSCOPE_SAMPLE);
-    QVERIFY(s.ok());
-    session_ = *s;
-  }
+ private:
 
-  void everyChartInEveryFormat() {
+  // PNG at the print scale, SVG with the title and an axis title as text, PDF with one page.
+  static void checkExports(QChart* chart, const QString& name) {
     QTemporaryDir dir;
-    for (const QString& name : sessionChartNames()) {
-      SessionChart kind;
-      QVERIFY(sessionChartFromName(name, kind));
-      QString error;
-      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, {}, &error));
-      QVERIFY2(chart, qPrintable(error));
       const QSize size(800, 500);
       QString png = dir.filePath(name + QStringLiteral(".png")), svg = dir.filePath(name + QStringLiteral(".svg")),
               pdf = dir.filePath(name + QStringLiteral(".pdf"));
-      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Png, png, 2.0), QString());
-      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Svg, svg), QString());
-      QCOMPARE(exportChart(chart.get(), size, ImageFormat::Pdf, pdf), QString());
+      QCOMPARE(exportChart(chart, size, ImageFormat::Png, png, 2.0), QString());
+      QCOMPARE(exportChart(chart, size, ImageFormat::Svg, svg), QString());
+      QCOMPARE(exportChart(chart, size, ImageFormat::Pdf, pdf), QString());
       QImage image(png);
       QCOMPARE(image.size(), QSize(1600, 1000));  // the print scale
       image.save(QStringLiteral("chart-%1.png").arg(name));
@@ -68,7 +61,84 @@ class TestCharts : public QObject {
       QByteArray bytes = p.readAll();
       QVERIFY(bytes.startsWith("%PDF-"));
       QCOMPARE(bytes.count("/Type /Page\n") + bytes.count("/Type /Page\r") + bytes.count("/Type /Page "), 1);
+  }
+
+ private slots:
+  void initTestCase() {
+    auto s = openSessionFile(TSCOPE_SAMPLE);
+    QVERIFY(s.ok());
+    session_ = *s;
+  }
+
+  void everyChartInEveryFormat() {
+    QTemporaryDir dir;
+    for (const QString& name : sessionChartNames()) {
+      SessionChart kind;
+      QVERIFY(sessionChartFromName(name, kind));
+      QString error;
+      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, {}, &error));
+      QVERIFY2(chart, qPrintable(error));
+      checkExports(chart.get(), name);
     }
+  }
+
+  // The memory-tier charts, from a simulated session written and read back, and a sweep.
+  void simulationChartsInEveryFormatWithTheirNumbers() {
+    memsim::SimWorkload w;
+    w.name = "toy";
+    constexpr int64_t GiB = int64_t{1} << 30;
+    for (int i = 0; i < 9; ++i) w.tensors.push_back({"a" + std::to_string(i), GiB, false});
+    for (int i = 0; i < 8; ++i) w.kernels.push_back({"fwd", 50'000'000, {i}, {i + 1}, 0});
+    w.lossKernel = 8;
+    for (int i = 7; i >= 0; --i) w.kernels.push_back({"bwd", 50'000'000, {i, i + 1}, {}, 0});
+    memsim::TierConfig tiers = *memsim::tierPreset("g10-default");
+    tiers.gpuBytes = 4 * GiB;
+    auto runs = memsim::runPolicies(w, memsim::allPolicies(), tiers);
+    QVERIFY(runs.ok());
+    SessionPtr sim = memsim::simulationSession(w, *runs, tiers);
+    auto read = memsim::readSimulatedSession(*sim);
+    QVERIFY2(read.ok(), read.ok() ? "" : read.error().c_str());
+    QCOMPARE(read->size(), runs->size());
+    const memsim::SimulatedRun& g10 = read->front();
+    QCOMPARE(g10.policy, std::string("g10"));
+    QCOMPARE(g10.iteration, (*runs)[0].result.summary.iteration);
+    QCOMPARE(g10.ideal, w.idealTime());
+    QCOMPARE(g10.linkBytes, (*runs)[0].result.summary.linkBytes);
+
+    memsim::SweepTable sweep;
+    sweep.key = "gpu-mem";
+    for (double gb : {4.0, 8.0, 16.0}) {
+      sweep.points.push_back({gb * 1e9, "g10", true, 2'000'000, 1'000'000, 16.0 / gb + 1});
+      sweep.points.push_back({gb * 1e9, "flashneuron", gb > 4, 3'000'000, 1'000'000, gb > 4 ? 24.0 / gb + 1 : 0});
+    }
+    std::unique_ptr<QChart> charts[] = {std::unique_ptr<QChart>(makeTierUsageChart(g10, false)),
+                                        std::unique_ptr<QChart>(makeLinkTrafficChart(*read, false)),
+                                        std::unique_ptr<QChart>(makePolicyPerformanceChart({*read, *read}, true)),
+                                        std::unique_ptr<QChart>(makeSweepChart(sweep, false))};
+    for (int i = 0; i < 4; ++i) checkExports(charts[i].get(), simChartNames()[i]);
+    // The numbers: traffic in GiB per link, ideal / iteration per policy, the sweep's points.
+    QBarSet* traffic = qobject_cast<QBarSeries*>(charts[1]->series().front())->barSets().front();
+    QCOMPARE(traffic->label(), QStringLiteral("g10"));
+    QCOMPARE(traffic->at(0), static_cast<double>(g10.linkBytes[0]) / GiB);
+    QBarSet* performance = qobject_cast<QBarSeries*>(charts[2]->series().front())->barSets().front();
+    QCOMPARE(performance->count(), 2);  // two workloads
+    QCOMPARE(performance->at(0), static_cast<double>(g10.ideal) / static_cast<double>(g10.iteration));
+    auto* flash = qobject_cast<QLineSeries*>(charts[3]->series().at(1));
+    QCOMPARE(flash->name(), QStringLiteral("flashneuron"));
+    QCOMPARE(flash->count(), 2);  // the infeasible point is left out
+    QCOMPARE(flash->at(0), QPointF(8, 4));
+
+    // A simulated session's Charts tab offers them.
+    SessionView view(sim, QStringLiteral("sim.tscope"));
+    view.resize(1400, 1000);
+    view.show();
+    QSignalSpy updated(view.charts(), &ChartsPane::updated);
+    view.bottomTabs()->setCurrentWidget(view.charts());
+    QVERIFY(updated.wait(10000));
+    view.charts()->setChart(QStringLiteral("tier_usage:g10"));
+    QVERIFY(view.charts()->view()->chart()->title().contains(QStringLiteral("g10")));
+    QCOMPARE(view.charts()->view()->chart()->series().size(), 4);  // three tiers and the capacity
+    view.grab().save(QStringLiteral("charts-simulation.png"));
   }
 
   void chartsCarryTheTablesNumbers() {
