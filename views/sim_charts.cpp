@@ -4,6 +4,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QHorizontalBarSeries>
 #include <QChart>
 #include <QLineSeries>
 #include <QColor>
@@ -53,7 +54,8 @@ QColor policyColor(const std::string& policy) {
 }  // namespace
 
 QStringList simChartNames() {
-  return {QStringLiteral("tier_usage"), QStringLiteral("link_traffic"), QStringLiteral("policy_performance"), QStringLiteral("sweep")};
+  return {QStringLiteral("tier_usage"), QStringLiteral("link_traffic"), QStringLiteral("policy_performance"), QStringLiteral("sweep"),
+          QStringLiteral("sim_vs_measured")};
 }
 
 QChart* makeTierUsageChart(const SimulatedRun& run, bool dark) {
@@ -218,6 +220,46 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
     s->attachAxis(x);
     s->attachAxis(y);
   }
+  return chart;
+}
+
+QChart* makeLayerComparisonChart(const StatsTable& t, bool dark) {
+  QChart* chart = newChart(QString::fromStdString(t.title), dark);
+  auto* measured = new QBarSet(QObject::tr("Measured"));
+  auto* simulated = new QBarSet(QObject::tr("Simulated"));
+  measured->setColor(QColor(0x7f, 0x7f, 0x7f));
+  simulated->setColor(policyColor("g10"));
+  // The layers the run measured (all of them when it measured none of the simulated ones); the
+  // first at the top, as in the table.
+  std::vector<size_t> rows;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    if (t.number(r, 1) > 0) rows.push_back(r);
+  }
+  if (rows.empty()) {
+    for (size_t r = 0; r < t.rows.size(); ++r) rows.push_back(r);
+  }
+  std::reverse(rows.begin(), rows.end());
+  QStringList layers;
+  double most = 0;
+  for (size_t r : rows) {
+    layers << QString::fromStdString(t.text(r, 0));
+    const double m = t.number(r, 1) * 1e-6, s = t.number(r, 2) * 1e-6;
+    *measured << m;
+    *simulated << s;
+    most = std::max({most, m, s});
+  }
+  auto* series = new QHorizontalBarSeries;
+  series->append(measured);
+  series->append(simulated);
+  chart->addSeries(series);
+  auto* y = new QBarCategoryAxis;
+  y->append(layers);
+  y->setTitleText(QObject::tr("Layer (forward and backward)"));
+  auto* x = valueAxis(QObject::tr("Time per iteration (ms)"), 0, std::max(most * 1.05, 1e-3));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
   return chart;
 }
 

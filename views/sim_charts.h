@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <vector>
 
+#include "analysis/stats_table.h"
 #include "memsim/sim_session.h"
 #include "memsim/sweep_table.h"
 
@@ -16,7 +17,8 @@ class QChart;
 
 namespace ts {
 
-QStringList simChartNames();  // "tier_usage", "link_traffic", "policy_performance", "sweep"
+// "tier_usage", "link_traffic", "policy_performance", "sweep", "sim_vs_measured"
+QStringList simChartNames();
 
 QChart* makeTierUsageChart(const memsim::SimulatedRun& run, bool dark);
 QChart* makeLinkTrafficChart(const std::vector<memsim::SimulatedRun>& runs, bool dark);
@@ -24,5 +26,7 @@ QChart* makeLinkTrafficChart(const std::vector<memsim::SimulatedRun>& runs, bool
 QChart* makePolicyPerformanceChart(const std::vector<std::vector<memsim::SimulatedRun>>& workloads, bool dark);
 // Slowdown against the swept parameter, a line per policy (infeasible points left out).
 QChart* makeSweepChart(const memsim::SweepTable& sweep, bool dark);
+// Measured and simulated time per layer (memsim::compareLayers' table), two bars per layer.
+QChart* makeLayerComparisonChart(const StatsTable& layers, bool dark);
 
 }  // namespace ts

@@ -5,6 +5,7 @@
 #include "analysis/session_compare.h"
 #include "cli/cli_args.h"
 #include "io/open_session.h"
+#include "memsim/layer_compare.h"
 
 namespace ts::cli {
 
@@ -12,11 +13,16 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: tensorscope-cli compare A B [--format table|csv|json] [-o OUT]\n"
+    "       tensorscope-cli compare MEASURED SIM.tscope --layers [--policy P] [--format ...] [-o OUT]\n"
     "\n"
     "Compares two sessions (any format Tensorscope opens): kernels by name (count, total and mean\n"
     "in A and B, Δ = B − A and Δ %, largest change first, then the sum over all kernels) and copies\n"
     "by kind and memsets (count, bytes, time, Δ). CSV gives the two tables one after the other,\n"
-    "separated by an empty line; JSON an array of the two.\n";
+    "separated by an empty line; JSON an array of the two.\n"
+    "--layers: a measured run against a simulation of its model (simulate --model M --session\n"
+    "MEASURED -o SIM.tscope), per layer: the measured GPU time inside its NVTX forward/<layer> and\n"
+    "backward/<layer> ranges (averaged over iterations) and the simulated policy's (--policy, default\n"
+    "the first), with the difference.\n";
 
 int usage(const std::string& m) {
   std::fprintf(stderr, "tensorscope-cli compare: %s\n\n%s", m.c_str(), kHelp);
@@ -27,7 +33,7 @@ int usage(const std::string& m) {
 
 int runCompare(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--format", "-o"}, {"--help", "-h"}); !e.empty()) return usage(e);
+  if (std::string e = args.parse(argv, {"--format", "-o", "--policy"}, {"--help", "-h", "--layers"}); !e.empty()) return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
@@ -43,6 +49,15 @@ int runCompare(const std::vector<std::string>& argv) {
       return kExitFailure;
     }
     sessions[i] = *s;
+  }
+  if (args.flag("--layers")) {
+    auto table = memsim::compareLayers(*sessions[0], *sessions[1], args.option("--policy").value_or(""));
+    if (!table) {
+      std::fprintf(stderr, "tensorscope-cli compare: %s: %s\n", args.positional()[1].c_str(), table.error().c_str());
+      return kExitFailure;
+    }
+    table->notes.insert(table->notes.begin(), "Measured = " + args.positional()[0] + ", simulated = " + args.positional()[1] + ".");
+    return emitTables({*table}, format, args.option("-o"), "compare");
   }
   std::vector<StatsTable> tables = {compareKernels(*sessions[0], *sessions[1]), compareCopies(*sessions[0], *sessions[1])};
   for (StatsTable& t : tables) t.notes.insert(t.notes.begin(), "A = " + args.positional()[0] + ", B = " + args.positional()[1] + ".");

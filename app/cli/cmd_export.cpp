@@ -11,6 +11,7 @@
 #include "chart_export.h"
 #include "cli/cli_args.h"
 #include "io/open_session.h"
+#include "memsim/layer_compare.h"
 #include "memsim/sim_session.h"
 #include "memsim/sweep_table.h"
 #include "session_charts.h"
@@ -30,6 +31,7 @@ std::string helpText() {
          "       tensorscope-cli export --sim SIM.tscope... --chart tier_usage|link_traffic|policy_performance\n"
          "                              [--policy P] --format png|svg|pdf -o OUT\n"
          "       tensorscope-cli export --sweep SWEEP.csv --chart sweep --format png|svg|pdf -o OUT\n"
+         "       tensorscope-cli export MEASURED --sim SIM.tscope --chart sim_vs_measured [--policy P] ...\n"
          "\n"
          "Draws a chart or the timeline (track labels, ruler, legend) of a session — several FILEs\n"
          "open as one multi-rank session — into OUT: PNG (--scale for print resolution), SVG or PDF\n"
@@ -45,7 +47,9 @@ std::string helpText() {
          "                      (--policy P, default the first in the file)\n"
          "  link_traffic        GiB per link and policy\n"
          "  policy_performance  ideal time / iteration time per policy, a group per --sim file\n"
-         "  sweep               slowdown against the swept parameter, a line per policy\n";
+         "  sweep               slowdown against the swept parameter, a line per policy\n"
+         "  sim_vs_measured     per layer, the measured run (NVTX forward/<layer>, backward/<layer>)\n"
+         "                      beside the simulation of its model (simulate --model M --session MEASURED)\n";
 }
 
 int usage(const std::string& m) {
@@ -70,6 +74,8 @@ int runExport(const std::vector<std::string>& argv) {
   if (!chartName == !args.flag("--timeline")) return usage("give one of --chart NAME or --timeline");
   const bool simChart = chartName && simChartNames().contains(QString::fromStdString(*chartName));
   std::vector<std::string> simFiles = args.all("--sim");
+  const bool layerChart = chartName && *chartName == "sim_vs_measured";
+  if (layerChart && (args.positional().size() != 1 || simFiles.size() != 1)) return usage("sim_vs_measured needs one measured FILE and one --sim SIM.tscope");
   if (simChart && *chartName != "sweep" && simFiles.empty()) simFiles = args.positional();
   if (simChart && *chartName == "sweep" && !args.option("--sweep")) return usage("the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)");
   if (simChart && *chartName != "sweep" && simFiles.empty()) return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
@@ -127,7 +133,15 @@ int runExport(const std::vector<std::string>& argv) {
       return kExitFailure;
     };
     std::unique_ptr<QChart> c;
-    if (*chartName == "sweep") {
+    if (layerChart) {
+      auto measured = openSessionFile(args.positional().front());
+      if (!measured) return fail(measured.error());
+      auto sim = openSessionFile(simFiles.front());
+      if (!sim) return fail(sim.error());
+      auto table = memsim::compareLayers(**measured, **sim, args.option("--policy").value_or(""));
+      if (!table) return fail(table.error());
+      c.reset(makeLayerComparisonChart(*table, options.dark));
+    } else if (*chartName == "sweep") {
       auto sweep = memsim::loadSweepCsv(*args.option("--sweep"));
       if (!sweep) return fail(sweep.error());
       c.reset(makeSweepChart(*sweep, options.dark));

@@ -107,7 +107,7 @@ Result<SimWorkload> loadWorkload(const Inputs& in) {
     model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**s), step);
     if (r.method == "none") return Error{*in.session + ": no NVTX forward/<layer> range names a layer of the model, and its kernel count matches no order mapping"};
   }
-  return workloadFromStep(step);
+  return workloadFromModel(*graph, step);
 }
 
 // "gpu-mem=16GB..80GB:8GB" → the values as text for setTierField (or batch numbers).

@@ -1,5 +1,7 @@
 #include "memsim/from_model.h"
 
+#include "model/astra_workload.h"
+
 namespace ts::memsim {
 
 SimWorkload workloadFromStep(const model::TrainingStep& step) {
@@ -13,7 +15,23 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
   w.kernels.reserve(step.kernels.size());
   for (const model::StepKernel& k : step.kernels) {
     if (w.lossKernel < 0 && k.phase != model::KernelPhase::Forward) w.lossKernel = static_cast<int>(w.kernels.size());
-    w.kernels.push_back({k.name, k.durationNs, k.inputs, k.outputs, 0});
+    w.kernels.push_back({k.name, k.durationNs, k.inputs, k.outputs, 0, {}});
+  }
+  return w;
+}
+
+SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step) {
+  SimWorkload w = workloadFromStep(step);
+  std::vector<std::string> layerOfOp(graph.ops.size());
+  for (const model::Layer& layer : model::modelLayers(graph, step)) {
+    for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size()); ++op) layerOfOp[static_cast<size_t>(op)] = layer.name;
+  }
+  for (size_t k = 0; k < w.kernels.size(); ++k) {
+    const model::StepKernel& sk = step.kernels[k];
+    w.kernels[k].name = sk.name + " (" + model::toString(sk.phase) + ")";
+    if (sk.op < 0 || sk.op >= static_cast<int>(layerOfOp.size()) || layerOfOp[static_cast<size_t>(sk.op)].empty()) continue;
+    const char* phase = sk.phase == model::KernelPhase::Forward ? "forward/" : sk.phase == model::KernelPhase::Update ? "update/" : "backward/";
+    w.kernels[k].group = phase + layerOfOp[static_cast<size_t>(sk.op)];
   }
   return w;
 }

@@ -4,10 +4,15 @@
 #pragma once
 
 #include "memsim/workload.h"
+#include "model/model_graph.h"
 #include "model/training_step.h"
 
 namespace ts::memsim {
 
 SimWorkload workloadFromStep(const model::TrainingStep& step);
+
+// The same with each kernel named "<op> (<phase>)" and grouped by layer (model::modelLayers) the
+// way measured runs are annotated: forward/<layer>, backward/<layer>, update/<layer>.
+SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step);
 
 }  // namespace ts::memsim

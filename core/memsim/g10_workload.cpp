@@ -100,7 +100,7 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
                      std::to_string(g.workload.kernels.size()) + " was due (ids must run 0, 1, 2, ... without gaps)"};
       }
       if (m[2].str() == "makeLoss" && g.workload.lossKernel < 0) g.workload.lossKernel = id;
-      g.workload.kernels.push_back({m[2].str(), 0, {}, {}, 0});
+      g.workload.kernels.push_back({m[2].str(), 0, {}, {}, 0, {}});
       g.cycles.push_back(-1);
       k = &g.workload.kernels.back();
       section = None;

@@ -45,10 +45,21 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
       b.addMemcpy(linkStream[static_cast<int>(m.link)], m.start, m.end, tensorNames[static_cast<size_t>(m.tensor)], d);
     }
     uint32_t process = b.process(rank, 1);
-    b.processInfo(process).name = "tensors (" + std::string(toString(r.policy)) + ")";
+    b.processInfo(process).name = "simulation (" + std::string(toString(r.policy)) + ")";
     uint32_t onHost = b.thread(process, 1), onSsd = b.thread(process, 2);
     b.threadInfo(onHost).name = "in host memory";
     b.threadInfo(onSsd).name = "on the SSD";
+    // Layers as NVTX ranges, named as measured runs are annotated (forward/<layer>, ...): a run of
+    // consecutive kernels of one group, from the first one's wait to the last one's end.
+    uint32_t layers = b.thread(process, 3);
+    b.threadInfo(layers).name = "layers";
+    for (size_t k = 0; k < r.kernels.size();) {
+      const std::string& group = w.kernels[k].group;
+      size_t last = k;
+      while (last + 1 < r.kernels.size() && w.kernels[last + 1].group == group) ++last;
+      if (!group.empty()) b.addNvtx(layers, r.kernels[k].start - r.kernels[k].stall, r.kernels[last].end, b.intern(group), {});
+      k = last + 1;
+    }
     StringId hostCategory = b.intern("host"), ssdCategory = b.intern("ssd");
     for (const Residency& s : r.residency) {
       if (s.tier == Tier::Host) b.addRange(onHost, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)], {hostCategory, {}});

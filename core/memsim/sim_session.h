@@ -1,7 +1,8 @@
 // A simulated timeline as a session the GUI opens like any capture: per policy a rank with one
 // simulated GPU — its kernels on a compute stream (stalls as ranges beside them), a stream per
-// link with the migrations, tier usage as counters — and a "tensors" process whose threads hold
-// the spans each tensor spent in host memory and on the SSD.
+// link with the migrations, tier usage as counters — and a "simulation" process whose threads hold
+// the spans each tensor spent in host memory and on the SSD, and (for a model's training step)
+// the layers as NVTX ranges forward/<layer>, backward/<layer>, update/<layer>.
 #pragma once
 
 #include <array>

@@ -23,6 +23,7 @@ struct SimKernel {
   std::vector<int> inputs;       // tensor indices
   std::vector<int> outputs;
   int64_t workspaceBytes = 0;    // scratch for the kernel's life
+  std::string group;             // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty if unknown
 };
 
 struct SimWorkload {

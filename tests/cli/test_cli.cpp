@@ -9,6 +9,7 @@
 
 #include "command_test.h"
 #include "io/tscope_file.h"
+#include "session/session_builder.h"
 #include "session/session_summary.h"
 
 namespace ts {
@@ -318,6 +319,50 @@ TEST_F(Cli, SimulateBadInput) {
   r = cli("simulate --g10 " + bert + " --gpu-mem 12GB --policy flashneuron,g10 --json");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("\"feasible\": false"), std::string::npos) << r.out;
+}
+
+// A measured run with NVTX layer ranges, as a .tscope file.
+std::string measuredLayers(const std::string& file) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  uint32_t thread = b.thread(b.process(r, 1), 1);
+  uint32_t corr = 1;
+  auto launch = [&](TimeNs at, TimeNs kernelNs) {
+    ApiDetail api;
+    api.correlation = corr;
+    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
+    KernelDetail k;
+    k.correlation = corr++;
+    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
+  };
+  b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
+  launch(10, 1'000'000);
+  b.addNvtx(thread, 3'000'000, 6'000'000, b.intern("backward/conv1"), {});
+  launch(3'000'010, 2'000'000);
+  auto s = b.build();
+  EXPECT_TRUE(s.ok());
+  EXPECT_TRUE(saveSession(**s, file).ok());
+  return file;
+}
+
+TEST_F(Cli, SimulateAMeasuredModelAndCompareLayers) {
+  std::string measured = measuredLayers(path("measured.tscope"));
+  ASSERT_EQ(cli("model zoo resnet50 -o " + path("r50.onnx")).exitCode, 0);
+  CliRun r = cli("simulate --model " + path("r50.onnx") + " --batch 8 --session " + measured + " --policy ideal,g10 -o " + path("sim.tscope"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy ideal --format csv");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("layer,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv1,3000000,3000000,0,0"), std::string::npos) << r.out;
+  r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy deepum");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("no policy 'deepum'"), std::string::npos) << r.out;
+#ifdef TSCOPE_HAVE_EXPORT
+  r = cli("export " + measured + " --sim " + path("sim.tscope") + " --chart sim_vs_measured --policy g10 --format png -o " + path("layers.png"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_TRUE(fs::file_size(path("layers.png")) > 1000);
+#endif
 }
 
 #ifdef TSCOPE_HAVE_EXPORT

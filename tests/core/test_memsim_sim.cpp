@@ -13,12 +13,18 @@
 #include <unistd.h>
 
 #include "io/tscope_file.h"
+#include "memsim/from_model.h"
 #include "memsim/g10_published.h"
+#include "memsim/layer_compare.h"
 #include "memsim/g10_workload.h"
 #include "memsim/planners.h"
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
+#include "model/measured_times.h"
+#include "model/model_zoo.h"
+#include "model/onnx_loader.h"
+#include "session/session_builder.h"
 #include "session/session_summary.h"
 
 namespace ts::memsim {
@@ -37,11 +43,11 @@ SimWorkload chain(int forward, int64_t activationBytes, int64_t weightBytes, Tim
   for (int i = 0; i <= forward; ++i) w.tensors.push_back({"act" + std::to_string(i), activationBytes, false});
   for (int i = 0; i < forward; ++i) w.tensors.push_back({"w" + std::to_string(i), weightBytes, true});
   const int weight0 = forward + 1;
-  for (int i = 0; i < forward; ++i) w.kernels.push_back({"fwd" + std::to_string(i), kernelNs, {i, weight0 + i}, {i + 1}, 0});
+  for (int i = 0; i < forward; ++i) w.kernels.push_back({"fwd" + std::to_string(i), kernelNs, {i, weight0 + i}, {i + 1}, 0, {}});
   w.lossKernel = static_cast<int>(w.kernels.size());
-  w.kernels.push_back({"loss", kernelNs, {forward}, {forward}, 0});
+  w.kernels.push_back({"loss", kernelNs, {forward}, {forward}, 0, {}});
   // Backward reads each activation again, last first: the long idle intervals G10 exploits.
-  for (int i = forward - 1; i >= 0; --i) w.kernels.push_back({"bwd" + std::to_string(i), kernelNs, {i, i + 1, weight0 + i}, {}, 0});
+  for (int i = forward - 1; i >= 0; --i) w.kernels.push_back({"bwd" + std::to_string(i), kernelNs, {i, i + 1, weight0 + i}, {}, 0, {}});
   return w;
 }
 
@@ -128,7 +134,7 @@ TEST(MemsimSim, LruFaultTimesAreExact) {
   SimWorkload w;
   w.name = "round robin";
   for (int i = 0; i < 3; ++i) w.tensors.push_back({"t" + std::to_string(i), GiB, true});
-  for (int i = 0; i < 3; ++i) w.kernels.push_back({"k" + std::to_string(i), 1'000'000, {i}, {}, 0});
+  for (int i = 0; i < 3; ++i) w.kernels.push_back({"k" + std::to_string(i), 1'000'000, {i}, {}, 0, {}});
   TierConfig tiers = smallTiers(2 * GiB);
   auto runs = runPolicies(w, {Policy::Lru}, tiers);
   ASSERT_TRUE(runs.ok());
@@ -285,6 +291,56 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   EXPECT_EQ(summary.memcpys(), migrations);
   EXPECT_EQ(summary.counterSamples, 3 * (2 * (w.kernels.size() + 1)));
   EXPECT_GT(summary.otherRanges, 0u);  // stalls and tensor locations
+}
+
+// A measured run annotated per layer (NVTX forward/conv1, backward/conv1 around the launches)
+// feeds the simulation of its model; with infinite memory the simulated layer takes exactly
+// the measured time, and the layer comparison says so.
+TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  uint32_t thread = b.thread(b.process(r, 1), 1);
+  uint32_t corr = 1;
+  auto launch = [&](TimeNs at, TimeNs kernelNs) {
+    ApiDetail api;
+    api.correlation = corr;
+    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
+    KernelDetail k;
+    k.correlation = corr++;
+    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
+  };
+  b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
+  launch(10, 1'000'000);
+  b.addNvtx(thread, 3'000'000, 6'000'000, b.intern("backward/conv1"), {});
+  launch(3'000'010, 2'000'000);
+  auto measured = b.build();
+  ASSERT_TRUE(measured.ok()) << measured.error();
+
+  auto bytes = model::zooModelBytes("resnet50", 8);
+  ASSERT_TRUE(bytes.ok());
+  auto graph = model::loadOnnxBytes(*bytes, "resnet50.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  model::TrainingStep step = model::expandTrainingStep(*graph);
+  ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(**measured), step).method, "nvtx");
+  SimWorkload w = workloadFromModel(*graph, step);
+  EXPECT_EQ(w.kernels.front().name, "conv1 (forward)");
+  EXPECT_EQ(w.kernels.front().group, "forward/conv1");
+  EXPECT_GE(w.lossKernel, 1);
+  auto runs = runPolicies(w, {Policy::Ideal, Policy::G10}, smallTiers(40 * GiB));
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  SessionPtr sim = simulationSession(w, *runs, smallTiers(40 * GiB));
+  auto table = compareLayers(**measured, *sim, "ideal");
+  ASSERT_TRUE(table.ok()) << table.error();
+  ASSERT_FALSE(table->rows.empty());
+  EXPECT_EQ(table->text(0, 0), "conv1");
+  EXPECT_EQ(table->number(0, 1), 3'000'000);  // 1 ms forward + 2 ms backward
+  EXPECT_EQ(table->number(0, 2), 3'000'000);
+  EXPECT_EQ(table->number(0, 3), 0);
+  EXPECT_GT(table->rows.size(), 50u);  // every ResNet-50 layer, measured or not
+  EXPECT_FALSE(compareLayers(**measured, *sim, "lru").ok());                    // not simulated
+  EXPECT_FALSE(compareLayers(*sim, *sim, "ideal").ok());                        // no measured layers
+  EXPECT_FALSE(compareLayers(**measured, **measured, "").ok());                 // not a simulation
 }
 
 }  // namespace ts::memsim

@@ -88,9 +88,9 @@ class TestCharts : public QObject {
     w.name = "toy";
     constexpr int64_t GiB = int64_t{1} << 30;
     for (int i = 0; i < 9; ++i) w.tensors.push_back({"a" + std::to_string(i), GiB, false});
-    for (int i = 0; i < 8; ++i) w.kernels.push_back({"fwd", 50'000'000, {i}, {i + 1}, 0});
+    for (int i = 0; i < 8; ++i) w.kernels.push_back({"fwd", 50'000'000, {i}, {i + 1}, 0, {}});
     w.lossKernel = 8;
-    for (int i = 7; i >= 0; --i) w.kernels.push_back({"bwd", 50'000'000, {i, i + 1}, {}, 0});
+    for (int i = 7; i >= 0; --i) w.kernels.push_back({"bwd", 50'000'000, {i, i + 1}, {}, 0, {}});
     memsim::TierConfig tiers = *memsim::tierPreset("g10-default");
     tiers.gpuBytes = 4 * GiB;
     auto runs = memsim::runPolicies(w, memsim::allPolicies(), tiers);
@@ -105,6 +105,11 @@ class TestCharts : public QObject {
     QCOMPARE(g10.ideal, w.idealTime());
     QCOMPARE(g10.linkBytes, (*runs)[0].result.summary.linkBytes);
 
+    StatsTable layers;
+    layers.title = "Measured and simulated time per layer — g10 (simulated)";
+    layers.columns = {{"layer", "Layer", StatsUnit::Text}, {"measured_ns", "Measured", StatsUnit::Duration},
+                      {"simulated_ns", "Simulated", StatsUnit::Duration}};
+    layers.rows = {{std::string("conv1"), int64_t{3'000'000}, int64_t{5'500'000}}, {std::string("fc"), std::monostate{}, int64_t{1'000'000}}};
     memsim::SweepTable sweep;
     sweep.key = "gpu-mem";
     for (double gb : {4.0, 8.0, 16.0}) {
@@ -114,8 +119,12 @@ class TestCharts : public QObject {
     std::unique_ptr<QChart> charts[] = {std::unique_ptr<QChart>(makeTierUsageChart(g10, false)),
                                         std::unique_ptr<QChart>(makeLinkTrafficChart(*read, false)),
                                         std::unique_ptr<QChart>(makePolicyPerformanceChart({*read, *read}, true)),
-                                        std::unique_ptr<QChart>(makeSweepChart(sweep, false))};
-    for (int i = 0; i < 4; ++i) checkExports(charts[i].get(), simChartNames()[i]);
+                                        std::unique_ptr<QChart>(makeSweepChart(sweep, false)),
+                                        std::unique_ptr<QChart>(makeLayerComparisonChart(layers, false))};
+    for (int i = 0; i < 5; ++i) checkExports(charts[i].get(), simChartNames()[i]);
+    auto* layerBars = qobject_cast<QHorizontalBarSeries*>(charts[4]->series().front());
+    QCOMPARE(layerBars->barSets().at(0)->count(), 1);  // only the measured layer
+    QCOMPARE(layerBars->barSets().at(1)->at(0), 5.5);   // simulated, ms
     // The numbers: traffic in GiB per link, ideal / iteration per policy, the sweep's points.
     QBarSet* traffic = qobject_cast<QBarSeries*>(charts[1]->series().front())->barSets().front();
     QCOMPARE(traffic->label(), QStringLiteral("g10"));

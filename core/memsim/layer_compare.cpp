@@ -1,0 +1,75 @@
+#include "memsim/layer_compare.h"
+
+#include <map>
+
+#include "model/measured_times.h"
+
+namespace ts::memsim {
+
+Result<StatsTable> compareLayers(const Session& measured, const Session& simulated, const std::string& policy) {
+  // The simulated policy's rank.
+  uint32_t rank = kNone;
+  for (uint32_t r = 0; r < simulated.ranks.size(); ++r) {
+    const std::string& label = simulated.ranks[r].label;
+    if (label.find(" (simulated)") == std::string::npos) continue;
+    if (policy.empty() || label == policy + " (simulated)") {
+      rank = r;
+      break;
+    }
+  }
+  if (rank == kNone) return Error{policy.empty() ? "not a simulated session" : "no policy '" + policy + "' in the simulation"};
+  std::map<std::string, int64_t> simulatedNs;
+  std::vector<std::string> order;
+  for (const Track& t : simulated.tracks) {
+    if (t.kind != EventKind::Nvtx || t.thread == kNone || simulated.processes[simulated.threads[t.thread].process].rank != rank) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      std::string_view name = simulated.str(t.hot.name[e]);
+      bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
+      if (!forward && !backward) continue;
+      std::string layer(name.substr(forward ? 8 : 9));
+      if (!simulatedNs.count(layer)) order.push_back(layer);
+      simulatedNs[layer] += t.hot.end[e] - t.hot.start[e];
+    }
+  }
+  if (simulatedNs.empty()) return Error{"the simulation has no layer ranges (simulate a model: --model M.onnx)"};
+  model::MeasuredTimes m = model::measureLayerTimes(measured);
+  if (m.forwardNs.empty() && m.backwardNs.empty()) return Error{"the measured run has no NVTX forward/<layer> or backward/<layer> ranges"};
+  std::map<std::string, int64_t> measuredNs;
+  for (const auto* side : {&m.forwardNs, &m.backwardNs}) {
+    for (const auto& [layer, ns] : *side) measuredNs[layer] += ns;
+  }
+  int64_t anyGpu = 0;
+  for (const auto& [layer, ns] : measuredNs) {
+    anyGpu += ns;
+    if (!simulatedNs.count(layer)) order.push_back(layer);
+  }
+  if (anyGpu == 0) return Error{"the measured run's layer ranges launched no GPU kernels (were API calls and their kernels recorded?)"};
+  StatsTable t;
+  t.report = "layers";
+  t.title = "Measured and simulated time per layer — " + simulated.ranks[rank].label;
+  t.columns = {{"layer", "Layer", StatsUnit::Text},
+               {"measured_ns", "Measured", StatsUnit::Duration},
+               {"simulated_ns", "Simulated", StatsUnit::Duration},
+               {"delta_ns", "Δ", StatsUnit::Duration},
+               {"delta_pct", "Δ %", StatsUnit::Percent}};
+  for (const std::string& layer : order) {
+    auto me = measuredNs.find(layer), si = simulatedNs.find(layer);
+    const bool both = me != measuredNs.end() && si != simulatedNs.end();
+    std::vector<StatsCell> row;
+    row.emplace_back(layer);
+    if (me != measuredNs.end()) row.emplace_back(int64_t{me->second});
+    else row.emplace_back(std::monostate{});
+    if (si != simulatedNs.end()) row.emplace_back(int64_t{si->second});
+    else row.emplace_back(std::monostate{});
+    if (both) row.emplace_back(int64_t{si->second - me->second});
+    else row.emplace_back(std::monostate{});
+    if (both && me->second > 0) row.emplace_back(100.0 * static_cast<double>(si->second - me->second) / static_cast<double>(me->second));
+    else row.emplace_back(std::monostate{});
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back("Per layer: forward and backward together; measured = GPU time of the kernels launched inside the NVTX ranges, "
+                    "averaged over iterations; simulated = the layer's span in " + simulated.ranks[rank].label + ", stalls included.");
+  return t;
+}
+
+}  // namespace ts::memsim
