@@ -15,7 +15,7 @@ namespace ts {
 namespace {
 
 constexpr std::array kReports = {StatsReport::KernSum, StatsReport::MemTime, StatsReport::MemSize, StatsReport::ApiSum,
-                                 StatsReport::GpuUtil, StatsReport::Overlap, StatsReport::KernHist};
+                                 StatsReport::GpuUtil, StatsReport::Overlap, StatsReport::KernHist, StatsReport::LayerSum};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -387,6 +387,68 @@ StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
   return table;
 }
 
+// kern_sum grouped by layer: a kernel belongs to the layer whose NVTX range (forward/<layer>,
+// backward/<layer>, update/<layer> — the convention model mapping uses) encloses the API call
+// that launched it, on the same CPU thread.
+StatsTable layerSummary(const Session& s, const StatsOptions& o) {
+  std::map<std::pair<uint32_t, uint32_t>, std::string> layerOf;  // (kernel track, event) → label
+  const auto& src = s.flows.srcTrack;
+  for (const Track& nvtx : s.tracks) {
+    if (nvtx.kind != EventKind::Nvtx || nvtx.thread == kNone) continue;
+    for (uint32_t e = 0; e < nvtx.size(); ++e) {
+      std::string_view name = s.str(nvtx.hot.name[e]);
+      size_t slash = name.find('/');
+      if (slash == std::string_view::npos) continue;
+      std::string_view phase = name.substr(0, slash);
+      if (phase != "forward" && phase != "backward" && phase != "update") continue;
+      std::string label = std::string(name.substr(slash + 1)) + " (" + std::string(phase) + ")";
+      for (const Track& api : s.tracks) {
+        if (api.kind != EventKind::Api || api.thread != nvtx.thread) continue;
+        auto apiIndex = static_cast<uint32_t>(&api - s.tracks.data());
+        auto lo = std::lower_bound(src.begin(), src.end(), apiIndex) - src.begin();
+        auto hi = std::upper_bound(src.begin(), src.end(), apiIndex) - src.begin();
+        if (lo == hi) continue;
+        forEachInRange(api, nvtx.hot.start[e], nvtx.hot.end[e], [&](uint32_t call) {
+          if (api.hot.start[call] < nvtx.hot.start[e]) return;
+          for (auto f = lo; f < hi; ++f) {
+            if (s.flows.srcEvent[static_cast<size_t>(f)] != call) continue;
+            layerOf.try_emplace({s.flows.dstTrack[static_cast<size_t>(f)], s.flows.dstEvent[static_cast<size_t>(f)]}, label);
+          }
+        });
+      }
+    }
+  }
+  Groups groups;
+  std::map<std::string, uint32_t> keys;
+  const std::string none = "(no layer)";
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Kernel || !gpuTrackSelected(t, o)) continue;
+    auto trackIndex = static_cast<uint32_t>(&t - s.tracks.data());
+    uint32_t device = o.perGpu ? t.device : kNone;
+    forEachInRange(t, o.start, o.end, [&](uint32_t e) {
+      auto it = layerOf.find({trackIndex, e});
+      const std::string& label = it != layerOf.end() ? it->second : none;
+      auto key = keys.try_emplace(label, static_cast<uint32_t>(keys.size())).first->second;
+      groups.at(device, key, [&] { return label; }).values.push_back(t.hot.end[e] - t.hot.start[e]);
+    });
+  }
+  int64_t grand = 0;
+  auto rows = describeGroups(groups, grand);
+  StatsTable table{"layer_sum", "GPU kernels by layer", durationColumns("Kernels"), {}, {}};
+  table.columns.insert(table.columns.begin(), col("layer", "Layer (phase)", StatsUnit::Text));
+  if (o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
+  for (const auto& [d, g] : rows) {
+    std::vector<StatsCell> row{g->label};
+    appendDurationCells(row, d, grand);
+    if (o.perGpu) row.emplace_back(gpuName(s, g->device));
+    table.rows.push_back(std::move(row));
+  }
+  table.notes.push_back(scopeNote(s, o));
+  table.notes.push_back(layerOf.empty() ? "No NVTX forward/<layer>, backward/<layer> or update/<layer> range launched a kernel: every kernel is in '(no layer)'."
+                                        : "A kernel counts for the layer range around the API call that launched it.");
+  return table;
+}
+
 }  // namespace
 
 std::span<const StatsReport> allStatsReports() { return kReports; }
@@ -400,6 +462,7 @@ std::string_view toString(StatsReport r) {
     case StatsReport::GpuUtil: return "gpu_util";
     case StatsReport::Overlap: return "overlap";
     case StatsReport::KernHist: return "kern_hist";
+    case StatsReport::LayerSum: return "layer_sum";
   }
   return "kern_sum";
 }
@@ -413,6 +476,7 @@ std::string_view describe(StatsReport r) {
     case StatsReport::GpuUtil: return "busy % per GPU and stream over time buckets, and the longest idle gaps";
     case StatsReport::Overlap: return "copy time overlapped by kernels, per GPU and copy kind";
     case StatsReport::KernHist: return "kernel durations in log-spaced bins: count and time per bin";
+    case StatsReport::LayerSum: return "GPU kernels by model layer (NVTX forward/<layer>, backward/<layer>, update/<layer> around their launches)";
   }
   return "";
 }
@@ -469,6 +533,7 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
     case StatsReport::GpuUtil: out = gpuUtilisation(s, o, progress); break;
     case StatsReport::Overlap: out.push_back(copyOverlap(s, o)); break;
     case StatsReport::KernHist: out.push_back(durationHistogram(s, o)); break;
+    case StatsReport::LayerSum: out.push_back(layerSummary(s, o)); break;
   }
   if (progress.cancelled()) return Error{"cancelled"};
   progress.update(1.0);

@@ -16,7 +16,7 @@
 
 namespace ts {
 
-enum class StatsReport { KernSum, MemTime, MemSize, ApiSum, GpuUtil, Overlap, KernHist };
+enum class StatsReport { KernSum, MemTime, MemSize, ApiSum, GpuUtil, Overlap, KernHist, LayerSum };
 
 std::span<const StatsReport> allStatsReports();
 std::string_view toString(StatsReport report);  // "kern_sum", ...

@@ -346,3 +346,50 @@ TEST(Stats, CompareTwoSessionsByHand) {
 }
 
 }  // namespace ts
+
+namespace ts {
+
+// layer_sum: a kernel belongs to the NVTX layer range around the call that launched it; kernels
+// launched elsewhere are "(no layer)". Two iterations of forward/fc (40 ns, 20 ns kernels) and
+// one backward/fc (70 ns), and a stray 10 ns kernel.
+TEST(Stats, LayerSummaryByHand) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  uint32_t thread = b.thread(b.process(r, 1), 1);
+  uint32_t corr = 1;
+  auto launch = [&](TimeNs at, TimeNs kernelNs) {
+    ApiDetail api;
+    api.correlation = corr;
+    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
+    KernelDetail k;
+    k.correlation = corr++;
+    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
+  };
+  b.addNvtx(thread, 0, 100, b.intern("forward/fc"), {});
+  launch(10, 40);
+  b.addNvtx(thread, 200, 300, b.intern("backward/fc"), {});
+  launch(210, 70);
+  b.addNvtx(thread, 1000, 1100, b.intern("forward/fc"), {});
+  launch(1010, 20);
+  launch(2000, 10);
+  b.addNvtx(thread, 3000, 3100, b.intern("misc/fc"), {});  // not a phase: ignored
+  launch(3010, 5);
+  auto s = b.build();
+  ASSERT_TRUE(s.ok()) << s.error();
+  auto tables = computeStats(**s, StatsReport::LayerSum, {});
+  ASSERT_TRUE(tables.ok()) << tables.error();
+  const StatsTable& t = tables->front();
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.text(0, 0), "fc (backward)");
+  EXPECT_EQ(t.number(0, 2), 70);
+  EXPECT_EQ(t.text(1, 0), "fc (forward)");
+  EXPECT_EQ(t.number(1, 2), 60);  // total
+  EXPECT_EQ(t.number(1, 3), 2);   // kernels
+  EXPECT_EQ(t.number(1, 4), 30);  // average
+  EXPECT_EQ(t.text(2, 0), "(no layer)");
+  EXPECT_EQ(t.number(2, 2), 15);
+  EXPECT_NEAR(t.number(0, 1), 100.0 * 70 / 145, 1e-9);
+}
+
+}  // namespace ts
