@@ -1,20 +1,13 @@
 #include "charts_pane.h"
 
-#include <QApplication>
 #include <QChart>
-#include <QChartView>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
-#include <QMessageBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "chart_export.h"
 #include "sim_charts.h"
 
 namespace ts {
@@ -46,16 +39,13 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), s
   bar->addStretch(1);
   bar->addWidget(new QLabel(tr("Right-click the chart to export or copy it."), this));
   layout->addLayout(bar);
-  view_ = new QChartView(this);
-  view_->setRenderHint(QPainter::Antialiasing);
-  view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  view_ = new ChartView(this);
   layout->addWidget(view_, 1);
   connect(chart_, &QComboBox::currentIndexChanged, this, &ChartsPane::rebuild);
   connect(log_, &QCheckBox::toggled, this, [this](bool on) {
     options_.logScale = on;
     rebuild();
   });
-  connect(view_, &QWidget::customContextMenuRequested, this, &ChartsPane::contextMenu);
   connect(&watcher_, &QFutureWatcher<Result<std::vector<StatsTable>>>::finished, this, [this] {
     if (watcher_.property("generation").toInt() != generation_) return;  // superseded
     busy_ = false;
@@ -64,9 +54,8 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), s
     auto result = watcher_.result();
     QChart* chart = result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
     if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
-    QChart* old = view_->chart();
-    view_->setChart(chart);
-    delete old;
+    view_->suggestedName = chart_->currentData().toString().section(QLatin1Char(':'), 0, 0);
+    view_->replaceChart(chart);
     emit updated();
   });
 }
@@ -132,32 +121,12 @@ bool ChartsPane::showSimulationChart(const QString& name) {
   if (cancel_) cancel_->store(true);
   ++generation_;  // a report still running for a session chart is superseded
   busy_ = false;
-  QChart* old = view_->chart();
-  view_->setChart(chart);
-  delete old;
+  view_->suggestedName = name.section(QLatin1Char(':'), 0, 0);
+  view_->replaceChart(chart);
   emit updated();
   return true;
 }
 
-QString ChartsPane::exportTo(const QString& path, double scale) const {
-  ImageFormat format;
-  QString ext = path.section(QLatin1Char('.'), -1).toLower();
-  if (!imageFormatFromName(ext, format)) return tr("%1: choose .png, .svg or .pdf").arg(path);
-  return exportChart(view_->chart(), view_->size(), format, path, scale);
-}
-
-void ChartsPane::contextMenu(const QPoint& at) {
-  QMenu menu(this);
-  menu.addAction(tr("Export…"), this, [this] {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chart_->currentData().toString() + QStringLiteral(".png"),
-                                                tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    if (path.isEmpty()) return;
-    if (QString error = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0); !error.isEmpty()) {
-      QMessageBox::warning(this, tr("Export failed"), error);
-    }
-  });
-  menu.addAction(tr("Copy image"), this, [this] { QApplication::clipboard()->setPixmap(view_->grab()); });
-  menu.exec(view_->mapToGlobal(at));
-}
+QString ChartsPane::exportTo(const QString& path, double scale) const { return view_->exportTo(path, scale); }
 
 }  // namespace ts

@@ -12,11 +12,11 @@
 #include <optional>
 
 #include "session/session.h"
+#include "chart_view.h"
 #include "memsim/sim_session.h"
 #include "session_charts.h"
 
 class QCheckBox;
-class QChartView;
 class QComboBox;
 
 namespace ts {
@@ -29,7 +29,7 @@ class ChartsPane : public QWidget {
 
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   void setChart(const QString& name);
-  QChartView* view() const { return view_; }
+  ChartView* view() const { return view_; }
   bool busy() const { return busy_; }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
   QString exportTo(const QString& path, double scale = 1.0) const;
@@ -40,7 +40,6 @@ class ChartsPane : public QWidget {
  private:
   void rebuild();
   bool showSimulationChart(const QString& name);
-  void contextMenu(const QPoint& at);
   void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
@@ -48,7 +47,7 @@ class ChartsPane : public QWidget {
   ChartOptions options_;
   QComboBox* chart_ = nullptr;
   QCheckBox* log_ = nullptr;
-  QChartView* view_ = nullptr;
+  ChartView* view_ = nullptr;
   QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   int generation_ = 0;

@@ -5,7 +5,13 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <QComboBox>
+
 #include "analysis/session_compare.h"
+#include "chart_view.h"
+#include "memsim/layer_compare.h"
+#include "memsim/sim_session.h"
+#include "sim_charts.h"
 #include "table_panel.h"
 #include "timeline_canvas.h"
 
@@ -45,9 +51,39 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
   layout->addWidget(splitter);
   kernels_->setTable(compareKernels(*a, *b));
   copies_->setTable(compareCopies(*a, *b));
+  addLayersTab(tabs, a, b);
   connect(a_, &TimelineCanvas::viewChanged, this, [this] { follow(a_, b_); });
   connect(b_, &TimelineCanvas::viewChanged, this, [this] { follow(b_, a_); });
   a_->fitAll();
+}
+
+void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b) {
+  // Either side may be the simulation.
+  SessionPtr measured = a, simulated = b;
+  auto policies = memsim::readSimulatedSession(*simulated);
+  if (!policies.ok()) {
+    std::swap(measured, simulated);
+    policies = memsim::readSimulatedSession(*simulated);
+  }
+  if (!policies.ok() || policies->empty() || !memsim::compareLayers(*measured, *simulated, "").ok()) return;
+  auto* page = new QSplitter(Qt::Vertical, tabs);
+  layers_ = new TablePanel(page);
+  layerChart_ = new ChartView(page);
+  layerChart_->suggestedName = QStringLiteral("sim_vs_measured");
+  auto* policy = new QComboBox(layers_);
+  for (const memsim::SimulatedRun& r : *policies) policy->addItem(QString::fromStdString(r.policy));
+  layers_->addControl(policy);
+  page->addWidget(layers_);
+  page->addWidget(layerChart_);
+  tabs->addTab(page, tr("Layers"));
+  auto show = [this, measured, simulated, policy] {
+    auto table = memsim::compareLayers(*measured, *simulated, policy->currentText().toStdString());
+    if (!table.ok()) return;
+    layerChart_->replaceChart(makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
+    layers_->setTable(std::move(*table));
+  };
+  connect(policy, &QComboBox::currentIndexChanged, this, show);
+  show();
 }
 
 // The other timeline shows the same stretch, measured from its own session's start.

@@ -1,14 +1,18 @@
 // CompareView: two sessions (before / after) — their timelines stacked on one synchronised time
 // axis (each measured from its own session's start; zoom and pan move both), and the kernel and
-// copy comparison tables.
+// copy comparison tables; when one is a measured run with NVTX layer ranges and the other a
+// simulation of its model, also measured against simulated per layer (table and chart).
 #pragma once
 
 #include <QWidget>
 
 #include "session/session.h"
 
+class QTabWidget;
+
 namespace ts {
 
+class ChartView;
 class TablePanel;
 class TimelineCanvas;
 
@@ -21,14 +25,20 @@ class CompareView : public QWidget {
   TimelineCanvas* timelineB() const { return b_; }
   TablePanel* kernels() const { return kernels_; }
   TablePanel* copies() const { return copies_; }
+  // A measured run and a simulation of its model: per layer, with a chart (else null).
+  TablePanel* layers() const { return layers_; }
+  ChartView* layerChart() const { return layerChart_; }
 
  private:
   void follow(TimelineCanvas* from, TimelineCanvas* to);
+  void addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b);
 
   TimelineCanvas* a_ = nullptr;
   TimelineCanvas* b_ = nullptr;
   TablePanel* kernels_ = nullptr;
   TablePanel* copies_ = nullptr;
+  TablePanel* layers_ = nullptr;
+  ChartView* layerChart_ = nullptr;
   bool syncing_ = false;
 };
 

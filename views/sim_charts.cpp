@@ -254,7 +254,7 @@ QChart* makeLayerComparisonChart(const StatsTable& t, bool dark) {
   chart->addSeries(series);
   auto* y = new QBarCategoryAxis;
   y->append(layers);
-  y->setTitleText(QObject::tr("Layer (forward and backward)"));
+  y->setTitleText(QObject::tr("Layer (phase)"));
   auto* x = valueAxis(QObject::tr("Time per iteration (ms)"), 0, std::max(most * 1.05, 1e-3));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);

@@ -28,7 +28,6 @@ SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::Train
   }
   for (size_t k = 0; k < w.kernels.size(); ++k) {
     const model::StepKernel& sk = step.kernels[k];
-    w.kernels[k].name = sk.name + " (" + model::toString(sk.phase) + ")";
     if (sk.op < 0 || sk.op >= static_cast<int>(layerOfOp.size()) || layerOfOp[static_cast<size_t>(sk.op)].empty()) continue;
     const char* phase = sk.phase == model::KernelPhase::Forward ? "forward/" : sk.phase == model::KernelPhase::Update ? "update/" : "backward/";
     w.kernels[k].group = phase + layerOfOp[static_cast<size_t>(sk.op)];

@@ -11,8 +11,8 @@ namespace ts::memsim {
 
 SimWorkload workloadFromStep(const model::TrainingStep& step);
 
-// The same with each kernel named "<op> (<phase>)" and grouped by layer (model::modelLayers) the
-// way measured runs are annotated: forward/<layer>, backward/<layer>, update/<layer>.
+// The same with each kernel grouped by layer (model::modelLayers) the way measured runs are
+// annotated: forward/<layer>, backward/<layer>, update/<layer>.
 SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step);
 
 }  // namespace ts::memsim

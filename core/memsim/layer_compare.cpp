@@ -26,7 +26,7 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
       std::string_view name = simulated.str(t.hot.name[e]);
       bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
       if (!forward && !backward) continue;
-      std::string layer(name.substr(forward ? 8 : 9));
+      std::string layer = std::string(name.substr(forward ? 8 : 9)) + (forward ? " (forward)" : " (backward)");
       if (!simulatedNs.count(layer)) order.push_back(layer);
       simulatedNs[layer] += t.hot.end[e] - t.hot.start[e];
     }
@@ -35,9 +35,8 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
   model::MeasuredTimes m = model::measureLayerTimes(measured);
   if (m.forwardNs.empty() && m.backwardNs.empty()) return Error{"the measured run has no NVTX forward/<layer> or backward/<layer> ranges"};
   std::map<std::string, int64_t> measuredNs;
-  for (const auto* side : {&m.forwardNs, &m.backwardNs}) {
-    for (const auto& [layer, ns] : *side) measuredNs[layer] += ns;
-  }
+  for (const auto& [layer, ns] : m.forwardNs) measuredNs[layer + " (forward)"] += ns;
+  for (const auto& [layer, ns] : m.backwardNs) measuredNs[layer + " (backward)"] += ns;
   int64_t anyGpu = 0;
   for (const auto& [layer, ns] : measuredNs) {
     anyGpu += ns;
@@ -47,7 +46,7 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
   StatsTable t;
   t.report = "layers";
   t.title = "Measured and simulated time per layer — " + simulated.ranks[rank].label;
-  t.columns = {{"layer", "Layer", StatsUnit::Text},
+  t.columns = {{"layer", "Layer (phase)", StatsUnit::Text},
                {"measured_ns", "Measured", StatsUnit::Duration},
                {"simulated_ns", "Simulated", StatsUnit::Duration},
                {"delta_ns", "Δ", StatsUnit::Duration},
@@ -67,7 +66,7 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
     else row.emplace_back(std::monostate{});
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Per layer: forward and backward together; measured = GPU time of the kernels launched inside the NVTX ranges, "
+  t.notes.push_back("Per layer and phase: measured = GPU time of the kernels launched inside the NVTX ranges, "
                     "averaged over iterations; simulated = the layer's span in " + simulated.ranks[rank].label + ", stalls included.");
   return t;
 }

@@ -354,7 +354,8 @@ TEST_F(Cli, SimulateAMeasuredModelAndCompareLayers) {
   r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy ideal --format csv");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("layer,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("conv1,3000000,3000000,0,0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv1 (forward),1000000,1000000,0,0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv1 (backward),2000000,2000000,0,0"), std::string::npos) << r.out;
   r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy deepum");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("no policy 'deepum'"), std::string::npos) << r.out;

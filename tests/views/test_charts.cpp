@@ -109,7 +109,7 @@ class TestCharts : public QObject {
     layers.title = "Measured and simulated time per layer — g10 (simulated)";
     layers.columns = {{"layer", "Layer", StatsUnit::Text}, {"measured_ns", "Measured", StatsUnit::Duration},
                       {"simulated_ns", "Simulated", StatsUnit::Duration}};
-    layers.rows = {{std::string("conv1"), int64_t{3'000'000}, int64_t{5'500'000}}, {std::string("fc"), std::monostate{}, int64_t{1'000'000}}};
+    layers.rows = {{std::string("conv1 (forward)"), int64_t{3'000'000}, int64_t{5'500'000}}, {std::string("fc"), std::monostate{}, int64_t{1'000'000}}};
     memsim::SweepTable sweep;
     sweep.key = "gpu-mem";
     for (double gb : {4.0, 8.0, 16.0}) {
