@@ -27,6 +27,7 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "model_view.h"
+#include "sweep_view.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
 #include "session_load_job.h"
@@ -144,6 +145,11 @@ void MainWindow::createActions() {
   openModelAction_ = file->addAction(tr("Open &Model…"), this, &MainWindow::openModelDialog);
   openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
   openModelAction_->setStatusTip(tr("Open an ONNX model: layer table, training step, ASTRA-sim and Chakra export"));
+  QAction* openSweepAction = file->addAction(tr("Open &Sweep Results…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Open sweep results"), {}, tr("simulate --sweep tables (*.csv);;All files (*)"));
+    if (!path.isEmpty()) this->openSweep(path);
+  });
+  openSweepAction->setStatusTip(tr("A memory-tier sweep written by tensorscope-cli simulate --sweep: table and sensitivity chart"));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   captureAction_ = file->addAction(tr("&Capture…"), this, &MainWindow::captureDialog);
   captureAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -231,6 +237,7 @@ void MainWindow::openRanksDialog() {
 void MainWindow::openFiles(const QStringList& paths) {
   for (const QString& path : paths) {
     if (path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) openModel(path);
+    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) openSweep(path);
     else startLoad({path});
   }
 }
@@ -246,6 +253,21 @@ void MainWindow::openModel(const QString& path) {
     emit modelOpened(view->path(), view->error().isEmpty());
   });
   updateCentral();
+}
+
+// A sweep table (simulate --sweep) opens in a tab of its own: chart and table.
+bool MainWindow::openSweep(const QString& path) {
+  auto sweep = memsim::loadSweepCsv(path.toStdString());
+  if (!sweep) {
+    showError(tr("Cannot open sweep results"), QString::fromStdString(sweep.error()));
+    return false;
+  }
+  auto* view = new SweepView(std::move(*sweep), tabs_);
+  int index = tabs_->addTab(view, QFileInfo(path).fileName());
+  tabs_->setTabToolTip(index, path);
+  tabs_->setCurrentIndex(index);
+  updateCentral();
+  return true;
 }
 
 void MainWindow::openModelDialog() {

@@ -37,6 +37,7 @@ class MainWindow : public QMainWindow {
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
+  bool openSweep(const QString& path);  // a simulate --sweep table; false (and a message) when it is not one
   // A compare tab for two open session tabs (by index); false when they are not two sessions.
   bool compareSessions(int tabA, int tabB);
   // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error

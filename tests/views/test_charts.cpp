@@ -22,6 +22,10 @@
 #include "io/open_session.h"
 #include "session_charts.h"
 #include "sim_charts.h"
+#include "stats_table_model.h"
+#include "sweep_view.h"
+#include "table_panel.h"
+#include "chart_view.h"
 #include "memsim/simulation.h"
 #include <QLineSeries>
 #include "timeline_canvas.h"
@@ -148,6 +152,37 @@ class TestCharts : public QObject {
     QVERIFY(view.charts()->view()->chart()->title().contains(QStringLiteral("g10")));
     QCOMPARE(view.charts()->view()->chart()->series().size(), 4);  // three tiers and the capacity
     view.grab().save(QStringLiteral("charts-simulation.png"));
+  }
+
+  // File → Open Sweep Results (or a dropped .csv): the table and the sensitivity chart.
+  void sweepResultsOpenInATab() {
+    QTemporaryDir dir;
+    QString csv = dir.filePath(QStringLiteral("sweep.csv")), bad = dir.filePath(QStringLiteral("bad.csv"));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r\n"
+            "16000000000,g10,yes,3000,1000,3,2000\r\n16000000000,lru,no,,1000,,\r\n"
+            "32000000000,g10,yes,1500,1000,1.5,500\r\n32000000000,lru,yes,4000,1000,4,3000\r\n");
+    f.close();
+    QFile b(bad);
+    QVERIFY(b.open(QIODevice::WriteOnly));
+    b.write("name,value\n");
+    b.close();
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    window.openFiles({csv});
+    auto* view = qobject_cast<SweepView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    QCOMPARE(view->table()->model()->table().rows.size(), size_t{4});
+    auto lines = view->chart()->chart()->series();
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(qobject_cast<QLineSeries*>(lines.at(0))->count(), 2);
+    QCOMPARE(qobject_cast<QLineSeries*>(lines.at(1))->count(), 1);  // lru's infeasible point left out
+    QCOMPARE(qobject_cast<QLineSeries*>(lines.at(0))->at(1), QPointF(32, 1.5));
+    view->grab().save(QStringLiteral("sweep-view.png"));
+    QVERIFY(!window.openSweep(bad));
+    QVERIFY(window.lastError().contains(QStringLiteral("bad.csv:1")));
   }
 
   void chartsCarryTheTablesNumbers() {
