@@ -6,6 +6,7 @@
 #include <queue>
 #include <set>
 
+#include "analysis/intervals.h"
 #include "memsim/vitality.h"
 
 namespace ts::memsim {
@@ -133,27 +134,16 @@ class Machine {
  private:
   int64_t gpuResident() const { return gpuUsed_; }
 
-  // Kernel time during which some transfer was running: both sets of intervals are sorted by
-  // start once merged, so a sweep does it.
+  // Kernel time during which some transfer was running.
   static TimeNs overlapWithTransfers(const SimResult& r) {
-    std::vector<std::pair<TimeNs, TimeNs>> busy;
+    std::vector<Interval> busy, kernels;
     busy.reserve(r.migrations.size());
-    for (const Migration& m : r.migrations) busy.emplace_back(m.start, m.end);
-    std::sort(busy.begin(), busy.end());
-    std::vector<std::pair<TimeNs, TimeNs>> merged;
-    for (const auto& b : busy) {
-      if (!merged.empty() && b.first <= merged.back().second) merged.back().second = std::max(merged.back().second, b.second);
-      else merged.push_back(b);
-    }
-    TimeNs total = 0;
-    size_t j = 0;
-    for (const SimKernelTime& k : r.kernels) {
-      while (j < merged.size() && merged[j].second <= k.start) ++j;
-      for (size_t i = j; i < merged.size() && merged[i].first < k.end; ++i) {
-        total += std::min(k.end, merged[i].second) - std::max(k.start, merged[i].first);
-      }
-    }
-    return total;
+    kernels.reserve(r.kernels.size());
+    for (const Migration& m : r.migrations) busy.push_back({m.start, m.end});
+    for (const SimKernelTime& k : r.kernels) kernels.push_back({k.start, k.end});
+    mergeIntervals(busy);
+    mergeIntervals(kernels);
+    return coveredLength(intersectIntervals(busy, kernels));
   }
 
   void settle(TimeNs now) {
