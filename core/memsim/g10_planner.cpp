@@ -179,7 +179,7 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
   }
   auto overTarget = [&] { return *std::max_element(resident.begin(), resident.end()) > target; };
   struct Chosen {
-    int tensor, evictDone, prefetch, from;
+    int tensor, evictDone, prefetch;
   };
   std::vector<Chosen> chosen;
   std::vector<char> taken(candidates.size(), 0);
@@ -209,7 +209,7 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
     }
     for (int i = d.evictDone + 1; i < d.prefetch; ++i) resident[static_cast<size_t>(i % n)] -= bytes;
     plan.actions.push_back({c.from % n, c.tensor, d.tier == Tier::Ssd ? Action::EvictToSsd : Action::EvictToHost});
-    chosen.push_back({c.tensor, d.evictDone, d.prefetch, c.from});
+    chosen.push_back({c.tensor, d.evictDone, d.prefetch});
     taken[static_cast<size_t>(index)] = 1;
   }
 
@@ -259,7 +259,7 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
         }
         for (int j = a.evictDone + 1; j < a.prefetch; ++j) resident[static_cast<size_t>(j)] -= bytes;
         plan.actions.push_back({c.from, c.tensor, toHost ? Action::EvictToHost : Action::EvictToSsd});
-        chosen.push_back({c.tensor, a.evictDone, a.prefetch, c.from});
+        chosen.push_back({c.tensor, a.evictDone, a.prefetch});
       }
     }
   }

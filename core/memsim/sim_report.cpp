@@ -50,6 +50,7 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
   t.notes.push_back("The second of two simulated iterations (the steady state, as G10 reports).");
   for (const PolicyRun& run : runs) {
     if (!run.result.feasible) t.notes.push_back(std::string(toString(run.result.policy)) + " is infeasible: " + run.result.problem);
+    else if (!run.plan.note.empty()) t.notes.push_back(std::string(toString(run.result.policy)) + " plan: " + run.plan.note + ".");
   }
   if (published) t.notes.push_back("G10 published: its artifact's Figure 11 (" + published->model + ", batch " + std::to_string(published->batch) + "), cycles at 1.2 GHz.");
   return t;
