@@ -8,16 +8,11 @@
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"
-#include "memsim/from_model.h"
 #include "memsim/g10_published.h"
-#include "memsim/g10_workload.h"
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
-#include "model/measured_times.h"
-#include "model/onnx_loader.h"
-#include "model/device_preset.h"
-#include "model/training_step.h"
+#include "memsim/workload_source.h"
 
 namespace ts::cli {
 
@@ -75,41 +70,6 @@ int failure(const std::string& m) {
   return kExitFailure;
 }
 
-struct Inputs {
-  std::optional<std::string> g10, model, session, device, optimizer;
-  int64_t batch = 1;
-};
-
-Result<SimWorkload> loadWorkload(const Inputs& in) {
-  if (in.g10) {
-    auto g = loadG10Workload(*in.g10);
-    if (!g) return Error{g.error()};
-    return std::move(g->workload);
-  }
-  model::LoadOptions load;
-  load.batch = in.batch;
-  auto graph = model::loadOnnxModel(*in.model, load);
-  if (!graph) return Error{graph.error()};
-  model::StepOptions options;
-  if (in.device) {
-    auto d = model::devicePreset(*in.device);
-    if (!d) return Error{"unknown device '" + *in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
-    options.device = *d;
-  }
-  if (in.optimizer) {
-    if (*in.optimizer == "adam") options.optimizer = model::Optimizer::Adam;
-    else if (*in.optimizer != "sgd") return Error{"--optimizer is sgd or adam"};
-  }
-  model::TrainingStep step = model::expandTrainingStep(*graph, options);
-  if (in.session) {
-    auto s = openSessionFile(*in.session);
-    if (!s) return Error{s.error()};
-    model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**s), step);
-    if (r.method == "none") return Error{*in.session + ": no NVTX forward/<layer> range names a layer of the model, and its kernel count matches no order mapping"};
-  }
-  return workloadFromModel(*graph, step);
-}
-
 // "gpu-mem=16GB..80GB:8GB" → the values as text for setTierField (or batch numbers).
 bool parseSweep(const std::string& spec, std::string& key, std::vector<std::string>& values, std::string& error) {
   size_t eq = spec.find('='), dots = spec.find(".."), colon = spec.rfind(':');
@@ -161,12 +121,12 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
   return true;
 }
 
-int runSweep(const Inputs& baseInputs, const std::vector<Policy>& policies, const TierConfig& baseTiers, const std::string& spec,
+int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, const TierConfig& baseTiers, const std::string& spec,
              const std::optional<std::string>& out) {
   std::string key, error;
   std::vector<std::string> values;
   if (!parseSweep(spec, key, values, error)) return usage(error);
-  if (key == "batch" && !baseInputs.model) return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
+  if (key == "batch" && !base.isModel()) return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
   StatsTable table;
   table.report = "memsim_sweep";
   table.title = "Sweep of " + key;
@@ -179,7 +139,7 @@ int runSweep(const Inputs& baseInputs, const std::vector<Policy>& policies, cons
                    {"stall_ns", "Stall", StatsUnit::Duration}};
   std::optional<SimWorkload> fixed;
   for (const std::string& v : values) {
-    Inputs in = baseInputs;
+    WorkloadSource in = base;
     TierConfig tiers = baseTiers;
     if (key == "batch") {
       in.batch = std::stoll(v);
@@ -223,14 +183,14 @@ int runSimulate(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (!args.positional().empty()) return usage("unexpected argument '" + args.positional()[0] + "'");
-  Inputs in;
-  in.g10 = args.option("--g10");
-  in.model = args.option("--model");
-  in.session = args.option("--session");
-  in.device = args.option("--device");
-  in.optimizer = args.option("--optimizer");
-  if (in.g10.has_value() == in.model.has_value()) return usage("give one workload: --g10 DIR or --model M.onnx");
-  if (in.g10 && (in.session || in.device || in.optimizer || args.option("--batch"))) {
+  WorkloadSource in;
+  in.g10Dir = args.option("--g10").value_or("");
+  in.modelPath = args.option("--model").value_or("");
+  in.sessionPath = args.option("--session").value_or("");
+  in.device = args.option("--device").value_or("");
+  in.optimizer = args.option("--optimizer").value_or("");
+  if (args.option("--g10").has_value() == args.option("--model").has_value()) return usage("give one workload: --g10 DIR or --model M.onnx");
+  if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") || args.option("--optimizer") || args.option("--batch"))) {
     return usage("--batch, --session, --device and --optimizer go with --model");
   }
   if (auto b = args.option("--batch")) {
@@ -289,8 +249,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   std::vector<PublishedRow> publishedRows;
   const PublishedRow* published = nullptr;
   std::optional<std::string> publishedPath = args.option("--published");
-  if (!publishedPath && in.g10) {
-    auto candidate = std::filesystem::path(*in.g10).lexically_normal();
+  if (!publishedPath && !in.g10Dir.empty()) {
+    auto candidate = std::filesystem::path(in.g10Dir).lexically_normal();
     if (candidate.filename().empty()) candidate = candidate.parent_path();
     candidate = candidate.parent_path() / "published.txt";
     if (std::filesystem::exists(candidate)) publishedPath = candidate.string();

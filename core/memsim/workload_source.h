@@ -1,0 +1,25 @@
+// Where a simulation's workload comes from: a G10 workload directory, or an ONNX model's training
+// step (batch, device roofline or a measured session's times, optimizer). One loader for the CLI
+// and the GUI's what-if tab, which reloads when the batch changes.
+#pragma once
+
+#include <string>
+
+#include "memsim/workload.h"
+#include "util/result.h"
+
+namespace ts::memsim {
+
+struct WorkloadSource {
+  std::string g10Dir;       // either this
+  std::string modelPath;    // or this, with:
+  int64_t batch = 1;
+  std::string device;       // roofline preset (empty: A100-40GB)
+  std::string optimizer;    // "sgd" (default) or "adam"
+  std::string sessionPath;  // measured kernel times (NVTX forward/<layer>, or by order)
+  bool isModel() const { return !modelPath.empty(); }
+};
+
+Result<SimWorkload> loadWorkload(const WorkloadSource& source);
+
+}  // namespace ts::memsim
