@@ -8,6 +8,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "model_view.h"
+#include "simulation_view.h"
 #include "sweep_view.h"
 #include "open_ranks_dialog.h"
 #include "session_export_job.h"
@@ -206,6 +208,26 @@ void MainWindow::createActions() {
   timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left), [](TimelineCanvas* c) { c->back(); });
   timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), [](TimelineCanvas* c) { c->forward(); });
 
+  QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
+  simulate->addAction(tr("Memory Tiers of a &G10 Workload…"), this, [this] {
+    QString dir = QFileDialog::getExistingDirectory(this, tr("G10 workload directory (kernels.config, tensors.config)"));
+    if (dir.isEmpty()) return;
+    memsim::WorkloadSource source;
+    source.g10Dir = dir.toStdString();
+    openSimulation(source);
+  })->setStatusTip(tr("What-if: G10 and its baselines on a G10 workload, with sliders for the tiers"));
+  simulate->addAction(tr("Memory Tiers of a &Model…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Simulate a model's training step"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the training step:"), 32, 1, 1 << 16, 1, &ok);
+    if (!ok) return;
+    memsim::WorkloadSource source;
+    source.modelPath = path.toStdString();
+    source.batch = batch;
+    openSimulation(source);
+  })->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the memory policies"));
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
   shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
@@ -252,6 +274,16 @@ void MainWindow::openModel(const QString& path) {
     if (!view->error().isEmpty()) showError(tr("Cannot open model"), view->error());
     emit modelOpened(view->path(), view->error().isEmpty());
   });
+  updateCentral();
+}
+
+// The what-if tab: a workload under a policy and tiers the user moves.
+void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
+  auto* view = new SimulationView(source, tabs_);
+  QString name = QFileInfo(QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir)).fileName();
+  int index = tabs_->addTab(view, tr("What-if: %1").arg(name));
+  tabs_->setTabToolTip(index, QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
+  tabs_->setCurrentIndex(index);
   updateCentral();
 }
 

@@ -4,6 +4,8 @@
 
 #include <QList>
 #include <QMainWindow>
+
+#include "memsim/workload_source.h"
 #include <QStringList>
 
 #include "io/open_session.h"
@@ -37,7 +39,8 @@ class MainWindow : public QMainWindow {
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
-  bool openSweep(const QString& path);  // a simulate --sweep table; false (and a message) when it is not one
+  bool openSweep(const QString& path);
+  void openSimulation(const memsim::WorkloadSource& source);  // the what-if tab  // a simulate --sweep table; false (and a message) when it is not one
   // A compare tab for two open session tabs (by index); false when they are not two sessions.
   bool compareSessions(int tabA, int tabB);
   // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error

@@ -8,6 +8,7 @@
 
 #include "memsim/g10_workload.h"
 #include "memsim/simulation.h"
+#include "memsim/what_if.h"
 
 namespace {
 
@@ -54,6 +55,27 @@ void BM_BertG10BytesTimes1024(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(runPolicies(g->workload, {Policy::G10}, tiers));
 }
 
+// The what-if tab's step after a slider move: plan, simulate, build the session and lay out its
+// timeline rows (target ≤ 200 ms for BERT-256). At 24 GB G10 moves data and LRU thrashes.
+void whatIf(benchmark::State& state, Policy policy) {
+  auto g = loadG10Workload(kData + "BERT-256");
+  if (!g) {
+    state.SkipWithError(g.error().c_str());
+    return;
+  }
+  TierConfig tiers = *tierPreset("g10-default");
+  tiers.gpuBytes = 24'000'000'000;
+  size_t events = 0;
+  for (auto _ : state) {
+    WhatIf w = runWhatIf(g->workload, policy, tiers);
+    events = w.session ? w.session->eventCount() : 0;
+    benchmark::DoNotOptimize(w);
+  }
+  state.counters["events"] = static_cast<double>(events);
+}
+void BM_WhatIfBertG10(benchmark::State& s) { whatIf(s, Policy::G10); }
+void BM_WhatIfBertLru(benchmark::State& s) { whatIf(s, Policy::Lru); }
+
 // Loading the text files is part of what a user waits for; measured apart.
 void BM_LoadBert(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(loadG10Workload(kData + "BERT-256"));
@@ -64,6 +86,8 @@ void BM_LoadBert(benchmark::State& state) {
 BENCHMARK(BM_LoadBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertG10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertG10BytesTimes1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WhatIfBertG10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WhatIfBertLru)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertAllPolicies)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet152AllPolicies)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SENet154AllPolicies)->Unit(benchmark::kMillisecond);
