@@ -4,6 +4,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -53,6 +54,15 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
   form->addRow(tr("SSD bandwidth"), ssd_);
   form->addRow(tr("Batch"), batch_);
   form->addRow(values_);
+  if (!source_.sessionPath.empty()) {
+    compare_ = new QPushButton(tr("Compare with the measured run"), panel);
+    compare_->setToolTip(tr("The run and this simulation stacked on one time axis, kernels and layers side by side"));
+    compare_->setEnabled(false);
+    connect(compare_, &QPushButton::clicked, this, [this] {
+      if (current_.session) emit compareRequested(current_.session);
+    });
+    form->addRow(compare_);
+  }
   panel->setMaximumWidth(360);
   layout->addWidget(panel);
   auto* right = new QWidget(this);
@@ -173,6 +183,7 @@ void SimulationView::present(Outcome o) {
     }
     timeline_ = canvas;
   }
+  if (compare_) compare_->setEnabled(current_.session != nullptr);
   lastLatencyMs_ = static_cast<double>(sinceChange_.nsecsElapsed()) / 1e6;
   if (pending_) start();
   emit updated();

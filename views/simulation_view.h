@@ -15,6 +15,7 @@
 #include "memsim/workload_source.h"
 
 class QComboBox;
+class QPushButton;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -34,6 +35,7 @@ class SimulationView : public QWidget {
   TimelineCanvas* timeline() const { return timeline_; }  // null until the first result
   QLabel* summary() const { return summary_; }
   QComboBox* policy() const { return policy_; }
+  QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
   QSlider* gpuMemory() const { return gpu_; }    // GB (1e9 bytes)
   QSlider* hostMemory() const { return host_; }  // GB
   QSlider* ssdBandwidth() const { return ssd_; } // tenths of GB/s
@@ -44,6 +46,8 @@ class SimulationView : public QWidget {
 
  signals:
   void updated();  // a new result is shown (or an error)
+  // "Compare with the measured run" (a model simulated with a run's kernel times).
+  void compareRequested(SessionPtr simulated);
 
  private:
   struct Outcome {
@@ -70,6 +74,7 @@ class SimulationView : public QWidget {
   QSlider* ssd_ = nullptr;
   QSpinBox* batch_ = nullptr;
   QLabel* values_ = nullptr;
+  QPushButton* compare_ = nullptr;
   QLabel* summary_ = nullptr;
   QVBoxLayout* body_ = nullptr;
   TimelineCanvas* timeline_ = nullptr;

@@ -28,6 +28,7 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "model_view.h"
+#include "io/open_session.h"
 #include "simulation_view.h"
 #include "sweep_view.h"
 #include "open_ranks_dialog.h"
@@ -227,6 +228,24 @@ void MainWindow::createActions() {
     source.batch = batch;
     openSimulation(source);
   })->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the memory policies"));
+  simulateRunAction_ = simulate->addAction(tr("Memory Tiers of This &Run's Model…"), this, [this] {
+    SessionView* run = sessionView(tabs_->currentIndex());
+    if (!run || !QFileInfo::exists(run->path())) {
+      showError(tr("Simulate this run"), tr("Open a saved run first (a session file with NVTX forward/<layer> ranges, or exactly one step's kernels)."));
+      return;
+    }
+    QString path = QFileDialog::getOpenFileName(this, tr("The run's model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the run:"), 32, 1, 1 << 16, 1, &ok);
+    if (!ok) return;
+    memsim::WorkloadSource source;
+    source.modelPath = path.toStdString();
+    source.batch = batch;
+    source.sessionPath = run->path().toStdString();
+    openSimulation(source);
+  });
+  simulateRunAction_->setStatusTip(tr("What would G10 do to this run: its model simulated with the run's measured kernel times"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
@@ -280,6 +299,24 @@ void MainWindow::openModel(const QString& path) {
 // The what-if tab: a workload under a policy and tiers the user moves.
 void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
   auto* view = new SimulationView(source, tabs_);
+  connect(view, &SimulationView::compareRequested, this, [this, source](SessionPtr simulated) {
+    // The measured run: its open tab, else the file.
+    SessionPtr measured;
+    for (int i = 0; i < tabs_->count(); ++i) {
+      if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath) measured = v->session();
+    }
+    if (!measured) {
+      auto opened = openSessionFile(source.sessionPath);
+      if (!opened) {
+        showError(tr("Compare with the run"), QString::fromStdString(opened.error()));
+        return;
+      }
+      measured = *opened;
+    }
+    QString run = QFileInfo(QString::fromStdString(source.sessionPath)).fileName();
+    auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
+    tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
+  });
   QString name = QFileInfo(QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir)).fileName();
   int index = tabs_->addTab(view, tr("What-if: %1").arg(name));
   tabs_->setTabToolTip(index, QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));

@@ -108,6 +108,7 @@ class MainWindow : public QMainWindow {
   QListWidget* welcomeRecent_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* openAction_ = nullptr;
+  QAction* simulateRunAction_ = nullptr;
   QAction* openRanksAction_ = nullptr;
   QAction* exportAction_ = nullptr;
   QList<QAction*> viewActions_;  // zoom, pan, history: act on the current tab's timeline

@@ -9,7 +9,14 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include <QPushButton>
+
+#include "compare_view.h"
+#include "io/tscope_file.h"
 #include "main_window.h"
+#include "session/session_builder.h"
+#include "stats_table_model.h"
+#include "table_panel.h"
 #include "model/model_zoo.h"
 #include "simulation_view.h"
 #include "timeline_canvas.h"
@@ -98,6 +105,51 @@ class TestSimulationView : public QObject {
     view->batch()->setValue(64);
     settle(*view);
     QVERIFY(view->current().result.summary.ideal > 3 * ideal16);  // four times the work, roughly
+  }
+
+  // "What would G10 do to my run": the run's model with its measured times, then one click to
+  // the comparison (stacked timelines, kernels, layers).
+  void measuredRunToComparison() {
+    QTemporaryDir dir;
+    SessionBuilder b;
+    uint32_t r = b.rank(0);
+    uint32_t stream = b.stream(b.device(r, 0), 7);
+    uint32_t thread = b.thread(b.process(r, 1), 1);
+    ApiDetail api;
+    api.correlation = 1;
+    b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
+    b.addApi(thread, 10, 15, b.intern("cudaLaunchKernel"), api);
+    KernelDetail k;
+    k.correlation = 1;
+    b.addKernel(stream, 20, 1'000'020, b.intern("k"), k);
+    auto run = b.build();
+    QVERIFY(run.ok());
+    QString runPath = dir.filePath(QStringLiteral("run.tscope")), onnx = dir.filePath(QStringLiteral("resnet50.onnx"));
+    QVERIFY(saveSession(**run, runPath.toStdString()).ok());
+    auto bytes = model::zooModelBytes("resnet50", 0);
+    QVERIFY(bytes.ok());
+    QFile f(onnx);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes->data(), static_cast<qint64>(bytes->size()));
+    f.close();
+    memsim::WorkloadSource source;
+    source.modelPath = onnx.toStdString();
+    source.batch = 8;
+    source.sessionPath = runPath.toStdString();
+    MainWindow window;
+    window.resize(1400, 1000);
+    window.show();
+    window.openSimulation(source);
+    auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    settle(*view);
+    QVERIFY(view->compareButton());
+    QVERIFY2(view->compareButton()->isEnabled(), qPrintable(view->summary()->text()));
+    view->compareButton()->click();
+    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    QVERIFY(compare);
+    QVERIFY(compare->layers());
+    QCOMPARE(compare->layers()->model()->table().text(0, 0), std::string("conv1 (forward)"));
   }
 };
 
