@@ -62,6 +62,10 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
       if (current_.session) emit compareRequested(current_.session);
     });
     form->addRow(compare_);
+    mapping_ = new QLabel(panel);
+    mapping_->setWordWrap(true);
+    mapping_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(mapping_);
   }
   panel->setMaximumWidth(360);
   layout->addWidget(panel);
@@ -127,7 +131,9 @@ void SimulationView::start() {
     Outcome o;
     o.batch = source.batch;
     if (!workload) {
-      auto loaded = memsim::loadWorkload(source);
+      memsim::MappingSummary mapping;
+      auto loaded = memsim::loadWorkload(source, &mapping);
+      o.mapping = mapping;
       if (!loaded) {
         o.loadError = loaded.error();
         return o;
@@ -184,6 +190,23 @@ void SimulationView::present(Outcome o) {
     timeline_ = canvas;
   }
   if (compare_) compare_->setEnabled(current_.session != nullptr);
+  if (mapping_ && o.mapping && !o.mapping->method.empty()) {
+    const memsim::MappingSummary& m = *o.mapping;
+    auto list = [](const std::vector<std::string>& names) {
+      QStringList out;
+      for (size_t i = 0; i < names.size() && i < 12; ++i) out << QString::fromStdString(names[i]);
+      if (names.size() > 12) out << tr("… %1 more").arg(names.size() - 12);
+      return out.join(QStringLiteral(", "));
+    };
+    QString text = tr("<b>Measured times</b> by %1: %2 of %3 layers timed (%4 %).")
+                       .arg(QString::fromStdString(m.method))
+                       .arg(m.layersMapped)
+                       .arg(m.layers)
+                       .arg(m.layers ? 100.0 * static_cast<double>(m.layersMapped) / static_cast<double>(m.layers) : 0.0, 0, 'f', 0);
+    if (!m.unmapped.empty()) text += tr(" Roofline for: %1.").arg(list(m.unmapped));
+    if (!m.unknown.empty()) text += tr(" Not in the model: %1.").arg(list(m.unknown));
+    mapping_->setText(text);
+  }
   lastLatencyMs_ = static_cast<double>(sinceChange_.nsecsElapsed()) / 1e6;
   if (pending_) start();
   emit updated();

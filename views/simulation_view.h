@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "memsim/tier_config.h"
 #include "memsim/what_if.h"
@@ -34,6 +35,7 @@ class SimulationView : public QWidget {
   const memsim::WorkloadSource& source() const { return source_; }
   TimelineCanvas* timeline() const { return timeline_; }  // null until the first result
   QLabel* summary() const { return summary_; }
+  QLabel* mapping() const { return mapping_; }  // how the measured run maps onto the model (null without one)
   QComboBox* policy() const { return policy_; }
   QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
   QSlider* gpuMemory() const { return gpu_; }    // GB (1e9 bytes)
@@ -54,6 +56,7 @@ class SimulationView : public QWidget {
     std::shared_ptr<const memsim::SimWorkload> workload;
     int64_t batch = 0;
     std::string loadError;
+    std::optional<memsim::MappingSummary> mapping;  // when the workload was (re)loaded
     memsim::WhatIf whatIf;
   };
   void schedule();
@@ -75,6 +78,7 @@ class SimulationView : public QWidget {
   QSpinBox* batch_ = nullptr;
   QLabel* values_ = nullptr;
   QPushButton* compare_ = nullptr;
+  QLabel* mapping_ = nullptr;
   QLabel* summary_ = nullptr;
   QVBoxLayout* body_ = nullptr;
   TimelineCanvas* timeline_ = nullptr;

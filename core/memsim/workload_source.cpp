@@ -10,7 +10,7 @@
 
 namespace ts::memsim {
 
-Result<SimWorkload> loadWorkload(const WorkloadSource& in) {
+Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mapping) {
   if (!in.g10Dir.empty()) {
     auto g = loadG10Workload(in.g10Dir);
     if (!g) return Error{g.error()};
@@ -37,6 +37,7 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in) {
     if (r.method == "none") {
       return Error{in.sessionPath + ": no NVTX forward/<layer> range names a layer of the model, and its kernel count matches no order mapping"};
     }
+    if (mapping) *mapping = {r.method, r.layersMapped, r.layers, r.unmapped, r.unknown};
   }
   return workloadFromModel(*graph, step);
 }

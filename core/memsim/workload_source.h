@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "memsim/workload.h"
 #include "util/result.h"
@@ -20,6 +21,14 @@ struct WorkloadSource {
   bool isModel() const { return !modelPath.empty(); }
 };
 
-Result<SimWorkload> loadWorkload(const WorkloadSource& source);
+// How a measured run's times were mapped onto the model's layers, for the user to check.
+struct MappingSummary {
+  std::string method;  // "nvtx", "order" or empty (no session)
+  size_t layersMapped = 0, layers = 0;
+  std::vector<std::string> unmapped;  // model layers the run did not time
+  std::vector<std::string> unknown;   // layer names in the run that the model lacks
+};
+
+Result<SimWorkload> loadWorkload(const WorkloadSource& source, MappingSummary* mapping = nullptr);
 
 }  // namespace ts::memsim

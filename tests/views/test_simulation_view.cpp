@@ -143,8 +143,13 @@ class TestSimulationView : public QObject {
     auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
     QVERIFY(view);
     settle(*view);
+    QVERIFY(view->mapping());
+    QVERIFY2(view->mapping()->text().contains(QStringLiteral("by nvtx: 1 of")), qPrintable(view->mapping()->text()));
+    QVERIFY(view->mapping()->text().contains(QStringLiteral("Roofline for: ")));
     QVERIFY(view->compareButton());
     QVERIFY2(view->compareButton()->isEnabled(), qPrintable(view->summary()->text()));
+    QCoreApplication::processEvents();
+    view->grab().save(QStringLiteral("whatif-run.png"));
     view->compareButton()->click();
     auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
     QVERIFY(compare);
