@@ -57,6 +57,7 @@ class TestSimulationView : public QObject {
     const TimeNs at22 = view.current().result.summary.iteration;
     QVERIFY(at22 >= at24);
     QVERIFY(view.lastLatencyMs() > 0);
+    qInfo("what-if latency after the last move: %.1f ms (BENCHMARKS.md has the measured step)", view.lastLatencyMs());
 
     view.policy()->setCurrentText(QStringLiteral("lru"));
     settle(view);
