@@ -62,7 +62,8 @@ QChart* makeTierUsageChart(const SimulatedRun& run, bool dark) {
   QChart* chart = newChart(QObject::tr("Memory tiers over time — %1 (%2)").arg(QString::fromStdString(run.policy), QString::fromStdString(run.workload)), dark);
   // Stacked: GPU at the bottom, host above it, SSD on top; each area is filled between the sum
   // below it and the sum including it.
-  auto* gpu = new QLineSeries, *host = new QLineSeries, *ssd = new QLineSeries, *floor = new QLineSeries;
+  // QAreaSeries does not own its boundary lines: the chart does.
+  auto* gpu = new QLineSeries(chart), *host = new QLineSeries(chart), *ssd = new QLineSeries(chart), *floor = new QLineSeries(chart);
   double top = 0, end = 0;
   bool first = true;
   for (const TierUsage& u : run.usage) {

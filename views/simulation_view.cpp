@@ -177,7 +177,7 @@ void SimulationView::present(Outcome o) {
       const TimeAxis& axis = timeline_->axis();
       const Session& old = *timeline_->session();
       TimeNs t0 = axis.start(), t1 = axis.end(timeline_->canvasWidth());
-      body_->replaceWidget(timeline_, canvas);
+      delete body_->replaceWidget(timeline_, canvas);  // the layout item is ours to delete
       canvas->resize(timeline_->size());
       canvas->show();
       if (t0 > old.startTime() || t1 < old.endTime()) canvas->zoomTo(t0, t1);
