@@ -16,6 +16,15 @@
 
 namespace ts {
 
+QChart* newChart(const QString& title, bool dark) {
+  auto* chart = new QChart;
+  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart->setTitle(title);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  return chart;
+}
+
 namespace {
 
 const char* kNames[] = {"kernel_histogram", "top_kernels", "gpu_util", "copy_bandwidth"};
@@ -30,15 +39,6 @@ int column(const StatsTable& t, const char* key) {
 QString clippedName(const std::string& name, int max = 48) {
   QString s = QString::fromStdString(name);
   return s.size() > max ? s.left(max - 1) + QChar(0x2026) : s;
-}
-
-QChart* newChart(const QString& title, bool dark) {
-  auto* chart = new QChart;
-  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  chart->setTitle(title);
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  return chart;
 }
 
 QChart* histogram(const StatsTable& t, const ChartOptions& o) {

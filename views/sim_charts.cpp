@@ -1,5 +1,7 @@
 #include "sim_charts.h"
 
+#include "session_charts.h"
+
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -21,15 +23,6 @@ namespace {
 using namespace memsim;
 
 constexpr double kGiB = 1073741824.0;
-
-QChart* newChart(const QString& title, bool dark) {
-  auto* chart = new QChart;
-  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  chart->setTitle(title);
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  return chart;
-}
 
 QValueAxis* valueAxis(const QString& title, double lo, double hi) {
   auto* axis = new QValueAxis;

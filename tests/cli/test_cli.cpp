@@ -9,7 +9,7 @@
 
 #include "command_test.h"
 #include "io/tscope_file.h"
-#include "session/session_builder.h"
+#include "session_fixture.h"
 #include "session/session_summary.h"
 
 namespace ts {
@@ -323,26 +323,8 @@ TEST_F(Cli, SimulateBadInput) {
 
 // A measured run with NVTX layer ranges, as a .tscope file.
 std::string measuredLayers(const std::string& file) {
-  SessionBuilder b;
-  uint32_t r = b.rank(0);
-  uint32_t stream = b.stream(b.device(r, 0), 7);
-  uint32_t thread = b.thread(b.process(r, 1), 1);
-  uint32_t corr = 1;
-  auto launch = [&](TimeNs at, TimeNs kernelNs) {
-    ApiDetail api;
-    api.correlation = corr;
-    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = corr++;
-    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
-  };
-  b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
-  launch(10, 1'000'000);
-  b.addNvtx(thread, 3'000'000, 6'000'000, b.intern("backward/conv1"), {});
-  launch(3'000'010, 2'000'000);
-  auto s = b.build();
-  EXPECT_TRUE(s.ok());
-  EXPECT_TRUE(saveSession(**s, file).ok());
+  SessionPtr s = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}, {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
+  EXPECT_TRUE(s && saveSession(*s, file).ok());
   return file;
 }
 

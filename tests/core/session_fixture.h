@@ -5,6 +5,9 @@
 #include "session/entities.h"
 #include "session/session.h"
 
+#include <string>
+#include <vector>
+
 namespace ts::testing {
 
 // The limits of an A100-SXM4-40GB as CUDA reports them (name, SMs, memory, per-SM limits).
@@ -12,6 +15,15 @@ Device a100Device();
 
 // Two ranks when `multiRank`, else one. Deterministic.
 SessionPtr makeFixtureSession(bool multiRank = false);
+
+// A run annotated per model layer, as model mapping expects: for each range an NVTX range
+// `name` ("forward/conv1") on one CPU thread, and inside it one launch of a kernel lasting
+// `kernelNs` (API call at start + 10, kernel at start + 20, linked by correlation).
+struct LayerRange {
+  std::string name;
+  TimeNs start = 0, end = 0, kernelNs = 0;
+};
+SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges);
 
 // True when both sessions hold the same entities, tracks (every column) and flows; else fills
 // `why` with the first difference.

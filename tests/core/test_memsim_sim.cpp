@@ -24,7 +24,7 @@
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
-#include "session/session_builder.h"
+#include "session_fixture.h"
 #include "session/session_summary.h"
 
 namespace ts::memsim {
@@ -297,32 +297,15 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
 // feeds the simulation of its model; with infinite memory the simulated layer takes exactly
 // the measured time, and the layer comparison says so.
 TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
-  SessionBuilder b;
-  uint32_t r = b.rank(0);
-  uint32_t stream = b.stream(b.device(r, 0), 7);
-  uint32_t thread = b.thread(b.process(r, 1), 1);
-  uint32_t corr = 1;
-  auto launch = [&](TimeNs at, TimeNs kernelNs) {
-    ApiDetail api;
-    api.correlation = corr;
-    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = corr++;
-    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
-  };
-  b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
-  launch(10, 1'000'000);
-  b.addNvtx(thread, 3'000'000, 6'000'000, b.intern("backward/conv1"), {});
-  launch(3'000'010, 2'000'000);
-  auto measured = b.build();
-  ASSERT_TRUE(measured.ok()) << measured.error();
+  SessionPtr measured = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}, {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
+  ASSERT_TRUE(measured);
 
   auto bytes = model::zooModelBytes("resnet50", 8);
   ASSERT_TRUE(bytes.ok());
   auto graph = model::loadOnnxBytes(*bytes, "resnet50.onnx");
   ASSERT_TRUE(graph.ok()) << graph.error();
   model::TrainingStep step = model::expandTrainingStep(*graph);
-  ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(**measured), step).method, "nvtx");
+  ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(*measured), step).method, "nvtx");
   SimWorkload w = workloadFromModel(*graph, step);
   EXPECT_EQ(w.kernels.front().name, "conv1");
   EXPECT_EQ(w.kernels.front().group, "forward/conv1");
@@ -330,7 +313,7 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   auto runs = runPolicies(w, {Policy::Ideal, Policy::G10}, smallTiers(40 * GiB));
   ASSERT_TRUE(runs.ok()) << runs.error();
   SessionPtr sim = simulationSession(w, *runs, smallTiers(40 * GiB));
-  auto table = compareLayers(**measured, *sim, "ideal");
+  auto table = compareLayers(*measured, *sim, "ideal");
   ASSERT_TRUE(table.ok()) << table.error();
   ASSERT_FALSE(table->rows.empty());
   std::map<std::string, size_t> row;
@@ -342,9 +325,9 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   EXPECT_EQ(table->number(row["conv1 (backward)"], 2), 2'000'000);
   EXPECT_EQ(table->number(row["conv1 (backward)"], 3), 0);
   EXPECT_GT(table->rows.size(), 100u);  // every ResNet-50 layer both ways, measured or not
-  EXPECT_FALSE(compareLayers(**measured, *sim, "lru").ok());                    // not simulated
+  EXPECT_FALSE(compareLayers(*measured, *sim, "lru").ok());                    // not simulated
   EXPECT_FALSE(compareLayers(*sim, *sim, "ideal").ok());                        // no measured layers
-  EXPECT_FALSE(compareLayers(**measured, **measured, "").ok());                 // not a simulation
+  EXPECT_FALSE(compareLayers(*measured, *measured, "").ok());                 // not a simulation
 }
 
 }  // namespace ts::memsim

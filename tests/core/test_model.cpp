@@ -2,6 +2,8 @@
 // shape inference at two batch sizes, FLOPs by hand, bad files, the training-step expansion of a
 // small model by hand, and ASTRA-sim text for ResNet-50.
 #include <gtest/gtest.h>
+
+#include "session_fixture.h"
 #include <onnx/onnx_pb.h>
 #include <onnx/onnx_pb.h>
 
@@ -300,29 +302,12 @@ namespace ts::model {
 // launches: forward/fc holds a 40 ns kernel (and a 20 ns one in a second iteration), backward/fc
 // a 70 ns one.
 TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
-  SessionBuilder b;
-  uint32_t r = b.rank(0);
-  uint32_t stream = b.stream(b.device(r, 0), 7);
-  uint32_t thread = b.thread(b.process(r, 1), 1);
-  uint32_t corr = 1;
-  auto launch = [&](TimeNs at, TimeNs kernelNs) {
-    ApiDetail api;
-    api.correlation = corr;
-    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = corr++;
-    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
-  };
-  b.addNvtx(thread, 0, 100, b.intern("forward/fc"), {});
-  launch(10, 40);
-  b.addNvtx(thread, 200, 300, b.intern("backward/fc"), {});
-  launch(210, 70);
-  b.addNvtx(thread, 1000, 1100, b.intern("forward/fc"), {});
-  launch(1010, 20);
-  b.addNvtx(thread, 2000, 2100, b.intern("forward/nothing_of_ours"), {});
-  auto session = b.build();
-  ASSERT_TRUE(session.ok()) << session.error();
-  MeasuredTimes m = measureLayerTimes(**session);
+  SessionPtr session = testing::makeLayerRun({{"forward/fc", 0, 100, 40},
+                                               {"backward/fc", 200, 300, 70},
+                                               {"forward/fc", 1000, 1100, 20},
+                                               {"forward/nothing_of_ours", 2000, 2100, 0}});
+  ASSERT_TRUE(session);
+  MeasuredTimes m = measureLayerTimes(*session);
   EXPECT_EQ(m.forwardNs.at("fc"), 30);  // (40 + 20) / 2 occurrences
   EXPECT_EQ(m.backwardNs.at("fc"), 70);
 

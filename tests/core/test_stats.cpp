@@ -12,6 +12,7 @@
 #include "io/open_session.h"
 #include "session/session_builder.h"
 #include "util/format.h"
+#include "session_fixture.h"
 
 namespace ts {
 
@@ -351,33 +352,15 @@ namespace ts {
 
 // layer_sum: a kernel belongs to the NVTX layer range around the call that launched it; kernels
 // launched elsewhere are "(no layer)". Two iterations of forward/fc (40 ns, 20 ns kernels) and
-// one backward/fc (70 ns), and a stray 10 ns kernel.
+// one backward/fc (70 ns), and 10 + 5 ns launched outside layer ranges.
 TEST(Stats, LayerSummaryByHand) {
-  SessionBuilder b;
-  uint32_t r = b.rank(0);
-  uint32_t stream = b.stream(b.device(r, 0), 7);
-  uint32_t thread = b.thread(b.process(r, 1), 1);
-  uint32_t corr = 1;
-  auto launch = [&](TimeNs at, TimeNs kernelNs) {
-    ApiDetail api;
-    api.correlation = corr;
-    b.addApi(thread, at, at + 5, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = corr++;
-    b.addKernel(stream, at + 10, at + 10 + kernelNs, b.intern("k"), k);
-  };
-  b.addNvtx(thread, 0, 100, b.intern("forward/fc"), {});
-  launch(10, 40);
-  b.addNvtx(thread, 200, 300, b.intern("backward/fc"), {});
-  launch(210, 70);
-  b.addNvtx(thread, 1000, 1100, b.intern("forward/fc"), {});
-  launch(1010, 20);
-  launch(2000, 10);
-  b.addNvtx(thread, 3000, 3100, b.intern("misc/fc"), {});  // not a phase: ignored
-  launch(3010, 5);
-  auto s = b.build();
-  ASSERT_TRUE(s.ok()) << s.error();
-  auto tables = computeStats(**s, StatsReport::LayerSum, {});
+  SessionPtr s = testing::makeLayerRun({{"forward/fc", 0, 100, 40},
+                                         {"backward/fc", 200, 300, 70},
+                                         {"forward/fc", 1000, 1100, 20},
+                                         {"step", 2000, 2100, 10},       // not a layer range
+                                         {"misc/fc", 3000, 3100, 5}});  // not a phase: ignored
+  ASSERT_TRUE(s);
+  auto tables = computeStats(*s, StatsReport::LayerSum, {});
   ASSERT_TRUE(tables.ok()) << tables.error();
   const StatsTable& t = tables->front();
   ASSERT_EQ(t.rows.size(), 3u);

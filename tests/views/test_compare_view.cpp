@@ -16,7 +16,7 @@
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
-#include "session/session_builder.h"
+#include "session_fixture.h"
 #include "main_window.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
@@ -58,25 +58,14 @@ class TestCompareView : public QObject {
   // A measured run with NVTX layer ranges against a simulation of its model: a Layers tab with
   // the per-layer table and chart, for the policy chosen.
   void measuredAgainstSimulatedLayers() {
-    SessionBuilder b;
-    uint32_t r = b.rank(0);
-    uint32_t stream = b.stream(b.device(r, 0), 7);
-    uint32_t thread = b.thread(b.process(r, 1), 1);
-    ApiDetail api;
-    api.correlation = 1;
-    b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
-    b.addApi(thread, 10, 15, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = 1;
-    b.addKernel(stream, 20, 1'000'020, b.intern("k"), k);
-    auto measured = b.build();
-    QVERIFY(measured.ok());
+    SessionPtr measured = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}});
+    QVERIFY(measured);
     auto bytes = model::zooModelBytes("resnet50", 8);
     QVERIFY(bytes.ok());
     auto graph = model::loadOnnxBytes(*bytes, "resnet50.onnx");
     QVERIFY(graph.ok());
     model::TrainingStep step = model::expandTrainingStep(*graph);
-    model::applyMeasuredTimes(*graph, model::measureLayerTimes(**measured), step);
+    model::applyMeasuredTimes(*graph, model::measureLayerTimes(*measured), step);
     memsim::SimWorkload w = memsim::workloadFromModel(*graph, step);
     memsim::TierConfig tiers = *memsim::tierPreset("g10-default");
     tiers.gpuBytes = int64_t{1} << 30;  // 1 GiB: LRU has to move data, ideal does not
@@ -84,7 +73,7 @@ class TestCompareView : public QObject {
     QVERIFY(runs.ok());
     SessionPtr sim = memsim::simulationSession(w, *runs, tiers);
 
-    CompareView view(sim, QStringLiteral("sim.tscope"), *measured, QStringLiteral("run.tscope"));  // either order
+    CompareView view(sim, QStringLiteral("sim.tscope"), measured, QStringLiteral("run.tscope"));  // either order
     view.resize(1400, 1000);
     view.show();
     QVERIFY(view.layers());
@@ -100,7 +89,7 @@ class TestCompareView : public QObject {
     QVERIFY(view.layerChart()->chart()->title().contains(QStringLiteral("lru")));
     view.grab().save(QStringLiteral("compare-layers.png"));
     // Two captures have no Layers tab.
-    CompareView plain(*measured, QStringLiteral("a"), *measured, QStringLiteral("b"));
+    CompareView plain(measured, QStringLiteral("a"), measured, QStringLiteral("b"));
     QVERIFY(!plain.layers());
   }
 };

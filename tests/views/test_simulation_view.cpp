@@ -14,7 +14,7 @@
 #include "compare_view.h"
 #include "io/tscope_file.h"
 #include "main_window.h"
-#include "session/session_builder.h"
+#include "session_fixture.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
 #include "model/model_zoo.h"
@@ -25,6 +25,16 @@ using namespace ts;
 
 class TestSimulationView : public QObject {
   Q_OBJECT
+
+  // The zoo's ResNet-50 (no weight data) as a file in `dir`.
+  static QString writeResnet50(const QTemporaryDir& dir) {
+    QString onnx = dir.filePath(QStringLiteral("resnet50.onnx"));
+    auto bytes = model::zooModelBytes("resnet50", 0);
+    QFile f(onnx);
+    if (!bytes.ok() || !f.open(QIODevice::WriteOnly)) return {};
+    f.write(bytes->data(), static_cast<qint64>(bytes->size()));
+    return onnx;
+  }
 
   static void settle(SimulationView& view) {
     QSignalSpy updated(&view, &SimulationView::updated);
@@ -85,13 +95,8 @@ class TestSimulationView : public QObject {
 
   void modelBatchReloads() {
     QTemporaryDir dir;
-    QString onnx = dir.filePath(QStringLiteral("resnet50.onnx"));
-    auto bytes = model::zooModelBytes("resnet50", 0);
-    QVERIFY(bytes.ok());
-    QFile f(onnx);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes->data(), static_cast<qint64>(bytes->size()));
-    f.close();
+    QString onnx = writeResnet50(dir);
+    QVERIFY(!onnx.isEmpty());
     memsim::WorkloadSource source;
     source.modelPath = onnx.toStdString();
     source.batch = 16;
@@ -112,27 +117,11 @@ class TestSimulationView : public QObject {
   // the comparison (stacked timelines, kernels, layers).
   void measuredRunToComparison() {
     QTemporaryDir dir;
-    SessionBuilder b;
-    uint32_t r = b.rank(0);
-    uint32_t stream = b.stream(b.device(r, 0), 7);
-    uint32_t thread = b.thread(b.process(r, 1), 1);
-    ApiDetail api;
-    api.correlation = 1;
-    b.addNvtx(thread, 0, 2'000'000, b.intern("forward/conv1"), {});
-    b.addApi(thread, 10, 15, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = 1;
-    b.addKernel(stream, 20, 1'000'020, b.intern("k"), k);
-    auto run = b.build();
-    QVERIFY(run.ok());
-    QString runPath = dir.filePath(QStringLiteral("run.tscope")), onnx = dir.filePath(QStringLiteral("resnet50.onnx"));
-    QVERIFY(saveSession(**run, runPath.toStdString()).ok());
-    auto bytes = model::zooModelBytes("resnet50", 0);
-    QVERIFY(bytes.ok());
-    QFile f(onnx);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes->data(), static_cast<qint64>(bytes->size()));
-    f.close();
+    SessionPtr run = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}});
+    QVERIFY(run);
+    QString runPath = dir.filePath(QStringLiteral("run.tscope")), onnx = writeResnet50(dir);
+    QVERIFY(saveSession(*run, runPath.toStdString()).ok());
+    QVERIFY(!onnx.isEmpty());
     memsim::WorkloadSource source;
     source.modelPath = onnx.toStdString();
     source.batch = 8;
