@@ -6,13 +6,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "sim_charts.h"
 
 namespace ts {
 
-ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), session_(std::move(session)) {
+ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
+    : QWidget(parent), session_(std::move(session)), job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
   setObjectName(QStringLiteral("chartsPane"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -46,23 +46,18 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent) : QWidget(parent), s
     options_.logScale = on;
     rebuild();
   });
-  connect(&watcher_, &QFutureWatcher<Result<std::vector<StatsTable>>>::finished, this, [this] {
-    if (watcher_.property("generation").toInt() != generation_) return;  // superseded
-    busy_ = false;
-    SessionChart kind;
-    if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-    auto result = watcher_.result();
-    QChart* chart = result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
-    if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
-    view_->suggestedName = chart_->currentData().toString().section(QLatin1Char(':'), 0, 0);
-    view_->replaceChart(chart);
-    emit updated();
-  });
 }
 
-ChartsPane::~ChartsPane() {
-  if (cancel_) cancel_->store(true);
-  watcher_.waitForFinished();
+ChartsPane::~ChartsPane() = default;
+
+void ChartsPane::present(Result<std::vector<StatsTable>> result) {
+  SessionChart kind;
+  if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
+  QChart* chart = result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
+  if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
+  view_->suggestedName = chart_->currentData().toString().section(QLatin1Char(':'), 0, 0);
+  view_->replaceChart(chart);
+  emit updated();
 }
 
 void ChartsPane::showEvent(QShowEvent* event) {
@@ -91,16 +86,11 @@ void ChartsPane::rebuild() {
   if (showSimulationChart(chart_->currentData().toString())) return;
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-  if (cancel_) cancel_->store(true);
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  ++generation_;
-  busy_ = true;
-  watcher_.setProperty("generation", generation_);
-  watcher_.setFuture(QtConcurrent::run([session = session_, report = chartReport(kind), stats = options_.stats, cancel = cancel_] {
+  job_.start([session = session_, report = chartReport(kind), stats = options_.stats](const std::atomic<bool>& cancel) {
     Progress progress;
-    progress.cancel = cancel.get();
+    progress.cancel = &cancel;
     return computeStats(*session, report, stats, progress);
-  }));
+  });
 }
 
 // Simulation charts come from data already in memory: drawn at once, on the GUI thread.
@@ -118,9 +108,7 @@ bool ChartsPane::showSimulationChart(const QString& name) {
     chart = makePolicyPerformanceChart({simulated_}, options_.dark);
   }
   if (!chart) return false;
-  if (cancel_) cancel_->store(true);
-  ++generation_;  // a report still running for a session chart is superseded
-  busy_ = false;
+  job_.supersede();  // a report still running for a session chart is dropped
   view_->suggestedName = name.section(QLatin1Char(':'), 0, 0);
   view_->replaceChart(chart);
   emit updated();

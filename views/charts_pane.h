@@ -5,7 +5,6 @@
 // The report behind a chart runs off the GUI thread, and only while the tab is shown.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -13,6 +12,7 @@
 
 #include "session/session.h"
 #include "chart_view.h"
+#include "latest_job.h"
 #include "memsim/sim_session.h"
 #include "session_charts.h"
 
@@ -30,7 +30,7 @@ class ChartsPane : public QWidget {
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   void setChart(const QString& name);
   ChartView* view() const { return view_; }
-  bool busy() const { return busy_; }
+  bool busy() const { return job_.busy(); }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
   QString exportTo(const QString& path, double scale = 1.0) const;
 
@@ -40,6 +40,7 @@ class ChartsPane : public QWidget {
  private:
   void rebuild();
   bool showSimulationChart(const QString& name);
+  void present(Result<std::vector<StatsTable>> result);
   void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
@@ -48,10 +49,7 @@ class ChartsPane : public QWidget {
   QComboBox* chart_ = nullptr;
   QCheckBox* log_ = nullptr;
   ChartView* view_ = nullptr;
-  QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  int generation_ = 0;
-  bool busy_ = false;
+  LatestJob<Result<std::vector<StatsTable>>> job_;
   bool stale_ = true;  // changed while hidden: rebuild when shown
 };
 

@@ -15,7 +15,6 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "io/atomic_file.h"
 #include "model/astra_workload.h"
@@ -68,34 +67,32 @@ ModelView::ModelView(QString path, QWidget* parent) : QWidget(parent), path_(std
   connect(batch_, &QSpinBox::valueChanged, this, [this] { recompute(); });
   connect(device_, &QComboBox::currentIndexChanged, this, [this] { recompute(); });
   connect(optimizer_, &QComboBox::currentIndexChanged, this, [this] { recompute(); });
-  connect(&watcher_, &QFutureWatcher<Result<Computed>>::finished, this, [this] {
-    if (watcher_.property("generation").toInt() != generation_) return;  // superseded
-    busy_ = false;
-    auto result = watcher_.result();
-    if (!result.ok()) {
-      error_ = QString::fromStdString(result.error());
-      summary_->setText(error_);
-      emit updated();
-      return;
-    }
-    error_.clear();
-    graph_ = result->graph;
-    QString text;
-    for (const auto& row : result->summary.rows) {
-      const std::string& what = std::get<std::string>(row[0]);
-      if (what == "file" || what == "ops") continue;
-      text += QStringLiteral("<b>%1</b> %2 &nbsp; ").arg(QString::fromStdString(what).toHtmlEscaped(),
-                                                        QString::fromStdString(std::get<std::string>(row[1])).toHtmlEscaped());
-    }
-    summary_->setText(text);
-    layers_->setTable(std::move(result->layers));
-    kernels_->setTable(std::move(result->kernels));
-    emit updated();
-  });
   recompute();
 }
 
-ModelView::~ModelView() { watcher_.waitForFinished(); }
+ModelView::~ModelView() = default;
+
+void ModelView::present(Result<Computed> result) {
+  if (!result.ok()) {
+    error_ = QString::fromStdString(result.error());
+    summary_->setText(error_);
+    emit updated();
+    return;
+  }
+  error_.clear();
+  graph_ = result->graph;
+  QString text;
+  for (const auto& row : result->summary.rows) {
+    const std::string& what = std::get<std::string>(row[0]);
+    if (what == "file" || what == "ops") continue;
+    text += QStringLiteral("<b>%1</b> %2 &nbsp; ").arg(QString::fromStdString(what).toHtmlEscaped(),
+                                                      QString::fromStdString(std::get<std::string>(row[1])).toHtmlEscaped());
+  }
+  summary_->setText(text);
+  layers_->setTable(std::move(result->layers));
+  kernels_->setTable(std::move(result->kernels));
+  emit updated();
+}
 
 void ModelView::setBatch(int batch) { batch_->setValue(batch); }
 void ModelView::setDevice(const QString& preset) { device_->setCurrentText(preset); }
@@ -108,10 +105,7 @@ model::StepOptions ModelView::stepOptions() const {
 }
 
 void ModelView::recompute() {
-  ++generation_;
-  busy_ = true;
-  watcher_.setProperty("generation", generation_);
-  watcher_.setFuture(QtConcurrent::run([path = path_.toStdString(), batch = batch_->value(), options = stepOptions()]() -> Result<Computed> {
+  job_.start([path = path_.toStdString(), batch = batch_->value(), options = stepOptions()](const std::atomic<bool>&) -> Result<Computed> {
     model::LoadOptions load;
     load.batch = batch;
     auto g = model::loadOnnxModel(path, load);
@@ -122,7 +116,7 @@ void ModelView::recompute() {
     c.summary = model::modelSummary(*g);
     c.graph = std::make_shared<const model::ModelGraph>(std::move(*g));
     return c;
-  }));
+  });
 }
 
 QString ModelView::exportAstra(const QString& path, const QString& parallelism, int npus, bool weightsOnly) const {

@@ -3,11 +3,11 @@
 // traces. Loading and expansion run off the GUI thread; a newer request supersedes an older one.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 
 #include "analysis/stats_table.h"
+#include "latest_job.h"
 #include "model/model_graph.h"
 #include "model/training_step.h"
 #include "util/result.h"
@@ -28,7 +28,7 @@ class ModelView : public QWidget {
   ~ModelView() override;
 
   const QString& path() const { return path_; }
-  bool busy() const { return busy_; }
+  bool busy() const { return job_.busy(); }
   const QString& error() const { return error_; }
   std::shared_ptr<const model::ModelGraph> graph() const { return graph_; }
   TablePanel* layers() const { return layers_; }
@@ -48,6 +48,7 @@ class ModelView : public QWidget {
     StatsTable layers, kernels, summary;
   };
   void recompute();
+  void present(Result<Computed> result);
   void exportDialog(bool chakra);
   model::StepOptions stepOptions() const;
 
@@ -60,9 +61,7 @@ class ModelView : public QWidget {
   TablePanel* layers_ = nullptr;
   TablePanel* kernels_ = nullptr;
   std::shared_ptr<const model::ModelGraph> graph_;
-  QFutureWatcher<Result<Computed>> watcher_;
-  int generation_ = 0;
-  bool busy_ = false;
+  LatestJob<Result<Computed>> job_{this, [this](Result<Computed> result) { present(std::move(result)); }};
   QString error_;
 };
 

@@ -7,7 +7,6 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "stats_table_model.h"
 #include "table_panel.h"
@@ -37,7 +36,8 @@ constexpr Choice kChoices[] = {
 
 }  // namespace
 
-StatsPane::StatsPane(SessionPtr session, QWidget* parent) : QWidget(parent), session_(std::move(session)) {
+StatsPane::StatsPane(SessionPtr session, QWidget* parent)
+    : QWidget(parent), session_(std::move(session)), job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
   setObjectName(QStringLiteral("statsPane"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -86,19 +86,6 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent) : QWidget(parent), ses
     // A margin of a tenth on each side shows the work before and after the gap.
     emit zoomRequested(at - length / 10, at + length + length / 10);
   });
-  connect(&watcher_, &QFutureWatcher<Result<std::vector<StatsTable>>>::finished, this, [this] {
-    if (watcher_.property("generation").toInt() != generation_) return;  // superseded
-    busy_ = false;
-    auto result = watcher_.result();
-    const Choice& c = kChoices[report_->currentIndex()];
-    if (!result.ok()) {
-      table_->setTable({});
-      table_->setNotes(QString::fromStdString(result.error()));
-    } else {
-      table_->setTable(c.table < result->size() ? std::move((*result)[c.table]) : StatsTable{});
-    }
-    emit updated();
-  });
   setRange(std::nullopt);
 }
 
@@ -108,9 +95,17 @@ QSortFilterProxyModel* StatsPane::proxy() const { return table_->proxy(); }
 StatsTable StatsPane::shownTable(bool selectedOnly) const { return table_->shownTable(selectedOnly); }
 QString StatsPane::exportTo(const QString& path) const { return table_->exportTo(path); }
 
-StatsPane::~StatsPane() {
-  if (cancel_) cancel_->store(true);
-  watcher_.waitForFinished();
+StatsPane::~StatsPane() = default;
+
+void StatsPane::present(Result<std::vector<StatsTable>> result) {
+  const Choice& c = kChoices[report_->currentIndex()];
+  if (!result.ok()) {
+    table_->setTable({});
+    table_->setNotes(QString::fromStdString(result.error()));
+  } else {
+    table_->setTable(c.table < result->size() ? std::move((*result)[c.table]) : StatsTable{});
+  }
+  emit updated();
 }
 
 void StatsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
@@ -152,18 +147,13 @@ void StatsPane::recompute() {
     return;
   }
   stale_ = false;
-  if (cancel_) cancel_->store(true);
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  ++generation_;
-  busy_ = true;
   table_->setNotes(tr("Computing…"));
   const Choice& c = kChoices[std::max(0, report_->currentIndex())];
-  watcher_.setProperty("generation", generation_);
-  watcher_.setFuture(QtConcurrent::run([session = session_, report = c.report, options = options_, cancel = cancel_] {
+  job_.start([session = session_, report = c.report, options = options_](const std::atomic<bool>& cancel) {
     Progress progress;
-    progress.cancel = cancel.get();
+    progress.cancel = &cancel;
     return computeStats(*session, report, options, progress);
-  }));
+  });
 }
 
 }  // namespace ts

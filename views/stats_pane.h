@@ -4,13 +4,13 @@
 // copy as CSV and export to CSV or JSON.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 #include <optional>
 
 #include "analysis/stats_reports.h"
+#include "latest_job.h"
 #include "session/session.h"
 
 class QCheckBox;
@@ -39,7 +39,7 @@ class StatsPane : public QWidget {
   StatsTableModel* model() const;
   QTableView* view() const;
   QSortFilterProxyModel* proxy() const;
-  bool busy() const { return busy_; }
+  bool busy() const { return job_.busy(); }
   // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
   StatsTable shownTable(bool selectedOnly = false) const;
   // Writes the shown table as CSV or JSON (by extension), atomically; an error message or empty.
@@ -52,6 +52,7 @@ class StatsPane : public QWidget {
 
  private:
   void recompute();
+  void present(Result<std::vector<StatsTable>> result);
   void showEvent(QShowEvent* event) override;
 
   SessionPtr session_;
@@ -61,10 +62,7 @@ class StatsPane : public QWidget {
   QCheckBox* perGpu_ = nullptr;
   QLabel* scope_ = nullptr;
   TablePanel* table_ = nullptr;
-  QFutureWatcher<Result<std::vector<StatsTable>>> watcher_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  int generation_ = 0;
-  bool busy_ = false;
+  LatestJob<Result<std::vector<StatsTable>>> job_;
   bool stale_ = true;  // changed while hidden: recompute when shown
 };
 
