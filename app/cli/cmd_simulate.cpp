@@ -6,7 +6,6 @@
 
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
-#include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "memsim/g10_published.h"
 #include "memsim/sim_report.h"

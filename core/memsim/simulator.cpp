@@ -284,7 +284,9 @@ class Machine {
     // Explicit copies never evict for a prefetch: it waits for memory (see retryDeferred).
     TimeNs room = makeRoom(bytes, now, demand || plan_.unifiedMemory, demand);
     if (room == kNever && !demand) {
-      deferred_.push_back(t);
+      // Under unified memory a prefetch that finds no room is dropped: the fault brings the
+      // tensor in when it is needed. Explicit copies keep it until memory frees.
+      if (!plan_.unifiedMemory) deferred_.push_back(t);
       return kNever;
     }
     if (room == kNever) {
