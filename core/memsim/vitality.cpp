@@ -4,6 +4,17 @@
 
 namespace ts::memsim {
 
+const char* toString(TensorRole r) {
+  switch (r) {
+    case TensorRole::Weight: return "weight";
+    case TensorRole::Activation: return "activation";
+    case TensorRole::Gradient: return "gradient";
+    case TensorRole::OptimizerState: return "optimizer state";
+    case TensorRole::Other: break;
+  }
+  return "other";
+}
+
 TimeNs SimWorkload::idealTime() const {
   TimeNs t = 0;
   for (const SimKernel& k : kernels) t += k.duration;

@@ -11,10 +11,16 @@
 
 namespace ts::memsim {
 
+// What a tensor is, for filtering the timeline's tensor lanes (G10 workloads know only weights).
+enum class TensorRole : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
+const char* toString(TensorRole r);  // "other", "weight", "activation", "gradient", "optimizer state"
+
 struct SimTensor {
   std::string name;
   int64_t bytes = 0;
   bool global = false;  // lives across iterations (weights, optimizer state): its idle time wraps
+  TensorRole role = TensorRole::Other;
+  std::string shape = {};  // "[32, 64, 55, 55]" when known
 };
 
 struct SimKernel {

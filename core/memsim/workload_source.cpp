@@ -30,14 +30,21 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
   if (in.optimizer == "adam") options.optimizer = model::Optimizer::Adam;
   else if (!in.optimizer.empty() && in.optimizer != "sgd") return Error{"the optimizer is sgd or adam"};
   model::TrainingStep step = model::expandTrainingStep(*graph, options);
-  if (!in.sessionPath.empty()) {
-    auto s = openSessionFile(in.sessionPath);
-    if (!s) return Error{s.error()};
-    model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**s), step);
-    if (r.method == "none") {
-      return Error{in.sessionPath + ": no NVTX forward/<layer> range names a layer of the model, and its kernel count matches no order mapping"};
+  if (in.session || !in.sessionPath.empty()) {
+    SessionPtr session = in.session;
+    std::string name = in.sessionPath.empty() ? "the run" : in.sessionPath;
+    if (!session) {
+      auto s = openSessionFile(in.sessionPath);
+      if (!s) return Error{s.error()};
+      session = *s;
     }
-    if (mapping) *mapping = {r.method, r.layersMapped, r.layers, r.unmapped, r.unknown};
+    model::KernelMapping kernels = model::mapKernels(*session, *graph, step, in.mapping);
+    model::MappingReport r = model::applyMeasuredTimes(*graph, kernels.times, step);
+    if (kernels.method == "none" || r.method == "none") {
+      return Error{name + ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op ranges, and the " +
+                   std::to_string(kernels.kernels.size()) + " kernels of its last iteration match no order mapping)"};
+    }
+    if (mapping) *mapping = {kernels.method, r.layersMapped, r.layers, r.unmapped, r.unknown, std::move(kernels)};
   }
   return workloadFromModel(*graph, step);
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "memsim/workload.h"
+#include "model/kernel_mapping.h"
+#include "session/session.h"
 #include "util/result.h"
 
 namespace ts::memsim {
@@ -17,16 +19,19 @@ struct WorkloadSource {
   int64_t batch = 1;
   std::string device;       // roofline preset (empty: A100-40GB)
   std::string optimizer;    // "sgd" (default) or "adam"
-  std::string sessionPath;  // measured kernel times (NVTX forward/<layer>, or by order)
+  std::string sessionPath;  // measured kernel times (see model/kernel_mapping.h)
+  SessionPtr session;       // or an open session (wins over sessionPath)
+  model::MappingOptions mapping;  // the iteration and the user's corrections
   bool isModel() const { return !modelPath.empty(); }
 };
 
 // How a measured run's times were mapped onto the model's layers, for the user to check.
 struct MappingSummary {
-  std::string method;  // "nvtx", "order" or empty (no session)
+  std::string method;  // "nvtx", "aten", "order", "user" or empty (no session)
   size_t layersMapped = 0, layers = 0;
   std::vector<std::string> unmapped;  // model layers the run did not time
   std::vector<std::string> unknown;   // layer names in the run that the model lacks
+  model::KernelMapping kernels;       // which measured kernel is which layer, the iteration
 };
 
 Result<SimWorkload> loadWorkload(const WorkloadSource& source, MappingSummary* mapping = nullptr);

@@ -15,6 +15,23 @@ Status CounterTrack::finalize() const {
   return {};
 }
 
+std::shared_ptr<Session> copySession(const Session& s) {
+  auto c = std::make_shared<Session>();
+  c->strings.reserve(s.strings.size());
+  for (StringId id = 1; id < s.strings.size(); ++id) c->strings.intern(s.strings.get(id));  // same ids: no duplicates
+  c->ranks = s.ranks;
+  c->devices = s.devices;
+  c->processes = s.processes;
+  c->threads = s.threads;
+  c->contexts = s.contexts;
+  c->streams = s.streams;
+  c->tracks = s.tracks;
+  c->counters = s.counters;
+  c->flows = s.flows;
+  c->provenance = s.provenance;
+  return c;
+}
+
 size_t Session::eventCount() const {
   size_t n = 0;
   for (const Track& t : tracks) n += t.size();

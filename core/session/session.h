@@ -82,4 +82,8 @@ class Session {
 
 using SessionPtr = std::shared_ptr<const Session>;
 
+// A deep copy to add tracks to (a session is immutable once published). String ids are kept.
+// Not finalized: call finalize() after adding.
+std::shared_ptr<Session> copySession(const Session& s);
+
 }  // namespace ts

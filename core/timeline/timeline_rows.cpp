@@ -7,8 +7,10 @@
 namespace ts {
 
 void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) {
-  for (const CounterTrack& c : session_->counters) {
+  for (size_t ci = 0; ci < session_->counters.size(); ++ci) {
+    const CounterTrack& c = session_->counters[ci];
     if (c.device != device || c.process != process || c.size() == 0) continue;
+    if (overlay_ && ci < overlay_->ownsCounter.size() && overlay_->ownsCounter[ci]) continue;
     counterSummaries_.push_back(std::make_unique<CounterSummary>(summarizeCounter(c)));
     TimelineRow row{TimelineRow::Kind::Counter, c.unit.empty() ? c.name : c.name + " (" + c.unit + ")", depth, {}, device, -1, c.size()};
     row.counter = &c;
@@ -41,13 +43,46 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
   }
 }
 
-TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
+void TimelineRows::addOverlayRows(int depth) {
+  for (const TimelineOverlay::Row& spec : overlay_->rows) {
+    TimelineRow row{spec.kind, spec.label, depth + spec.depth, {}, overlay_->device, -1, 0};
+    row.capacity = spec.capacity;
+    row.info = spec.info;
+    row.uses = spec.uses.empty() ? nullptr : &spec.uses;
+    row.startsCollapsed = spec.startsCollapsed;
+    for (uint32_t ti : spec.tracks) {
+      const Track& t = session_->tracks[ti];
+      row.events += t.size();
+      for (uint32_t l = 0; l < t.laneCount(); ++l) {
+        if (row.lanes.size() <= l) row.lanes.resize(l + 1);
+        row.lanes[l].push_back({&t, l, nullptr});
+      }
+    }
+    if (spec.counter != kNone) {
+      const CounterTrack& c = session_->counters[spec.counter];
+      counterSummaries_.push_back(std::make_unique<CounterSummary>(summarizeCounter(c)));
+      row.counter = &c;
+      row.counterSummary = counterSummaries_.back().get();
+      row.events = c.size();
+    }
+    add(std::move(row));
+  }
+  // A row is expandable when deeper rows follow it (the groups of tensors by layer).
+  for (size_t i = rows_.size() - overlay_->rows.size(); i + 1 < rows_.size(); ++i) {
+    if (rows_[i].kind == TimelineRow::Kind::Group) continue;
+    if (rows_[i + 1].depth > rows_[i].depth) rows_[i].expandable = true;
+  }
+}
+
+TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOverlay> overlay)
+    : session_(std::move(session)), overlay_(std::move(overlay)) {
   const Session& s = *session_;
   // Tracks by owner.
   std::vector<std::vector<uint32_t>> byDevice(s.devices.size()), byStream(s.streams.size()),
       byThread(s.threads.size());
   for (uint32_t i = 0; i < s.tracks.size(); ++i) {
     const Track& t = s.tracks[i];
+    if (owned(i)) continue;  // drawn by the overlay's rows
     if (t.device != kNone) byDevice[t.device].push_back(i);
     if (t.stream != kNone) byStream[t.stream].push_back(i);
     if (t.thread != kNone) byThread[t.thread].push_back(i);
@@ -110,6 +145,7 @@ TimelineRows::TimelineRows(SessionPtr session) : session_(std::move(session)) {
           add(std::move(row));
         }
       }
+      if (overlay_ && overlay_->device == d) addOverlayRows(base + 1);
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "session/session.h"
@@ -14,7 +15,8 @@
 namespace ts {
 
 struct TimelineRow {
-  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range, Counter };
+  // SimKernels, Migration and Tensor rows come from a simulation overlay (below).
+  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range, Counter, SimKernels, Migration, Tensor };
   Kind kind = Kind::Group;
   std::string label;
   int depth = 0;                              // nesting under group rows
@@ -26,6 +28,37 @@ struct TimelineRow {
   bool startsCollapsed = false;               // the Compute row's per-name rows start folded
   const CounterTrack* counter = nullptr;      // Counter rows
   const CounterSummary* counterSummary = nullptr;
+  double capacity = 0;                        // Counter rows of a memory tier: its size (drawn as a line)
+  std::string info = {};                      // Tensor rows: what the tensor is (tooltip)
+  const std::vector<std::pair<uint32_t, uint32_t>>* uses = nullptr;  // Tensor rows: kernels using it
+};
+
+// Rows a simulation adds to a measured timeline, placed under one GPU right after its Compute
+// rows. Their tracks and counters live in the same session (an overlaid copy), owned here so the
+// ordinary layout leaves them out.
+struct TimelineOverlay {
+  struct Row {
+    TimelineRow::Kind kind = TimelineRow::Kind::Group;
+    std::string label;
+    int depth = 0;  // 0: beside Compute
+    std::vector<uint32_t> tracks;  // each track's lanes, stacked
+    uint32_t counter = kNone;
+    double capacity = 0;
+    std::string info;
+    std::vector<std::pair<uint32_t, uint32_t>> uses;
+    bool startsCollapsed = false;
+  };
+  uint32_t device = kNone;
+  std::vector<Row> rows;
+  std::vector<bool> ownsTrack;    // by track index
+  std::vector<bool> ownsCounter;  // by counter index
+  // Events tied to an event (track << 32 | event): a migration to the kernel that needed it, a
+  // simulated kernel to the measured kernels of its layer and back.
+  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>> links;
+  const std::vector<std::pair<uint32_t, uint32_t>>* linksOf(uint32_t track, uint32_t event) const {
+    auto it = links.find((uint64_t{track} << 32) | event);
+    return it == links.end() ? nullptr : &it->second;
+  }
 };
 
 // Kernel-name rows under Compute: the names with the most GPU time (the rest are summed up in the
@@ -34,7 +67,7 @@ inline constexpr size_t kMaxKernelNameRows = 30;
 
 class TimelineRows {
  public:
-  explicit TimelineRows(SessionPtr session);
+  explicit TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOverlay> overlay = nullptr);
   TimelineRows(const TimelineRows&) = delete;
   TimelineRows& operator=(const TimelineRows&) = delete;
 
@@ -42,6 +75,7 @@ class TimelineRows {
   const std::vector<TimelineRow>& rows() const { return rows_; }
   size_t size() const { return rows_.size(); }
   const TimelineRow& operator[](size_t i) const { return rows_[i]; }
+  const TimelineOverlay* overlay() const { return overlay_.get(); }
 
  private:
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }
@@ -49,7 +83,11 @@ class TimelineRows {
   template <class Keep>
   void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 
+  void addOverlayRows(int depth);
+  bool owned(uint32_t track) const { return overlay_ && track < overlay_->ownsTrack.size() && overlay_->ownsTrack[track]; }
+
   SessionPtr session_;
+  std::shared_ptr<const TimelineOverlay> overlay_;
   std::vector<TimelineRow> rows_;
   std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
   std::vector<std::unique_ptr<LaneSummary>> summaries_;           // block summaries of big lanes

@@ -256,13 +256,13 @@ SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges) {
   uint32_t thread = b.thread(b.process(r, 1), 1);
   uint32_t correlation = 1;
   for (const LayerRange& range : ranges) {
-    b.addNvtx(thread, range.start, range.end, b.intern(range.name), {});
+    if (!range.name.empty()) b.addNvtx(thread, range.start, range.end, b.intern(range.name), {});
     ApiDetail api;
     api.correlation = correlation;
     b.addApi(thread, range.start + 10, range.start + 15, b.intern("cudaLaunchKernel"), api);
     KernelDetail k;
     k.correlation = correlation++;
-    b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs, b.intern("k"), k);
+    b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs, b.intern(range.kernel), k);
   }
   auto built = b.build();
   return built.ok() ? *built : nullptr;

@@ -18,10 +18,12 @@ SessionPtr makeFixtureSession(bool multiRank = false);
 
 // A run annotated per model layer, as model mapping expects: for each range an NVTX range
 // `name` ("forward/conv1") on one CPU thread, and inside it one launch of a kernel lasting
-// `kernelNs` (API call at start + 10, kernel at start + 20, linked by correlation).
+// `kernelNs` (API call at start + 10, kernel at start + 20, linked by correlation). An empty
+// `name` launches the kernel outside any range.
 struct LayerRange {
   std::string name;
   TimeNs start = 0, end = 0, kernelNs = 0;
+  std::string kernel = "k";
 };
 SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges);
 

@@ -1,0 +1,202 @@
+// The simulation overlay on a measured timeline, built from a hand-written SimResult: where its
+// rows go, what each tensor lane says at chosen times, tier counters, and the ties between
+// transfers, simulated kernels and measured kernels.
+#include <gtest/gtest.h>
+
+#include "memsim/overlay.h"
+#include "memsim/tier_config.h"
+#include "session_fixture.h"
+
+namespace ts::memsim {
+namespace {
+
+constexpr int64_t GiB = int64_t{1} << 30;
+
+struct Fixture {
+  SessionPtr measured;
+  model::KernelMapping mapping;
+  SimWorkload w;
+  SimResult r;
+  TierConfig tiers;
+  uint32_t kernelTrack = kNone;  // the measured kernels' track
+};
+
+Fixture fixture() {
+  Fixture f;
+  f.measured = testing::makeLayerRun({{"forward/L1", 0, 1000, 100}, {"forward/L2", 1000, 2000, 200}, {"backward/L1", 2000, 3000, 100}});
+  for (uint32_t i = 0; i < f.measured->tracks.size(); ++i) {
+    if (f.measured->tracks[i].kind == EventKind::Kernel) f.kernelTrack = i;
+  }
+  f.mapping.method = "nvtx";
+  f.mapping.device = 0;
+  f.mapping.iterations = {{20, 2120}};
+  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx"}, {f.kernelTrack, 1, "forward/L2", "nvtx"}, {f.kernelTrack, 2, "backward/L1", "nvtx"}};
+
+  f.w.name = "toy";
+  f.w.tensors = {{"w", GiB, true, TensorRole::Weight, "[16, 16]"}, {"a", 2 * GiB, false, TensorRole::Activation}};
+  f.w.kernels = {{"fwd", 100, {0}, {1}, 0, "forward/L1"}, {"mid", 200, {}, {}, 0, "forward/L2"}, {"bwd", 100, {0, 1}, {}, 0, "backward/L1"}};
+
+  f.r.policy = Policy::G10;
+  f.r.kernels = {{0, 100, 0}, {100, 300, 0}, {350, 450, 50}};
+  f.r.migrations = {{1, Tier::Gpu, Tier::Host, Link::GpuToHost, 100, 150, 2 * GiB, false},
+                    {1, Tier::Host, Tier::Gpu, Link::HostToGpu, 250, 350, 2 * GiB, true}};
+  f.r.residency = {{0, Tier::Gpu, 0, 450}, {1, Tier::Gpu, 0, 150}, {1, Tier::Host, 150, 350}, {1, Tier::Gpu, 350, 450}};
+  f.r.usage = {{0, 3 * GiB, 0, 0}, {100, GiB, 2 * GiB, 0}, {350, 3 * GiB, 0, 0}, {450, 3 * GiB, 0, 0}};
+  f.tiers = *tierPreset("g10-default");
+  f.tiers.gpuBytes = 4 * GiB;
+  return f;
+}
+
+using State = std::pair<std::string, std::string>;  // name, category
+
+size_t rowNamed(const TimelineRows& rows, const std::string& label) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].label == label) return i;
+  }
+  return kNone;
+}
+
+// The event of a one-track row covering t, with its category.
+std::pair<std::string, std::string> stateAt(const Session& s, const TimelineRow& row, TimeNs t) {
+  for (const auto& lane : row.lanes) {
+    for (const LaneView& v : lane) {
+      uint32_t e = v.track->eventAt(v.lane, t);
+      if (e != kNone) return {std::string(s.str(v.track->hot.name[e])), std::string(s.str(v.track->ranges.category[e]))};
+    }
+  }
+  return {};
+}
+
+TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
+  Fixture f = fixture();
+  auto o = buildOverlay(f.measured, f.mapping, f.w, f.r, f.tiers);
+  ASSERT_TRUE(o.ok()) << o.error();
+  EXPECT_EQ(o->origin, 20);
+  const TimelineRows& rows = *o->rows;
+  TimelineRows plain(f.measured);
+  // The measured rows come first and unchanged: GPU, Compute, its kernel-name row.
+  ASSERT_GE(rows.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(rows[i].label, plain[i].label);
+  EXPECT_EQ(rows[1].kind, TimelineRow::Kind::Compute);
+  EXPECT_EQ(rows[3].label, "Simulation: g10 · toy");
+  EXPECT_EQ(rows[3].depth, rows[1].depth);
+  EXPECT_EQ(rows[4].kind, TimelineRow::Kind::SimKernels);
+  EXPECT_EQ(rows[4].depth, rows[1].depth + 1);
+  // Every measured row is still there, once.
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_NE(rowNamed(rows, plain[i].label), size_t{kNone}) << plain[i].label;
+  EXPECT_EQ(rows.size(), plain.size() + o->layout->rows.size());
+  // The overlay's tracks are drawn by its rows only, not as a process of their own.
+  EXPECT_EQ(rowNamed(rows, "Tensorscope simulation (g10)"), size_t{kNone});
+
+  // Simulated kernels aligned at the measured iteration's start, stalls marked before them.
+  const Session& s = *o->session;
+  EXPECT_EQ(stateAt(s, rows[4], 20 + 50), State("fwd", kSimKernel));
+  EXPECT_EQ(stateAt(s, rows[4], 20 + 320), State("stall", kSimStall));
+  EXPECT_EQ(stateAt(s, rows[4], 20 + 400), State("bwd", kSimKernel));
+  EXPECT_EQ(stateAt(s, rows[4], 20 + 500).first, "");  // after the iteration
+
+  // Tier usage with capacity, values held between samples.
+  size_t gpu = rowNamed(rows, "GPU memory (simulated)");
+  ASSERT_NE(gpu, size_t{kNone});
+  EXPECT_EQ(rows[gpu].kind, TimelineRow::Kind::Counter);
+  EXPECT_DOUBLE_EQ(rows[gpu].capacity, 4.0 * GiB);
+  const CounterTrack& c = *rows[gpu].counter;
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c.samples.time[1], 20 + 100);
+  EXPECT_DOUBLE_EQ(c.samples.value[1], 1.0 * GiB);
+  EXPECT_DOUBLE_EQ(rows[gpu].counterSummary->max, 3.0 * GiB);
+  size_t host = rowNamed(rows, "Host memory (simulated)");
+  ASSERT_NE(host, size_t{kNone});
+  EXPECT_DOUBLE_EQ(rows[host].counter->samples.value[1], 2.0 * GiB);
+  EXPECT_NE(rowNamed(rows, "SSD (simulated)"), size_t{kNone});
+
+  // A row per link, the four main ones even when idle.
+  for (const char* link : {"host → GPU (simulated)", "GPU → host (simulated)", "SSD → GPU (simulated)", "GPU → SSD (simulated)"}) {
+    EXPECT_NE(rowNamed(rows, link), size_t{kNone}) << link;
+  }
+  EXPECT_EQ(rowNamed(rows, "SSD → host (simulated)"), size_t{kNone});
+  size_t in = rowNamed(rows, "host → GPU (simulated)");
+  EXPECT_EQ(rows[in].kind, TimelineRow::Kind::Migration);
+  EXPECT_EQ(rows[in].events, 1u);
+  EXPECT_EQ(stateAt(s, rows[in], 20 + 300), State("a", std::string(kMigrationPrefix) + "host-to-gpu"));
+  EXPECT_EQ(rows[rowNamed(rows, "SSD → GPU (simulated)")].events, 0u);
+
+  // Tensor lanes, grouped by layer, coloured by state.
+  size_t tensors = rowNamed(rows, "Tensors (2 of 2)");
+  ASSERT_NE(tensors, size_t{kNone});
+  EXPECT_TRUE(rows[tensors].startsCollapsed);
+  size_t layer = rowNamed(rows, "L1");
+  ASSERT_NE(layer, size_t{kNone});
+  EXPECT_EQ(rows[layer].kind, TimelineRow::Kind::Group);
+  size_t a = rowNamed(rows, "a");
+  ASSERT_NE(a, size_t{kNone});
+  EXPECT_EQ(rows[a].kind, TimelineRow::Kind::Tensor);
+  EXPECT_EQ(rows[a].depth, rows[layer].depth + 1);
+  EXPECT_EQ(rows[a].lanes.size(), 1u);  // transfers cut the residency spans: one lane
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 50).second, kTensorOnGpu);
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 120), State("GPU → host", kTensorMoving));
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 200).second, kTensorInHost);
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 300).second, kTensorMoving);
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 400).second, kTensorOnGpu);
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 500).first, "");  // not allocated
+  EXPECT_NE(rows[a].info.find("activation · 2 GiB"), std::string::npos) << rows[a].info;
+  EXPECT_NE(rows[a].info.find("born at kernel #0 fwd, last used by #2 bwd"), std::string::npos) << rows[a].info;
+  EXPECT_NE(rows[a].info.find("inactive: #1–#2"), std::string::npos) << rows[a].info;
+  size_t wRow = rowNamed(rows, "w");
+  EXPECT_NE(rows[wRow].info.find("weight · [16, 16] · 1 GiB"), std::string::npos) << rows[wRow].info;
+  EXPECT_NE(rows[wRow].info.find("lives across iterations"), std::string::npos);
+  EXPECT_LT(wRow, a);  // by birth, then as given
+
+  // Ties: a tensor to its kernels (simulated and measured), a transfer to the kernel that needed
+  // it, a simulated kernel to the measured kernels of its layer and back.
+  const uint32_t simTrack = rows[4].lanes[0][0].track - s.tracks.data();
+  auto simEvent = [&](TimeNs t) { return s.tracks[simTrack].eventAt(0, t); };
+  ASSERT_NE(rows[a].uses, nullptr);
+  std::vector<std::pair<uint32_t, uint32_t>> expected = {{simTrack, simEvent(20 + 50)}, {simTrack, simEvent(20 + 400)}, {f.kernelTrack, 2}, {f.kernelTrack, 0}};
+  EXPECT_EQ(*rows[a].uses, expected);
+  const uint32_t inTrack = rows[in].lanes[0][0].track - s.tracks.data();
+  const auto* needed = o->layout->linksOf(inTrack, 0);
+  ASSERT_NE(needed, nullptr);
+  EXPECT_EQ(*needed, (std::vector<std::pair<uint32_t, uint32_t>>{{simTrack, simEvent(20 + 400)}, {f.kernelTrack, 2}}));
+  const auto* measuredOfMid = o->layout->linksOf(simTrack, simEvent(20 + 200));
+  ASSERT_NE(measuredOfMid, nullptr);
+  EXPECT_EQ(*measuredOfMid, (std::vector<std::pair<uint32_t, uint32_t>>{{f.kernelTrack, 1}}));
+  const auto* back = o->layout->linksOf(f.kernelTrack, 1);
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(*back, (std::vector<std::pair<uint32_t, uint32_t>>{{simTrack, simEvent(20 + 200)}}));
+}
+
+TEST(Overlay, FilterSortAndErrors) {
+  Fixture f = fixture();
+  OverlayOptions weights;
+  weights.roles = {TensorRole::Weight};
+  auto o = buildOverlay(f.measured, f.mapping, f.w, f.r, f.tiers, weights);
+  ASSERT_TRUE(o.ok()) << o.error();
+  EXPECT_NE(rowNamed(*o->rows, "Tensors (1 of 2)"), size_t{kNone});
+  EXPECT_EQ(rowNamed(*o->rows, "a"), size_t{kNone});
+  EXPECT_EQ(o->tensorsShown, 1u);
+
+  OverlayOptions bySize;
+  bySize.sort = OverlayOptions::SortBy::Size;
+  o = buildOverlay(f.measured, f.mapping, f.w, f.r, f.tiers, bySize);
+  ASSERT_TRUE(o.ok());
+  EXPECT_LT(rowNamed(*o->rows, "a"), rowNamed(*o->rows, "w"));  // 2 GiB before 1 GiB
+
+  // Without a mapping the first GPU and the session start are used.
+  o = buildOverlay(f.measured, model::KernelMapping{}, f.w, f.r, f.tiers);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->origin, f.measured->startTime());
+
+  SimResult infeasible = f.r;
+  infeasible.feasible = false;
+  infeasible.problem = "does not fit";
+  auto bad = buildOverlay(f.measured, f.mapping, f.w, infeasible, f.tiers);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("does not fit"), std::string::npos);
+  SimResult other = f.r;
+  other.kernels.pop_back();
+  EXPECT_FALSE(buildOverlay(f.measured, f.mapping, f.w, other, f.tiers).ok());
+}
+
+}  // namespace
+}  // namespace ts::memsim
