@@ -56,6 +56,22 @@ QRgb copyColor(CopyKind kind) {
   return qRgb(0xba, 0xb0, 0xac);
 }
 
+// The simulation overlay's colours (categories from memsim/overlay.h): where a tensor is, and
+// each link like the copy kind it resembles.
+std::optional<QRgb> overlayColor(std::string_view category) {
+  static const std::pair<std::string_view, QRgb> table[] = {
+      {"tensor: GPU", qRgb(0x59, 0xa1, 0x4f)},          {"tensor: host", qRgb(0x4e, 0x79, 0xa7)},
+      {"tensor: SSD", qRgb(0xb0, 0x7a, 0xa1)},          {"tensor: moving", qRgb(0xf2, 0x8e, 0x2b)},
+      {"simulated stall", qRgb(0x9e, 0x2a, 0x2b)},      {"migration: host-to-gpu", qRgb(0x59, 0xa1, 0x4f)},
+      {"migration: gpu-to-host", qRgb(0xe1, 0x57, 0x59)}, {"migration: ssd-to-gpu", qRgb(0x76, 0xb7, 0xb2)},
+      {"migration: gpu-to-ssd", qRgb(0xb0, 0x7a, 0xa1)}, {"migration: ssd-to-host", qRgb(0x9c, 0x75, 0x5f)},
+      {"migration: host-to-ssd", qRgb(0x9c, 0x75, 0x5f)}};
+  for (const auto& [name, colour] : table) {
+    if (name == category) return colour;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows, QWidget* parent)
@@ -70,6 +86,30 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const Timelin
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(400, 200);
   axis_.fit(session_->startTime(), session_->endTime(), 1000);
+}
+
+void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
+  // Rows keep their folding and hiding by path; new rows start as their layout says.
+  std::unordered_map<std::string, std::pair<bool, bool>> state;
+  for (size_t i = 0; i < rows_->size(); ++i) state[rowPath(i)] = {collapsed_[i], hidden_[i]};
+  session_ = std::move(session);
+  rows_ = rows ? std::move(rows) : std::make_shared<TimelineRows>(session_);
+  collapsed_.assign(rows_->size(), false);
+  hidden_.assign(rows_->size(), false);
+  order_.resize(rows_->size());
+  for (size_t i = 0; i < rows_->size(); ++i) {
+    order_[i] = i;
+    auto it = state.find(rowPath(i));
+    collapsed_[i] = it != state.end() ? it->second.first : (*rows_)[i].startsCollapsed;
+    hidden_[i] = it != state.end() && it->second.second;
+  }
+  selected_ = {};
+  linked_.clear();
+  tied_.clear();
+  highlighted_.clear();
+  labels_.clear();
+  categoryColors_.clear();
+  update();
 }
 
 QList<QPair<QString, QString>> TimelineCanvas::navigationHelp() {
@@ -153,6 +193,25 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
   }
   for (size_t i = 0; i < f.dstTrack.size(); ++i) {
     if (f.dstTrack[i] == track && f.dstEvent[i] == event) linked_.emplace_back(f.srcTrack[i], f.srcEvent[i]);
+  }
+  // A simulation overlay ties a transfer to the kernel that needed it and simulated kernels to
+  // measured ones (arrows from the selection), and a tensor to the kernels using it (outlined).
+  tied_.clear();
+  highlighted_.clear();
+  if (const TimelineOverlay* overlay = rows_->overlay()) {
+    if (const auto* to = overlay->linksOf(track, event)) tied_ = *to;
+    const Track* t = &session_->tracks[track];
+    for (const TimelineRow& row : rows_->rows()) {
+      if (row.kind != TimelineRow::Kind::Tensor || !row.uses) continue;
+      bool mine = false;
+      for (const auto& lane : row.lanes) {
+        for (const LaneView& view : lane) mine = mine || view.track == t;
+      }
+      if (mine) {
+        highlighted_ = *row.uses;
+        break;
+      }
+    }
   }
   update();
   emit eventSelected(track, event);
@@ -335,7 +394,14 @@ QRgb TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
     case EventKind::Nvtx:
       if (t.nvtx.color[e]) return t.nvtx.color[e] | 0xFF000000u;
       return nameColor(t.hot.name[e], dark_);
-    case EventKind::Range: return scaled(nameColor(t.hot.name[e], dark_), 1.15);
+    case EventKind::Range: {
+      // Overlay categories are few; their colours are looked up once per category string.
+      StringId category = t.ranges.category[e];
+      auto it = categoryColors_.find(category);
+      if (it == categoryColors_.end()) it = categoryColors_.emplace(category, overlayColor(session_->str(category))).first;
+      if (it->second) return *it->second;
+      return scaled(nameColor(t.hot.name[e], dark_), 1.15);
+    }
   }
   return qRgb(128, 128, 128);
 }
@@ -381,6 +447,11 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
                  collapsed_[vr.row] ? QStringLiteral("▸") : QStringLiteral("▾"));
       indent += 14;
     }
+    if (row.kind == TimelineRow::Kind::Migration && !row.lanes.empty() && !row.lanes[0].empty() && row.lanes[0][0].track->size()) {
+      const Track& t = *row.lanes[0][0].track;
+      p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(eventColor(t, 0)));
+      indent += 12;
+    }
     if (row.kind == TimelineRow::Kind::Copy || row.kind == TimelineRow::Kind::Memset) {
       // The legend: each memory row's colour beside its name.
       QRgb swatch = row.kind == TimelineRow::Kind::Memset ? qRgb(0x76, 0xb7, 0xb2) : copyColor(static_cast<CopyKind>(row.copyKind));
@@ -392,14 +463,20 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     if (row.kind == TimelineRow::Kind::Counter) {
       // Min/max per pixel column from the counter's block summaries, filled down to the baseline,
       // scaled to the counter's range (shown in the label column).
+      // A memory tier's row is scaled to its capacity (drawn dashed) and marks its peak.
       const CounterSummary& cs = *row.counterSummary;
+      const bool bytes = row.counter->unit == "bytes";
+      auto value = [&](double v) {
+        return bytes ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v)))) : QString::number(v, 'g', 4);
+      };
       p.drawText(QRect(indent, vr.y + kLaneHeight, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
-                 tr("max %1").arg(cs.max, 0, 'g', 4));
+                 row.capacity > 0 ? tr("peak %1 of %2").arg(value(cs.max), value(row.capacity)) : tr("max %1").arg(value(cs.max)));
       foldCounter(*row.counter, cs, a, width, counterScratch_);
       const double top = vr.y + 3, bottom = vr.y + vr.height - 2;
-      const double span = cs.max > cs.min ? cs.max - cs.min : 1.0;
+      const double ceiling = std::max(cs.max, row.capacity);
+      const double span = ceiling > cs.min ? ceiling - cs.min : 1.0;
       const double floor = std::min(0.0, cs.min);
-      auto yOf = [&](double v) { return bottom - (v - floor) / (cs.max - floor > 0 ? cs.max - floor : span) * (bottom - top); };
+      auto yOf = [&](double v) { return bottom - (v - floor) / (ceiling - floor > 0 ? ceiling - floor : span) * (bottom - top); };
       QColor fill(0x4e, 0x79, 0xa7);
       QColor fillLight = fill;
       fillLight.setAlpha(90);
@@ -409,6 +486,18 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
         double yHi = yOf(col.max), yLo = yOf(col.min);
         p.fillRect(QRectF(kGutter + col.x, yHi, 1, bottom - yHi), fillLight);
         p.fillRect(QRectF(kGutter + col.x, yHi, 1, std::max(1.0, yLo - yHi)), fill);
+      }
+      if (row.capacity > 0) {
+        p.setPen(QPen(QColor(0xe1, 0x57, 0x59), 1, Qt::DashLine));
+        p.drawLine(QPointF(kGutter, yOf(row.capacity)), QPointF(kGutter + width, yOf(row.capacity)));
+        if (row.counter->size() > 0 && cs.max > 0) {
+          const double x = kGutter + a.xOf(cs.maxTime), y = yOf(cs.max);
+          p.setPen(text);
+          p.setBrush(QColor(0xe1, 0x57, 0x59));
+          p.drawPolygon(QPolygonF({QPointF(x - 4, y - 6), QPointF(x + 4, y - 6), QPointF(x, y)}));
+          p.setBrush(Qt::NoBrush);
+          p.drawText(QPointF(x + 6, std::max(y + 2, vr.y + 12.0)), tr("peak %1").arg(value(cs.max)));
+        }
       }
       p.restore();
       continue;
@@ -486,14 +575,18 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
 
   // Flow arrows between the selection and the events tied to it: from the launching call's end to
   // the GPU work's start.
-  if (selected_.track != kNone && !linked_.empty()) {
+  if (selected_.track != kNone && (!linked_.empty() || !tied_.empty() || !highlighted_.empty())) {
     p.save();
     p.setClipRect(QRect(kGutter, kRulerHeight, width, size.height() - kRulerHeight));
     p.setRenderHint(QPainter::Antialiasing);
     QPen pen(pal.color(QPalette::Highlight), 1.5);
     p.setPen(pen);
-    for (auto [track, event] : linked_) {
-      bool selectedIsSource = session_->tracks[selected_.track].kind == EventKind::Api;
+    const size_t flows = linked_.size();
+    std::vector<std::pair<uint32_t, uint32_t>> arrows = linked_;
+    arrows.insert(arrows.end(), tied_.begin(), tied_.end());
+    for (size_t i = 0; i < arrows.size(); ++i) {
+      auto [track, event] = arrows[i];
+      bool selectedIsSource = i >= flows || session_->tracks[selected_.track].kind == EventKind::Api;
       auto from = selectedIsSource ? screenPosition(selected_.track, selected_.event, true) : screenPosition(track, event, true);
       auto to = selectedIsSource ? screenPosition(track, event, false) : screenPosition(selected_.track, selected_.event, false);
       if (!from || !to) continue;
@@ -507,6 +600,12 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       p.drawLine(right);
       auto other = screenPosition(track, event, false);
       if (other) p.drawRect(QRectF(other->x() - 2, other->y() - kLaneHeight / 2.0 + 1, 4, kLaneHeight - 2));
+    }
+    p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+    for (auto [track, event] : highlighted_) {
+      auto from = screenPosition(track, event, false), to = screenPosition(track, event, true);
+      if (!from || !to) continue;
+      p.drawRect(QRectF(from->x() - 1, from->y() - kLaneHeight / 2.0, std::max(2.0, to->x() - from->x() + 2), kLaneHeight - 1));
     }
     p.restore();
   }
@@ -614,6 +713,27 @@ QString TimelineCanvas::label(StringId name, const QFontMetrics& fm, int width) 
 QString TimelineCanvas::tooltipFor(const Hit& hit) const {
   const Track& t = session_->tracks[hit.track];
   uint32_t e = hit.event;
+  auto text = [](std::string_view v) { return QString::fromUtf8(v.data(), static_cast<int>(v.size())).toHtmlEscaped(); };
+  const TimelineRow* row = hit.row < rows_->size() ? &(*rows_)[hit.row] : nullptr;
+  if (row && t.kind == EventKind::Range &&
+      (row->kind == TimelineRow::Kind::Tensor || row->kind == TimelineRow::Kind::Migration || row->kind == TimelineRow::Kind::SimKernels)) {
+    // The simulation overlay: what the tensor is and where it is, what a transfer moved, which
+    // layer a simulated kernel belongs to.
+    QString when = tr("%1 → %2 (%3)")
+                       .arg(QString::fromStdString(formatDuration(t.hot.start[e] - session_->startTime())),
+                            QString::fromStdString(formatDuration(t.hot.end[e] - session_->startTime())),
+                            QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])));
+    std::string_view args = session_->str(t.ranges.args[e]);
+    if (row->kind == TimelineRow::Kind::Tensor) {
+      QString info = text(row->info).replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+      return tr("<b>%1</b><br>%2<br><br>%3").arg(text(session_->str(t.hot.name[e])) + (args.empty() ? QString() : QStringLiteral(" · ") + text(args)), when, info);
+    }
+    if (row->kind == TimelineRow::Kind::Migration) {
+      return tr("<b>%1</b><br>%2 · %3<br>%4").arg(text(session_->str(t.hot.name[e])), text(row->label), text(args), when);
+    }
+    return tr("<b>%1</b><br>%2<br>%3")
+        .arg(text(session_->str(t.hot.name[e])), args.empty() ? QString() : text(args), when);
+  }
   QString where = (t.stream != kNone ? QString::fromStdString(session_->streamLabel(t.stream))
                                      : QString::fromStdString(session_->threadLabel(t.thread))).toHtmlEscaped();
   std::string_view name = session_->str(t.hot.name[e]);

@@ -51,6 +51,14 @@ class TimelineCanvas : public QWidget {
   const Hit& selected() const { return selected_; }
   // Events tied to the selection by a flow (the API call that launched it, the work it launched).
   const std::vector<std::pair<uint32_t, uint32_t>>& linked() const { return linked_; }
+  // Events outlined because of the selection: the kernels that use a clicked tensor.
+  const std::vector<std::pair<uint32_t, uint32_t>>& highlighted() const { return highlighted_; }
+  // Events a simulation overlay ties to the selection (the kernel a transfer fed, the measured
+  // kernels of a simulated kernel's layer), drawn as arrows from it.
+  const std::vector<std::pair<uint32_t, uint32_t>>& tied() const { return tied_; }
+  // Another session and layout for the same run (a simulation overlaid on it): the view, the
+  // folding of rows with the same path and the selection's time stay.
+  void setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows);
   void select(uint32_t track, uint32_t event);
   // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
   // row scrolled into sight.
@@ -151,7 +159,11 @@ class TimelineCanvas : public QWidget {
     QString text;
     int width;
   };
-  std::unordered_map<StringId, Label> labels_;  // until the user moves the view, it follows the widget's width
+  std::unordered_map<StringId, Label> labels_;
+  mutable std::unordered_map<StringId, std::optional<QRgb>> categoryColors_;  // overlay range colours
+  // Events outlined for the selection (the kernels a clicked tensor is used by).
+  std::vector<std::pair<uint32_t, uint32_t>> highlighted_;
+  std::vector<std::pair<uint32_t, uint32_t>> tied_;  // overlay links: arrows from the selection  // until the user moves the view, it follows the widget's width
 };
 
 }  // namespace ts

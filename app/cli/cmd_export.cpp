@@ -16,6 +16,8 @@
 #include "memsim/sweep_table.h"
 #include "session_charts.h"
 #include "sim_charts.h"
+#include "memsim/overlay_run.h"
+#include "memsim/tier_config.h"
 #include "timeline_canvas.h"
 
 namespace ts::cli {
@@ -28,6 +30,8 @@ std::string helpText() {
   return "Usage: tensorscope-cli export FILE... (--chart NAME | --timeline) --format png|svg|pdf -o OUT\n"
          "                              [--range T0:T1] [--gpu I] [--width W] [--height H] [--scale S]\n"
          "                              [--log] [--top N] [--dark]\n"
+         "       tensorscope-cli export RUN --timeline --overlay MODEL.onnx [--batch N] [--policy P]\n"
+         "                              [--preset P] [--gpu-mem X] [--unfold] --format png|svg|pdf -o OUT\n"
          "       tensorscope-cli export --sim SIM.tscope... --chart tier_usage|link_traffic|policy_performance\n"
          "                              [--policy P] --format png|svg|pdf -o OUT\n"
          "       tensorscope-cli export --sweep SWEEP.csv --chart sweep --format png|svg|pdf -o OUT\n"
@@ -49,7 +53,11 @@ std::string helpText() {
          "  policy_performance  ideal time / iteration time per policy, a group per --sim file\n"
          "  sweep               slowdown against the swept parameter, a line per policy\n"
          "  sim_vs_measured     per layer, the measured run (NVTX forward/<layer>, backward/<layer>)\n"
-         "                      beside the simulation of its model (simulate --model M --session MEASURED)\n";
+         "                      beside the simulation of its model (simulate --model M --session MEASURED)\n"
+         "--overlay MODEL.onnx  the timeline with a policy's simulation of the run's model drawn under its\n"
+         "                  GPU (simulated kernels, tier usage, transfers per link, tensor lanes): --batch\n"
+         "                  (default 1), --policy (default g10), --preset and --gpu-mem for the tiers;\n"
+         "                  --unfold opens every folded row (the tensors, the kernel names)\n";
 }
 
 int usage(const std::string& m) {
@@ -61,8 +69,9 @@ int usage(const std::string& m) {
 
 int runExport(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top", "--sim", "--sweep", "--policy"},
-                                 {"--timeline", "--log", "--dark", "--help", "-h"});
+  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top", "--sim", "--sweep", "--policy",
+                                  "--overlay", "--batch", "--preset", "--gpu-mem"},
+                                 {"--timeline", "--log", "--dark", "--help", "-h", "--unfold"});
       !e.empty()) {
     return usage(e);
   }
@@ -72,6 +81,10 @@ int runExport(const std::vector<std::string>& argv) {
   }
   auto chartName = args.option("--chart");
   if (!chartName == !args.flag("--timeline")) return usage("give one of --chart NAME or --timeline");
+  if ((args.option("--batch") || args.option("--preset") || args.option("--gpu-mem") || args.flag("--unfold")) && !args.option("--overlay")) {
+    return usage("--batch, --preset, --gpu-mem and --unfold go with --timeline --overlay MODEL.onnx");
+  }
+  if (args.option("--overlay") && chartName) return usage("--overlay draws on the timeline: use --timeline");
   const bool simChart = chartName && simChartNames().contains(QString::fromStdString(*chartName));
   std::vector<std::string> simFiles = args.all("--sim");
   const bool layerChart = chartName && *chartName == "sim_vs_measured";
@@ -187,7 +200,40 @@ int runExport(const std::vector<std::string>& argv) {
     std::unique_ptr<QChart> c(makeSessionChart(s, chart, options, &error));
     if (c) error = exportChart(c.get(), size, format, QString::fromStdString(*out), scale);
   } else {
-    TimelineCanvas canvas(*session);
+    SessionPtr shown = *session;
+    std::shared_ptr<const TimelineRows> rows;
+    if (auto model = args.option("--overlay")) {
+      memsim::OverlayRequest request;
+      request.source.modelPath = *model;
+      request.source.session = *session;
+      if (auto b = args.option("--batch")) {
+        unsigned long long n = 0;
+        if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return usage("--batch wants a positive number");
+        request.source.batch = static_cast<int64_t>(n);
+      }
+      if (auto p = args.option("--policy")) {
+        auto policy = memsim::parsePolicy(*p);
+        if (!policy) return usage("unknown policy '" + *p + "'");
+        request.policy = *policy;
+      }
+      auto tiers = memsim::tierPreset(args.option("--preset").value_or("g10-default"));
+      if (!tiers) return usage("no tier preset '" + args.option("--preset").value_or("") + "'");
+      request.tiers = *tiers;
+      if (auto g = args.option("--gpu-mem")) {
+        if (Status st = memsim::setTierField(request.tiers, "gpu-mem", *g); !st.ok()) return usage(st.error());
+      }
+      memsim::OverlayRun run = memsim::runOverlay(request);
+      if (!run.error.empty()) {
+        std::fprintf(stderr, "tensorscope-cli export: %s\n", run.error.c_str());
+        return kExitFailure;
+      }
+      shown = run.overlay.session;
+      rows = run.overlay.rows;
+    }
+    TimelineCanvas canvas(shown, rows);
+    if (args.flag("--unfold")) {
+      for (size_t i = 0; i < canvas.rows().size(); ++i) canvas.setRowCollapsed(i, false);
+    }
     canvas.resize(size);
     if (options.stats.start != std::numeric_limits<TimeNs>::min() || options.stats.end != std::numeric_limits<TimeNs>::max()) {
       canvas.zoomTo(std::max(options.stats.start, s.startTime()), std::min(options.stats.end, s.endTime()));

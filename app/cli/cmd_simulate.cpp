@@ -7,7 +7,9 @@
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/tscope_file.h"
+#include "io/open_session.h"
 #include "memsim/g10_published.h"
+#include "memsim/mapping_report.h"
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
@@ -28,6 +30,7 @@ constexpr const char* kHelp =
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
     "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
     "           [--json | --csv] [-o SIM.tscope] [--plan PLAN.csv] [--published FILE]\n"
+    "           [--iteration T0:T1] [--corrections FILE] [--mapping | --compare]   (with --session)\n"
     "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
     "\n"
     "Plans each policy's data movement between GPU memory, host memory and SSD from the tensors'\n"
@@ -45,7 +48,13 @@ constexpr const char* kHelp =
     "--g10 DIR        a G10 workload (kernels.config, tensors.config); when DIR/../published.txt\n"
     "                 exists (or --published FILE), G10's published iteration times are shown beside\n"
     "--model M.onnx   the model's training step; kernel times from the --device roofline (default\n"
-    "                 A100-40GB) or measured in --session\n"
+    "                 A100-40GB) or measured in --session S: S's kernels are mapped to layers (NVTX\n"
+    "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) within\n"
+    "                 its last iteration (NVTX layers, ProfilerStep#N ranges or repeated kernels)\n"
+    "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms)\n"
+    "--corrections F  lines 'kernel name<TAB>forward/<layer>' (or an empty layer: leave it out)\n"
+    "--mapping        print which measured kernel is which layer, and stop\n"
+    "--compare        measured against simulated (first policy): summary, per layer, per kernel\n"
     "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s SSD)\n"
     "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options override.\n"
     "--json           an array with one object per policy (policy, feasible, iteration_ns, ideal_ns,\n"
@@ -174,9 +183,9 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, co
 int runSimulate(const std::vector<std::string>& argv) {
   Args args;
   std::set<std::string> valued = {"--g10", "--model", "--batch", "--session", "--device", "--optimizer", "--policy", "--tiers",
-                                  "--preset", "-o", "--sweep", "--published", "--plan"};
+                                  "--preset", "-o", "--sweep", "--published", "--plan", "--iteration", "--corrections"};
   for (const char* k : kTierKeys) valued.insert(std::string("--") + k);
-  if (std::string e = args.parse(argv, valued, {"--help", "-h", "--json", "--csv"}); !e.empty()) return usage(e);
+  if (std::string e = args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"}); !e.empty()) return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
@@ -192,6 +201,11 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") || args.option("--optimizer") || args.option("--batch"))) {
     return usage("--batch, --session, --device and --optimizer go with --model");
   }
+  const bool mappingOnly = args.flag("--mapping"), compare = args.flag("--compare");
+  if ((mappingOnly || compare || args.option("--iteration") || args.option("--corrections")) && in.sessionPath.empty()) {
+    return usage("--mapping, --compare, --iteration and --corrections need --session");
+  }
+  if (mappingOnly && compare) return usage("give one of --mapping or --compare");
   if (auto b = args.option("--batch")) {
     unsigned long long n = 0;
     if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return usage("--batch wants a positive number");
@@ -240,7 +254,29 @@ int runSimulate(const std::vector<std::string>& argv) {
     return runSweep(in, policies, tiers, *sweep, args.option("-o"));
   }
 
-  auto workload = loadWorkload(in);
+  if (!in.sessionPath.empty()) {
+    auto opened = openSessionFile(in.sessionPath);
+    if (!opened) return failure(opened.error());
+    in.session = *opened;
+    if (auto r = args.option("--iteration")) {
+      RelativeRange range;
+      if (!parseRelativeRange(*r, range)) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
+      TimeNs start = in.session->startTime();
+      in.mapping.iteration = model::TimeRange{start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
+    }
+    if (auto c = args.option("--corrections")) {
+      auto corrections = model::loadCorrections(*c);
+      if (!corrections) return failure(corrections.error());
+      in.mapping.corrections = std::move(*corrections);
+    }
+  }
+  MappingSummary mapping;
+  auto workload = loadWorkload(in, &mapping);
+  if (mappingOnly && !mapping.method.empty()) {  // shown also when nothing maps: the user corrects from it
+    StatsTable table = mappingTable(*in.session, mapping.kernels);
+    int rc = emitTables({table}, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+    return workload ? rc : kExitFailure;
+  }
   if (!workload) return failure(workload.error());
   auto runs = runPolicies(*workload, policies, tiers);
   if (!runs) return failure(runs.error());
@@ -273,8 +309,24 @@ int runSimulate(const std::vector<std::string>& argv) {
     std::fputs(simulationJson(*runs).c_str(), stdout);
     return kExitOk;
   }
+  if (compare) {
+    const PolicyRun& first = runs->front();
+    if (!first.result.feasible) return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name + ": " + first.result.problem);
+    std::vector<StatsTable> tables = {comparisonSummary(*in.session, *workload, first.result, mapping.kernels),
+                                      layerComparison(*workload, first.result, mapping.kernels),
+                                      kernelComparison(*workload, first.result, mapping.kernels)};
+    return emitTables(tables, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+  }
   StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
   table.title += " — " + workload->name;
+  if (!mapping.method.empty()) {
+    const model::KernelMapping& k = mapping.kernels;
+    char coverage[32];
+    std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * k.coverage());
+    table.notes.push_back("Kernel times measured in " + in.sessionPath + ": mapped by " + k.method + ", iteration " + std::to_string(k.iteration + 1) +
+                          " of " + std::to_string(k.iterations.size()) + " (" + k.iterationSource + "), " + coverage + " of its kernel time, " +
+                          std::to_string(mapping.layersMapped) + " of " + std::to_string(mapping.layers) + " layers timed (--mapping lists the kernels).");
+  }
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }
 

@@ -197,4 +197,17 @@ std::string statsToJson(const std::vector<StatsTable>& tables) {
   return w.str() + "\n";
 }
 
+void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before, std::optional<int64_t> after) {
+  // emplace_back per case: GCC 12 sees a maybe-uninitialized string in a ternary of variants.
+  auto add = [&row](bool have, auto value) {
+    if (have) row.emplace_back(value);
+    else row.emplace_back(std::monostate{});
+  };
+  add(before.has_value(), before.value_or(0));
+  add(after.has_value(), after.value_or(0));
+  add(before && after, after.value_or(0) - before.value_or(0));
+  add(before && after && *before != 0,
+      before && *before != 0 ? 100.0 * static_cast<double>(after.value_or(0) - *before) / static_cast<double>(*before) : 0.0);
+}
+
 }  // namespace ts

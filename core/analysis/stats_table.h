@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -45,5 +46,9 @@ std::string statsToCsv(const StatsTable& table);
 std::string statsToJson(const std::vector<StatsTable>& tables);
 
 std::string_view toString(StatsUnit unit);
+
+// Appends four cells — before, after, after − before, and that as a percentage of before — each
+// left empty where a side is missing (or before is zero, for the percentage).
+void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before, std::optional<int64_t> after);
 
 }  // namespace ts

@@ -53,17 +53,10 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
                {"delta_pct", "Δ %", StatsUnit::Percent}};
   for (const std::string& layer : order) {
     auto me = measuredNs.find(layer), si = simulatedNs.find(layer);
-    const bool both = me != measuredNs.end() && si != simulatedNs.end();
     std::vector<StatsCell> row;
     row.emplace_back(layer);
-    if (me != measuredNs.end()) row.emplace_back(int64_t{me->second});
-    else row.emplace_back(std::monostate{});
-    if (si != simulatedNs.end()) row.emplace_back(int64_t{si->second});
-    else row.emplace_back(std::monostate{});
-    if (both) row.emplace_back(int64_t{si->second - me->second});
-    else row.emplace_back(std::monostate{});
-    if (both && me->second > 0) row.emplace_back(100.0 * static_cast<double>(si->second - me->second) / static_cast<double>(me->second));
-    else row.emplace_back(std::monostate{});
+    appendChange(row, me != measuredNs.end() ? std::optional(me->second) : std::nullopt,
+                 si != simulatedNs.end() ? std::optional(si->second) : std::nullopt);
     t.rows.push_back(std::move(row));
   }
   t.notes.push_back("Per layer and phase: measured = GPU time of the kernels launched inside the NVTX ranges, "

@@ -120,7 +120,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
   std::vector<Span> spans;
   for (size_t k = 0; k < w.kernels.size(); ++k) {
     const SimKernelTime& kt = r.kernels[k];
-    if (kt.stall > 0) spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall, w.kernels[k].name});
+    if (kt.stall > 0) spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall, "waiting for data before " + w.kernels[k].name});
     spans.push_back({origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
   }
   std::vector<uint32_t> eventOf;

@@ -40,11 +40,14 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
     }
     model::KernelMapping kernels = model::mapKernels(*session, *graph, step, in.mapping);
     model::MappingReport r = model::applyMeasuredTimes(*graph, kernels.times, step);
-    if (kernels.method == "none" || r.method == "none") {
-      return Error{name + ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op ranges, and the " +
-                   std::to_string(kernels.kernels.size()) + " kernels of its last iteration match no order mapping)"};
-    }
+    const bool none = kernels.method == "none" || r.method == "none";
+    const size_t count = kernels.kernels.size();
+    // Filled on failure too: the user corrects the mapping from the kernels it lists.
     if (mapping) *mapping = {kernels.method, r.layersMapped, r.layers, r.unmapped, r.unknown, std::move(kernels)};
+    if (none) {
+      return Error{name + ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op ranges, and the " +
+                   std::to_string(count) + " kernels of its last iteration match no order mapping)"};
+    }
   }
   return workloadFromModel(*graph, step);
 }

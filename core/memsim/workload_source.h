@@ -34,6 +34,7 @@ struct MappingSummary {
   model::KernelMapping kernels;       // which measured kernel is which layer, the iteration
 };
 
+// `mapping` is filled whenever a run was mapped, also when nothing in it matched (the error).
 Result<SimWorkload> loadWorkload(const WorkloadSource& source, MappingSummary* mapping = nullptr);
 
 }  // namespace ts::memsim

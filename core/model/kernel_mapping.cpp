@@ -259,7 +259,7 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   }
   m.iteration = m.iterations.size() - 1;
   const std::vector<size_t>& mine = iterations.back();
-  for (size_t i : mine) m.kernels.push_back({all[i].track, all[i].event, {}, {}});
+  for (size_t i : mine) m.kernels.push_back({all[i].track, all[i].event, {}, {}, all[i].end - all[i].start});
 
   // 1. NVTX layer ranges around the launch.
   bool anyNvtx = false, anyAten = false;

@@ -38,6 +38,7 @@ struct MappedKernel {
   uint32_t track = kNone, event = kNone;
   std::string group;  // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty: unmapped
   std::string by;     // "nvtx", "aten", "order", "user"; empty: unmapped
+  int64_t ns = 0;     // its duration
 };
 
 struct KernelMapping {

@@ -18,6 +18,7 @@ CounterSummary summarizeCounter(const CounterTrack& c) {
   if (!v.empty()) {
     s.min = *std::min_element(s.blockMin.begin(), s.blockMin.end());
     s.max = *std::max_element(s.blockMax.begin(), s.blockMax.end());
+    s.maxTime = c.samples.time[static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin())];
   }
   return s;
 }

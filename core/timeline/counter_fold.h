@@ -13,6 +13,7 @@ struct CounterSummary {
   static constexpr uint32_t kBlock = 64;
   std::vector<double> blockMin, blockMax;  // per kBlock samples
   double min = 0, max = 0;                 // over all samples
+  TimeNs maxTime = 0;                      // the first sample at the maximum (the peak)
 };
 
 CounterSummary summarizeCounter(const CounterTrack& counter);
