@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include <QComboBox>
+#include <tuple>
 
 #include "analysis/session_compare.h"
 #include "chart_view.h"
@@ -43,6 +44,9 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
   splitter->addWidget(titled(tr("A: %1").arg(nameA), a_, splitter));
   splitter->addWidget(titled(tr("B: %1").arg(nameB), b_, splitter));
   auto* tabs = new QTabWidget(splitter);
+  tabs_ = tabs;
+  originA_ = a->startTime();
+  originB_ = b->startTime();
   kernels_ = new TablePanel(tabs);
   copies_ = new TablePanel(tabs);
   tabs->addTab(kernels_, tr("Kernels"));
@@ -86,13 +90,31 @@ void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const Sess
   show();
 }
 
-// The other timeline shows the same stretch, measured from its own session's start.
+void CompareView::setSimulated(const Simulated& s) {
+  originA_ = s.measuredOrigin;
+  originB_ = s.simulatedOrigin;
+  int at = 0;
+  for (auto [panel, table, title] : {std::tuple(&simSummary_, &s.summary, tr("Summary")), std::tuple(&simLayers_, &s.layers, tr("Per layer")),
+                                     std::tuple(&simKernels_, &s.kernels, tr("Per kernel"))}) {
+    *panel = new TablePanel(tabs_);
+    (*panel)->setTable(*table);
+    tabs_->insertTab(at++, *panel, title);
+  }
+  tabs_->setCurrentIndex(0);
+  // Both from the iteration's start, at A's scale.
+  const TimeAxis& axis = a_->axis();
+  a_->setAxis(TimeAxis(originA_ - static_cast<TimeNs>(axis.nsPerPixel() * 20), axis.nsPerPixel()));
+}
+
+// The other timeline shows the same stretch, measured from its own origin (the session's start,
+// or the iterations that line up).
 void CompareView::follow(TimelineCanvas* from, TimelineCanvas* to) {
   if (syncing_) return;
   syncing_ = true;
   const TimeAxis& axis = from->axis();
-  TimeNs offset = axis.start() - from->session()->startTime();
-  to->setAxis(TimeAxis(to->session()->startTime() + offset, axis.nsPerPixel()));
+  const bool fromA = from == a_;
+  TimeNs offset = axis.start() - (fromA ? originA_ : originB_);
+  to->setAxis(TimeAxis((fromA ? originB_ : originA_) + offset, axis.nsPerPixel()));
   syncing_ = false;
 }
 

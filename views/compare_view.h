@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include "analysis/stats_table.h"
 #include "session/session.h"
 
 class QTabWidget;
@@ -29,6 +30,18 @@ class CompareView : public QWidget {
   TablePanel* layers() const { return layers_; }
   ChartView* layerChart() const { return layerChart_; }
 
+  // A run against the simulation of its model (from the Simulation tab): the time axes line up
+  // at the run's mapped iteration and the simulated iteration's start, and the summary, per-layer
+  // and per-kernel tables come first.
+  struct Simulated {
+    TimeNs measuredOrigin = 0, simulatedOrigin = 0;
+    StatsTable summary, layers, kernels;
+  };
+  void setSimulated(const Simulated& s);
+  TablePanel* simulatedSummary() const { return simSummary_; }
+  TablePanel* simulatedLayers() const { return simLayers_; }
+  TablePanel* simulatedKernels() const { return simKernels_; }
+
  private:
   void follow(TimelineCanvas* from, TimelineCanvas* to);
   void addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b);
@@ -40,6 +53,11 @@ class CompareView : public QWidget {
   TablePanel* layers_ = nullptr;
   ChartView* layerChart_ = nullptr;
   bool syncing_ = false;
+  QTabWidget* tabs_ = nullptr;
+  TablePanel* simSummary_ = nullptr;
+  TablePanel* simLayers_ = nullptr;
+  TablePanel* simKernels_ = nullptr;
+  TimeNs originA_ = 0, originB_ = 0;  // the times that line up
 };
 
 }  // namespace ts

@@ -10,6 +10,14 @@ namespace ts {
 EventsTableModel::EventsTableModel(SessionPtr session, QObject* parent)
     : QAbstractTableModel(parent), session_(std::move(session)) {}
 
+void EventsTableModel::setSession(SessionPtr session) {
+  beginResetModel();
+  session_ = std::move(session);
+  all_.clear();
+  rows_.clear();
+  endResetModel();
+}
+
 void EventsTableModel::setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView>* views) {
   all_.clear();
   truncated_ = false;

@@ -21,6 +21,8 @@ class EventsTableModel : public QAbstractTableModel {
   static constexpr size_t kMaxRows = 2'000'000;
 
   explicit EventsTableModel(SessionPtr session, QObject* parent = nullptr);
+  // The same run with more tracks (a simulation overlaid): the list empties until the next range.
+  void setSession(SessionPtr session);
 
   // The events intersecting [t0, t1): of every track, or only of `views` (one timeline row).
   void setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView>* views = nullptr);

@@ -21,6 +21,7 @@
 #include "session/session_summary.h"
 #include "session_tree_model.h"
 #include "stats_pane.h"
+#include "overlay_pane.h"
 #include "timeline_canvas.h"
 #include "util/format.h"
 
@@ -94,7 +95,9 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
   connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
   topLayout->addWidget(findBar_);
+  shown_ = session_;
   timeline_ = new TimelineCanvas(session_, std::move(rows), top);
+  baseRows_ = timeline_->rowsPtr();
   topLayout->addWidget(timeline_, 1);
   bottom_ = new QTabWidget(right);
   bottom_->setDocumentMode(true);
@@ -152,7 +155,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     timeline_->select(r.track, r.event);
   });
   connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
-    details_->setHtml(eventDetailsHtml(*session_, track, event));
+    details_->setHtml(eventDetailsHtml(*shown_, track, event));
     bottom_->setCurrentWidget(details_);
   });
   connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
@@ -178,6 +181,45 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   splitter->setStretchFactor(1, 4);
   splitter->setSizes({280, 1000});
   timeline_->fitAll();
+}
+
+OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t batch) {
+  if (overlay_) {
+    bottom_->removeTab(bottom_->indexOf(overlay_));
+    overlay_->deleteLater();
+    showOverlay(false);
+  }
+  overlay_ = new OverlayPane(session_, modelPath, batch, bottom_);
+  overlay_->setSelectionSource([this] { return timeline_->selection(); });
+  connect(overlay_, &OverlayPane::updated, this, [this] { showOverlay(true); });
+  connect(overlay_, &OverlayPane::compareRequested, this, &SessionView::compareSimulationRequested);
+  connect(overlay_, &OverlayPane::removeRequested, this, [this] {
+    showOverlay(false);
+    bottom_->removeTab(bottom_->indexOf(overlay_));
+    overlay_->deleteLater();
+    overlay_ = nullptr;
+  });
+  bottom_->addTab(overlay_, tr("Simulation"));
+  bottom_->setCurrentWidget(overlay_);
+  return overlay_;
+}
+
+// The timeline, details, events and find switch to the overlaid copy (a superset of the run: its
+// tracks keep their indices), or back.
+void SessionView::showOverlay(bool on) {
+  const memsim::OverlayRun* run = overlay_ ? overlay_->current() : nullptr;
+  SessionPtr next = session_;
+  std::shared_ptr<const TimelineRows> rows = baseRows_;
+  if (on && run && run->error.empty() && run->overlay.session) {
+    next = run->overlay.session;
+    rows = run->overlay.rows;
+  }
+  if (next == shown_ && rows == timeline_->rowsPtr()) return;
+  shown_ = next;
+  timeline_->setRows(shown_, rows);
+  eventsModel_->setSession(shown_);
+  hits_.clear();
+  searched_ = false;
 }
 
 void SessionView::setLive(bool live) {
@@ -211,7 +253,7 @@ void SessionView::showFind() {
 void SessionView::runSearch() {
   searched_ = true;
   current_ = static_cast<size_t>(kNone);
-  auto hits = findEvents(*session_, findEdit_->text().toStdString(), findRegex_->isChecked());
+  auto hits = findEvents(*shown_, findEdit_->text().toStdString(), findRegex_->isChecked());
   if (!hits) {
     hits_.clear();
     findCount_->setText(QString::fromStdString(hits.error()));

@@ -24,6 +24,7 @@ class TimelineCanvas;
 class EventsTableModel;
 class ChartsPane;
 class StatsPane;
+class OverlayPane;
 
 class SessionView : public QWidget {
   Q_OBJECT
@@ -51,11 +52,26 @@ class SessionView : public QWidget {
   void setLive(bool live);
   // Fills the events table with [t0, t1) of every track, or of one timeline row.
   void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
+  // Model → Simulate Memory Tiers: the Simulation tab for `modelPath` at `batch` (replacing an
+  // earlier one); each finished run is drawn over this timeline.
+  OverlayPane* simulateOnTimeline(const QString& modelPath, int64_t batch);
+  OverlayPane* overlayPane() const { return overlay_; }
+  // The session the timeline draws: the run, or the run with a simulation overlaid.
+  const SessionPtr& shown() const { return shown_; }
+
+ signals:
+  // The Simulation tab's "Compare side by side".
+  void compareSimulationRequested();
 
  private:
   QString overviewHtml() const;
 
+  void showOverlay(bool on);
+
   SessionPtr session_;
+  SessionPtr shown_;  // session_, or the overlaid copy the timeline draws
+  std::shared_ptr<const TimelineRows> baseRows_;
+  OverlayPane* overlay_ = nullptr;
   QString path_;
   SessionTreeModel* model_ = nullptr;
   QTreeView* tree_ = nullptr;

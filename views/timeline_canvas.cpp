@@ -496,7 +496,7 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
           p.setBrush(QColor(0xe1, 0x57, 0x59));
           p.drawPolygon(QPolygonF({QPointF(x - 4, y - 6), QPointF(x + 4, y - 6), QPointF(x, y)}));
           p.setBrush(Qt::NoBrush);
-          p.drawText(QPointF(x + 6, std::max(y + 2, vr.y + 12.0)), tr("peak %1").arg(value(cs.max)));
+          p.drawText(QPointF(x + 6, vr.y + 12.0), tr("peak %1").arg(value(cs.max)));  // inside the row, whatever the scale
         }
       }
       p.restore();

@@ -77,6 +77,7 @@ class TimelineCanvas : public QWidget {
   void setPersistenceKey(const QString& key);
   bool rowCollapsed(size_t row) const { return collapsed_[row]; }
   const TimelineRows& rows() const { return *rows_; }
+  const std::shared_ptr<const TimelineRows>& rowsPtr() const { return rows_; }
 
   // Draws the whole canvas with `painter` at `size` (the widget paints itself with it; tests and
   // the frame benchmark draw into a QImage).

@@ -5,6 +5,8 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QStandardPaths>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -27,6 +29,11 @@
 #include "capture_dialog.h"
 #include "chart_export.h"
 #include "compare_view.h"
+#include "io/atomic_file.h"
+#include "memsim/mapping_report.h"
+#include "memsim/sim_session.h"
+#include "model/model_zoo.h"
+#include "overlay_pane.h"
 #include "model_view.h"
 #include "io/open_session.h"
 #include "simulation_view.h"
@@ -209,7 +216,15 @@ void MainWindow::createActions() {
   timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left), [](TimelineCanvas* c) { c->back(); });
   timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), [](TimelineCanvas* c) { c->forward(); });
 
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  model->addAction(openModelAction_);
+  QAction* onTimeline = model->addAction(tr("&Simulate Memory Tiers…"), this, &MainWindow::simulateOnTimelineDialog);
+  onTimeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+  onTimeline->setStatusTip(tr("Simulate the run's model under a memory policy and draw it on this timeline: tier usage, transfers, tensor lanes"));
+  simulateTimelineAction_ = onTimeline;
+
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
+  simulate->addAction(onTimeline);
   simulate->addAction(tr("Memory Tiers of a &G10 Workload…"), this, [this] {
     QString dir = QFileDialog::getExistingDirectory(this, tr("G10 workload directory (kernels.config, tensors.config)"));
     if (dir.isEmpty()) return;
@@ -256,7 +271,7 @@ void MainWindow::createActions() {
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
   for (QAction* a : {openAction_, openRanksAction_, openModelAction_, captureAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
-                     findAction_, findNextAction_, findPreviousAction_, shortcutsAction_}) {
+                     findAction_, findNextAction_, findPreviousAction_, shortcutsAction_, simulateTimelineAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
   result += viewActions_;
@@ -294,6 +309,69 @@ void MainWindow::openModel(const QString& path) {
     emit modelOpened(view->path(), view->error().isEmpty());
   });
   updateCentral();
+}
+
+void MainWindow::simulateOnTimelineDialog() {
+  const QString title = tr("Simulate memory tiers on this timeline");
+  if (!sessionView(tabs_->currentIndex())) {
+    showError(title, tr("Open a run first: the simulation of its model is drawn on its timeline."));
+    return;
+  }
+  // An ONNX file, or one of the built-in models written to the cache.
+  QStringList choices{tr("An ONNX file…")};
+  for (const std::string& name : model::zooModels()) choices << tr("Built-in: %1").arg(QString::fromStdString(name));
+  bool ok = false;
+  const QString choice = QInputDialog::getItem(this, title, tr("The run's model:"), choices, 0, false, &ok);
+  if (!ok) return;
+  QString path;
+  if (choice == choices.front()) {
+    path = QFileDialog::getOpenFileName(this, tr("The run's model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    if (path.isEmpty()) return;
+  } else {
+    const std::string name = choice.mid(choice.indexOf(QLatin1Char(' ')) + 1).toStdString();
+    auto bytes = model::zooModelBytes(name);
+    QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
+    path = cache.filePath(QString::fromStdString(name) + QStringLiteral(".onnx"));
+    if (!bytes || !cache.mkpath(QStringLiteral("."))) {
+      showError(title, bytes ? tr("Cannot create %1").arg(cache.path()) : QString::fromStdString(bytes.error()));
+      return;
+    }
+    if (Status st = writeBytesAtomically(path.toStdString(), *bytes); !st.ok()) {
+      showError(title, QString::fromStdString(st.error()));
+      return;
+    }
+  }
+  int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the run:"), 32, 1, 1 << 16, 1, &ok);
+  if (ok) simulateOnTimeline(tabs_->currentIndex(), path, batch);
+}
+
+OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, int64_t batch) {
+  SessionView* view = sessionView(tab);
+  if (!view) return nullptr;
+  OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
+  if (!view->property("compareConnected").toBool()) {  // one connection per view, however often it simulates
+    connect(view, &SessionView::compareSimulationRequested, this, [this, view] { compareWithSimulation(view); });
+    view->setProperty("compareConnected", true);
+  }
+  return pane;
+}
+
+CompareView* MainWindow::compareWithSimulation(SessionView* view) {
+  const memsim::OverlayRun* run = view && view->overlayPane() ? view->overlayPane()->current() : nullptr;
+  if (!run || !run->error.empty()) return nullptr;
+  const memsim::PolicyRun& policy = run->run;
+  SessionPtr simulated = memsim::simulationSession(run->workload, {policy}, run->tiers);
+  const QString name = tabs_->tabText(tabs_->indexOf(view));
+  auto* compare = new CompareView(view->session(), name, simulated, tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
+  CompareView::Simulated s;
+  s.measuredOrigin = run->mapping.kernels.origin();
+  s.simulatedOrigin = 0;
+  s.summary = memsim::comparisonSummary(*view->session(), run->workload, policy.result, run->mapping.kernels);
+  s.layers = memsim::layerComparison(run->workload, policy.result, run->mapping.kernels);
+  s.kernels = memsim::kernelComparison(run->workload, policy.result, run->mapping.kernels);
+  compare->setSimulated(s);
+  tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(name)));
+  return compare;
 }
 
 // The what-if tab: a workload under a policy and tiers the user moves.

@@ -22,6 +22,8 @@ class QListWidget;
 namespace ts {
 
 class CaptureJob;
+class CompareView;
+class OverlayPane;
 struct CaptureRequest;
 class SessionExportJob;
 class SessionLoadJob;
@@ -65,6 +67,11 @@ class MainWindow : public QMainWindow {
   const QString& lastError() const { return lastError_; }
   // Every action with a shortcut, for the shortcuts dialog and tests.
   QList<QAction*> shortcutActions() const;
+  // Model → Simulate Memory Tiers on the session in `tab` (its Simulation tab); null when the tab
+  // holds no session.
+  OverlayPane* simulateOnTimeline(int tab, const QString& modelPath, int64_t batch);
+  // A session tab's simulation against the run, in a compare tab of its own (null without one).
+  CompareView* compareWithSimulation(SessionView* view);
 
  signals:
   void sessionOpened(const QString& path);
@@ -87,6 +94,7 @@ class MainWindow : public QMainWindow {
   void openModelDialog();
   void exportTimelineImageDialog();
   void compareDialog();
+  void simulateOnTimelineDialog();
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);
@@ -109,6 +117,7 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QAction* openAction_ = nullptr;
   QAction* simulateRunAction_ = nullptr;
+  QAction* simulateTimelineAction_ = nullptr;
   QAction* openRanksAction_ = nullptr;
   QAction* exportAction_ = nullptr;
   QList<QAction*> viewActions_;  // zoom, pan, history: act on the current tab's timeline

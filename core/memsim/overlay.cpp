@@ -218,7 +218,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
   std::map<std::string, int> firstBirth;
   size_t shown = 0;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
-    if (!options.roles.empty() && std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) == options.roles.end()) continue;
+    if (std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) == options.roles.end()) continue;
     if (tensorSpans[t].empty()) continue;
     std::string layer = layerOf(lives[t].birth);
     byLayer[layer].push_back(static_cast<int>(t));

@@ -6,6 +6,7 @@ namespace ts::memsim {
 
 OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(const char*)>& stage, const std::atomic<bool>* cancel) {
   OverlayRun out;
+  out.tiers = request.tiers;
   auto say = [&](const char* what) {
     if (stage) stage(what);
     if (cancel && cancel->load()) out.cancelled = true;

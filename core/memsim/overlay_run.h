@@ -24,6 +24,7 @@ struct OverlayRun {
   std::string error;  // empty on success
   bool cancelled = false;
   MappingSummary mapping;
+  TierConfig tiers;  // as simulated
   SimWorkload workload;
   PolicyRun run;
   Overlay overlay;

@@ -15,6 +15,12 @@ const char* toString(TensorRole r) {
   return "other";
 }
 
+std::vector<TensorRole> allTensorRoles() {
+  std::vector<TensorRole> all;
+  for (int r = 0; r <= static_cast<int>(TensorRole::OptimizerState); ++r) all.push_back(static_cast<TensorRole>(r));
+  return all;
+}
+
 TimeNs SimWorkload::idealTime() const {
   TimeNs t = 0;
   for (const SimKernel& k : kernels) t += k.duration;

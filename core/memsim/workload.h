@@ -14,6 +14,7 @@ namespace ts::memsim {
 // What a tensor is, for filtering the timeline's tensor lanes (G10 workloads know only weights).
 enum class TensorRole : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
 const char* toString(TensorRole r);  // "other", "weight", "activation", "gradient", "optimizer state"
+std::vector<TensorRole> allTensorRoles();
 
 struct SimTensor {
   std::string name;
