@@ -12,7 +12,7 @@ namespace ts::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli compare A B [--format table|csv|json] [-o OUT]\n"
+    "Usage: tensorscope-cli compare A B [--format table|csv|json | --json | --csv] [-o OUT]\n"
     "       tensorscope-cli compare MEASURED SIM.tscope --layers [--policy P] [--format ...] [-o OUT]\n"
     "\n"
     "Compares two sessions (any format Tensorscope opens): kernels by name (count, total and mean\n"
@@ -33,13 +33,16 @@ int usage(const std::string& m) {
 
 int runCompare(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--format", "-o", "--policy"}, {"--help", "-h", "--layers"}); !e.empty()) return usage(e);
+  if (std::string e = args.parse(argv, {"--format", "-o", "--policy"}, {"--help", "-h", "--layers", "--json", "--csv"}); !e.empty()) return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
   if (args.positional().size() != 2) return usage("give two sessions, A and B");
-  std::string format = args.option("--format").value_or("table");
+  if (int(args.flag("--json")) + int(args.flag("--csv")) + int(args.option("--format").has_value()) > 1) {
+    return usage("give one of --format, --json or --csv");
+  }
+  std::string format = args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : args.option("--format").value_or("table");
   if (format != "table" && format != "csv" && format != "json") return usage("unknown format '" + format + "'");
   SessionPtr sessions[2];
   for (int i = 0; i < 2; ++i) {

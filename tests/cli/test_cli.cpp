@@ -348,6 +348,70 @@ TEST_F(Cli, SimulateAMeasuredModelAndCompareLayers) {
 #endif
 }
 
+// The bundled PyTorch trace of AlexNet against the zoo's AlexNet: kernels mapped through the
+// aten:: op ranges in the last of two repeated iterations; corrections, the iteration and the
+// comparison tables; the overlay drawn headless.
+TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
+  const std::string sample = TSCOPE_SAMPLE;
+  ASSERT_EQ(cli("model zoo alexnet -o " + path("alexnet.onnx")).exitCode, 0);
+  const std::string base = "simulate --model " + path("alexnet.onnx") + " --batch 128 --session " + sample;
+  CliRun r = cli(base + " --mapping --csv");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("index,start_ns,duration_ns,kernel,layer,by"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",ampere_sgemm_32x32_sliced1x4_tn,forward/classifier.1,aten"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(unmapped)"), std::string::npos);  // adaptive average pooling: not in the zoo model
+  r = cli(base + " --mapping");
+  EXPECT_NE(r.out.find("by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time mapped"), std::string::npos) << r.out;
+
+  // A correction maps the pooling kernel; a bad corrections file names its line.
+  {
+    std::ofstream f(path("fix.tsv"));
+    f << "# kernel\tlayer\nvoid at::native::(anonymous namespace)::adaptive_average_pool<float>(float const*, float*, int, int, int, int, long, long, long)\tforward/features.10\n";
+  }
+  r = cli(base + " --corrections " + path("fix.tsv") + " --mapping");
+  EXPECT_NE(r.out.find("100.0 % of its kernel time mapped"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(unmapped)"), std::string::npos);
+  {
+    std::ofstream f(path("bad.tsv"));
+    f << "no tab\n";
+  }
+  r = cli(base + " --corrections " + path("bad.tsv") + " --mapping");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find(path("bad.tsv") + ":1"), std::string::npos) << r.out;
+  // The first iteration instead (the warm-up), by range from the session's start.
+  r = cli(base + " --iteration 0:43.3s --mapping");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("iteration 1 of 1 (your range)"), std::string::npos) << r.out;
+
+  // Measured against simulated: the measured layers carry over exactly with infinite memory.
+  r = cli(base + " --policy ideal --compare --csv");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("quantity,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Iteration,27192000,"), std::string::npos) << r.out;  // first kernel start to last end
+  EXPECT_NE(r.out.find("features.0 (forward),1532000,1532000,0,0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("index,kernel,layer,time_from,measured_ns,simulated_ns,delta_ns,delta_pct,stall_ns"), std::string::npos);
+  // The table says where the times came from.
+  r = cli(base + " --policy g10");
+  EXPECT_NE(r.out.find("mapped by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time, 8 of 8 layers timed"), std::string::npos) << r.out;
+  EXPECT_EQ(cli(base + " --mapping --compare").exitCode, 2);
+  EXPECT_EQ(cli("simulate --model " + path("alexnet.onnx") + " --mapping").exitCode, 2);
+  EXPECT_EQ(cli(base + " --iteration soon --mapping").exitCode, 2);
+  // Two captures compared as JSON.
+  r = cli("compare " + sample + " " + sample + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_EQ(r.out.front(), '[');
+  EXPECT_EQ(cli("compare " + sample + " " + sample + " --json --csv").exitCode, 2);
+#ifdef TSCOPE_HAVE_EXPORT
+  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") + " --batch 128 --gpu-mem 1GB --unfold --range 43.35s:43.51s --format png -o " +
+          path("overlay.png"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_GT(fs::file_size(path("overlay.png")), 20000u);
+  EXPECT_EQ(cli("export " + sample + " --timeline --unfold --format png -o " + path("x.png")).exitCode, 2);
+  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") + " --policy frob --format png -o " + path("x.png"));
+  EXPECT_EQ(r.exitCode, 2);
+#endif
+}
+
 #ifdef TSCOPE_HAVE_EXPORT
 TEST_F(Cli, ExportsSessionAndSimulationChartsHeadless) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";

@@ -3,6 +3,7 @@
 // transfers, simulated kernels and measured kernels.
 #include <gtest/gtest.h>
 
+#include "memsim/mapping_report.h"
 #include "memsim/overlay.h"
 #include "memsim/tier_config.h"
 #include "session_fixture.h"
@@ -30,13 +31,17 @@ Fixture fixture() {
   f.mapping.method = "nvtx";
   f.mapping.device = 0;
   f.mapping.iterations = {{20, 2120}};
-  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx"}, {f.kernelTrack, 1, "forward/L2", "nvtx"}, {f.kernelTrack, 2, "backward/L1", "nvtx"}};
+  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx", 100}, {f.kernelTrack, 1, "forward/L2", "nvtx", 200}, {f.kernelTrack, 2, "backward/L1", "nvtx", 100}};
+  f.mapping.totalNs = f.mapping.mappedNs = 400;
 
   f.w.name = "toy";
   f.w.tensors = {{"w", GiB, true, TensorRole::Weight, "[16, 16]"}, {"a", 2 * GiB, false, TensorRole::Activation}};
   f.w.kernels = {{"fwd", 100, {0}, {1}, 0, "forward/L1"}, {"mid", 200, {}, {}, 0, "forward/L2"}, {"bwd", 100, {0, 1}, {}, 0, "backward/L1"}};
 
   f.r.policy = Policy::G10;
+  f.r.summary.iteration = 450;
+  f.r.summary.stall = 50;
+  f.r.summary.linkBytes[static_cast<size_t>(Link::HostToGpu)] = 2 * GiB;
   f.r.kernels = {{0, 100, 0}, {100, 300, 0}, {350, 450, 50}};
   f.r.migrations = {{1, Tier::Gpu, Tier::Host, Link::GpuToHost, 100, 150, 2 * GiB, false},
                     {1, Tier::Host, Tier::Gpu, Link::HostToGpu, 250, 350, 2 * GiB, true}};
@@ -196,6 +201,49 @@ TEST(Overlay, FilterSortAndErrors) {
   SimResult other = f.r;
   other.kernels.pop_back();
   EXPECT_FALSE(buildOverlay(f.measured, f.mapping, f.w, other, f.tiers).ok());
+}
+
+// The comparison tables on the same hand-made numbers.
+TEST(Overlay, MeasuredAgainstSimulatedTables) {
+  Fixture f = fixture();
+  StatsTable k = kernelComparison(f.w, f.r, f.mapping);
+  ASSERT_EQ(k.rows.size(), 3u);
+  EXPECT_EQ(k.text(2, 1), "bwd");
+  EXPECT_EQ(k.text(2, 2), "L1 (backward)");
+  EXPECT_EQ(k.text(2, 3), "measured");
+  EXPECT_EQ(k.number(2, 4), 100);  // the workload's time
+  EXPECT_EQ(k.number(2, 5), 150);  // its span, the stall included
+  EXPECT_EQ(k.number(2, 6), 50);
+  EXPECT_DOUBLE_EQ(k.number(2, 7), 50.0);
+  EXPECT_EQ(k.number(2, 8), 50);
+  EXPECT_EQ(k.number(1, 6), 0);
+
+  StatsTable l = layerComparison(f.w, f.r, f.mapping);
+  ASSERT_EQ(l.rows.size(), 3u);
+  EXPECT_EQ(l.text(0, 0), "L1 (forward)");
+  EXPECT_EQ(l.number(1, 1), 200);
+  EXPECT_EQ(l.number(1, 2), 200);
+  EXPECT_EQ(l.text(2, 0), "L1 (backward)");
+  EXPECT_EQ(l.number(2, 3), 50);
+
+  StatsTable sum = comparisonSummary(*f.measured, f.w, f.r, f.mapping);
+  ASSERT_EQ(sum.rows.size(), 3u);
+  EXPECT_EQ(sum.text(0, 0), "Iteration");
+  EXPECT_EQ(sum.number(0, 1), 2100);
+  EXPECT_EQ(sum.number(0, 2), 450);
+  EXPECT_EQ(sum.number(0, 3), 450 - 2100);
+  EXPECT_EQ(sum.number(1, 1), 400);
+  EXPECT_EQ(sum.number(1, 2), 400);
+  EXPECT_EQ(sum.number(2, 2), 50);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(sum.rows[2][1]));  // a run measures no stall
+  EXPECT_NE(sum.notes[0].find("2 GiB host → GPU"), std::string::npos) << sum.notes[0];
+
+  StatsTable m = mappingTable(*f.measured, f.mapping);
+  ASSERT_EQ(m.rows.size(), 3u);
+  EXPECT_EQ(m.number(1, 1), 1000);  // from the iteration's first kernel
+  EXPECT_EQ(m.number(1, 2), 200);
+  EXPECT_EQ(m.text(1, 4), "forward/L2");
+  EXPECT_NE(m.title.find("100.0 % of its kernel time mapped"), std::string::npos) << m.title;
 }
 
 }  // namespace
