@@ -198,8 +198,13 @@ void SimulationView::present(Outcome o) {
       if (names.size() > 12) out << tr("… %1 more").arg(names.size() - 12);
       return out.join(QStringLiteral(", "));
     };
-    QString text = tr("<b>Measured times</b> by %1: %2 of %3 layers timed (%4 %).")
+    const model::KernelMapping& k = m.kernels;
+    QString text = tr("<b>Measured times</b> by %1, iteration %2 of %3 (%4), %5 % of its kernel time mapped: %6 of %7 layers timed (%8 %).")
                        .arg(QString::fromStdString(m.method))
+                       .arg(k.iteration + 1)
+                       .arg(k.iterations.size())
+                       .arg(QString::fromStdString(k.iterationSource))
+                       .arg(100 * k.coverage(), 0, 'f', 1)
                        .arg(m.layersMapped)
                        .arg(m.layers)
                        .arg(m.layers ? 100.0 * static_cast<double>(m.layersMapped) / static_cast<double>(m.layers) : 0.0, 0, 'f', 0);

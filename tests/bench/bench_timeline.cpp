@@ -10,6 +10,9 @@
 #include <map>
 #include <memory>
 
+#include "memsim/g10_workload.h"
+#include "memsim/overlay.h"
+#include "memsim/simulation.h"
 #include "synth/synthetic_session.h"
 #include "timeline_canvas.h"
 
@@ -67,7 +70,59 @@ void BM_BuildRows(benchmark::State& state) {
   }
 }
 
+// A BERT-256 simulation (G10 at 24 GB: 1.6 k kernels, 6 k tensors with thousands of transfers)
+// laid over a 1 M-event run: building the overlaid session and its rows (what the Simulation tab
+// adds after the simulation itself), then frames with every tensor lane unfolded.
+struct OverlayCase {
+  ts::SessionPtr run;
+  ts::memsim::SimWorkload workload;
+  ts::memsim::SimResult result;
+  ts::memsim::TierConfig tiers;
+  ts::memsim::Overlay overlay;
+};
+OverlayCase* overlayCase() {
+  static std::unique_ptr<OverlayCase> c;
+  if (c) return c.get();
+  auto g = ts::memsim::loadG10Workload(TSCOPE_SHARED_DATA "/g10/BERT-256");
+  if (!g) return nullptr;
+  c = std::make_unique<OverlayCase>();
+  c->run = ts::generateSyntheticSession({1'000'000, 1, 4, 1}).value();
+  c->workload = std::move(g->workload);
+  c->tiers = *ts::memsim::tierPreset("g10-default");
+  c->tiers.gpuBytes = 24'000'000'000;
+  c->result = ts::memsim::runPolicies(c->workload, {ts::memsim::Policy::G10}, c->tiers).value().front().result;
+  c->overlay = ts::memsim::buildOverlay(c->run, {}, c->workload, c->result, c->tiers).value();
+  return c.get();
+}
+
+void BM_BuildOverlayBert(benchmark::State& state) {
+  OverlayCase* c = overlayCase();
+  if (!c) return state.SkipWithError("no BERT-256 workload in ../shared/data/g10");
+  for (auto _ : state) benchmark::DoNotOptimize(ts::memsim::buildOverlay(c->run, {}, c->workload, c->result, c->tiers));
+  state.counters["rows"] = static_cast<double>(c->overlay.rows->size());
+  state.counters["migrations"] = static_cast<double>(c->result.migrations.size());
+}
+
+void BM_RenderOverlayFrame(benchmark::State& state) {
+  OverlayCase* c = overlayCase();
+  if (!c) return state.SkipWithError("no BERT-256 workload in ../shared/data/g10");
+  static std::unique_ptr<ts::TimelineCanvas> canvas;
+  if (!canvas) {
+    canvas = std::make_unique<ts::TimelineCanvas>(c->overlay.session, c->overlay.rows);
+    canvas->resize(1920, 1080);
+    for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
+  }
+  zoom(*canvas, static_cast<int>(state.range(0)));
+  QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+  for (auto _ : state) {
+    QPainter p(&image);
+    canvas->render(p, image.size());
+  }
+}
+
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildOverlayBert)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderOverlayFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderFrame)->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 
