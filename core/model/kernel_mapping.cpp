@@ -180,13 +180,17 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
 
   // Iterations, as lists of kernel positions in `all`.
   std::vector<std::vector<size_t>> iterations;
+  // Kernels by the range (sorted, not overlapping) their launch falls in: one binary search each.
   auto byLaunch = [&](const std::vector<TimeRange>& ranges) {
-    for (const TimeRange& r : ranges) {
-      std::vector<size_t> members;
-      for (size_t i = 0; i < all.size(); ++i) {
-        if (all[i].launch >= r.start && all[i].launch < r.end) members.push_back(i);
-      }
-      if (!members.empty()) iterations.push_back(std::move(members));
+    std::vector<std::vector<size_t>> members(ranges.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto after = std::upper_bound(ranges.begin(), ranges.end(), all[i].launch, [](TimeNs t, const TimeRange& r) { return t < r.start; });
+      if (after == ranges.begin()) continue;
+      const TimeRange& r = *std::prev(after);
+      if (all[i].launch < r.end) members[static_cast<size_t>(std::prev(after) - ranges.begin())].push_back(i);
+    }
+    for (auto& list : members) {
+      if (!list.empty()) iterations.push_back(std::move(list));
     }
   };
   // Annotation ranges by name across threads, in start order.
@@ -206,8 +210,12 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     for (size_t i = 0; i < all.size(); ++i) {
       if (all[i].start >= options.iteration->start && all[i].start < options.iteration->end) members.push_back(i);
     }
-    if (!members.empty()) iterations.push_back(std::move(members));
     m.iterationSource = "your range";
+    if (members.empty()) {  // nothing to map: said as it is, not replaced by a guess
+      m.iterations = {*options.iteration};
+      return m;
+    }
+    iterations.push_back(std::move(members));
   }
   if (m.iterationSource.empty()) {
     auto layerRanges = rangesNamed([](std::string_view n) { return n.rfind("forward/", 0) == 0; });

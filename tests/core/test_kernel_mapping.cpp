@@ -76,6 +76,13 @@ TEST(KernelMapping, NvtxLayerRangesAndTheirIterations) {
   EXPECT_DOUBLE_EQ(m.coverage(), 1.0);
   EXPECT_TRUE(m.unmapped.empty());
   EXPECT_EQ(m.times.forwardNs.at("classifier.1"), 50);
+  // A range without kernels maps nothing (and says so) rather than guessing.
+  options.iteration = TimeRange{5000, 6000};
+  KernelMapping empty = mapKernels(*run, a.graph, a.step, options);
+  EXPECT_EQ(empty.method, "none");
+  EXPECT_EQ(empty.iterationSource, "your range");
+  EXPECT_TRUE(empty.kernels.empty());
+  options.iteration.reset();
   // A correction to "" takes a kernel out.
   options.corrections["k"] = "";
   m = mapKernels(*run, a.graph, a.step, options);
@@ -155,6 +162,14 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   TrainingStep step = a.step;
   EXPECT_EQ(applyMeasuredTimes(a.graph, m.times, step).method, "order");
   EXPECT_EQ(step.kernels[0].durationNs, 2010);
+
+  // PyTorch's profiler steps, when present, are the iterations.
+  SessionPtr steps = testing::makeLayerRun({{"ProfilerStep#1", 0, 1000, 10, "a"}, {"ProfilerStep#2", 1000, 2000, 10, "b"}, {"ProfilerStep#3", 2000, 3000, 10, "c"}});
+  m = mapKernels(*steps, a.graph, a.step);
+  EXPECT_EQ(m.iterationSource, "profiler steps");
+  ASSERT_EQ(m.iterations.size(), 3u);
+  EXPECT_EQ(m.iterations[2].start, 2020);
+  ASSERT_EQ(m.kernels.size(), 1u);
 
   // A run that is not a step of this model: nothing maps, every kernel is listed.
   SessionPtr other = testing::makeLayerRun({{"", 0, 100, 10, "x"}, {"", 100, 200, 10, "y"}});

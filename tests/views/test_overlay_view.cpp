@@ -42,6 +42,13 @@ size_t rowStarting(const TimelineRows& rows, const std::string& prefix) {
   return static_cast<size_t>(kNone);
 }
 
+// A built-in model written where the GUI can open it; empty on failure.
+QString zooFile(const QTemporaryDir& dir, const char* name) {
+  const QString path = dir.filePath(QStringLiteral("%1.onnx").arg(QLatin1String(name)));
+  auto bytes = model::zooModelBytes(name);
+  return bytes.ok() && writeBytesAtomically(path.toStdString(), *bytes).ok() ? path : QString();
+}
+
 }  // namespace
 
 class TestOverlayView : public QObject {
@@ -49,10 +56,8 @@ class TestOverlayView : public QObject {
  private slots:
   void simulationOnTheSampleTimeline() {
     QTemporaryDir dir;
-    const QString model = dir.filePath(QStringLiteral("alexnet.onnx"));
-    auto bytes = model::zooModelBytes("alexnet");
-    QVERIFY(bytes.ok());
-    QVERIFY(writeBytesAtomically(model.toStdString(), *bytes).ok());
+    const QString model = zooFile(dir, "alexnet");
+    QVERIFY(!model.isEmpty());
 
     MainWindow window;
     window.resize(1600, 1200);
@@ -74,7 +79,7 @@ class TestOverlayView : public QObject {
     QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
 
     // Mapped through the aten:: ranges, the last of two iterations detected by repetition.
-    const model::KernelMapping& k = pane->current()->mapping.kernels;
+    const model::KernelMapping k = pane->current()->mapping.kernels;  // a copy: later runs replace current()
     QCOMPARE(k.method, std::string("aten"));
     QCOMPARE(k.iterationSource, std::string("repeated kernels"));
     QCOMPARE(k.iterations.size(), size_t{2});
@@ -176,13 +181,11 @@ class TestOverlayView : public QObject {
     QCOMPARE(rowNamed(view->timeline()->rows(), "GPU memory (simulated)"), static_cast<size_t>(kNone));
   }
 
-  // Bad input stays in the pane: a model that is not the run's, an impossible tier.
+  // Bad input stays in the pane: a model that is not the run's, an impossible tier field.
   void errorsAreShownInPlace() {
     QTemporaryDir dir;
-    const QString model = dir.filePath(QStringLiteral("vit.onnx"));
-    auto bytes = model::zooModelBytes("vit-b16");
-    QVERIFY(bytes.ok());
-    QVERIFY(writeBytesAtomically(model.toStdString(), *bytes).ok());
+    const QString model = zooFile(dir, "vit-b16");
+    QVERIFY(!model.isEmpty());
     MainWindow window;
     window.show();
     QSignalSpy opened(&window, &MainWindow::sessionOpened);
@@ -191,10 +194,13 @@ class TestOverlayView : public QObject {
     OverlayPane* pane = window.simulateOnTimeline(0, model, 8);
     QSignalSpy updated(pane, &OverlayPane::updated);
     QVERIFY(updated.wait(30000));
-    // ViT has no convolution the run's aten::conv2d could be; nothing maps by order either — but
-    // the kernels are listed so the user can assign them.
-    QVERIFY(!pane->current()->error.empty() || pane->current()->mapping.kernels.coverage() < 0.5);
-    QVERIFY(pane->mappingTable()->model()->rowCount() > 0);
+    // ViT is not the run's model: only its patch convolution and a few linears find a partner in
+    // AlexNet's aten:: ops. The summary says how little maps; every kernel is listed to assign.
+    const model::KernelMapping k = pane->current()->mapping.kernels;  // a copy: later runs replace current()
+    QCOMPARE(k.method, std::string("aten"));
+    QVERIFY(k.coverage() < 0.5);
+    QVERIFY(pane->summary()->text().contains(QStringLiteral("4 of 74 layers timed")));
+    QCOMPARE(pane->mappingTable()->model()->rowCount(), 39);
     pane->gpuMemory()->setText(QStringLiteral("lots"));
     pane->simulate();
     QVERIFY(pane->stage()->text().contains(QStringLiteral("Cannot simulate")));
