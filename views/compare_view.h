@@ -35,12 +35,13 @@ class CompareView : public QWidget {
   // and per-kernel tables come first.
   struct Simulated {
     TimeNs measuredOrigin = 0, simulatedOrigin = 0;
-    StatsTable summary, layers, kernels;
+    StatsTable summary, layers, kernels, traffic;
   };
   void setSimulated(const Simulated& s);
   TablePanel* simulatedSummary() const { return simSummary_; }
   TablePanel* simulatedLayers() const { return simLayers_; }
   TablePanel* simulatedKernels() const { return simKernels_; }
+  TablePanel* simulatedTraffic() const { return simTraffic_; }
 
  private:
   void follow(TimelineCanvas* from, TimelineCanvas* to);
@@ -57,6 +58,7 @@ class CompareView : public QWidget {
   TablePanel* simSummary_ = nullptr;
   TablePanel* simLayers_ = nullptr;
   TablePanel* simKernels_ = nullptr;
+  TablePanel* simTraffic_ = nullptr;
   TimeNs originA_ = 0, originB_ = 0;  // the times that line up
 };
 

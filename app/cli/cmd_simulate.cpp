@@ -54,7 +54,8 @@ constexpr const char* kHelp =
     "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms)\n"
     "--corrections F  lines 'kernel name<TAB>forward/<layer>' (or an empty layer: leave it out)\n"
     "--mapping        print which measured kernel is which layer, and stop\n"
-    "--compare        measured against simulated (first policy): summary, per layer, per kernel\n"
+    "--compare        measured against simulated (first policy): summary, per layer, per kernel,\n"
+    "                 bytes per direction\n"
     "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s SSD)\n"
     "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options override.\n"
     "--json           an array with one object per policy (policy, feasible, iteration_ns, ideal_ns,\n"
@@ -314,7 +315,8 @@ int runSimulate(const std::vector<std::string>& argv) {
     if (!first.result.feasible) return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name + ": " + first.result.problem);
     std::vector<StatsTable> tables = {comparisonSummary(*in.session, *workload, first.result, mapping.kernels),
                                       layerComparison(*workload, first.result, mapping.kernels),
-                                      kernelComparison(*workload, first.result, mapping.kernels)};
+                                      kernelComparison(*workload, first.result, mapping.kernels),
+                                      trafficComparison(*in.session, first.result, mapping.kernels)};
     return emitTables(tables, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
   }
   StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);

@@ -369,6 +369,7 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   s.summary = memsim::comparisonSummary(*view->session(), run->workload, policy.result, run->mapping.kernels);
   s.layers = memsim::layerComparison(run->workload, policy.result, run->mapping.kernels);
   s.kernels = memsim::kernelComparison(run->workload, policy.result, run->mapping.kernels);
+  s.traffic = memsim::trafficComparison(*view->session(), policy.result, run->mapping.kernels);
   compare->setSimulated(s);
   tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(name)));
   return compare;

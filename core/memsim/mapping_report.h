@@ -22,7 +22,11 @@ StatsTable kernelComparison(const SimWorkload& workload, const SimResult& result
 // simulated kernels of that group, stalls included.
 StatsTable layerComparison(const SimWorkload& workload, const SimResult& result, const model::KernelMapping& mapping);
 
-// Iteration time, kernel time, stall and traffic per link: measured beside simulated.
+// Iteration time, kernel time and stall: measured beside simulated (the note sums the traffic).
 StatsTable comparisonSummary(const Session& run, const SimWorkload& workload, const SimResult& result, const model::KernelMapping& mapping);
+
+// Bytes per direction during the mapped iteration: the run's copies of the matching kind (host
+// to device, device to host) beside the simulated transfers over each link.
+StatsTable trafficComparison(const Session& run, const SimResult& result, const model::KernelMapping& mapping);
 
 }  // namespace ts::memsim

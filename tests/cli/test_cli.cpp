@@ -390,6 +390,7 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
   EXPECT_NE(r.out.find("Iteration,27192000,"), std::string::npos) << r.out;  // first kernel start to last end
   EXPECT_NE(r.out.find("features.0 (forward),1532000,1532000,0,0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("index,kernel,layer,time_from,measured_ns,simulated_ns,delta_ns,delta_pct,stall_ns"), std::string::npos);
+  EXPECT_NE(r.out.find("host → GPU,0,0,0,"), std::string::npos) << r.out;  // ideal moves nothing; the run's copies come before
   // The table says where the times came from.
   r = cli(base + " --policy g10");
   EXPECT_NE(r.out.find("mapped by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time, 8 of 8 layers timed"), std::string::npos) << r.out;

@@ -238,6 +238,15 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(sum.rows[2][1]));  // a run measures no stall
   EXPECT_NE(sum.notes[0].find("2 GiB host → GPU"), std::string::npos) << sum.notes[0];
 
+  StatsTable traffic = trafficComparison(*f.measured, f.r, f.mapping);
+  ASSERT_EQ(traffic.rows.size(), 6u);
+  EXPECT_EQ(traffic.text(0, 0), "host → GPU");
+  EXPECT_EQ(traffic.number(0, 1), 0);  // the hand-made run copies nothing
+  EXPECT_EQ(traffic.number(0, 2), 2.0 * GiB);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(traffic.rows[0][4]));  // no percentage of nothing
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(traffic.rows[2][1]));  // a run shows no SSD traffic
+  EXPECT_EQ(traffic.number(2, 2), 0);
+
   StatsTable m = mappingTable(*f.measured, f.mapping);
   ASSERT_EQ(m.rows.size(), 3u);
   EXPECT_EQ(m.number(1, 1), 1000);  // from the iteration's first kernel

@@ -164,6 +164,7 @@ class TestOverlayView : public QObject {
     QVERIFY(compare->simulatedSummary());
     QCOMPARE(compare->simulatedSummary()->model()->table().text(0, 0), std::string("Iteration"));
     QCOMPARE(compare->simulatedKernels()->model()->rowCount(), static_cast<int>(run.workload.kernels.size()));
+    QCOMPARE(compare->simulatedTraffic()->model()->table().number(0, 2), static_cast<double>(run.run.result.summary.linkBytes[0]));
     TimelineCanvas* a = compare->timelineA();
     TimelineCanvas* b = compare->timelineB();
     a->setAxis(TimeAxis(run.mapping.kernels.origin() + 2'000'000, 5000.0));
