@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "memsim/vitality.h"
 #include "util/format.h"
@@ -195,17 +196,34 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
   // Tensors: where each one is, grouped by the layer of its first use.
   std::vector<std::vector<Span>> tensorSpans(w.tensors.size());
   std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
+  std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
   for (const Migration& m : r.migrations) {
     moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
+    migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
     tensorSpans[static_cast<size_t>(m.tensor)].push_back({origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to), kTensorMoving,
                                                            formatBytes(m.bytes)});
   }
   for (auto& v : moving) std::sort(v.begin(), v.end());
+  // The simulator moves a tensor to its new tier when the move is decided; the copy may wait for
+  // the link. Until it starts, the data is still where it was: drawn so, "queued".
+  auto queuedInto = [&](int tensor, Tier into, TimeNs at) -> const Migration* {
+    for (const Migration* m : migrationsOf[static_cast<size_t>(tensor)]) {
+      if (m->to == into && m->start == at) return m;
+    }
+    return nullptr;
+  };
+  auto stateOf = [](Tier tier) {
+    return tier == Tier::Gpu ? std::pair(kTensorOnGpu, "on GPU") : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory") : std::pair(kTensorOnSsd, "on SSD");
+  };
   for (const Residency& res : r.residency) {
-    const char* category = res.tier == Tier::Gpu ? kTensorOnGpu : res.tier == Tier::Host ? kTensorInHost : kTensorOnSsd;
-    const char* name = res.tier == Tier::Gpu ? "on GPU" : res.tier == Tier::Host ? "in host memory" : "on SSD";
     for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
-      tensorSpans[static_cast<size_t>(res.tensor)].push_back({origin + a, origin + b, name, category, {}});
+      auto [category, name] = stateOf(res.tier);
+      std::string label = name;
+      if (const Migration* m = b < res.end ? queuedInto(res.tensor, res.tier, b) : nullptr) {
+        std::tie(category, name) = stateOf(m->from);
+        label = std::string(name) + ", queued for " + tierName(m->to);
+      }
+      tensorSpans[static_cast<size_t>(res.tensor)].push_back({origin + a, origin + b, label, category, {}});
     }
   }
   auto layerOf = [&](int kernel) {

@@ -45,7 +45,9 @@ Fixture fixture() {
   f.r.kernels = {{0, 100, 0}, {100, 300, 0}, {350, 450, 50}};
   f.r.migrations = {{1, Tier::Gpu, Tier::Host, Link::GpuToHost, 100, 150, 2 * GiB, false},
                     {1, Tier::Host, Tier::Gpu, Link::HostToGpu, 250, 350, 2 * GiB, true}};
-  f.r.residency = {{0, Tier::Gpu, 0, 450}, {1, Tier::Gpu, 0, 150}, {1, Tier::Host, 150, 350}, {1, Tier::Gpu, 350, 450}};
+  // As the simulator records them: a tensor takes its new tier when the move is decided (80, 250),
+  // the copy itself may start later on a busy link (100).
+  f.r.residency = {{0, Tier::Gpu, 0, 450}, {1, Tier::Gpu, 0, 80}, {1, Tier::Host, 80, 250}, {1, Tier::Gpu, 250, 450}};
   f.r.usage = {{0, 3 * GiB, 0, 0}, {100, GiB, 2 * GiB, 0}, {350, 3 * GiB, 0, 0}, {450, 3 * GiB, 0, 0}};
   f.tiers = *tierPreset("g10-default");
   f.tiers.gpuBytes = 4 * GiB;
@@ -139,6 +141,7 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[a].depth, rows[layer].depth + 1);
   EXPECT_EQ(rows[a].lanes.size(), 1u);  // transfers cut the residency spans: one lane
   EXPECT_EQ(stateAt(s, rows[a], 20 + 50).second, kTensorOnGpu);
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 90), State("on GPU, queued for host", kTensorOnGpu));  // waiting for the link
   EXPECT_EQ(stateAt(s, rows[a], 20 + 120), State("GPU → host", kTensorMoving));
   EXPECT_EQ(stateAt(s, rows[a], 20 + 200).second, kTensorInHost);
   EXPECT_EQ(stateAt(s, rows[a], 20 + 300).second, kTensorMoving);
