@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/open_session.h"
 #include "model/kernel_mapping.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -177,6 +178,31 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   EXPECT_EQ(m.method, "none");
   EXPECT_EQ(m.unmapped.size(), 2u);
   EXPECT_EQ(m.coverage(), 0.0);
+}
+
+// A real PyTorch training trace (TensorBoard plugin's ResNet-50 sample, batch 32): six
+// ProfilerStep ranges; forward and backward kernels mapped through aten:: ops and autograd nodes;
+// what stays unmapped is the optimizer's elementwise work.
+TEST(KernelMapping, RealResNet50TrainingTrace) {
+  auto run = openSessionFile(std::string(TSCOPE_SHARED_DATA) + "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
+  ASSERT_TRUE(run.ok()) << run.error();
+  auto bytes = zooModelBytes("resnet50", 32);
+  ASSERT_TRUE(bytes.ok());
+  auto graph = loadOnnxBytes(*bytes, "resnet50.onnx");
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  TrainingStep step = expandTrainingStep(*graph);
+  KernelMapping m = mapKernels(**run, *graph, step);
+  EXPECT_EQ(m.method, "aten");
+  EXPECT_EQ(m.iterationSource, "profiler steps");
+  EXPECT_EQ(m.iterations.size(), 6u);
+  EXPECT_GT(m.coverage(), 0.9);
+  EXPECT_TRUE(m.times.forwardNs.count("conv1") && m.times.backwardNs.count("conv1"));
+  EXPECT_TRUE(m.times.forwardNs.count("fc") && m.times.backwardNs.count("fc"));
+  EXPECT_GT(m.times.backwardNs.at("conv1"), m.times.forwardNs.at("conv1"));  // weight and input gradients
+  MappingReport report = applyMeasuredTimes(*graph, m.times, step);
+  EXPECT_EQ(report.layersMapped, report.layers);
+  ASSERT_FALSE(m.unmapped.empty());
+  EXPECT_NE(m.unmapped.front().name.find("AddFunctor"), std::string::npos) << m.unmapped.front().name;  // SGD's updates
 }
 
 TEST(KernelMapping, CorrectionsFile) {
