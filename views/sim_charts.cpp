@@ -33,6 +33,16 @@ QValueAxis* valueAxis(const QString& title, double lo, double hi) {
   return axis;
 }
 
+// Puts x below and y left of the chart, for every series it holds.
+void attachAxes(QChart* chart, QAbstractAxis* x, QAbstractAxis* y) {
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QAbstractSeries* s : chart->series()) {
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+}
+
 // One colour per policy in every chart, so a policy reads the same everywhere (the theme's
 // palette repeats after five series).
 QColor policyColor(const std::string& policy) {
@@ -96,12 +106,7 @@ QChart* makeTierUsageChart(const SimulatedRun& run, bool dark) {
   chart->addSeries(capacity);
   auto* x = valueAxis(QObject::tr("Time in the simulated iteration (s)"), 0, std::max(end, 1e-9));
   auto* y = valueAxis(QObject::tr("Resident (GiB)"), 0, std::max(top, cap) * 1.05);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries* s : chart->series()) {
-    s->attachAxis(x);
-    s->attachAxis(y);
-  }
+  attachAxes(chart, x, y);
   return chart;
 }
 
@@ -125,10 +130,7 @@ QChart* makeLinkTrafficChart(const std::vector<SimulatedRun>& runs, bool dark) {
   for (int l = 0; l < 4; ++l) x->append(QString::fromLatin1(toString(static_cast<Link>(l))));
   x->setTitleText(QObject::tr("Link"));
   auto* y = valueAxis(QObject::tr("Moved per iteration (GiB)"), 0, std::max(most * 1.1, 1.0));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  attachAxes(chart, x, y);
   return chart;
 }
 
@@ -163,10 +165,7 @@ QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>&
   y->setTickCount(8);
   y->setLabelFormat(QStringLiteral("%.2f"));
   y->setTitleText(QObject::tr("Ideal / iteration (1 = no slowdown)"));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  attachAxes(chart, x, y);
   return chart;
 }
 
@@ -208,12 +207,7 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
   auto* x = valueAxis(unit.isEmpty() ? QString::fromStdString(sweep.key) : QStringLiteral("%1 (%2)").arg(QString::fromStdString(sweep.key), unit), lo,
                       hi > lo ? hi : lo + 1);
   auto* y = valueAxis(QObject::tr("Slowdown (iteration / ideal)"), 1, most * 1.05);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries* s : chart->series()) {
-    s->attachAxis(x);
-    s->attachAxis(y);
-  }
+  attachAxes(chart, x, y);
   return chart;
 }
 
@@ -250,10 +244,7 @@ QChart* makeLayerComparisonChart(const StatsTable& t, bool dark) {
   y->append(layers);
   y->setTitleText(QObject::tr("Layer (phase)"));
   auto* x = valueAxis(QObject::tr("Time per iteration (ms)"), 0, std::max(most * 1.05, 1e-3));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  attachAxes(chart, x, y);
   return chart;
 }
 
