@@ -233,14 +233,13 @@ void MainWindow::createActions() {
     openSimulation(source);
   })->setStatusTip(tr("What-if: G10 and its baselines on a G10 workload, with sliders for the tiers"));
   simulate->addAction(tr("Memory Tiers of a &Model…"), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Simulate a model's training step"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    QString path = chooseModel(tr("Simulate a model's training step"));
     if (path.isEmpty()) return;
-    bool ok = false;
-    int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the training step:"), 32, 1, 1 << 16, 1, &ok);
-    if (!ok) return;
+    auto batch = chooseBatch(tr("Batch size of the training step:"));
+    if (!batch) return;
     memsim::WorkloadSource source;
     source.modelPath = path.toStdString();
-    source.batch = batch;
+    source.batch = *batch;
     openSimulation(source);
   })->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the memory policies"));
   simulateRunAction_ = simulate->addAction(tr("Memory Tiers of This &Run's Model…"), this, [this] {
@@ -249,14 +248,13 @@ void MainWindow::createActions() {
       showError(tr("Simulate this run"), tr("Open a saved run first (a session file with NVTX forward/<layer> ranges, or exactly one step's kernels)."));
       return;
     }
-    QString path = QFileDialog::getOpenFileName(this, tr("The run's model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    QString path = chooseModel(tr("The run's model"));
     if (path.isEmpty()) return;
-    bool ok = false;
-    int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the run:"), 32, 1, 1 << 16, 1, &ok);
-    if (!ok) return;
+    auto batch = chooseBatch(tr("Batch size of the run:"));
+    if (!batch) return;
     memsim::WorkloadSource source;
     source.modelPath = path.toStdString();
-    source.batch = batch;
+    source.batch = *batch;
     source.sessionPath = run->path().toStdString();
     openSimulation(source);
   });
@@ -317,32 +315,39 @@ void MainWindow::simulateOnTimelineDialog() {
     showError(title, tr("Open a run first: the simulation of its model is drawn on its timeline."));
     return;
   }
-  // An ONNX file, or one of the built-in models written to the cache.
+  QString path = chooseModel(tr("The run's model"));
+  if (path.isEmpty()) return;
+  if (auto batch = chooseBatch(tr("Batch size of the run:"))) simulateOnTimeline(tabs_->currentIndex(), path, *batch);
+}
+
+// An ONNX file, or one of the built-in models written to the cache; empty when cancelled (or
+// after an error, shown).
+QString MainWindow::chooseModel(const QString& title) {
   QStringList choices{tr("An ONNX file…")};
   for (const std::string& name : model::zooModels()) choices << tr("Built-in: %1").arg(QString::fromStdString(name));
   bool ok = false;
-  const QString choice = QInputDialog::getItem(this, title, tr("The run's model:"), choices, 0, false, &ok);
-  if (!ok) return;
-  QString path;
-  if (choice == choices.front()) {
-    path = QFileDialog::getOpenFileName(this, tr("The run's model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
-    if (path.isEmpty()) return;
-  } else {
-    const std::string name = choice.mid(choice.indexOf(QLatin1Char(' ')) + 1).toStdString();
-    auto bytes = model::zooModelBytes(name);
-    QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
-    path = cache.filePath(QString::fromStdString(name) + QStringLiteral(".onnx"));
-    if (!bytes || !cache.mkpath(QStringLiteral("."))) {
-      showError(title, bytes ? tr("Cannot create %1").arg(cache.path()) : QString::fromStdString(bytes.error()));
-      return;
-    }
-    if (Status st = writeBytesAtomically(path.toStdString(), *bytes); !st.ok()) {
-      showError(title, QString::fromStdString(st.error()));
-      return;
-    }
+  const QString choice = QInputDialog::getItem(this, title, tr("Model:"), choices, 0, false, &ok);
+  if (!ok) return {};
+  if (choice == choices.front()) return QFileDialog::getOpenFileName(this, title, {}, tr("ONNX models (*.onnx);;All files (*)"));
+  const std::string name = choice.mid(choice.indexOf(QLatin1Char(' ')) + 1).toStdString();
+  auto bytes = model::zooModelBytes(name);
+  QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
+  const QString path = cache.filePath(QString::fromStdString(name) + QStringLiteral(".onnx"));
+  if (!bytes || !cache.mkpath(QStringLiteral("."))) {
+    showError(title, bytes ? tr("Cannot create %1").arg(cache.path()) : QString::fromStdString(bytes.error()));
+    return {};
   }
-  int batch = QInputDialog::getInt(this, tr("Batch size"), tr("Batch size of the run:"), 32, 1, 1 << 16, 1, &ok);
-  if (ok) simulateOnTimeline(tabs_->currentIndex(), path, batch);
+  if (Status st = writeBytesAtomically(path.toStdString(), *bytes); !st.ok()) {
+    showError(title, QString::fromStdString(st.error()));
+    return {};
+  }
+  return path;
+}
+
+std::optional<int> MainWindow::chooseBatch(const QString& label) {
+  bool ok = false;
+  int batch = QInputDialog::getInt(this, tr("Batch size"), label, 32, 1, 1 << 16, 1, &ok);
+  return ok ? std::optional(batch) : std::nullopt;
 }
 
 OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, int64_t batch) {

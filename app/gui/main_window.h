@@ -4,6 +4,7 @@
 
 #include <QList>
 #include <QMainWindow>
+#include <optional>
 
 #include "memsim/workload_source.h"
 #include <QStringList>
@@ -95,6 +96,8 @@ class MainWindow : public QMainWindow {
   void exportTimelineImageDialog();
   void compareDialog();
   void simulateOnTimelineDialog();
+  QString chooseModel(const QString& title);
+  std::optional<int> chooseBatch(const QString& label);
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);
