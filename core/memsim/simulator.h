@@ -37,7 +37,9 @@ struct Migration {
   bool demand = false;  // a fault (or an on-demand copy), not planned
 };
 
-// Where a tensor was during the reported iteration.
+// Which tier held a tensor during the reported iteration — the tier whose capacity it counts
+// against, from the moment a move is decided; the copy itself (a Migration) may start later on a
+// busy link and ends after. The overlay draws the bytes where they are (see overlay.cpp).
 struct Residency {
   int tensor = 0;
   Tier tier = Tier::Gpu;
