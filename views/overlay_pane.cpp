@@ -105,6 +105,13 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   draw->addWidget(sort_);
   connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
   draw->addStretch(1);
+  gpuChooser_ = new QComboBox(this);
+  gpuChooser_->setToolTip(tr("The GPU whose mapping and comparison the tables show (each simulated GPU has its rows on the timeline)"));
+  gpuChooser_->hide();
+  connect(gpuChooser_, &QComboBox::currentIndexChanged, this, [this] {
+    if (current_) showGpu();
+  });
+  draw->addWidget(gpuChooser_);
   compare_ = new QPushButton(tr("Compare side by side"), this);
   compare_->setToolTip(tr("The run and the simulated step stacked on one time axis, with the per-kernel and per-layer tables"));
   compare_->setEnabled(false);
@@ -253,16 +260,39 @@ void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
   progress_->hide();
   if (run->cancelled) return;
   current_ = run;
-  const memsim::OverlayRun& r = *run;
-  const model::KernelMapping& k = r.mapping.kernels;
-  // The mapping is shown whenever the run was mapped, so that a failed one can be corrected.
+  // The GPU chooser lists the simulated GPUs; the choice survives re-runs when it still exists.
+  const uint32_t keep = gpuChooser_->currentData().isValid() ? gpuChooser_->currentData().toUInt() : kNone;
+  {
+    const QSignalBlocker block(gpuChooser_);
+    gpuChooser_->clear();
+    for (const memsim::GpuRun& g : run->gpus) {
+      gpuChooser_->addItem(tr("GPU %1").arg(run_->devices[g.device].ordinal), g.device);
+      if (g.device == keep) gpuChooser_->setCurrentIndex(gpuChooser_->count() - 1);
+    }
+  }
+  gpuChooser_->setVisible(run->gpus.size() > 1);
+  showGpu();
+  emit updated();
+}
+
+const memsim::GpuRun* OverlayPane::shownGpu() const {
+  if (!current_ || current_->gpus.empty()) return nullptr;
+  const size_t i = static_cast<size_t>(std::max(0, gpuChooser_->currentIndex()));
+  return &current_->gpus[std::min(i, current_->gpus.size() - 1)];
+}
+
+// The summary, the mapping and the comparisons of the GPU chosen.
+void OverlayPane::showGpu() {
+  const memsim::OverlayRun& r = *current_;
+  const memsim::GpuRun* g = shownGpu();
   QString mapping;
-  if (!r.mapping.method.empty()) {
+  if (g && !g->mapping.method.empty()) {  // shown also when it failed: the user corrects from it
+    const model::KernelMapping& k = g->mapping.kernels;
     mapping_->setTable(memsim::mappingTable(*run_, k));
     const QString keep = assignTo_->currentData().toString();
     assignTo_->clear();
     assignTo_->addItem(tr("(leave out)"), QString());
-    for (const std::string& g : k.groups) assignTo_->addItem(QString::fromStdString(g), QString::fromStdString(g));
+    for (const std::string& group : k.groups) assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
     if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
     mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 layers timed, %8 kernel names unmapped, %9 corrections.")
                   .arg(QString::fromStdString(k.method))
@@ -270,38 +300,39 @@ void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
                   .arg(k.iterations.size())
                   .arg(QString::fromStdString(k.iterationSource))
                   .arg(100 * k.coverage(), 0, 'f', 1)
-                  .arg(r.mapping.layersMapped)
-                  .arg(r.mapping.layers)
+                  .arg(g->mapping.layersMapped)
+                  .arg(g->mapping.layers)
                   .arg(k.unmapped.size())
                   .arg(request_.source.mapping.corrections.size());
   }
-  if (!r.error.empty()) {
+  for (const std::string& skipped : r.skipped) mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
+  if (!r.error.empty() || !g) {
     summary_->setText(tr("<b>Cannot simulate:</b> %1<br>%2").arg(QString::fromStdString(r.error).toHtmlEscaped(), mapping));
     stage_->setText(tr("Failed."));
     compare_->setEnabled(false);
-    emit updated();
     return;
   }
-  const memsim::SimSummary& s = r.run.result.summary;
+  const model::KernelMapping& k = g->mapping.kernels;
+  const memsim::SimSummary& s = g->run.result.summary;
   TimeNs measured = k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
-  summary_->setText(tr("<b>%1</b> on %2: simulated iteration %3 (ideal %4, slowdown %5×), stall %6, %7 host → GPU, %8 GPU → host, "
-                       "%9 SSD → GPU, %10 GPU → SSD · measured iteration %11 · %12 tensor lanes<br>%13")
-                        .arg(QString::fromLatin1(memsim::toString(r.run.result.policy)), QString::fromStdString(r.workload.name),
-                             QString::fromStdString(formatDuration(s.iteration)), QString::fromStdString(formatDuration(s.ideal)))
+  summary_->setText(tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 host → GPU, %9 GPU → host, "
+                       "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · %13 GPUs simulated<br>%14")
+                        .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)), QString::fromStdString(g->workload.name))
+                        .arg(run_->devices[g->device].ordinal)
+                        .arg(QString::fromStdString(formatDuration(s.iteration)), QString::fromStdString(formatDuration(s.ideal)))
                         .arg(s.slowdown, 0, 'f', 2)
                         .arg(QString::fromStdString(formatDuration(s.stall)), QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[0]))),
                              QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[1]))),
                              QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[2]))),
                              QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[3]))), QString::fromStdString(formatDuration(measured)))
-                        .arg(r.overlay.tensorsShown)
+                        .arg(r.gpus.size())
                         .arg(mapping));
-  kernels_->setTable(memsim::kernelComparison(r.workload, r.run.result, k));
-  layers_->setTable(memsim::layerComparison(r.workload, r.run.result, k));
+  kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
+  layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
   stage_->setText(tr("Planned in %1, simulated in %2.")
-                      .arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(r.run.planSeconds * 1e9))),
-                           QString::fromStdString(formatDuration(static_cast<TimeNs>(r.run.simulateSeconds * 1e9)))));
+                      .arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
+                           QString::fromStdString(formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9)))));
   compare_->setEnabled(true);
-  emit updated();
 }
 
 }  // namespace ts

@@ -36,8 +36,11 @@ class OverlayPane : public QWidget {
   // Runs with the controls' values (also called by every control's change).
   void simulate();
   bool busy() const { return job_.busy(); }
-  // The latest finished run (null before the first): its error, mapping, result and overlay.
+  // The latest finished run (null before the first): its error, mappings, results and overlay.
   const memsim::OverlayRun* current() const { return current_.get(); }
+  // The GPU the tables show (chosen when several were simulated); null before a run.
+  const memsim::GpuRun* shownGpu() const;
+  QComboBox* gpuChooser() const { return gpuChooser_; }
   // Where the "iteration from the timeline selection" button reads the selection.
   void setSelectionSource(std::function<std::optional<std::pair<TimeNs, TimeNs>>()> source) { selection_ = std::move(source); }
   // Corrections made so far (kernel name → layer group, "" to leave out).
@@ -71,6 +74,7 @@ class OverlayPane : public QWidget {
  private:
   bool readControls(QString& error);
   void present(std::shared_ptr<const memsim::OverlayRun> run);
+  void showGpu();
   void applyPreset(const QString& name);
 
   SessionPtr run_;
@@ -95,6 +99,7 @@ class OverlayPane : public QWidget {
   TablePanel* kernels_ = nullptr;
   TablePanel* layers_ = nullptr;
   QComboBox* assignTo_ = nullptr;
+  QComboBox* gpuChooser_ = nullptr;
   QPushButton* compare_ = nullptr;
   LatestJob<std::shared_ptr<const memsim::OverlayRun>> job_;
 };

@@ -362,19 +362,21 @@ OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, i
 }
 
 CompareView* MainWindow::compareWithSimulation(SessionView* view) {
-  const memsim::OverlayRun* run = view && view->overlayPane() ? view->overlayPane()->current() : nullptr;
-  if (!run || !run->error.empty()) return nullptr;
-  const memsim::PolicyRun& policy = run->run;
-  SessionPtr simulated = memsim::simulationSession(run->workload, {policy}, run->tiers);
+  const OverlayPane* pane = view ? view->overlayPane() : nullptr;
+  const memsim::OverlayRun* run = pane ? pane->current() : nullptr;
+  const memsim::GpuRun* gpu = pane ? pane->shownGpu() : nullptr;
+  if (!run || !run->error.empty() || !gpu) return nullptr;
+  const memsim::PolicyRun& policy = gpu->run;
+  SessionPtr simulated = memsim::simulationSession(gpu->workload, {policy}, run->tiers);
   const QString name = tabs_->tabText(tabs_->indexOf(view));
   auto* compare = new CompareView(view->session(), name, simulated, tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
   CompareView::Simulated s;
-  s.measuredOrigin = run->mapping.kernels.origin();
+  s.measuredOrigin = gpu->mapping.kernels.origin();
   s.simulatedOrigin = 0;
-  s.summary = memsim::comparisonSummary(*view->session(), run->workload, policy.result, run->mapping.kernels);
-  s.layers = memsim::layerComparison(run->workload, policy.result, run->mapping.kernels);
-  s.kernels = memsim::kernelComparison(run->workload, policy.result, run->mapping.kernels);
-  s.traffic = memsim::trafficComparison(*view->session(), policy.result, run->mapping.kernels);
+  s.summary = memsim::comparisonSummary(*view->session(), gpu->workload, policy.result, gpu->mapping.kernels);
+  s.layers = memsim::layerComparison(gpu->workload, policy.result, gpu->mapping.kernels);
+  s.kernels = memsim::kernelComparison(gpu->workload, policy.result, gpu->mapping.kernels);
+  s.traffic = memsim::trafficComparison(*view->session(), policy.result, gpu->mapping.kernels);
   compare->setSimulated(s);
   tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(name)));
   return compare;

@@ -79,31 +79,19 @@ std::vector<std::pair<TimeNs, TimeNs>> subtract(TimeNs a0, TimeNs a1, const std:
 
 }  // namespace
 
-Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping, const SimWorkload& w,
-                             const SimResult& r, const TierConfig& tiers, const OverlayOptions& options) {
-  if (!r.feasible) return Error{std::string(toString(r.policy)) + " cannot run this workload: " + r.problem};
-  if (r.kernels.size() != w.kernels.size()) return Error{"the simulation result does not belong to this workload"};
-  uint32_t device = mapping.device;
-  if (device == kNone || device >= measured->devices.size()) {
-    for (const Track& t : measured->tracks) {
-      if (t.kind == EventKind::Kernel && t.device != kNone) {
-        device = t.device;
-        break;
-      }
-    }
-  }
-  if (device == kNone) return Error{"the run has no GPU kernels to lay the simulation beside"};
-  const TimeNs origin = mapping.iterations.empty() ? measured->startTime() : mapping.origin();
+namespace {
 
-  std::shared_ptr<Session> s = copySession(*measured);
-  auto layout = std::make_shared<TimelineOverlay>();
-  layout->device = device;
+// One GPU's simulation added to the overlaid session `s`: its tracks, counters, links and rows.
+// Returns how many tensor lanes it shows.
+size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows, uint32_t device, TimeNs origin,
+               const model::KernelMapping& mapping, const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
+               const OverlayOptions& options) {
   const std::string policy = toString(r.policy);
-  s->processes.push_back({s->devices[device].rank, -1, "Tensorscope simulation (" + policy + ")", 1 << 20});
-  const auto process = static_cast<uint32_t>(s->processes.size() - 1);
+  s.processes.push_back({s.devices[device].rank, -1, "Tensorscope simulation (" + policy + ", GPU " + std::to_string(s.devices[device].ordinal) + ")", 1 << 20});
+  const auto process = static_cast<uint32_t>(s.processes.size() - 1);
   auto thread = [&](const char* name) {
-    s->threads.push_back({process, -static_cast<int64_t>(s->threads.size()) - 1, name, 0});
-    return static_cast<uint32_t>(s->threads.size() - 1);
+    s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
+    return static_cast<uint32_t>(s.threads.size() - 1);
   };
   const uint32_t kernelThread = thread("simulated kernels"), linkThread = thread("simulated links"), tensorThread = thread("simulated tensors");
 
@@ -113,7 +101,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
     if (!k.group.empty()) measuredOf[k.group].emplace_back(k.track, k.event);
   }
   auto addLinks = [&](uint32_t track, uint32_t event, const std::vector<std::pair<uint32_t, uint32_t>>& to) {
-    auto& v = layout->links[(uint64_t{track} << 32) | event];
+    auto& v = layout.links[(uint64_t{track} << 32) | event];
     v.insert(v.end(), to.begin(), to.end());
   };
 
@@ -125,7 +113,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
     spans.push_back({origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
   }
   std::vector<uint32_t> eventOf;
-  const uint32_t kernelTrack = addTrack(*s, kernelThread, spans, &eventOf);
+  const uint32_t kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
   std::vector<uint32_t> kernelEvent(w.kernels.size());
   for (size_t k = 0, i = 0; k < w.kernels.size(); ++k) {
     if (r.kernels[k].stall > 0) ++i;
@@ -139,8 +127,8 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
   }
 
   std::string title = "Simulation: " + policy + " · " + w.name;
-  layout->rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
-  layout->rows.push_back({TimelineRow::Kind::SimKernels, "Kernels (simulated)", 1, {kernelTrack}, kNone, 0, {}, {}, false});
+  rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
+  rows.push_back({TimelineRow::Kind::SimKernels, "Kernels (simulated)", 1, {kernelTrack}, kNone, 0, {}, {}, false});
 
   // Tier usage.
   const std::pair<const char*, int64_t> tierRows[] = {
@@ -154,8 +142,8 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
       if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time) continue;  // keep samples sorted
       c.samples.push({origin + u.time, static_cast<double>(tier == 0 ? u.gpu : tier == 1 ? u.host : u.ssd)});
     }
-    s->counters.push_back(std::move(c));
-    layout->rows.push_back({TimelineRow::Kind::Counter, tierRows[tier].first, 1, {}, static_cast<uint32_t>(s->counters.size() - 1),
+    s.counters.push_back(std::move(c));
+    rows.push_back({TimelineRow::Kind::Counter, tierRows[tier].first, 1, {}, static_cast<uint32_t>(s.counters.size() - 1),
                             static_cast<double>(tierRows[tier].second), {}, {}, false});
   }
 
@@ -179,7 +167,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
       spans.push_back({origin + m.start, origin + m.end, w.tensors[static_cast<size_t>(m.tensor)].name, kMigrationPrefix + std::string(toString(link)),
                        formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
     }
-    const uint32_t track = addTrack(*s, linkThread, spans, &eventOf);
+    const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
     if (link == Link::HostToGpu || link == Link::SsdToGpu) {
       for (size_t j = 0; j < list.size(); ++j) {
         const Migration& m = r.migrations[list[j]];
@@ -190,7 +178,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
         addLinks(track, eventOf[j], to);
       }
     }
-    layout->rows.push_back({TimelineRow::Kind::Migration, linkLabel(link) + " (simulated)", 1, {track}, kNone, 0, {}, {}, false});
+    rows.push_back({TimelineRow::Kind::Migration, linkLabel(link) + " (simulated)", 1, {track}, kNone, 0, {}, {}, false});
   }
 
   // Tensors: where each one is, grouped by the layer of its first use.
@@ -247,14 +235,14 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
   std::vector<std::string> layers;
   for (const auto& [layer, list] : byLayer) layers.push_back(layer);
   std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) { return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b); });
-  layout->rows.push_back({TimelineRow::Kind::Group, "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")", 1, {}, kNone, 0, {}, {}, true});
+  rows.push_back({TimelineRow::Kind::Group, "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")", 1, {}, kNone, 0, {}, {}, true});
   for (const std::string& layer : layers) {
     std::vector<int>& list = byLayer[layer];
     std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
       if (options.sort == OverlayOptions::SortBy::Size) return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
       return lives[static_cast<size_t>(a)].birth < lives[static_cast<size_t>(b)].birth;
     });
-    layout->rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
+    rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
     for (int t : list) {
       const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
       const TensorLife& life = lives[static_cast<size_t>(t)];
@@ -269,7 +257,7 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
         info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) + (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
       }
       if (life.inactive.size() > 4) info += ", " + std::to_string(life.inactive.size() - 4) + " more";
-      TimelineOverlay::Row row{TimelineRow::Kind::Tensor, tensor.name, 3, {addTrack(*s, tensorThread, tensorSpans[static_cast<size_t>(t)])}, kNone, 0, info, {}, false};
+      TimelineOverlay::Row row{TimelineRow::Kind::Tensor, tensor.name, 3, {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])}, kNone, 0, info, {}, false};
       std::set<std::string> groups;
       for (int u : life.uses) {
         row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
@@ -278,22 +266,61 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapp
       for (const std::string& g : groups) {
         if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end()) row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
       }
-      layout->rows.push_back(std::move(row));
+      rows.push_back(std::move(row));
     }
   }
 
+  return shown;
+}
+
+}  // namespace
+
+Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts, const TierConfig& tiers,
+                             const OverlayOptions& options) {
+  if (parts.empty()) return Error{"nothing to lay over the run"};
+  std::shared_ptr<Session> s = copySession(*measured);
+  auto layout = std::make_shared<TimelineOverlay>();
+  Overlay o;
+  for (const OverlayPart& part : parts) {
+    const SimResult& r = *part.result;
+    const SimWorkload& w = *part.workload;
+    if (!r.feasible) return Error{std::string(toString(r.policy)) + " cannot run this workload: " + r.problem};
+    if (r.kernels.size() != w.kernels.size()) return Error{"the simulation result does not belong to this workload"};
+    // The mapped GPU, else the first with kernels and no simulation yet.
+    uint32_t device = part.mapping->device;
+    auto taken = [&](uint32_t d) {
+      return std::any_of(layout->gpus.begin(), layout->gpus.end(), [d](const TimelineOverlay::Gpu& g) { return g.device == d; });
+    };
+    if (device == kNone || device >= measured->devices.size() || taken(device)) {
+      device = kNone;
+      for (const Track& t : measured->tracks) {
+        if (t.kind == EventKind::Kernel && t.device != kNone && !taken(t.device)) {
+          device = t.device;
+          break;
+        }
+      }
+    }
+    if (device == kNone) return Error{"the run has no GPU kernels to lay the simulation beside"};
+    const TimeNs origin = part.mapping->iterations.empty() ? measured->startTime() : part.mapping->origin();
+    layout->gpus.push_back({device, {}});
+    const size_t shown = addPart(*s, *layout, layout->gpus.back().rows, device, origin, *part.mapping, w, r, tiers, options);
+    if (o.origins.empty()) o.origin = origin, o.tensorsShown = shown;
+    o.origins.push_back(origin);
+  }
   layout->ownsTrack.assign(s->tracks.size(), false);
   std::fill(layout->ownsTrack.begin() + static_cast<std::ptrdiff_t>(measured->tracks.size()), layout->ownsTrack.end(), true);
   layout->ownsCounter.assign(s->counters.size(), false);
   std::fill(layout->ownsCounter.begin() + static_cast<std::ptrdiff_t>(measured->counters.size()), layout->ownsCounter.end(), true);
   if (Status st = s->finalize(); !st.ok()) return Error{"simulation overlay: " + st.error()};
-  Overlay o;
   o.session = s;
   o.layout = layout;
   o.rows = std::make_shared<TimelineRows>(o.session, layout);
-  o.origin = origin;
-  o.tensorsShown = shown;
   return o;
+}
+
+Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping, const SimWorkload& workload,
+                             const SimResult& result, const TierConfig& tiers, const OverlayOptions& options) {
+  return buildOverlay(measured, {{&mapping, &workload, &result}}, tiers, options);
 }
 
 }  // namespace ts::memsim

@@ -1,5 +1,5 @@
 // A simulation drawn on the measured timeline: the measured session copied with the simulation's
-// tracks added, and the rows that show them under the mapped GPU, right after its Compute rows —
+// tracks added, and the rows that show them under each simulated GPU, right after its Compute rows —
 // the simulated kernels (stalls marked) aligned to the measured iteration's start, GPU / host /
 // SSD usage with capacity, a row per link with every transfer, and a lane per tensor (grouped by
 // layer) coloured by where the tensor is. Clicking ties a transfer to the kernel that needed it,
@@ -37,12 +37,22 @@ struct Overlay {
   SessionPtr session;  // the measured session with the simulation's tracks added
   std::shared_ptr<const TimelineOverlay> layout;
   std::shared_ptr<const TimelineRows> rows;
-  TimeNs origin = 0;   // where the simulated iteration starts on the measured clock
-  size_t tensorsShown = 0;
+  TimeNs origin = 0;   // where the (first) simulated iteration starts on the measured clock
+  std::vector<TimeNs> origins;  // per part
+  size_t tensorsShown = 0;      // of the first part
 };
 
-// `mapping` places the simulation (its device and iteration start) and ties kernels across;
-// without a mapped device, the session's first GPU and its first kernel are used.
+// One GPU's simulation: `mapping` places it (its device and iteration start) and ties kernels
+// across; without a mapped device, the first GPU with kernels not yet taken is used.
+struct OverlayPart {
+  const model::KernelMapping* mapping;
+  const SimWorkload* workload;
+  const SimResult* result;
+};
+
+Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts, const TierConfig& tiers,
+                             const OverlayOptions& options = {});
+// One GPU.
 Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping, const SimWorkload& workload,
                              const SimResult& result, const TierConfig& tiers, const OverlayOptions& options = {});
 

@@ -1,5 +1,7 @@
 #include "memsim/overlay_run.h"
 
+#include <algorithm>
+
 #include "io/open_session.h"
 
 namespace ts::memsim {
@@ -30,25 +32,57 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
     source.session = *s;
   }
   if (!say("mapping kernels")) return out;
-  auto workload = loadWorkload(source, &out.mapping);
-  if (!workload) {
-    out.error = workload.error();
+  // GPUs with kernels, the busiest first: its errors are the run's, the others' are notes.
+  std::vector<std::pair<TimeNs, uint32_t>> busy;
+  for (const Track& t : source.session->tracks) {
+    if (t.kind != EventKind::Kernel || t.device == kNone) continue;
+    auto it = std::find_if(busy.begin(), busy.end(), [&](const auto& b) { return b.second == t.device; });
+    if (it == busy.end()) it = busy.insert(busy.end(), {0, t.device});
+    for (uint32_t e = 0; e < t.size(); ++e) it->first += t.hot.end[e] - t.hot.start[e];
+  }
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  if (busy.empty()) {
+    out.error = "the run has no GPU kernels to map onto the model";
     return out;
   }
-  out.workload = std::move(*workload);
-  if (!say("planning and simulating")) return out;
-  auto runs = runPolicies(out.workload, {request.policy}, request.tiers);
-  if (!runs) {
-    out.error = runs.error();
-    return out;
-  }
-  out.run = std::move(runs->front());
-  if (!out.run.result.feasible) {
-    out.error = std::string(toString(request.policy)) + " cannot run " + out.workload.name + ": " + out.run.result.problem;
-    return out;
+  for (const auto& [ns, device] : busy) {
+    const bool first = out.gpus.empty() && out.error.empty();
+    const std::string gpu = "GPU " + std::to_string(source.session->devices[device].ordinal);
+    GpuRun g;
+    g.device = device;
+    source.mapping.device = device;
+    auto workload = loadWorkload(source, &g.mapping);
+    if (!workload) {
+      if (first) {
+        out.error = workload.error();
+        out.gpus.push_back(std::move(g));
+        return out;
+      }
+      out.skipped.push_back(gpu + ": " + workload.error());
+      continue;
+    }
+    g.workload = std::move(*workload);
+    if (!say("planning and simulating")) return out;
+    auto runs = runPolicies(g.workload, {request.policy}, request.tiers);
+    std::string problem = !runs ? runs.error()
+                          : !runs->front().result.feasible ? std::string(toString(request.policy)) + " cannot run " + g.workload.name + ": " + runs->front().result.problem
+                                                           : std::string();
+    if (!problem.empty()) {
+      if (first) {
+        out.error = problem;
+        out.gpus.push_back(std::move(g));
+        return out;
+      }
+      out.skipped.push_back(gpu + ": " + problem);
+      continue;
+    }
+    g.run = std::move(runs->front());
+    out.gpus.push_back(std::move(g));
   }
   if (!say("drawing")) return out;
-  auto overlay = buildOverlay(source.session, out.mapping.kernels, out.workload, out.run.result, request.tiers, request.options);
+  std::vector<OverlayPart> parts;
+  for (const GpuRun& g : out.gpus) parts.push_back({&g.mapping.kernels, &g.workload, &g.run.result});
+  auto overlay = buildOverlay(source.session, parts, request.tiers, request.options);
   if (!overlay) {
     out.error = overlay.error();
     return out;

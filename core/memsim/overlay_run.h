@@ -1,6 +1,7 @@
 // "What would this policy do to my run", in one call the GUI runs off its thread and the CLI runs
-// as is: map the run's kernels onto the model's training step (measured times replace the
-// roofline), plan and simulate one policy, and lay the result over the run's timeline.
+// as is: per GPU of the run (the busiest first), map its kernels onto the model's training step
+// (measured times replace the roofline), plan and simulate one policy; then lay every GPU's
+// result over the run's timeline, under that GPU.
 #pragma once
 
 #include <atomic>
@@ -20,13 +21,19 @@ struct OverlayRequest {
   OverlayOptions options;
 };
 
-struct OverlayRun {
-  std::string error;  // empty on success
-  bool cancelled = false;
+struct GpuRun {
+  uint32_t device = kNone;
   MappingSummary mapping;
-  TierConfig tiers;  // as simulated
   SimWorkload workload;
   PolicyRun run;
+};
+
+struct OverlayRun {
+  std::string error;  // empty on success (it concerns the busiest GPU; the others are skipped)
+  bool cancelled = false;
+  TierConfig tiers;            // as simulated
+  std::vector<GpuRun> gpus;    // the busiest GPU first; on error, it holds the mapping to correct
+  std::vector<std::string> skipped;  // other GPUs that could not be simulated, and why
   Overlay overlay;
 };
 

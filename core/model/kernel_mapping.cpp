@@ -155,7 +155,8 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     for (uint32_t e = 0; e < t.size(); ++e) busy[t.device] += t.hot.end[e] - t.hot.start[e];
   }
   if (busy.empty() || *std::max_element(busy.begin(), busy.end()) == 0) return m;
-  m.device = static_cast<uint32_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  m.device = options.device < busy.size() && busy[options.device] > 0 ? options.device
+                                                                     : static_cast<uint32_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
   std::unordered_map<uint64_t, size_t> launchOf;  // kernel (track << 32 | event) → flow
   for (size_t f = 0; f < s.flows.srcTrack.size(); ++f) {
     if (s.tracks[s.flows.srcTrack[f]].kind != EventKind::Api) continue;

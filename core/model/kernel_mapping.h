@@ -30,6 +30,7 @@ struct TimeRange {
 };
 
 struct MappingOptions {
+  uint32_t device = kNone;                         // the GPU whose kernels to map; kNone: the busiest
   std::optional<TimeRange> iteration;              // absolute session times; launches inside count
   std::map<std::string, std::string> corrections;  // kernel name → "forward/<layer>" ... or ""
 };
@@ -46,7 +47,7 @@ struct KernelMapping {
   std::string iterationSource;  // "your range", "NVTX layer ranges", "profiler steps", "repeated kernels", "whole session"
   std::vector<TimeRange> iterations;  // by kernel start: first start to last end of each
   size_t iteration = 0;               // the one mapped
-  uint32_t device = kNone;            // the GPU whose kernels are mapped (the busiest)
+  uint32_t device = kNone;            // the GPU whose kernels are mapped (as asked, else the busiest)
   std::vector<MappedKernel> kernels;  // of the mapped iteration, in start order
   int64_t mappedNs = 0, totalNs = 0;  // kernel time mapped / in the iteration
   struct Unmapped {

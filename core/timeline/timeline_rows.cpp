@@ -43,9 +43,9 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
   }
 }
 
-void TimelineRows::addOverlayRows(int depth) {
-  for (const TimelineOverlay::Row& spec : overlay_->rows) {
-    TimelineRow row{spec.kind, spec.label, depth + spec.depth, {}, overlay_->device, -1, 0};
+void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth) {
+  for (const TimelineOverlay::Row& spec : gpu.rows) {
+    TimelineRow row{spec.kind, spec.label, depth + spec.depth, {}, gpu.device, -1, 0};
     row.capacity = spec.capacity;
     row.info = spec.info;
     row.uses = spec.uses.empty() ? nullptr : &spec.uses;
@@ -68,7 +68,7 @@ void TimelineRows::addOverlayRows(int depth) {
     add(std::move(row));
   }
   // A row is expandable when deeper rows follow it (the groups of tensors by layer).
-  for (size_t i = rows_.size() - overlay_->rows.size(); i + 1 < rows_.size(); ++i) {
+  for (size_t i = rows_.size() - gpu.rows.size(); i + 1 < rows_.size(); ++i) {
     if (rows_[i].kind == TimelineRow::Kind::Group) continue;
     if (rows_[i + 1].depth > rows_[i].depth) rows_[i].expandable = true;
   }
@@ -145,7 +145,11 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
           add(std::move(row));
         }
       }
-      if (overlay_ && overlay_->device == d) addOverlayRows(base + 1);
+      if (overlay_) {
+        for (const TimelineOverlay::Gpu& gpu : overlay_->gpus) {
+          if (gpu.device == d) addOverlayRows(gpu, base + 1);
+        }
+      }
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {

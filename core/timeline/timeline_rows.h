@@ -33,8 +33,8 @@ struct TimelineRow {
   const std::vector<std::pair<uint32_t, uint32_t>>* uses = nullptr;  // Tensor rows: kernels using it
 };
 
-// Rows a simulation adds to a measured timeline, placed under one GPU right after its Compute
-// rows. Their tracks and counters live in the same session (an overlaid copy), owned here so the
+// Rows a simulation adds to a measured timeline, placed under each simulated GPU right after its
+// Compute rows. Their tracks and counters live in the same session (an overlaid copy), owned here so the
 // ordinary layout leaves them out.
 struct TimelineOverlay {
   struct Row {
@@ -48,8 +48,11 @@ struct TimelineOverlay {
     std::vector<std::pair<uint32_t, uint32_t>> uses;
     bool startsCollapsed = false;
   };
-  uint32_t device = kNone;
-  std::vector<Row> rows;
+  struct Gpu {
+    uint32_t device = kNone;
+    std::vector<Row> rows;
+  };
+  std::vector<Gpu> gpus;          // rows per GPU
   std::vector<bool> ownsTrack;    // by track index
   std::vector<bool> ownsCounter;  // by counter index
   // Events tied to an event (track << 32 | event): a migration to the kernel that needed it, a
@@ -83,7 +86,7 @@ class TimelineRows {
   template <class Keep>
   void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 
-  void addOverlayRows(int depth);
+  void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth);
   bool owned(uint32_t track) const { return overlay_ && track < overlay_->ownsTrack.size() && overlay_->ownsTrack[track]; }
 
   SessionPtr session_;

@@ -249,20 +249,22 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   return true;
 }
 
-SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges) {
+SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges, int gpus) {
   SessionBuilder b;
   uint32_t r = b.rank(0);
-  uint32_t stream = b.stream(b.device(r, 0), 7);
-  uint32_t thread = b.thread(b.process(r, 1), 1);
   uint32_t correlation = 1;
-  for (const LayerRange& range : ranges) {
-    if (!range.name.empty()) b.addNvtx(thread, range.start, range.end, b.intern(range.name), {});
-    ApiDetail api;
-    api.correlation = correlation;
-    b.addApi(thread, range.start + 10, range.start + 15, b.intern("cudaLaunchKernel"), api);
-    KernelDetail k;
-    k.correlation = correlation++;
-    b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs, b.intern(range.kernel), k);
+  for (int g = 0; g < gpus; ++g) {
+    uint32_t stream = b.stream(b.device(r, g), 7);
+    uint32_t thread = b.thread(b.process(r, 1 + g), 1 + g);
+    for (const LayerRange& range : ranges) {
+      if (!range.name.empty()) b.addNvtx(thread, range.start, range.end, b.intern(range.name), {});
+      ApiDetail api;
+      api.correlation = correlation;
+      b.addApi(thread, range.start + 10, range.start + 15, b.intern("cudaLaunchKernel"), api);
+      KernelDetail k;
+      k.correlation = correlation++;
+      b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs * (g + 1), b.intern(range.kernel), k);
+    }
   }
   auto built = b.build();
   return built.ok() ? *built : nullptr;

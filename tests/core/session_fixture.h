@@ -25,7 +25,9 @@ struct LayerRange {
   TimeNs start = 0, end = 0, kernelNs = 0;
   std::string kernel = "k";
 };
-SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges);
+// With `gpus` > 1, every GPU (its own process, thread and stream) runs the same ranges, GPU g's
+// kernels lasting (g + 1) times as long.
+SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges, int gpus = 1);
 
 // True when both sessions hold the same entities, tracks (every column) and flows; else fills
 // `why` with the first difference.

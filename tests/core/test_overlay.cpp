@@ -5,6 +5,10 @@
 
 #include "memsim/mapping_report.h"
 #include "memsim/overlay.h"
+#include "memsim/overlay_run.h"
+#include "model/model_zoo.h"
+#include "io/atomic_file.h"
+#include <filesystem>
 #include "memsim/tier_config.h"
 #include "session_fixture.h"
 
@@ -63,6 +67,13 @@ size_t rowNamed(const TimelineRows& rows, const std::string& label) {
   return kNone;
 }
 
+size_t rowStarting(const TimelineRows& rows, const std::string& prefix) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].label.rfind(prefix, 0) == 0) return i;
+  }
+  return kNone;
+}
+
 // The event of a one-track row covering t, with its category.
 std::pair<std::string, std::string> stateAt(const Session& s, const TimelineRow& row, TimeNs t) {
   for (const auto& lane : row.lanes) {
@@ -91,9 +102,11 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[4].depth, rows[1].depth + 1);
   // Every measured row is still there, once.
   for (size_t i = 0; i < plain.size(); ++i) EXPECT_NE(rowNamed(rows, plain[i].label), size_t{kNone}) << plain[i].label;
-  EXPECT_EQ(rows.size(), plain.size() + o->layout->rows.size());
+  ASSERT_EQ(o->layout->gpus.size(), 1u);
+  EXPECT_EQ(o->layout->gpus[0].device, 0u);
+  EXPECT_EQ(rows.size(), plain.size() + o->layout->gpus[0].rows.size());
   // The overlay's tracks are drawn by its rows only, not as a process of their own.
-  EXPECT_EQ(rowNamed(rows, "Tensorscope simulation (g10)"), size_t{kNone});
+  EXPECT_EQ(rowStarting(rows, "Tensorscope simulation"), size_t{kNone});
 
   // Simulated kernels aligned at the measured iteration's start, stalls marked before them.
   const Session& s = *o->session;
@@ -204,6 +217,51 @@ TEST(Overlay, FilterSortAndErrors) {
   SimResult other = f.r;
   other.kernels.pop_back();
   EXPECT_FALSE(buildOverlay(f.measured, f.mapping, f.w, other, f.tiers).ok());
+}
+
+// Every GPU of a run gets its own simulation, from its own measured times, under its own rows.
+TEST(Overlay, EachGpuGetsItsOwnSimulation) {
+  SessionPtr run = testing::makeLayerRun({{"forward/features.0", 0, 1'000'000, 100'000}, {"forward/features.3", 1'000'000, 2'000'000, 200'000}}, 2);
+  ASSERT_TRUE(run);
+  const std::string model = (std::filesystem::temp_directory_path() / "tensorscope-overlay-alexnet.onnx").string();
+  auto bytes = model::zooModelBytes("alexnet");
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(writeBytesAtomically(model, *bytes).ok());
+  OverlayRequest request;
+  request.source.modelPath = model;
+  request.source.batch = 8;
+  request.source.session = run;
+  request.policy = Policy::Ideal;
+  request.tiers = *tierPreset("g10-default");
+  std::vector<std::string> stages;
+  OverlayRun out = runOverlay(request, [&](const char* s) { stages.emplace_back(s); });
+  std::filesystem::remove(model);
+  ASSERT_TRUE(out.error.empty()) << out.error;
+  ASSERT_EQ(out.gpus.size(), 2u);
+  EXPECT_EQ(run->devices[out.gpus[0].device].ordinal, 1);  // the busier GPU first
+  EXPECT_EQ(run->devices[out.gpus[1].device].ordinal, 0);
+  EXPECT_EQ(stages.front(), "mapping kernels");
+  EXPECT_EQ(stages.back(), "drawing");
+  // Each simulation took its GPU's measured times: features.0's forward kernels sum to them.
+  for (const GpuRun& g : out.gpus) {
+    TimeNs features0 = 0;
+    for (const SimKernel& k : g.workload.kernels) features0 += k.group == "forward/features.0" ? k.duration : 0;
+    EXPECT_EQ(features0, 100'000 * (run->devices[g.device].ordinal + 1));
+  }
+  ASSERT_EQ(out.overlay.layout->gpus.size(), 2u);
+  EXPECT_EQ(out.overlay.origins.size(), 2u);
+  // A simulation group under each GPU, after that GPU's Compute rows.
+  const TimelineRows& rows = *out.overlay.rows;
+  std::vector<size_t> groups;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].label.rfind("Simulation: ideal", 0) == 0) groups.push_back(i);
+  }
+  ASSERT_EQ(groups.size(), 2u);
+  for (size_t i : groups) {
+    EXPECT_EQ(rows[i - 1].kind, TimelineRow::Kind::KernelName);  // Compute's last row
+    EXPECT_EQ(rows[i + 1].device, rows[i].device);
+  }
+  EXPECT_NE(rows[groups[0]].device, rows[groups[1]].device);
 }
 
 // The comparison tables on the same hand-made numbers.

@@ -79,7 +79,7 @@ class TestOverlayView : public QObject {
     QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
 
     // Mapped through the aten:: ranges, the last of two iterations detected by repetition.
-    const model::KernelMapping k = pane->current()->mapping.kernels;  // a copy: later runs replace current()
+    const model::KernelMapping k = pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
     QCOMPARE(k.method, std::string("aten"));
     QCOMPARE(k.iterationSource, std::string("repeated kernels"));
     QCOMPARE(k.iterations.size(), size_t{2});
@@ -101,14 +101,14 @@ class TestOverlayView : public QObject {
     QVERIFY(gpu != static_cast<size_t>(kNone));
     QCOMPARE(rows[gpu].capacity, 40.0 * (1 << 30));
     QCOMPARE(rows[rowNamed(rows, "Kernels (simulated)")].lanes.size(), size_t{1});
-    QCOMPARE(pane->current()->run.result.summary.stall, TimeNs{0});  // 40 GiB: everything fits
+    QCOMPARE(pane->shownGpu()->run.result.summary.stall, TimeNs{0});  // 40 GiB: everything fits
 
     // A small GPU: transfers and stalls appear.
     pane->gpuMemory()->setText(QStringLiteral("1GB"));
     pane->simulate();
     QVERIFY(updated.wait(30000));
     QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
-    const memsim::SimSummary& s = pane->current()->run.result.summary;
+    const memsim::SimSummary& s = pane->shownGpu()->run.result.summary;
     QVERIFY(s.stall > 0);
     QVERIFY(s.linkBytes[0] > 0);
     const TimelineRows& small = canvas->rows();
@@ -116,7 +116,7 @@ class TestOverlayView : public QObject {
     size_t in = rowNamed(small, "host → GPU (simulated)");
     QVERIFY(in != static_cast<size_t>(kNone));
     QVERIFY(small[in].events > 0);
-    QCOMPARE(pane->kernelTable()->model()->rowCount(), static_cast<int>(pane->current()->workload.kernels.size()));
+    QCOMPARE(pane->kernelTable()->model()->rowCount(), static_cast<int>(pane->shownGpu()->workload.kernels.size()));
     QVERIFY(pane->layerTable()->model()->rowCount() >= 16);  // eight layers, forward and backward
 
     // A click on a transfer ties it to the simulated kernel that needed it (and the measured
@@ -145,16 +145,17 @@ class TestOverlayView : public QObject {
 
     // The kernel the zoo model lacks (adaptive average pooling) is assigned by the user.
     QCOMPARE(k.unmapped.size(), size_t{1});
-    const QString pool = QString::fromStdString(pane->current()->mapping.kernels.unmapped.front().name);
+    const QString pool = QString::fromStdString(pane->shownGpu()->mapping.kernels.unmapped.front().name);
     pane->assign({pool}, QStringLiteral("forward/features.10"));
     QVERIFY(updated.wait(30000));
-    QCOMPARE(pane->current()->mapping.kernels.coverage(), 1.0);
+    QCOMPARE(pane->shownGpu()->mapping.kernels.coverage(), 1.0);
     QCOMPARE(pane->corrections().at(pool.toStdString()), std::string("forward/features.10"));
 
     // Screenshot: the iteration, every row unfolded.
     for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
     const memsim::OverlayRun& run = *pane->current();
-    canvas->zoomTo(run.overlay.origin - 1'000'000, run.overlay.origin + run.run.result.summary.iteration + 1'000'000);
+    const memsim::GpuRun& shown = *pane->shownGpu();
+    canvas->zoomTo(run.overlay.origin - 1'000'000, run.overlay.origin + shown.run.result.summary.iteration + 1'000'000);
     window.grab().save(QStringLiteral("overlay-sample.png"));
     canvas->grab().save(QStringLiteral("overlay-sample-timeline.png"));
 
@@ -163,15 +164,15 @@ class TestOverlayView : public QObject {
     QVERIFY(compare);
     QVERIFY(compare->simulatedSummary());
     QCOMPARE(compare->simulatedSummary()->model()->table().text(0, 0), std::string("Iteration"));
-    QCOMPARE(compare->simulatedKernels()->model()->rowCount(), static_cast<int>(run.workload.kernels.size()));
-    QCOMPARE(compare->simulatedTraffic()->model()->table().number(0, 2), static_cast<double>(run.run.result.summary.linkBytes[0]));
+    QCOMPARE(compare->simulatedKernels()->model()->rowCount(), static_cast<int>(shown.workload.kernels.size()));
+    QCOMPARE(compare->simulatedTraffic()->model()->table().number(0, 2), static_cast<double>(shown.run.result.summary.linkBytes[0]));
     TimelineCanvas* a = compare->timelineA();
     TimelineCanvas* b = compare->timelineB();
-    a->setAxis(TimeAxis(run.mapping.kernels.origin() + 2'000'000, 5000.0));
+    a->setAxis(TimeAxis(shown.mapping.kernels.origin() + 2'000'000, 5000.0));
     QCOMPARE(b->axis().start(), TimeNs{2'000'000});
     QCOMPARE(b->axis().nsPerPixel(), 5000.0);
-    const double span = static_cast<double>(std::max(run.run.result.summary.iteration, run.mapping.kernels.iterations.back().end - run.mapping.kernels.origin()));
-    a->setAxis(TimeAxis(run.mapping.kernels.origin() - static_cast<TimeNs>(span / 50), span * 1.1 / a->canvasWidth()));
+    const double span = static_cast<double>(std::max(shown.run.result.summary.iteration, shown.mapping.kernels.iterations.back().end - shown.mapping.kernels.origin()));
+    a->setAxis(TimeAxis(shown.mapping.kernels.origin() - static_cast<TimeNs>(span / 50), span * 1.1 / a->canvasWidth()));
     window.grab().save(QStringLiteral("compare-simulated.png"));
 
     // Removing the overlay gives the run back.
@@ -197,7 +198,7 @@ class TestOverlayView : public QObject {
     QVERIFY(updated.wait(30000));
     // ViT is not the run's model: only its patch convolution and a few linears find a partner in
     // AlexNet's aten:: ops. The summary says how little maps; every kernel is listed to assign.
-    const model::KernelMapping k = pane->current()->mapping.kernels;  // a copy: later runs replace current()
+    const model::KernelMapping k = pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
     QCOMPARE(k.method, std::string("aten"));
     QVERIFY(k.coverage() < 0.5);
     QVERIFY(pane->summary()->text().contains(QStringLiteral("4 of 74 layers timed")));
