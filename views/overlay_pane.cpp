@@ -31,11 +31,18 @@ QString gb(int64_t bytes) {
   if (bytes % GiB == 0) return QString::number(bytes / GiB) + QStringLiteral("GiB");
   return QString::number(static_cast<double>(bytes) / 1e9, 'g', 15) + QStringLiteral("GB");
 }
-QString gbps(double rate) { return QString::number(rate / 1e9, 'g', 15) + QStringLiteral("GB/s"); }
+// In GiB/s when that reads back exactly (the presets' 15.754 GiB/s), else in GB/s.
+QString gbps(double rate) {
+  constexpr double GiB = 1u << 30;
+  const QString binary = QString::number(rate / GiB, 'g', 12);
+  if (binary.toDouble() * GiB == rate) return binary + QStringLiteral("GiB/s");
+  return QString::number(rate / 1e9, 'g', 15) + QStringLiteral("GB/s");
+}
 
 QLineEdit* field(QWidget* parent, const QString& tip) {
   auto* e = new QLineEdit(parent);
-  e->setMaximumWidth(110);
+  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.754GiB/s")) + 14);  // a preset's value, whole
+  e->setMaximumWidth(130);
   e->setToolTip(tip);
   return e;
 }
@@ -71,10 +78,12 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   ssd_ = field(this, tr("SSD capacity"));
   pcie_ = field(this, tr("GPU ↔ host bandwidth, each way (e.g. 15.754GB/s)"));
   ssdBw_ = field(this, tr("SSD bandwidth (e.g. 3.2GB/s)"));
-  for (auto [label, edit] : {std::pair(tr("GPU"), gpu_), std::pair(tr("Host"), host_), std::pair(tr("SSD"), ssd_),
-                             std::pair(tr("PCIe"), pcie_), std::pair(tr("SSD bw"), ssdBw_)}) {
-    controls->addWidget(new QLabel(label, this));
-    controls->addWidget(edit);
+  // The tiers on a row of their own, so the tab stays narrow enough for the track tree beside it.
+  auto* fields = new QHBoxLayout;
+  for (auto [label, edit] : {std::pair(tr("GPU memory"), gpu_), std::pair(tr("Host memory"), host_), std::pair(tr("SSD"), ssd_),
+                             std::pair(tr("PCIe"), pcie_), std::pair(tr("SSD bandwidth"), ssdBw_)}) {
+    fields->addWidget(new QLabel(label, this));
+    fields->addWidget(edit);
     connect(edit, &QLineEdit::editingFinished, this, [this, edit] {
       if (edit->isModified()) simulate();
       edit->setModified(false);
@@ -87,7 +96,9 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   controls->addWidget(progress_);
   stage_ = new QLabel(this);
   controls->addWidget(stage_, 1);
+  fields->addStretch(1);
   layout->addLayout(controls);
+  layout->addLayout(fields);
 
   // How to draw it, and what to do with it.
   auto* draw = new QHBoxLayout;
@@ -102,8 +113,15 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   }
   sort_ = new QComboBox(this);
   sort_->addItems({tr("by birth"), tr("by size")});
+  // The lanes' colours (the canvas's overlay colours).
+  auto* legend = new QLabel(tr("<span style='color:#59a14f'>■</span> on GPU <span style='color:#4e79a7'>■</span> in host memory "
+                               "<span style='color:#b07aa1'>■</span> on SSD <span style='color:#f28e2b'>■</span> moving "
+                               "<span style='color:#9e2a2b'>■</span> stall"),
+                            this);
   draw->addWidget(sort_);
   connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
+  draw->addSpacing(12);
+  draw->addWidget(legend);
   draw->addStretch(1);
   gpuChooser_ = new QComboBox(this);
   gpuChooser_->setToolTip(tr("The GPU whose mapping and comparison the tables show (each simulated GPU has its rows on the timeline)"));
@@ -294,7 +312,7 @@ void OverlayPane::showGpu() {
     assignTo_->addItem(tr("(leave out)"), QString());
     for (const std::string& group : k.groups) assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
     if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
-    mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 layers timed, %8 kernel names unmapped, %9 corrections.")
+    mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 layers timed, %8 kernel names unmapped, corrections: %9.")
                   .arg(QString::fromStdString(k.method))
                   .arg(k.iteration + 1)
                   .arg(k.iterations.size())
@@ -316,7 +334,7 @@ void OverlayPane::showGpu() {
   const memsim::SimSummary& s = g->run.result.summary;
   TimeNs measured = k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
   summary_->setText(tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 host → GPU, %9 GPU → host, "
-                       "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · %13 GPUs simulated<br>%14")
+                       "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · GPUs simulated: %13<br>%14")
                         .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)), QString::fromStdString(g->workload.name))
                         .arg(run_->devices[g->device].ordinal)
                         .arg(QString::fromStdString(formatDuration(s.iteration)), QString::fromStdString(formatDuration(s.ideal)))

@@ -157,6 +157,8 @@ class TestOverlayView : public QObject {
     const memsim::GpuRun& shown = *pane->shownGpu();
     canvas->zoomTo(run.overlay.origin - 1'000'000, run.overlay.origin + shown.run.result.summary.iteration + 1'000'000);
     window.grab().save(QStringLiteral("overlay-sample.png"));
+    view->bottomTabs()->setCurrentWidget(pane);
+    window.grab().save(QStringLiteral("overlay-pane.png"));
     canvas->grab().save(QStringLiteral("overlay-sample-timeline.png"));
 
     // Side by side: the simulated iteration's start lines up with the measured one's.
