@@ -54,7 +54,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
   form->addRow(tr("SSD bandwidth"), ssd_);
   form->addRow(tr("Batch"), batch_);
   form->addRow(values_);
-  if (!source_.sessionPath.empty()) {
+  if (source_.session || !source_.sessionPath.empty()) {
     compare_ = new QPushButton(tr("Compare with the measured run"), panel);
     compare_->setToolTip(tr("The run and this simulation stacked on one time axis, kernels and layers side by side"));
     compare_->setEnabled(false);

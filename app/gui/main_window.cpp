@@ -244,8 +244,8 @@ void MainWindow::createActions() {
   })->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the memory policies"));
   simulateRunAction_ = simulate->addAction(tr("Memory Tiers of This &Run's Model…"), this, [this] {
     SessionView* run = sessionView(tabs_->currentIndex());
-    if (!run || !QFileInfo::exists(run->path())) {
-      showError(tr("Simulate this run"), tr("Open a saved run first (a session file with NVTX forward/<layer> ranges, or exactly one step's kernels)."));
+    if (!run) {
+      showError(tr("Simulate this run"), tr("Open a run first: its kernels are mapped onto the model's layers for their measured times."));
       return;
     }
     QString path = chooseModel(tr("The run's model"));
@@ -255,6 +255,7 @@ void MainWindow::createActions() {
     memsim::WorkloadSource source;
     source.modelPath = path.toStdString();
     source.batch = *batch;
+    source.session = run->session();  // the open run: not read again, saved or not
     source.sessionPath = run->path().toStdString();
     openSimulation(source);
   });
@@ -386,9 +387,9 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
 void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
   auto* view = new SimulationView(source, tabs_);
   connect(view, &SimulationView::compareRequested, this, [this, source](SessionPtr simulated) {
-    // The measured run: its open tab, else the file.
-    SessionPtr measured;
-    for (int i = 0; i < tabs_->count(); ++i) {
+    // The measured run: the one simulated, else its open tab, else the file.
+    SessionPtr measured = source.session;
+    for (int i = 0; i < tabs_->count() && !measured; ++i) {
       if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath) measured = v->session();
     }
     if (!measured) {

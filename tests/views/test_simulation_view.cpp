@@ -146,6 +146,32 @@ class TestSimulationView : public QObject {
     QVERIFY(compare->layers());
     QCOMPARE(compare->layers()->model()->table().text(0, 0), std::string("conv1 (forward)"));
   }
+
+  // The open run itself (never saved: its title is no file) feeds the simulation and the compare.
+  void unsavedOpenRunToComparison() {
+    QTemporaryDir dir;
+    SessionPtr run = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}});
+    QVERIFY(run);
+    const QString onnx = writeResnet50(dir);
+    QVERIFY(!onnx.isEmpty());
+    memsim::WorkloadSource source;
+    source.modelPath = onnx.toStdString();
+    source.batch = 8;
+    source.session = run;
+    source.sessionPath = "Capture (not saved)";
+    MainWindow window;
+    window.show();
+    window.openSimulation(source);
+    auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    settle(*view);
+    QVERIFY(view->mapping() && view->mapping()->text().contains(QStringLiteral("by nvtx")));
+    QVERIFY(view->compareButton() && view->compareButton()->isEnabled());
+    view->compareButton()->click();
+    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    QVERIFY(compare);
+    QCOMPARE(compare->timelineA()->session(), run);
+  }
 };
 
 QTEST_MAIN(TestSimulationView)
