@@ -136,10 +136,32 @@ std::string findInjectionLibrary(const std::string& requested) {
   if (const char* env = std::getenv("TSCOPE_INJECTION_LIBRARY"); env && *env) candidates.emplace_back(env);
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back((self.parent_path().parent_path() / "lib/tensorscope/libtensorscope_inject.so").string());
-#ifdef TSCOPE_INJECTION_BUILD_PATH
-  candidates.emplace_back(TSCOPE_INJECTION_BUILD_PATH);
+  // bin/../lib/<multiarch>/tensorscope: the layout of both the build tree and an installed package.
+  if (!ec) {
+    candidates.push_back(
+        (self.parent_path().parent_path() / TSCOPE_PRIVATE_LIBDIR / "libtensorscope_inject.so").string());
+  }
+  for (const std::string& c : candidates) {
+    if (fs::exists(c, ec)) return fs::absolute(c).string();
+  }
+  return "";
+}
+
+std::string findCuptiLibrary() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("TSCOPE_CUPTI_LIBRARY"); env && *env) candidates.emplace_back(env);
+#ifdef TSCOPE_CUPTI_LIBRARY
+  candidates.emplace_back(TSCOPE_CUPTI_LIBRARY);  // the toolkit's own location, not a build path
 #endif
+  std::vector<std::string> roots;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) roots.emplace_back(home);
+  roots.emplace_back("/usr/local/cuda");
+  for (const std::string& root : roots) {
+    for (const char* dir : {"lib64", "lib", "extras/CUPTI/lib64", "targets/x86_64-linux/lib"}) {
+      candidates.push_back(root + "/" + dir + "/libcupti.so");
+    }
+  }
+  std::error_code ec;
   for (const std::string& c : candidates) {
     if (fs::exists(c, ec)) return fs::absolute(c).string();
   }
@@ -174,9 +196,10 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   int errPipe[2];
   if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection, "TSCOPE_CAPTURE_SOCKET=" + sock.path};
-#ifdef TSCOPE_CUPTI_LIBRARY
-  env.push_back(std::string("NVTX_INJECTION64_PATH=") + TSCOPE_CUPTI_LIBRARY);
-#endif
+  if (std::string cupti = findCuptiLibrary(); !cupti.empty()) {
+    env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
+    env.push_back("NVTX_INJECTION64_PATH=" + cupti);
+  }
   if (!o.kinds.empty()) env.push_back("TSCOPE_CAPTURE_KINDS=" + o.kinds);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   const TimeNs launchedAt = realtimeNow();

@@ -61,8 +61,14 @@ struct CaptureHooks {
 std::string expandOutputName(const std::string& pattern);
 
 // The injection library to load: options, TSCOPE_INJECTION_LIBRARY, beside the running
-// executable (../lib/tensorscope/), or the build tree. Empty when none exists.
+// executable (../lib/<multiarch>/tensorscope/: the layout of the build tree and of an installed
+// package).
+// Empty when none exists.
 std::string findInjectionLibrary(const std::string& requested = {});
+// The CUPTI library the captured program's injection library opens (and NVTX is pointed at):
+// TSCOPE_CUPTI_LIBRARY, the toolkit this was built against, $CUDA_HOME, /usr/local/cuda. Empty
+// when none exists: the injection library then asks the dynamic loader for libcupti by soname.
+std::string findCuptiLibrary();
 
 // Runs the program to its end (or the stop / duration) and writes the session. Errors before the
 // launch (program not found, output not writable, no injection library) come back as an Error

@@ -4,7 +4,6 @@
 // socket named in TSCOPE_CAPTURE_SOCKET — one connection per process, so child processes that load
 // it too arrive as streams of their own. No CUDA calls happen here (the driver forbids them during
 // injection); CUPTI calls are allowed.
-#include <cupti.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "cupti_api.h"
 #include "cupti_decoder.h"
 #include "wire_format.h"
 
@@ -36,6 +37,7 @@ FrameWriter gWriter;
 CuptiDecoder* gDecoder = nullptr;
 std::vector<uint8_t*> gFree;   // buffers CUPTI gave back, reused
 std::atomic<bool> gActive{false};
+const CuptiApi* gCupti = nullptr;  // set before any CUPTI callback can run
 
 // Sends every byte, or gives up for good (the launcher is gone: the program carries on).
 void sendAll(const std::string& bytes) {
@@ -65,7 +67,7 @@ void message(const std::string& text) {
 
 std::string cuptiError(CUptiResult r) {
   const char* text = nullptr;
-  cuptiGetResultString(r, &text);
+  gCupti->getResultString(r, &text);
   return text ? text : "CUPTI error " + std::to_string(static_cast<int>(r));
 }
 
@@ -84,12 +86,12 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumReco
 void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t, size_t validSize) {
   std::lock_guard<std::mutex> lock(gLock);
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+  while (gCupti->activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
     if (gDecoder) gDecoder->decode(record);
     if (gWriter.bytes().size() > (1u << 20)) flushWriter();
   }
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+  if (gCupti->activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
     CountFrame f;
     f.count = dropped;
     gWriter.begin(FrameType::Dropped, f).end();
@@ -108,7 +110,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buf
 // At exit: everything CUPTI still holds, then End so the launcher knows nothing was lost.
 void finish() {
   if (!gActive.exchange(false)) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  gCupti->activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(gLock);
   gWriter.begin(FrameType::End).end();
   flushWriter();
@@ -127,7 +129,7 @@ void listenForFlush() {
       ssize_t n = ::recv(fd, &request, 1, 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;  // the launcher closed its end
-      if (request == kFlushRequest && gActive) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (request == kFlushRequest && gActive) gCupti->activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     }
   }).detach();
 }
@@ -173,7 +175,7 @@ bool wanted(const std::string& kinds, const char* kind) {
 
 std::string callbackName(bool driver, uint32_t cbid) {
   const char* name = nullptr;
-  CUptiResult r = cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
+  CUptiResult r = gCupti->getCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
   return r == CUPTI_SUCCESS && name ? name : "";
 }
 
@@ -196,18 +198,34 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   hello.pid = static_cast<int32_t>(::getpid());
   hello.ppid = static_cast<int32_t>(::getppid());
   hello.rank = rankFromEnvironment();
-  cuptiGetVersion(&hello.cuptiVersion);
+  std::string loadError;
+  gCupti = loadCupti(TSCOPE_CUPTI_SONAME, &loadError);
   uint64_t now = 0;
-  cuptiGetTimestamp(&now);
+  if (gCupti) {
+    gCupti->getVersion(&hello.cuptiVersion);
+    gCupti->getTimestamp(&now);
+  } else {
+    timespec ts{};  // CUPTI's timestamps are CLOCK_REALTIME too
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    now = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  }
   hello.clockStartNs = static_cast<int64_t>(now);
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   gWriter.begin(FrameType::Hello, hello).string(host).string(commandLine()).end();
+  if (!gCupti) {
+    message("CUPTI could not start: " + loadError);
+    gWriter.begin(FrameType::End).end();  // nothing more will come: the capture is complete
+    flushWriter();
+    ::close(gSocket);
+    gSocket = -1;
+    return 1;
+  }
   static CuptiDecoder decoder(gWriter, callbackName);
   gDecoder = &decoder;
 
   const std::string kinds = std::getenv("TSCOPE_CAPTURE_KINDS") ? std::getenv("TSCOPE_CAPTURE_KINDS") : "";
-  CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  CUptiResult r = gCupti->activityRegisterCallbacks(bufferRequested, bufferCompleted);
   struct Kind {
     const char* name;
     CUpti_ActivityKind kind;
@@ -224,11 +242,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                        CUPTI_ACTIVITY_KIND_OVERHEAD};
   for (const Kind& k : table) {
     if (r != CUPTI_SUCCESS || !wanted(kinds, k.name)) continue;
-    r = cuptiActivityEnable(k.kind);
+    r = gCupti->activityEnable(k.kind);
   }
   for (CUpti_ActivityKind k : always) {
     if (r == CUPTI_SUCCESS) {
-      CUptiResult e = cuptiActivityEnable(k);
+      CUptiResult e = gCupti->activityEnable(k);
       if (e != CUPTI_SUCCESS && e != CUPTI_ERROR_NOT_COMPATIBLE) r = e;
     }
   }
@@ -244,7 +262,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     gSocket = -1;
     return 1;
   }
-  cuptiActivityFlushPeriod(100);  // ms: the live view updates about ten times a second
+  gCupti->activityFlushPeriod(100);  // ms: the live view updates about ten times a second
   gActive = true;
   std::atexit(finish);
   flushWriter();

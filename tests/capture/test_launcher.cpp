@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <tuple>
 
 #include "command_test.h"
@@ -96,6 +97,34 @@ TEST_F(Launcher, EveryProcessThatLoadsTheLibraryConnects) {
   bool explained = false;
   for (const std::string& m : r->messages) explained |= m.find("CUPTI") != std::string::npos;
   EXPECT_TRUE(explained || r->events > 0);
+}
+
+TEST_F(Launcher, ACuptiLibraryThatCannotBeLoadedIsReportedNotFatal) {
+  // CUPTI is opened at run time (no RUNPATH into a toolkit): a wrong one is named in a message,
+  // and the capture still ends complete with the program's exit status.
+  CaptureOptions o;
+  o.argv = {TSCOPE_FAKE_TARGET, "5"};
+  o.output = path("nocupti.tscope");
+  o.env = {{"TSCOPE_CUPTI_LIBRARY", path("no-such-libcupti.so")}};
+  auto r = runCapture(o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->exitCode, 5);
+  EXPECT_FALSE(r->incomplete);
+  bool named = false;
+  for (const std::string& m : r->messages) {
+    named |= m.find("CUPTI could not start: the CUPTI library") != std::string::npos &&
+             m.find("no-such-libcupti.so") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << ::testing::PrintToString(r->messages);
+}
+
+TEST_F(Launcher, TheCuptiLibraryComesFromTheEnvironmentFirst) {
+  const std::string fake = path("libcupti.so");
+  { std::ofstream(fake) << "not a library"; }
+  ::setenv("TSCOPE_CUPTI_LIBRARY", fake.c_str(), 1);
+  EXPECT_EQ(findCuptiLibrary(), fs::absolute(fake).string());
+  ::unsetenv("TSCOPE_CUPTI_LIBRARY");
+  EXPECT_NE(findCuptiLibrary(), fs::absolute(fake).string());
 }
 
 TEST_F(Launcher, TheSessionGrowsWhileTheProgramRunsAndIsSavedAsItGoes) {

@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 nvidia-smi -L || { echo "gpu-check: no GPU visible (nvidia-smi failed)"; exit 1; }
 if [ ! -f build/default/build.ninja ]; then cmake --preset default >/dev/null; fi
 cmake --build --preset default --target tensorscope-cli tensorscope_inject pair_add train_loop >/dev/null
-CLI=build/default/app/tensorscope-cli
+CLI=build/default/bin/tensorscope-cli
 PAIR=build/default/samples/cuda/pair_add
 LOOP=build/default/samples/cuda/train_loop
 N=$((1 << 26))   # floats per array
