@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("Tensorscope"));
   QApplication::setOrganizationName(QStringLiteral("Tensorscope"));
   QApplication::setApplicationVersion(QString::fromUtf8(ts::kVersion));
+  // Ties the window to its desktop entry (Wayland app id, task bar icon): the AppStream id.
+  QGuiApplication::setDesktopFileName(QStringLiteral("org.tensorscope.Tensorscope"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Tensorscope: a profiler for GPU training runs."));
