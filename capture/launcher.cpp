@@ -148,19 +148,21 @@ std::string findInjectionLibrary(const std::string& requested) {
 }
 
 std::string findCuptiLibrary() {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("TSCOPE_CUPTI_LIBRARY"); env && *env) candidates.emplace_back(env);
-#ifdef TSCOPE_CUPTI_LIBRARY
-  candidates.emplace_back(TSCOPE_CUPTI_LIBRARY);  // the toolkit's own location, not a build path
-#endif
+  if (const char* env = std::getenv("TSCOPE_CUPTI_LIBRARY"); env && *env) return env;  // as given
   std::vector<std::string> roots;
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) roots.emplace_back(home);
   roots.emplace_back("/usr/local/cuda");
+  std::vector<std::string> candidates;
   for (const std::string& root : roots) {
     for (const char* dir : {"lib64", "lib", "extras/CUPTI/lib64", "targets/x86_64-linux/lib"}) {
+      // The versioned name first: a runtime-only install has no unversioned link.
+      candidates.push_back(root + "/" + dir + "/" + TSCOPE_CUPTI_SONAME);
       candidates.push_back(root + "/" + dir + "/libcupti.so");
     }
   }
+#ifdef TSCOPE_CUPTI_LIBRARY
+  candidates.emplace_back(TSCOPE_CUPTI_LIBRARY);  // where the toolkit built against had it
+#endif
   std::error_code ec;
   for (const std::string& c : candidates) {
     if (fs::exists(c, ec)) return fs::absolute(c).string();
@@ -196,10 +198,16 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   int errPipe[2];
   if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection, "TSCOPE_CAPTURE_SOCKET=" + sock.path};
-  if (std::string cupti = findCuptiLibrary(); !cupti.empty()) {
-    env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
-    env.push_back("NVTX_INJECTION64_PATH=" + cupti);
+  // One CUPTI for the activity records and for NVTX: a --env TSCOPE_CUPTI_LIBRARY wins, else
+  // the one found, else the soname through the loader's path (the injection library says so
+  // when that fails too).
+  std::string cupti = findCuptiLibrary();
+  for (const auto& [k, v] : o.env) {
+    if (k == "TSCOPE_CUPTI_LIBRARY" && !v.empty()) cupti = v;
   }
+  if (cupti.empty()) cupti = TSCOPE_CUPTI_SONAME;
+  env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
+  env.push_back("NVTX_INJECTION64_PATH=" + cupti);
   if (!o.kinds.empty()) env.push_back("TSCOPE_CAPTURE_KINDS=" + o.kinds);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   const TimeNs launchedAt = realtimeNow();

@@ -62,12 +62,13 @@ std::string expandOutputName(const std::string& pattern);
 
 // The injection library to load: options, TSCOPE_INJECTION_LIBRARY, beside the running
 // executable (../lib/<multiarch>/tensorscope/: the layout of the build tree and of an installed
-// package).
-// Empty when none exists.
+// package). Empty when none exists.
 std::string findInjectionLibrary(const std::string& requested = {});
+
 // The CUPTI library the captured program's injection library opens (and NVTX is pointed at):
-// TSCOPE_CUPTI_LIBRARY, the toolkit this was built against, $CUDA_HOME, /usr/local/cuda. Empty
-// when none exists: the injection library then asks the dynamic loader for libcupti by soname.
+// TSCOPE_CUPTI_LIBRARY as given, else the first that exists of $CUDA_HOME's and /usr/local/cuda's
+// libcupti.so.<major> / libcupti.so, then the toolkit this was built against. Empty when none
+// exists: the capture then names the soname, for the dynamic loader's search path.
 std::string findCuptiLibrary();
 
 // Runs the program to its end (or the stop / duration) and writes the session. Errors before the

@@ -30,7 +30,9 @@ strip_arch() { sed 's/:[a-z0-9]*$//'; }
 # The set-up's packages and their Depends/Pre-Depends closure, as apt would install them on a
 # machine that has none of them (Recommends are not installed: ./dev uses --no-install-recommends),
 # plus what every Debian system has before anything is installed: the Essential and
-# Priority: required packages (what debootstrap's minbase installs; gzip, say).
+# Priority: required packages (what debootstrap's minbase installs; gzip, say). apt-cache follows
+# every alternative of an "a | b" dependency where apt installs only the first, so this closure
+# is a little wider than a fresh install; tests/fresh/fresh-machine.sh is the exact check.
 base=$(dpkg-query -W -f='${Package} ${Essential} ${Priority}\n' | awk '$2 == "yes" || $3 == "required" {print $1}')
 # shellcheck disable=SC2086 # one package name a word
 if ! closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
@@ -56,7 +58,9 @@ checked=0
 check() {
   local what=$1 path=$2 real pkgs p
   case "$path" in /usr/local/*) return 0 ;; /usr/*) ;; *) return 0 ;; esac
-  [ -e "$path" ] || return 0
+  # Files only: a directory such as /usr/include belongs to dozens of packages, so it would
+  # always pass (a missing -dev package shows in its library or CMake file instead).
+  [ -f "$path" ] || return 0
   real=$(readlink -f "$path")
   case "$real" in /usr/local/*) return 0 ;; esac
   checked=$((checked + 1))
@@ -83,10 +87,15 @@ declare -A is_config=()
 while IFS= read -r line; do
   name=${line%%:*}
   dir=${line#*=}
-  config=$(ls "$dir"/*Config.cmake "$dir"/*-config.cmake 2>/dev/null | head -n1 || true)
+  pkg=${name%_DIR}
+  config=
+  for c in "$dir/${pkg}Config.cmake" "$dir/$(tr '[:upper:]' '[:lower:]' <<<"$pkg")-config.cmake"; do
+    [ -f "$c" ] && config=$c && break
+  done
+  [ -n "$config" ] || config=$(ls "$dir"/*Config.cmake "$dir"/*-config.cmake 2>/dev/null | head -n1 || true)
   [ -n "$config" ] || continue  # an include directory such as ZLIB_INCLUDE_DIR: step 2
   is_config[$name]=1
-  check "CMake package ${name%_DIR}" "$config"
+  check "CMake package $pkg" "$config"
 done < <(grep -E '^[A-Za-z0-9_.+-]+_DIR:(PATH|FILEPATH|STRING)=/usr/' "$cache")
 
 # 2. Every other path the cache found that the build commands use: libraries, include
@@ -97,7 +106,9 @@ while IFS= read -r line; do
   name=${line%%:*}
   value=${line#*=}
   [ -z "${is_config[$name]:-}" ] || continue
-  case "$name" in CMAKE_INSTALL_*) continue ;; esac
+  # CUDA is optional and may come from anywhere (NVIDIA's /usr/local/cuda, Debian's non-free
+  # nvidia-cuda-toolkit): ./dev does not install it, so it is not held to the list.
+  case "$name" in CMAKE_INSTALL_* | CMAKE_CUDA_* | CUDA_* | CUDAToolkit_*) continue ;; esac
   case "$value" in *-NOTFOUND) continue ;; esac
   if [ -f "$ninja" ] && ! grep -qF -- "$value" "$ninja" "$build/CMakeFiles/rules.ninja" 2>/dev/null; then continue; fi
   check "$name" "$value"
@@ -120,6 +131,10 @@ while [ ${#modules[@]} -gt 0 ]; do
     2>/dev/null | awk '{print $1}')
 done
 
+if [ "$checked" -eq 0 ]; then
+  echo "check-build-deps: found nothing under /usr in $cache to check: is this a configured build?" >&2
+  exit 1
+fi
 if [ "$failures" -gt 0 ]; then
   echo "check-build-deps: $failures of $checked paths the build uses come from packages ./dev does not" \
        "install; a fresh machine would fail to configure or build" >&2

@@ -54,6 +54,16 @@ const CuptiApi* loadCupti(const char* fallbackSoname, std::string* error) {
     *error = failure;
     return nullptr;
   }
+  // The decoder reads records with this build's struct layouts: an older CUPTI (another toolkit
+  // found first) would hand back records it cannot read.
+  uint32_t version = 0;
+  if (api.getVersion(&version) != CUPTI_SUCCESS || version < CUPTI_API_VERSION) {
+    failure = "the CUPTI library " + path + " is API version " + std::to_string(version) +
+              ", older than the " + std::to_string(CUPTI_API_VERSION) +
+              " this build reads; set TSCOPE_CUPTI_LIBRARY to a newer toolkit's libcupti.so";
+    *error = failure;
+    return nullptr;
+  }
   api.path = path;
   return &api;
 }

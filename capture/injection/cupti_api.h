@@ -27,7 +27,8 @@ struct CuptiApi {
 
 // Loads CUPTI once: the file named in TSCOPE_CUPTI_LIBRARY (the launcher sets it), else
 // `fallbackSoname` through the dynamic loader's search path. nullptr with *error set when no
-// library or one of the entry points is missing.
+// library, one of the entry points, or a recent enough API version (CUPTI_API_VERSION of the
+// headers built against) is missing.
 const CuptiApi* loadCupti(const char* fallbackSoname, std::string* error);
 
 }  // namespace ts::capture

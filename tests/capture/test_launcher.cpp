@@ -118,13 +118,19 @@ TEST_F(Launcher, ACuptiLibraryThatCannotBeLoadedIsReportedNotFatal) {
   EXPECT_TRUE(named) << ::testing::PrintToString(r->messages);
 }
 
-TEST_F(Launcher, TheCuptiLibraryComesFromTheEnvironmentFirst) {
-  const std::string fake = path("libcupti.so");
-  { std::ofstream(fake) << "not a library"; }
-  ::setenv("TSCOPE_CUPTI_LIBRARY", fake.c_str(), 1);
-  EXPECT_EQ(findCuptiLibrary(), fs::absolute(fake).string());
+TEST_F(Launcher, TheCuptiLibraryComesFromTheEnvironmentFirstThenCudaHome) {
+  const char* saved[] = {std::getenv("TSCOPE_CUPTI_LIBRARY"), std::getenv("CUDA_HOME")};
+  const std::string keep[] = {saved[0] ? saved[0] : "", saved[1] ? saved[1] : ""};
+  fs::create_directories(path("cuda/lib64"));
+  const std::string inHome = path("cuda/lib64/libcupti.so");
+  { std::ofstream(inHome) << "not a library"; }
+  ::setenv("TSCOPE_CUPTI_LIBRARY", "libcupti-as-given.so", 1);
+  ::setenv("CUDA_HOME", path("cuda").c_str(), 1);
+  EXPECT_EQ(findCuptiLibrary(), "libcupti-as-given.so");  // passed on as it is, even a soname
   ::unsetenv("TSCOPE_CUPTI_LIBRARY");
-  EXPECT_NE(findCuptiLibrary(), fs::absolute(fake).string());
+  EXPECT_EQ(findCuptiLibrary(), fs::absolute(inHome).string());  // $CUDA_HOME before the rest
+  saved[0] ? ::setenv("TSCOPE_CUPTI_LIBRARY", keep[0].c_str(), 1) : ::unsetenv("TSCOPE_CUPTI_LIBRARY");
+  saved[1] ? ::setenv("CUDA_HOME", keep[1].c_str(), 1) : ::unsetenv("CUDA_HOME");
 }
 
 TEST_F(Launcher, TheSessionGrowsWhileTheProgramRunsAndIsSavedAsItGoes) {

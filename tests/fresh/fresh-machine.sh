@@ -6,8 +6,9 @@
 #   xvfb-run -a ./dev run --screenshot fresh-x11.png        (a real X server)
 #   QT_QPA_PLATFORM=offscreen ./dev run --screenshot fresh-offscreen.png
 # Nothing installed on this machine can help: the chroot has its own /usr. Needs root, the
-# debootstrap package and Debian's archive; takes about 25 minutes on 2 cores (not run by CI).
-#   tests/fresh/fresh-machine.sh [ROOT]     (default /var/tmp/tensorscope-fresh; reused if there)
+# debootstrap package and Debian's archive; takes about 12 minutes on 2 cores (not run by CI).
+#   tests/fresh/fresh-machine.sh [ROOT]     (default /var/tmp/tensorscope-fresh, made anew each
+#                                            time; TSCOPE_FRESH_REUSE=1 keeps an earlier one)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-/var/tmp/tensorscope-fresh}
@@ -15,6 +16,11 @@ mirror=http://deb.debian.org/debian
 [ "$(id -u)" -eq 0 ] || { echo "fresh-machine: run as root" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "fresh-machine: apt-get install debootstrap" >&2; exit 1; }
 
+if findmnt -rn -o TARGET | grep -q "^$root/"; then
+  echo "fresh-machine: something is still mounted under $root (an interrupted run?): umount it first" >&2
+  exit 1
+fi
+if [ "${TSCOPE_FRESH_REUSE:-}" != 1 ]; then rm -rf "$root"; fi
 if [ ! -x "$root/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase bookworm "$root" "$mirror"
 fi
@@ -42,7 +48,7 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root bas
   export DEBIAN_FRONTEND=noninteractive
   command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends git ca-certificates; }
   echo "fresh-machine: $(dpkg -l | grep -c ^ii) packages before ./dev"
-  rm -rf /work/main && git clone -q /src /work/main && cd /work/main
+  rm -rf /work/main && git -c safe.directory=/src clone -q /src /work/main && cd /work/main
   echo "fresh-machine: testing $(git log -1 --format="%h %s")"
   ./dev test
   xvfb-run -a ./dev run --screenshot /work/fresh-x11.png

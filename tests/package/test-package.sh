@@ -66,19 +66,19 @@ run QT_QPA_PLATFORM=offscreen "$root/usr/bin/tensorscope" "$sample" --screenshot
 if [ "$capture" = yes ]; then
   # The installed launcher finds its library beside itself (TSCOPE_INJECTION_LIBRARY unset), and
   # the program it starts loads that library and connects back.
-  run "$cli" capture -o "$root/capture.tscope" -- "$fake" 0 2> "$root/capture.log" ||
-    { cat "$root/capture.log" >&2; fail "installed CLI: capture failed"; }
-  # Without a GPU, CUPTI cannot start, and the library reports that over its connection: a
-  # per-process message proves the installed library was loaded and reached the launcher.
-  grep -qE 'process [0-9]+: ' "$root/capture.log" ||
+  # A CUPTI that cannot load makes the library report so over its connection, GPU or not: that
+  # message proves the installed library was loaded and reached the launcher.
+  run "$cli" capture -o "$root/capture.tscope" --env TSCOPE_CUPTI_LIBRARY="$root/no-libcupti.so" \
+    -- "$fake" 0 2> "$root/capture.log" || { cat "$root/capture.log" >&2; fail "installed CLI: capture failed"; }
+  grep -qE "process [0-9]+: CUPTI could not start: the CUPTI library $root/no-libcupti.so" "$root/capture.log" ||
     { cat "$root/capture.log" >&2; fail "installed CLI: the captured program's library did not connect"; }
 fi
 
-# Metadata: AppStream, then lintian (errors fail, warnings are printed).
+# Metadata: AppStream, then lintian (errors fail, warnings are printed). ./dev installs both.
+for tool in appstreamcli lintian; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (./dev installs it)"
+done
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.tensorscope.Tensorscope.metainfo.xml" ||
   fail "appstreamcli validate failed"
-if command -v lintian >/dev/null 2>&1; then
-  lintian --fail-on error "$deb" ||
-    fail "lintian reports errors"
-fi
+lintian --fail-on error "$deb" || fail "lintian reports errors"
 echo "test-package: PASS ($(stat -c %s "$deb") bytes, capture: $capture)"
