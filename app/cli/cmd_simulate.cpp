@@ -14,6 +14,7 @@
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
 #include "memsim/workload_source.h"
+#include "util/parse_number.h"
 
 namespace ts::cli {
 
@@ -151,7 +152,9 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, co
     WorkloadSource in = base;
     TierConfig tiers = baseTiers;
     if (key == "batch") {
-      in.batch = std::stoll(v);
+      auto batch = parseInteger<int64_t>(v);
+      if (!batch || *batch <= 0) return failure("--sweep batch=" + v + ": not a positive whole number");
+      in.batch = *batch;
     } else if (Status s = setTierField(tiers, key, v); !s.ok()) {
       return failure(s.error());
     }

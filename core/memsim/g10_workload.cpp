@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "io/text_file.h"
+#include "util/parse_number.h"
 
 namespace ts::memsim {
 
@@ -33,10 +34,14 @@ bool parseTensorLine(std::string_view line, TensorLine& out, std::string& proble
   static const std::regex re(R"(^\s*tensor(\d+) Is weight \(global\)\?: (\d), Size in byte: (-?\d+))");
   std::cmatch m;
   if (!std::regex_search(line.data(), line.data() + line.size(), m, re)) return false;
-  out.id = std::stoi(m[1].str());
+  auto id = parseInteger<int>(m[1].str());
+  auto bytes = parseInteger<int64_t>(m[3].str());
   out.weight = m[2].str() == "1";
-  out.bytes = std::stoll(m[3].str());
-  if (out.bytes < 0) problem = "tensor" + m[1].str() + " has a negative size";
+  if (!id) problem = "tensor id " + m[1].str() + " is out of range";
+  else if (!bytes) problem = "tensor" + m[1].str() + " has a size out of range (" + m[3].str() + " bytes)";
+  else if (*bytes < 0) problem = "tensor" + m[1].str() + " has a negative size";
+  out.id = id.value_or(-1);
+  out.bytes = bytes.value_or(0);
   return true;
 }
 
@@ -95,7 +100,9 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     std::string_view l = kernelLines[i];
     std::cmatch m;
     if (std::regex_search(l.data(), l.data() + l.size(), m, header)) {
-      int id = std::stoi(m[1].str());
+      auto parsed = parseInteger<int>(m[1].str());
+      if (!parsed) return Error{where(kernelsPath, i) + "kernel id " + m[1].str() + " is out of range"};
+      int id = *parsed;
       if (id != static_cast<int>(g.workload.kernels.size())) {
         return Error{where(kernelsPath, i) + "kernel " + std::to_string(id) + " where kernel " +
                      std::to_string(g.workload.kernels.size()) + " was due (ids must run 0, 1, 2, ... without gaps)"};
@@ -112,7 +119,9 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
       return Error{where(kernelsPath, i) + "text before the first 'Kernel ID:' line"};
     }
     if (std::regex_search(l.data(), l.data() + l.size(), m, time)) {
-      int64_t cycles = std::stoll(m[1].str());
+      auto parsed = parseInteger<int64_t>(m[1].str());
+      if (!parsed) return Error{where(kernelsPath, i) + "execution time " + m[1].str() + " is out of range"};
+      int64_t cycles = *parsed;
       if (cycles < 0) return Error{where(kernelsPath, i) + "a negative execution time"};
       g.cycles.back() = cycles;
       k->duration = static_cast<TimeNs>(std::llround(static_cast<double>(cycles) * 1e9 / kG10ClockHz));

@@ -10,9 +10,27 @@ namespace ts::model {
 
 namespace {
 
-int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
-  int64_t n = 1;
-  for (size_t i = from; i < v.size(); ++i) n *= v[i];
+// An int64 count that remembers overflow instead of wrapping (signed overflow is undefined, and
+// crafted shapes reach it): every product and sum below goes through it.
+struct Count {
+  int64_t value = 0;
+  bool overflow = false;
+  Count(int64_t v = 0) : value(v) {}  // NOLINT(google-explicit-constructor)
+  friend Count operator*(Count a, Count b) {
+    Count r;
+    r.overflow = a.overflow || b.overflow || __builtin_mul_overflow(a.value, b.value, &r.value);
+    return r;
+  }
+  friend Count operator+(Count a, Count b) {
+    Count r;
+    r.overflow = a.overflow || b.overflow || __builtin_add_overflow(a.value, b.value, &r.value);
+    return r;
+  }
+};
+
+Count product(const std::vector<int64_t>& v, size_t from = 0) {
+  Count n = 1;
+  for (size_t i = from; i < v.size(); ++i) n = n * v[i];
   return n;
 }
 
@@ -44,6 +62,7 @@ void estimateFlops(ModelGraph& g) {
     const bool shapes = out && out->shapeKnown && in(0) && in(0)->shapeKnown;
     op.flops = 0;
     op.flopsKnown = true;
+    Count f = 0;
     const std::string& t = op.type;
     if (!shapes && !kNoArithmetic.count(t)) {
       op.flopsKnown = false;
@@ -52,42 +71,48 @@ void estimateFlops(ModelGraph& g) {
     if (t == "Conv" && in(1) && in(1)->shapeKnown) {
       // out N·Cout·spatial, each a dot product over Cin/group · kernel.
       const auto& w = in(1)->shape;
-      int64_t perOutput = product(w, 1);
-      op.flops = 2 * out->elements() * perOutput;
-      if (in(2)) op.flops += out->elements();
+      Count perOutput = product(w, 1);
+      f = Count(2) * out->elements() * perOutput;
+      if (in(2)) f = f + out->elements();
     } else if (t == "ConvTranspose" && in(1) && in(1)->shapeKnown) {
       const auto& w = in(1)->shape;  // Cin × Cout/group × kernel
-      op.flops = 2 * in(0)->elements() * product(w, 1);
-      if (in(2)) op.flops += out->elements();
+      f = Count(2) * in(0)->elements() * product(w, 1);
+      if (in(2)) f = f + out->elements();
     } else if (t == "Gemm" && in(1) && in(1)->shapeKnown) {
       const auto& a = in(0)->shape;
       int64_t k = attr(op, "transA", 0) ? a[0] : a[a.size() - 1];
-      op.flops = 2 * out->elements() * k;
-      if (in(2)) op.flops += out->elements();
+      f = Count(2) * out->elements() * k;
+      if (in(2)) f = f + out->elements();
     } else if (t == "MatMul" && in(1) && in(1)->shapeKnown) {
       const auto& a = in(0)->shape;
-      op.flops = 2 * out->elements() * a.back();
+      f = Count(2) * out->elements() * a.back();
     } else if (t == "BatchNormalization" || t == "InstanceNormalization") {
-      op.flops = 2 * out->elements();
+      f = Count(2) * out->elements();
     } else if (t == "LayerNormalization") {
-      op.flops = 5 * out->elements();  // mean, variance, normalise, scale, shift
+      f = Count(5) * out->elements();  // mean, variance, normalise, scale, shift
     } else if (t == "Softmax" || t == "LogSoftmax") {
-      op.flops = 5 * out->elements();  // max, subtract, exp, sum, divide
+      f = Count(5) * out->elements();  // max, subtract, exp, sum, divide
     } else if (t == "Gelu") {
-      op.flops = 8 * out->elements();
+      f = Count(8) * out->elements();
     } else if (t == "MaxPool" || t == "AveragePool") {
       auto k = op.ints.find("kernel_shape");
-      op.flops = out->elements() * (k == op.ints.end() ? 1 : product(k->second));
+      f = out->elements() * (k == op.ints.end() ? 1 : product(k->second));
     } else if (t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "ReduceMean" || t == "ReduceSum" ||
                t == "ReduceMax") {
-      op.flops = in(0)->elements();
+      f = in(0)->elements();
     } else if (kElementwise.count(t)) {
-      op.flops = out->elements();
+      f = out->elements();
     } else if (kNoArithmetic.count(t)) {
-      op.flops = 0;
+      f = 0;
     } else {
       op.flopsKnown = false;
       unknown.insert(t);
+    }
+    if (f.overflow) {
+      op.flopsKnown = false;
+      g.overflows.push_back(op.name + " (" + t + "): its FLOPs overflow 64 bits");
+    } else {
+      op.flops = f.value;
     }
   }
   for (const std::string& t : unknown) g.warnings.push_back("no FLOPs formula for " + t + " (counted as 0)");

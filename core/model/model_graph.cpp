@@ -44,13 +44,15 @@ bool isFloating(ElemType t) {
 int64_t Tensor::elements() const {
   if (!shapeKnown) return -1;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;  // crafted shapes: no wrap-around
+  }
   return n;
 }
 
 int64_t Tensor::bytes() const {
-  int64_t n = elements();
-  return n < 0 ? -1 : n * elemSize(type);
+  int64_t n = elements(), b = 0;
+  return n < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(elemSize(type)), &b) ? -1 : b;
 }
 
 std::vector<int> Op::weights(const std::vector<Tensor>& tensors) const {

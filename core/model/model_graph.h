@@ -30,8 +30,8 @@ struct Tensor {
   bool trainable = false;      // a weight that training updates (not BatchNorm running statistics)
   int producer = -1;           // the op that writes it, -1 for inputs and weights
 
-  int64_t elements() const;    // -1 when the shape is not known
-  int64_t bytes() const;       // -1 when the shape is not known
+  int64_t elements() const;    // -1 when the shape is not known or its product overflows 64 bits
+  int64_t bytes() const;       // -1 likewise
 };
 
 struct Op {
@@ -58,6 +58,7 @@ struct ModelGraph {
   std::vector<int> inputs;       // data inputs (not weights)
   std::vector<int> outputs;
   std::vector<std::string> warnings;  // shape inference problems, ops without a FLOPs formula
+  std::vector<std::string> overflows;  // ops whose FLOPs do not fit 64 bits (the loader refuses)
 
   int64_t parameters() const;       // trainable weight elements
   int64_t parameterBytes() const;

@@ -64,6 +64,38 @@ bool hasExternalData(const onnx::GraphProto& graph) {
 }
 
 // `onDisk`: `path` is the model's file, so external data can be checked beside it.
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Sizes from the file are multiplied into elements, bytes and FLOPs: a crafted shape must be an
+// error naming the tensor and its shape, not a wrapped (undefined) number in a table.
+Status checkSizes(const ModelGraph& g, const std::string& path) {
+  for (const Tensor& t : g.tensors) {
+    if (!t.shapeKnown) continue;
+    for (int64_t d : t.shape) {
+      if (d < 0) return Error{path + ": tensor '" + t.name + "' has a negative dimension " + shapeText(t.shape)};
+    }
+    if (t.elements() < 0 || t.bytes() < 0) {
+      return Error{path + ": tensor '" + t.name + "' of shape " + shapeText(t.shape) + " has more elements or bytes than 64 bits hold"};
+    }
+  }
+  if (!g.overflows.empty()) return Error{path + ": op " + g.overflows.front()};
+  int64_t params = 0, bytes = 0, flops = 0;
+  for (const Tensor& t : g.tensors) {
+    if (!t.trainable) continue;
+    if (__builtin_add_overflow(params, t.elements(), &params) || __builtin_add_overflow(bytes, t.bytes(), &bytes)) {
+      return Error{path + ": the parameters add up to more than 64 bits hold"};
+    }
+  }
+  for (const Op& op : g.ops) {
+    if (__builtin_add_overflow(flops, op.flops, &flops)) return Error{path + ": the FLOPs add up to more than 64 bits hold"};
+  }
+  return Status::success();
+}
+
 Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const LoadOptions& options, bool onDisk) {
   if (!model.has_graph()) return Error{path + ": an ONNX model without a graph"};
   onnx::GraphProto& graph = *model.mutable_graph();
@@ -170,6 +202,7 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
     t.trainable = t.weight && isFloating(t.type) && t.elements() > 1 && !statistics.count(static_cast<int>(i));
   }
   estimateFlops(g);
+  if (Status s = checkSizes(g, path); !s) return Error{s.error()};
   return g;
 }
 

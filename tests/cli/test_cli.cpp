@@ -67,6 +67,10 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;
   EXPECT_EQ(cli("convert " + std::string(TSCOPE_SAMPLE) + " x.csv --table bogus").exitCode, 2);
   EXPECT_EQ(cli("convert " + std::string(TSCOPE_SAMPLE) + " x.csv --shift 1").exitCode, 2);
+  // A number past 32 bits in a G10 workload: was an uncaught std::out_of_range (abort).
+  r = cli("simulate --g10 " + std::string(TSCOPE_SHARED_DATA) + "/crashers/g10-stoi-out-of-range");
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.out.find("tensors.config:57: tensor id 57333333333 is out of range"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {

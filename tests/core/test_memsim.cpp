@@ -2,6 +2,7 @@
 // and tensor vitality, checked against G10's own analysis output (interval.config) tensor by
 // tensor; malformed directories give errors that name the file and line.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -70,6 +71,28 @@ TEST(Memsim, EveryG10WorkloadLoads) {
   for (int64_t c : bert->cycles) cycles += c;
   EXPECT_EQ(cycles, 8'742'558'777);
   EXPECT_NEAR(static_cast<double>(bert->workload.idealTime()), 8'742'558'777 / 1.2, 1369.0);  // ns, rounded per kernel
+}
+
+TEST(Memsim, AnOutOfRangeNumberInAG10WorkloadIsAnErrorNamingFileAndLine) {
+  // Was: std::stoi threw std::out_of_range and the uncaught throw ended the process.
+  auto w = loadG10Workload(std::string(TSCOPE_SHARED_DATA) + "/crashers/g10-stoi-out-of-range");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.error().find("tensors.config:57: tensor id 57333333333 is out of range"), std::string::npos) << w.error();
+
+  // The same for kernels.config: a kernel id and an execution time past 64 bits.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tscope-g10-range-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tensors.config") << "tensor0 Is weight (global)?: 0, Size in byte: 64, Range:0--64\n";
+  std::ofstream(dir / "kernels.config") << "Kernel ID: 99999999999, Name: k\n";
+  auto badId = loadG10Workload(dir.string());
+  ASSERT_FALSE(badId.ok());
+  EXPECT_NE(badId.error().find("kernels.config:1: kernel id 99999999999 is out of range"), std::string::npos) << badId.error();
+  std::ofstream(dir / "kernels.config") << "Kernel ID: 0, Name: k\nExecution Time: 99999999999999999999\n";
+  auto badTime = loadG10Workload(dir.string());
+  ASSERT_FALSE(badTime.ok());
+  EXPECT_NE(badTime.error().find("kernels.config:2: execution time 99999999999999999999 is out of range"),
+            std::string::npos) << badTime.error();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Memsim, VitalityMatchesG10sOwnAnalysis) {

@@ -165,6 +165,55 @@ std::string smallModel() {
 
 }  // namespace
 
+namespace {
+
+// x, w (graph inputs with the given shapes) → OP → y of shape yDims: no data, only shapes.
+std::string shapesOnlyModel(const char* op, std::vector<int64_t> xDims, std::vector<int64_t> wDims,
+                            std::vector<int64_t> yDims) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("crafted");
+  auto value = [](onnx::ValueInfoProto* v, const char* name, const std::vector<int64_t>& dims) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  value(g->add_input(), "x", xDims);
+  if (!wDims.empty()) value(g->add_input(), "w", wDims);
+  value(g->add_output(), "y", yDims);
+  auto* node = g->add_node();
+  node->set_op_type(op);
+  node->set_name("crafted_op");
+  node->add_input("x");
+  if (!wDims.empty()) node->add_input("w");
+  node->add_output("y");
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(Model, SizesThatOverflow64BitsAreErrorsNamingTheFileAndTheValue) {
+  // Was signed overflow (UBSan) in Tensor::elements: 68182605697 × 268435455.
+  auto big = loadOnnxBytes(shapesOnlyModel("Relu", {68182605697, 268435455}, {}, {68182605697, 268435455}), "big.onnx");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().find("big.onnx: tensor 'x' of shape [68182605697, 268435455] has more elements or bytes"),
+            std::string::npos) << big.error();
+  // Every tensor fits (2^48 elements), the FLOPs do not: 2 · 2^48 · 2^24.
+  const int64_t n = int64_t{1} << 24;
+  auto flops = loadOnnxBytes(shapesOnlyModel("MatMul", {n, n}, {n, n}, {n, n}), "flops.onnx");
+  ASSERT_FALSE(flops.ok());
+  EXPECT_NE(flops.error().find("flops.onnx: op crafted_op (MatMul): its FLOPs overflow 64 bits"), std::string::npos)
+      << flops.error();
+  // Just below the limit it still loads, with the exact count: 2 · 2^20 · 2^20 · 2^20.
+  const int64_t m = int64_t{1} << 20;
+  auto fits = loadOnnxBytes(shapesOnlyModel("MatMul", {m, m}, {m, m}, {m, m}), "fits.onnx");
+  ASSERT_TRUE(fits.ok()) << fits.error();
+  EXPECT_EQ(fits->ops[0].flops, int64_t{1} << 61);
+}
+
 TEST(Model, TrainingStepOfASmallModelByHand) {
   auto g = loadOnnxBytes(smallModel(), "small.onnx");
   ASSERT_TRUE(g.ok()) << g.error();

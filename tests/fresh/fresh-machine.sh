@@ -5,6 +5,7 @@
 #   ./dev test
 #   xvfb-run -a ./dev run --screenshot fresh-x11.png        (a real X server)
 #   QT_QPA_PLATFORM=offscreen ./dev run --screenshot fresh-offscreen.png
+#   ./dev package, apt-get install ./tensorscope_*.deb, and the installed programs
 # Nothing installed on this machine can help: the chroot has its own /usr. Needs root, the
 # debootstrap package and Debian's archive; takes about 12 minutes on 2 cores (not run by CI).
 #   tests/fresh/fresh-machine.sh [ROOT]     (default /var/tmp/tensorscope-fresh, made anew each
@@ -54,6 +55,12 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root bas
   xvfb-run -a ./dev run --screenshot /work/fresh-x11.png
   QT_QPA_PLATFORM=offscreen ./dev run --screenshot /work/fresh-offscreen.png
   echo "fresh-machine: $(dpkg -l | grep -c ^ii) packages after ./dev"
+  # The README'"'"'s install from the .deb, and the installed programs from /usr/bin.
+  deb=$(./dev package 2>/dev/null | tail -n1)
+  apt-get install -y -qq "$deb" >/dev/null
+  cd / && tensorscope-cli info /work/main/samples/sample.tscope
+  QT_QPA_PLATFORM=offscreen tensorscope /work/main/samples/sample.tscope --screenshot /work/fresh-installed.png
+  dpkg -L tensorscope | grep -E "bin/|\.so$"
 '
-cp "$root/work/fresh-x11.png" "$root/work/fresh-offscreen.png" "${TMPDIR:-/tmp}/"
-echo "fresh-machine: PASS (screenshots in ${TMPDIR:-/tmp}/fresh-x11.png, fresh-offscreen.png)"
+cp "$root"/work/fresh-*.png "${TMPDIR:-/tmp}/"
+echo "fresh-machine: PASS (screenshots in ${TMPDIR:-/tmp}/fresh-{x11,offscreen,installed}.png)"
