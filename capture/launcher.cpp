@@ -130,6 +130,19 @@ std::string expandOutputName(const std::string& pattern) {
   return out;
 }
 
+namespace {
+
+// The first candidate that exists, as an absolute path; empty when none does.
+std::string firstExisting(const std::vector<std::string>& candidates) {
+  std::error_code ec;
+  for (const std::string& c : candidates) {
+    if (fs::exists(c, ec)) return fs::absolute(c).string();
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string findInjectionLibrary(const std::string& requested) {
   std::vector<std::string> candidates;
   if (!requested.empty()) return fs::exists(requested) ? fs::absolute(requested).string() : "";
@@ -141,10 +154,7 @@ std::string findInjectionLibrary(const std::string& requested) {
     candidates.push_back(
         (self.parent_path().parent_path() / TSCOPE_PRIVATE_LIBDIR / "libtensorscope_inject.so").string());
   }
-  for (const std::string& c : candidates) {
-    if (fs::exists(c, ec)) return fs::absolute(c).string();
-  }
-  return "";
+  return firstExisting(candidates);
 }
 
 std::string findCuptiLibrary() {
@@ -163,11 +173,7 @@ std::string findCuptiLibrary() {
 #ifdef TSCOPE_CUPTI_LIBRARY
   candidates.emplace_back(TSCOPE_CUPTI_LIBRARY);  // where the toolkit built against had it
 #endif
-  std::error_code ec;
-  for (const std::string& c : candidates) {
-    if (fs::exists(c, ec)) return fs::absolute(c).string();
-  }
-  return "";
+  return firstExisting(candidates);
 }
 
 Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& hooks) {

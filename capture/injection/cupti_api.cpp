@@ -8,11 +8,11 @@ namespace ts::capture {
 
 namespace {
 
+// Binds one entry point; the first one missing is remembered for the error.
 template <typename F>
-bool bind(void* lib, const char* name, F& fn, std::string* missing) {
+void bind(void* lib, const char* name, F& fn, std::string* missing) {
   fn = reinterpret_cast<F>(::dlsym(lib, name));
   if (!fn && missing->empty()) *missing = name;
-  return fn != nullptr;
 }
 
 }  // namespace
@@ -64,7 +64,6 @@ const CuptiApi* loadCupti(const char* fallbackSoname, std::string* error) {
     *error = failure;
     return nullptr;
   }
-  api.path = path;
   return &api;
 }
 

@@ -22,7 +22,6 @@ struct CuptiApi {
   decltype(&::cuptiGetResultString) getResultString = nullptr;
   decltype(&::cuptiGetTimestamp) getTimestamp = nullptr;
   decltype(&::cuptiGetVersion) getVersion = nullptr;
-  std::string path;  // the library that was loaded
 };
 
 // Loads CUPTI once: the file named in TSCOPE_CUPTI_LIBRARY (the launcher sets it), else

@@ -179,6 +179,17 @@ std::string callbackName(bool driver, uint32_t cbid) {
   return r == CUPTI_SUCCESS && name ? name : "";
 }
 
+// CUPTI cannot record this process: say why, then End, so the capture is complete (not marked
+// incomplete) and the launcher stops waiting for this connection. Called with gLock held.
+int giveUp(const std::string& why) {
+  message(why);
+  gWriter.begin(FrameType::End).end();
+  flushWriter();
+  ::close(gSocket);
+  gSocket = -1;
+  return 1;  // InitializeInjection's value: the program runs on, unprofiled
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
@@ -213,14 +224,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   gWriter.begin(FrameType::Hello, hello).string(host).string(commandLine()).end();
-  if (!gCupti) {
-    message("CUPTI could not start: " + loadError);
-    gWriter.begin(FrameType::End).end();  // nothing more will come: the capture is complete
-    flushWriter();
-    ::close(gSocket);
-    gSocket = -1;
-    return 1;
-  }
+  if (!gCupti) return giveUp("CUPTI could not start: " + loadError);
   static CuptiDecoder decoder(gWriter, callbackName);
   gDecoder = &decoder;
 
@@ -251,16 +255,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
   }
   if (r != CUPTI_SUCCESS) {
-    message(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                ? otherProfiler() + " is already profiling this process (CUPTI allows one profiler at a time); "
-                  "Tensorscope records nothing from it"
-                : "CUPTI could not start: " + cuptiError(r));
-    // Nothing more will come from this process: say so, so the capture is not marked incomplete.
-    gWriter.begin(FrameType::End).end();
-    flushWriter();
-    ::close(gSocket);
-    gSocket = -1;
-    return 1;
+    return giveUp(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                      ? otherProfiler() + " is already profiling this process (CUPTI allows one profiler at a "
+                                          "time); Tensorscope records nothing from it"
+                      : "CUPTI could not start: " + cuptiError(r));
   }
   gCupti->activityFlushPeriod(100);  // ms: the live view updates about ten times a second
   gActive = true;
