@@ -23,7 +23,8 @@ const std::string& CuptiDecoder::apiName(bool driver, uint32_t cbid) {
   auto it = apiNames_.find(key);
   if (it == apiNames_.end()) {
     std::string name = namer_ ? namer_(driver, cbid) : std::string();
-    if (name.empty()) name = std::string(driver ? "driver API " : "runtime API ") + std::to_string(cbid);
+    if (name.empty())
+      name = std::string(driver ? "driver API " : "runtime API ") + std::to_string(cbid);
     it = apiNames_.emplace(key, std::move(name)).first;
   }
   return it->second;
@@ -112,10 +113,14 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       f.timestamp = static_cast<int64_t>(m->timestamp);
       f.id = m->id;
       f.flags = m->flags;
-      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+          m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
         f.processId = m->objectId.pt.processId, f.threadId = m->objectId.pt.threadId;
       }
-      out_.begin(FrameType::Marker, f).string(m->name ? m->name : "").string(m->domain ? m->domain : "").end();
+      out_.begin(FrameType::Marker, f)
+          .string(m->name ? m->name : "")
+          .string(m->domain ? m->domain : "")
+          .end();
       return;
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
@@ -135,7 +140,10 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       f.maxRegistersPerBlock = static_cast<int32_t>(d->maxRegistersPerBlock);
       f.maxSharedMemoryPerSm = static_cast<int32_t>(d->maxSharedMemoryPerMultiprocessor);
       f.maxSharedMemoryPerBlock = static_cast<int32_t>(d->maxSharedMemoryPerBlock);
-      out_.begin(FrameType::Device, f).string(d->name ? d->name : "").string(uuidHex(d->uuid)).end();
+      out_.begin(FrameType::Device, f)
+          .string(d->name ? d->name : "")
+          .string(uuidHex(d->uuid))
+          .end();
       return;
     }
     case CUPTI_ACTIVITY_KIND_CONTEXT: {

@@ -17,8 +17,8 @@
 
 #include "io/open_session.h"
 #include "record_sink.h"
-#include "wire_format.h"
 #include "util/version.h"
+#include "wire_format.h"
 
 namespace ts::capture {
 
@@ -28,7 +28,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string hostName() {
   char host[256] = {};
@@ -51,10 +53,13 @@ std::string resolveProgram(const std::string& name) {
   size_t from = 0;
   while (from <= dirs.size()) {
     size_t colon = dirs.find(':', from);
-    std::string dir = dirs.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+    std::string dir =
+        dirs.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    struct stat st{};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
     if (colon == std::string::npos) break;
     from = colon + 1;
   }
@@ -66,7 +71,8 @@ Status checkWritable(const std::string& output) {
   fs::path dir = fs::path(output).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Error{output + ": the directory " + dir.string() + " does not exist"};
+  if (!fs::is_directory(dir, ec))
+    return Error{output + ": the directory " + dir.string() + " does not exist"};
   std::string probe = (dir / (".tscope-probe-" + std::to_string(::getpid()))).string();
   int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0) return Error{output + ": cannot write there (" + std::strerror(errno) + ")"};
@@ -96,7 +102,9 @@ Status openSocket(SocketDir& s) {
   std::string base = fs::temp_directory_path().string() + "/tensorscope-XXXXXX";
   std::vector<char> name(base.begin(), base.end());
   name.push_back('\0');
-  if (!::mkdtemp(name.data())) return Error{std::string("cannot create a private directory in ") + fs::temp_directory_path().string() + ": " + std::strerror(errno)};
+  if (!::mkdtemp(name.data()))
+    return Error{std::string("cannot create a private directory in ") +
+                 fs::temp_directory_path().string() + ": " + std::strerror(errno)};
   s.dir = name.data();  // mkdtemp makes it 0700: only this user can connect
   s.path = s.dir + "/records";
   sockaddr_un addr{};
@@ -121,11 +129,16 @@ std::string expandOutputName(const std::string& pattern) {
       continue;
     }
     char c = pattern[++i];
-    if (c == 'p') out += std::to_string(::getpid());
-    else if (c == 'h') out += hostName();
-    else if (c == 'r') out += std::to_string(rankFromEnvironment());
-    else if (c == '%') out += '%';
-    else out += std::string("%") + c;
+    if (c == 'p')
+      out += std::to_string(::getpid());
+    else if (c == 'h')
+      out += hostName();
+    else if (c == 'r')
+      out += std::to_string(rankFromEnvironment());
+    else if (c == '%')
+      out += '%';
+    else
+      out += std::string("%") + c;
   }
   return out;
 }
@@ -146,13 +159,15 @@ std::string firstExisting(const std::vector<std::string>& candidates) {
 std::string findInjectionLibrary(const std::string& requested) {
   std::vector<std::string> candidates;
   if (!requested.empty()) return fs::exists(requested) ? fs::absolute(requested).string() : "";
-  if (const char* env = std::getenv("TSCOPE_INJECTION_LIBRARY"); env && *env) candidates.emplace_back(env);
+  if (const char* env = std::getenv("TSCOPE_INJECTION_LIBRARY"); env && *env)
+    candidates.emplace_back(env);
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   // bin/../lib/<multiarch>/tensorscope: the layout of both the build tree and an installed package.
   if (!ec) {
     candidates.push_back(
-        (self.parent_path().parent_path() / TSCOPE_PRIVATE_LIBDIR / "libtensorscope_inject.so").string());
+        (self.parent_path().parent_path() / TSCOPE_PRIVATE_LIBDIR / "libtensorscope_inject.so")
+            .string());
   }
   return firstExisting(candidates);
 }
@@ -183,7 +198,10 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   if (o.output.empty()) return Error{"no output file given"};
   if (Status st = checkWritable(o.output); !st) return Error{st.error()};
   std::string injection = findInjectionLibrary(o.injectionLibrary);
-  if (injection.empty()) return Error{"the capture library libtensorscope_inject.so was not found (set TSCOPE_INJECTION_LIBRARY)"};
+  if (injection.empty())
+    return Error{
+        "the capture library libtensorscope_inject.so was not found (set "
+        "TSCOPE_INJECTION_LIBRARY)"};
   if (!o.workingDirectory.empty() && !fs::is_directory(o.workingDirectory)) {
     return Error{"working directory '" + o.workingDirectory + "' does not exist"};
   }
@@ -193,8 +211,9 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   if (void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
     ::dlclose(driver);
   } else {
-    result.messages.push_back("the CUDA driver (libcuda.so.1) is not installed: the program cannot use a GPU, so no GPU "
-                              "activity will be recorded");
+    result.messages.push_back(
+        "the CUDA driver (libcuda.so.1) is not installed: the program cannot use a GPU, so no GPU "
+        "activity will be recorded");
   }
 
   SocketDir sock;
@@ -203,7 +222,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   // exec failures travel back through a close-on-exec pipe: EOF means the program started.
   int errPipe[2];
   if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
-  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection, "TSCOPE_CAPTURE_SOCKET=" + sock.path};
+  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection,
+                                  "TSCOPE_CAPTURE_SOCKET=" + sock.path};
   // One CUPTI for the activity records and for NVTX: a --env TSCOPE_CUPTI_LIBRARY wins, else
   // the one found, else the soname through the loader's path (the injection library says so
   // when that fails too).
@@ -246,7 +266,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   }
 
   RecordSink sink;
-  if (o.delaySeconds > 0) sink.setWindowStart(launchedAt + static_cast<TimeNs>(o.delaySeconds * 1e9));
+  if (o.delaySeconds > 0)
+    sink.setWindowStart(launchedAt + static_cast<TimeNs>(o.delaySeconds * 1e9));
   struct Conn {
     int fd;
     size_t id;
@@ -262,14 +283,17 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   Provenance provenance;
   provenance.toolVersion = kVersion;
   provenance.sources.push_back({o.output, "capture"});
-  for (const std::string& a : o.argv) provenance.captureCommand += (provenance.captureCommand.empty() ? "" : " ") + a;
+  for (const std::string& a : o.argv)
+    provenance.captureCommand += (provenance.captureCommand.empty() ? "" : " ") + a;
 
   auto save = [&](bool final) -> Status {
     Provenance p = provenance;
     p.incomplete = !final;
     if (final && status) {
-      if (WIFEXITED(*status)) p.exitCode = WEXITSTATUS(*status);
-      else if (WIFSIGNALED(*status)) p.exitCode = 128 + WTERMSIG(*status);
+      if (WIFEXITED(*status))
+        p.exitCode = WEXITSTATUS(*status);
+      else if (WIFSIGNALED(*status))
+        p.exitCode = 128 + WTERMSIG(*status);
     }
     auto session = sink.snapshot(p);
     if (!session) return Error{session.error()};
@@ -289,7 +313,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         exitedAt = Clock::now();
       }
     }
-    for (int fd; (fd = ::accept4(sock.listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) conns.push_back({fd, sink.open()});
+    for (int fd; (fd = ::accept4(sock.listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;)
+      conns.push_back({fd, sink.open()});
     std::vector<pollfd> fds;
     fds.push_back({sock.listener, POLLIN, 0});
     for (const Conn& c : conns) fds.push_back({c.fd, POLLIN, 0});
@@ -299,7 +324,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         Conn& c = conns[i - 1];
         ssize_t r = ::read(c.fd, buffer.data(), buffer.size());
         if (r > 0) {
-          if (Status st = sink.feed(c.id, std::string_view(buffer.data(), static_cast<size_t>(r))); !st) {
+          if (Status st = sink.feed(c.id, std::string_view(buffer.data(), static_cast<size_t>(r)));
+              !st) {
             result.messages.push_back(st.error());
           }
         } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
@@ -318,7 +344,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
       flushAskedAt = Clock::now();
       for (const Conn& c : conns) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
     }
-    if (flushAskedAt && !stopAt && (conns.empty() || status || secondsSince(*flushAskedAt) >= kFlushWait)) {
+    if (flushAskedAt && !stopAt &&
+        (conns.empty() || status || secondsSince(*flushAskedAt) >= kFlushWait)) {
       stopAt = Clock::now();
       if (!status && !keepRunning) {
         ::kill(child, SIGTERM);
@@ -326,7 +353,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     }
     if (hooks.progress && secondsSince(lastProgress) >= 0.1) {
       lastProgress = Clock::now();
-      hooks.progress({secondsSince(started), sink.events(), sink.dropped(), sink.connections(), !status});
+      hooks.progress(
+          {secondsSince(started), sink.events(), sink.dropped(), sink.connections(), !status});
     }
     // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
     // leaves the program running; or a terminated program that would not go.

@@ -18,13 +18,13 @@
 namespace ts::capture {
 
 struct CaptureOptions {
-  std::vector<std::string> argv;                            // program and arguments
-  std::vector<std::pair<std::string, std::string>> env;     // added to the program's environment
-  std::string workingDirectory;                             // empty: the launcher's
-  std::string output;                                       // .tscope path (%p, %h, %r expanded)
+  std::vector<std::string> argv;                         // program and arguments
+  std::vector<std::pair<std::string, std::string>> env;  // added to the program's environment
+  std::string workingDirectory;                          // empty: the launcher's
+  std::string output;                                    // .tscope path (%p, %h, %r expanded)
   double durationSeconds = 0;  // > 0: stop after this long (the program is asked to terminate)
   double delaySeconds = 0;     // > 0: keep only what happens after this long
-  std::string kinds;           // "kernel,memcpy,memset,runtime,driver,nvtx,sync"; empty: all but driver
+  std::string kinds;  // "kernel,memcpy,memset,runtime,driver,nvtx,sync"; empty: all but driver
   std::string injectionLibrary;  // empty: found beside the executable or in the build tree
   double saveIntervalSeconds = 2;
 };
@@ -38,9 +38,9 @@ struct CaptureProgress {
 };
 
 struct CaptureResult {
-  std::string output;              // the file written
-  std::optional<int> exitCode;     // the program's, when it exited
-  std::optional<int> signal;       // the signal that ended it, when one did
+  std::string output;           // the file written
+  std::optional<int> exitCode;  // the program's, when it exited
+  std::optional<int> signal;    // the signal that ended it, when one did
   size_t events = 0;
   uint64_t dropped = 0;
   bool incomplete = false;

@@ -16,27 +16,48 @@ namespace {
 // 9 HtoH, 10 PtoP. Array copies are shown by their host/device direction.
 CopyKind copyKindOf(uint8_t k) {
   switch (k) {
-    case 1: case 3: return CopyKind::HtoD;
-    case 2: case 4: return CopyKind::DtoH;
-    case 5: case 6: case 7: case 8: return CopyKind::DtoD;
-    case 9: return CopyKind::HtoH;
-    case 10: return CopyKind::PtoP;
-    default: return CopyKind::Other;
+    case 1:
+    case 3:
+      return CopyKind::HtoD;
+    case 2:
+    case 4:
+      return CopyKind::DtoH;
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      return CopyKind::DtoD;
+    case 9:
+      return CopyKind::HtoH;
+    case 10:
+      return CopyKind::PtoP;
+    default:
+      return CopyKind::Other;
   }
 }
 
 // CUPTI_ACTIVITY_MEMORY_KIND_*: 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device
 // static, 7 managed static — the same numbering as ours.
-MemoryKind memoryKindOf(uint8_t k) { return k <= 7 ? static_cast<MemoryKind>(k) : MemoryKind::Unknown; }
+MemoryKind memoryKindOf(uint8_t k) {
+  return k <= 7 ? static_cast<MemoryKind>(k) : MemoryKind::Unknown;
+}
 
 std::string_view memoryWord(MemoryKind k) {
   switch (k) {
-    case MemoryKind::Pageable: return "Pageable";
-    case MemoryKind::Pinned: return "Pinned";
-    case MemoryKind::Device: case MemoryKind::DeviceStatic: return "Device";
-    case MemoryKind::Array: return "Array";
-    case MemoryKind::Managed: case MemoryKind::ManagedStatic: return "Managed";
-    default: return "Unknown";
+    case MemoryKind::Pageable:
+      return "Pageable";
+    case MemoryKind::Pinned:
+      return "Pinned";
+    case MemoryKind::Device:
+    case MemoryKind::DeviceStatic:
+      return "Device";
+    case MemoryKind::Array:
+      return "Array";
+    case MemoryKind::Managed:
+    case MemoryKind::ManagedStatic:
+      return "Managed";
+    default:
+      return "Unknown";
   }
 }
 
@@ -57,7 +78,8 @@ std::string apiName(std::string_view name) {
 std::string demangle(const std::string& mangled) {
   if (mangled.rfind("_Z", 0) != 0) return mangled;
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
@@ -83,10 +105,13 @@ Status RecordSink::feed(size_t id, std::string_view bytes) {
     std::memcpy(&length, c.pending.data() + at + 4, 4);
     if (length > kMaxFrameBytes + 64) {
       c.broken = true;
-      return Error{"process " + std::to_string(c.info.pid) + ": a record of " + std::to_string(length) + " bytes (corrupt stream)"};
+      return Error{"process " + std::to_string(c.info.pid) + ": a record of " +
+                   std::to_string(length) + " bytes (corrupt stream)"};
     }
     if (c.pending.size() - at - 8 < length) break;  // the rest has not arrived yet
-    if (Status st = frame(c, static_cast<FrameType>(type), std::string_view(c.pending).substr(at + 8, length)); !st) {
+    if (Status st = frame(c, static_cast<FrameType>(type),
+                          std::string_view(c.pending).substr(at + 8, length));
+        !st) {
       c.broken = true;
       return st;
     }
@@ -186,7 +211,9 @@ Status RecordSink::frame(Connection& c, FrameType type, std::string_view payload
     case FrameType::Unknown: {
       CountFrame n;
       if (!r.fixed(n)) return bad("count");
-      (type == FrameType::Dropped ? c.dropped : type == FrameType::Overhead ? c.overhead : c.unknown) += n.count;
+      (type == FrameType::Dropped    ? c.dropped
+       : type == FrameType::Overhead ? c.overhead
+                                     : c.unknown) += n.count;
       return {};
     }
     case FrameType::Message: {
@@ -256,13 +283,16 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       dev.clockKHz = d.coreClockKHz;
       dev.maxWarpsPerSm = d.maxWarpsPerSm, dev.maxBlocksPerSm = d.maxBlocksPerSm;
       dev.maxThreadsPerBlock = d.maxThreadsPerBlock;
-      dev.maxRegistersPerSm = d.maxRegistersPerSm, dev.maxRegistersPerBlock = d.maxRegistersPerBlock;
-      dev.maxSharedMemoryPerSm = d.maxSharedMemoryPerSm, dev.maxSharedMemoryPerBlock = d.maxSharedMemoryPerBlock;
+      dev.maxRegistersPerSm = d.maxRegistersPerSm,
+      dev.maxRegistersPerBlock = d.maxRegistersPerBlock;
+      dev.maxSharedMemoryPerSm = d.maxSharedMemoryPerSm,
+      dev.maxSharedMemoryPerBlock = d.maxSharedMemoryPerBlock;
     }
     std::map<uint32_t, uint32_t> contextDevice;  // CUPTI context id → device id
     for (const ContextFrame& x : c.contexts) {
       contextDevice[x.contextId] = x.deviceId;
-      b.contextInfo(b.context(b.device(rank, static_cast<int32_t>(x.deviceId)), x.contextId)).process = process;
+      b.contextInfo(b.context(b.device(rank, static_cast<int32_t>(x.deviceId)), x.contextId))
+          .process = process;
     }
     auto stream = [&](uint32_t device, uint32_t context, uint32_t streamId) {
       uint32_t d = b.device(rank, static_cast<int32_t>(device));
@@ -276,7 +306,8 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
     };
     for (const StreamFrame& x : c.streams) {
       auto it = contextDevice.find(x.contextId);
-      if (it != contextDevice.end()) b.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
+      if (it != contextDevice.end())
+        b.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
     }
     const TimeNs from = windowStart_;
     for (const auto& [k, mangled] : c.kernels) {
@@ -285,8 +316,10 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       d.mangled = name(mangled);
       d.correlation = k.correlationId;
       d.context = k.contextId;
-      d.gridX = static_cast<uint32_t>(k.gridX), d.gridY = static_cast<uint32_t>(k.gridY), d.gridZ = static_cast<uint32_t>(k.gridZ);
-      d.blockX = static_cast<uint32_t>(k.blockX), d.blockY = static_cast<uint32_t>(k.blockY), d.blockZ = static_cast<uint32_t>(k.blockZ);
+      d.gridX = static_cast<uint32_t>(k.gridX), d.gridY = static_cast<uint32_t>(k.gridY),
+      d.gridZ = static_cast<uint32_t>(k.gridZ);
+      d.blockX = static_cast<uint32_t>(k.blockX), d.blockY = static_cast<uint32_t>(k.blockY),
+      d.blockZ = static_cast<uint32_t>(k.blockZ);
       d.registersPerThread = k.registersPerThread;
       d.staticSharedMemory = k.staticSharedMemory;
       d.dynamicSharedMemory = k.dynamicSharedMemory;
@@ -304,16 +337,21 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       d.copyKind = copyKindOf(m.copyKind);
       d.srcKind = memoryKindOf(m.srcKind);
       d.dstKind = memoryKindOf(m.dstKind);
-      bool srcOnDevice = d.srcKind == MemoryKind::Device || d.srcKind == MemoryKind::DeviceStatic || d.srcKind == MemoryKind::Array;
-      bool dstOnDevice = d.dstKind == MemoryKind::Device || d.dstKind == MemoryKind::DeviceStatic || d.dstKind == MemoryKind::Array;
-      d.srcDevice = m.peer || srcOnDevice ? static_cast<int32_t>(m.peer ? m.srcDeviceId : m.deviceId) : -1;
-      d.dstDevice = m.peer || dstOnDevice ? static_cast<int32_t>(m.peer ? m.dstDeviceId : m.deviceId) : -1;
+      bool srcOnDevice = d.srcKind == MemoryKind::Device || d.srcKind == MemoryKind::DeviceStatic ||
+                         d.srcKind == MemoryKind::Array;
+      bool dstOnDevice = d.dstKind == MemoryKind::Device || d.dstKind == MemoryKind::DeviceStatic ||
+                         d.dstKind == MemoryKind::Array;
+      d.srcDevice =
+          m.peer || srcOnDevice ? static_cast<int32_t>(m.peer ? m.srcDeviceId : m.deviceId) : -1;
+      d.dstDevice =
+          m.peer || dstOnDevice ? static_cast<int32_t>(m.peer ? m.dstDeviceId : m.deviceId) : -1;
       if (m.peer && m.srcDeviceId != m.dstDeviceId) d.copyKind = CopyKind::PtoP;
       d.async = m.async;
       d.correlation = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
       d.context = m.contextId;
-      std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" + std::string(memoryWord(d.srcKind)) +
-                          " -> " + std::string(memoryWord(d.dstKind)) + ")";
+      std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" +
+                          std::string(memoryWord(d.srcKind)) + " -> " +
+                          std::string(memoryWord(d.dstKind)) + ")";
       b.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b.intern(label), d);
       last = std::max(last, m.end);
     }
@@ -345,25 +383,30 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       last = std::max(last, x.end);
       auto device = contextDevice.find(x.contextId);
       if (device == contextDevice.end() || x.end < from) continue;
-      static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event", "Stream Sync", "Context Sync"};
+      static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event",
+                                         "Stream Sync", "Context Sync"};
       const char* label = x.type < 5 ? kSyncNames[x.type] : kSyncNames[0];
-      b.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end, b.intern(label),
-                       {b.intern("cuda_sync"), b.intern("")});
+      b.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end,
+                       b.intern(label), {b.intern("cuda_sync"), b.intern("")});
     }
     // NVTX: START and END records pair by id; a range still open at the end lasts to the last
     // record seen (kept, not dropped).
     std::unordered_map<uint64_t, const Connection::Marker*> open;
     auto addRange = [&](const Connection::Marker& m, TimeNs end) {
       if (end < from) return;
-      uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
-      b.addNvtx(thread, m.frame.timestamp, std::max(end, m.frame.timestamp), name(m.name), {name(m.domain), 0, 0});
+      uint32_t thread =
+          b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
+      b.addNvtx(thread, m.frame.timestamp, std::max(end, m.frame.timestamp), name(m.name),
+                {name(m.domain), 0, 0});
     };
     for (const Connection::Marker& m : c.markers) {
       last = std::max(last, m.frame.timestamp);
       if (m.frame.flags & kMarkerInstant) {
         if (m.frame.timestamp < from) continue;
-        uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
-        b.addNvtx(thread, m.frame.timestamp, m.frame.timestamp, name(m.name), {name(m.domain), 0, 1});
+        uint32_t thread =
+            b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
+        b.addNvtx(thread, m.frame.timestamp, m.frame.timestamp, name(m.name),
+                  {name(m.domain), 0, 1});
       } else if (m.frame.flags & kMarkerStart) {
         open[m.frame.id] = &m;
       } else if (m.frame.flags & kMarkerEnd) {

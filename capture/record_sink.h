@@ -32,9 +32,9 @@ class RecordSink {
   Result<SessionPtr> snapshot(const Provenance& provenance) const;
 
   size_t events() const { return events_; }
-  uint64_t dropped() const;   // records CUPTI reported as dropped, all processes
-  uint64_t unknown() const;   // CUPTI records of kinds not decoded
-  bool complete() const;      // every connection ended cleanly (End frame, no partial bytes)
+  uint64_t dropped() const;  // records CUPTI reported as dropped, all processes
+  uint64_t unknown() const;  // CUPTI records of kinds not decoded
+  bool complete() const;     // every connection ended cleanly (End frame, no partial bytes)
   size_t connections() const { return conns_.size(); }
   // Warnings and errors the targets sent (another profiler attached, CUPTI errors), in order.
   const std::vector<std::string>& messages() const { return messages_; }

@@ -18,12 +18,12 @@ inline constexpr uint32_t kMaxFrameBytes = 1u << 20;  // a name longer than this
 inline constexpr char kFlushRequest = 'F';
 
 enum class FrameType : uint32_t {
-  Hello = 1,     // first frame of every connection
+  Hello = 1,  // first frame of every connection
   Kernel = 2,
   Memcpy = 3,
   Memset = 4,
   Api = 5,
-  Marker = 6,    // NVTX: start, end or instant
+  Marker = 6,  // NVTX: start, end or instant
   Device = 7,
   Context = 8,
   Stream = 9,
@@ -41,9 +41,9 @@ struct HelloFrame {
   uint32_t version = kWireVersion;
   int32_t pid = 0;
   int32_t ppid = 0;
-  int32_t rank = -1;           // from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
+  int32_t rank = -1;  // from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
   uint32_t cuptiVersion = 0;
-  int64_t clockStartNs = 0;    // CUPTI timestamp when the library started
+  int64_t clockStartNs = 0;  // CUPTI timestamp when the library started
   // then: string host, string command line
 };
 
@@ -61,7 +61,7 @@ struct MemcpyFrame {
   int64_t start = 0, end = 0;
   uint32_t deviceId = 0, contextId = 0, streamId = 0, correlationId = 0, runtimeCorrelationId = 0;
   uint64_t bytes = 0;
-  uint8_t copyKind = 0;  // CUPTI_ACTIVITY_MEMCPY_KIND_*
+  uint8_t copyKind = 0;              // CUPTI_ACTIVITY_MEMCPY_KIND_*
   uint8_t srcKind = 0, dstKind = 0;  // CUPTI_ACTIVITY_MEMORY_KIND_*
   uint8_t async = 0;
   uint8_t peer = 0;  // from a MEMCPY2 (peer) record

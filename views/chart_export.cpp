@@ -13,16 +13,22 @@
 namespace ts {
 
 bool imageFormatFromName(const QString& name, ImageFormat& out) {
-  if (name == QLatin1String("png")) out = ImageFormat::Png;
-  else if (name == QLatin1String("svg")) out = ImageFormat::Svg;
-  else if (name == QLatin1String("pdf")) out = ImageFormat::Pdf;
-  else return false;
+  if (name == QLatin1String("png"))
+    out = ImageFormat::Png;
+  else if (name == QLatin1String("svg"))
+    out = ImageFormat::Svg;
+  else if (name == QLatin1String("pdf"))
+    out = ImageFormat::Pdf;
+  else
+    return false;
   return true;
 }
 
-QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size, ImageFormat format,
-                       const QString& path, double scale, const QString& title) {
-  if (size.width() < 16 || size.height() < 16) return QObject::tr("%1: the image is too small").arg(path);
+QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
+                       ImageFormat format, const QString& path, double scale,
+                       const QString& title) {
+  if (size.width() < 16 || size.height() < 16)
+    return QObject::tr("%1: the image is too small").arg(path);
   Status st = writeFileAtomically(path.toStdString(), [&](const std::string& temp) -> Status {
     const QString file = QString::fromStdString(temp);
     switch (format) {
@@ -69,7 +75,8 @@ QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize
   return st ? QString() : QString::fromStdString(st.error());
 }
 
-QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path, double scale) {
+QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
+                    double scale) {
   // A chart draws through a scene; it goes back to its owner afterwards.
   QGraphicsScene scene;
   QGraphicsScene* previous = chart->scene();

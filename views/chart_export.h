@@ -16,10 +16,12 @@ bool imageFormatFromName(const QString& name, ImageFormat& out);  // "png", "svg
 
 // Draws with `paint(painter, size)` into a file of `size` logical pixels (PNG: times `scale`).
 // Written atomically; returns an error message or an empty string.
-QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size, ImageFormat format,
-                       const QString& path, double scale = 1.0, const QString& title = {});
+QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
+                       ImageFormat format, const QString& path, double scale = 1.0,
+                       const QString& title = {});
 
 // A chart drawn at `size` (it is resized to fit).
-QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path, double scale = 1.0);
+QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
+                    double scale = 1.0);
 
 }  // namespace ts

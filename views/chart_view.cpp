@@ -33,10 +33,14 @@ QString ChartView::exportTo(const QString& path, double scale) const {
 void ChartView::contextMenu(const QPoint& at) {
   QMenu menu(this);
   menu.addAction(tr("Export…"), this, [this] {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), (suggestedName.isEmpty() ? QStringLiteral("chart") : suggestedName) + QStringLiteral(".png"),
-                                                tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"),
+        (suggestedName.isEmpty() ? QStringLiteral("chart") : suggestedName) +
+            QStringLiteral(".png"),
+        tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
-    if (QString error = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0); !error.isEmpty()) {
+    if (QString error = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0);
+        !error.isEmpty()) {
       QMessageBox::warning(this, tr("Export failed"), error);
     }
   });

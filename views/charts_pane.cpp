@@ -12,7 +12,9 @@
 namespace ts {
 
 ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
-    : QWidget(parent), session_(std::move(session)), job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
+    : QWidget(parent),
+      session_(std::move(session)),
+      job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
   setObjectName(QStringLiteral("chartsPane"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -27,7 +29,8 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
     simulated_ = std::move(*runs);
     chart_->insertSeparator(chart_->count());
     for (const memsim::SimulatedRun& r : simulated_) {
-      chart_->addItem(tr("Memory tiers over time — %1").arg(QString::fromStdString(r.policy)), QStringLiteral("tier_usage:") + QString::fromStdString(r.policy));
+      chart_->addItem(tr("Memory tiers over time — %1").arg(QString::fromStdString(r.policy)),
+                      QStringLiteral("tier_usage:") + QString::fromStdString(r.policy));
     }
     chart_->addItem(tr("Traffic per link and policy"), QStringLiteral("link_traffic"));
     chart_->addItem(tr("Normalised performance per policy"), QStringLiteral("policy_performance"));
@@ -53,7 +56,8 @@ ChartsPane::~ChartsPane() = default;
 void ChartsPane::present(Result<std::vector<StatsTable>> result) {
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-  QChart* chart = result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
+  QChart* chart =
+      result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
   if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
   view_->suggestedName = chart_->currentData().toString().section(QLatin1Char(':'), 0, 0);
   view_->replaceChart(chart);
@@ -86,7 +90,8 @@ void ChartsPane::rebuild() {
   if (showSimulationChart(chart_->currentData().toString())) return;
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-  job_.start([session = session_, report = chartReport(kind), stats = options_.stats](const std::atomic<bool>& cancel) {
+  job_.start([session = session_, report = chartReport(kind),
+              stats = options_.stats](const std::atomic<bool>& cancel) {
     Progress progress;
     progress.cancel = &cancel;
     return computeStats(*session, report, stats, progress);
@@ -115,6 +120,8 @@ bool ChartsPane::showSimulationChart(const QString& name) {
   return true;
 }
 
-QString ChartsPane::exportTo(const QString& path, double scale) const { return view_->exportTo(path, scale); }
+QString ChartsPane::exportTo(const QString& path, double scale) const {
+  return view_->exportTo(path, scale);
+}
 
 }  // namespace ts

@@ -1,8 +1,8 @@
 // ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
 // kernels, GPU utilisation, copy bandwidth; for a simulated session also memory tiers over time
-// per policy, traffic per link, normalised performance) for the whole session or the timeline's range, in the
-// widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies the image.
-// The report behind a chart runs off the GUI thread, and only while the tab is shown.
+// per policy, traffic per link, normalised performance) for the whole session or the timeline's
+// range, in the widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies
+// the image. The report behind a chart runs off the GUI thread, and only while the tab is shown.
 #pragma once
 
 #include <QWidget>
@@ -10,10 +10,10 @@
 #include <memory>
 #include <optional>
 
-#include "session/session.h"
 #include "chart_view.h"
 #include "latest_job.h"
 #include "memsim/sim_session.h"
+#include "session/session.h"
 #include "session_charts.h"
 
 class QCheckBox;

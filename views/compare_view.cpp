@@ -1,11 +1,10 @@
 #include "compare_view.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
-
-#include <QComboBox>
 #include <tuple>
 
 #include "analysis/session_compare.h"
@@ -34,7 +33,8 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
 
 }  // namespace
 
-CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB, QWidget* parent)
+CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB,
+                         QWidget* parent)
     : QWidget(parent) {
   setObjectName(QStringLiteral("compareView"));
   auto* layout = new QVBoxLayout(this);
@@ -69,7 +69,8 @@ void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const Sess
     std::swap(measured, simulated);
     policies = memsim::readSimulatedSession(*simulated);
   }
-  if (!policies.ok() || policies->empty() || !memsim::compareLayers(*measured, *simulated, "").ok()) return;
+  if (!policies.ok() || policies->empty() || !memsim::compareLayers(*measured, *simulated, "").ok())
+    return;
   auto* page = new QSplitter(Qt::Vertical, tabs);
   layers_ = new TablePanel(page);
   layerChart_ = new ChartView(page);
@@ -83,7 +84,8 @@ void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const Sess
   auto show = [this, measured, simulated, policy] {
     auto table = memsim::compareLayers(*measured, *simulated, policy->currentText().toStdString());
     if (!table.ok()) return;
-    layerChart_->replaceChart(makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
+    layerChart_->replaceChart(
+        makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
     layers_->setTable(std::move(*table));
   };
   connect(policy, &QComboBox::currentIndexChanged, this, show);
@@ -94,8 +96,10 @@ void CompareView::setSimulated(const Simulated& s) {
   originA_ = s.measuredOrigin;
   originB_ = s.simulatedOrigin;
   int at = 0;
-  for (auto [panel, table, title] : {std::tuple(&simSummary_, &s.summary, tr("Summary")), std::tuple(&simLayers_, &s.layers, tr("Per layer")),
-                                     std::tuple(&simKernels_, &s.kernels, tr("Per kernel")), std::tuple(&simTraffic_, &s.traffic, tr("Traffic"))}) {
+  for (auto [panel, table, title] : {std::tuple(&simSummary_, &s.summary, tr("Summary")),
+                                     std::tuple(&simLayers_, &s.layers, tr("Per layer")),
+                                     std::tuple(&simKernels_, &s.kernels, tr("Per kernel")),
+                                     std::tuple(&simTraffic_, &s.traffic, tr("Traffic"))}) {
     *panel = new TablePanel(tabs_);
     (*panel)->setTable(*table);
     tabs_->insertTab(at++, *panel, title);

@@ -20,7 +20,8 @@ class TimelineCanvas;
 class CompareView : public QWidget {
   Q_OBJECT
  public:
-  CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB, QWidget* parent = nullptr);
+  CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB,
+              QWidget* parent = nullptr);
 
   TimelineCanvas* timelineA() const { return a_; }
   TimelineCanvas* timelineB() const { return b_; }

@@ -34,11 +34,13 @@ void EventsTableModel::setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView
     if (all_.size() >= kMaxRows) truncated_ = true;
   };
   if (views) {
-    for (const LaneView& v : *views) addLane(*v.track, static_cast<uint32_t>(v.track - s.tracks.data()), v);
+    for (const LaneView& v : *views)
+      addLane(*v.track, static_cast<uint32_t>(v.track - s.tracks.data()), v);
   } else {
     for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
       const Track& t = s.tracks[ti];
-      for (uint32_t l = 0; l < t.laneCount(); ++l) addLane(t, ti, LaneView{&t, l, nullptr, nullptr});
+      for (uint32_t l = 0; l < t.laneCount(); ++l)
+        addLane(t, ti, LaneView{&t, l, nullptr, nullptr});
     }
   }
   rebuild();
@@ -61,7 +63,8 @@ void EventsTableModel::rebuild() {
       StringId id = session_->tracks[r.track].hot.name[r.event];
       if (match[id] < 0) {
         std::string_view name = session_->str(id);
-        match[id] = QString::fromUtf8(name.data(), static_cast<int>(name.size())).contains(filter_, Qt::CaseInsensitive);
+        match[id] = QString::fromUtf8(name.data(), static_cast<int>(name.size()))
+                        .contains(filter_, Qt::CaseInsensitive);
       }
       if (match[id]) rows_.push_back(r);
     }
@@ -74,16 +77,23 @@ int EventsTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
-int EventsTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EventsTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 uint32_t EventsTableModel::correlation(const Ref& r) const {
   const Track& t = session_->tracks[r.track];
   switch (t.kind) {
-    case EventKind::Kernel: return t.kernels.correlation[r.event];
-    case EventKind::Memcpy: return t.memcpys.correlation[r.event];
-    case EventKind::Memset: return t.memsets.correlation[r.event];
-    case EventKind::Api: return t.apis.correlation[r.event];
-    default: return 0;
+    case EventKind::Kernel:
+      return t.kernels.correlation[r.event];
+    case EventKind::Memcpy:
+      return t.memcpys.correlation[r.event];
+    case EventKind::Memset:
+      return t.memsets.correlation[r.event];
+    case EventKind::Api:
+      return t.apis.correlation[r.event];
+    default:
+      return 0;
   }
 }
 
@@ -95,12 +105,16 @@ QString EventsTableModel::text(const Ref& r, int column) const {
       std::string_view name = s.str(t.hot.name[r.event]);
       return QString::fromUtf8(name.data(), static_cast<int>(name.size()));
     }
-    case Start: return QString::fromStdString(formatDuration(t.hot.start[r.event] - s.startTime()));
-    case Duration: return QString::fromStdString(formatDuration(t.hot.end[r.event] - t.hot.start[r.event]));
-    case Kind: return QString::fromUtf8(toString(t.kind).data());
+    case Start:
+      return QString::fromStdString(formatDuration(t.hot.start[r.event] - s.startTime()));
+    case Duration:
+      return QString::fromStdString(formatDuration(t.hot.end[r.event] - t.hot.start[r.event]));
+    case Kind:
+      return QString::fromUtf8(toString(t.kind).data());
     case Where:
       return QString::fromStdString(t.thread != kNone ? s.threadLabel(t.thread)
-                                                      : s.deviceLabel(t.device) + " · " + s.streamLabel(t.stream));
+                                                      : s.deviceLabel(t.device) + " · " +
+                                                            s.streamLabel(t.stream));
     case Correlation: {
       uint32_t c = correlation(r);
       return c ? QString::number(c) : QString();
@@ -113,7 +127,8 @@ QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
   const Ref& r = rows_[static_cast<size_t>(index.row())];
   if (role == Qt::DisplayRole) return text(r, index.column());
-  if (role == Qt::TextAlignmentRole && (index.column() == Start || index.column() == Duration || index.column() == Correlation)) {
+  if (role == Qt::TextAlignmentRole &&
+      (index.column() == Start || index.column() == Duration || index.column() == Correlation)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   return {};
@@ -122,12 +137,18 @@ QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
 QVariant EventsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Name: return tr("Name");
-    case Start: return tr("Start");
-    case Duration: return tr("Duration");
-    case Kind: return tr("Kind");
-    case Where: return tr("Stream / thread");
-    case Correlation: return tr("Correlation");
+    case Name:
+      return tr("Name");
+    case Start:
+      return tr("Start");
+    case Duration:
+      return tr("Duration");
+    case Kind:
+      return tr("Kind");
+    case Where:
+      return tr("Stream / thread");
+    case Correlation:
+      return tr("Correlation");
   }
   return {};
 }
@@ -139,12 +160,18 @@ void EventsTableModel::sort(int column, Qt::SortOrder order) {
   auto key = [&](const Ref& r) -> std::tuple<int64_t, std::string_view> {
     const Track& t = s.tracks[r.track];
     switch (column) {
-      case Name: return {0, s.str(t.hot.name[r.event])};
-      case Duration: return {t.hot.end[r.event] - t.hot.start[r.event], {}};
-      case Kind: return {static_cast<int64_t>(t.kind), {}};
-      case Where: return {static_cast<int64_t>(r.track), {}};
-      case Correlation: return {correlation(r), {}};
-      default: return {t.hot.start[r.event], {}};
+      case Name:
+        return {0, s.str(t.hot.name[r.event])};
+      case Duration:
+        return {t.hot.end[r.event] - t.hot.start[r.event], {}};
+      case Kind:
+        return {static_cast<int64_t>(t.kind), {}};
+      case Where:
+        return {static_cast<int64_t>(r.track), {}};
+      case Correlation:
+        return {correlation(r), {}};
+      default:
+        return {t.hot.start[r.event], {}};
     }
   };
   emit layoutAboutToBeChanged();

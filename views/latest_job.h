@@ -37,7 +37,8 @@ class LatestJob {
     ++generation_;
     busy_ = true;
     watcher_.setProperty("generation", generation_);
-    watcher_.setFuture(QtConcurrent::run([work = std::move(work), cancel = cancel_] { return work(*cancel); }));
+    watcher_.setFuture(
+        QtConcurrent::run([work = std::move(work), cancel = cancel_] { return work(*cancel); }));
   }
   // Drops whatever is running: its result will not be delivered.
   void supersede() {

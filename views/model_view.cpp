@@ -34,7 +34,8 @@ ModelView::ModelView(QString path, QWidget* parent) : QWidget(parent), path_(std
   batch_->setValue(1);
   batch_->setPrefix(tr("Batch "));
   device_ = new QComboBox(this);
-  for (const model::DevicePreset& d : model::devicePresets()) device_->addItem(QString::fromStdString(d.name));
+  for (const model::DevicePreset& d : model::devicePresets())
+    device_->addItem(QString::fromStdString(d.name));
   device_->setCurrentText(QStringLiteral("A100-40GB"));
   device_->setToolTip(tr("Device preset for the roofline kernel times"));
   optimizer_ = new QComboBox(this);
@@ -85,8 +86,9 @@ void ModelView::present(Result<Computed> result) {
   for (const auto& row : result->summary.rows) {
     const std::string& what = std::get<std::string>(row[0]);
     if (what == "file" || what == "ops") continue;
-    text += QStringLiteral("<b>%1</b> %2 &nbsp; ").arg(QString::fromStdString(what).toHtmlEscaped(),
-                                                      QString::fromStdString(std::get<std::string>(row[1])).toHtmlEscaped());
+    text += QStringLiteral("<b>%1</b> %2 &nbsp; ")
+                .arg(QString::fromStdString(what).toHtmlEscaped(),
+                     QString::fromStdString(std::get<std::string>(row[1])).toHtmlEscaped());
   }
   summary_->setText(text);
   layers_->setTable(std::move(result->layers));
@@ -94,18 +96,24 @@ void ModelView::present(Result<Computed> result) {
   emit updated();
 }
 
-void ModelView::setBatch(int batch) { batch_->setValue(batch); }
-void ModelView::setDevice(const QString& preset) { device_->setCurrentText(preset); }
+void ModelView::setBatch(int batch) {
+  batch_->setValue(batch);
+}
+void ModelView::setDevice(const QString& preset) {
+  device_->setCurrentText(preset);
+}
 
 model::StepOptions ModelView::stepOptions() const {
   model::StepOptions o;
   if (auto d = model::devicePreset(device_->currentText().toStdString())) o.device = *d;
-  o.optimizer = optimizer_->currentIndex() == 1 ? model::Optimizer::Adam : model::Optimizer::SgdMomentum;
+  o.optimizer =
+      optimizer_->currentIndex() == 1 ? model::Optimizer::Adam : model::Optimizer::SgdMomentum;
   return o;
 }
 
 void ModelView::recompute() {
-  job_.start([path = path_.toStdString(), batch = batch_->value(), options = stepOptions()](const std::atomic<bool>&) -> Result<Computed> {
+  job_.start([path = path_.toStdString(), batch = batch_->value(),
+              options = stepOptions()](const std::atomic<bool>&) -> Result<Computed> {
     model::LoadOptions load;
     load.batch = batch;
     auto g = model::loadOnnxModel(path, load);
@@ -119,7 +127,8 @@ void ModelView::recompute() {
   });
 }
 
-QString ModelView::exportAstra(const QString& path, const QString& parallelism, int npus, bool weightsOnly) const {
+QString ModelView::exportAstra(const QString& path, const QString& parallelism, int npus,
+                               bool weightsOnly) const {
   if (!graph_) return tr("the model is not loaded");
   model::AstraOptions a;
   auto p = model::parallelismFromString(parallelism.toStdString());
@@ -137,7 +146,8 @@ QString ModelView::exportChakra(const QString& prefix, int npus, bool weightsOnl
   if (!graph_) return tr("the model is not loaded");
   auto layers = model::modelLayers(*graph_, model::expandTrainingStep(*graph_, stepOptions()));
   if (layers.empty()) return tr("the model has no layer with weights");
-  auto written = model::writeChakra(model::chakraDataParallel(layers, weightsOnly), prefix.toStdString(), npus);
+  auto written = model::writeChakra(model::chakraDataParallel(layers, weightsOnly),
+                                    prefix.toStdString(), npus);
   return written ? QString() : QString::fromStdString(written.error());
 }
 
@@ -146,13 +156,14 @@ void ModelView::exportDialog(bool chakra) {
   dialog.setWindowTitle(chakra ? tr("Export Chakra traces") : tr("Export ASTRA-sim workload"));
   auto* form = new QFormLayout(&dialog);
   auto* parallel = new QComboBox(&dialog);
-  parallel->addItems({QStringLiteral("DATA"), QStringLiteral("MODEL"), QStringLiteral("HYBRID_DATA_MODEL"),
-                      QStringLiteral("HYBRID_MODEL_DATA")});
+  parallel->addItems({QStringLiteral("DATA"), QStringLiteral("MODEL"),
+                      QStringLiteral("HYBRID_DATA_MODEL"), QStringLiteral("HYBRID_MODEL_DATA")});
   parallel->setEnabled(!chakra);  // Chakra traces are data parallel
   auto* npus = new QSpinBox(&dialog);
   npus->setRange(1, 65536);
   npus->setValue(8);
-  auto* weightsOnly = new QCheckBox(tr("Count only each layer's main weight (as ASTRA-sim's examples do)"), &dialog);
+  auto* weightsOnly = new QCheckBox(
+      tr("Count only each layer's main weight (as ASTRA-sim's examples do)"), &dialog);
   form->addRow(tr("Parallelism:"), parallel);
   form->addRow(tr("NPUs:"), npus);
   form->addRow(weightsOnly);
@@ -164,12 +175,13 @@ void ModelView::exportDialog(bool chakra) {
   QString base = QFileInfo(path_).completeBaseName();
   QString error;
   if (chakra) {
-    QString prefix = QFileDialog::getSaveFileName(this, tr("Chakra traces: file prefix (PREFIX.<npu>.et)"), base);
+    QString prefix = QFileDialog::getSaveFileName(
+        this, tr("Chakra traces: file prefix (PREFIX.<npu>.et)"), base);
     if (prefix.isEmpty()) return;
     error = exportChakra(prefix, npus->value(), weightsOnly->isChecked());
   } else {
-    QString file = QFileDialog::getSaveFileName(this, tr("ASTRA-sim workload"), base + QStringLiteral(".txt"),
-                                                tr("Text (*.txt)"));
+    QString file = QFileDialog::getSaveFileName(this, tr("ASTRA-sim workload"),
+                                                base + QStringLiteral(".txt"), tr("Text (*.txt)"));
     if (file.isEmpty()) return;
     error = exportAstra(file, parallel->currentText(), npus->value(), weightsOnly->isChecked());
   }

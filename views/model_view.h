@@ -36,7 +36,8 @@ class ModelView : public QWidget {
   void setBatch(int batch);
   void setDevice(const QString& preset);
   // ASTRA-sim text / Chakra traces of the current model and settings; an error message or empty.
-  QString exportAstra(const QString& path, const QString& parallelism, int npus, bool weightsOnly) const;
+  QString exportAstra(const QString& path, const QString& parallelism, int npus,
+                      bool weightsOnly) const;
   QString exportChakra(const QString& prefix, int npus, bool weightsOnly) const;
 
  signals:
@@ -61,7 +62,8 @@ class ModelView : public QWidget {
   TablePanel* layers_ = nullptr;
   TablePanel* kernels_ = nullptr;
   std::shared_ptr<const model::ModelGraph> graph_;
-  LatestJob<Result<Computed>> job_{this, [this](Result<Computed> result) { present(std::move(result)); }};
+  LatestJob<Result<Computed>> job_{this,
+                                   [this](Result<Computed> result) { present(std::move(result)); }};
   QString error_;
 };
 

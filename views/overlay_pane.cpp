@@ -41,7 +41,8 @@ QString gbps(double rate) {
 
 QLineEdit* field(QWidget* parent, const QString& tip) {
   auto* e = new QLineEdit(parent);
-  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.754GiB/s")) + 14);  // a preset's value, whole
+  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.754GiB/s")) +
+                     14);  // a preset's value, whole
   e->setMaximumWidth(130);
   e->setToolTip(tip);
   return e;
@@ -50,7 +51,9 @@ QLineEdit* field(QWidget* parent, const QString& tip) {
 }  // namespace
 
 OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidget* parent)
-    : QWidget(parent), run_(std::move(run)), job_(this, [this](std::shared_ptr<const memsim::OverlayRun> r) { present(std::move(r)); }) {
+    : QWidget(parent),
+      run_(std::move(run)),
+      job_(this, [this](std::shared_ptr<const memsim::OverlayRun> r) { present(std::move(r)); }) {
   setObjectName(QStringLiteral("overlayPane"));
   request_.source.modelPath = modelPath.toStdString();
   request_.source.session = run_;
@@ -66,11 +69,13 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   batch_->setValue(static_cast<int>(batch));
   controls->addWidget(batch_);
   policy_ = new QComboBox(this);
-  for (memsim::Policy p : memsim::allPolicies()) policy_->addItem(QString::fromLatin1(memsim::toString(p)));
+  for (memsim::Policy p : memsim::allPolicies())
+    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
   controls->addWidget(new QLabel(tr("Policy"), this));
   controls->addWidget(policy_);
   preset_ = new QComboBox(this);
-  for (const std::string& name : memsim::tierPresetNames()) preset_->addItem(QString::fromStdString(name));
+  for (const std::string& name : memsim::tierPresetNames())
+    preset_->addItem(QString::fromStdString(name));
   controls->addWidget(new QLabel(tr("Tiers"), this));
   controls->addWidget(preset_);
   gpu_ = field(this, tr("GPU memory (GB, GiB, MB… e.g. 40GiB)"));
@@ -80,8 +85,9 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   ssdBw_ = field(this, tr("SSD bandwidth (e.g. 3.2GB/s)"));
   // The tiers on a row of their own, so the tab stays narrow enough for the track tree beside it.
   auto* fields = new QHBoxLayout;
-  for (auto [label, edit] : {std::pair(tr("GPU memory"), gpu_), std::pair(tr("Host memory"), host_), std::pair(tr("SSD"), ssd_),
-                             std::pair(tr("PCIe"), pcie_), std::pair(tr("SSD bandwidth"), ssdBw_)}) {
+  for (auto [label, edit] : {std::pair(tr("GPU memory"), gpu_), std::pair(tr("Host memory"), host_),
+                             std::pair(tr("SSD"), ssd_), std::pair(tr("PCIe"), pcie_),
+                             std::pair(tr("SSD bandwidth"), ssdBw_)}) {
     fields->addWidget(new QLabel(label, this));
     fields->addWidget(edit);
     connect(edit, &QLineEdit::editingFinished, this, [this, edit] {
@@ -103,8 +109,9 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   // How to draw it, and what to do with it.
   auto* draw = new QHBoxLayout;
   draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
-  for (memsim::TensorRole role : {memsim::TensorRole::Weight, memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
-                                  memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
+  for (memsim::TensorRole role :
+       {memsim::TensorRole::Weight, memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
+        memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
     auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
     box->setChecked(true);
     roles_.emplace_back(role, box);
@@ -114,24 +121,30 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   sort_ = new QComboBox(this);
   sort_->addItems({tr("by birth"), tr("by size")});
   // The lanes' colours (the canvas's overlay colours).
-  auto* legend = new QLabel(tr("<span style='color:#59a14f'>■</span> on GPU <span style='color:#4e79a7'>■</span> in host memory "
-                               "<span style='color:#b07aa1'>■</span> on SSD <span style='color:#f28e2b'>■</span> moving "
-                               "<span style='color:#9e2a2b'>■</span> stall"),
-                            this);
+  auto* legend = new QLabel(
+      tr("<span style='color:#59a14f'>■</span> on GPU <span style='color:#4e79a7'>■</span> in host "
+         "memory "
+         "<span style='color:#b07aa1'>■</span> on SSD <span style='color:#f28e2b'>■</span> moving "
+         "<span style='color:#9e2a2b'>■</span> stall"),
+      this);
   draw->addWidget(sort_);
   connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
   draw->addSpacing(12);
   draw->addWidget(legend);
   draw->addStretch(1);
   gpuChooser_ = new QComboBox(this);
-  gpuChooser_->setToolTip(tr("The GPU whose mapping and comparison the tables show (each simulated GPU has its rows on the timeline)"));
+  gpuChooser_->setToolTip(
+      tr("The GPU whose mapping and comparison the tables show (each simulated GPU has its rows on "
+         "the timeline)"));
   gpuChooser_->hide();
   connect(gpuChooser_, &QComboBox::currentIndexChanged, this, [this] {
     if (current_) showGpu();
   });
   draw->addWidget(gpuChooser_);
   compare_ = new QPushButton(tr("Compare side by side"), this);
-  compare_->setToolTip(tr("The run and the simulated step stacked on one time axis, with the per-kernel and per-layer tables"));
+  compare_->setToolTip(
+      tr("The run and the simulated step stacked on one time axis, with the per-kernel and "
+         "per-layer tables"));
   compare_->setEnabled(false);
   connect(compare_, &QPushButton::clicked, this, &OverlayPane::compareRequested);
   draw->addWidget(compare_);
@@ -152,13 +165,16 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   assignTo_->setMinimumContentsLength(18);
   assignTo_->setToolTip(tr("The layer the selected kernels belong to"));
   auto* assignButton = new QPushButton(tr("Assign selected"), mapping_);
-  assignButton->setToolTip(tr("Every kernel with the selected rows' names goes to the chosen layer (a correction kept for this run)"));
+  assignButton->setToolTip(
+      tr("Every kernel with the selected rows' names goes to the chosen layer (a correction kept "
+         "for this run)"));
   connect(assignButton, &QPushButton::clicked, this, [this] {
     QStringList names;
     const QModelIndexList rows = mapping_->view()->selectionModel()->selectedRows();
     for (const QModelIndex& index : rows) {
       QModelIndex source = mapping_->proxy()->mapToSource(index);
-      names << QString::fromStdString(mapping_->model()->table().text(static_cast<size_t>(source.row()), 3));
+      names << QString::fromStdString(
+          mapping_->model()->table().text(static_cast<size_t>(source.row()), 3));
     }
     assign(names, assignTo_->currentData().toString());
   });
@@ -168,7 +184,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
     simulate();
   });
   auto* fromSelection = new QPushButton(tr("Iteration = timeline selection"), mapping_);
-  fromSelection->setToolTip(tr("Map the kernels that start inside the range dragged on the timeline's ruler"));
+  fromSelection->setToolTip(
+      tr("Map the kernels that start inside the range dragged on the timeline's ruler"));
   connect(fromSelection, &QPushButton::clicked, this, [this] {
     auto range = selection_ ? selection_() : std::nullopt;
     if (!range) {
@@ -183,7 +200,9 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
     request_.source.mapping.iteration.reset();
     simulate();
   });
-  for (QWidget* w : std::initializer_list<QWidget*>{assignTo_, assignButton, clear, fromSelection, detect}) mapping_->addControl(w);
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{assignTo_, assignButton, clear, fromSelection, detect})
+    mapping_->addControl(w);
   mapping_->view()->setSelectionBehavior(QAbstractItemView::SelectRows);
   kernels_ = new TablePanel(tabs_);
   layers_ = new TablePanel(tabs_);
@@ -224,9 +243,14 @@ void OverlayPane::applyPreset(const QString& name) {
 bool OverlayPane::readControls(QString& error) {
   auto preset = memsim::tierPreset(preset_->currentText().toStdString());
   memsim::TierConfig tiers = preset ? *preset : request_.tiers;
-  const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_}, {"host-mem", host_}, {"ssd", ssd_}, {"pcie-bw", pcie_}, {"ssd-bw", ssdBw_}};
+  const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_},
+                                                       {"host-mem", host_},
+                                                       {"ssd", ssd_},
+                                                       {"pcie-bw", pcie_},
+                                                       {"ssd-bw", ssdBw_}};
   for (auto [key, edit] : fields) {
-    if (Status s = memsim::setTierField(tiers, key, edit->text().trimmed().toStdString()); !s.ok()) {
+    if (Status s = memsim::setTierField(tiers, key, edit->text().trimmed().toStdString());
+        !s.ok()) {
       error = QString::fromStdString(s.error());
       return false;
     }
@@ -236,9 +260,11 @@ bool OverlayPane::readControls(QString& error) {
     return false;
   }
   request_.tiers = tiers;
-  request_.policy = memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  request_.policy =
+      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
   request_.source.batch = batch_->value();
-  request_.options.sort = sort_->currentIndex() == 1 ? memsim::OverlayOptions::SortBy::Size : memsim::OverlayOptions::SortBy::Birth;
+  request_.options.sort = sort_->currentIndex() == 1 ? memsim::OverlayOptions::SortBy::Size
+                                                     : memsim::OverlayOptions::SortBy::Birth;
   request_.options.roles.clear();
   for (const auto& [role, box] : roles_) {
     if (box->isChecked()) request_.options.roles.push_back(role);
@@ -251,7 +277,8 @@ void OverlayPane::assign(const QStringList& names, const QString& group) {
     stage_->setText(tr("Select the kernels to assign in the Mapping table first."));
     return;
   }
-  for (const QString& n : names) request_.source.mapping.corrections[n.toStdString()] = group.toStdString();
+  for (const QString& n : names)
+    request_.source.mapping.corrections[n.toStdString()] = group.toStdString();
   simulate();
 }
 
@@ -266,9 +293,12 @@ void OverlayPane::simulate() {
   QPointer<QLabel> stage(stage_);
   job_.start([request = request_, stage](const std::atomic<bool>& cancel) {
     auto say = [stage](const char* what) {
-      QMetaObject::invokeMethod(stage.data(), [stage, text = QString::fromLatin1(what)] {
-        if (stage) stage->setText(text + QStringLiteral("…"));
-      }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          stage.data(),
+          [stage, text = QString::fromLatin1(what)] {
+            if (stage) stage->setText(text + QStringLiteral("…"));
+          },
+          Qt::QueuedConnection);
     };
     return std::make_shared<const memsim::OverlayRun>(memsim::runOverlay(request, say, &cancel));
   });
@@ -279,7 +309,8 @@ void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
   if (run->cancelled) return;
   current_ = run;
   // The GPU chooser lists the simulated GPUs; the choice survives re-runs when it still exists.
-  const uint32_t keep = gpuChooser_->currentData().isValid() ? gpuChooser_->currentData().toUInt() : kNone;
+  const uint32_t keep =
+      gpuChooser_->currentData().isValid() ? gpuChooser_->currentData().toUInt() : kNone;
   {
     const QSignalBlocker block(gpuChooser_);
     gpuChooser_->clear();
@@ -310,9 +341,11 @@ void OverlayPane::showGpu() {
     const QString keep = assignTo_->currentData().toString();
     assignTo_->clear();
     assignTo_->addItem(tr("(leave out)"), QString());
-    for (const std::string& group : k.groups) assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
+    for (const std::string& group : k.groups)
+      assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
     if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
-    mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 layers timed, %8 kernel names unmapped, corrections: %9.")
+    mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 "
+                 "layers timed, %8 kernel names unmapped, corrections: %9.")
                   .arg(QString::fromStdString(k.method))
                   .arg(k.iteration + 1)
                   .arg(k.iterations.size())
@@ -323,33 +356,44 @@ void OverlayPane::showGpu() {
                   .arg(k.unmapped.size())
                   .arg(request_.source.mapping.corrections.size());
   }
-  for (const std::string& skipped : r.skipped) mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
+  for (const std::string& skipped : r.skipped)
+    mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
   if (!r.error.empty() || !g) {
-    summary_->setText(tr("<b>Cannot simulate:</b> %1<br>%2").arg(QString::fromStdString(r.error).toHtmlEscaped(), mapping));
+    summary_->setText(tr("<b>Cannot simulate:</b> %1<br>%2")
+                          .arg(QString::fromStdString(r.error).toHtmlEscaped(), mapping));
     stage_->setText(tr("Failed."));
     compare_->setEnabled(false);
     return;
   }
   const model::KernelMapping& k = g->mapping.kernels;
   const memsim::SimSummary& s = g->run.result.summary;
-  TimeNs measured = k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
-  summary_->setText(tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 host → GPU, %9 GPU → host, "
-                       "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · GPUs simulated: %13<br>%14")
-                        .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)), QString::fromStdString(g->workload.name))
-                        .arg(run_->devices[g->device].ordinal)
-                        .arg(QString::fromStdString(formatDuration(s.iteration)), QString::fromStdString(formatDuration(s.ideal)))
-                        .arg(s.slowdown, 0, 'f', 2)
-                        .arg(QString::fromStdString(formatDuration(s.stall)), QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[0]))),
-                             QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[1]))),
-                             QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[2]))),
-                             QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[3]))), QString::fromStdString(formatDuration(measured)))
-                        .arg(r.gpus.size())
-                        .arg(mapping));
+  TimeNs measured =
+      k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
+  summary_->setText(
+      tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 "
+         "host → GPU, %9 GPU → host, "
+         "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · GPUs simulated: %13<br>%14")
+          .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)),
+               QString::fromStdString(g->workload.name))
+          .arg(run_->devices[g->device].ordinal)
+          .arg(QString::fromStdString(formatDuration(s.iteration)),
+               QString::fromStdString(formatDuration(s.ideal)))
+          .arg(s.slowdown, 0, 'f', 2)
+          .arg(QString::fromStdString(formatDuration(s.stall)),
+               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[0]))),
+               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[1]))),
+               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[2]))),
+               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[3]))),
+               QString::fromStdString(formatDuration(measured)))
+          .arg(r.gpus.size())
+          .arg(mapping));
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
   stage_->setText(tr("Planned in %1, simulated in %2.")
-                      .arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
-                           QString::fromStdString(formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9)))));
+                      .arg(QString::fromStdString(
+                               formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
+                           QString::fromStdString(
+                               formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9)))));
   compare_->setEnabled(true);
 }
 

@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "memsim/overlay_run.h"
 #include "latest_job.h"
+#include "memsim/overlay_run.h"
 
 class QCheckBox;
 class QComboBox;
@@ -42,9 +42,13 @@ class OverlayPane : public QWidget {
   const memsim::GpuRun* shownGpu() const;
   QComboBox* gpuChooser() const { return gpuChooser_; }
   // Where the "iteration from the timeline selection" button reads the selection.
-  void setSelectionSource(std::function<std::optional<std::pair<TimeNs, TimeNs>>()> source) { selection_ = std::move(source); }
+  void setSelectionSource(std::function<std::optional<std::pair<TimeNs, TimeNs>>()> source) {
+    selection_ = std::move(source);
+  }
   // Corrections made so far (kernel name → layer group, "" to leave out).
-  const std::map<std::string, std::string>& corrections() const { return request_.source.mapping.corrections; }
+  const std::map<std::string, std::string>& corrections() const {
+    return request_.source.mapping.corrections;
+  }
   // Assigns every kernel of the mapping table's selected rows (or `names`) to `group`, re-runs.
   void assign(const QStringList& names, const QString& group);
 

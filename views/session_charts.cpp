@@ -8,7 +8,6 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
-
 #include <algorithm>
 
 #include "analysis/intervals.h"
@@ -52,7 +51,8 @@ QChart* histogram(const StatsTable& t, const ChartOptions& o) {
     // A log axis cannot show zero: empty bins sit at its floor.
     *set << (o.logScale ? std::max(n, 0.5) : n);
     most = std::max(most, n);
-    bins << QString::fromStdString(formatDuration(static_cast<TimeNs>(t.number(r, static_cast<size_t>(from)))));
+    bins << QString::fromStdString(
+        formatDuration(static_cast<TimeNs>(t.number(r, static_cast<size_t>(from)))));
   }
   auto* series = new QBarSeries;
   series->append(set);
@@ -119,7 +119,8 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   TimeNs start = std::max(o.stats.start, s.startTime()), end = std::min(o.stats.end, s.endTime());
   auto* x = new QValueAxis;
   x->setTitleText(QObject::tr("Time from session start (ms)"));
-  x->setRange(static_cast<double>(start - s.startTime()) / 1e6, static_cast<double>(end - s.startTime()) / 1e6);
+  x->setRange(static_cast<double>(start - s.startTime()) / 1e6,
+              static_cast<double>(end - s.startTime()) / 1e6);
   auto* y = new QValueAxis;
   y->setTitleText(QObject::tr("Busy (% of time with a kernel running)"));
   y->setRange(0, 100);
@@ -129,7 +130,8 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const std::string& label = std::get<std::string>(t.rows[r][0]);
     if (label.rfind("  ", 0) == 0) continue;  // stream rows: the GPU lines only
-    if (t.number(r, static_cast<size_t>(column(t, "kernels"))) == 0) continue;  // idle GPUs would hide the others
+    if (t.number(r, static_cast<size_t>(column(t, "kernels"))) == 0)
+      continue;  // idle GPUs would hide the others
     auto* line = new QLineSeries;
     line->setName(clippedName(label, 40));
     for (int b = 0; b < o.stats.buckets; ++b) {
@@ -190,15 +192,20 @@ bool sessionChartFromName(const QString& name, SessionChart& out) {
 
 StatsReport chartReport(SessionChart chart) {
   switch (chart) {
-    case SessionChart::KernelHistogram: return StatsReport::KernHist;
-    case SessionChart::TopKernels: return StatsReport::KernSum;
-    case SessionChart::GpuUtilisation: return StatsReport::GpuUtil;
-    case SessionChart::CopyBandwidth: return StatsReport::MemTime;
+    case SessionChart::KernelHistogram:
+      return StatsReport::KernHist;
+    case SessionChart::TopKernels:
+      return StatsReport::KernSum;
+    case SessionChart::GpuUtilisation:
+      return StatsReport::GpuUtil;
+    case SessionChart::CopyBandwidth:
+      return StatsReport::MemTime;
   }
   return StatsReport::KernSum;
 }
 
-QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOptions& o, QString* error) {
+QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOptions& o,
+                         QString* error) {
   auto tables = computeStats(s, chartReport(chart), o.stats);
   if (!tables) {
     if (error) *error = QString::fromStdString(tables.error());
@@ -207,12 +214,17 @@ QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOption
   return makeChartFromTable(s, chart, tables->front(), o);
 }
 
-QChart* makeChartFromTable(const Session& s, SessionChart chart, const StatsTable& t, const ChartOptions& o) {
+QChart* makeChartFromTable(const Session& s, SessionChart chart, const StatsTable& t,
+                           const ChartOptions& o) {
   switch (chart) {
-    case SessionChart::KernelHistogram: return histogram(t, o);
-    case SessionChart::TopKernels: return topKernels(t, o);
-    case SessionChart::GpuUtilisation: return utilisation(s, t, o);
-    case SessionChart::CopyBandwidth: return bandwidth(t, o);
+    case SessionChart::KernelHistogram:
+      return histogram(t, o);
+    case SessionChart::TopKernels:
+      return topKernels(t, o);
+    case SessionChart::GpuUtilisation:
+      return utilisation(s, t, o);
+    case SessionChart::CopyBandwidth:
+      return bandwidth(t, o);
   }
   return nullptr;
 }

@@ -31,13 +31,15 @@ StatsReport chartReport(SessionChart chart);
 
 // The chart (owned by the caller) from its report's table, already computed: cheap, so it can
 // run on the GUI thread while the report runs off it.
-QChart* makeChartFromTable(const Session& session, SessionChart chart, const StatsTable& table, const ChartOptions& options);
+QChart* makeChartFromTable(const Session& session, SessionChart chart, const StatsTable& table,
+                           const ChartOptions& options);
 
 // An empty chart in the application's style: title, light or dark theme, legend below, no
 // animation (charts are redrawn and exported, not watched). Every chart starts from it.
 QChart* newChart(const QString& title, bool dark);
 
 // Both steps at once (the CLI, tests); nullptr with `error` set when the report fails.
-QChart* makeSessionChart(const Session& session, SessionChart chart, const ChartOptions& options, QString* error);
+QChart* makeSessionChart(const Session& session, SessionChart chart, const ChartOptions& options,
+                         QString* error);
 
 }  // namespace ts

@@ -17,7 +17,8 @@ SessionExportJob::SessionExportJob(SessionPtr session, QString path, WriteOption
     emit progressChanged(progress_);
   });
   connect(&watcher_, &QFutureWatcher<QString>::finished, this, [this] {
-    QString error = watcher_.future().resultCount() ? watcher_.result() : tr("%1: cancelled").arg(path_);
+    QString error =
+        watcher_.future().resultCount() ? watcher_.result() : tr("%1: cancelled").arg(path_);
     emit finished(error.isEmpty(), error.isEmpty() ? tr("Exported %1").arg(path_) : error);
   });
 }
@@ -34,8 +35,9 @@ void SessionExportJob::start() {
   WriteOptions options = options_;
   watcher_.setFuture(QtConcurrent::run([=](QPromise<QString>& promise) {
     promise.setProgressRange(0, kProgressSteps);
-    Progress progress{[&promise](double f) { promise.setProgressValue(static_cast<int>(f * kProgressSteps)); },
-                      cancel.get()};
+    Progress progress{
+        [&promise](double f) { promise.setProgressValue(static_cast<int>(f * kProgressSteps)); },
+        cancel.get()};
     Status st = writeSessionFile(*session, path, options, progress);
     promise.addResult(st ? QString() : QString::fromStdString(st.error()));
   }));

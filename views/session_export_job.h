@@ -16,7 +16,8 @@ namespace ts {
 class SessionExportJob : public QObject {
   Q_OBJECT
  public:
-  SessionExportJob(SessionPtr session, QString path, WriteOptions options, QObject* parent = nullptr);
+  SessionExportJob(SessionPtr session, QString path, WriteOptions options,
+                   QObject* parent = nullptr);
   ~SessionExportJob() override;
 
   void start();

@@ -24,8 +24,10 @@ SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* 
       return;
     }
     LoadOutcome outcome = watcher_.result();
-    if (outcome.session) emit loaded(outcome.session, outcome.rows);
-    else emit failed(outcome.error);
+    if (outcome.session)
+      emit loaded(outcome.session, outcome.rows);
+    else
+      emit failed(outcome.error);
   });
 }
 
@@ -47,10 +49,9 @@ void SessionLoadJob::start() {
   OpenOptions options = options_;
   watcher_.setFuture(QtConcurrent::run([paths, options, cancel](QPromise<LoadOutcome>& promise) {
     promise.setProgressRange(0, kProgressSteps);
-    Progress progress{[&promise](double f) {
-                        promise.setProgressValue(static_cast<int>(f * kProgressSteps));
-                      },
-                      cancel.get()};
+    Progress progress{
+        [&promise](double f) { promise.setProgressValue(static_cast<int>(f * kProgressSteps)); },
+        cancel.get()};
     auto result = openSessionFiles(paths, options, progress);
     if (!result) {
       promise.addResult(LoadOutcome{nullptr, nullptr, QString::fromStdString(result.error())});
@@ -61,6 +62,8 @@ void SessionLoadJob::start() {
   }));
 }
 
-void SessionLoadJob::cancel() { cancel_->store(true); }
+void SessionLoadJob::cancel() {
+  cancel_->store(true);
+}
 
 }  // namespace ts

@@ -10,7 +10,9 @@
 namespace ts {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 }  // namespace
 
 SessionTreeModel::SessionTreeModel(SessionPtr session, QObject* parent)
@@ -32,7 +34,8 @@ void SessionTreeModel::build() {
   // Per rank: a node when the session has several, else the root stands for the only rank.
   std::vector<int> rankNode(s.ranks.size(), 0);
   if (s.multiRank()) {
-    for (size_t r = 0; r < s.ranks.size(); ++r) rankNode[r] = add(0, NodeKind::Rank, q(s.ranks[r].label));
+    for (size_t r = 0; r < s.ranks.size(); ++r)
+      rankNode[r] = add(0, NodeKind::Rank, q(s.ranks[r].label));
   }
   // GPUs: the device node, then Kernels (all of the device's kernels), Streams, Memory.
   struct DeviceNodes {
@@ -86,14 +89,17 @@ void SessionTreeModel::build() {
         } else {
           std::vector<bool> seen(kCopyKindCount, false);
           for (CopyKind k : track.memcpys.copyKind) seen[static_cast<size_t>(k)] = true;
-          for (int k = 0; k < kCopyKindCount; ++k) if (seen[static_cast<size_t>(k)]) kinds.push_back(k);
+          for (int k = 0; k < kCopyKindCount; ++k)
+            if (seen[static_cast<size_t>(k)]) kinds.push_back(k);
         }
         for (int k : kinds) {
           auto [it, fresh] = dn.copyKind.try_emplace(k, -1);
           if (fresh) {
-            QString label = k == kCopyKindCount
-                                ? tr("Memset")
-                                : tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
+            QString label =
+                k == kCopyKindCount
+                    ? tr("Memset")
+                    : tr("Memcpy %1")
+                          .arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
             it->second = add(parent, NodeKind::CopyKind, label);
             nodes_[static_cast<size_t>(it->second)].copyKind = k;
           }
@@ -137,7 +143,8 @@ void SessionTreeModel::build() {
     if (n.kind == NodeKind::Counter) continue;
     if (n.copyKind >= 0 && n.copyKind < kCopyKindCount) {
       for (uint32_t t : n.tracks) {
-        for (CopyKind k : s.tracks[t].memcpys.copyKind) n.count += static_cast<int>(k) == n.copyKind;
+        for (CopyKind k : s.tracks[t].memcpys.copyKind)
+          n.count += static_cast<int>(k) == n.copyKind;
       }
     } else if (!n.tracks.empty()) {
       for (uint32_t t : n.tracks) n.count += s.tracks[t].size();
@@ -152,7 +159,8 @@ void SessionTreeModel::build() {
       for (const auto& [key, child] : byKey) children.push_back(child);
     };
     std::map<std::pair<uint32_t, uint32_t>, int> byStreamId;
-    for (const auto& [stream, child] : dn.stream) byStreamId[{s.streams[stream].streamId, stream}] = child;
+    for (const auto& [stream, child] : dn.stream)
+      byStreamId[{s.streams[stream].streamId, stream}] = child;
     reorder(dn.streams, byStreamId);
     reorder(dn.memory, dn.copyKind);
     // Under a GPU: Kernels, Streams, Memory, then counters.
@@ -161,21 +169,26 @@ void SessionTreeModel::build() {
       auto order = [&](int c) {
         return c == dn.kernels ? 0 : c == dn.streams ? 1 : c == dn.memory ? 2 : 3;
       };
-      std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return order(a) < order(b); });
+      std::stable_sort(children.begin(), children.end(),
+                       [&](int a, int b) { return order(a) < order(b); });
     }
   }
   // Processes and threads in the order the source asked for (sort index), then by pid / tid; GPUs
   // come before processes.
   std::vector<int> containers = {0};
   for (size_t i = 1; i < nodes_.size(); ++i) {
-    if (nodes_[i].kind == NodeKind::Rank || nodes_[i].kind == NodeKind::Process) containers.push_back(static_cast<int>(i));
+    if (nodes_[i].kind == NodeKind::Rank || nodes_[i].kind == NodeKind::Process)
+      containers.push_back(static_cast<int>(i));
   }
   std::vector<std::pair<int64_t, int64_t>> orderKey(nodes_.size(), {0, 0});
   for (size_t p = 0; p < s.processes.size(); ++p) {
-    if (processNode[p] >= 0) orderKey[static_cast<size_t>(processNode[p])] = {s.processes[p].sortIndex, s.processes[p].pid};
+    if (processNode[p] >= 0)
+      orderKey[static_cast<size_t>(processNode[p])] = {s.processes[p].sortIndex,
+                                                       s.processes[p].pid};
   }
   for (size_t t = 0; t < s.threads.size(); ++t) {
-    if (threadNode[t] >= 0) orderKey[static_cast<size_t>(threadNode[t])] = {s.threads[t].sortIndex, s.threads[t].tid};
+    if (threadNode[t] >= 0)
+      orderKey[static_cast<size_t>(threadNode[t])] = {s.threads[t].sortIndex, s.threads[t].tid};
   }
   for (int c : containers) {
     std::vector<int>& children = nodes_[static_cast<size_t>(c)].children;
@@ -189,7 +202,8 @@ void SessionTreeModel::build() {
       }
       return std::tuple<int, int64_t, int64_t>(node.kind == NodeKind::Counter ? 2 : 0, n, 0);
     };
-    std::stable_sort(children.begin(), children.end(), [&](int a, int b) { return key(a) < key(b); });
+    std::stable_sort(children.begin(), children.end(),
+                     [&](int a, int b) { return key(a) < key(b); });
   }
   // Nodes without tracks of their own sum their children — except a device, whose events appear
   // both under Kernels and under Streams: it counts its streams only.
@@ -232,7 +246,9 @@ int SessionTreeModel::rowCount(const QModelIndex& parent) const {
   return static_cast<int>(node(parent).children.size());
 }
 
-int SessionTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int SessionTreeModel::columnCount(const QModelIndex&) const {
+  return ColumnCount;
+}
 
 QVariant SessionTreeModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
@@ -242,11 +258,13 @@ QVariant SessionTreeModel::data(const QModelIndex& index, int role) const {
       if (index.column() == NameColumn) return n.label;
       return QString::fromStdString(formatCount(n.count));
     case Qt::TextAlignmentRole:
-      if (index.column() == CountColumn) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      if (index.column() == CountColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return {};
     case Qt::ToolTipRole:
       return tr("%1 — %2 events").arg(n.label, QString::fromStdString(formatCount(n.count)));
-    case NodeKindRole: return static_cast<int>(n.kind);
+    case NodeKindRole:
+      return static_cast<int>(n.kind);
     case TracksRole: {
       QVariantList list;
       for (uint32_t t : n.tracks) list.push_back(t);

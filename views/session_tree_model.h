@@ -13,7 +13,17 @@ namespace ts {
 class SessionTreeModel : public QAbstractItemModel {
   Q_OBJECT
  public:
-  enum class NodeKind { Rank, Device, Group, Stream, CopyKind, Process, Thread, ThreadTrack, Counter };
+  enum class NodeKind {
+    Rank,
+    Device,
+    Group,
+    Stream,
+    CopyKind,
+    Process,
+    Thread,
+    ThreadTrack,
+    Counter
+  };
   enum Column { NameColumn = 0, CountColumn = 1, ColumnCount = 2 };
   enum Role { TracksRole = Qt::UserRole + 1, NodeKindRole };
 

@@ -18,17 +18,19 @@
 #include "charts_pane.h"
 #include "event_details.h"
 #include "events_table_model.h"
+#include "overlay_pane.h"
 #include "session/session_summary.h"
 #include "session_tree_model.h"
 #include "stats_pane.h"
-#include "overlay_pane.h"
 #include "timeline_canvas.h"
 #include "util/format.h"
 
 namespace ts {
 
 namespace {
-QString q(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
 QString row(const QString& key, const QString& value) {
   return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
       .arg(key, value);
@@ -51,7 +53,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   tree_->setAlternatingRowColors(true);
   tree_->header()->setStretchLastSection(false);
   tree_->header()->setSectionResizeMode(SessionTreeModel::NameColumn, QHeaderView::Stretch);
-  tree_->header()->setSectionResizeMode(SessionTreeModel::CountColumn, QHeaderView::ResizeToContents);
+  tree_->header()->setSectionResizeMode(SessionTreeModel::CountColumn,
+                                        QHeaderView::ResizeToContents);
   tree_->expandToDepth(session_->multiRank() ? 2 : 1);
 
   auto* right = new QSplitter(Qt::Vertical, splitter);
@@ -122,7 +125,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   auto* copy = new QToolButton(events);
   copy->setText(tr("Copy as CSV"));
   copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
-  eventsStatus_ = new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
+  eventsStatus_ =
+      new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
   eventsBar->addWidget(eventsFilter_, 1);
   eventsBar->addWidget(copy);
   eventsBar->addWidget(eventsStatus_, 2);
@@ -135,7 +139,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   eventsTable_->sortByColumn(EventsTableModel::Start, Qt::AscendingOrder);
   eventsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
   eventsTable_->verticalHeader()->setDefaultSectionSize(18);
-  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name, QHeaderView::Stretch);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name,
+                                                         QHeaderView::Stretch);
   eventsLayout->addWidget(eventsTable_, 1);
   bottom_->addTab(events, tr("Events"));
   stats_ = new StatsPane(session_, bottom_);
@@ -236,12 +241,15 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
     what = QString::fromStdString(r.label);
   }
   eventsModel_->setRange(t0, t1, row == static_cast<size_t>(kNone) ? nullptr : &views);
-  eventsStatus_->setText(tr("%1 events of %2 in %3%4")
-                             .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))), what,
-                                  QString::fromStdString(formatDuration(t1 - t0)),
-                                  eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows) : QString()));
+  eventsStatus_->setText(
+      tr("%1 events of %2 in %3%4")
+          .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))),
+               what, QString::fromStdString(formatDuration(t1 - t0)),
+               eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows)
+                                         : QString()));
   // The Statistics and Charts tabs follow the range too: stay there when the user is reading them.
-  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_) bottom_->setCurrentIndex(2);
+  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_)
+    bottom_->setCurrentIndex(2);
 }
 
 void SessionView::showFind() {
@@ -262,7 +270,9 @@ void SessionView::runSearch() {
   }
   hits_ = std::move(hits.value());
   findCount_->setStyleSheet({});
-  findCount_->setText(hits_.empty() ? tr("no match") : tr("%1 matches").arg(QString::fromStdString(formatCount(hits_.size()))));
+  findCount_->setText(
+      hits_.empty() ? tr("no match")
+                    : tr("%1 matches").arg(QString::fromStdString(formatCount(hits_.size()))));
 }
 
 void SessionView::findNext(bool backwards) {
@@ -280,26 +290,33 @@ void SessionView::findNext(bool backwards) {
   const SearchHit& hit = hits_[current_];
   timeline_->centerOn(hit.track, hit.event);
   timeline_->select(hit.track, hit.event);
-  findCount_->setText(tr("%1 of %2").arg(QString::fromStdString(formatCount(current_ + 1)),
-                                         QString::fromStdString(formatCount(hits_.size()))));
+  findCount_->setText(tr("%1 of %2")
+                          .arg(QString::fromStdString(formatCount(current_ + 1)),
+                               QString::fromStdString(formatCount(hits_.size()))));
 }
 
-QString SessionView::findStatus() const { return findCount_->text(); }
+QString SessionView::findStatus() const {
+  return findCount_->text();
+}
 
 QString SessionView::overviewHtml() const {
   const Session& s = *session_;
   SessionSummary r = summarize(s);
   QString html = QStringLiteral("<h2>%1</h2>").arg(path_.toHtmlEscaped());
   if (live_) {
-    html += tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
-               "replaced every second.</p>");
+    html +=
+        tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
+           "replaced every second.</p>");
   } else if (s.provenance.incomplete) {
-    html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
-               "last flush; events after that point are missing.</p>");
+    html +=
+        tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
+           "last flush; events after that point are missing.</p>");
   }
   if (s.provenance.droppedRecords) {
-    html += tr("<p style='color:#c0392b'><b>%1 records dropped</b> by the profiler (its buffers were "
-               "full): some events are missing.</p>").arg(s.provenance.droppedRecords);
+    html +=
+        tr("<p style='color:#c0392b'><b>%1 records dropped</b> by the profiler (its buffers were "
+           "full): some events are missing.</p>")
+            .arg(s.provenance.droppedRecords);
   }
   html += QStringLiteral("<table>");
   html += row(tr("Duration"), q(formatDuration(s.duration())));
@@ -311,7 +328,8 @@ QString SessionView::overviewHtml() const {
                 q(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
                   formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
   }
-  if (r.memsets) html += row(tr("Memsets"), q(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
+  if (r.memsets)
+    html += row(tr("Memsets"), q(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
   html += row(tr("CUDA API calls"), q(formatCount(r.apiCalls)));
   html += row(tr("NVTX ranges"), q(formatCount(r.nvtxRanges)));
   if (r.otherRanges) html += row(tr("Other ranges"), q(formatCount(r.otherRanges)));
@@ -335,20 +353,23 @@ QString SessionView::overviewHtml() const {
     html += QStringLiteral("<p><b>%1</b></p><table>").arg(q(s.deviceLabel(d)));
     if (!dev.uuid.empty()) html += row(tr("UUID"), q(dev.uuid));
     if (dev.computeMajor) {
-      html += row(tr("Compute capability"), QStringLiteral("%1.%2").arg(dev.computeMajor).arg(dev.computeMinor));
+      html += row(tr("Compute capability"),
+                  QStringLiteral("%1.%2").arg(dev.computeMajor).arg(dev.computeMinor));
     }
     if (dev.smCount) html += row(tr("SMs"), QString::number(dev.smCount));
     if (dev.memoryBytes) html += row(tr("Memory"), q(formatBytes(dev.memoryBytes)));
     if (dev.memoryBandwidthBytesPerSecond) {
-      html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
+      html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(
+                                              dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
     }
     if (dev.clockKHz) html += row(tr("Clock"), QStringLiteral("%1 MHz").arg(dev.clockKHz / 1000));
     if (dev.maxWarpsPerSm) {
-      html += row(tr("Per SM"), tr("%1 warps, %2 blocks, %3 registers, %4 shared memory")
-                                    .arg(dev.maxWarpsPerSm)
-                                    .arg(dev.maxBlocksPerSm)
-                                    .arg(dev.maxRegistersPerSm)
-                                    .arg(q(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
+      html += row(tr("Per SM"),
+                  tr("%1 warps, %2 blocks, %3 registers, %4 shared memory")
+                      .arg(dev.maxWarpsPerSm)
+                      .arg(dev.maxBlocksPerSm)
+                      .arg(dev.maxRegistersPerSm)
+                      .arg(q(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
     }
     html += QStringLiteral("</table>");
   }
@@ -357,7 +378,8 @@ QString SessionView::overviewHtml() const {
   html += tr("<h3>Provenance</h3><table>");
   const Provenance& p = s.provenance;
   html += row(tr("Written by"), tr("Tensorscope %1 on %2").arg(q(p.toolVersion), q(p.createdUtc)));
-  for (const SourceFile& src : p.sources) html += row(tr("Source"), q(src.path + " (" + src.format + ")"));
+  for (const SourceFile& src : p.sources)
+    html += row(tr("Source"), q(src.path + " (" + src.format + ")"));
   if (!p.captureCommand.empty()) html += row(tr("Command"), q(p.captureCommand));
   if (p.exitCode) html += row(tr("Exit code"), QString::number(*p.exitCode));
   html += QStringLiteral("</table>");

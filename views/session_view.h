@@ -5,8 +5,8 @@
 #include <QWidget>
 
 #include "analysis/event_search.h"
-#include "timeline/timeline_rows.h"
 #include "session/session.h"
+#include "timeline/timeline_rows.h"
 
 class QTreeView;
 class QCheckBox;
@@ -39,7 +39,8 @@ class SessionView : public QWidget {
   TimelineCanvas* timeline() const { return timeline_; }
   QTextBrowser* details() const { return details_; }
 
-  // Find (Ctrl+F): events by name, substring or regular expression; F3 / Shift+F3 step through them.
+  // Find (Ctrl+F): events by name, substring or regular expression; F3 / Shift+F3 step through
+  // them.
   void showFind();
   void findNext(bool backwards = false);
   QString findStatus() const;

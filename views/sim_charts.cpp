@@ -1,20 +1,19 @@
 #include "sim_charts.h"
 
-#include "session_charts.h"
-
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
-#include <QHorizontalBarSeries>
 #include <QChart>
-#include <QLineSeries>
 #include <QColor>
+#include <QHorizontalBarSeries>
+#include <QLineSeries>
 #include <QPen>
 #include <QValueAxis>
-
 #include <algorithm>
 #include <map>
+
+#include "session_charts.h"
 
 namespace ts {
 
@@ -47,8 +46,9 @@ void attachAxes(QChart* chart, QAbstractAxis* x, QAbstractAxis* y) {
 // palette repeats after five series).
 QColor policyColor(const std::string& policy) {
   static const std::map<std::string, QColor> colors = {
-      {"g10", QColor(0x1f, 0x77, 0xb4)},     {"g10-host", QColor(0x17, 0xbe, 0xcf)}, {"g10-gds", QColor(0x9e, 0x6a, 0xd4)},
-      {"deepum", QColor(0xff, 0x7f, 0x0e)},  {"flashneuron", QColor(0xd6, 0x27, 0x28)}, {"lru", QColor(0x8c, 0x56, 0x4b)},
+      {"g10", QColor(0x1f, 0x77, 0xb4)},         {"g10-host", QColor(0x17, 0xbe, 0xcf)},
+      {"g10-gds", QColor(0x9e, 0x6a, 0xd4)},     {"deepum", QColor(0xff, 0x7f, 0x0e)},
+      {"flashneuron", QColor(0xd6, 0x27, 0x28)}, {"lru", QColor(0x8c, 0x56, 0x4b)},
       {"ideal", QColor(0x2c, 0xa0, 0x2c)}};
   auto it = colors.find(policy);
   return it != colors.end() ? it->second : QColor(0x7f, 0x7f, 0x7f);
@@ -57,21 +57,27 @@ QColor policyColor(const std::string& policy) {
 }  // namespace
 
 QStringList simChartNames() {
-  return {QStringLiteral("tier_usage"), QStringLiteral("link_traffic"), QStringLiteral("policy_performance"), QStringLiteral("sweep"),
+  return {QStringLiteral("tier_usage"), QStringLiteral("link_traffic"),
+          QStringLiteral("policy_performance"), QStringLiteral("sweep"),
           QStringLiteral("sim_vs_measured")};
 }
 
 QChart* makeTierUsageChart(const SimulatedRun& run, bool dark) {
-  QChart* chart = newChart(QObject::tr("Memory tiers over time — %1 (%2)").arg(QString::fromStdString(run.policy), QString::fromStdString(run.workload)), dark);
+  QChart* chart =
+      newChart(QObject::tr("Memory tiers over time — %1 (%2)")
+                   .arg(QString::fromStdString(run.policy), QString::fromStdString(run.workload)),
+               dark);
   // Stacked: GPU at the bottom, host above it, SSD on top; each area is filled between the sum
   // below it and the sum including it.
   // QAreaSeries does not own its boundary lines: the chart does.
-  auto* gpu = new QLineSeries(chart), *host = new QLineSeries(chart), *ssd = new QLineSeries(chart), *floor = new QLineSeries(chart);
+  auto *gpu = new QLineSeries(chart), *host = new QLineSeries(chart), *ssd = new QLineSeries(chart),
+       *floor = new QLineSeries(chart);
   double top = 0, end = 0;
   bool first = true;
   for (const TierUsage& u : run.usage) {
     const double t = static_cast<double>(u.time) * 1e-9;
-    const double g = static_cast<double>(u.gpu) / kGiB, h = g + static_cast<double>(u.host) / kGiB, s = h + static_cast<double>(u.ssd) / kGiB;
+    const double g = static_cast<double>(u.gpu) / kGiB, h = g + static_cast<double>(u.host) / kGiB,
+                 s = h + static_cast<double>(u.ssd) / kGiB;
     // Usage holds from one sample to the next: steps, not slopes.
     if (!first) {
       gpu->append(t, gpu->at(gpu->count() - 1).y());
@@ -134,13 +140,16 @@ QChart* makeLinkTrafficChart(const std::vector<SimulatedRun>& runs, bool dark) {
   return chart;
 }
 
-QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>& workloads, bool dark) {
-  QChart* chart = newChart(QObject::tr("Normalised performance per policy (ideal time / iteration time)"), dark);
+QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>& workloads,
+                                   bool dark) {
+  QChart* chart = newChart(
+      QObject::tr("Normalised performance per policy (ideal time / iteration time)"), dark);
   // Policies in the order they first appear; a workload without one gets 0 there.
   std::vector<std::string> policies;
   for (const auto& runs : workloads) {
     for (const SimulatedRun& r : runs) {
-      if (std::find(policies.begin(), policies.end(), r.policy) == policies.end()) policies.push_back(r.policy);
+      if (std::find(policies.begin(), policies.end(), r.policy) == policies.end())
+        policies.push_back(r.policy);
     }
   }
   auto* series = new QBarSeries;
@@ -150,7 +159,8 @@ QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>&
     for (const auto& runs : workloads) {
       double v = 0;
       for (const SimulatedRun& r : runs) {
-        if (r.policy == p && r.iteration > 0) v = static_cast<double>(r.ideal) / static_cast<double>(r.iteration);
+        if (r.policy == p && r.iteration > 0)
+          v = static_cast<double>(r.ideal) / static_cast<double>(r.iteration);
       }
       *set << v;
     }
@@ -158,7 +168,8 @@ QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>&
   }
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
-  for (const auto& runs : workloads) x->append(runs.empty() ? QStringLiteral("?") : QString::fromStdString(runs.front().workload));
+  for (const auto& runs : workloads)
+    x->append(runs.empty() ? QStringLiteral("?") : QString::fromStdString(runs.front().workload));
   x->setTitleText(QObject::tr("Workload"));
   auto* y = new QValueAxis;
   y->setRange(0, 1.05);
@@ -170,7 +181,8 @@ QChart* makePolicyPerformanceChart(const std::vector<std::vector<SimulatedRun>>&
 }
 
 QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
-  QChart* chart = newChart(QObject::tr("Sensitivity to %1").arg(QString::fromStdString(sweep.key)), dark);
+  QChart* chart =
+      newChart(QObject::tr("Sensitivity to %1").arg(QString::fromStdString(sweep.key)), dark);
   // The swept value in the unit people think in.
   double scale = 1;
   QString unit;
@@ -204,8 +216,10 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
   }
   for (const std::string& p : order) chart->addSeries(lines[p]);
   if (lo > hi) lo = hi = 0;
-  auto* x = valueAxis(unit.isEmpty() ? QString::fromStdString(sweep.key) : QStringLiteral("%1 (%2)").arg(QString::fromStdString(sweep.key), unit), lo,
-                      hi > lo ? hi : lo + 1);
+  auto* x = valueAxis(unit.isEmpty()
+                          ? QString::fromStdString(sweep.key)
+                          : QStringLiteral("%1 (%2)").arg(QString::fromStdString(sweep.key), unit),
+                      lo, hi > lo ? hi : lo + 1);
   auto* y = valueAxis(QObject::tr("Slowdown (iteration / ideal)"), 1, most * 1.05);
   attachAxes(chart, x, y);
   return chart;

@@ -23,7 +23,8 @@ QStringList simChartNames();
 QChart* makeTierUsageChart(const memsim::SimulatedRun& run, bool dark);
 QChart* makeLinkTrafficChart(const std::vector<memsim::SimulatedRun>& runs, bool dark);
 // One group of bars per workload (a simulated session each), a bar per policy.
-QChart* makePolicyPerformanceChart(const std::vector<std::vector<memsim::SimulatedRun>>& workloads, bool dark);
+QChart* makePolicyPerformanceChart(const std::vector<std::vector<memsim::SimulatedRun>>& workloads,
+                                   bool dark);
 // Slowdown against the swept parameter, a line per policy (infeasible points left out).
 QChart* makeSweepChart(const memsim::SweepTable& sweep, bool dark);
 // Measured and simulated time per layer (memsim::compareLayers' table), two bars per layer.

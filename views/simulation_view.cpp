@@ -27,16 +27,19 @@ QSlider* slider(int lo, int hi, int value, QWidget* parent) {
 
 }  // namespace
 
-SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) : QWidget(parent), source_(std::move(source)) {
+SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
+    : QWidget(parent), source_(std::move(source)) {
   setObjectName(QStringLiteral("simulationView"));
   base_ = *memsim::tierPreset("g10-default");
   auto* layout = new QHBoxLayout(this);
   auto* panel = new QWidget(this);
   auto* form = new QFormLayout(panel);
   policy_ = new QComboBox(panel);
-  for (memsim::Policy p : memsim::allPolicies()) policy_->addItem(QString::fromLatin1(memsim::toString(p)));
+  for (memsim::Policy p : memsim::allPolicies())
+    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
   preset_ = new QComboBox(panel);
-  for (const std::string& name : memsim::tierPresetNames()) preset_->addItem(QString::fromStdString(name));
+  for (const std::string& name : memsim::tierPresetNames())
+    preset_->addItem(QString::fromStdString(name));
   gpu_ = slider(1, 256, 43, panel);  // 40 GiB ≈ 43 GB
   host_ = slider(0, 1024, 137, panel);
   ssd_ = slider(5, 320, 34, panel);
@@ -44,7 +47,8 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(source_.batch));
   batch_->setEnabled(source_.isModel());
-  batch_->setToolTip(source_.isModel() ? tr("Batch size of the model's training step") : tr("A G10 workload has a fixed batch"));
+  batch_->setToolTip(source_.isModel() ? tr("Batch size of the model's training step")
+                                       : tr("A G10 workload has a fixed batch"));
   values_ = new QLabel(panel);
   values_->setWordWrap(true);
   form->addRow(tr("Policy"), policy_);
@@ -56,7 +60,8 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
   form->addRow(values_);
   if (source_.session || !source_.sessionPath.empty()) {
     compare_ = new QPushButton(tr("Compare with the measured run"), panel);
-    compare_->setToolTip(tr("The run and this simulation stacked on one time axis, kernels and layers side by side"));
+    compare_->setToolTip(tr(
+        "The run and this simulation stacked on one time axis, kernels and layers side by side"));
     compare_->setEnabled(false);
     connect(compare_, &QPushButton::clicked, this, [this] {
       if (current_.session) emit compareRequested(current_.session);
@@ -82,14 +87,18 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent) :
     applyPreset(name);
     schedule();
   });
-  for (QSlider* s : {gpu_, host_, ssd_}) connect(s, &QSlider::valueChanged, this, &SimulationView::schedule);
+  for (QSlider* s : {gpu_, host_, ssd_})
+    connect(s, &QSlider::valueChanged, this, &SimulationView::schedule);
   connect(policy_, &QComboBox::currentIndexChanged, this, &SimulationView::schedule);
   connect(batch_, &QSpinBox::valueChanged, this, &SimulationView::schedule);
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, [this] { present(watcher_.result()); });
+  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this,
+          [this] { present(watcher_.result()); });
   schedule();
 }
 
-SimulationView::~SimulationView() { watcher_.waitForFinished(); }
+SimulationView::~SimulationView() {
+  watcher_.waitForFinished();
+}
 
 // Sliders start from a preset; the preset's other fields (bandwidths, latencies) stay.
 void SimulationView::applyPreset(const QString& name) {
@@ -111,7 +120,10 @@ memsim::TierConfig SimulationView::tiers() const {
 }
 
 void SimulationView::schedule() {
-  values_->setText(tr("GPU %1 GB · host %2 GB · SSD %3 GB/s").arg(gpu_->value()).arg(host_->value()).arg(ssd_->value() / 10.0, 0, 'f', 1));
+  values_->setText(tr("GPU %1 GB · host %2 GB · SSD %3 GB/s")
+                       .arg(gpu_->value())
+                       .arg(host_->value())
+                       .arg(ssd_->value() / 10.0, 0, 'f', 1));
   sinceChange_.start();
   if (running_) {
     pending_ = true;  // merged: the newest values run when this one ends
@@ -123,10 +135,12 @@ void SimulationView::schedule() {
 void SimulationView::start() {
   running_ = true;
   pending_ = false;
-  const memsim::Policy policy = memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  const memsim::Policy policy =
+      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
   memsim::WorkloadSource source = source_;
   source.batch = batch_->value();
-  std::shared_ptr<const memsim::SimWorkload> workload = source.isModel() && source.batch != workloadBatch_ ? nullptr : workload_;
+  std::shared_ptr<const memsim::SimWorkload> workload =
+      source.isModel() && source.batch != workloadBatch_ ? nullptr : workload_;
   watcher_.setFuture(QtConcurrent::run([source, workload, policy, tiers = tiers()]() mutable {
     Outcome o;
     o.batch = source.batch;
@@ -159,18 +173,23 @@ void SimulationView::present(Outcome o) {
   } else if (!current_.error.empty()) {
     summary_->setText(QString::fromStdString(current_.error));
   } else if (!r.feasible) {
-    summary_->setText(tr("%1 is infeasible here: %2").arg(QString::fromLatin1(memsim::toString(r.policy)), QString::fromStdString(r.problem)));
+    summary_->setText(tr("%1 is infeasible here: %2")
+                          .arg(QString::fromLatin1(memsim::toString(r.policy)),
+                               QString::fromStdString(r.problem)));
   } else {
     const memsim::SimSummary& s = r.summary;
     int64_t moved = 0;
     for (int64_t b : s.linkBytes) moved += b;
-    summary_->setText(tr("<b>%1</b> — %2: iteration %3 (ideal %4, slowdown %5×), stall %6, %7 faults, %8 moved")
-                          .arg(QString::fromLatin1(memsim::toString(r.policy)), QString::fromStdString(workload_ ? workload_->name : std::string()),
-                               QString::fromStdString(formatDuration(s.iteration)), QString::fromStdString(formatDuration(s.ideal)))
-                          .arg(s.slowdown, 0, 'f', 3)
-                          .arg(QString::fromStdString(formatDuration(s.stall)))
-                          .arg(s.faults)
-                          .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))));
+    summary_->setText(
+        tr("<b>%1</b> — %2: iteration %3 (ideal %4, slowdown %5×), stall %6, %7 faults, %8 moved")
+            .arg(QString::fromLatin1(memsim::toString(r.policy)),
+                 QString::fromStdString(workload_ ? workload_->name : std::string()),
+                 QString::fromStdString(formatDuration(s.iteration)),
+                 QString::fromStdString(formatDuration(s.ideal)))
+            .arg(s.slowdown, 0, 'f', 3)
+            .arg(QString::fromStdString(formatDuration(s.stall)))
+            .arg(s.faults)
+            .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))));
     // A new canvas on the new session, at the old zoom when the user had zoomed in.
     auto* canvas = new TimelineCanvas(current_.session, current_.rows, this);
     if (timeline_) {
@@ -180,8 +199,10 @@ void SimulationView::present(Outcome o) {
       delete body_->replaceWidget(timeline_, canvas);  // the layout item is ours to delete
       canvas->resize(timeline_->size());
       canvas->show();
-      if (t0 > old.startTime() || t1 < old.endTime()) canvas->zoomTo(t0, t1);
-      else canvas->fitAll();
+      if (t0 > old.startTime() || t1 < old.endTime())
+        canvas->zoomTo(t0, t1);
+      else
+        canvas->fitAll();
       timeline_->deleteLater();
     } else {
       body_->addWidget(canvas, 1);
@@ -199,7 +220,8 @@ void SimulationView::present(Outcome o) {
       return out.join(QStringLiteral(", "));
     };
     const model::KernelMapping& k = m.kernels;
-    QString text = tr("<b>Measured times</b> by %1, iteration %2 of %3 (%4), %5 % of its kernel time mapped: %6 of %7 layers timed (%8 %).")
+    QString text = tr("<b>Measured times</b> by %1, iteration %2 of %3 (%4), %5 % of its kernel "
+                      "time mapped: %6 of %7 layers timed (%8 %).")
                        .arg(QString::fromStdString(m.method))
                        .arg(k.iteration + 1)
                        .arg(k.iterations.size())
@@ -207,7 +229,10 @@ void SimulationView::present(Outcome o) {
                        .arg(100 * k.coverage(), 0, 'f', 1)
                        .arg(m.layersMapped)
                        .arg(m.layers)
-                       .arg(m.layers ? 100.0 * static_cast<double>(m.layersMapped) / static_cast<double>(m.layers) : 0.0, 0, 'f', 0);
+                       .arg(m.layers ? 100.0 * static_cast<double>(m.layersMapped) /
+                                           static_cast<double>(m.layers)
+                                     : 0.0,
+                            0, 'f', 0);
     if (!m.unmapped.empty()) text += tr(" Roofline for: %1.").arg(list(m.unmapped));
     if (!m.unknown.empty()) text += tr(" Not in the model: %1.").arg(list(m.unknown));
     mapping_->setText(text);

@@ -35,13 +35,15 @@ class SimulationView : public QWidget {
   const memsim::WorkloadSource& source() const { return source_; }
   TimelineCanvas* timeline() const { return timeline_; }  // null until the first result
   QLabel* summary() const { return summary_; }
-  QLabel* mapping() const { return mapping_; }  // how the measured run maps onto the model (null without one)
+  QLabel* mapping() const {
+    return mapping_;
+  }  // how the measured run maps onto the model (null without one)
   QComboBox* policy() const { return policy_; }
   QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
-  QSlider* gpuMemory() const { return gpu_; }    // GB (1e9 bytes)
-  QSlider* hostMemory() const { return host_; }  // GB
-  QSlider* ssdBandwidth() const { return ssd_; } // tenths of GB/s
-  QSpinBox* batch() const { return batch_; }     // models only (disabled for G10 workloads)
+  QSlider* gpuMemory() const { return gpu_; }              // GB (1e9 bytes)
+  QSlider* hostMemory() const { return host_; }            // GB
+  QSlider* ssdBandwidth() const { return ssd_; }           // tenths of GB/s
+  QSpinBox* batch() const { return batch_; }  // models only (disabled for G10 workloads)
   const memsim::WhatIf& current() const { return current_; }
   bool busy() const { return running_; }
   double lastLatencyMs() const { return lastLatencyMs_; }  // control change → redrawn

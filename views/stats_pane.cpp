@@ -37,7 +37,9 @@ constexpr Choice kChoices[] = {
 }  // namespace
 
 StatsPane::StatsPane(SessionPtr session, QWidget* parent)
-    : QWidget(parent), session_(std::move(session)), job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
+    : QWidget(parent),
+      session_(std::move(session)),
+      job_(this, [this](Result<std::vector<StatsTable>> result) { present(std::move(result)); }) {
   setObjectName(QStringLiteral("statsPane"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -51,7 +53,8 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent)
   device_->setObjectName(QStringLiteral("statsDevice"));
   device_->addItem(tr("All GPUs"), QVariant::fromValue<uint>(kNone));
   for (uint32_t d = 0; d < session_->devices.size(); ++d) {
-    device_->addItem(QString::fromStdString(session_->deviceLabel(d)), QVariant::fromValue<uint>(d));
+    device_->addItem(QString::fromStdString(session_->deviceLabel(d)),
+                     QVariant::fromValue<uint>(d));
   }
   perGpu_ = new QCheckBox(tr("Per GPU"), this);
   perGpu_->setToolTip(tr("Kernels and copies: one row per GPU and name"));
@@ -81,7 +84,8 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent)
       if (t.columns[c].key == "duration_ns") duration = c;
     }
     if (!start || !duration || row < 0) return;
-    auto at = static_cast<TimeNs>(t.number(static_cast<size_t>(row), *start)) + session_->startTime();
+    auto at =
+        static_cast<TimeNs>(t.number(static_cast<size_t>(row), *start)) + session_->startTime();
     auto length = static_cast<TimeNs>(t.number(static_cast<size_t>(row), *duration));
     // A margin of a tenth on each side shows the work before and after the gap.
     emit zoomRequested(at - length / 10, at + length + length / 10);
@@ -89,11 +93,21 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent)
   setRange(std::nullopt);
 }
 
-StatsTableModel* StatsPane::model() const { return table_->model(); }
-QTableView* StatsPane::view() const { return table_->view(); }
-QSortFilterProxyModel* StatsPane::proxy() const { return table_->proxy(); }
-StatsTable StatsPane::shownTable(bool selectedOnly) const { return table_->shownTable(selectedOnly); }
-QString StatsPane::exportTo(const QString& path) const { return table_->exportTo(path); }
+StatsTableModel* StatsPane::model() const {
+  return table_->model();
+}
+QTableView* StatsPane::view() const {
+  return table_->view();
+}
+QSortFilterProxyModel* StatsPane::proxy() const {
+  return table_->proxy();
+}
+StatsTable StatsPane::shownTable(bool selectedOnly) const {
+  return table_->shownTable(selectedOnly);
+}
+QString StatsPane::exportTo(const QString& path) const {
+  return table_->exportTo(path);
+}
 
 StatsPane::~StatsPane() = default;
 
@@ -112,10 +126,11 @@ void StatsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
   if (range) {
     options_.start = range->first;
     options_.end = range->second;
-    scope_->setText(tr("Range %1 to %2 from the session start (%3). Click the ruler to show the whole session.")
-                        .arg(QString::fromStdString(formatDuration(range->first - session_->startTime())),
-                             QString::fromStdString(formatDuration(range->second - session_->startTime())),
-                             QString::fromStdString(formatDuration(range->second - range->first))));
+    scope_->setText(
+        tr("Range %1 to %2 from the session start (%3). Click the ruler to show the whole session.")
+            .arg(QString::fromStdString(formatDuration(range->first - session_->startTime())),
+                 QString::fromStdString(formatDuration(range->second - session_->startTime())),
+                 QString::fromStdString(formatDuration(range->second - range->first))));
   } else {
     options_.start = std::numeric_limits<TimeNs>::min();
     options_.end = std::numeric_limits<TimeNs>::max();
@@ -149,11 +164,12 @@ void StatsPane::recompute() {
   stale_ = false;
   table_->setNotes(tr("Computing…"));
   const Choice& c = kChoices[std::max(0, report_->currentIndex())];
-  job_.start([session = session_, report = c.report, options = options_](const std::atomic<bool>& cancel) {
-    Progress progress;
-    progress.cancel = &cancel;
-    return computeStats(*session, report, options, progress);
-  });
+  job_.start(
+      [session = session_, report = c.report, options = options_](const std::atomic<bool>& cancel) {
+        Progress progress;
+        progress.cancel = &cancel;
+        return computeStats(*session, report, options, progress);
+      });
 }
 
 }  // namespace ts

@@ -1,7 +1,7 @@
 // StatsPane: the Statistics tab — the nsys-stats-like reports of core/analysis for the whole
 // session or the timeline's selected range, one GPU or all. Reports run off the GUI thread; a
-// newer request cancels the one still running; a hidden pane computes nothing until shown. Tables sort on raw values, filter on any text,
-// copy as CSV and export to CSV or JSON.
+// newer request cancels the one still running; a hidden pane computes nothing until shown. Tables
+// sort on raw values, filter on any text, copy as CSV and export to CSV or JSON.
 #pragma once
 
 #include <QWidget>

@@ -31,7 +31,8 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const {
       if (text) return QString::fromStdString(table_.text(r, c));
       return table_.number(r, c);
     case Qt::TextAlignmentRole:
-      return QVariant::fromValue(Qt::Alignment(text ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignRight | Qt::AlignVCenter));
+      return QVariant::fromValue(Qt::Alignment(text ? Qt::AlignLeft | Qt::AlignVCenter
+                                                    : Qt::AlignRight | Qt::AlignVCenter));
     default:
       return {};
   }
@@ -42,7 +43,9 @@ QVariant StatsTableModel::headerData(int section, Qt::Orientation orientation, i
   const StatsColumn& column = table_.columns[static_cast<size_t>(section)];
   if (role == Qt::DisplayRole) return QString::fromStdString(column.title);
   if (role == Qt::ToolTipRole) {
-    return QStringLiteral("%1 (%2)").arg(QString::fromStdString(column.key), QString::fromStdString(std::string(toString(column.unit))));
+    return QStringLiteral("%1 (%2)").arg(
+        QString::fromStdString(column.key),
+        QString::fromStdString(std::string(toString(column.unit))));
   }
   return {};
 }

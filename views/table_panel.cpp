@@ -60,9 +60,13 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   connect(exportButton, &QToolButton::clicked, this, &TablePanel::exportDialog);
 }
 
-void TablePanel::addControl(QWidget* control) { bar_->insertWidget(bar_->count() - 3, control); }
+void TablePanel::addControl(QWidget* control) {
+  bar_->insertWidget(bar_->count() - 3, control);
+}
 
-void TablePanel::setNotes(const QString& notes) { notes_->setText(notes); }
+void TablePanel::setNotes(const QString& notes) {
+  notes_->setText(notes);
+}
 
 void TablePanel::setTable(StatsTable table) {
   QString notes;
@@ -74,7 +78,8 @@ void TablePanel::setTable(StatsTable table) {
   proxy_->sort(-1);
   view_->resizeColumnsToContents();
   // Names can be thousands of characters: keep the columns before them readable.
-  for (int col = 0; col < model_->columnCount(); ++col) view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
+  for (int col = 0; col < model_->columnCount(); ++col)
+    view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
 }
 
 StatsTable TablePanel::shownTable(bool selectedOnly) const {
@@ -108,11 +113,13 @@ QString TablePanel::exportTo(const QString& path) const {
 }
 
 void TablePanel::exportDialog() {
-  QString name = QString::fromStdString(model_->table().report.empty() ? "table" : model_->table().report);
-  QString path = QFileDialog::getSaveFileName(this, tr("Export table"), name + QStringLiteral(".csv"),
-                                              tr("CSV (*.csv);;JSON (*.json)"));
+  QString name =
+      QString::fromStdString(model_->table().report.empty() ? "table" : model_->table().report);
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export table"), name + QStringLiteral(".csv"), tr("CSV (*.csv);;JSON (*.json)"));
   if (path.isEmpty()) return;
-  if (QString error = exportTo(path); !error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+  if (QString error = exportTo(path); !error.isEmpty())
+    QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 }  // namespace ts

@@ -2,10 +2,10 @@
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
-#include <QMenu>
-#include <QSettings>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QPainter>
+#include <QSettings>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <array>
@@ -38,20 +38,31 @@ QRgb nameColor(StringId id, bool dark) {
 // integer arithmetic, since runs are coloured per frame.
 QRgb scaled(QRgb c, double factor) {
   const int f = static_cast<int>(factor * 256);
-  auto channel = [f](int v) { return f <= 256 ? (v * f) >> 8 : v + (((255 - v) * (f - 256)) >> 8); };
-  return qRgb(std::min(channel(qRed(c)), 255), std::min(channel(qGreen(c)), 255), std::min(channel(qBlue(c)), 255));
+  auto channel = [f](int v) {
+    return f <= 256 ? (v * f) >> 8 : v + (((255 - v) * (f - 256)) >> 8);
+  };
+  return qRgb(std::min(channel(qRed(c)), 255), std::min(channel(qGreen(c)), 255),
+              std::min(channel(qBlue(c)), 255));
 }
 
-int luma(QRgb c) { return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000; }
+int luma(QRgb c) {
+  return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000;
+}
 
 QRgb copyColor(CopyKind kind) {
   switch (kind) {
-    case CopyKind::HtoD: return qRgb(0x59, 0xa1, 0x4f);
-    case CopyKind::DtoH: return qRgb(0xe1, 0x57, 0x59);
-    case CopyKind::DtoD: return qRgb(0xf2, 0x8e, 0x2b);
-    case CopyKind::PtoP: return qRgb(0xb0, 0x7a, 0xa1);
-    case CopyKind::HtoH: return qRgb(0x9c, 0x75, 0x5f);
-    case CopyKind::Other: break;
+    case CopyKind::HtoD:
+      return qRgb(0x59, 0xa1, 0x4f);
+    case CopyKind::DtoH:
+      return qRgb(0xe1, 0x57, 0x59);
+    case CopyKind::DtoD:
+      return qRgb(0xf2, 0x8e, 0x2b);
+    case CopyKind::PtoP:
+      return qRgb(0xb0, 0x7a, 0xa1);
+    case CopyKind::HtoH:
+      return qRgb(0x9c, 0x75, 0x5f);
+    case CopyKind::Other:
+      break;
   }
   return qRgb(0xba, 0xb0, 0xac);
 }
@@ -60,11 +71,16 @@ QRgb copyColor(CopyKind kind) {
 // each link like the copy kind it resembles.
 std::optional<QRgb> overlayColor(std::string_view category) {
   static const std::pair<std::string_view, QRgb> table[] = {
-      {"tensor: GPU", qRgb(0x59, 0xa1, 0x4f)},          {"tensor: host", qRgb(0x4e, 0x79, 0xa7)},
-      {"tensor: SSD", qRgb(0xb0, 0x7a, 0xa1)},          {"tensor: moving", qRgb(0xf2, 0x8e, 0x2b)},
-      {"simulated stall", qRgb(0x9e, 0x2a, 0x2b)},      {"migration: host-to-gpu", qRgb(0x59, 0xa1, 0x4f)},
-      {"migration: gpu-to-host", qRgb(0xe1, 0x57, 0x59)}, {"migration: ssd-to-gpu", qRgb(0x76, 0xb7, 0xb2)},
-      {"migration: gpu-to-ssd", qRgb(0xb0, 0x7a, 0xa1)}, {"migration: ssd-to-host", qRgb(0x9c, 0x75, 0x5f)},
+      {"tensor: GPU", qRgb(0x59, 0xa1, 0x4f)},
+      {"tensor: host", qRgb(0x4e, 0x79, 0xa7)},
+      {"tensor: SSD", qRgb(0xb0, 0x7a, 0xa1)},
+      {"tensor: moving", qRgb(0xf2, 0x8e, 0x2b)},
+      {"simulated stall", qRgb(0x9e, 0x2a, 0x2b)},
+      {"migration: host-to-gpu", qRgb(0x59, 0xa1, 0x4f)},
+      {"migration: gpu-to-host", qRgb(0xe1, 0x57, 0x59)},
+      {"migration: ssd-to-gpu", qRgb(0x76, 0xb7, 0xb2)},
+      {"migration: gpu-to-ssd", qRgb(0xb0, 0x7a, 0xa1)},
+      {"migration: ssd-to-host", qRgb(0x9c, 0x75, 0x5f)},
       {"migration: host-to-ssd", qRgb(0x9c, 0x75, 0x5f)}};
   for (const auto& [name, colour] : table) {
     if (name == category) return colour;
@@ -74,8 +90,11 @@ std::optional<QRgb> overlayColor(std::string_view category) {
 
 }  // namespace
 
-TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows, QWidget* parent)
-    : QWidget(parent), session_(session), rows_(rows ? std::move(rows) : std::make_shared<TimelineRows>(session)) {
+TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows,
+                               QWidget* parent)
+    : QWidget(parent),
+      session_(session),
+      rows_(rows ? std::move(rows) : std::make_shared<TimelineRows>(session)) {
   collapsed_.assign(rows_->size(), false);
   for (size_t i = 0; i < rows_->size(); ++i) collapsed_[i] = (*rows_)[i].startsCollapsed;
   hidden_.assign(rows_->size(), false);
@@ -163,14 +182,19 @@ void TimelineCanvas::stepHistory(std::vector<TimeAxis>& from, std::vector<TimeAx
   emit viewChanged();
 }
 
-void TimelineCanvas::back() { stepHistory(backStack_, forwardStack_); }
+void TimelineCanvas::back() {
+  stepHistory(backStack_, forwardStack_);
+}
 
-void TimelineCanvas::forward() { stepHistory(forwardStack_, backStack_); }
+void TimelineCanvas::forward() {
+  stepHistory(forwardStack_, backStack_);
+}
 
 void TimelineCanvas::zoomBy(double factor) {
   navigated_ = true;
   QPoint cursor = mapFromGlobal(QCursor::pos());
-  double x = rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
+  double x =
+      rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
   axis_.zoomAround(x, factor);
   update();
   emit viewChanged();
@@ -192,7 +216,8 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
     if (f.srcEvent[i] == event) linked_.emplace_back(f.dstTrack[i], f.dstEvent[i]);
   }
   for (size_t i = 0; i < f.dstTrack.size(); ++i) {
-    if (f.dstTrack[i] == track && f.dstEvent[i] == event) linked_.emplace_back(f.srcTrack[i], f.srcEvent[i]);
+    if (f.dstTrack[i] == track && f.dstEvent[i] == event)
+      linked_.emplace_back(f.srcTrack[i], f.srcEvent[i]);
   }
   // A simulation overlay ties a transfer to the kernel that needed it and simulated kernels to
   // measured ones (arrows from the selection), and a tensor to the kernels using it (outlined).
@@ -224,15 +249,18 @@ void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
   navigated_ = true;
   const double width = canvasWidth();
   double nsPerPixel = axis_.nsPerPixel();
-  if (static_cast<double>(end - start) / nsPerPixel < 20) nsPerPixel = static_cast<double>(end - start) * 10 / width;
-  axis_ = TimeAxis(start + (end - start) / 2 - static_cast<TimeNs>(nsPerPixel * width / 2), nsPerPixel);
+  if (static_cast<double>(end - start) / nsPerPixel < 20)
+    nsPerPixel = static_cast<double>(end - start) * 10 / width;
+  axis_ =
+      TimeAxis(start + (end - start) / 2 - static_cast<TimeNs>(nsPerPixel * width / 2), nsPerPixel);
   // Scroll to the first visible row that draws the track.
   for (const VisibleRow& vr : layoutRows()) {
     for (const auto& lane : (*rows_)[vr.row].lanes) {
       for (const LaneView& view : lane) {
         if (view.track != &t) continue;
         int top = vr.y + scrollY_;
-        if (vr.y < kRulerHeight || vr.y + vr.height > height()) scrollY_ = std::max(0, top - kRulerHeight - height() / 3);
+        if (vr.y < kRulerHeight || vr.y + vr.height > height())
+          scrollY_ = std::max(0, top - kRulerHeight - height() / 3);
         update();
         emit viewChanged();
         return;
@@ -285,12 +313,15 @@ void TimelineCanvas::moveRow(size_t row, int delta) {
     while (prev > 0 && (*rows_)[order_[prev - 1]].depth > depth) --prev;
     if (prev == 0 || (*rows_)[order_[prev - 1]].depth != depth) return;  // first among siblings
     --prev;
-    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(prev), order_.begin() + static_cast<std::ptrdiff_t>(pos),
+    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(prev),
+                order_.begin() + static_cast<std::ptrdiff_t>(pos),
                 order_.begin() + static_cast<std::ptrdiff_t>(end));
   } else if (delta > 0) {
-    if (end >= order_.size() || (*rows_)[order_[end]].depth != depth) return;  // last among siblings
+    if (end >= order_.size() || (*rows_)[order_[end]].depth != depth)
+      return;  // last among siblings
     size_t nextEnd = blockEnd(end);
-    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(pos), order_.begin() + static_cast<std::ptrdiff_t>(end),
+    std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(pos),
+                order_.begin() + static_cast<std::ptrdiff_t>(end),
                 order_.begin() + static_cast<std::ptrdiff_t>(nextEnd));
   }
   saveArrangement();
@@ -343,7 +374,8 @@ void TimelineCanvas::contextMenuEvent(QContextMenuEvent* e) {
     if (e->pos().y() < vr.y || e->pos().y() >= vr.y + vr.height) continue;
     const size_t row = vr.row;
     QMenu menu(this);
-    menu.addAction(tr("Hide “%1”").arg(QString::fromStdString((*rows_)[row].label)), this, [this, row] { setRowHidden(row, true); });
+    menu.addAction(tr("Hide “%1”").arg(QString::fromStdString((*rows_)[row].label)), this,
+                   [this, row] { setRowHidden(row, true); });
     menu.addAction(tr("Move Up"), this, [this, row] { moveRow(row, -1); });
     menu.addAction(tr("Move Down"), this, [this, row] { moveRow(row, 1); });
     menu.addSeparator();
@@ -377,7 +409,8 @@ std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
       hiddenBelow = row.depth;
       continue;
     }
-    if ((row.kind == TimelineRow::Kind::Group || row.expandable) && collapsed_[i]) hiddenBelow = row.depth;
+    if ((row.kind == TimelineRow::Kind::Group || row.expandable) && collapsed_[i])
+      hiddenBelow = row.depth;
     int h = rowHeight(row);
     out.push_back({i, y, h});
     y += h;
@@ -387,10 +420,15 @@ std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
 
 QRgb TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
   switch (t.kind) {
-    case EventKind::Kernel: return nameColor(t.hot.name[e], dark_);
-    case EventKind::Memcpy: return copyColor(t.memcpys.copyKind[e]);
-    case EventKind::Memset: return qRgb(0x76, 0xb7, 0xb2);
-    case EventKind::Api: return t.apis.domain[e] == ApiDomain::Driver ? qRgb(0x6b, 0x8e, 0xc6) : qRgb(0x4e, 0x79, 0xa7);
+    case EventKind::Kernel:
+      return nameColor(t.hot.name[e], dark_);
+    case EventKind::Memcpy:
+      return copyColor(t.memcpys.copyKind[e]);
+    case EventKind::Memset:
+      return qRgb(0x76, 0xb7, 0xb2);
+    case EventKind::Api:
+      return t.apis.domain[e] == ApiDomain::Driver ? qRgb(0x6b, 0x8e, 0xc6)
+                                                   : qRgb(0x4e, 0x79, 0xa7);
     case EventKind::Nvtx:
       if (t.nvtx.color[e]) return t.nvtx.color[e] | 0xFF000000u;
       return nameColor(t.hot.name[e], dark_);
@@ -398,7 +436,8 @@ QRgb TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
       // Overlay categories are few; their colours are looked up once per category string.
       StringId category = t.ranges.category[e];
       auto it = categoryColors_.find(category);
-      if (it == categoryColors_.end()) it = categoryColors_.emplace(category, overlayColor(session_->str(category))).first;
+      if (it == categoryColors_.end())
+        it = categoryColors_.emplace(category, overlayColor(session_->str(category))).first;
       if (it->second) return *it->second;
       return scaled(nameColor(t.hot.name[e], dark_), 1.15);
     }
@@ -438,7 +477,8 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       bold.setBold(true);
       p.setFont(bold);
       p.drawText(QRect(indent + 14, vr.y, kGutter - indent - 18, vr.height), Qt::AlignVCenter,
-                 QFontMetrics(bold).elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 18));
+                 QFontMetrics(bold).elidedText(QString::fromStdString(row.label), Qt::ElideRight,
+                                               kGutter - indent - 18));
       p.setFont(font);
       continue;
     }
@@ -447,19 +487,23 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
                  collapsed_[vr.row] ? QStringLiteral("▸") : QStringLiteral("▾"));
       indent += 14;
     }
-    if (row.kind == TimelineRow::Kind::Migration && !row.lanes.empty() && !row.lanes[0].empty() && row.lanes[0][0].track->size()) {
+    if (row.kind == TimelineRow::Kind::Migration && !row.lanes.empty() && !row.lanes[0].empty() &&
+        row.lanes[0][0].track->size()) {
       const Track& t = *row.lanes[0][0].track;
       p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(eventColor(t, 0)));
       indent += 12;
     }
     if (row.kind == TimelineRow::Kind::Copy || row.kind == TimelineRow::Kind::Memset) {
       // The legend: each memory row's colour beside its name.
-      QRgb swatch = row.kind == TimelineRow::Kind::Memset ? qRgb(0x76, 0xb7, 0xb2) : copyColor(static_cast<CopyKind>(row.copyKind));
+      QRgb swatch = row.kind == TimelineRow::Kind::Memset
+                        ? qRgb(0x76, 0xb7, 0xb2)
+                        : copyColor(static_cast<CopyKind>(row.copyKind));
       p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(swatch));
       indent += 12;
     }
-    p.drawText(QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
-               fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
+    p.drawText(
+        QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+        fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
     if (row.kind == TimelineRow::Kind::Counter) {
       // Min/max per pixel column from the counter's block summaries, filled down to the baseline,
       // scaled to the counter's range (shown in the label column).
@@ -467,16 +511,22 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       const CounterSummary& cs = *row.counterSummary;
       const bool bytes = row.counter->unit == "bytes";
       auto value = [&](double v) {
-        return bytes ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v)))) : QString::number(v, 'g', 4);
+        return bytes ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v))))
+                     : QString::number(v, 'g', 4);
       };
-      p.drawText(QRect(indent, vr.y + kLaneHeight, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
-                 row.capacity > 0 ? tr("peak %1 of %2").arg(value(cs.max), value(row.capacity)) : tr("max %1").arg(value(cs.max)));
+      p.drawText(QRect(indent, vr.y + kLaneHeight, kGutter - indent - 4, kLaneHeight),
+                 Qt::AlignVCenter,
+                 row.capacity > 0 ? tr("peak %1 of %2").arg(value(cs.max), value(row.capacity))
+                                  : tr("max %1").arg(value(cs.max)));
       foldCounter(*row.counter, cs, a, width, counterScratch_);
       const double top = vr.y + 3, bottom = vr.y + vr.height - 2;
       const double ceiling = std::max(cs.max, row.capacity);
       const double span = ceiling > cs.min ? ceiling - cs.min : 1.0;
       const double floor = std::min(0.0, cs.min);
-      auto yOf = [&](double v) { return bottom - (v - floor) / (ceiling - floor > 0 ? ceiling - floor : span) * (bottom - top); };
+      auto yOf = [&](double v) {
+        return bottom -
+               (v - floor) / (ceiling - floor > 0 ? ceiling - floor : span) * (bottom - top);
+      };
       QColor fill(0x4e, 0x79, 0xa7);
       QColor fillLight = fill;
       fillLight.setAlpha(90);
@@ -489,14 +539,16 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       }
       if (row.capacity > 0) {
         p.setPen(QPen(QColor(0xe1, 0x57, 0x59), 1, Qt::DashLine));
-        p.drawLine(QPointF(kGutter, yOf(row.capacity)), QPointF(kGutter + width, yOf(row.capacity)));
+        p.drawLine(QPointF(kGutter, yOf(row.capacity)),
+                   QPointF(kGutter + width, yOf(row.capacity)));
         if (row.counter->size() > 0 && cs.max > 0) {
           const double x = kGutter + a.xOf(cs.maxTime), y = yOf(cs.max);
           p.setPen(text);
           p.setBrush(QColor(0xe1, 0x57, 0x59));
           p.drawPolygon(QPolygonF({QPointF(x - 4, y - 6), QPointF(x + 4, y - 6), QPointF(x, y)}));
           p.setBrush(Qt::NoBrush);
-          p.drawText(QPointF(x + 6, vr.y + 12.0), tr("peak %1").arg(value(cs.max)));  // inside the row, whatever the scale
+          p.drawText(QPointF(x + 6, vr.y + 12.0),
+                     tr("peak %1").arg(value(cs.max)));  // inside the row, whatever the scale
         }
       }
       p.restore();
@@ -515,15 +567,18 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       for (const LaneView& view : row.lanes[lane]) {
         scratch_.clear();
         foldLane(view, a, width, kMinBoxPx, scratch_);
-        for (const DrawRun& r : scratch_.runs) laneRuns_.push_back({r.x0, r.x1, r.count, eventColor(*view.track, r.firstEvent)});
+        for (const DrawRun& r : scratch_.runs)
+          laneRuns_.push_back({r.x0, r.x1, r.count, eventColor(*view.track, r.firstEvent)});
         for (const DrawBox& b : scratch_.boxes) laneBoxes_.emplace_back(view.track, b);
       }
-      std::sort(laneRuns_.begin(), laneRuns_.end(), [](const LaneRun& x, const LaneRun& y) { return x.x0 < y.x0; });
+      std::sort(laneRuns_.begin(), laneRuns_.end(),
+                [](const LaneRun& x, const LaneRun& y) { return x.x0 < y.x0; });
       size_t merged = 0;
       for (size_t i = 0; i < laneRuns_.size(); ++i) {
         LaneRun& m = laneRuns_[merged];
         if (i > 0 && laneRuns_[i].x0 - m.x1 < kRunGapPx) {
-          if (laneRuns_[i].count > m.top) m.colour = laneRuns_[i].colour, m.top = laneRuns_[i].count;
+          if (laneRuns_[i].count > m.top)
+            m.colour = laneRuns_[i].colour, m.top = laneRuns_[i].count;
           m.x1 = std::max(m.x1, laneRuns_[i].x1);
           m.count += laneRuns_[i].count;
         } else {
@@ -552,18 +607,22 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
           p.fillRect(rect, QColor(c));
           if (rect.width() > 24) {
             p.setPen(luma(c) > 140 ? Qt::black : Qt::white);
-            QRectF inner = rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
+            QRectF inner =
+                rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
             QString text;
             if (t.kind == EventKind::Memcpy && t.memcpys.copyKind[b.event] == CopyKind::PtoP) {
               // Peer copies say which way they go.
-              text = fm.elidedText(tr("GPU %1 → GPU %2").arg(t.memcpys.srcDevice[b.event]).arg(t.memcpys.dstDevice[b.event]),
+              text = fm.elidedText(tr("GPU %1 → GPU %2")
+                                       .arg(t.memcpys.srcDevice[b.event])
+                                       .arg(t.memcpys.dstDevice[b.event]),
                                    Qt::ElideRight, static_cast<int>(inner.width()));
             } else {
               text = label(t.hot.name[b.event], fm, static_cast<int>(inner.width()));
             }
             if (!text.isEmpty()) p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, text);
           }
-          if (&t == (selected_.track == kNone ? nullptr : &session_->tracks[selected_.track]) && b.event == selected_.event) {
+          if (&t == (selected_.track == kNone ? nullptr : &session_->tracks[selected_.track]) &&
+              b.event == selected_.event) {
             p.setPen(QPen(pal.color(QPalette::Highlight), 2));
             p.drawRect(rect.adjusted(-1, -1, 1, 1));
           }
@@ -586,9 +645,12 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     arrows.insert(arrows.end(), tied_.begin(), tied_.end());
     for (size_t i = 0; i < arrows.size(); ++i) {
       auto [track, event] = arrows[i];
-      bool selectedIsSource = i >= flows || session_->tracks[selected_.track].kind == EventKind::Api;
-      auto from = selectedIsSource ? screenPosition(selected_.track, selected_.event, true) : screenPosition(track, event, true);
-      auto to = selectedIsSource ? screenPosition(track, event, false) : screenPosition(selected_.track, selected_.event, false);
+      bool selectedIsSource =
+          i >= flows || session_->tracks[selected_.track].kind == EventKind::Api;
+      auto from = selectedIsSource ? screenPosition(selected_.track, selected_.event, true)
+                                   : screenPosition(track, event, true);
+      auto to = selectedIsSource ? screenPosition(track, event, false)
+                                 : screenPosition(selected_.track, selected_.event, false);
       if (!from || !to) continue;
       p.drawLine(*from, *to);
       QLineF line(*to, *from);  // arrowhead at the destination
@@ -599,13 +661,15 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
       p.drawLine(left);
       p.drawLine(right);
       auto other = screenPosition(track, event, false);
-      if (other) p.drawRect(QRectF(other->x() - 2, other->y() - kLaneHeight / 2.0 + 1, 4, kLaneHeight - 2));
+      if (other)
+        p.drawRect(QRectF(other->x() - 2, other->y() - kLaneHeight / 2.0 + 1, 4, kLaneHeight - 2));
     }
     p.setPen(QPen(pal.color(QPalette::Highlight), 2));
     for (auto [track, event] : highlighted_) {
       auto from = screenPosition(track, event, false), to = screenPosition(track, event, true);
       if (!from || !to) continue;
-      p.drawRect(QRectF(from->x() - 1, from->y() - kLaneHeight / 2.0, std::max(2.0, to->x() - from->x() + 2), kLaneHeight - 1));
+      p.drawRect(QRectF(from->x() - 1, from->y() - kLaneHeight / 2.0,
+                        std::max(2.0, to->x() - from->x() + 2), kLaneHeight - 1));
     }
     p.restore();
   }
@@ -617,7 +681,8 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.setPen(text);
   // Readout: the time under the cursor (from the session start) and the scale.
-  QString readout = tr("%1 / px").arg(QString::fromStdString(formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel())))));
+  QString readout = tr("%1 / px").arg(
+      QString::fromStdString(formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel())))));
   if (cursorX_ >= 0) {
     readout = QString::fromStdString(formatDuration(a.timeAt(cursorX_) - session_->startTime())) +
               QStringLiteral("  ·  ") + readout;
@@ -640,7 +705,8 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     shade.setAlpha(50);
     p.fillRect(QRectF(x0, 0, x1 - x0, size.height()), shade);
     p.setPen(pal.color(QPalette::Highlight));
-    p.drawText(QRectF(std::max<double>(x0, kGutter) + 2, 0, size.width(), 12), Qt::AlignLeft, selectionSummary_);
+    p.drawText(QRectF(std::max<double>(x0, kGutter) + 2, 0, size.width(), 12), Qt::AlignLeft,
+               selectionSummary_);
   }
 }
 
@@ -657,7 +723,8 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
   render(p, size());
 }
 
-std::optional<QPointF> TimelineCanvas::screenPosition(uint32_t track, uint32_t event, bool atEnd) const {
+std::optional<QPointF> TimelineCanvas::screenPosition(uint32_t track, uint32_t event,
+                                                      bool atEnd) const {
   const Track& t = session_->tracks[track];
   const uint16_t lane = t.hot.lane[event];
   for (const VisibleRow& vr : layoutRows()) {
@@ -713,29 +780,38 @@ QString TimelineCanvas::label(StringId name, const QFontMetrics& fm, int width) 
 QString TimelineCanvas::tooltipFor(const Hit& hit) const {
   const Track& t = session_->tracks[hit.track];
   uint32_t e = hit.event;
-  auto text = [](std::string_view v) { return QString::fromUtf8(v.data(), static_cast<int>(v.size())).toHtmlEscaped(); };
+  auto text = [](std::string_view v) {
+    return QString::fromUtf8(v.data(), static_cast<int>(v.size())).toHtmlEscaped();
+  };
   const TimelineRow* row = hit.row < rows_->size() ? &(*rows_)[hit.row] : nullptr;
   if (row && t.kind == EventKind::Range &&
-      (row->kind == TimelineRow::Kind::Tensor || row->kind == TimelineRow::Kind::Migration || row->kind == TimelineRow::Kind::SimKernels)) {
+      (row->kind == TimelineRow::Kind::Tensor || row->kind == TimelineRow::Kind::Migration ||
+       row->kind == TimelineRow::Kind::SimKernels)) {
     // The simulation overlay: what the tensor is and where it is, what a transfer moved, which
     // layer a simulated kernel belongs to.
-    QString when = tr("%1 → %2 (%3)")
-                       .arg(QString::fromStdString(formatDuration(t.hot.start[e] - session_->startTime())),
-                            QString::fromStdString(formatDuration(t.hot.end[e] - session_->startTime())),
-                            QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])));
+    QString when =
+        tr("%1 → %2 (%3)")
+            .arg(QString::fromStdString(formatDuration(t.hot.start[e] - session_->startTime())),
+                 QString::fromStdString(formatDuration(t.hot.end[e] - session_->startTime())),
+                 QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])));
     std::string_view args = session_->str(t.ranges.args[e]);
     if (row->kind == TimelineRow::Kind::Tensor) {
       QString info = text(row->info).replace(QLatin1Char('\n'), QStringLiteral("<br>"));
-      return tr("<b>%1</b><br>%2<br><br>%3").arg(text(session_->str(t.hot.name[e])) + (args.empty() ? QString() : QStringLiteral(" · ") + text(args)), when, info);
+      return tr("<b>%1</b><br>%2<br><br>%3")
+          .arg(text(session_->str(t.hot.name[e])) +
+                   (args.empty() ? QString() : QStringLiteral(" · ") + text(args)),
+               when, info);
     }
     if (row->kind == TimelineRow::Kind::Migration) {
-      return tr("<b>%1</b><br>%2 · %3<br>%4").arg(text(session_->str(t.hot.name[e])), text(row->label), text(args), when);
+      return tr("<b>%1</b><br>%2 · %3<br>%4")
+          .arg(text(session_->str(t.hot.name[e])), text(row->label), text(args), when);
     }
     return tr("<b>%1</b><br>%2<br>%3")
         .arg(text(session_->str(t.hot.name[e])), args.empty() ? QString() : text(args), when);
   }
   QString where = (t.stream != kNone ? QString::fromStdString(session_->streamLabel(t.stream))
-                                     : QString::fromStdString(session_->threadLabel(t.thread))).toHtmlEscaped();
+                                     : QString::fromStdString(session_->threadLabel(t.thread)))
+                      .toHtmlEscaped();
   std::string_view name = session_->str(t.hot.name[e]);
   if (t.kind == EventKind::Memcpy) {  // bytes, and for peer copies which way
     where += tr("<br>%1").arg(QString::fromStdString(formatBytes(t.memcpys.bytes[e])));
@@ -753,8 +829,10 @@ bool TimelineCanvas::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     Hit hit = hitAt(help->pos());
-    if (hit.event != kNone) QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
-    else QToolTip::hideText();
+    if (hit.event != kNone)
+      QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
+    else
+      QToolTip::hideText();
     return true;
   }
   return QWidget::event(e);
@@ -778,16 +856,30 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
 void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
   navigated_ = true;
   switch (e->key()) {
-    case Qt::Key_W: zoomBy(1.5); return;
-    case Qt::Key_S: zoomBy(1 / 1.5); return;
+    case Qt::Key_W:
+      zoomBy(1.5);
+      return;
+    case Qt::Key_S:
+      zoomBy(1 / 1.5);
+      return;
     case Qt::Key_A:
-    case Qt::Key_Left: axis_.panPixels(-canvasWidth() / 10.0); break;
+    case Qt::Key_Left:
+      axis_.panPixels(-canvasWidth() / 10.0);
+      break;
     case Qt::Key_D:
-    case Qt::Key_Right: axis_.panPixels(canvasWidth() / 10.0); break;
-    case Qt::Key_Up: scrollY_ = std::max(0, scrollY_ - kLaneHeight * 3); break;
-    case Qt::Key_Down: scrollY_ += kLaneHeight * 3; break;
+    case Qt::Key_Right:
+      axis_.panPixels(canvasWidth() / 10.0);
+      break;
+    case Qt::Key_Up:
+      scrollY_ = std::max(0, scrollY_ - kLaneHeight * 3);
+      break;
+    case Qt::Key_Down:
+      scrollY_ += kLaneHeight * 3;
+      break;
     case Qt::Key_H:
-    case Qt::Key_Home: fitAll(); return;
+    case Qt::Key_Home:
+      fitAll();
+      return;
     case Qt::Key_Z:
       if (e->modifiers() & Qt::ControlModifier) {
         zoomToSelection();
@@ -795,7 +887,9 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
       }
       QWidget::keyPressEvent(e);
       return;
-    default: QWidget::keyPressEvent(e); return;
+    default:
+      QWidget::keyPressEvent(e);
+      return;
   }
   update();
   emit viewChanged();
@@ -803,7 +897,8 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
 
 void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
   QPoint pos = e->position().toPoint();
-  if (e->button() == Qt::MiddleButton || (e->button() == Qt::LeftButton && (e->modifiers() & Qt::AltModifier))) {
+  if (e->button() == Qt::MiddleButton ||
+      (e->button() == Qt::LeftButton && (e->modifiers() & Qt::AltModifier))) {
     drag_ = Drag::Pan;
     navigated_ = true;
     dragFrom_ = pos;
@@ -823,9 +918,12 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
       const TimelineRow& row = (*rows_)[vr.row];
       if (pos.y() < vr.y || pos.y() >= vr.y + vr.height) continue;
       const int indent = 8 + row.depth * 14;
-      bool onArrow = row.kind == TimelineRow::Kind::Group || (row.expandable && pos.x() < indent + 16);
-      if (onArrow) setRowCollapsed(vr.row, !collapsed_[vr.row]);
-      else if (!row.lanes.empty()) emit rowActivated(vr.row);
+      bool onArrow =
+          row.kind == TimelineRow::Kind::Group || (row.expandable && pos.x() < indent + 16);
+      if (onArrow)
+        setRowCollapsed(vr.row, !collapsed_[vr.row]);
+      else if (!row.lanes.empty())
+        emit rowActivated(vr.row);
     }
     return;
   }
@@ -859,8 +957,10 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
     if (selection_ && selection_->second - selection_->first <= 0) selection_.reset();
     summarizeSelection();
     update();
-    if (selection_) emit rangeSelected(selection_->first, selection_->second);
-    else emit rangeCleared();
+    if (selection_)
+      emit rangeSelected(selection_->first, selection_->second);
+    else
+      emit rangeCleared();
   }
   drag_ = Drag::None;
 }
@@ -871,14 +971,19 @@ void TimelineCanvas::summarizeSelection() {
   RangeSummary r = summarizeRange(*session_, selection_->first, selection_->second);
   QStringList parts;
   parts << QString::fromStdString(formatDuration(r.end - r.start));
-  parts << (r.kernels == 1 ? tr("1 kernel") : tr("%1 kernels").arg(QString::fromStdString(formatCount(r.kernels))));
+  parts << (r.kernels == 1 ? tr("1 kernel")
+                           : tr("%1 kernels").arg(QString::fromStdString(formatCount(r.kernels))));
   for (size_t d = 0; d < r.gpuBusy.size(); ++d) {
-    if (r.gpuBusy[d] > 0) parts << tr("GPU %1 busy %2 %").arg(session_->devices[d].ordinal).arg(r.gpuBusy[d] * 100, 0, 'f', 0);
+    if (r.gpuBusy[d] > 0)
+      parts << tr("GPU %1 busy %2 %")
+                   .arg(session_->devices[d].ordinal)
+                   .arg(r.gpuBusy[d] * 100, 0, 'f', 0);
   }
   for (int k = 0; k < kCopyKindCount; ++k) {
     if (r.copyBytes[static_cast<size_t>(k)]) {
-      parts << QStringLiteral("%1 %2").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()),
-                                          QString::fromStdString(formatBytes(r.copyBytes[static_cast<size_t>(k)])));
+      parts << QStringLiteral("%1 %2").arg(
+          QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()),
+          QString::fromStdString(formatBytes(r.copyBytes[static_cast<size_t>(k)])));
     }
   }
   selectionSummary_ = parts.join(QStringLiteral("  ·  "));
@@ -886,7 +991,8 @@ void TimelineCanvas::summarizeSelection() {
 
 void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
   TimeNs at = axis_.timeAt(e->position().x() - kGutter);
-  if (selection_ && at >= selection_->first && at <= selection_->second) zoomTo(selection_->first, selection_->second);
+  if (selection_ && at >= selection_->first && at <= selection_->second)
+    zoomTo(selection_->first, selection_->second);
 }
 
 }  // namespace ts

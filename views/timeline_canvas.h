@@ -19,12 +19,13 @@ namespace ts {
 class TimelineCanvas : public QWidget {
   Q_OBJECT
  public:
-  static constexpr int kGutter = 240;     // label column
+  static constexpr int kGutter = 240;  // label column
   static constexpr int kRulerHeight = 28;
   static constexpr int kLaneHeight = 18;
   static constexpr int kGroupHeight = 20;
 
-  // `rows` may come prebuilt (the load job builds them off the GUI thread); else they are built here.
+  // `rows` may come prebuilt (the load job builds them off the GUI thread); else they are built
+  // here.
   explicit TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows = nullptr,
                           QWidget* parent = nullptr);
 
@@ -123,7 +124,8 @@ class TimelineCanvas : public QWidget {
   std::shared_ptr<const TimelineRows> rows_;
   std::vector<bool> collapsed_;
   std::vector<bool> hidden_;
-  std::vector<size_t> order_;  // display order of rows (blocks of a row and its descendants move together)
+  std::vector<size_t>
+      order_;  // display order of rows (blocks of a row and its descendants move together)
   QString persistenceKey_;
   std::string rowPath(size_t row) const;  // "GPU 0: A100/Stream 7": stable across reopening
   void saveArrangement() const;
@@ -161,10 +163,13 @@ class TimelineCanvas : public QWidget {
     int width;
   };
   std::unordered_map<StringId, Label> labels_;
-  mutable std::unordered_map<StringId, std::optional<QRgb>> categoryColors_;  // overlay range colours
+  mutable std::unordered_map<StringId, std::optional<QRgb>>
+      categoryColors_;  // overlay range colours
   // Events outlined for the selection (the kernels a clicked tensor is used by).
   std::vector<std::pair<uint32_t, uint32_t>> highlighted_;
-  std::vector<std::pair<uint32_t, uint32_t>> tied_;  // overlay links: arrows from the selection  // until the user moves the view, it follows the widget's width
+  std::vector<std::pair<uint32_t, uint32_t>>
+      tied_;  // overlay links: arrows from the selection  // until the user moves the view, it
+              // follows the widget's width
 };
 
 }  // namespace ts

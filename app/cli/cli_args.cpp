@@ -77,8 +77,8 @@ bool parseRelativeRange(const std::string& text, RelativeRange& out) {
   return true;
 }
 
-int emitTables(const std::vector<StatsTable>& tables, const std::string& format, const std::optional<std::string>& path,
-               const char* command) {
+int emitTables(const std::vector<StatsTable>& tables, const std::string& format,
+               const std::optional<std::string>& path, const char* command) {
   std::string out;
   if (format == "json") {
     out = statsToJson(tables);

@@ -44,8 +44,8 @@ bool parseRelativeRange(const std::string& text, RelativeRange& out);
 // Prints tables (or writes them atomically to `path`) as "table" (text), "csv" (several tables
 // separated by an empty line) or "json" (an array when several). Returns the exit status; an error
 // is reported as "tensorscope-cli COMMAND: ...".
-int emitTables(const std::vector<StatsTable>& tables, const std::string& format, const std::optional<std::string>& path,
-               const char* command);
+int emitTables(const std::vector<StatsTable>& tables, const std::string& format,
+               const std::optional<std::string>& path, const char* command);
 
 int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);

@@ -39,7 +39,9 @@ constexpr const char* kHelp =
 
 #ifdef TSCOPE_HAVE_CAPTURE
 std::atomic<bool> gStop{false};
-void onInterrupt(int) { gStop = true; }
+void onInterrupt(int) {
+  gStop = true;
+}
 
 bool parseSeconds(const std::string& text, double& out) {
   char* end = nullptr;
@@ -86,23 +88,29 @@ int runCapture(const std::vector<std::string>& argv) {
   auto output = args.option("-o");
   if (!output) return usage("no output given (-o OUT.tscope)");
 #ifndef TSCOPE_HAVE_CAPTURE
-  std::fprintf(stderr, "tensorscope-cli capture: this build has no capture: it was built without the CUDA toolkit (CUPTI)\n");
+  std::fprintf(stderr,
+               "tensorscope-cli capture: this build has no capture: it was built without the CUDA "
+               "toolkit (CUPTI)\n");
   return kExitFailure;
 #else
   capture::CaptureOptions o;
   o.argv = program;
   o.output = capture::expandOutputName(*output);
-  if (o.output.size() < 7 || o.output.substr(o.output.size() - 7) != ".tscope") o.output += ".tscope";
-  if (auto d = args.option("--duration"); d && !parseSeconds(*d, o.durationSeconds)) return usage("--duration needs seconds");
-  if (auto d = args.option("--delay"); d && !parseSeconds(*d, o.delaySeconds)) return usage("--delay needs seconds");
+  if (o.output.size() < 7 || o.output.substr(o.output.size() - 7) != ".tscope")
+    o.output += ".tscope";
+  if (auto d = args.option("--duration"); d && !parseSeconds(*d, o.durationSeconds))
+    return usage("--duration needs seconds");
+  if (auto d = args.option("--delay"); d && !parseSeconds(*d, o.delaySeconds))
+    return usage("--delay needs seconds");
   if (auto k = args.option("--kinds")) {
     o.kinds = *k;
     size_t from = 0;
     while (from <= k->size()) {
       size_t comma = k->find(',', from);
-      std::string kind = k->substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-      if (kind != "kernel" && kind != "memcpy" && kind != "memset" && kind != "runtime" && kind != "driver" &&
-          kind != "nvtx" && kind != "sync") {
+      std::string kind =
+          k->substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (kind != "kernel" && kind != "memcpy" && kind != "memset" && kind != "runtime" &&
+          kind != "driver" && kind != "nvtx" && kind != "sync") {
         return usage("unknown kind '" + kind + "'");
       }
       if (comma == std::string::npos) break;
@@ -116,7 +124,7 @@ int runCapture(const std::vector<std::string>& argv) {
   }
   if (auto cwd = args.option("--cwd")) o.workingDirectory = *cwd;
 
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = onInterrupt;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
@@ -127,14 +135,20 @@ int runCapture(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "tensorscope-cli capture: %s\n", result.error().c_str());
     return kExitFailure;
   }
-  for (const std::string& m : result->messages) std::fprintf(stderr, "tensorscope-cli capture: %s\n", m.c_str());
+  for (const std::string& m : result->messages)
+    std::fprintf(stderr, "tensorscope-cli capture: %s\n", m.c_str());
   std::fprintf(stderr, "tensorscope-cli capture: %s: %s events%s%s", result->output.c_str(),
                formatCount(result->events).c_str(),
-               result->dropped ? (", " + formatCount(result->dropped) + " records dropped by CUPTI").c_str() : "",
+               result->dropped
+                   ? (", " + formatCount(result->dropped) + " records dropped by CUPTI").c_str()
+                   : "",
                result->incomplete ? ", incomplete (a process ended before its last flush)" : "");
-  if (result->exitCode) std::fprintf(stderr, "; program exited with %d\n", *result->exitCode);
-  else if (result->signal) std::fprintf(stderr, "; program killed by signal %d\n", *result->signal);
-  else std::fprintf(stderr, "\n");
+  if (result->exitCode)
+    std::fprintf(stderr, "; program exited with %d\n", *result->exitCode);
+  else if (result->signal)
+    std::fprintf(stderr, "; program killed by signal %d\n", *result->signal);
+  else
+    std::fprintf(stderr, "\n");
   if (result->signal) return 128 + *result->signal;
   return result->exitCode.value_or(kExitFailure);
 #endif

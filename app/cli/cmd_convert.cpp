@@ -57,7 +57,8 @@ int runConvert(const std::vector<std::string>& argv) {
   if (auto table = args.option("--table")) {
     auto t = csvTableFromString(*table);
     if (!t) {
-      std::fprintf(stderr, "tensorscope-cli convert: unknown table '%s'\n\n%s", table->c_str(), kHelp);
+      std::fprintf(stderr, "tensorscope-cli convert: unknown table '%s'\n\n%s", table->c_str(),
+                   kHelp);
       return kExitUsage;
     }
     write.csvTable = *t;
@@ -65,7 +66,8 @@ int runConvert(const std::vector<std::string>& argv) {
   OpenOptions open;
   for (const std::string& shift : args.all("--shift")) {
     if (!parseShift(shift, open)) {
-      std::fprintf(stderr, "tensorscope-cli convert: --shift needs INDEX=NS, got '%s'\n", shift.c_str());
+      std::fprintf(stderr, "tensorscope-cli convert: --shift needs INDEX=NS, got '%s'\n",
+                   shift.c_str());
       return kExitUsage;
     }
   }

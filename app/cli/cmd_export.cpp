@@ -2,7 +2,6 @@
 // display (Qt's offscreen platform). Built with the GUI libraries.
 #include <QApplication>
 #include <QChart>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,12 +11,12 @@
 #include "cli/cli_args.h"
 #include "io/open_session.h"
 #include "memsim/layer_compare.h"
+#include "memsim/overlay_run.h"
 #include "memsim/sim_session.h"
 #include "memsim/sweep_table.h"
+#include "memsim/tier_config.h"
 #include "session_charts.h"
 #include "sim_charts.h"
-#include "memsim/overlay_run.h"
-#include "memsim/tier_config.h"
 #include "timeline_canvas.h"
 
 namespace ts::cli {
@@ -26,37 +25,58 @@ namespace {
 
 std::string helpText() {
   std::string charts;
-  for (const QString& n : sessionChartNames() + simChartNames()) charts += (charts.empty() ? "" : ", ") + n.toStdString();
-  return "Usage: tensorscope-cli export FILE... (--chart NAME | --timeline) --format png|svg|pdf -o OUT\n"
-         "                              [--range T0:T1] [--gpu I] [--width W] [--height H] [--scale S]\n"
+  for (const QString& n : sessionChartNames() + simChartNames())
+    charts += (charts.empty() ? "" : ", ") + n.toStdString();
+  return "Usage: tensorscope-cli export FILE... (--chart NAME | --timeline) --format png|svg|pdf "
+         "-o OUT\n"
+         "                              [--range T0:T1] [--gpu I] [--width W] [--height H] "
+         "[--scale S]\n"
          "                              [--log] [--top N] [--dark]\n"
-         "       tensorscope-cli export RUN --timeline --overlay MODEL.onnx [--batch N] [--policy P]\n"
-         "                              [--preset P] [--gpu-mem X] [--unfold] --format png|svg|pdf -o OUT\n"
-         "       tensorscope-cli export --sim SIM.tscope... --chart tier_usage|link_traffic|policy_performance\n"
+         "       tensorscope-cli export RUN --timeline --overlay MODEL.onnx [--batch N] [--policy "
+         "P]\n"
+         "                              [--preset P] [--gpu-mem X] [--unfold] --format png|svg|pdf "
+         "-o OUT\n"
+         "       tensorscope-cli export --sim SIM.tscope... --chart "
+         "tier_usage|link_traffic|policy_performance\n"
          "                              [--policy P] --format png|svg|pdf -o OUT\n"
-         "       tensorscope-cli export --sweep SWEEP.csv --chart sweep --format png|svg|pdf -o OUT\n"
-         "       tensorscope-cli export MEASURED --sim SIM.tscope --chart sim_vs_measured [--policy P] ...\n"
+         "       tensorscope-cli export --sweep SWEEP.csv --chart sweep --format png|svg|pdf -o "
+         "OUT\n"
+         "       tensorscope-cli export MEASURED --sim SIM.tscope --chart sim_vs_measured "
+         "[--policy P] ...\n"
          "\n"
-         "Draws a chart or the timeline (track labels, ruler, legend) of a session — several FILEs\n"
-         "open as one multi-rank session — into OUT: PNG (--scale for print resolution), SVG or PDF\n"
+         "Draws a chart or the timeline (track labels, ruler, legend) of a session — several "
+         "FILEs\n"
+         "open as one multi-rank session — into OUT: PNG (--scale for print resolution), SVG or "
+         "PDF\n"
          "(vector, one page). Works without a display.\n"
-         "  --chart NAME   " + charts + "\n"
-         "  --range T0:T1  from the session start (ns, us, ms, s): the chart's data, the timeline's view\n"
+         "  --chart NAME   " +
+         charts +
+         "\n"
+         "  --range T0:T1  from the session start (ns, us, ms, s): the chart's data, the "
+         "timeline's view\n"
          "  --gpu I        only GPU I (charts)\n"
-         "  --width, --height  size in pixels (default 1600 × 900), --scale S: PNG at S times that\n"
-         "  --log          histogram with a logarithmic count axis; --top N  top kernels (default 15)\n"
+         "  --width, --height  size in pixels (default 1600 × 900), --scale S: PNG at S times "
+         "that\n"
+         "  --log          histogram with a logarithmic count axis; --top N  top kernels (default "
+         "15)\n"
          "  --dark         the dark palette\n"
          "Simulations (sessions written by `simulate -o`, tables by `simulate --sweep -o`):\n"
-         "  tier_usage          GPU / host / SSD usage over the iteration, stacked, with the capacity\n"
+         "  tier_usage          GPU / host / SSD usage over the iteration, stacked, with the "
+         "capacity\n"
          "                      (--policy P, default the first in the file)\n"
          "  link_traffic        GiB per link and policy\n"
          "  policy_performance  ideal time / iteration time per policy, a group per --sim file\n"
          "  sweep               slowdown against the swept parameter, a line per policy\n"
-         "  sim_vs_measured     per layer, the measured run (NVTX forward/<layer>, backward/<layer>)\n"
-         "                      beside the simulation of its model (simulate --model M --session MEASURED)\n"
-         "--overlay MODEL.onnx  the timeline with a policy's simulation of the run's model drawn under its\n"
-         "                  GPU (simulated kernels, tier usage, transfers per link, tensor lanes): --batch\n"
-         "                  (default 1), --policy (default g10), --preset and --gpu-mem for the tiers;\n"
+         "  sim_vs_measured     per layer, the measured run (NVTX forward/<layer>, "
+         "backward/<layer>)\n"
+         "                      beside the simulation of its model (simulate --model M --session "
+         "MEASURED)\n"
+         "--overlay MODEL.onnx  the timeline with a policy's simulation of the run's model drawn "
+         "under its\n"
+         "                  GPU (simulated kernels, tier usage, transfers per link, tensor lanes): "
+         "--batch\n"
+         "                  (default 1), --policy (default g10), --preset and --gpu-mem for the "
+         "tiers;\n"
          "                  --unfold opens every folded row (the tensors, the kernel names)\n";
 }
 
@@ -69,7 +89,9 @@ int usage(const std::string& m) {
 
 int runExport(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--chart", "--format", "-o", "--range", "--gpu", "--width", "--height", "--scale", "--top", "--sim", "--sweep", "--policy",
+  if (std::string e = args.parse(argv,
+                                 {"--chart", "--format", "-o", "--range", "--gpu", "--width",
+                                  "--height", "--scale", "--top", "--sim", "--sweep", "--policy",
                                   "--overlay", "--batch", "--preset", "--gpu-mem"},
                                  {"--timeline", "--log", "--dark", "--help", "-h", "--unfold"});
       !e.empty()) {
@@ -80,24 +102,34 @@ int runExport(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   auto chartName = args.option("--chart");
-  if (!chartName == !args.flag("--timeline")) return usage("give one of --chart NAME or --timeline");
-  if ((args.option("--batch") || args.option("--preset") || args.option("--gpu-mem") || args.flag("--unfold")) && !args.option("--overlay")) {
-    return usage("--batch, --preset, --gpu-mem and --unfold go with --timeline --overlay MODEL.onnx");
+  if (!chartName == !args.flag("--timeline"))
+    return usage("give one of --chart NAME or --timeline");
+  if ((args.option("--batch") || args.option("--preset") || args.option("--gpu-mem") ||
+       args.flag("--unfold")) &&
+      !args.option("--overlay")) {
+    return usage(
+        "--batch, --preset, --gpu-mem and --unfold go with --timeline --overlay MODEL.onnx");
   }
-  if (args.option("--overlay") && chartName) return usage("--overlay draws on the timeline: use --timeline");
+  if (args.option("--overlay") && chartName)
+    return usage("--overlay draws on the timeline: use --timeline");
   const bool simChart = chartName && simChartNames().contains(QString::fromStdString(*chartName));
   std::vector<std::string> simFiles = args.all("--sim");
   const bool layerChart = chartName && *chartName == "sim_vs_measured";
-  if (layerChart && (args.positional().size() != 1 || simFiles.size() != 1)) return usage("sim_vs_measured needs one measured FILE and one --sim SIM.tscope");
+  if (layerChart && (args.positional().size() != 1 || simFiles.size() != 1))
+    return usage("sim_vs_measured needs one measured FILE and one --sim SIM.tscope");
   if (simChart && *chartName != "sweep" && simFiles.empty()) simFiles = args.positional();
-  if (simChart && *chartName == "sweep" && !args.option("--sweep")) return usage("the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)");
-  if (simChart && *chartName != "sweep" && simFiles.empty()) return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
+  if (simChart && *chartName == "sweep" && !args.option("--sweep"))
+    return usage("the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)");
+  if (simChart && *chartName != "sweep" && simFiles.empty())
+    return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
   if (!simChart && args.positional().empty()) return usage("no file given");
   SessionChart chart = SessionChart::KernelHistogram;
-  if (chartName && !simChart && !sessionChartFromName(QString::fromStdString(*chartName), chart)) return usage("unknown chart '" + *chartName + "'");
+  if (chartName && !simChart && !sessionChartFromName(QString::fromStdString(*chartName), chart))
+    return usage("unknown chart '" + *chartName + "'");
   ImageFormat format;
   auto formatName = args.option("--format");
-  if (!formatName || !imageFormatFromName(QString::fromStdString(*formatName), format)) return usage("--format needs png, svg or pdf");
+  if (!formatName || !imageFormatFromName(QString::fromStdString(*formatName), format))
+    return usage("--format needs png, svg or pdf");
   auto out = args.option("-o");
   if (!out) return usage("no output (-o OUT)");
   unsigned long long n = 0;
@@ -120,7 +152,8 @@ int runExport(const std::vector<std::string>& argv) {
     if (scale < 0.25 || scale > 8) return usage("--scale needs 0.25 to 8");
   }
   RelativeRange range;
-  if (auto r = args.option("--range"); r && !parseRelativeRange(*r, range)) return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
+  if (auto r = args.option("--range"); r && !parseRelativeRange(*r, range))
+    return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
   ChartOptions options;
   options.logScale = args.flag("--log");
   options.topN = top;
@@ -131,7 +164,8 @@ int runExport(const std::vector<std::string>& argv) {
   }
 
   // Headless unless a display is there.
-  if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")) {
+  if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
+      !std::getenv("WAYLAND_DISPLAY")) {
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
   }
   static int qtArgc = 1;
@@ -176,7 +210,8 @@ int runExport(const std::vector<std::string>& argv) {
         const auto& runs = workloads.front();
         auto it = runs.begin();
         if (auto p = args.option("--policy")) {
-          it = std::find_if(runs.begin(), runs.end(), [&](const memsim::SimulatedRun& r) { return r.policy == *p; });
+          it = std::find_if(runs.begin(), runs.end(),
+                            [&](const memsim::SimulatedRun& r) { return r.policy == *p; });
           if (it == runs.end()) return fail(simFiles.front() + ": no policy '" + *p + "' in it");
         }
         c.reset(makeTierUsageChart(*it, options.dark));
@@ -208,7 +243,8 @@ int runExport(const std::vector<std::string>& argv) {
       request.source.session = *session;
       if (auto b = args.option("--batch")) {
         unsigned long long n = 0;
-        if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return usage("--batch wants a positive number");
+        if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
+          return usage("--batch wants a positive number");
         request.source.batch = static_cast<int64_t>(n);
       }
       if (auto p = args.option("--policy")) {
@@ -220,7 +256,8 @@ int runExport(const std::vector<std::string>& argv) {
       if (!tiers) return usage("no tier preset '" + args.option("--preset").value_or("") + "'");
       request.tiers = *tiers;
       if (auto g = args.option("--gpu-mem")) {
-        if (Status st = memsim::setTierField(request.tiers, "gpu-mem", *g); !st.ok()) return usage(st.error());
+        if (Status st = memsim::setTierField(request.tiers, "gpu-mem", *g); !st.ok())
+          return usage(st.error());
       }
       memsim::OverlayRun run = memsim::runOverlay(request);
       if (!run.error.empty()) {
@@ -235,13 +272,15 @@ int runExport(const std::vector<std::string>& argv) {
       for (size_t i = 0; i < canvas.rows().size(); ++i) canvas.setRowCollapsed(i, false);
     }
     canvas.resize(size);
-    if (options.stats.start != std::numeric_limits<TimeNs>::min() || options.stats.end != std::numeric_limits<TimeNs>::max()) {
-      canvas.zoomTo(std::max(options.stats.start, s.startTime()), std::min(options.stats.end, s.endTime()));
+    if (options.stats.start != std::numeric_limits<TimeNs>::min() ||
+        options.stats.end != std::numeric_limits<TimeNs>::max()) {
+      canvas.zoomTo(std::max(options.stats.start, s.startTime()),
+                    std::min(options.stats.end, s.endTime()));
     } else {
       canvas.fitAll();
     }
-    error = exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, size, format, QString::fromStdString(*out),
-                           scale, QStringLiteral("Timeline"));
+    error = exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, size, format,
+                           QString::fromStdString(*out), scale, QStringLiteral("Timeline"));
   }
   if (!error.isEmpty()) {
     std::fprintf(stderr, "tensorscope-cli export: %s\n", error.toStdString().c_str());

@@ -53,7 +53,8 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   w.key("end_ns").value(r.end);
   w.key("duration_ns").value(r.end - r.start);
   w.key("incomplete").value(s.provenance.incomplete);
-  if (!s.provenance.captureCommand.empty()) w.key("capture_command").value(s.provenance.captureCommand);
+  if (!s.provenance.captureCommand.empty())
+    w.key("capture_command").value(s.provenance.captureCommand);
   if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
   w.key("dropped_records").value(s.provenance.droppedRecords);
   w.endObject();
@@ -87,9 +88,11 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     std::printf("\n");
   }
   if (s.provenance.droppedRecords) {
-    std::printf("  DROPPED       %s records the profiler could not keep\n", formatCount(s.provenance.droppedRecords).c_str());
+    std::printf("  DROPPED       %s records the profiler could not keep\n",
+                formatCount(s.provenance.droppedRecords).c_str());
   }
-  if (s.provenance.incomplete) std::printf("  INCOMPLETE: the capture ended before its last flush\n");
+  if (s.provenance.incomplete)
+    std::printf("  INCOMPLETE: the capture ended before its last flush\n");
 }
 
 }  // namespace
@@ -130,8 +133,10 @@ int runInfo(const std::vector<std::string>& argv) {
       continue;
     }
     SessionSummary summary = summarize(**session);
-    if (json) writeJson(w, path, **session, summary);
-    else printText(path, **session, summary);
+    if (json)
+      writeJson(w, path, **session, summary);
+    else
+      printText(path, **session, summary);
   }
   if (json && many) w.endArray();
   if (json && (status == kExitOk || many)) std::printf("%s\n", w.str().c_str());

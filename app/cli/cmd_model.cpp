@@ -3,14 +3,14 @@
 
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
+#include "io/open_session.h"
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
-#include "io/open_session.h"
 #include "model/layer_table.h"
 #include "model/measured_times.h"
-#include "model/training_step.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "model/training_step.h"
 
 namespace ts::cli {
 
@@ -21,38 +21,56 @@ std::string helpText() {
   for (const std::string& n : model::zooModels()) zoo += (zoo.empty() ? "" : ", ") + n;
   return "Usage: tensorscope-cli model table MODEL.onnx [--batch N] [--layers] [--csv|--json]\n"
          "       tensorscope-cli model info MODEL.onnx [--batch N] [--json]\n"
-         "       tensorscope-cli model step MODEL.onnx [--batch N] [--device PRESET] [--optimizer sgd|adam]\n"
+         "       tensorscope-cli model step MODEL.onnx [--batch N] [--device PRESET] [--optimizer "
+         "sgd|adam]\n"
          "                                  [--csv|--json]\n"
-         "       tensorscope-cli model astra MODEL.onnx --parallel DATA|MODEL|HYBRID_DATA_MODEL|HYBRID_MODEL_DATA\n"
+         "       tensorscope-cli model astra MODEL.onnx --parallel "
+         "DATA|MODEL|HYBRID_DATA_MODEL|HYBRID_MODEL_DATA\n"
          "                                  --npus N [--model-dim M] [--weights-only] [--batch N]\n"
          "                                  [--device PRESET] [--optimizer sgd|adam] -o OUT.txt\n"
-         "       tensorscope-cli model chakra MODEL.onnx --parallel DATA --npus N [--weights-only] [--batch N]\n"
+         "       tensorscope-cli model chakra MODEL.onnx --parallel DATA --npus N [--weights-only] "
+         "[--batch N]\n"
          "                                  [--device PRESET] [--optimizer sgd|adam] -o PREFIX\n"
          "       tensorscope-cli model zoo NAME [--batch N] -o OUT.onnx\n"
          "       tensorscope-cli model zoo --list\n"
          "\n"
-         "table  per op: name, type, trainable parameters, weight type and bytes, output (activation)\n"
-         "       bytes, FLOPs (a multiply-add is 2) and output shape, then the totals; --layers keeps\n"
+         "table  per op: name, type, trainable parameters, weight type and bytes, output "
+         "(activation)\n"
+         "       bytes, FLOPs (a multiply-add is 2) and output shape, then the totals; --layers "
+         "keeps\n"
          "       the ops with parameters\n"
          "info   ops by type, parameters, bytes, FLOPs, inputs and outputs\n"
-         "step   the training step: per op a forward kernel, backward kernels (input gradient; weight\n"
-         "       gradient for ops with weights) and an optimizer update per weight, with the tensors\n"
-         "       each reads and writes and its roofline time on the device (default A100-40GB; also\n"
+         "step   the training step: per op a forward kernel, backward kernels (input gradient; "
+         "weight\n"
+         "       gradient for ops with weights) and an optimizer update per weight, with the "
+         "tensors\n"
+         "       each reads and writes and its roofline time on the device (default A100-40GB; "
+         "also\n"
          "       V100, A100-80GB, H100, H200)\n"
          "astra  ASTRA-sim's legacy workload text: a line per layer (an op with weights, with the\n"
-         "       normalisations and biases after it), compute in ns from the roofline, communication\n"
-         "       in bytes at fp32 (DATA: weight-gradient ALLREDUCE of the layer's parameters, or of\n"
+         "       normalisations and biases after it), compute in ns from the roofline, "
+         "communication\n"
+         "       in bytes at fp32 (DATA: weight-gradient ALLREDUCE of the layer's parameters, or "
+         "of\n"
          "       its main weight with --weights-only; MODEL and hybrids: activation ALLGATHER /\n"
          "       ALLREDUCE, compute divided by the model-parallel ways, --model-dim for hybrids)\n"
-         "chakra Chakra execution traces for ASTRA-sim 2.x: PREFIX.<npu>.et per NPU (data parallel:\n"
-         "       forward compute per layer, then per layer in reverse weight-gradient compute, its\n"
+         "chakra Chakra execution traces for ASTRA-sim 2.x: PREFIX.<npu>.et per NPU (data "
+         "parallel:\n"
+         "       forward compute per layer, then per layer in reverse weight-gradient compute, "
+         "its\n"
          "       all-reduce, input-gradient compute)\n"
-         "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs with\n"
-         "       their shapes): " + zoo + "\n"
-         "--session FILE  step, astra, chakra: kernel times measured in FILE (any session format) where\n"
-         "       its NVTX ranges forward/<layer>, backward/<layer> name the model's layers, else by\n"
+         "zoo    writes a built-in model as ONNX without weight data (weights are graph inputs "
+         "with\n"
+         "       their shapes): " +
+         zoo +
+         "\n"
+         "--session FILE  step, astra, chakra: kernel times measured in FILE (any session format) "
+         "where\n"
+         "       its NVTX ranges forward/<layer>, backward/<layer> name the model's layers, else "
+         "by\n"
          "       order when it holds exactly the step's forward (or forward and backward) kernels\n"
-         "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic unless given)\n";
+         "--batch N  resolves a symbolic batch dimension (default 1; zoo: leaves it symbolic "
+         "unless given)\n";
 }
 
 int usage(const std::string& message) {
@@ -78,9 +96,11 @@ bool readBatch(const Args& args, int64_t& batch) {
 
 int runModel(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--batch", "-o", "--device", "--optimizer", "--parallel", "--npus", "--model-dim",
-                                        "--session"},
-                                 {"--help", "-h", "--csv", "--json", "--layers", "--list", "--weights-only"});
+  if (std::string e =
+          args.parse(argv,
+                     {"--batch", "-o", "--device", "--optimizer", "--parallel", "--npus",
+                      "--model-dim", "--session"},
+                     {"--help", "-h", "--csv", "--json", "--layers", "--list", "--weights-only"});
       !e.empty()) {
     return usage(e);
   }
@@ -117,12 +137,15 @@ int runModel(const std::vector<std::string>& argv) {
   model::StepOptions step;
   if (auto d = args.option("--device")) {
     auto preset = model::devicePreset(*d);
-    if (!preset) return usage("unknown device '" + *d + "' (V100, A100-40GB, A100-80GB, H100, H200)");
+    if (!preset)
+      return usage("unknown device '" + *d + "' (V100, A100-40GB, A100-80GB, H100, H200)");
     step.device = *preset;
   }
   if (auto opt = args.option("--optimizer")) {
-    if (*opt == "adam") step.optimizer = model::Optimizer::Adam;
-    else if (*opt != "sgd") return usage("--optimizer is sgd or adam");
+    if (*opt == "adam")
+      step.optimizer = model::Optimizer::Adam;
+    else if (*opt != "sgd")
+      return usage("--optimizer is sgd or adam");
   }
   // The training step, its kernel times from a measured session when one is given.
   auto makeStep = [&]() -> Result<model::TrainingStep> {
@@ -130,11 +153,15 @@ int runModel(const std::vector<std::string>& argv) {
     if (auto sessionPath = args.option("--session")) {
       auto session = openSessionFile(*sessionPath);
       if (!session) return Error{session.error()};
-      model::MappingReport r = model::applyMeasuredTimes(*graph, model::measureLayerTimes(**session), st);
-      std::fprintf(stderr, "tensorscope-cli model: kernel times from %s: %s, %zu of %zu layers mapped\n",
+      model::MappingReport r =
+          model::applyMeasuredTimes(*graph, model::measureLayerTimes(**session), st);
+      std::fprintf(stderr,
+                   "tensorscope-cli model: kernel times from %s: %s, %zu of %zu layers mapped\n",
                    sessionPath->c_str(), r.method.c_str(), r.layersMapped, r.layers);
-      if (r.method == "none") return Error{*sessionPath + ": no NVTX forward/<layer> range names a layer of the model, "
-                                           "and its kernel count matches no order mapping"};
+      if (r.method == "none")
+        return Error{*sessionPath +
+                     ": no NVTX forward/<layer> range names a layer of the model, "
+                     "and its kernel count matches no order mapping"};
     }
     return st;
   };
@@ -143,14 +170,16 @@ int runModel(const std::vector<std::string>& argv) {
     if (!p || *p != "DATA") return usage("chakra writes data-parallel traces: --parallel DATA");
     unsigned long long n = 0;
     auto npus = args.option("--npus");
-    if (!npus || !parseUnsigned(*npus, n) || n == 0 || n > 65536) return usage("--npus needs a positive number");
+    if (!npus || !parseUnsigned(*npus, n) || n == 0 || n > 65536)
+      return usage("--npus needs a positive number");
     auto out = args.option("-o");
     if (!out) return usage("chakra needs -o PREFIX");
     auto st = makeStep();
     if (!st) return failure(st.error());
     auto layers = model::modelLayers(*graph, *st);
     if (layers.empty()) return failure(pos[1] + ": no layer with weights");
-    auto written = model::writeChakra(model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(n));
+    auto written = model::writeChakra(
+        model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(n));
     if (!written) return failure(written.error());
     return kExitOk;
   }
@@ -158,7 +187,8 @@ int runModel(const std::vector<std::string>& argv) {
     model::AstraOptions a;
     auto p = args.option("--parallel");
     auto parallel = p ? model::parallelismFromString(*p) : std::nullopt;
-    if (!parallel) return usage("--parallel needs DATA, MODEL, HYBRID_DATA_MODEL or HYBRID_MODEL_DATA");
+    if (!parallel)
+      return usage("--parallel needs DATA, MODEL, HYBRID_DATA_MODEL or HYBRID_MODEL_DATA");
     a.parallelism = *parallel;
     unsigned long long n = 0;
     auto npus = args.option("--npus");
@@ -184,9 +214,14 @@ int runModel(const std::vector<std::string>& argv) {
     if (!st) return failure(st.error());
     table = model::stepTable(*st);
   } else {
-    table = sub == "table" ? model::layerTable(*graph, args.flag("--layers")) : model::modelSummary(*graph);
+    table = sub == "table" ? model::layerTable(*graph, args.flag("--layers"))
+                           : model::modelSummary(*graph);
   }
-  return emitTables({table}, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "model");
+  return emitTables({table},
+                    args.flag("--json")  ? "json"
+                    : args.flag("--csv") ? "csv"
+                                         : "table",
+                    std::nullopt, "model");
 }
 
 }  // namespace ts::cli

@@ -6,8 +6,8 @@
 
 #include "cli/cli_args.h"
 #include "io/atomic_file.h"
-#include "io/tscope_file.h"
 #include "io/open_session.h"
+#include "io/tscope_file.h"
 #include "memsim/g10_published.h"
 #include "memsim/mapping_report.h"
 #include "memsim/sim_report.h"
@@ -27,11 +27,13 @@ constexpr const char* kHelp =
     "                                 [--device PRESET] [--optimizer sgd|adam])\n"
     "           [--policy g10|lru|deepum|flashneuron|g10-gds|g10-host|ideal|all]...\n"
     "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
-    "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw 3.2GB/s]\n"
+    "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw "
+    "3.2GB/s]\n"
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
     "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
     "           [--json | --csv] [-o SIM.tscope] [--plan PLAN.csv] [--published FILE]\n"
-    "           [--iteration T0:T1] [--corrections FILE] [--mapping | --compare]   (with --session)\n"
+    "           [--iteration T0:T1] [--corrections FILE] [--mapping | --compare]   (with "
+    "--session)\n"
     "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
     "\n"
     "Plans each policy's data movement between GPU memory, host memory and SSD from the tensors'\n"
@@ -47,28 +49,46 @@ constexpr const char* kHelp =
     "  ideal        infinite GPU memory\n"
     "\n"
     "--g10 DIR        a G10 workload (kernels.config, tensors.config); when DIR/../published.txt\n"
-    "                 exists (or --published FILE), G10's published iteration times are shown beside\n"
+    "                 exists (or --published FILE), G10's published iteration times are shown "
+    "beside\n"
     "--model M.onnx   the model's training step; kernel times from the --device roofline (default\n"
-    "                 A100-40GB) or measured in --session S: S's kernels are mapped to layers (NVTX\n"
-    "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) within\n"
+    "                 A100-40GB) or measured in --session S: S's kernels are mapped to layers "
+    "(NVTX\n"
+    "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) "
+    "within\n"
     "                 its last iteration (NVTX layers, ProfilerStep#N ranges or repeated kernels)\n"
     "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms)\n"
     "--corrections F  lines 'kernel name<TAB>forward/<layer>' (or an empty layer: leave it out)\n"
     "--mapping        print which measured kernel is which layer, and stop\n"
     "--compare        measured against simulated (first policy): summary, per layer, per kernel,\n"
     "                 bytes per direction\n"
-    "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s SSD)\n"
-    "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options override.\n"
-    "--json           an array with one object per policy (policy, feasible, iteration_ns, ideal_ns,\n"
+    "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s "
+    "SSD)\n"
+    "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options "
+    "override.\n"
+    "--json           an array with one object per policy (policy, feasible, iteration_ns, "
+    "ideal_ns,\n"
     "                 slowdown, stall_ns, compute_ns, overlap_ns, faults, bytes per link)\n"
-    "-o SIM.tscope    the simulated timeline as a session: per policy a GPU with the kernels, link\n"
+    "-o SIM.tscope    the simulated timeline as a session: per policy a GPU with the kernels, "
+    "link\n"
     "                 rows with the migrations, tier usage counters and tensor locations\n"
-    "--plan PLAN.csv  every policy's actions: policy, kernel, kernel name, action (allocate, free,\n"
+    "--plan PLAN.csv  every policy's actions: policy, kernel, kernel name, action (allocate, "
+    "free,\n"
     "                 evict-to-host, evict-to-ssd, prefetch), tensor, bytes\n"
-    "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, batch\n";
+    "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, "
+    "batch\n";
 
-const char* const kTierKeys[] = {"gpu-mem", "host-mem", "ssd", "pcie-bw", "ssd-bw", "ssd-host-bw", "ssd-read-latency",
-                                 "ssd-write-latency", "system-latency", "page", "gpu-clock"};
+const char* const kTierKeys[] = {"gpu-mem",
+                                 "host-mem",
+                                 "ssd",
+                                 "pcie-bw",
+                                 "ssd-bw",
+                                 "ssd-host-bw",
+                                 "ssd-read-latency",
+                                 "ssd-write-latency",
+                                 "system-latency",
+                                 "page",
+                                 "gpu-clock"};
 
 int usage(const std::string& m) {
   std::fprintf(stderr, "tensorscope-cli simulate: %s\n\n%s", m.c_str(), kHelp);
@@ -81,14 +101,17 @@ int failure(const std::string& m) {
 }
 
 // "gpu-mem=16GB..80GB:8GB" → the values as text for setTierField (or batch numbers).
-bool parseSweep(const std::string& spec, std::string& key, std::vector<std::string>& values, std::string& error) {
+bool parseSweep(const std::string& spec, std::string& key, std::vector<std::string>& values,
+                std::string& error) {
   size_t eq = spec.find('='), dots = spec.find(".."), colon = spec.rfind(':');
-  if (eq == std::string::npos || dots == std::string::npos || colon == std::string::npos || dots < eq || colon < dots) {
+  if (eq == std::string::npos || dots == std::string::npos || colon == std::string::npos ||
+      dots < eq || colon < dots) {
     error = "--sweep wants KEY=FROM..TO:STEP, e.g. gpu-mem=16GB..80GB:8GB";
     return false;
   }
   key = spec.substr(0, eq);
-  std::string from = spec.substr(eq + 1, dots - eq - 1), to = spec.substr(dots + 2, colon - dots - 2), step = spec.substr(colon + 1);
+  std::string from = spec.substr(eq + 1, dots - eq - 1),
+              to = spec.substr(dots + 2, colon - dots - 2), step = spec.substr(colon + 1);
   auto number = [&](const std::string& text, double& out) -> bool {
     if (key == "batch") {
       unsigned long long n = 0;
@@ -111,12 +134,14 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
     return false;
   };
   double a = 0, b = 0, s = 0;
-  if (key != "batch" && key != "gpu-mem" && key != "host-mem" && key != "ssd-bw" && key != "pcie-bw") {
+  if (key != "batch" && key != "gpu-mem" && key != "host-mem" && key != "ssd-bw" &&
+      key != "pcie-bw") {
     error = "--sweep: KEY must be gpu-mem, host-mem, ssd-bw, pcie-bw or batch, not '" + key + "'";
     return false;
   }
   if (!number(from, a) || !number(to, b) || !number(step, s) || s <= 0 || b < a) {
-    error = "--sweep: '" + spec + "' is not FROM..TO:STEP with FROM ≤ TO and a positive STEP in " + key + " units";
+    error = "--sweep: '" + spec + "' is not FROM..TO:STEP with FROM ≤ TO and a positive STEP in " +
+            key + " units";
     return false;
   }
   if ((b - a) / s > 1000) {
@@ -125,18 +150,21 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
   }
   for (double v = a; v <= b * (1 + 1e-12); v += s) {
     char text[64];
-    std::snprintf(text, sizeof text, "%.0f", v);  // base units (bytes, bytes/s, samples) read back by setTierField
+    std::snprintf(text, sizeof text, "%.0f",
+                  v);  // base units (bytes, bytes/s, samples) read back by setTierField
     values.emplace_back(text);
   }
   return true;
 }
 
-int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, const TierConfig& baseTiers, const std::string& spec,
+int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
+             const TierConfig& baseTiers, const std::string& spec,
              const std::optional<std::string>& out) {
   std::string key, error;
   std::vector<std::string> values;
   if (!parseSweep(spec, key, values, error)) return usage(error);
-  if (key == "batch" && !base.isModel()) return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
+  if (key == "batch" && !base.isModel())
+    return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
   StatsTable table;
   table.report = "memsim_sweep";
   table.title = "Sweep of " + key;
@@ -153,7 +181,8 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, co
     TierConfig tiers = baseTiers;
     if (key == "batch") {
       auto batch = parseInteger<int64_t>(v);
-      if (!batch || *batch <= 0) return failure("--sweep batch=" + v + ": not a positive whole number");
+      if (!batch || *batch <= 0)
+        return failure("--sweep batch=" + v + ": not a positive whole number");
       in.batch = *batch;
     } else if (Status s = setTierField(tiers, key, v); !s.ok()) {
       return failure(s.error());
@@ -166,16 +195,22 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, co
     auto runs = runPolicies(*fixed, policies, tiers);
     if (!runs) {
       // A point where a kernel cannot fit is a row of infeasible results, not the end of the sweep.
-      for (Policy p : policies) table.rows.push_back({v, std::string(toString(p)), std::string("no"), std::monostate{}, int64_t{fixed->idealTime()}, std::monostate{}, std::monostate{}});
+      for (Policy p : policies)
+        table.rows.push_back({v, std::string(toString(p)), std::string("no"), std::monostate{},
+                              int64_t{fixed->idealTime()}, std::monostate{}, std::monostate{}});
       table.notes.push_back(key + " = " + v + ": " + runs.error());
       continue;
     }
     for (const PolicyRun& run : *runs) {
       const SimSummary& s = run.result.summary;
       if (run.result.feasible) {
-        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("yes"), int64_t{s.iteration}, int64_t{s.ideal}, s.slowdown, int64_t{s.stall}});
+        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("yes"),
+                              int64_t{s.iteration}, int64_t{s.ideal}, s.slowdown,
+                              int64_t{s.stall}});
       } else {
-        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("no"), std::monostate{}, int64_t{s.ideal}, std::monostate{}, std::monostate{}});
+        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("no"),
+                              std::monostate{}, int64_t{s.ideal}, std::monostate{},
+                              std::monostate{}});
       }
     }
   }
@@ -186,33 +221,43 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies, co
 
 int runSimulate(const std::vector<std::string>& argv) {
   Args args;
-  std::set<std::string> valued = {"--g10", "--model", "--batch", "--session", "--device", "--optimizer", "--policy", "--tiers",
-                                  "--preset", "-o", "--sweep", "--published", "--plan", "--iteration", "--corrections"};
+  std::set<std::string> valued = {"--g10",    "--model",     "--batch",      "--session",
+                                  "--device", "--optimizer", "--policy",     "--tiers",
+                                  "--preset", "-o",          "--sweep",      "--published",
+                                  "--plan",   "--iteration", "--corrections"};
   for (const char* k : kTierKeys) valued.insert(std::string("--") + k);
-  if (std::string e = args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"}); !e.empty()) return usage(e);
+  if (std::string e =
+          args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"});
+      !e.empty())
+    return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
-  if (!args.positional().empty()) return usage("unexpected argument '" + args.positional()[0] + "'");
+  if (!args.positional().empty())
+    return usage("unexpected argument '" + args.positional()[0] + "'");
   WorkloadSource in;
   in.g10Dir = args.option("--g10").value_or("");
   in.modelPath = args.option("--model").value_or("");
   in.sessionPath = args.option("--session").value_or("");
   in.device = args.option("--device").value_or("");
   in.optimizer = args.option("--optimizer").value_or("");
-  if (args.option("--g10").has_value() == args.option("--model").has_value()) return usage("give one workload: --g10 DIR or --model M.onnx");
-  if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") || args.option("--optimizer") || args.option("--batch"))) {
+  if (args.option("--g10").has_value() == args.option("--model").has_value())
+    return usage("give one workload: --g10 DIR or --model M.onnx");
+  if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") ||
+                             args.option("--optimizer") || args.option("--batch"))) {
     return usage("--batch, --session, --device and --optimizer go with --model");
   }
   const bool mappingOnly = args.flag("--mapping"), compare = args.flag("--compare");
-  if ((mappingOnly || compare || args.option("--iteration") || args.option("--corrections")) && in.sessionPath.empty()) {
+  if ((mappingOnly || compare || args.option("--iteration") || args.option("--corrections")) &&
+      in.sessionPath.empty()) {
     return usage("--mapping, --compare, --iteration and --corrections need --session");
   }
   if (mappingOnly && compare) return usage("give one of --mapping or --compare");
   if (auto b = args.option("--batch")) {
     unsigned long long n = 0;
-    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return usage("--batch wants a positive number");
+    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
+      return usage("--batch wants a positive number");
     in.batch = static_cast<int64_t>(n);
   }
   std::vector<Policy> policies;
@@ -220,7 +265,8 @@ int runSimulate(const std::vector<std::string>& argv) {
     size_t from = 0;
     while (from <= spec.size()) {
       size_t comma = spec.find(',', from);
-      std::string name = spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      std::string name =
+          spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
       if (name == "all") {
         for (Policy p : allPolicies()) policies.push_back(p);
       } else if (auto p = parsePolicy(name)) {
@@ -241,7 +287,8 @@ int runSimulate(const std::vector<std::string>& argv) {
     tiers = *preset;
   }
   if (auto f = args.option("--tiers")) {
-    if (args.option("--preset")) return usage("--tiers and --preset both choose the starting tiers; give one");
+    if (args.option("--preset"))
+      return usage("--tiers and --preset both choose the starting tiers; give one");
     auto loaded = loadTierConfig(*f);
     if (!loaded) return failure(loaded.error());
     tiers = *loaded;
@@ -266,7 +313,8 @@ int runSimulate(const std::vector<std::string>& argv) {
       RelativeRange range;
       if (!parseRelativeRange(*r, range)) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
       TimeNs start = in.session->startTime();
-      in.mapping.iteration = model::TimeRange{start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
+      in.mapping.iteration = model::TimeRange{
+          start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
     }
     if (auto c = args.option("--corrections")) {
       auto corrections = model::loadCorrections(*c);
@@ -276,9 +324,14 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   MappingSummary mapping;
   auto workload = loadWorkload(in, &mapping);
-  if (mappingOnly && !mapping.method.empty()) {  // shown also when nothing maps: the user corrects from it
+  if (mappingOnly &&
+      !mapping.method.empty()) {  // shown also when nothing maps: the user corrects from it
     StatsTable table = mappingTable(*in.session, mapping.kernels);
-    int rc = emitTables({table}, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+    int rc = emitTables({table},
+                        args.flag("--json")  ? "json"
+                        : args.flag("--csv") ? "csv"
+                                             : "table",
+                        std::nullopt, "simulate");
     return workload ? rc : kExitFailure;
   }
   if (!workload) return failure(workload.error());
@@ -307,7 +360,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   if (auto planPath = args.option("--plan")) {
     StatsTable plans = planTable(*workload, *runs);
-    if (Status s = writeBytesAtomically(*planPath, statsToCsv(plans)); !s.ok()) return failure(s.error());
+    if (Status s = writeBytesAtomically(*planPath, statsToCsv(plans)); !s.ok())
+      return failure(s.error());
   }
   if (args.flag("--json")) {
     std::fputs(simulationJson(*runs).c_str(), stdout);
@@ -315,12 +369,19 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   if (compare) {
     const PolicyRun& first = runs->front();
-    if (!first.result.feasible) return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name + ": " + first.result.problem);
-    std::vector<StatsTable> tables = {comparisonSummary(*in.session, *workload, first.result, mapping.kernels),
-                                      layerComparison(*workload, first.result, mapping.kernels),
-                                      kernelComparison(*workload, first.result, mapping.kernels),
-                                      trafficComparison(*in.session, first.result, mapping.kernels)};
-    return emitTables(tables, args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+    if (!first.result.feasible)
+      return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name +
+                     ": " + first.result.problem);
+    std::vector<StatsTable> tables = {
+        comparisonSummary(*in.session, *workload, first.result, mapping.kernels),
+        layerComparison(*workload, first.result, mapping.kernels),
+        kernelComparison(*workload, first.result, mapping.kernels),
+        trafficComparison(*in.session, first.result, mapping.kernels)};
+    return emitTables(tables,
+                      args.flag("--json")  ? "json"
+                      : args.flag("--csv") ? "csv"
+                                           : "table",
+                      std::nullopt, "simulate");
   }
   StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
   table.title += " — " + workload->name;
@@ -328,9 +389,12 @@ int runSimulate(const std::vector<std::string>& argv) {
     const model::KernelMapping& k = mapping.kernels;
     char coverage[32];
     std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * k.coverage());
-    table.notes.push_back("Kernel times measured in " + in.sessionPath + ": mapped by " + k.method + ", iteration " + std::to_string(k.iteration + 1) +
-                          " of " + std::to_string(k.iterations.size()) + " (" + k.iterationSource + "), " + coverage + " of its kernel time, " +
-                          std::to_string(mapping.layersMapped) + " of " + std::to_string(mapping.layers) + " layers timed (--mapping lists the kernels).");
+    table.notes.push_back(
+        "Kernel times measured in " + in.sessionPath + ": mapped by " + k.method + ", iteration " +
+        std::to_string(k.iteration + 1) + " of " + std::to_string(k.iterations.size()) + " (" +
+        k.iterationSource + "), " + coverage + " of its kernel time, " +
+        std::to_string(mapping.layersMapped) + " of " + std::to_string(mapping.layers) +
+        " layers timed (--mapping lists the kernels).");
   }
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }

@@ -18,25 +18,29 @@ std::string helpText() {
       "                             [--per-gpu] [--buckets N] [--min-gap DUR] [--max-gaps N]\n"
       "                             [--format table|csv|json] [-o OUT]\n"
       "\n"
-      "Summary reports of a session (any format Tensorscope opens, recognised by content). Several\n"
+      "Summary reports of a session (any format Tensorscope opens, recognised by content). "
+      "Several\n"
       "FILEs are opened together as one multi-rank session. Reports (default: all of them):\n";
   for (StatsReport r : allStatsReports()) {
     std::string name(toString(r));
-    h += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + std::string(describe(r)) + "\n";
+    h += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') +
+         std::string(describe(r)) + "\n";
   }
-  h +=
-      "Options:\n"
-      "  --range T0:T1   only this time range, measured from the session start; each side a number\n"
-      "                  with an optional unit (ns, us, ms, s; ns when none), either side may be\n"
-      "                  empty: --range 1.5ms:20ms, --range 2s:\n"
-      "  --gpu I         only GPU I (0-based, in the order 'tensorscope-cli info' lists them)\n"
-      "  --per-gpu       kern_sum, mem_time, mem_size: a row per GPU and name\n"
-      "  --buckets N     gpu_util: time buckets across the range (default 10)\n"
-      "  --min-gap DUR   gpu_util: list idle gaps at least this long (default 1ms)\n"
-      "  --max-gaps N    gpu_util: list at most N gaps, longest first (default 50)\n"
-      "  --format F      table (default; human units), csv (RFC 4180, raw ns / bytes / percent) or\n"
-      "                  json (an array of tables); several CSV tables are separated by an empty line\n"
-      "  -o OUT          write to OUT (atomically) instead of standard output\n";
+  h += "Options:\n"
+       "  --range T0:T1   only this time range, measured from the session start; each side a "
+       "number\n"
+       "                  with an optional unit (ns, us, ms, s; ns when none), either side may be\n"
+       "                  empty: --range 1.5ms:20ms, --range 2s:\n"
+       "  --gpu I         only GPU I (0-based, in the order 'tensorscope-cli info' lists them)\n"
+       "  --per-gpu       kern_sum, mem_time, mem_size: a row per GPU and name\n"
+       "  --buckets N     gpu_util: time buckets across the range (default 10)\n"
+       "  --min-gap DUR   gpu_util: list idle gaps at least this long (default 1ms)\n"
+       "  --max-gaps N    gpu_util: list at most N gaps, longest first (default 50)\n"
+       "  --format F      table (default; human units), csv (RFC 4180, raw ns / bytes / percent) "
+       "or\n"
+       "                  json (an array of tables); several CSV tables are separated by an empty "
+       "line\n"
+       "  -o OUT          write to OUT (atomically) instead of standard output\n";
   return h;
 }
 
@@ -50,8 +54,8 @@ int usage(const std::string& message) {
 int runStats(const std::vector<std::string>& argv) {
   Args args;
   if (std::string e = args.parse(argv,
-                                 {"--report", "--range", "--gpu", "--buckets", "--min-gap", "--max-gaps",
-                                  "--format", "-o"},
+                                 {"--report", "--range", "--gpu", "--buckets", "--min-gap",
+                                  "--max-gaps", "--format", "-o"},
                                  {"--per-gpu", "--help", "-h"});
       !e.empty()) {
     return usage(e);
@@ -67,7 +71,8 @@ int runStats(const std::vector<std::string>& argv) {
     size_t from = 0;
     while (from <= list.size()) {
       size_t comma = list.find(',', from);
-      std::string name = list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      std::string name =
+          list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
       auto r = statsReportFromString(name);
       if (!r) return usage("unknown report '" + name + "'");
       reports.push_back(*r);
@@ -78,7 +83,8 @@ int runStats(const std::vector<std::string>& argv) {
   if (reports.empty()) reports.assign(allStatsReports().begin(), allStatsReports().end());
 
   std::string format = args.option("--format").value_or("table");
-  if (format != "table" && format != "csv" && format != "json") return usage("unknown format '" + format + "'");
+  if (format != "table" && format != "csv" && format != "json")
+    return usage("unknown format '" + format + "'");
 
   StatsOptions options;
   options.perGpu = args.flag("--per-gpu");
@@ -119,7 +125,8 @@ int runStats(const std::vector<std::string>& argv) {
   for (StatsReport r : reports) {
     auto result = computeStats(s, r, options);
     if (!result) {
-      std::fprintf(stderr, "tensorscope-cli stats: %s: %s\n", std::string(toString(r)).c_str(), result.error().c_str());
+      std::fprintf(stderr, "tensorscope-cli stats: %s: %s\n", std::string(toString(r)).c_str(),
+                   result.error().c_str());
       return kExitFailure;
     }
     for (StatsTable& t : *result) tables.push_back(std::move(t));

@@ -18,7 +18,8 @@ constexpr const char* kUsage =
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
     "  simulate --g10 DIR|--model M  memory tiers: G10 and baseline plans, simulated iterations\n"
-    "  compare A B                  two sessions: kernels by name and copies by kind, with the change\n"
+    "  compare A B                  two sessions: kernels by name and copies by kind, with the "
+    "change\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"
     "  export FILE --chart NAME|--timeline --format png|svg|pdf -o OUT\n"
     "                               a chart or the timeline as an image, without a display\n"
@@ -59,7 +60,9 @@ int main(int argc, char** argv) {
 #ifdef TSCOPE_HAVE_EXPORT
     return runExport(args);
 #else
-    std::fprintf(stderr, "tensorscope-cli export: this build has no Qt (TSCOPE_BUILD_GUI=OFF): charts and images are unavailable\n");
+    std::fprintf(stderr,
+                 "tensorscope-cli export: this build has no Qt (TSCOPE_BUILD_GUI=OFF): charts and "
+                 "images are unavailable\n");
     return kExitFailure;
 #endif
   }

@@ -18,8 +18,9 @@ namespace ts {
 namespace {
 
 const char* kKinds[][2] = {
-    {"kernel", "Kernels"}, {"memcpy", "Memory copies"}, {"memset", "Memsets"}, {"runtime", "CUDA runtime API"},
-    {"driver", "CUDA driver API"}, {"nvtx", "NVTX ranges"}, {"sync", "Synchronisation"},
+    {"kernel", "Kernels"},           {"memcpy", "Memory copies"},   {"memset", "Memsets"},
+    {"runtime", "CUDA runtime API"}, {"driver", "CUDA driver API"}, {"nvtx", "NVTX ranges"},
+    {"sync", "Synchronisation"},
 };
 
 // A line edit with a Browse… button beside it.
@@ -43,20 +44,23 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   program_->setObjectName(QStringLiteral("captureProgram"));
   program_->setPlaceholderText(tr("python3, ./train, /usr/bin/…"));
   form->addRow(tr("Program:"), withBrowse(program_, this, [this] {
-    QString p = QFileDialog::getOpenFileName(this, tr("Program to capture"));
-    if (!p.isEmpty()) program_->setText(p);
-  }));
+                 QString p = QFileDialog::getOpenFileName(this, tr("Program to capture"));
+                 if (!p.isEmpty()) program_->setText(p);
+               }));
   arguments_ = new QLineEdit(this);
   arguments_->setObjectName(QStringLiteral("captureArguments"));
-  arguments_->setPlaceholderText(tr("train.py --epochs 1   (quoted as in a shell; no shell runs them)"));
+  arguments_->setPlaceholderText(
+      tr("train.py --epochs 1   (quoted as in a shell; no shell runs them)"));
   form->addRow(tr("Arguments:"), arguments_);
   directory_ = new QLineEdit(QDir::currentPath(), this);
   form->addRow(tr("Working directory:"), withBrowse(directory_, this, [this] {
-    QString d = QFileDialog::getExistingDirectory(this, tr("Working directory"), directory_->text());
-    if (!d.isEmpty()) directory_->setText(d);
-  }));
+                 QString d = QFileDialog::getExistingDirectory(this, tr("Working directory"),
+                                                               directory_->text());
+                 if (!d.isEmpty()) directory_->setText(d);
+               }));
   environment_ = new QPlainTextEdit(this);
-  environment_->setPlaceholderText(tr("One NAME=value per line, added to the program's environment"));
+  environment_->setPlaceholderText(
+      tr("One NAME=value per line, added to the program's environment"));
   environment_->setMaximumHeight(70);
   form->addRow(tr("Environment:"), environment_);
   duration_ = new QDoubleSpinBox(this);
@@ -80,9 +84,11 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   output_->setObjectName(QStringLiteral("captureOutput"));
   output_->setToolTip(tr("%p launcher pid, %h host, %r rank"));
   form->addRow(tr("Save to:"), withBrowse(output_, this, [this] {
-    QString p = QFileDialog::getSaveFileName(this, tr("Save the capture as"), output_->text(), tr("Tensorscope sessions (*.tscope)"));
-    if (!p.isEmpty()) output_->setText(p);
-  }));
+                 QString p =
+                     QFileDialog::getSaveFileName(this, tr("Save the capture as"), output_->text(),
+                                                  tr("Tensorscope sessions (*.tscope)"));
+                 if (!p.isEmpty()) output_->setText(p);
+               }));
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
   form->addRow(buttons);
@@ -90,8 +96,10 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   connect(buttons, &QDialogButtonBox::accepted, this, [this] {
     QString error;
     request(&error);
-    if (error.isEmpty()) accept();
-    else QMessageBox::warning(this, tr("Cannot start the capture"), error);
+    if (error.isEmpty())
+      accept();
+    else
+      QMessageBox::warning(this, tr("Cannot start the capture"), error);
   });
   resize(760, sizeHint().height());
 }
@@ -105,7 +113,8 @@ CaptureRequest CaptureDialog::request(QString* error) const {
   }
   r.argv << program << QProcess::splitCommand(arguments_->text());
   r.workingDirectory = directory_->text().trimmed();
-  const QStringList lines = environment_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  const QStringList lines =
+      environment_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   for (const QString& line : lines) {
     int eq = line.indexOf(QLatin1Char('='));
     if (eq <= 0) {

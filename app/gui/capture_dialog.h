@@ -14,12 +14,12 @@ class QPlainTextEdit;
 namespace ts {
 
 struct CaptureRequest {
-  QStringList argv;                        // program first
+  QStringList argv;  // program first
   QList<QPair<QString, QString>> env;
   QString workingDirectory;
   QString output;
-  double durationSeconds = 0;              // 0: until the program exits
-  QStringList kinds;                       // empty: the default set
+  double durationSeconds = 0;  // 0: until the program exits
+  QStringList kinds;           // empty: the default set
 };
 
 class CaptureDialog : public QDialog {

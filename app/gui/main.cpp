@@ -2,7 +2,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
-
 #include <cstdio>
 
 #include "main_window.h"
@@ -17,13 +16,15 @@ int main(int argc, char** argv) {
   QGuiApplication::setDesktopFileName(QStringLiteral("org.tensorscope.Tensorscope"));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Tensorscope: a profiler for GPU training runs."));
+  parser.setApplicationDescription(
+      QStringLiteral("Tensorscope: a profiler for GPU training runs."));
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                QStringLiteral("Render the main window to a PNG once every file has "
-                                               "loaded, then exit (works with QT_QPA_PLATFORM=offscreen)."),
-                                QStringLiteral("FILE"));
+  QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Render the main window to a PNG once every file has "
+                     "loaded, then exit (works with QT_QPA_PLATFORM=offscreen)."),
+      QStringLiteral("FILE"));
   parser.addOption(screenshot);
   QCommandLineOption ranks(QStringLiteral("ranks"),
                            QStringLiteral("Open the files together as one multi-rank session."));
@@ -55,8 +56,10 @@ int main(int argc, char** argv) {
                      [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
     if (parser.positionalArguments().isEmpty()) QTimer::singleShot(100, &window, takeShot);
   }
-  if (parser.isSet(ranks)) window.openRanks(parser.positionalArguments());
-  else window.openFiles(parser.positionalArguments());
+  if (parser.isSet(ranks))
+    window.openRanks(parser.positionalArguments());
+  else
+    window.openFiles(parser.positionalArguments());
   int rc = app.exec();
   return exitCode ? exitCode : rc;
 }

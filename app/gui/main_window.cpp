@@ -6,13 +6,12 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QStandardPaths>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QInputDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -21,6 +20,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -30,20 +30,20 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "io/atomic_file.h"
+#include "io/open_session.h"
 #include "memsim/mapping_report.h"
 #include "memsim/sim_session.h"
 #include "model/model_zoo.h"
-#include "overlay_pane.h"
 #include "model_view.h"
-#include "io/open_session.h"
-#include "simulation_view.h"
-#include "sweep_view.h"
 #include "open_ranks_dialog.h"
+#include "overlay_pane.h"
 #include "session_export_job.h"
 #include "session_load_job.h"
 #include "session_view.h"
-#include "timeline_canvas.h"
 #include "shortcuts_dialog.h"
+#include "simulation_view.h"
+#include "sweep_view.h"
+#include "timeline_canvas.h"
 #include "util/format.h"
 #include "util/version.h"
 
@@ -52,7 +52,9 @@
 #endif
 
 // Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
-static void initResources() { Q_INIT_RESOURCE(resources); }
+static void initResources() {
+  Q_INIT_RESOURCE(resources);
+}
 
 namespace ts {
 
@@ -67,14 +69,10 @@ const char* kFileFilter =
     "All files (*)";
 // Export formats; the CSV entries name the table they hold.
 const char* kExportFilters[] = {
-    "Tensorscope session (*.tscope)",
-    "Chrome trace JSON for Perfetto (*.json)",
-    "Chrome trace JSON, gzip (*.json.gz)",
-    "CSV: kernels (*.csv)",
-    "CSV: memory copies (*.csv)",
-    "CSV: memsets (*.csv)",
-    "CSV: CUDA API calls (*.csv)",
-    "CSV: NVTX ranges (*.csv)",
+    "Tensorscope session (*.tscope)",      "Chrome trace JSON for Perfetto (*.json)",
+    "Chrome trace JSON, gzip (*.json.gz)", "CSV: kernels (*.csv)",
+    "CSV: memory copies (*.csv)",          "CSV: memsets (*.csv)",
+    "CSV: CUDA API calls (*.csv)",         "CSV: NVTX ranges (*.csv)",
 };
 }  // namespace
 
@@ -154,28 +152,36 @@ void MainWindow::createActions() {
   openRanksAction_->setStatusTip(tr("Open several trace files as one multi-rank session"));
   openModelAction_ = file->addAction(tr("Open &Model…"), this, &MainWindow::openModelDialog);
   openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-  openModelAction_->setStatusTip(tr("Open an ONNX model: layer table, training step, ASTRA-sim and Chakra export"));
+  openModelAction_->setStatusTip(
+      tr("Open an ONNX model: layer table, training step, ASTRA-sim and Chakra export"));
   QAction* openSweepAction = file->addAction(tr("Open &Sweep Results…"), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Open sweep results"), {}, tr("simulate --sweep tables (*.csv);;All files (*)"));
+    QString path = QFileDialog::getOpenFileName(
+        this, tr("Open sweep results"), {}, tr("simulate --sweep tables (*.csv);;All files (*)"));
     if (!path.isEmpty()) this->openSweep(path);
   });
-  openSweepAction->setStatusTip(tr("A memory-tier sweep written by tensorscope-cli simulate --sweep: table and sensitivity chart"));
+  openSweepAction->setStatusTip(
+      tr("A memory-tier sweep written by tensorscope-cli simulate --sweep: table and sensitivity "
+         "chart"));
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   captureAction_ = file->addAction(tr("&Capture…"), this, &MainWindow::captureDialog);
   captureAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
 #ifdef TSCOPE_HAVE_CAPTURE
-  captureAction_->setStatusTip(tr("Run a CUDA program and record its kernels, copies, API calls and NVTX ranges"));
+  captureAction_->setStatusTip(
+      tr("Run a CUDA program and record its kernels, copies, API calls and NVTX ranges"));
 #else
   captureAction_->setText(tr("&Capture… (unavailable)"));
-  captureAction_->setStatusTip(tr("This build has no capture: it was built without the CUDA toolkit (CUPTI)"));
+  captureAction_->setStatusTip(
+      tr("This build has no capture: it was built without the CUDA toolkit (CUPTI)"));
 #endif
   closeAction_ = file->addAction(tr("&Close"), this, &MainWindow::closeCurrent);
-  closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));  // the platform's Close may be Ctrl+F4
+  closeAction_->setShortcut(
+      QKeySequence(Qt::CTRL | Qt::Key_W));  // the platform's Close may be Ctrl+F4
   exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
   exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   exportAction_->setStatusTip(tr("Save the session as .tscope, Chrome trace JSON or CSV"));
   file->addAction(tr("Co&mpare Sessions…"), this, &MainWindow::compareDialog)
-      ->setStatusTip(tr("Two open sessions side by side: synchronised timelines, kernels and copies with the change"));
+      ->setStatusTip(tr("Two open sessions side by side: synchronised timelines, kernels and "
+                        "copies with the change"));
   file->addAction(tr("Export &Timeline Image…"), this, &MainWindow::exportTimelineImageDialog)
       ->setStatusTip(tr("Save the visible timeline (labels, ruler, legend) as PNG, SVG or PDF"));
   file->addSeparator();
@@ -208,44 +214,62 @@ void MainWindow::createActions() {
     a->setShortcut(key);
     viewActions_.push_back(a);
   };
-  timelineAction(tr("Zoom &In"), QKeySequence(Qt::Key_W), [](TimelineCanvas* c) { c->zoomBy(1.5); });
-  timelineAction(tr("Zoom &Out"), QKeySequence(Qt::Key_S), [](TimelineCanvas* c) { c->zoomBy(1 / 1.5); });
-  timelineAction(tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_Z), [](TimelineCanvas* c) { c->zoomToSelection(); });
+  timelineAction(tr("Zoom &In"), QKeySequence(Qt::Key_W),
+                 [](TimelineCanvas* c) { c->zoomBy(1.5); });
+  timelineAction(tr("Zoom &Out"), QKeySequence(Qt::Key_S),
+                 [](TimelineCanvas* c) { c->zoomBy(1 / 1.5); });
+  timelineAction(tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_Z),
+                 [](TimelineCanvas* c) { c->zoomToSelection(); });
   timelineAction(tr("Show &All"), QKeySequence(Qt::Key_H), [](TimelineCanvas* c) { c->fitAll(); });
   view->addSeparator();
-  timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left), [](TimelineCanvas* c) { c->back(); });
-  timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), [](TimelineCanvas* c) { c->forward(); });
+  timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left),
+                 [](TimelineCanvas* c) { c->back(); });
+  timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right),
+                 [](TimelineCanvas* c) { c->forward(); });
 
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(openModelAction_);
-  QAction* onTimeline = model->addAction(tr("&Simulate Memory Tiers…"), this, &MainWindow::simulateOnTimelineDialog);
+  QAction* onTimeline =
+      model->addAction(tr("&Simulate Memory Tiers…"), this, &MainWindow::simulateOnTimelineDialog);
   onTimeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-  onTimeline->setStatusTip(tr("Simulate the run's model under a memory policy and draw it on this timeline: tier usage, transfers, tensor lanes"));
+  onTimeline->setStatusTip(
+      tr("Simulate the run's model under a memory policy and draw it on this timeline: tier usage, "
+         "transfers, tensor lanes"));
   simulateTimelineAction_ = onTimeline;
 
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
   simulate->addAction(onTimeline);
-  simulate->addAction(tr("Memory Tiers of a &G10 Workload…"), this, [this] {
-    QString dir = QFileDialog::getExistingDirectory(this, tr("G10 workload directory (kernels.config, tensors.config)"));
-    if (dir.isEmpty()) return;
-    memsim::WorkloadSource source;
-    source.g10Dir = dir.toStdString();
-    openSimulation(source);
-  })->setStatusTip(tr("What-if: G10 and its baselines on a G10 workload, with sliders for the tiers"));
-  simulate->addAction(tr("Memory Tiers of a &Model…"), this, [this] {
-    QString path = chooseModel(tr("Simulate a model's training step"));
-    if (path.isEmpty()) return;
-    auto batch = chooseBatch(tr("Batch size of the training step:"));
-    if (!batch) return;
-    memsim::WorkloadSource source;
-    source.modelPath = path.toStdString();
-    source.batch = *batch;
-    openSimulation(source);
-  })->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the memory policies"));
+  simulate
+      ->addAction(tr("Memory Tiers of a &G10 Workload…"), this,
+                  [this] {
+                    QString dir = QFileDialog::getExistingDirectory(
+                        this, tr("G10 workload directory (kernels.config, tensors.config)"));
+                    if (dir.isEmpty()) return;
+                    memsim::WorkloadSource source;
+                    source.g10Dir = dir.toStdString();
+                    openSimulation(source);
+                  })
+      ->setStatusTip(
+          tr("What-if: G10 and its baselines on a G10 workload, with sliders for the tiers"));
+  simulate
+      ->addAction(tr("Memory Tiers of a &Model…"), this,
+                  [this] {
+                    QString path = chooseModel(tr("Simulate a model's training step"));
+                    if (path.isEmpty()) return;
+                    auto batch = chooseBatch(tr("Batch size of the training step:"));
+                    if (!batch) return;
+                    memsim::WorkloadSource source;
+                    source.modelPath = path.toStdString();
+                    source.batch = *batch;
+                    openSimulation(source);
+                  })
+      ->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the "
+                        "memory policies"));
   simulateRunAction_ = simulate->addAction(tr("Memory Tiers of This &Run's Model…"), this, [this] {
     SessionView* run = sessionView(tabs_->currentIndex());
     if (!run) {
-      showError(tr("Simulate this run"), tr("Open a run first: its kernels are mapped onto the model's layers for their measured times."));
+      showError(tr("Simulate this run"), tr("Open a run first: its kernels are mapped onto the "
+                                            "model's layers for their measured times."));
       return;
     }
     QString path = chooseModel(tr("The run's model"));
@@ -259,7 +283,8 @@ void MainWindow::createActions() {
     source.sessionPath = run->path().toStdString();
     openSimulation(source);
   });
-  simulateRunAction_->setStatusTip(tr("What would G10 do to this run: its model simulated with the run's measured kernel times"));
+  simulateRunAction_->setStatusTip(tr(
+      "What would G10 do to this run: its model simulated with the run's measured kernel times"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
@@ -269,8 +294,9 @@ void MainWindow::createActions() {
 
 QList<QAction*> MainWindow::shortcutActions() const {
   QList<QAction*> result;
-  for (QAction* a : {openAction_, openRanksAction_, openModelAction_, captureAction_, exportAction_, closeAction_, cancelAction_, quitAction_,
-                     findAction_, findNextAction_, findPreviousAction_, shortcutsAction_, simulateTimelineAction_}) {
+  for (QAction* a : {openAction_, openRanksAction_, openModelAction_, captureAction_, exportAction_,
+                     closeAction_, cancelAction_, quitAction_, findAction_, findNextAction_,
+                     findPreviousAction_, shortcutsAction_, simulateTimelineAction_}) {
     if (!a->shortcut().isEmpty()) result.push_back(a);
   }
   result += viewActions_;
@@ -283,7 +309,8 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::openRanksDialog() {
-  QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open ranks as one session"), {}, tr(kFileFilter));
+  QStringList paths =
+      QFileDialog::getOpenFileNames(this, tr("Open ranks as one session"), {}, tr(kFileFilter));
   if (paths.isEmpty()) return;
   OpenRanksDialog dialog(paths, this);  // rank order and clock shifts
   if (dialog.exec() == QDialog::Accepted) openRanks(dialog.paths(), dialog.options());
@@ -291,9 +318,12 @@ void MainWindow::openRanksDialog() {
 
 void MainWindow::openFiles(const QStringList& paths) {
   for (const QString& path : paths) {
-    if (path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) openModel(path);
-    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) openSweep(path);
-    else startLoad({path});
+    if (path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive))
+      openModel(path);
+    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+      openSweep(path);
+    else
+      startLoad({path});
   }
 }
 
@@ -318,24 +348,28 @@ void MainWindow::simulateOnTimelineDialog() {
   }
   QString path = chooseModel(tr("The run's model"));
   if (path.isEmpty()) return;
-  if (auto batch = chooseBatch(tr("Batch size of the run:"))) simulateOnTimeline(tabs_->currentIndex(), path, *batch);
+  if (auto batch = chooseBatch(tr("Batch size of the run:")))
+    simulateOnTimeline(tabs_->currentIndex(), path, *batch);
 }
 
 // An ONNX file, or one of the built-in models written to the cache; empty when cancelled (or
 // after an error, shown).
 QString MainWindow::chooseModel(const QString& title) {
   QStringList choices{tr("An ONNX file…")};
-  for (const std::string& name : model::zooModels()) choices << tr("Built-in: %1").arg(QString::fromStdString(name));
+  for (const std::string& name : model::zooModels())
+    choices << tr("Built-in: %1").arg(QString::fromStdString(name));
   bool ok = false;
   const QString choice = QInputDialog::getItem(this, title, tr("Model:"), choices, 0, false, &ok);
   if (!ok) return {};
-  if (choice == choices.front()) return QFileDialog::getOpenFileName(this, title, {}, tr("ONNX models (*.onnx);;All files (*)"));
+  if (choice == choices.front())
+    return QFileDialog::getOpenFileName(this, title, {}, tr("ONNX models (*.onnx);;All files (*)"));
   const std::string name = choice.mid(choice.indexOf(QLatin1Char(' ')) + 1).toStdString();
   auto bytes = model::zooModelBytes(name);
   QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
   const QString path = cache.filePath(QString::fromStdString(name) + QStringLiteral(".onnx"));
   if (!bytes || !cache.mkpath(QStringLiteral("."))) {
-    showError(title, bytes ? tr("Cannot create %1").arg(cache.path()) : QString::fromStdString(bytes.error()));
+    showError(title, bytes ? tr("Cannot create %1").arg(cache.path())
+                           : QString::fromStdString(bytes.error()));
     return {};
   }
   if (Status st = writeBytesAtomically(path.toStdString(), *bytes); !st.ok()) {
@@ -355,8 +389,10 @@ OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, i
   SessionView* view = sessionView(tab);
   if (!view) return nullptr;
   OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
-  if (!view->property("compareConnected").toBool()) {  // one connection per view, however often it simulates
-    connect(view, &SessionView::compareSimulationRequested, this, [this, view] { compareWithSimulation(view); });
+  if (!view->property("compareConnected")
+           .toBool()) {  // one connection per view, however often it simulates
+    connect(view, &SessionView::compareSimulationRequested, this,
+            [this, view] { compareWithSimulation(view); });
     view->setProperty("compareConnected", true);
   }
   return pane;
@@ -370,11 +406,14 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   const memsim::PolicyRun& policy = gpu->run;
   SessionPtr simulated = memsim::simulationSession(gpu->workload, {policy}, run->tiers);
   const QString name = tabs_->tabText(tabs_->indexOf(view));
-  auto* compare = new CompareView(view->session(), name, simulated, tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
+  auto* compare = new CompareView(
+      view->session(), name, simulated,
+      tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
   CompareView::Simulated s;
   s.measuredOrigin = gpu->mapping.kernels.origin();
   s.simulatedOrigin = 0;
-  s.summary = memsim::comparisonSummary(*view->session(), gpu->workload, policy.result, gpu->mapping.kernels);
+  s.summary = memsim::comparisonSummary(*view->session(), gpu->workload, policy.result,
+                                        gpu->mapping.kernels);
   s.layers = memsim::layerComparison(gpu->workload, policy.result, gpu->mapping.kernels);
   s.kernels = memsim::kernelComparison(gpu->workload, policy.result, gpu->mapping.kernels);
   s.traffic = memsim::trafficComparison(*view->session(), policy.result, gpu->mapping.kernels);
@@ -390,7 +429,8 @@ void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
     // The measured run: the one simulated, else its open tab, else the file.
     SessionPtr measured = source.session;
     for (int i = 0; i < tabs_->count() && !measured; ++i) {
-      if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath) measured = v->session();
+      if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath)
+        measured = v->session();
     }
     if (!measured) {
       auto opened = openSessionFile(source.sessionPath);
@@ -404,9 +444,12 @@ void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
     auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
     tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
   });
-  QString name = QFileInfo(QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir)).fileName();
+  QString name =
+      QFileInfo(QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir))
+          .fileName();
   int index = tabs_->addTab(view, tr("What-if: %1").arg(name));
-  tabs_->setTabToolTip(index, QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
+  tabs_->setTabToolTip(index,
+                       QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
   tabs_->setCurrentIndex(index);
   updateCentral();
 }
@@ -427,7 +470,8 @@ bool MainWindow::openSweep(const QString& path) {
 }
 
 void MainWindow::openModelDialog() {
-  QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+  QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
+                                              tr("ONNX models (*.onnx);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
@@ -448,19 +492,20 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
   auto* job = new SessionLoadJob(paths, options, this);
   jobs_.push_back(job);
   connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
-  connect(job, &SessionLoadJob::loaded, this, [this, job](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
-    auto* view = new SessionView(std::move(session), job->title(), tabs_, std::move(rows));
-    // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
-    QStringList absolute;
-    for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();
-    view->timeline()->setPersistenceKey(absolute.join(QLatin1Char('|')));
-    int index = tabs_->addTab(view, job->title());
-    tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
-    tabs_->setCurrentIndex(index);
-    for (const QString& path : job->paths()) addRecent(path);
-    emit sessionOpened(job->paths().front());
-    jobFinished(job);
-  });
+  connect(job, &SessionLoadJob::loaded, this,
+          [this, job](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
+            auto* view = new SessionView(std::move(session), job->title(), tabs_, std::move(rows));
+            // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
+            QStringList absolute;
+            for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();
+            view->timeline()->setPersistenceKey(absolute.join(QLatin1Char('|')));
+            int index = tabs_->addTab(view, job->title());
+            tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
+            tabs_->setCurrentIndex(index);
+            for (const QString& path : job->paths()) addRecent(path);
+            emit sessionOpened(job->paths().front());
+            jobFinished(job);
+          });
   connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message) {
     if (message.endsWith(tr("cancelled"))) {
       lastError_ = message;
@@ -481,14 +526,17 @@ void MainWindow::exportDialog() {
   QStringList filters;
   for (const char* f : kExportFilters) filters << tr(f);
   QString selected = filters.front();
-  QString path = QFileDialog::getSaveFileName(this, tr("Export session"), {}, filters.join(QStringLiteral(";;")), &selected);
+  QString path = QFileDialog::getSaveFileName(this, tr("Export session"), {},
+                                              filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return;
   WriteOptions options;
-  const CsvTable tables[] = {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api, CsvTable::Nvtx};
+  const CsvTable tables[] = {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api,
+                             CsvTable::Nvtx};
   int index = static_cast<int>(filters.indexOf(selected));
   if (index >= 3) options.csvTable = tables[index - 3];
   // The dialog may leave the extension off: add the one the chosen format needs.
-  const QString extensions[] = {QStringLiteral(".tscope"), QStringLiteral(".json"), QStringLiteral(".json.gz"), QStringLiteral(".csv")};
+  const QString extensions[] = {QStringLiteral(".tscope"), QStringLiteral(".json"),
+                                QStringLiteral(".json.gz"), QStringLiteral(".csv")};
   const QString& ext = extensions[std::min(index, 3)];
   if (index >= 0 && !path.endsWith(ext)) path += ext;
   exportCurrent(path, options);
@@ -501,8 +549,10 @@ void MainWindow::exportCurrent(const QString& path, const WriteOptions& options)
   exports_.push_back(job);
   connect(job, &SessionExportJob::progressChanged, this, &MainWindow::updateStatus);
   connect(job, &SessionExportJob::finished, this, [this, job](bool ok, const QString& message) {
-    if (ok) statusBar()->showMessage(message, 10000);
-    else showError(tr("Cannot export"), message);
+    if (ok)
+      statusBar()->showMessage(message, 10000);
+    else
+      showError(tr("Cannot export"), message);
     exports_.removeOne(job);
     emit exported(ok, message);
     jobFinished(job);
@@ -537,14 +587,15 @@ void MainWindow::updateStatus() {
     for (SessionExportJob* job : exports_) sum += job->progress();
     progress_->setValue(static_cast<int>(1000 * sum / (jobs_.size() + exports_.size())));
     if (!exports_.isEmpty()) {
-      statusLabel_->setText(tr("Exporting %1…").arg(QFileInfo(exports_.front()->path()).fileName()));
+      statusLabel_->setText(
+          tr("Exporting %1…").arg(QFileInfo(exports_.front()->path()).fileName()));
     } else {
       statusLabel_->setText(jobs_.size() == 1 ? tr("Loading %1…").arg(jobs_.front()->title())
                                               : tr("Loading %1 sessions…").arg(jobs_.size()));
     }
   } else {
     int open = tabs_->count();
-    statusLabel_->setText(open == 0 ? tr("Ready")
+    statusLabel_->setText(open == 0   ? tr("Ready")
                           : open == 1 ? tr("1 session open")
                                       : tr("%1 sessions open").arg(open));
   }
@@ -555,7 +606,9 @@ void MainWindow::updateCentral() {
   closeAction_->setEnabled(tabs_->count() > 0);
 }
 
-int MainWindow::sessionCount() const { return tabs_->count(); }
+int MainWindow::sessionCount() const {
+  return tabs_->count();
+}
 
 SessionView* MainWindow::sessionView(int index) const {
   return qobject_cast<SessionView*>(tabs_->widget(index));
@@ -596,7 +649,8 @@ void MainWindow::rebuildRecentMenu() {
     a->setToolTip(path);
     a->setStatusTip(path);
     connect(a, &QAction::triggered, this, [this, path] { openFiles({path}); });
-    auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(QFileInfo(path).fileName(), path));
+    auto* item =
+        new QListWidgetItem(QStringLiteral("%1 — %2").arg(QFileInfo(path).fileName(), path));
     item->setData(Qt::UserRole, path);
     welcomeRecent_->addItem(item);
   }
@@ -667,10 +721,12 @@ bool MainWindow::capturing() const {
 void MainWindow::startCapture(const CaptureRequest& request) {
 #ifndef TSCOPE_HAVE_CAPTURE
   (void)request;
-  showError(tr("Capture unavailable"),
-            tr("This Tensorscope was built without the CUDA toolkit (CUPTI), so it cannot record programs. "
-               "Build it on a machine with the toolkit at /usr/local/cuda, or capture elsewhere with "
-               "'tensorscope-cli capture' and open the .tscope file here."));
+  showError(
+      tr("Capture unavailable"),
+      tr("This Tensorscope was built without the CUDA toolkit (CUPTI), so it cannot record "
+         "programs. "
+         "Build it on a machine with the toolkit at /usr/local/cuda, or capture elsewhere with "
+         "'tensorscope-cli capture' and open the .tscope file here."));
 #else
   if (capturing()) return;
   capture::CaptureOptions o;
@@ -688,43 +744,50 @@ void MainWindow::startCapture(const CaptureRequest& request) {
   captureStatus_->setText(tr("Capturing %1…").arg(program));
   captureStatus_->show();
   stopButton_->show();
-  connect(capture_, &CaptureJob::progressed, this, [this, program](const capture::CaptureProgress& p) {
-    captureStatus_->setText(tr("Capturing %1: %2, %3 events, %4 dropped, %5 process(es)")
-                                .arg(program, QString::fromStdString(formatDuration(static_cast<TimeNs>(p.elapsedSeconds * 1e9))),
-                                     QString::fromStdString(formatCount(p.events)), QString::fromStdString(formatCount(p.dropped)))
-                                .arg(p.processes));
-  });
+  connect(capture_, &CaptureJob::progressed, this,
+          [this, program](const capture::CaptureProgress& p) {
+            captureStatus_->setText(tr("Capturing %1: %2, %3 events, %4 dropped, %5 process(es)")
+                                        .arg(program,
+                                             QString::fromStdString(formatDuration(
+                                                 static_cast<TimeNs>(p.elapsedSeconds * 1e9))),
+                                             QString::fromStdString(formatCount(p.events)),
+                                             QString::fromStdString(formatCount(p.dropped)))
+                                        .arg(p.processes));
+          });
   connect(capture_, &CaptureJob::snapshot, this, &MainWindow::showCaptureSnapshot);
-  connect(capture_, &CaptureJob::finished, this, [this](bool ok, const QString& message, const QStringList& messages) {
-    stopButton_->hide();
-    captureStatus_->hide();
-    if (!ok) {
-      showError(tr("Capture failed"), message);
-    } else {
-      statusBar()->showMessage(message, 15000);
-      if (!messages.isEmpty()) showError(tr("Capture"), messages.join(QLatin1Char('\n')));
-      if (captureView_) {
-        // The last snapshot is the saved file: show it under its name.
-        QString path = QString::fromStdString(capture_->options().output);
-        replaceCaptureView(captureView_->session(), path, false);
-        int index = tabs_->indexOf(captureView_);
-        if (index >= 0) {
-          tabs_->setTabText(index, QFileInfo(path).fileName());
-          tabs_->setTabToolTip(index, path);
-          captureView_->timeline()->setPersistenceKey(QFileInfo(path).absoluteFilePath());
-        }
-        addRecent(path);
-      }
-    }
-    emit captureFinished(ok, message);
-  });
+  connect(capture_, &CaptureJob::finished, this,
+          [this](bool ok, const QString& message, const QStringList& messages) {
+            stopButton_->hide();
+            captureStatus_->hide();
+            if (!ok) {
+              showError(tr("Capture failed"), message);
+            } else {
+              statusBar()->showMessage(message, 15000);
+              if (!messages.isEmpty()) showError(tr("Capture"), messages.join(QLatin1Char('\n')));
+              if (captureView_) {
+                // The last snapshot is the saved file: show it under its name.
+                QString path = QString::fromStdString(capture_->options().output);
+                replaceCaptureView(captureView_->session(), path, false);
+                int index = tabs_->indexOf(captureView_);
+                if (index >= 0) {
+                  tabs_->setTabText(index, QFileInfo(path).fileName());
+                  tabs_->setTabToolTip(index, path);
+                  captureView_->timeline()->setPersistenceKey(QFileInfo(path).absoluteFilePath());
+                }
+                addRecent(path);
+              }
+            }
+            emit captureFinished(ok, message);
+          });
   capture_->start();
 #endif
 }
 
 // Each periodic save of a running capture: the tab shows the newest snapshot, keeping the zoom
 // when the user zoomed in and following the growth otherwise.
-void MainWindow::showCaptureSnapshot(SessionPtr session) { replaceCaptureView(std::move(session), tr("Capture (live)"), true); }
+void MainWindow::showCaptureSnapshot(SessionPtr session) {
+  replaceCaptureView(std::move(session), tr("Capture (live)"), true);
+}
 
 void MainWindow::replaceCaptureView(SessionPtr session, const QString& title, bool live) {
   if (!session) return;
@@ -753,7 +816,8 @@ void MainWindow::replaceCaptureView(SessionPtr session, const QString& title, bo
 
 void MainWindow::askStopCapture() {
   if (!capturing()) return;
-  QMessageBox box(QMessageBox::Question, tr("Stop capture"), tr("Stop recording. Terminate the program too?"),
+  QMessageBox box(QMessageBox::Question, tr("Stop capture"),
+                  tr("Stop recording. Terminate the program too?"),
                   QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, this);
   box.button(QMessageBox::Yes)->setText(tr("Stop and terminate"));
   box.button(QMessageBox::No)->setText(tr("Stop, let it run"));
@@ -774,19 +838,24 @@ QString MainWindow::exportTimelineImage(const QString& path) {
   SessionView* view = sessionView(tabs_->currentIndex());
   if (!view) return tr("no session is open");
   ImageFormat format;
-  if (!imageFormatFromName(path.section(QLatin1Char('.'), -1).toLower(), format)) return tr("%1: choose .png, .svg or .pdf").arg(path);
+  if (!imageFormatFromName(path.section(QLatin1Char('.'), -1).toLower(), format))
+    return tr("%1: choose .png, .svg or .pdf").arg(path);
   TimelineCanvas* canvas = view->timeline();
-  return exportPainting([canvas](QPainter& p, QSize s) { canvas->render(p, s); }, canvas->size(), format, path,
-                        format == ImageFormat::Png ? 2.0 : 1.0, QFileInfo(view->path()).fileName());
+  return exportPainting([canvas](QPainter& p, QSize s) { canvas->render(p, s); }, canvas->size(),
+                        format, path, format == ImageFormat::Png ? 2.0 : 1.0,
+                        QFileInfo(view->path()).fileName());
 }
 
 void MainWindow::exportTimelineImageDialog() {
   if (!sessionView(tabs_->currentIndex())) return;
-  QString path = QFileDialog::getSaveFileName(this, tr("Export timeline image"), QStringLiteral("timeline.png"),
+  QString path = QFileDialog::getSaveFileName(this, tr("Export timeline image"),
+                                              QStringLiteral("timeline.png"),
                                               tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
   if (path.isEmpty()) return;
-  if (QString error = exportTimelineImage(path); !error.isEmpty()) showError(tr("Cannot export"), error);
-  else statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
+  if (QString error = exportTimelineImage(path); !error.isEmpty())
+    showError(tr("Cannot export"), error);
+  else
+    statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
 }
 
 bool MainWindow::compareSessions(int tabA, int tabB) {
@@ -806,7 +875,8 @@ void MainWindow::compareDialog() {
     if (sessionView(i)) sessions << i;
   }
   if (sessions.size() < 2) {
-    showError(tr("Compare sessions"), tr("Open two sessions first (for example before and after an optimisation)."));
+    showError(tr("Compare sessions"),
+              tr("Open two sessions first (for example before and after an optimisation)."));
     return;
   }
   QDialog dialog(this);

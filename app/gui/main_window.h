@@ -4,12 +4,11 @@
 
 #include <QList>
 #include <QMainWindow>
+#include <QStringList>
 #include <optional>
 
-#include "memsim/workload_source.h"
-#include <QStringList>
-
 #include "io/open_session.h"
+#include "memsim/workload_source.h"
 
 class QAction;
 class QLabel;
@@ -43,7 +42,9 @@ class MainWindow : public QMainWindow {
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
   bool openSweep(const QString& path);
-  void openSimulation(const memsim::WorkloadSource& source);  // the what-if tab  // a simulate --sweep table; false (and a message) when it is not one
+  void openSimulation(
+      const memsim::WorkloadSource& source);  // the what-if tab  // a simulate --sweep table; false
+                                              // (and a message) when it is not one
   // A compare tab for two open session tabs (by index); false when they are not two sessions.
   bool compareSessions(int tabA, int tabB);
   // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error

@@ -9,7 +9,6 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
 #include <cmath>
 
 namespace ts {
@@ -30,7 +29,8 @@ OpenRanksDialog::OpenRanksDialog(const QStringList& paths, QWidget* parent) : QD
   auto* layout = new QVBoxLayout(this);
   auto* help = new QLabel(tr("Each file becomes a rank, in this order. Clocks are aligned on "
                              "wall-clock time when every file has it, else on each file's first "
-                             "event; a shift moves one rank further."), this);
+                             "event; a shift moves one rank further."),
+                          this);
   help->setWordWrap(true);
   layout->addWidget(help);
   table_ = new QTableWidget(static_cast<int>(paths.size()), 2, this);
@@ -85,7 +85,8 @@ void OpenRanksDialog::move(int delta) {
 
 QStringList OpenRanksDialog::paths() const {
   QStringList out;
-  for (int i = 0; i < table_->rowCount(); ++i) out << table_->item(i, 0)->data(Qt::UserRole).toString();
+  for (int i = 0; i < table_->rowCount(); ++i)
+    out << table_->item(i, 0)->data(Qt::UserRole).toString();
   return out;
 }
 

@@ -16,8 +16,8 @@ class OpenRanksDialog : public QDialog {
  public:
   OpenRanksDialog(const QStringList& paths, QWidget* parent = nullptr);
 
-  QStringList paths() const;      // in the order shown (rank order)
-  OpenOptions options() const;    // the shifts, by position
+  QStringList paths() const;    // in the order shown (rank order)
+  OpenOptions options() const;  // the shifts, by position
 
  private:
   void move(int delta);

@@ -10,7 +10,8 @@
 
 namespace ts {
 
-ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent) : QDialog(parent) {
+ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent)
+    : QDialog(parent) {
   setWindowTitle(tr("Keyboard Shortcuts"));
   auto* layout = new QVBoxLayout(this);
   const auto navigation = TimelineCanvas::navigationHelp();
@@ -23,11 +24,14 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent
   for (int i = 0; i < actions.size(); ++i) {
     QString text = actions[i]->text().remove(QLatin1Char('&')).remove(QStringLiteral("…"));
     table->setItem(i, 0, new QTableWidgetItem(text));
-    table->setItem(i, 1, new QTableWidgetItem(actions[i]->shortcut().toString(QKeySequence::NativeText)));
+    table->setItem(i, 1,
+                   new QTableWidgetItem(actions[i]->shortcut().toString(QKeySequence::NativeText)));
   }
   for (int i = 0; i < navigation.size(); ++i) {
-    table->setItem(static_cast<int>(actions.size()) + i, 0, new QTableWidgetItem(navigation[i].first));
-    table->setItem(static_cast<int>(actions.size()) + i, 1, new QTableWidgetItem(navigation[i].second));
+    table->setItem(static_cast<int>(actions.size()) + i, 0,
+                   new QTableWidgetItem(navigation[i].first));
+    table->setItem(static_cast<int>(actions.size()) + i, 1,
+                   new QTableWidgetItem(navigation[i].second));
   }
   table->setSortingEnabled(true);
   layout->addWidget(table);

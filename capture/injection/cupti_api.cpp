@@ -33,7 +33,8 @@ const CuptiApi* loadCupti(const char* fallbackSoname, std::string* error) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {
     const char* why = ::dlerror();
-    failure = "the CUPTI library " + path + " could not be loaded (" + (why ? why : "unknown error") +
+    failure = "the CUPTI library " + path + " could not be loaded (" +
+              (why ? why : "unknown error") +
               "); set TSCOPE_CUPTI_LIBRARY to the toolkit's libcupti.so";
     *error = failure;
     return nullptr;

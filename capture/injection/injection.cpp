@@ -1,9 +1,9 @@
-// libtensorscope_inject: loaded into the captured program by the CUDA driver (CUDA_INJECTION64_PATH)
-// during cuInit, which calls InitializeInjection. It enables CUPTI activity records, turns every
-// completed buffer into wire frames (CuptiDecoder) and sends them to the launcher over the Unix
-// socket named in TSCOPE_CAPTURE_SOCKET — one connection per process, so child processes that load
-// it too arrive as streams of their own. No CUDA calls happen here (the driver forbids them during
-// injection); CUPTI calls are allowed.
+// libtensorscope_inject: loaded into the captured program by the CUDA driver
+// (CUDA_INJECTION64_PATH) during cuInit, which calls InitializeInjection. It enables CUPTI activity
+// records, turns every completed buffer into wire frames (CuptiDecoder) and sends them to the
+// launcher over the Unix socket named in TSCOPE_CAPTURE_SOCKET — one connection per process, so
+// child processes that load it too arrive as streams of their own. No CUDA calls happen here (the
+// driver forbids them during injection); CUPTI calls are allowed.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -31,11 +31,11 @@ using namespace ts::capture;
 constexpr size_t kBufferBytes = 4u << 20;  // CUPTI fills a few MiB per buffer
 constexpr size_t kBufferAlign = 8;
 
-std::mutex gLock;              // guards the socket, the writer and the decoder
+std::mutex gLock;  // guards the socket, the writer and the decoder
 int gSocket = -1;
 FrameWriter gWriter;
 CuptiDecoder* gDecoder = nullptr;
-std::vector<uint8_t*> gFree;   // buffers CUPTI gave back, reused
+std::vector<uint8_t*> gFree;  // buffers CUPTI gave back, reused
 std::atomic<bool> gActive{false};
 const CuptiApi* gCupti = nullptr;  // set before any CUPTI callback can run
 
@@ -83,7 +83,8 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumReco
   *maxNumRecords = 0;
 }
 
-void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t, size_t validSize) {
+void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t,
+                              size_t validSize) {
   std::lock_guard<std::mutex> lock(gLock);
   CUpti_Activity* record = nullptr;
   while (gCupti->activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
@@ -91,7 +92,8 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buf
     if (gWriter.bytes().size() > (1u << 20)) flushWriter();
   }
   size_t dropped = 0;
-  if (gCupti->activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+  if (gCupti->activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0) {
     CountFrame f;
     f.count = dropped;
     gWriter.begin(FrameType::Dropped, f).end();
@@ -129,7 +131,8 @@ void listenForFlush() {
       ssize_t n = ::recv(fd, &request, 1, 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;  // the launcher closed its end
-      if (request == kFlushRequest && gActive) gCupti->activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (request == kFlushRequest && gActive)
+        gCupti->activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     }
   }).detach();
 }
@@ -138,10 +141,12 @@ void listenForFlush() {
 std::string otherProfiler() {
   std::ifstream maps("/proc/self/maps");
   std::string text((std::istreambuf_iterator<char>(maps)), {});
-  if (text.find("ToolsInjection") != std::string::npos || std::getenv("NSYS_PROFILING_SESSION_ID")) {
+  if (text.find("ToolsInjection") != std::string::npos ||
+      std::getenv("NSYS_PROFILING_SESSION_ID")) {
     return "Nsight Systems";
   }
-  if (text.find("TreeLauncher") != std::string::npos || text.find("InterceptorInjection") != std::string::npos) {
+  if (text.find("TreeLauncher") != std::string::npos ||
+      text.find("InterceptorInjection") != std::string::npos) {
     return "Nsight Compute";
   }
   return "another CUDA profiler";
@@ -175,7 +180,8 @@ bool wanted(const std::string& kinds, const char* kind) {
 
 std::string callbackName(bool driver, uint32_t cbid) {
   const char* name = nullptr;
-  CUptiResult r = gCupti->getCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
+  CUptiResult r = gCupti->getCallbackName(
+      driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
   return r == CUPTI_SUCCESS && name ? name : "";
 }
 
@@ -228,22 +234,27 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   static CuptiDecoder decoder(gWriter, callbackName);
   gDecoder = &decoder;
 
-  const std::string kinds = std::getenv("TSCOPE_CAPTURE_KINDS") ? std::getenv("TSCOPE_CAPTURE_KINDS") : "";
+  const std::string kinds =
+      std::getenv("TSCOPE_CAPTURE_KINDS") ? std::getenv("TSCOPE_CAPTURE_KINDS") : "";
   CUptiResult r = gCupti->activityRegisterCallbacks(bufferRequested, bufferCompleted);
   struct Kind {
     const char* name;
     CUpti_ActivityKind kind;
   };
   const Kind table[] = {
-      {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
-      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},           {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
-      {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},          {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
-      {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},              {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+      {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
+      {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+      {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+      {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+      {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},
+      {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
   };
   // Always on: what the others refer to, and what costs the program time.
-  const CUpti_ActivityKind always[] = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
-                                       CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-                                       CUPTI_ACTIVITY_KIND_OVERHEAD};
+  const CUpti_ActivityKind always[] = {
+      CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_STREAM,
+      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_OVERHEAD};
   for (const Kind& k : table) {
     if (r != CUPTI_SUCCESS || !wanted(kinds, k.name)) continue;
     r = gCupti->activityEnable(k.kind);
@@ -256,8 +267,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   if (r != CUPTI_SUCCESS) {
     return giveUp(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                      ? otherProfiler() + " is already profiling this process (CUPTI allows one profiler at a "
-                                          "time); Tensorscope records nothing from it"
+                      ? otherProfiler() +
+                            " is already profiling this process (CUPTI allows one profiler at a "
+                            "time); Tensorscope records nothing from it"
                       : "CUPTI could not start: " + cuptiError(r));
   }
   gCupti->activityFlushPeriod(100);  // ms: the live view updates about ten times a second

@@ -18,7 +18,8 @@ struct SearchHit {
 };
 
 // Errors: an invalid regular expression (the message says why).
-Result<std::vector<SearchHit>> findEvents(const Session& session, std::string_view pattern, bool regex);
+Result<std::vector<SearchHit>> findEvents(const Session& session, std::string_view pattern,
+                                          bool regex);
 
 // The hit after (or before) time t, wrapping around; kNone when there are none.
 size_t nextHit(const std::vector<SearchHit>& hits, TimeNs t, bool backwards);

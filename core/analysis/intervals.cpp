@@ -5,7 +5,8 @@
 namespace ts {
 
 void mergeIntervals(std::vector<Interval>& iv) {
-  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(iv.begin(), iv.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
   size_t out = 0;
   for (const Interval& x : iv) {
     if (x.end <= x.start) continue;
@@ -24,15 +25,18 @@ TimeNs coveredLength(const std::vector<Interval>& merged) {
   return total;
 }
 
-std::vector<Interval> intersectIntervals(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+std::vector<Interval> intersectIntervals(const std::vector<Interval>& a,
+                                         const std::vector<Interval>& b) {
   std::vector<Interval> out;
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     TimeNs s = std::max(a[i].start, b[j].start), e = std::min(a[i].end, b[j].end);
     if (e > s) out.push_back({s, e});
     // The one that ends first cannot meet anything later in the other set.
-    if (a[i].end < b[j].end) ++i;
-    else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -52,7 +56,8 @@ std::pair<TimeNs, TimeNs> bucketBounds(TimeNs start, TimeNs end, int buckets, in
   return {s, i + 1 == buckets ? end : s + width};
 }
 
-std::vector<double> bucketCoverage(const std::vector<Interval>& merged, TimeNs start, TimeNs end, int buckets) {
+std::vector<double> bucketCoverage(const std::vector<Interval>& merged, TimeNs start, TimeNs end,
+                                   int buckets) {
   std::vector<double> out(static_cast<size_t>(std::max(buckets, 0)), 0.0);
   if (buckets <= 0 || end <= start) return out;
   // Both the buckets and the intervals are sorted: one pass over each.
@@ -65,7 +70,8 @@ std::vector<double> bucketCoverage(const std::vector<Interval>& merged, TimeNs s
       covered += std::max<TimeNs>(0, std::min(it->end, be) - std::max(it->start, bs));
     }
     while (first != merged.end() && first->end <= be) ++first;
-    if (be > bs) out[static_cast<size_t>(b)] = static_cast<double>(covered) / static_cast<double>(be - bs);
+    if (be > bs)
+      out[static_cast<size_t>(b)] = static_cast<double>(covered) / static_cast<double>(be - bs);
   }
   return out;
 }

@@ -23,14 +23,16 @@ void mergeIntervals(std::vector<Interval>& intervals);
 TimeNs coveredLength(const std::vector<Interval>& merged);
 
 // The intersection of two merged sets, merged.
-std::vector<Interval> intersectIntervals(const std::vector<Interval>& a, const std::vector<Interval>& b);
+std::vector<Interval> intersectIntervals(const std::vector<Interval>& a,
+                                         const std::vector<Interval>& b);
 
 // The gaps of a merged set inside [first start, last end) that last at least `minLength`.
 std::vector<Interval> gapsBetween(const std::vector<Interval>& merged, TimeNs minLength);
 
 // Fraction of each of `buckets` equal slices of [start, end) covered by a merged set. The last
 // bucket absorbs the rounding remainder.
-std::vector<double> bucketCoverage(const std::vector<Interval>& merged, TimeNs start, TimeNs end, int buckets);
+std::vector<double> bucketCoverage(const std::vector<Interval>& merged, TimeNs start, TimeNs end,
+                                   int buckets);
 
 // [start, end) of bucket i of `buckets` over [start, end).
 std::pair<TimeNs, TimeNs> bucketBounds(TimeNs start, TimeNs end, int buckets, int i);

@@ -17,9 +17,11 @@ std::optional<Occupancy> theoreticalOccupancy(const Device& d, const KernelDetai
   const int64_t threads = int64_t{k.blockX} * k.blockY * k.blockZ;
   const int warpSize = d.warpSize > 0 ? d.warpSize : 32;
   if (threads <= 0 || d.maxWarpsPerSm <= 0 || d.maxRegistersPerSm <= 0) return std::nullopt;
-  if (d.maxThreadsPerBlock > 0 && threads > d.maxThreadsPerBlock) return Occupancy{0, 0, 0, "block size"};
+  if (d.maxThreadsPerBlock > 0 && threads > d.maxThreadsPerBlock)
+    return Occupancy{0, 0, 0, "block size"};
   const int64_t warpsPerBlock = (threads + warpSize - 1) / warpSize;
-  const int maxBlocks = d.maxBlocksPerSm > 0 ? d.maxBlocksPerSm : maxBlocksPerSmFor(d.computeMajor, d.computeMinor);
+  const int maxBlocks =
+      d.maxBlocksPerSm > 0 ? d.maxBlocksPerSm : maxBlocksPerSmFor(d.computeMajor, d.computeMinor);
 
   Occupancy o;
   int64_t blocks = d.maxWarpsPerSm / warpsPerBlock;
@@ -29,10 +31,13 @@ std::optional<Occupancy> theoreticalOccupancy(const Device& d, const KernelDetai
     // Registers are allocated per warp in units of 256, from each of the SM's sub-partitions
     // (warp schedulers) separately: a warp's registers cannot straddle two of them.
     int64_t perWarp = (int64_t{k.registersPerThread} * warpSize + 255) / 256 * 256;
-    int64_t partitions = d.computeMajor >= 7 ? 4 : d.computeMajor == 6 ? (d.computeMinor == 0 ? 2 : 4) : 1;
+    int64_t partitions = d.computeMajor >= 7   ? 4
+                         : d.computeMajor == 6 ? (d.computeMinor == 0 ? 2 : 4)
+                                               : 1;
     int64_t warpsByRegisters = (d.maxRegistersPerSm / partitions / perWarp) * partitions;
     int64_t byRegisters = warpsByRegisters / warpsPerBlock;
-    if (d.maxRegistersPerBlock > 0 && perWarp * warpsPerBlock > d.maxRegistersPerBlock) byRegisters = 0;
+    if (d.maxRegistersPerBlock > 0 && perWarp * warpsPerBlock > d.maxRegistersPerBlock)
+      byRegisters = 0;
     if (byRegisters < blocks) blocks = byRegisters, o.limiter = "registers";
   }
   int64_t shared = int64_t{k.staticSharedMemory} + k.dynamicSharedMemory;
@@ -55,7 +60,8 @@ std::optional<double> estimatedAchievedOccupancy(const Device& d, const KernelDe
   if (!o || d.smCount <= 0) return std::nullopt;
   const int warpSize = d.warpSize > 0 ? d.warpSize : 32;
   double blocks = static_cast<double>(uint64_t{k.gridX} * k.gridY * k.gridZ);
-  double warpsPerBlock = static_cast<double>((int64_t{k.blockX} * k.blockY * k.blockZ + warpSize - 1) / warpSize);
+  double warpsPerBlock =
+      static_cast<double>((int64_t{k.blockX} * k.blockY * k.blockZ + warpSize - 1) / warpSize);
   double gridWarpsPerSm = blocks / d.smCount * warpsPerBlock;
   return std::min<double>(o->warpsPerSm, gridWarpsPerSm) / d.maxWarpsPerSm;
 }

@@ -11,10 +11,10 @@
 namespace ts {
 
 struct Occupancy {
-  double theoretical = 0;     // active warps / max warps per SM, in [0, 1]
-  int blocksPerSm = 0;        // resident blocks per SM
-  int warpsPerSm = 0;         // resident warps per SM
-  std::string_view limiter;   // "warps", "blocks", "registers", "shared memory"
+  double theoretical = 0;    // active warps / max warps per SM, in [0, 1]
+  int blocksPerSm = 0;       // resident blocks per SM
+  int warpsPerSm = 0;        // resident warps per SM
+  std::string_view limiter;  // "warps", "blocks", "registers", "shared memory"
 };
 
 // Resident block slots per SM by compute capability (CUDA programming guide, table of limits).

@@ -11,8 +11,8 @@ namespace ts {
 
 struct RangeSummary {
   TimeNs start = 0, end = 0;
-  size_t kernels = 0;                             // kernels intersecting the range
-  std::vector<double> gpuBusy;                    // per device: fraction of the range with a kernel running
+  size_t kernels = 0;           // kernels intersecting the range
+  std::vector<double> gpuBusy;  // per device: fraction of the range with a kernel running
   std::array<uint64_t, kCopyKindCount> copyBytes{};  // copies starting in the range, by kind
   size_t copies = 0;
 };

@@ -14,8 +14,9 @@ namespace ts {
 
 namespace {
 
-constexpr std::array kReports = {StatsReport::KernSum, StatsReport::MemTime, StatsReport::MemSize, StatsReport::ApiSum,
-                                 StatsReport::GpuUtil, StatsReport::Overlap, StatsReport::KernHist, StatsReport::LayerSum};
+constexpr std::array kReports = {StatsReport::KernSum,  StatsReport::MemTime, StatsReport::MemSize,
+                                 StatsReport::ApiSum,   StatsReport::GpuUtil, StatsReport::Overlap,
+                                 StatsReport::KernHist, StatsReport::LayerSum};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -50,18 +51,26 @@ struct Groups {
   }
 };
 
-StatsColumn col(std::string key, std::string title, StatsUnit unit) { return {std::move(key), std::move(title), unit}; }
+StatsColumn col(std::string key, std::string title, StatsUnit unit) {
+  return {std::move(key), std::move(title), unit};
+}
 
 // Time %, total, count, average, median, min, max, std dev — the nsys summary columns.
 std::vector<StatsColumn> durationColumns(const char* countTitle) {
-  return {col("time_pct", "Time %", StatsUnit::Percent),  col("total_ns", "Total time", StatsUnit::Duration),
-          col("count", countTitle, StatsUnit::Count),     col("avg_ns", "Average", StatsUnit::Duration),
-          col("med_ns", "Median", StatsUnit::Duration),   col("min_ns", "Min", StatsUnit::Duration),
-          col("max_ns", "Max", StatsUnit::Duration),      col("stddev_ns", "Std dev", StatsUnit::Duration)};
+  return {col("time_pct", "Time %", StatsUnit::Percent),
+          col("total_ns", "Total time", StatsUnit::Duration),
+          col("count", countTitle, StatsUnit::Count),
+          col("avg_ns", "Average", StatsUnit::Duration),
+          col("med_ns", "Median", StatsUnit::Duration),
+          col("min_ns", "Min", StatsUnit::Duration),
+          col("max_ns", "Max", StatsUnit::Duration),
+          col("stddev_ns", "Std dev", StatsUnit::Duration)};
 }
 
 void appendDurationCells(std::vector<StatsCell>& row, const Distribution& d, int64_t grandTotal) {
-  row.emplace_back(grandTotal > 0 ? 100.0 * static_cast<double>(d.total) / static_cast<double>(grandTotal) : 0.0);
+  row.emplace_back(grandTotal > 0
+                       ? 100.0 * static_cast<double>(d.total) / static_cast<double>(grandTotal)
+                       : 0.0);
   row.emplace_back(d.total);
   row.emplace_back(d.count);
   row.emplace_back(d.mean);
@@ -71,14 +80,18 @@ void appendDurationCells(std::vector<StatsCell>& row, const Distribution& d, int
   row.emplace_back(d.stddev);
 }
 
-std::string gpuName(const Session& s, uint32_t device) { return device == kNone ? "" : s.deviceLabel(device); }
+std::string gpuName(const Session& s, uint32_t device) {
+  return device == kNone ? "" : s.deviceLabel(device);
+}
 
 std::string scopeNote(const Session& s, const StatsOptions& o) {
   std::string note = "Scope: ";
   note += o.device == kNone ? "all GPUs" : s.deviceLabel(o.device);
-  if (o.start != std::numeric_limits<TimeNs>::min() || o.end != std::numeric_limits<TimeNs>::max()) {
+  if (o.start != std::numeric_limits<TimeNs>::min() ||
+      o.end != std::numeric_limits<TimeNs>::max()) {
     note += "; range " + formatDuration(std::max(o.start, s.startTime()) - s.startTime()) + " to " +
-            formatDuration(std::min(o.end, s.endTime()) - s.startTime()) + " from the session start";
+            formatDuration(std::min(o.end, s.endTime()) - s.startTime()) +
+            " from the session start";
   } else {
     note += "; whole session";
   }
@@ -87,7 +100,8 @@ std::string scopeNote(const Session& s, const StatsOptions& o) {
 
 // Each group's distribution, sorted by total, then by label for a stable order; `grand` gets the
 // sum of the totals (for the time-share column).
-std::vector<std::pair<Distribution, const Groups::Group*>> describeGroups(Groups& groups, int64_t& grand) {
+std::vector<std::pair<Distribution, const Groups::Group*>> describeGroups(Groups& groups,
+                                                                          int64_t& grand) {
   std::vector<std::pair<Distribution, const Groups::Group*>> rows;
   grand = 0;
   for (auto& g : groups.groups) {
@@ -111,7 +125,8 @@ StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, 
     uint32_t device = gpu && o.perGpu ? t.device : kNone;
     forEachInRange(t, o.start, o.end, [&](uint32_t e) {
       StringId name = t.hot.name[e];
-      groups.at(device, name, [&] { return std::string(s.str(name)); }).values.push_back(t.hot.end[e] - t.hot.start[e]);
+      groups.at(device, name, [&] { return std::string(s.str(name)); })
+          .values.push_back(t.hot.end[e] - t.hot.start[e]);
     });
   }
   int64_t grand = 0;
@@ -127,8 +142,10 @@ StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, 
     table.rows.push_back(std::move(row));
   }
   table.notes.push_back(scopeNote(s, o));
-  if (!gpu && o.device != kNone) table.notes.push_back("API calls run on CPU threads: the GPU choice does not filter them.");
-  table.notes.push_back("Std dev is the sample standard deviation; events that cross the range's edges count whole.");
+  if (!gpu && o.device != kNone)
+    table.notes.push_back("API calls run on CPU threads: the GPU choice does not filter them.");
+  table.notes.push_back(
+      "Std dev is the sample standard deviation; events that cross the range's edges count whole.");
   return table;
 }
 
@@ -137,7 +154,8 @@ StatsTable memorySummary(const Session& s, const StatsOptions& o, bool bySize) {
   Groups groups;
   constexpr uint32_t kMemsetKey = kCopyKindCount;
   for (const Track& t : s.tracks) {
-    if ((t.kind != EventKind::Memcpy && t.kind != EventKind::Memset) || !gpuTrackSelected(t, o)) continue;
+    if ((t.kind != EventKind::Memcpy && t.kind != EventKind::Memset) || !gpuTrackSelected(t, o))
+      continue;
     uint32_t device = o.perGpu ? t.device : kNone;
     forEachInRange(t, o.start, o.end, [&](uint32_t e) {
       bool memset = t.kind == EventKind::Memset;
@@ -158,9 +176,12 @@ StatsTable memorySummary(const Session& s, const StatsOptions& o, bool bySize) {
   table.report = bySize ? "mem_size" : "mem_time";
   table.title = bySize ? "GPU memory operations by size" : "GPU memory operations by time";
   if (bySize) {
-    table.columns = {col("total_bytes", "Total", StatsUnit::Bytes),   col("count", "Count", StatsUnit::Count),
-                     col("avg_bytes", "Average", StatsUnit::Bytes),   col("med_bytes", "Median", StatsUnit::Bytes),
-                     col("min_bytes", "Min", StatsUnit::Bytes),       col("max_bytes", "Max", StatsUnit::Bytes),
+    table.columns = {col("total_bytes", "Total", StatsUnit::Bytes),
+                     col("count", "Count", StatsUnit::Count),
+                     col("avg_bytes", "Average", StatsUnit::Bytes),
+                     col("med_bytes", "Median", StatsUnit::Bytes),
+                     col("min_bytes", "Min", StatsUnit::Bytes),
+                     col("max_bytes", "Max", StatsUnit::Bytes),
                      col("stddev_bytes", "Std dev", StatsUnit::Bytes)};
   } else {
     table.columns = durationColumns("Count");
@@ -215,7 +236,8 @@ std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
   std::map<std::string, Cover> covered;
   for (const Track& t : s.tracks) {
     if (t.thread == kNone || s.processes[s.threads[t.thread].process].rank != rank) continue;
-    if (t.kind != EventKind::Api && t.kind != EventKind::Nvtx && t.kind != EventKind::Range) continue;
+    if (t.kind != EventKind::Api && t.kind != EventKind::Nvtx && t.kind != EventKind::Range)
+      continue;
     forEachInRange(t, g.start, g.end, [&](uint32_t e) {
       TimeNs overlap = std::min(t.hot.end[e], g.end) - std::max(t.hot.start[e], g.start);
       TimeNs length = t.hot.end[e] - t.hot.start[e];
@@ -224,7 +246,10 @@ std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
     });
   }
   if (covered.empty()) return "no CPU activity recorded";
-  auto percent = [&](TimeNs t) { return static_cast<int>(std::lround(100.0 * static_cast<double>(t) / static_cast<double>(g.length()))); };
+  auto percent = [&](TimeNs t) {
+    return static_cast<int>(
+        std::lround(100.0 * static_cast<double>(t) / static_cast<double>(g.length())));
+  };
   std::vector<std::tuple<int, TimeNs, std::string>> top;  // share %, event length, name
   for (auto& [name, c] : covered) top.emplace_back(percent(c.overlap), c.length, name);
   std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
@@ -240,18 +265,27 @@ std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
   return out;
 }
 
-std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o, const Progress& progress) {
+std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
+                                       const Progress& progress) {
   auto [start, end] = clippedRange(s, o);
   StatsTable util{"gpu_util", "GPU utilisation (kernels running) over time", {}, {}, {}};
-  util.columns = {col("row", "GPU / stream", StatsUnit::Text), col("kernels", "Kernels", StatsUnit::Count),
+  util.columns = {col("row", "GPU / stream", StatsUnit::Text),
+                  col("kernels", "Kernels", StatsUnit::Count),
                   col("busy_pct", "Busy %", StatsUnit::Percent)};
   for (int b = 0; b < o.buckets; ++b) {
     auto [bs, be] = bucketBounds(start, end, o.buckets, b);
-    util.columns.push_back(col("bucket_" + std::to_string(b), "+" + formatDuration(bs - s.startTime()), StatsUnit::Percent));
+    util.columns.push_back(col("bucket_" + std::to_string(b),
+                               "+" + formatDuration(bs - s.startTime()), StatsUnit::Percent));
   }
-  StatsTable gaps{"gpu_gaps", "GPU idle gaps (no kernel running) of at least " + formatDuration(o.minGap), {}, {}, {}};
-  gaps.columns = {col("gpu", "GPU", StatsUnit::Text), col("start_ns", "Start", StatsUnit::Timestamp),
-                  col("duration_ns", "Duration", StatsUnit::Duration), col("cpu", "CPU activity meanwhile", StatsUnit::Text)};
+  StatsTable gaps{"gpu_gaps",
+                  "GPU idle gaps (no kernel running) of at least " + formatDuration(o.minGap),
+                  {},
+                  {},
+                  {}};
+  gaps.columns = {col("gpu", "GPU", StatsUnit::Text),
+                  col("start_ns", "Start", StatsUnit::Timestamp),
+                  col("duration_ns", "Duration", StatsUnit::Duration),
+                  col("cpu", "CPU activity meanwhile", StatsUnit::Text)};
   struct Gap {
     uint32_t device;
     Interval at;
@@ -260,8 +294,10 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o, 
   const TimeNs span = end - start;
   auto addRow = [&](std::string label, size_t kernels, std::vector<Interval>& iv) {
     mergeIntervals(iv);
-    std::vector<StatsCell> row{std::move(label), static_cast<int64_t>(kernels),
-                               span > 0 ? 100.0 * static_cast<double>(coveredLength(iv)) / static_cast<double>(span) : 0.0};
+    std::vector<StatsCell> row{
+        std::move(label), static_cast<int64_t>(kernels),
+        span > 0 ? 100.0 * static_cast<double>(coveredLength(iv)) / static_cast<double>(span)
+                 : 0.0};
     for (double f : bucketCoverage(iv, start, end, o.buckets)) row.emplace_back(100.0 * f);
     util.rows.push_back(std::move(row));
   };
@@ -288,29 +324,37 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o, 
   }
   // Longest first: the gaps worth a look lead the list.
   std::sort(allGaps.begin(), allGaps.end(), [](const Gap& a, const Gap& b) {
-    return a.at.length() > b.at.length() || (a.at.length() == b.at.length() && a.at.start < b.at.start);
+    return a.at.length() > b.at.length() ||
+           (a.at.length() == b.at.length() && a.at.start < b.at.start);
   });
   size_t total = allGaps.size();
   if (allGaps.size() > o.maxGaps) allGaps.resize(o.maxGaps);
   for (const Gap& g : allGaps) {
-    gaps.rows.push_back({s.deviceLabel(g.device), g.at.start - s.startTime(), g.at.length(), cpuActivity(s, g.device, g.at)});
+    gaps.rows.push_back({s.deviceLabel(g.device), g.at.start - s.startTime(), g.at.length(),
+                         cpuActivity(s, g.device, g.at)});
   }
   util.notes.push_back(scopeNote(s, o));
-  util.notes.push_back("Busy = at least one kernel running (concurrent kernels count once); bucket columns are "
-                       "named by their start from the session start.");
-  gaps.notes.push_back(std::to_string(total) + " gaps between kernels; the " + std::to_string(gaps.rows.size()) +
-                       " longest listed. Start is from the session start; CPU activity = API calls and ranges "
-                       "on the GPU's rank's threads, with the share of the gap each covers.");
+  util.notes.push_back(
+      "Busy = at least one kernel running (concurrent kernels count once); bucket columns are "
+      "named by their start from the session start.");
+  gaps.notes.push_back(
+      std::to_string(total) + " gaps between kernels; the " + std::to_string(gaps.rows.size()) +
+      " longest listed. Start is from the session start; CPU activity = API calls and ranges "
+      "on the GPU's rank's threads, with the share of the gap each covers.");
   return {std::move(util), std::move(gaps)};
 }
 
 StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
   auto [start, end] = clippedRange(s, o);
   StatsTable table{"overlap", "Copy time overlapped by compute", {}, {}, {}};
-  table.columns = {col("gpu", "GPU", StatsUnit::Text),           col("copy_kind", "Copies", StatsUnit::Text),
-                   col("count", "Count", StatsUnit::Count),       col("copy_ns", "Copy time", StatsUnit::Duration),
-                   col("overlap_ns", "Overlapped", StatsUnit::Duration), col("overlap_pct", "Overlapped %", StatsUnit::Percent),
-                   col("exposed_ns", "Exposed", StatsUnit::Duration),    col("compute_ns", "Compute time", StatsUnit::Duration)};
+  table.columns = {col("gpu", "GPU", StatsUnit::Text),
+                   col("copy_kind", "Copies", StatsUnit::Text),
+                   col("count", "Count", StatsUnit::Count),
+                   col("copy_ns", "Copy time", StatsUnit::Duration),
+                   col("overlap_ns", "Overlapped", StatsUnit::Duration),
+                   col("overlap_pct", "Overlapped %", StatsUnit::Percent),
+                   col("exposed_ns", "Exposed", StatsUnit::Duration),
+                   col("compute_ns", "Compute time", StatsUnit::Duration)};
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     if (o.device != kNone && d != o.device) continue;
     std::vector<Interval> compute;
@@ -332,42 +376,56 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
     auto addRow = [&](std::string kind, size_t count, std::vector<Interval> iv) {
       mergeIntervals(iv);
       TimeNs copy = coveredLength(iv), overlap = coveredLength(intersectIntervals(iv, compute));
-      table.rows.push_back({s.deviceLabel(d), std::move(kind), static_cast<int64_t>(count), copy, overlap,
-                            copy > 0 ? 100.0 * static_cast<double>(overlap) / static_cast<double>(copy) : 0.0,
-                            copy - overlap, computeTime});
+      table.rows.push_back(
+          {s.deviceLabel(d), std::move(kind), static_cast<int64_t>(count), copy, overlap,
+           copy > 0 ? 100.0 * static_cast<double>(overlap) / static_cast<double>(copy) : 0.0,
+           copy - overlap, computeTime});
     };
     std::vector<Interval> all;
     for (const auto& iv : byKind) all.insert(all.end(), iv.begin(), iv.end());
     if (all.empty() && compute.empty()) continue;
     addRow("all", all.size(), all);
     for (int k = 0; k < kCopyKindCount; ++k) {
-      if (!byKind[k].empty()) addRow(std::string(toString(static_cast<CopyKind>(k))), byKind[k].size(), byKind[k]);
+      if (!byKind[k].empty())
+        addRow(std::string(toString(static_cast<CopyKind>(k))), byKind[k].size(), byKind[k]);
     }
   }
   table.notes.push_back(scopeNote(s, o));
-  table.notes.push_back("Copy and compute time are unions of intervals (concurrent work counts once), clipped to the "
-                        "range; Exposed = copy time with no kernel running on that GPU. Memsets are not counted.");
+  table.notes.push_back(
+      "Copy and compute time are unions of intervals (concurrent work counts once), clipped to the "
+      "range; Exposed = copy time with no kernel running on that GPU. Memsets are not counted.");
   return table;
 }
 
-// Kernel durations in log-spaced bins, four per decade (1 ns, 1.78 ns, 3.16 ns, 5.62 ns, 10 ns, ...),
-// from the shortest kernel's bin to the longest's: the shape of a run's kernels at a glance.
+// Kernel durations in log-spaced bins, four per decade (1 ns, 1.78 ns, 3.16 ns, 5.62 ns, 10 ns,
+// ...), from the shortest kernel's bin to the longest's: the shape of a run's kernels at a glance.
 StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
   constexpr int kPerDecade = 4;
   std::vector<int64_t> durations;
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Kernel || !gpuTrackSelected(t, o)) continue;
-    forEachInRange(t, o.start, o.end, [&](uint32_t e) { durations.push_back(std::max<int64_t>(1, t.hot.end[e] - t.hot.start[e])); });
+    forEachInRange(t, o.start, o.end, [&](uint32_t e) {
+      durations.push_back(std::max<int64_t>(1, t.hot.end[e] - t.hot.start[e]));
+    });
   }
   StatsTable table{"kern_hist", "Kernel durations (log-spaced bins)", {}, {}, {}};
-  table.columns = {col("bin_start_ns", "From", StatsUnit::Duration), col("bin_end_ns", "To", StatsUnit::Duration),
-                   col("count", "Kernels", StatsUnit::Count), col("count_pct", "Kernels %", StatsUnit::Percent),
-                   col("total_ns", "Total time", StatsUnit::Duration), col("time_pct", "Time %", StatsUnit::Percent)};
+  table.columns = {col("bin_start_ns", "From", StatsUnit::Duration),
+                   col("bin_end_ns", "To", StatsUnit::Duration),
+                   col("count", "Kernels", StatsUnit::Count),
+                   col("count_pct", "Kernels %", StatsUnit::Percent),
+                   col("total_ns", "Total time", StatsUnit::Duration),
+                   col("time_pct", "Time %", StatsUnit::Percent)};
   table.notes.push_back(scopeNote(s, o));
-  table.notes.push_back("Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To.");
+  table.notes.push_back(
+      "Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To.");
   if (durations.empty()) return table;
-  auto binOf = [](int64_t d) { return static_cast<int>(std::floor(std::log10(static_cast<double>(d)) * kPerDecade + 1e-9)); };
-  auto edge = [](int bin) { return static_cast<int64_t>(std::llround(std::pow(10.0, static_cast<double>(bin) / kPerDecade))); };
+  auto binOf = [](int64_t d) {
+    return static_cast<int>(std::floor(std::log10(static_cast<double>(d)) * kPerDecade + 1e-9));
+  };
+  auto edge = [](int bin) {
+    return static_cast<int64_t>(
+        std::llround(std::pow(10.0, static_cast<double>(bin) / kPerDecade)));
+  };
   auto [lo, hi] = std::minmax_element(durations.begin(), durations.end());
   const int first = binOf(*lo), last = binOf(*hi);
   std::vector<int64_t> counts(static_cast<size_t>(last - first + 1), 0), totals(counts.size(), 0);
@@ -381,8 +439,9 @@ StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
   const auto n = static_cast<double>(durations.size());
   for (size_t i = 0; i < counts.size(); ++i) {
     int bin = first + static_cast<int>(i);
-    table.rows.push_back({edge(bin), edge(bin + 1), counts[i], 100.0 * static_cast<double>(counts[i]) / n, totals[i],
-                          all > 0 ? 100.0 * static_cast<double>(totals[i]) / static_cast<double>(all) : 0.0});
+    table.rows.push_back(
+        {edge(bin), edge(bin + 1), counts[i], 100.0 * static_cast<double>(counts[i]) / n, totals[i],
+         all > 0 ? 100.0 * static_cast<double>(totals[i]) / static_cast<double>(all) : 0.0});
   }
   return table;
 }
@@ -412,7 +471,9 @@ StatsTable layerSummary(const Session& s, const StatsOptions& o) {
           if (api.hot.start[call] < nvtx.hot.start[e]) return;
           for (auto f = lo; f < hi; ++f) {
             if (s.flows.srcEvent[static_cast<size_t>(f)] != call) continue;
-            layerOf.try_emplace({s.flows.dstTrack[static_cast<size_t>(f)], s.flows.dstEvent[static_cast<size_t>(f)]}, label);
+            layerOf.try_emplace({s.flows.dstTrack[static_cast<size_t>(f)],
+                                 s.flows.dstEvent[static_cast<size_t>(f)]},
+                                label);
           }
         });
       }
@@ -444,39 +505,61 @@ StatsTable layerSummary(const Session& s, const StatsOptions& o) {
     table.rows.push_back(std::move(row));
   }
   table.notes.push_back(scopeNote(s, o));
-  table.notes.push_back(layerOf.empty() ? "No NVTX forward/<layer>, backward/<layer> or update/<layer> range launched a kernel: every kernel is in '(no layer)'."
-                                        : "A kernel counts for the layer range around the API call that launched it.");
+  table.notes.push_back(
+      layerOf.empty()
+          ? "No NVTX forward/<layer>, backward/<layer> or update/<layer> range launched a kernel: "
+            "every kernel is in '(no layer)'."
+          : "A kernel counts for the layer range around the API call that launched it.");
   return table;
 }
 
 }  // namespace
 
-std::span<const StatsReport> allStatsReports() { return kReports; }
+std::span<const StatsReport> allStatsReports() {
+  return kReports;
+}
 
 std::string_view toString(StatsReport r) {
   switch (r) {
-    case StatsReport::KernSum: return "kern_sum";
-    case StatsReport::MemTime: return "mem_time";
-    case StatsReport::MemSize: return "mem_size";
-    case StatsReport::ApiSum: return "api_sum";
-    case StatsReport::GpuUtil: return "gpu_util";
-    case StatsReport::Overlap: return "overlap";
-    case StatsReport::KernHist: return "kern_hist";
-    case StatsReport::LayerSum: return "layer_sum";
+    case StatsReport::KernSum:
+      return "kern_sum";
+    case StatsReport::MemTime:
+      return "mem_time";
+    case StatsReport::MemSize:
+      return "mem_size";
+    case StatsReport::ApiSum:
+      return "api_sum";
+    case StatsReport::GpuUtil:
+      return "gpu_util";
+    case StatsReport::Overlap:
+      return "overlap";
+    case StatsReport::KernHist:
+      return "kern_hist";
+    case StatsReport::LayerSum:
+      return "layer_sum";
   }
   return "kern_sum";
 }
 
 std::string_view describe(StatsReport r) {
   switch (r) {
-    case StatsReport::KernSum: return "GPU kernels by name: time share, total, count, average, median, min, max, std dev";
-    case StatsReport::MemTime: return "copies by kind and memsets: time, count and achieved bandwidth";
-    case StatsReport::MemSize: return "copies by kind and memsets: bytes, count and achieved bandwidth";
-    case StatsReport::ApiSum: return "CUDA API calls by name: time share, total, count and spread";
-    case StatsReport::GpuUtil: return "busy % per GPU and stream over time buckets, and the longest idle gaps";
-    case StatsReport::Overlap: return "copy time overlapped by kernels, per GPU and copy kind";
-    case StatsReport::KernHist: return "kernel durations in log-spaced bins: count and time per bin";
-    case StatsReport::LayerSum: return "GPU kernels by model layer (NVTX forward/<layer>, backward/<layer>, update/<layer> around their launches)";
+    case StatsReport::KernSum:
+      return "GPU kernels by name: time share, total, count, average, median, min, max, std dev";
+    case StatsReport::MemTime:
+      return "copies by kind and memsets: time, count and achieved bandwidth";
+    case StatsReport::MemSize:
+      return "copies by kind and memsets: bytes, count and achieved bandwidth";
+    case StatsReport::ApiSum:
+      return "CUDA API calls by name: time share, total, count and spread";
+    case StatsReport::GpuUtil:
+      return "busy % per GPU and stream over time buckets, and the longest idle gaps";
+    case StatsReport::Overlap:
+      return "copy time overlapped by kernels, per GPU and copy kind";
+    case StatsReport::KernHist:
+      return "kernel durations in log-spaced bins: count and time per bin";
+    case StatsReport::LayerSum:
+      return "GPU kernels by model layer (NVTX forward/<layer>, backward/<layer>, update/<layer> "
+             "around their launches)";
   }
   return "";
 }
@@ -512,10 +595,11 @@ Distribution describeValues(std::vector<int64_t>& v) {
   return d;
 }
 
-Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport report, const StatsOptions& o,
-                                             const Progress& progress) {
+Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport report,
+                                             const StatsOptions& o, const Progress& progress) {
   if (o.device != kNone && o.device >= s.devices.size()) {
-    return Error{"no GPU " + std::to_string(o.device) + ": the session has " + std::to_string(s.devices.size())};
+    return Error{"no GPU " + std::to_string(o.device) + ": the session has " +
+                 std::to_string(s.devices.size())};
   }
   if (o.end <= o.start) return Error{"the range is empty (its end is not after its start)"};
   if (o.buckets < 1 || o.buckets > 1000) return Error{"buckets must be between 1 and 1000"};
@@ -523,17 +607,31 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
   std::vector<StatsTable> out;
   switch (report) {
     case StatsReport::KernSum:
-      out.push_back(nameSummary(s, o, EventKind::Kernel, "kern_sum", "GPU kernels by total time", "Instances"));
+      out.push_back(nameSummary(s, o, EventKind::Kernel, "kern_sum", "GPU kernels by total time",
+                                "Instances"));
       break;
-    case StatsReport::MemTime: out.push_back(memorySummary(s, o, false)); break;
-    case StatsReport::MemSize: out.push_back(memorySummary(s, o, true)); break;
+    case StatsReport::MemTime:
+      out.push_back(memorySummary(s, o, false));
+      break;
+    case StatsReport::MemSize:
+      out.push_back(memorySummary(s, o, true));
+      break;
     case StatsReport::ApiSum:
-      out.push_back(nameSummary(s, o, EventKind::Api, "api_sum", "CUDA API calls by total time", "Calls"));
+      out.push_back(
+          nameSummary(s, o, EventKind::Api, "api_sum", "CUDA API calls by total time", "Calls"));
       break;
-    case StatsReport::GpuUtil: out = gpuUtilisation(s, o, progress); break;
-    case StatsReport::Overlap: out.push_back(copyOverlap(s, o)); break;
-    case StatsReport::KernHist: out.push_back(durationHistogram(s, o)); break;
-    case StatsReport::LayerSum: out.push_back(layerSummary(s, o)); break;
+    case StatsReport::GpuUtil:
+      out = gpuUtilisation(s, o, progress);
+      break;
+    case StatsReport::Overlap:
+      out.push_back(copyOverlap(s, o));
+      break;
+    case StatsReport::KernHist:
+      out.push_back(durationHistogram(s, o));
+      break;
+    case StatsReport::LayerSum:
+      out.push_back(layerSummary(s, o));
+      break;
   }
   if (progress.cancelled()) return Error{"cancelled"};
   progress.update(1.0);

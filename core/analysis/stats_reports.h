@@ -28,16 +28,17 @@ struct StatsOptions {
   // busy time, gaps and overlap are clipped to it.
   TimeNs start = std::numeric_limits<TimeNs>::min();
   TimeNs end = std::numeric_limits<TimeNs>::max();
-  uint32_t device = kNone;  // one GPU (index into Session::devices), or all of them
-  bool perGpu = false;      // kern_sum, mem_time, mem_size: one row per GPU and name
-  int buckets = 10;         // gpu_util: time buckets across the range
+  uint32_t device = kNone;    // one GPU (index into Session::devices), or all of them
+  bool perGpu = false;        // kern_sum, mem_time, mem_size: one row per GPU and name
+  int buckets = 10;           // gpu_util: time buckets across the range
   TimeNs minGap = 1'000'000;  // gpu_util: idle gaps at least this long are listed
   size_t maxGaps = 50;        // ... the longest ones, at most this many
 };
 
 // One table for most reports; gpu_util gives two (utilisation, then idle gaps).
 Result<std::vector<StatsTable>> computeStats(const Session& session, StatsReport report,
-                                             const StatsOptions& options, const Progress& progress = {});
+                                             const StatsOptions& options,
+                                             const Progress& progress = {});
 
 // Count, total, mean, median (mean of the middle two for even counts), min, max and sample
 // standard deviation (n − 1; 0 for one value) of a set of values. Reorders `values`.

@@ -51,7 +51,8 @@ std::string bandwidthText(double bytesPerSecond) {
 std::string rawText(const StatsCell& cell) {
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
   if (const auto* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&cell)) return std::isfinite(*d) ? realText(*d, "%.10g") : "";
+  if (const auto* d = std::get_if<double>(&cell))
+    return std::isfinite(*d) ? realText(*d, "%.10g") : "";
   return {};
 }
 
@@ -59,13 +60,20 @@ std::string rawText(const StatsCell& cell) {
 
 std::string_view toString(StatsUnit unit) {
   switch (unit) {
-    case StatsUnit::Text: return "text";
-    case StatsUnit::Count: return "count";
-    case StatsUnit::Duration: return "ns";
-    case StatsUnit::Timestamp: return "timestamp_ns";
-    case StatsUnit::Percent: return "percent";
-    case StatsUnit::Bytes: return "bytes";
-    case StatsUnit::Bandwidth: return "bytes_per_second";
+    case StatsUnit::Text:
+      return "text";
+    case StatsUnit::Count:
+      return "count";
+    case StatsUnit::Duration:
+      return "ns";
+    case StatsUnit::Timestamp:
+      return "timestamp_ns";
+    case StatsUnit::Percent:
+      return "percent";
+    case StatsUnit::Bytes:
+      return "bytes";
+    case StatsUnit::Bandwidth:
+      return "bytes_per_second";
   }
   return "text";
 }
@@ -78,15 +86,22 @@ std::string formatCell(const StatsCell& cell, StatsUnit unit) {
   if (!std::isfinite(v)) return "-";
   auto asInt = [&] { return static_cast<int64_t>(std::llround(v)); };
   switch (unit) {
-    case StatsUnit::Text: return rawText(cell);
+    case StatsUnit::Text:
+      return rawText(cell);
     case StatsUnit::Count:
-      return std::holds_alternative<int64_t>(cell) ? formatCount(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)))
-                                                    : realText(v, "%.2f");
-    case StatsUnit::Duration: return formatDuration(asInt());
-    case StatsUnit::Timestamp: return formatDuration(asInt());
-    case StatsUnit::Percent: return realText(v, "%.1f %%");
-    case StatsUnit::Bytes: return formatBytes(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)));
-    case StatsUnit::Bandwidth: return bandwidthText(v);
+      return std::holds_alternative<int64_t>(cell)
+                 ? formatCount(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)))
+                 : realText(v, "%.2f");
+    case StatsUnit::Duration:
+      return formatDuration(asInt());
+    case StatsUnit::Timestamp:
+      return formatDuration(asInt());
+    case StatsUnit::Percent:
+      return realText(v, "%.1f %%");
+    case StatsUnit::Bytes:
+      return formatBytes(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)));
+    case StatsUnit::Bandwidth:
+      return bandwidthText(v);
   }
   return rawText(cell);
 }
@@ -171,7 +186,14 @@ std::string statsToJson(const std::vector<StatsTable>& tables) {
     w.key("title").value(t.title);
     w.key("columns").beginArray();
     for (const StatsColumn& c : t.columns) {
-      w.beginObject().key("key").value(c.key).key("title").value(c.title).key("unit").value(toString(c.unit)).endObject();
+      w.beginObject()
+          .key("key")
+          .value(c.key)
+          .key("title")
+          .value(c.title)
+          .key("unit")
+          .value(toString(c.unit))
+          .endObject();
     }
     w.endArray();
     w.key("rows").beginArray();
@@ -180,10 +202,14 @@ std::string statsToJson(const std::vector<StatsTable>& tables) {
       for (size_t c = 0; c < row.size(); ++c) {
         w.key(t.columns[c].key);
         const StatsCell& cell = row[c];
-        if (const auto* s = std::get_if<std::string>(&cell)) w.value(*s);
-        else if (const auto* i = std::get_if<int64_t>(&cell)) w.value(*i);
-        else if (const auto* d = std::get_if<double>(&cell)) w.value(*d);
-        else w.null();
+        if (const auto* s = std::get_if<std::string>(&cell))
+          w.value(*s);
+        else if (const auto* i = std::get_if<int64_t>(&cell))
+          w.value(*i);
+        else if (const auto* d = std::get_if<double>(&cell))
+          w.value(*d);
+        else
+          w.null();
       }
       w.endObject();
     }
@@ -197,17 +223,22 @@ std::string statsToJson(const std::vector<StatsTable>& tables) {
   return w.str() + "\n";
 }
 
-void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before, std::optional<int64_t> after) {
+void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before,
+                  std::optional<int64_t> after) {
   // emplace_back per case: GCC 12 sees a maybe-uninitialized string in a ternary of variants.
   auto add = [&row](bool have, auto value) {
-    if (have) row.emplace_back(value);
-    else row.emplace_back(std::monostate{});
+    if (have)
+      row.emplace_back(value);
+    else
+      row.emplace_back(std::monostate{});
   };
   add(before.has_value(), before.value_or(0));
   add(after.has_value(), after.value_or(0));
   add(before && after, after.value_or(0) - before.value_or(0));
   add(before && after && *before != 0,
-      before && *before != 0 ? 100.0 * static_cast<double>(after.value_or(0) - *before) / static_cast<double>(*before) : 0.0);
+      before && *before != 0
+          ? 100.0 * static_cast<double>(after.value_or(0) - *before) / static_cast<double>(*before)
+          : 0.0);
 }
 
 }  // namespace ts

@@ -30,7 +30,7 @@ struct StatsTable {
   std::vector<std::vector<StatsCell>> rows;
   std::vector<std::string> notes;  // what the numbers mean, what was left out
 
-  double number(size_t row, size_t column) const;  // 0 for text and empty cells
+  double number(size_t row, size_t column) const;     // 0 for text and empty cells
   std::string text(size_t row, size_t column) const;  // the cell in human units
 };
 
@@ -49,6 +49,7 @@ std::string_view toString(StatsUnit unit);
 
 // Appends four cells — before, after, after − before, and that as a percentage of before — each
 // left empty where a side is missing (or before is zero, for the percentage).
-void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before, std::optional<int64_t> after);
+void appendChange(std::vector<StatsCell>& row, std::optional<int64_t> before,
+                  std::optional<int64_t> after);
 
 }  // namespace ts

@@ -32,8 +32,8 @@ struct RawEvent {
   std::string_view ph, cat, name, ts, dur, id, bp, scope;
   std::string_view pid, tid;  // number text, or the string itself
   bool pidIsString = false, tidIsString = false;
-  std::string_view args;      // raw JSON of the args object, empty when absent
-  bool argsParsed = false;    // args already read into parsedArgs (and `args` left empty)
+  std::string_view args;    // raw JSON of the args object, empty when absent
+  bool argsParsed = false;  // args already read into parsedArgs (and `args` left empty)
   KinetoArgs parsedArgs;
 };
 
@@ -126,9 +126,9 @@ class Importer {
   uint32_t lastThread_ = kNone;
   int64_t lastDevice_ = -1, lastStreamId_ = -1;
   uint32_t lastStream_ = kNone;
-  std::vector<char> top_;  // a padded copy of one top-level value being parsed
+  std::vector<char> top_;       // a padded copy of one top-level value being parsed
   std::vector<char> argsCopy_;  // a padded copy of one args object (M and C events)
-  StringPool strings_;  // decoded strings of the current event
+  StringPool strings_;          // decoded strings of the current event
   ImportInfo info_;
   size_t offset_ = 0;
   size_t eventIndex_ = 0;
@@ -146,8 +146,8 @@ class Importer {
     TimeNs start;
     StringId args;
   };
-  std::unordered_map<uint32_t, std::vector<Open>> stacks_;      // B/E per thread
-  std::unordered_map<std::string, SessionBuilder::FlowEnd> flowTails_;  // s/t by (cat, id)
+  std::unordered_map<uint32_t, std::vector<Open>> stacks_;                // B/E per thread
+  std::unordered_map<std::string, SessionBuilder::FlowEnd> flowTails_;    // s/t by (cat, id)
   std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
 };
 
@@ -155,7 +155,8 @@ constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
 // raw_json_token() keeps the whitespace that follows a token.
 std::string_view trimmed(std::string_view raw) {
-  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
+  while (!raw.empty() &&
+         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
     raw.remove_suffix(1);
   }
   return raw;
@@ -257,7 +258,8 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlatio
       std::string_view text;
       if (!isNumber) return fail("args '" + std::string(key) + "' is not an integer");
       if (!c.number(text)) return cursorFail(c);
-      if (!parseJsonInteger(text, dst)) return fail("args '" + std::string(key) + "' is not an integer");
+      if (!parseJsonInteger(text, dst))
+        return fail("args '" + std::string(key) + "' is not an integer");
       return {};
     };
     auto triple = [&](std::array<int64_t, 3>& dst) -> Status {
@@ -274,11 +276,13 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlatio
           return fail("args '" + std::string(key) + "' holds a non-integer");
         }
         if (!c.number(text)) return cursorFail(c);
-        if (!parseJsonInteger(text, x)) return fail("args '" + std::string(key) + "' holds a non-integer");
+        if (!parseJsonInteger(text, x))
+          return fail("args '" + std::string(key) + "' holds a non-integer");
         if (i < 3) dst[i] = x;
         if (c.consume(',')) continue;
         if (c.consume(']')) return {};
-        return c.atEnd() ? cursorFail(c) : fail("expected ',' or ']' in args '" + std::string(key) + "'");
+        return c.atEnd() ? cursorFail(c)
+                         : fail("expected ',' or ']' in args '" + std::string(key) + "'");
       }
     };
     bool skip = false;
@@ -294,18 +298,30 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlatio
       } else {
         skip = true;
       }
-    } else if (key == "device") number = &out.device;
-    else if (key == "stream") number = &out.stream;
-    else if (key == "context") number = &out.context;
-    else if (key == "correlation") number = &out.correlation;
-    else if (key == "registers per thread") number = &out.registers;
-    else if (key == "shared memory") number = &out.sharedMemory;
-    else if (key == "bytes") number = &out.bytes;
-    else if (key == "fromDevice" || key == "src device") number = &out.fromDevice;
-    else if (key == "toDevice" || key == "dst device") number = &out.toDevice;
-    else if (key == "grid") dims = &out.grid;
-    else if (key == "block") dims = &out.block;
-    else skip = true;
+    } else if (key == "device")
+      number = &out.device;
+    else if (key == "stream")
+      number = &out.stream;
+    else if (key == "context")
+      number = &out.context;
+    else if (key == "correlation")
+      number = &out.correlation;
+    else if (key == "registers per thread")
+      number = &out.registers;
+    else if (key == "shared memory")
+      number = &out.sharedMemory;
+    else if (key == "bytes")
+      number = &out.bytes;
+    else if (key == "fromDevice" || key == "src device")
+      number = &out.fromDevice;
+    else if (key == "toDevice" || key == "dst device")
+      number = &out.toDevice;
+    else if (key == "grid")
+      dims = &out.grid;
+    else if (key == "block")
+      dims = &out.block;
+    else
+      skip = true;
     if (number) {
       if (Status st = integer(*number); !st) return st;
     } else if (dims) {
@@ -347,7 +363,8 @@ Status Importer::handle(const RawEvent& e) {
           k.context = ctx;
           k.gridX = static_cast<uint32_t>(a.grid[0]), k.gridY = static_cast<uint32_t>(a.grid[1]);
           k.gridZ = static_cast<uint32_t>(a.grid[2]);
-          k.blockX = static_cast<uint32_t>(a.block[0]), k.blockY = static_cast<uint32_t>(a.block[1]);
+          k.blockX = static_cast<uint32_t>(a.block[0]),
+          k.blockY = static_cast<uint32_t>(a.block[1]);
           k.blockZ = static_cast<uint32_t>(a.block[2]);
           k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(a.registers, 0, 65535));
           // Kineto reports static + dynamic shared memory as one number.
@@ -365,7 +382,8 @@ Status Importer::handle(const RawEvent& e) {
           m.dstDevice = m.dstKind == MemoryKind::Device ? device : -1;
           if (a.fromDevice >= 0) m.srcDevice = static_cast<int32_t>(a.fromDevice);
           if (a.toDevice >= 0) m.dstDevice = static_cast<int32_t>(a.toDevice);
-          if (m.copyKind == CopyKind::DtoD && m.srcDevice != m.dstDevice) m.copyKind = CopyKind::PtoP;
+          if (m.copyKind == CopyKind::DtoD && m.srcDevice != m.dstDevice)
+            m.copyKind = CopyKind::PtoP;
           m.async = 1;
           m.correlation = corr;
           m.context = ctx;
@@ -450,7 +468,8 @@ Status Importer::handle(const RawEvent& e) {
         values.emplace_back(std::string(key), v);
       }
       for (const auto& [key, v] : values) {
-        std::string series = values.size() == 1 ? std::string(e.name) : std::string(e.name) + "." + key;
+        std::string series =
+            values.size() == 1 ? std::string(e.name) : std::string(e.name) + "." + key;
         b_.addCounterSample(series, {}, kNone, p, ts, v);
       }
       return {};
@@ -467,13 +486,17 @@ Status Importer::handle(const RawEvent& e) {
         flowTails_[key] = here;
       } else if (auto it = flowTails_.find(key); it != flowTails_.end()) {
         b_.addFlow(it->second, here);
-        if (ph == 't') it->second = here; else flowTails_.erase(it);
+        if (ph == 't')
+          it->second = here;
+        else
+          flowTails_.erase(it);
       }
       return {};
     }
     case 'b':
     case 'e': {
-      std::string key = std::string(e.cat) + '\x1f' + std::string(e.id) + '\x1f' + std::string(e.name);
+      std::string key =
+          std::string(e.cat) + '\x1f' + std::string(e.id) + '\x1f' + std::string(e.name);
       uint32_t t = thread(e);
       if (ph == 'b') {
         asyncOpen_[key] = {t, {b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)}};
@@ -501,7 +524,8 @@ Status Importer::readEvent(JsonCursor& c) {
     c.skipSpace();
     std::string_view key;
     if (!c.string(key, strings_)) return cursorFail(c);
-    if (!c.consume(':')) return c.atEnd() ? cursorFail(c) : fail("expected ':' after \"" + std::string(key) + "\"");
+    if (!c.consume(':'))
+      return c.atEnd() ? cursorFail(c) : fail("expected ':' after \"" + std::string(key) + "\"");
     c.skipSpace();
     const char first = c.peek();
     // A field read as text: a string, or a number kept as written (converted exactly later).
@@ -521,27 +545,39 @@ Status Importer::readEvent(JsonCursor& c) {
     };
     bool ok = true;
     // Dispatch on length, then bytes: cheaper than a chain of string compares.
-    auto is = [&](const char (&lit)[3]) { return key[0] == lit[0] && key[1] == lit[1]; };
-    auto is3 = [&](const char (&lit)[4]) { return key[0] == lit[0] && key[1] == lit[1] && key[2] == lit[2]; };
+    auto is = [&](const char(&lit)[3]) { return key[0] == lit[0] && key[1] == lit[1]; };
+    auto is3 = [&](const char(&lit)[4]) {
+      return key[0] == lit[0] && key[1] == lit[1] && key[2] == lit[2];
+    };
     const size_t n = key.size();
-    if (n == 2 && is("ph")) ok = text(e.ph, nullptr);
-    else if (n == 3 && is3("cat")) ok = text(e.cat, nullptr);
-    else if (n == 4 && key == "name") ok = text(e.name, nullptr);
-    else if (n == 2 && is("ts")) ok = text(e.ts, nullptr);
-    else if (n == 3 && is3("dur")) ok = text(e.dur, nullptr);
-    else if (n == 2 && is("id")) ok = text(e.id, nullptr);
-    else if (n == 2 && is("bp")) ok = text(e.bp, nullptr);
-    else if (n == 1 && key[0] == 's') ok = text(e.scope, nullptr);
-    else if (n == 3 && is3("pid")) ok = text(e.pid, &e.pidIsString);
-    else if (n == 3 && is3("tid")) ok = text(e.tid, &e.tidIsString);
+    if (n == 2 && is("ph"))
+      ok = text(e.ph, nullptr);
+    else if (n == 3 && is3("cat"))
+      ok = text(e.cat, nullptr);
+    else if (n == 4 && key == "name")
+      ok = text(e.name, nullptr);
+    else if (n == 2 && is("ts"))
+      ok = text(e.ts, nullptr);
+    else if (n == 3 && is3("dur"))
+      ok = text(e.dur, nullptr);
+    else if (n == 2 && is("id"))
+      ok = text(e.id, nullptr);
+    else if (n == 2 && is("bp"))
+      ok = text(e.bp, nullptr);
+    else if (n == 1 && key[0] == 's')
+      ok = text(e.scope, nullptr);
+    else if (n == 3 && is3("pid"))
+      ok = text(e.pid, &e.pidIsString);
+    else if (n == 3 && is3("tid"))
+      ok = text(e.tid, &e.tidIsString);
     else if (n == 4 && key == "args") {
       if (first != '{') return c.atEnd() ? cursorFail(c) : fail("'args' is not an object");
       // Categories whose args are read field by field, not kept as text.
       bool apiCall = e.cat == "cuda_runtime" || e.cat == "Runtime" || e.cat == "cuda_driver";
-      bool readHere = e.ph == "X" && (apiCall || e.cat == "kernel" || e.cat == "Kernel" ||
-                                      e.cat == "gpu_memcpy" || e.cat == "Memcpy" ||
-                                      e.cat == "gpu_memset" || e.cat == "Memset" ||
-                                      e.cat == "gpu_user_annotation" || e.cat == "nvtx");
+      bool readHere =
+          e.ph == "X" && (apiCall || e.cat == "kernel" || e.cat == "Kernel" ||
+                          e.cat == "gpu_memcpy" || e.cat == "Memcpy" || e.cat == "gpu_memset" ||
+                          e.cat == "Memset" || e.cat == "gpu_user_annotation" || e.cat == "nvtx");
       if (readHere) {
         if (Status st = parseArgsObject(c, e.parsedArgs, apiCall); !st) return st;
         e.argsParsed = true;
@@ -570,8 +606,10 @@ Status Importer::readEvent(JsonCursor& c) {
     if (sort) {
       int64_t index = 0;
       if (doc.find_field_unordered("sort_index").get_int64().get(index)) return {};
-      if (e.name == "process_sort_index") processSort_[pid] = index;
-      else threadSort_[std::to_string(pid) + "/" + std::to_string(idOf(syntheticIds_, e.tid))] = index;
+      if (e.name == "process_sort_index")
+        processSort_[pid] = index;
+      else
+        threadSort_[std::to_string(pid) + "/" + std::to_string(idOf(syntheticIds_, e.tid))] = index;
       return {};
     }
     std::string_view name;
@@ -610,7 +648,8 @@ Status Importer::readEventArray(size_t& i) {
       return {};
     }
     offset_ = std::min(c.pos(), json_.size());
-    return fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'" : "expected ',' or ']' between trace events");
+    return fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'"
+                          : "expected ',' or ']' between trace events");
   }
   i = c.pos() + 1;
   return {};
@@ -637,18 +676,30 @@ Status Importer::readDeviceProperties(od::array devices) {
       if (v.type().get(type) || type != od::json_type::number) continue;
       if (v.get_int64().get(n)) continue;
       auto i32 = [&] { return static_cast<int32_t>(std::clamp<int64_t>(n, INT32_MIN, INT32_MAX)); };
-      if (key == "id") id = n;
-      else if (key == "totalGlobalMem") d.memoryBytes = static_cast<uint64_t>(std::max<int64_t>(n, 0));
-      else if (key == "computeMajor") d.computeMajor = i32();
-      else if (key == "computeMinor") d.computeMinor = i32();
-      else if (key == "maxThreadsPerBlock") d.maxThreadsPerBlock = i32();
-      else if (key == "maxThreadsPerMultiprocessor") maxThreadsPerSm = n;
-      else if (key == "regsPerBlock") d.maxRegistersPerBlock = i32();
-      else if (key == "regsPerMultiprocessor") d.maxRegistersPerSm = i32();
-      else if (key == "warpSize") d.warpSize = i32();
-      else if (key == "sharedMemPerBlock") d.maxSharedMemoryPerBlock = i32();
-      else if (key == "sharedMemPerMultiprocessor") d.maxSharedMemoryPerSm = i32();
-      else if (key == "numSms") d.smCount = i32();
+      if (key == "id")
+        id = n;
+      else if (key == "totalGlobalMem")
+        d.memoryBytes = static_cast<uint64_t>(std::max<int64_t>(n, 0));
+      else if (key == "computeMajor")
+        d.computeMajor = i32();
+      else if (key == "computeMinor")
+        d.computeMinor = i32();
+      else if (key == "maxThreadsPerBlock")
+        d.maxThreadsPerBlock = i32();
+      else if (key == "maxThreadsPerMultiprocessor")
+        maxThreadsPerSm = n;
+      else if (key == "regsPerBlock")
+        d.maxRegistersPerBlock = i32();
+      else if (key == "regsPerMultiprocessor")
+        d.maxRegistersPerSm = i32();
+      else if (key == "warpSize")
+        d.warpSize = i32();
+      else if (key == "sharedMemPerBlock")
+        d.maxSharedMemoryPerBlock = i32();
+      else if (key == "sharedMemPerMultiprocessor")
+        d.maxSharedMemoryPerSm = i32();
+      else if (key == "numSms")
+        d.smCount = i32();
     }
     if (id < 0) return fail("deviceProperties entry without an 'id'");
     if (d.warpSize > 0) d.maxWarpsPerSm = static_cast<int32_t>(maxThreadsPerSm / d.warpSize);
@@ -679,10 +730,12 @@ Status Importer::readDistributedInfo(od::object info) {
 // Parses a small value of the top-level object (deviceProperties, distributedInfo, ...) on its own.
 Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
   offset_ = from;
-  top_.assign(json_.begin() + static_cast<std::ptrdiff_t>(from), json_.begin() + static_cast<std::ptrdiff_t>(to));
+  top_.assign(json_.begin() + static_cast<std::ptrdiff_t>(from),
+              json_.begin() + static_cast<std::ptrdiff_t>(to));
   top_.resize(to - from + kPadding, '\0');
   od::document doc;
-  if (auto err = topParser_.iterate(top_.data(), to - from, top_.size()).get(doc)) return simdjsonFail(err);
+  if (auto err = topParser_.iterate(top_.data(), to - from, top_.size()).get(doc))
+    return simdjsonFail(err);
   if (key == "deviceProperties") {
     od::array devices;
     if (doc.get_array().get(devices)) return fail("'deviceProperties' is not an array");
@@ -729,12 +782,15 @@ Status Importer::readTopLevel() {
     }
     if (!c.consume(':')) {
       offset_ = std::min(c.pos(), json_.size());
-      return fail(c.atEnd() ? "truncated: the document ends early" : "expected ':' after \"" + std::string(key) + "\"");
+      return fail(c.atEnd() ? "truncated: the document ends early"
+                            : "expected ':' after \"" + std::string(key) + "\"");
     }
     c.skipSpace();
     offset_ = c.pos();
     if (key == "traceEvents") {
-      if (c.peek() != '[') return fail(c.atEnd() ? "truncated: the document ends early" : "'traceEvents' is not an array");
+      if (c.peek() != '[')
+        return fail(c.atEnd() ? "truncated: the document ends early"
+                              : "'traceEvents' is not an array");
       size_t i = c.pos();
       if (Status st = readEventArray(i); !st) return st;
       c.setPos(i);
@@ -746,7 +802,8 @@ Status Importer::readTopLevel() {
         return fail(c.truncated() ? "truncated: the value of \"" + name + "\" does not end"
                                   : "in the value of \"" + name + "\": " + c.error());
       }
-      if (name == "deviceProperties" || name == "distributedInfo" || name == "baseTimeNanoseconds") {
+      if (name == "deviceProperties" || name == "distributedInfo" ||
+          name == "baseTimeNanoseconds") {
         if (Status st = readTopField(name, from, c.pos()); !st) return st;
       }
     }
@@ -772,7 +829,8 @@ void Importer::applyMetadata() {
     Process& proc = b_.processInfo(p);
     if (proc.rank != rank_) continue;
     if (auto it = processNames_.find(proc.pid); it != processNames_.end()) proc.name = it->second;
-    if (auto it = processSort_.find(proc.pid); it != processSort_.end()) proc.sortIndex = it->second;
+    if (auto it = processSort_.find(proc.pid); it != processSort_.end())
+      proc.sortIndex = it->second;
   }
   for (uint32_t t = 0; t < b_.threadCount(); ++t) {
     Thread& th = b_.threadInfo(t);
@@ -788,7 +846,8 @@ Result<ImportInfo> Importer::run() {
   if (Status st = readTopLevel(); !st) return Error{st.error()};
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {
-    for (const Open& o : stack) b_.addRange(t, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
+    for (const Open& o : stack)
+      b_.addRange(t, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
   }
   applyMetadata();
   info_.firstTimestamp = minTime_ == INT64_MAX ? 0 : minTime_;
@@ -809,8 +868,8 @@ bool looksLikeJson(std::string_view head) {
 }
 
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
-                                          SessionBuilder& builder, uint32_t rank,
-                                          const Progress& progress) {
+                                    SessionBuilder& builder, uint32_t rank,
+                                    const Progress& progress) {
   Importer importer(path, json, builder, rank, progress);
   return importer.run();
 }

@@ -19,7 +19,7 @@ bool looksLikeJson(std::string_view head);
 // Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name
 // `path` and the byte offset of the offending event.
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
-                                          SessionBuilder& builder, uint32_t rank,
-                                          const Progress& progress = {});
+                                    SessionBuilder& builder, uint32_t rank,
+                                    const Progress& progress = {});
 
 }  // namespace ts

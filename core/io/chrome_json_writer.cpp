@@ -12,7 +12,8 @@ namespace ts {
 
 namespace {
 
-// GPU processes of rank r get pids r * kRankPidStride + ordinal; rank 0 keeps Kineto's pid = ordinal.
+// GPU processes of rank r get pids r * kRankPidStride + ordinal; rank 0 keeps Kineto's pid =
+// ordinal.
 constexpr int64_t kRankPidStride = 1000;
 
 bool isKinetoOpCategory(std::string_view domain) {
@@ -48,7 +49,8 @@ class Exporter {
       ns = -ns;
     }
     number(ns / 1000);
-    char frac[5] = {'.', char('0' + ns / 100 % 10), char('0' + ns / 10 % 10), char('0' + ns % 10), 0};
+    char frac[5] = {'.', char('0' + ns / 100 % 10), char('0' + ns / 10 % 10), char('0' + ns % 10),
+                    0};
     out_.append(std::string_view(frac, 4));
   }
   void string(std::string_view text) {
@@ -67,9 +69,15 @@ class Exporter {
       const Thread& th = s_.threads[t.thread];
       const Process& p = s_.processes[th.process];
       key("pid");
-      if (p.pid >= 0) number(p.pid); else string(p.name);
+      if (p.pid >= 0)
+        number(p.pid);
+      else
+        string(p.name);
       key("tid");
-      if (th.tid >= 0) number(th.tid); else string(th.name);
+      if (th.tid >= 0)
+        number(th.tid);
+      else
+        string(th.name);
     } else {
       key("pid");
       number(gpuPid(t.device));
@@ -158,7 +166,9 @@ void Exporter::event(const Track& t, uint32_t i) {
       key("kind");
       string(toString(m.copyKind));
       TimeNs dur = t.hot.end[i] - t.hot.start[i];
-      if (dur > 0) key("memory bandwidth (GB/s)"), real(static_cast<double>(m.bytes) / static_cast<double>(dur));
+      if (dur > 0)
+        key("memory bandwidth (GB/s)"),
+            real(static_cast<double>(m.bytes) / static_cast<double>(dur));
       if (m.copyKind == CopyKind::PtoP) {
         key("fromDevice"), number(m.srcDevice);
         key("toDevice"), number(m.dstDevice);
@@ -178,7 +188,8 @@ void Exporter::event(const Track& t, uint32_t i) {
       return;
     }
     case EventKind::Api:
-      begin('X', t.apis.domain[i] == ApiDomain::Driver ? "cuda_driver" : "cuda_runtime", t.hot.name[i]);
+      begin('X', t.apis.domain[i] == ApiDomain::Driver ? "cuda_driver" : "cuda_runtime",
+            t.hot.name[i]);
       owner(t);
       times(t, i);
       out_.append(",\"args\":{\"correlation\":");
@@ -189,7 +200,9 @@ void Exporter::event(const Track& t, uint32_t i) {
     case EventKind::Nvtx: {
       std::string_view domain = s_.str(t.nvtx.domain[i]);
       bool onStream = t.thread == kNone;
-      std::string_view cat = onStream ? "gpu_user_annotation" : isKinetoOpCategory(domain) ? domain : "nvtx";
+      std::string_view cat = onStream                     ? "gpu_user_annotation"
+                             : isKinetoOpCategory(domain) ? domain
+                                                          : "nvtx";
       if (t.nvtx.isMark[i]) {
         begin('i', cat, t.hot.name[i]);
         owner(t);
@@ -223,7 +236,8 @@ void Exporter::event(const Track& t, uint32_t i) {
 }
 
 void Exporter::metadata() {
-  auto meta = [&](const char* what, auto pid, auto tid, std::string_view name, bool sort, int64_t index) {
+  auto meta = [&](const char* what, auto pid, auto tid, std::string_view name, bool sort,
+                  int64_t index) {
     next();
     out_.append("{\"ph\":\"M\",\"name\":\"");
     out_.append(what);
@@ -254,19 +268,26 @@ void Exporter::metadata() {
   for (const Process& p : s_.processes) {
     auto pid = [&] {
       key("pid");
-      if (p.pid >= 0) number(p.pid); else string(p.name);
+      if (p.pid >= 0)
+        number(p.pid);
+      else
+        string(p.name);
     };
     auto tid0 = [&] { key("tid"), number(0); };
     if (!p.name.empty()) meta("process_name", pid, tid0, p.name, false, 0);
     // Host processes after the GPUs unless the source gave an order.
-    meta("process_sort_index", pid, tid0, {}, true, p.sortIndex ? p.sortIndex : 1'000'000 + std::max<int64_t>(p.pid, 0));
+    meta("process_sort_index", pid, tid0, {}, true,
+         p.sortIndex ? p.sortIndex : 1'000'000 + std::max<int64_t>(p.pid, 0));
   }
   for (const Thread& th : s_.threads) {
     if (th.name.empty() || th.tid < 0) continue;
     const Process& p = s_.processes[th.process];
     auto pid = [&] {
       key("pid");
-      if (p.pid >= 0) number(p.pid); else string(p.name);
+      if (p.pid >= 0)
+        number(p.pid);
+      else
+        string(p.name);
     };
     auto tid = [&] { key("tid"), number(th.tid); };
     meta("thread_name", pid, tid, th.name, false, 0);
@@ -362,7 +383,10 @@ Status Exporter::run() {
         number(gpuPid(c.device));
       } else {
         const Process& p = s_.processes[c.process];
-        if (p.pid >= 0) number(p.pid); else string(p.name);
+        if (p.pid >= 0)
+          number(p.pid);
+        else
+          string(p.name);
       }
       key("ts");
       micros(c.samples.time[i]);

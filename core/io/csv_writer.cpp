@@ -20,16 +20,22 @@ constexpr const char* kHeaders[] = {
     "src_kind,dst_kind,src_device,dst_device",
     "rank,start_ns,end_ns,duration_ns,name,device,stream,correlation,bytes,value,mem_kind",
     "rank,start_ns,end_ns,duration_ns,name,pid,tid,thread_name,domain,correlation,return_code",
-    "rank,start_ns,end_ns,duration_ns,text,pid,tid,thread_name,device,stream,domain,depth,is_mark,color",
+    "rank,start_ns,end_ns,duration_ns,text,pid,tid,thread_name,device,stream,domain,depth,is_mark,"
+    "color",
 };
 
 EventKind kindOf(CsvTable t) {
   switch (t) {
-    case CsvTable::Kernels: return EventKind::Kernel;
-    case CsvTable::Memcpy: return EventKind::Memcpy;
-    case CsvTable::Memset: return EventKind::Memset;
-    case CsvTable::Api: return EventKind::Api;
-    case CsvTable::Nvtx: return EventKind::Nvtx;
+    case CsvTable::Kernels:
+      return EventKind::Kernel;
+    case CsvTable::Memcpy:
+      return EventKind::Memcpy;
+    case CsvTable::Memset:
+      return EventKind::Memset;
+    case CsvTable::Api:
+      return EventKind::Api;
+    case CsvTable::Nvtx:
+      return EventKind::Nvtx;
   }
   return EventKind::Kernel;
 }
@@ -69,7 +75,8 @@ class Rows {
 }  // namespace
 
 std::optional<CsvTable> csvTableFromString(std::string_view name) {
-  for (CsvTable t : {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api, CsvTable::Nvtx}) {
+  for (CsvTable t :
+       {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api, CsvTable::Nvtx}) {
     if (toString(t) == name) return t;
   }
   return std::nullopt;
@@ -77,11 +84,16 @@ std::optional<CsvTable> csvTableFromString(std::string_view name) {
 
 std::string_view toString(CsvTable table) {
   switch (table) {
-    case CsvTable::Kernels: return "kernels";
-    case CsvTable::Memcpy: return "memcpy";
-    case CsvTable::Memset: return "memset";
-    case CsvTable::Api: return "api";
-    case CsvTable::Nvtx: return "nvtx";
+    case CsvTable::Kernels:
+      return "kernels";
+    case CsvTable::Memcpy:
+      return "memcpy";
+    case CsvTable::Memset:
+      return "memset";
+    case CsvTable::Api:
+      return "api";
+    case CsvTable::Nvtx:
+      return "nvtx";
   }
   return "?";
 }
@@ -99,7 +111,8 @@ void appendCsvField(std::string& out, std::string_view field) {
   out += '"';
 }
 
-Status exportCsv(const Session& s, CsvTable table, const std::string& path, const Progress& progress) {
+Status exportCsv(const Session& s, CsvTable table, const std::string& path,
+                 const Progress& progress) {
   const EventKind kind = kindOf(table);
   // Rows of every track of the kind, merged in time order.
   struct Ref {
@@ -109,9 +122,11 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
   std::vector<Ref> refs;
   for (uint32_t t = 0; t < s.tracks.size(); ++t) {
     if (s.tracks[t].kind != kind) continue;
-    for (uint32_t i = 0; i < s.tracks[t].size(); ++i) refs.push_back({s.tracks[t].hot.start[i], t, i});
+    for (uint32_t i = 0; i < s.tracks[t].size(); ++i)
+      refs.push_back({s.tracks[t].hot.start[i], t, i});
   }
-  std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.start < b.start; });
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const Ref& a, const Ref& b) { return a.start < b.start; });
 
   return writeFileAtomically(path, [&](const std::string& temp) -> Status {
     TextSink sink(temp, false);
@@ -122,7 +137,8 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
       const Track& t = s.tracks[refs[r].track];
       const uint32_t i = refs[r].event;
       const bool gpu = t.device != kNone;
-      uint32_t rank = gpu ? s.devices[t.device].rank : s.processes[s.threads[t.thread].process].rank;
+      uint32_t rank =
+          gpu ? s.devices[t.device].rank : s.processes[s.threads[t.thread].process].rank;
       row.field(int64_t{s.ranks[rank].rank});
       row.field(t.hot.start[i]);
       row.field(t.hot.end[i]);
@@ -147,12 +163,16 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
         case EventKind::Kernel: {
           KernelDetail k = t.kernels.row(i);
           gpuColumns(k.correlation);
-          for (uint32_t v : {k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ}) row.field(int64_t{v});
+          for (uint32_t v : {k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ})
+            row.field(int64_t{v});
           row.field(int64_t{k.registersPerThread});
           row.field(int64_t{k.staticSharedMemory});
           row.field(int64_t{k.dynamicSharedMemory});
           row.field(int64_t{k.localMemoryPerThread});
-          if (auto o = theoreticalOccupancy(s.devices[t.device], k)) row.field(o->theoretical); else row.empty();
+          if (auto o = theoreticalOccupancy(s.devices[t.device], k))
+            row.field(o->theoretical);
+          else
+            row.empty();
           row.field(s.str(k.mangled));
           break;
         }
@@ -162,7 +182,10 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
           row.field(toString(m.copyKind));
           row.field(static_cast<int64_t>(m.bytes));
           TimeNs dur = t.hot.end[i] - t.hot.start[i];
-          if (dur > 0) row.field(static_cast<double>(m.bytes) / static_cast<double>(dur)); else row.empty();
+          if (dur > 0)
+            row.field(static_cast<double>(m.bytes) / static_cast<double>(dur));
+          else
+            row.empty();
           row.field(toString(m.srcKind));
           row.field(toString(m.dstKind));
           row.field(int64_t{m.srcDevice});
@@ -185,8 +208,11 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
           break;
         case EventKind::Nvtx:
           threadColumns();
-          if (gpu) row.field(int64_t{s.devices[t.device].ordinal}), row.field(int64_t{s.streams[t.stream].streamId});
-          else row.empty(), row.empty();
+          if (gpu)
+            row.field(int64_t{s.devices[t.device].ordinal}),
+                row.field(int64_t{s.streams[t.stream].streamId});
+          else
+            row.empty(), row.empty();
           row.field(s.str(t.nvtx.domain[i]));
           row.field(int64_t{t.hot.lane[i]});
           row.field(int64_t{t.nvtx.isMark[i]});
@@ -198,7 +224,8 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
             row.empty();
           }
           break;
-        case EventKind::Range: break;
+        case EventKind::Range:
+          break;
       }
       row.end();
       if (line.size() > (1 << 20)) {
@@ -207,7 +234,8 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path, cons
       }
       if ((r & 0xFFFF) == 0) {
         if (progress.cancelled()) return Error{"cancelled"};
-        progress.update(static_cast<double>(r) / static_cast<double>(std::max<size_t>(refs.size(), 1)));
+        progress.update(static_cast<double>(r) /
+                        static_cast<double>(std::max<size_t>(refs.size(), 1)));
       }
     }
     sink.append(line);

@@ -92,7 +92,8 @@ static bool fastMicros(std::string_view s, int64_t& ns) {
   if (i < n) {
     if (s[i] != '.') return false;
     ++i;
-    while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 3) frac = frac * 10 + (s[i++] - '0'), ++digits;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && digits < 3)
+      frac = frac * 10 + (s[i++] - '0'), ++digits;
     if (digits == 0 || i != n) return false;  // more than three decimals or an exponent: slow path
     for (; digits < 3; ++digits) frac *= 10;
   }

@@ -75,7 +75,8 @@ bool JsonCursor::checkUtf8() {
     if ((byte(k) & 0xC0) != 0x80) return fail("invalid UTF-8 in a string");
     cp = (cp << 6) | (byte(k) & 0x3F);
   }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF)) {
     return fail("invalid UTF-8 in a string");
   }
   i_ += n;
@@ -87,11 +88,13 @@ bool JsonCursor::checkUtf8() {
 // bytes compare below 0x20.
 size_t JsonCursor::scanPlain(size_t i) const {
 #ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                space = _mm_set1_epi8(0x20);
   while (i + 16 <= s_.size()) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_.data() + i));
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                                _mm_cmplt_epi8(x, space));
+    __m128i stop =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                     _mm_cmplt_epi8(x, space));
     int mask = _mm_movemask_epi8(stop);
     if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
     i += 16;
@@ -101,7 +104,9 @@ size_t JsonCursor::scanPlain(size_t i) const {
   return i;
 }
 
-bool JsonCursor::string(std::string_view& out, StringPool& pool) { return stringAt(out, &pool); }
+bool JsonCursor::string(std::string_view& out, StringPool& pool) {
+  return stringAt(out, &pool);
+}
 
 bool JsonCursor::stringAt(std::string_view& out, StringPool* pool) {
   if (peek() != '"') return atEnd() ? failAtEnd() : fail("expected a string");
@@ -151,14 +156,30 @@ bool JsonCursor::decodeEscapes(size_t begin, std::string_view& out, std::string*
     char e = s_[i_ + 1];
     i_ += 2;
     switch (e) {
-      case '"': if (scratch) text += '"'; break;
-      case '\\': if (scratch) text += '\\'; break;
-      case '/': if (scratch) text += '/'; break;
-      case 'b': if (scratch) text += '\b'; break;
-      case 'f': if (scratch) text += '\f'; break;
-      case 'n': if (scratch) text += '\n'; break;
-      case 'r': if (scratch) text += '\r'; break;
-      case 't': if (scratch) text += '\t'; break;
+      case '"':
+        if (scratch) text += '"';
+        break;
+      case '\\':
+        if (scratch) text += '\\';
+        break;
+      case '/':
+        if (scratch) text += '/';
+        break;
+      case 'b':
+        if (scratch) text += '\b';
+        break;
+      case 'f':
+        if (scratch) text += '\f';
+        break;
+      case 'n':
+        if (scratch) text += '\n';
+        break;
+      case 'r':
+        if (scratch) text += '\r';
+        break;
+      case 't':
+        if (scratch) text += '\t';
+        break;
       case 'u': {
         auto hex4 = [&](uint32_t& v) {
           if (i_ + 4 > s_.size()) return failAtEnd();
@@ -228,7 +249,9 @@ bool JsonCursor::number(std::string_view& out) {
   return true;
 }
 
-bool JsonCursor::skipValue() { return skipValue(0); }
+bool JsonCursor::skipValue() {
+  return skipValue(0);
+}
 
 bool JsonCursor::skipValue(int depth) {
   skipSpace();
@@ -253,7 +276,8 @@ bool JsonCursor::skipValue(int depth) {
         if (!skipValue(depth + 1)) return false;
         if (consume(',')) continue;
         if (consume(close)) return true;
-        return atEnd() ? failAtEnd() : fail(c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+        return atEnd() ? failAtEnd()
+                       : fail(c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
       }
     }
     case 't':
@@ -261,8 +285,9 @@ bool JsonCursor::skipValue(int depth) {
     case 'n': {
       std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
       if (s_.substr(i_, word.size()) != word) {
-        return s_.size() - i_ < word.size() && word.substr(0, s_.size() - i_) == s_.substr(i_) ? failAtEnd()
-                                                                                             : fail("an unknown literal");
+        return s_.size() - i_ < word.size() && word.substr(0, s_.size() - i_) == s_.substr(i_)
+                   ? failAtEnd()
+                   : fail("an unknown literal");
       }
       i_ += word.size();
       return true;

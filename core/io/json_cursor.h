@@ -36,7 +36,8 @@ class JsonCursor {
   bool atEnd() const { return i_ >= s_.size(); }
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
   void skipSpace() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t'))
+      ++i_;
   }
   // Skips white space, then steps over `c` if it comes next.
   bool consume(char c) {

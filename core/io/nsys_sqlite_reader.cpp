@@ -21,8 +21,12 @@ constexpr const char* kNvtxTable = "NVTX_EVENTS";
 constexpr int64_t kNvtxMark = 34, kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxDomainCreate = 75;
 
 // nsys packs ids: PID = (global >> 24) & 0xFFFFFF, TID = global & 0xFFFFFF.
-int64_t pidOf(int64_t global) { return (global >> 24) & 0xFFFFFF; }
-int64_t tidOf(int64_t global) { return global & 0xFFFFFF; }
+int64_t pidOf(int64_t global) {
+  return (global >> 24) & 0xFFFFFF;
+}
+int64_t tidOf(int64_t global) {
+  return global & 0xFFFFFF;
+}
 
 // nsys memory kinds: 0 pageable, 1 pinned, 2 device, 3 array, 4 managed, 5 device static,
 // 6 managed static, 7 unknown (not CUPTI's numbering).
@@ -34,14 +38,20 @@ bool memoryKindFromNsys(int64_t v, MemoryKind& out) {
 
 const char* memoryKindWord(MemoryKind k) {
   switch (k) {
-    case MemoryKind::Pageable: return "Pageable";
-    case MemoryKind::Pinned: return "Pinned";
+    case MemoryKind::Pageable:
+      return "Pageable";
+    case MemoryKind::Pinned:
+      return "Pinned";
     case MemoryKind::Device:
-    case MemoryKind::DeviceStatic: return "Device";
-    case MemoryKind::Array: return "Array";
+    case MemoryKind::DeviceStatic:
+      return "Device";
+    case MemoryKind::Array:
+      return "Array";
     case MemoryKind::Managed:
-    case MemoryKind::ManagedStatic: return "Managed";
-    case MemoryKind::Unknown: break;
+    case MemoryKind::ManagedStatic:
+      return "Managed";
+    case MemoryKind::Unknown:
+      break;
   }
   return "Unknown";
 }
@@ -50,13 +60,34 @@ const char* memoryKindWord(MemoryKind k) {
 bool copyKindFromNsys(int64_t v, CopyKind& out, bool& uvm) {
   uvm = v >= 11 && v <= 13;
   switch (v) {
-    case 1: case 11: out = CopyKind::HtoD; return true;
-    case 2: case 12: out = CopyKind::DtoH; return true;
-    case 8: case 13: out = CopyKind::DtoD; return true;
-    case 9: out = CopyKind::HtoH; return true;
-    case 10: out = CopyKind::PtoP; return true;
-    case 0: case 3: case 4: case 5: case 6: case 7: out = CopyKind::Other; return true;
-    default: return false;
+    case 1:
+    case 11:
+      out = CopyKind::HtoD;
+      return true;
+    case 2:
+    case 12:
+      out = CopyKind::DtoH;
+      return true;
+    case 8:
+    case 13:
+      out = CopyKind::DtoD;
+      return true;
+    case 9:
+      out = CopyKind::HtoH;
+      return true;
+    case 10:
+      out = CopyKind::PtoP;
+      return true;
+    case 0:
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+      out = CopyKind::Other;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -87,7 +118,8 @@ class NsysImporter {
   // A SELECT of `wanted` columns (rowid first); missing optional columns read as NULL, missing
   // required ones are an error.
   Result<SqliteStatement> select(const std::string& table, const std::vector<std::string>& required,
-                                 const std::vector<std::string>& optional, const std::string& tail = {});
+                                 const std::vector<std::string>& optional,
+                                 const std::string& tail = {});
   Status readStrings();
   Status readMetadata();
   Status readTargets();
@@ -147,7 +179,8 @@ Result<SqliteStatement> NsysImporter::select(const std::string& table,
 Status NsysImporter::string(const std::string& table, int64_t rowid, int64_t id,
                             std::string_view& out) const {
   auto it = strings_.find(id);
-  if (it == strings_.end()) return fail(table, rowid, "string id " + std::to_string(id) + " is not in StringIds");
+  if (it == strings_.end())
+    return fail(table, rowid, "string id " + std::to_string(id) + " is not in StringIds");
   out = it->second;
   return {};
 }
@@ -175,16 +208,18 @@ Status NsysImporter::readMetadata() {
 
 Status NsysImporter::readTargets() {
   if (db_.hasTable("TARGET_INFO_GPU")) {
-    auto q = select("TARGET_INFO_GPU", {"id"},
-                    {"name", "uuid", "smCount", "totalMemory", "memoryBandwidth", "clockRate",
-                     "maxWarpsPerSm", "maxBlocksPerSm", "maxShmemPerSm", "maxRegistersPerSm",
-                     "computeMajor", "computeMinor"});
+    auto q = select(
+        "TARGET_INFO_GPU", {"id"},
+        {"name", "uuid", "smCount", "totalMemory", "memoryBandwidth", "clockRate", "maxWarpsPerSm",
+         "maxBlocksPerSm", "maxShmemPerSm", "maxRegistersPerSm", "computeMajor", "computeMinor"});
     if (!q) return Error{q.error()};
     while (q->step()) {
       Device d;
       d.name = q->text(2);
       d.uuid = q->text(3);
-      auto i32 = [&](int c) { return static_cast<int32_t>(std::clamp<int64_t>(q->int64(c), 0, INT32_MAX)); };
+      auto i32 = [&](int c) {
+        return static_cast<int32_t>(std::clamp<int64_t>(q->int64(c), 0, INT32_MAX));
+      };
       d.smCount = i32(4);
       d.memoryBytes = static_cast<uint64_t>(std::max<int64_t>(q->int64(5), 0));
       d.memoryBandwidthBytesPerSecond = static_cast<uint64_t>(std::max<int64_t>(q->int64(6), 0));
@@ -229,7 +264,8 @@ uint32_t NsysImporter::device(int64_t globalPid, int64_t deviceId) {
   return d;
 }
 
-uint32_t NsysImporter::stream(int64_t globalPid, int64_t deviceId, int64_t contextId, int64_t streamId) {
+uint32_t NsysImporter::stream(int64_t globalPid, int64_t deviceId, int64_t contextId,
+                              int64_t streamId) {
   uint32_t d = device(globalPid, deviceId);
   uint32_t s = b_.stream(d, static_cast<uint32_t>(streamId));
   Stream& st = b_.streamInfo(s);
@@ -301,7 +337,8 @@ Status NsysImporter::readKernels() {
     k.launchType = static_cast<uint8_t>(q->int64(21));
     k.graphId = static_cast<uint32_t>(q->int64(22));
     k.context = static_cast<uint32_t>(q->int64(4));
-    b_.addKernel(stream(globalPid, q->int64(3), q->int64(4), q->int64(5)), start, end, b_.intern(name), k);
+    b_.addKernel(stream(globalPid, q->int64(3), q->int64(4), q->int64(5)), start, end,
+                 b_.intern(name), k);
     sawTime(start);
     ++info_.events;
   }
@@ -311,8 +348,9 @@ Status NsysImporter::readKernels() {
 
 Status NsysImporter::readMemcpys() {
   if (!db_.hasTable(kMemcpyTable)) return {};
-  auto q = select(kMemcpyTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
-                  {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"});
+  auto q = select(
+      kMemcpyTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
+      {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"});
   if (!q) return Error{q.error()};
   while (q->step()) {
     int64_t row = q->int64(0);
@@ -334,15 +372,23 @@ Status NsysImporter::readMemcpys() {
       return fail(kMemcpyTable, row, "unknown dstKind " + std::to_string(q->int64(11)));
     }
     const int64_t deviceId = q->int64(3);
-    auto onDevice = [](MemoryKind k) { return k == MemoryKind::Device || k == MemoryKind::DeviceStatic || k == MemoryKind::Array; };
-    m.srcDevice = !q->isNull(12) ? static_cast<int32_t>(q->int64(12)) : onDevice(m.srcKind) ? static_cast<int32_t>(deviceId) : -1;
-    m.dstDevice = !q->isNull(13) ? static_cast<int32_t>(q->int64(13)) : onDevice(m.dstKind) ? static_cast<int32_t>(deviceId) : -1;
+    auto onDevice = [](MemoryKind k) {
+      return k == MemoryKind::Device || k == MemoryKind::DeviceStatic || k == MemoryKind::Array;
+    };
+    m.srcDevice = !q->isNull(12)        ? static_cast<int32_t>(q->int64(12))
+                  : onDevice(m.srcKind) ? static_cast<int32_t>(deviceId)
+                                        : -1;
+    m.dstDevice = !q->isNull(13)        ? static_cast<int32_t>(q->int64(13))
+                  : onDevice(m.dstKind) ? static_cast<int32_t>(deviceId)
+                                        : -1;
     m.async = 1;
     m.context = static_cast<uint32_t>(q->int64(4));
     std::string kind(toString(m.copyKind));
     std::string name = uvm ? "Unified Memory " + kind
-                           : "Memcpy " + kind + " (" + memoryKindWord(m.srcKind) + " -> " + memoryKindWord(m.dstKind) + ")";
-    b_.addMemcpy(stream(globalPid, deviceId, q->int64(4), q->int64(5)), start, end, b_.intern(name), m);
+                           : "Memcpy " + kind + " (" + memoryKindWord(m.srcKind) + " -> " +
+                                 memoryKindWord(m.dstKind) + ")";
+    b_.addMemcpy(stream(globalPid, deviceId, q->int64(4), q->int64(5)), start, end, b_.intern(name),
+                 m);
     sawTime(start);
     ++info_.events;
   }
@@ -369,7 +415,8 @@ Status NsysImporter::readMemsets() {
     }
     m.context = static_cast<uint32_t>(q->int64(4));
     std::string name = std::string("Memset (") + memoryKindWord(m.memKind) + ")";
-    b_.addMemset(stream(q->int64(8), q->int64(3), q->int64(4), q->int64(5)), start, end, b_.intern(name), m);
+    b_.addMemset(stream(q->int64(8), q->int64(3), q->int64(4), q->int64(5)), start, end,
+                 b_.intern(name), m);
     sawTime(start);
     ++info_.events;
   }
@@ -398,7 +445,8 @@ Status NsysImporter::readApi(const char* table, ApiDomain domain) {
 
 Status NsysImporter::readNvtx() {
   if (!db_.hasTable(kNvtxTable)) return {};
-  auto q = select(kNvtxTable, {"start", "eventType"}, {"end", "text", "textId", "globalTid", "color", "domainId"},
+  auto q = select(kNvtxTable, {"start", "eventType"},
+                  {"end", "text", "textId", "globalTid", "color", "domainId"},
                   "ORDER BY eventType <> 75");  // domain names first
   if (!q) return Error{q.error()};
   std::unordered_map<int64_t, StringId> domains;
@@ -466,7 +514,8 @@ Result<ImportInfo> NsysImporter::run() {
 }  // namespace
 
 bool isNsysExport(SqliteDb& db) {
-  for (const char* table : {"StringIds", "TARGET_INFO_GPU", kKernelTable, kMemcpyTable, kRuntimeTable, kNvtxTable}) {
+  for (const char* table :
+       {"StringIds", "TARGET_INFO_GPU", kKernelTable, kMemcpyTable, kRuntimeTable, kNvtxTable}) {
     if (db.hasTable(table)) return true;
   }
   return false;

@@ -8,9 +8,9 @@
 #include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
 #include "io/nsys_sqlite_reader.h"
+#include "io/session_merge.h"
 #include "io/sqlite_db.h"
 #include "io/text_file.h"
-#include "io/session_merge.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
 
@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 std::string fileStem(const std::string& path) {
   std::string name = fs::path(path).filename().string();
   for (const char* ext : {".gz", ".json", ".trace", ".pt"}) {
-    if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
+    if (name.size() > std::strlen(ext) && name.ends_with(ext))
+      name.resize(name.size() - std::strlen(ext));
   }
   return name;
 }
@@ -46,7 +47,8 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
       return appendSession(path, **session, b, rank, info);
     }
     if (!isNsysExport(db.value())) {
-      return Error{path + ": an SQLite database but neither a Tensorscope session nor an Nsight "
+      return Error{path +
+                   ": an SQLite database but neither a Tensorscope session nor an Nsight "
                    "Systems export (no StringIds, TARGET_INFO_GPU or CUPTI_ACTIVITY_KIND_* table)"};
     }
     auto imported = importNsysSqlite(path, db.value(), b, rank, progress);
@@ -59,7 +61,8 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   std::string_view head = text->view().substr(0, 256);
   if (!looksLikeJson(head)) {
     if (text->size() == 0) return Error{path + ": the file is empty"};
-    return Error{path + ": unrecognised format (not a Tensorscope session, an Nsight Systems SQLite "
+    return Error{path +
+                 ": unrecognised format (not a Tensorscope session, an Nsight Systems SQLite "
                  "export or a Chrome/Kineto JSON trace" +
                  std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
@@ -95,15 +98,19 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   const double share = 0.9 / static_cast<double>(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     uint32_t rank = b.rank(static_cast<int32_t>(i));
-    if (Status st = importTrace(paths[i], b, rank, infos[i], stage(progress, share * i, share * (i + 1))); !st) {
+    if (Status st =
+            importTrace(paths[i], b, rank, infos[i], stage(progress, share * i, share * (i + 1)));
+        !st) {
       return Error{st.error()};
     }
   }
   if (paths.size() > 1) {
-    bool absolute = std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
+    bool absolute =
+        std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
     TimeNs earliest = INT64_MAX;
     for (size_t i = 0; i < paths.size(); ++i) {
-      earliest = std::min(earliest, infos[i].firstTimestamp + b.rankInfo(static_cast<uint32_t>(i)).clockOffsetNs);
+      earliest = std::min(
+          earliest, infos[i].firstTimestamp + b.rankInfo(static_cast<uint32_t>(i)).clockOffsetNs);
     }
     for (size_t i = 0; i < paths.size(); ++i) {
       Rank& r = b.rankInfo(static_cast<uint32_t>(i));
@@ -124,7 +131,8 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
 Status writeSessionFile(const Session& session, const std::string& path,
                         const WriteOptions& options, const Progress& progress) {
   auto endsWith = [&](std::string_view suffix) {
-    return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (endsWith(".tscope")) return saveSession(session, path, progress);
   if (endsWith(".json") || endsWith(".json.gz")) return exportChromeJson(session, path, progress);

@@ -25,8 +25,7 @@ Result<SessionPtr> openSessionFile(const std::string& path, const Progress& prog
 // "rank r / host", clocks aligned on absolute timestamps when every file has them, else on each
 // file's first event; then shifted by `options.shiftNs`.
 Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
-                                    const OpenOptions& options = {},
-                                    const Progress& progress = {});
+                                    const OpenOptions& options = {}, const Progress& progress = {});
 
 struct WriteOptions {
   CsvTable csvTable = CsvTable::Kernels;  // the table a .csv file holds

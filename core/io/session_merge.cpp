@@ -11,7 +11,8 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
                  " ranks; open it alone, or combine single-rank files"};
   }
   auto str = [&](StringId id) { return b.intern(src.str(id)); };
-  std::vector<uint32_t> devices(src.devices.size()), processes(src.processes.size()), threads(src.threads.size());
+  std::vector<uint32_t> devices(src.devices.size()), processes(src.processes.size()),
+      threads(src.threads.size());
   std::vector<uint32_t> contexts(src.contexts.size()), streams(src.streams.size());
   for (size_t d = 0; d < src.devices.size(); ++d) {
     devices[d] = b.device(rank, src.devices[d].ordinal);
@@ -33,7 +34,8 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
   }
   for (size_t c = 0; c < src.contexts.size(); ++c) {
     contexts[c] = b.context(devices[src.contexts[c].device], src.contexts[c].contextId);
-    if (src.contexts[c].process != kNone) b.contextInfo(contexts[c]).process = processes[src.contexts[c].process];
+    if (src.contexts[c].process != kNone)
+      b.contextInfo(contexts[c]).process = processes[src.contexts[c].process];
   }
   for (size_t s = 0; s < src.streams.size(); ++s) {
     const Stream& from = src.streams[s];
@@ -61,20 +63,28 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
           ref = b.addKernel(stream, a, z, name, d);
           break;
         }
-        case EventKind::Memcpy: ref = b.addMemcpy(stream, a, z, name, t.memcpys.row(e)); break;
-        case EventKind::Memset: ref = b.addMemset(stream, a, z, name, t.memsets.row(e)); break;
-        case EventKind::Api: ref = b.addApi(thread, a, z, name, t.apis.row(e)); break;
+        case EventKind::Memcpy:
+          ref = b.addMemcpy(stream, a, z, name, t.memcpys.row(e));
+          break;
+        case EventKind::Memset:
+          ref = b.addMemset(stream, a, z, name, t.memsets.row(e));
+          break;
+        case EventKind::Api:
+          ref = b.addApi(thread, a, z, name, t.apis.row(e));
+          break;
         case EventKind::Nvtx: {
           NvtxDetail d = t.nvtx.row(e);
           d.domain = str(d.domain);
-          ref = stream != kNone ? b.addStreamNvtx(stream, a, z, name, d) : b.addNvtx(thread, a, z, name, d);
+          ref = stream != kNone ? b.addStreamNvtx(stream, a, z, name, d)
+                                : b.addNvtx(thread, a, z, name, d);
           break;
         }
         case EventKind::Range: {
           RangeDetail d = t.ranges.row(e);
           d.category = str(d.category);
           d.args = str(d.args);
-          ref = stream != kNone ? b.addStreamRange(stream, a, z, name, d) : b.addRange(thread, a, z, name, d);
+          ref = stream != kNone ? b.addStreamRange(stream, a, z, name, d)
+                                : b.addRange(thread, a, z, name, d);
           break;
         }
       }
@@ -82,12 +92,14 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
     }
   }
   for (size_t f = 0; f < src.flows.srcTrack.size(); ++f) {
-    b.addFlow(refs[src.flows.srcTrack[f]][src.flows.srcEvent[f]], refs[src.flows.dstTrack[f]][src.flows.dstEvent[f]]);
+    b.addFlow(refs[src.flows.srcTrack[f]][src.flows.srcEvent[f]],
+              refs[src.flows.dstTrack[f]][src.flows.dstEvent[f]]);
   }
   for (const CounterTrack& c : src.counters) {
     uint32_t device = c.device != kNone ? devices[c.device] : kNone;
     uint32_t process = c.process != kNone ? processes[c.process] : kNone;
-    for (size_t i = 0; i < c.size(); ++i) b.addCounterSample(c.name, c.unit, device, process, c.samples.time[i], c.samples.value[i]);
+    for (size_t i = 0; i < c.size(); ++i)
+      b.addCounterSample(c.name, c.unit, device, process, c.samples.time[i], c.samples.value[i]);
   }
   for (const SourceFile& s : src.provenance.sources) b.provenance().sources.push_back(s);
   info.events = src.eventCount();

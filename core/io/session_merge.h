@@ -11,7 +11,7 @@
 namespace ts {
 
 // `path` names the file in errors. A session that already holds several ranks is refused.
-Status appendSession(const std::string& path, const Session& source, SessionBuilder& b, uint32_t rank,
-                     ImportInfo& info);
+Status appendSession(const std::string& path, const Session& source, SessionBuilder& b,
+                     uint32_t rank, ImportInfo& info);
 
 }  // namespace ts

@@ -26,8 +26,12 @@ SqliteStatement::~SqliteStatement() {
   if (stmt_) sqlite3_finalize(stmt_);
 }
 
-void SqliteStatement::bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
-void SqliteStatement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+void SqliteStatement::bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+void SqliteStatement::bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+}
 void SqliteStatement::bind(int index, std::string_view text) {
   // An empty string_view may have a null data(): SQLite would store NULL, not ''.
   sqlite3_bind_text(stmt_, index, text.data() ? text.data() : "", static_cast<int>(text.size()),
@@ -37,9 +41,14 @@ void SqliteStatement::bindBlob(int index, std::span<const uint8_t> bytes) {
   // SQLITE_STATIC: callers keep the bytes alive until step() returns.
   sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_STATIC);
 }
-void SqliteStatement::bindNull(int index) { sqlite3_bind_null(stmt_, index); }
+void SqliteStatement::bindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+}
 void SqliteStatement::bindRef(int index, uint32_t ref) {
-  if (ref == kNone) bindNull(index); else bind(index, static_cast<int64_t>(ref));
+  if (ref == kNone)
+    bindNull(index);
+  else
+    bind(index, static_cast<int64_t>(ref));
 }
 
 bool SqliteStatement::step() {
@@ -54,8 +63,12 @@ void SqliteStatement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-int64_t SqliteStatement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
-double SqliteStatement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+int64_t SqliteStatement::int64(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+double SqliteStatement::real(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
 std::string SqliteStatement::text(int column) const {
   const unsigned char* p = sqlite3_column_text(stmt_, column);
   int n = sqlite3_column_bytes(stmt_, column);
@@ -119,7 +132,9 @@ bool SqliteDb::hasTable(std::string_view name) {
   return stmt->step();
 }
 
-std::string SqliteDb::lastError() const { return db_ ? sqlite3_errmsg(db_) : "no database"; }
+std::string SqliteDb::lastError() const {
+  return db_ ? sqlite3_errmsg(db_) : "no database";
+}
 
 Status SqliteDb::close() {
   if (!db_) return {};

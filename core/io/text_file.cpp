@@ -6,7 +6,6 @@
 #include <zlib.h>
 
 #include <cerrno>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -105,7 +104,8 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
     }
     file.size_ += static_cast<size_t>(got);
     if (onDisk > 0) {
-      progress.update(std::min(1.0, static_cast<double>(gzoffset(gz)) / static_cast<double>(onDisk)));
+      progress.update(
+          std::min(1.0, static_cast<double>(gzoffset(gz)) / static_cast<double>(onDisk)));
     }
     if (got == 0) break;
   }

@@ -29,8 +29,8 @@ void TextSink::flush() {
     if (file_ && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
       error_ = std::string("write failed: ") + std::strerror(errno);
     }
-    if (gz_ && gzwrite(static_cast<gzFile>(gz_), buffer_.data(), static_cast<unsigned>(buffer_.size())) !=
-                   static_cast<int>(buffer_.size())) {
+    if (gz_ && gzwrite(static_cast<gzFile>(gz_), buffer_.data(),
+                       static_cast<unsigned>(buffer_.size())) != static_cast<int>(buffer_.size())) {
       error_ = "compressed write failed";
     }
   }
@@ -40,7 +40,8 @@ void TextSink::flush() {
 Status TextSink::finish() {
   flush();
   if (file_) {
-    if (std::fclose(file_) != 0 && error_.empty()) error_ = std::string("close failed: ") + std::strerror(errno);
+    if (std::fclose(file_) != 0 && error_.empty())
+      error_ = std::string("close failed: ") + std::strerror(errno);
     file_ = nullptr;
   }
   if (gz_) {

@@ -54,8 +54,10 @@ Status checkHeader(const std::string& path) {
   uint64_t pages = bigEndian(header.data() + 28, 4);
   bool pagesValid = bigEndian(header.data() + 24, 4) == bigEndian(header.data() + 92, 4);
   if (pagesValid && pages > 0 && size < pageSize * pages) {
-    return Error{"truncated: " + std::to_string(size) + " bytes on disk, the database header "
-                 "says " + std::to_string(pageSize * pages)};
+    return Error{"truncated: " + std::to_string(size) +
+                 " bytes on disk, the database header "
+                 "says " +
+                 std::to_string(pageSize * pages)};
   }
   return {};
 }
@@ -131,8 +133,7 @@ class Reader {
   Status readMeta();
   Status readEntities();
   Status readColumns();
-  Status eachRow(std::string_view sql,
-                 const std::function<Status(SqliteStatement&, size_t)>& row);
+  Status eachRow(std::string_view sql, const std::function<Status(SqliteStatement&, size_t)>& row);
 
   SqliteDb& db_;
   const Progress& progress_;
@@ -174,15 +175,24 @@ Status Reader::readMeta() {
   Provenance& p = s_->provenance;
   while (stmt->step()) {
     std::string key = stmt->text(0), value = stmt->text(1);
-    if (key == "format") format = value;
-    else if (key == "schema_version") version = std::atoll(value.c_str());
-    else if (key == "tool_version") p.toolVersion = value;
-    else if (key == "created_utc") p.createdUtc = value;
-    else if (key == "capture_command") p.captureCommand = value;
-    else if (key == "incomplete") p.incomplete = value == "1";
-    else if (key == "exit_code") p.exitCode = std::atoi(value.c_str());
-    else if (key == "dropped_records") p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
-    else if (key == "flow_count") flowCount_ = std::strtoull(value.c_str(), nullptr, 10);
+    if (key == "format")
+      format = value;
+    else if (key == "schema_version")
+      version = std::atoll(value.c_str());
+    else if (key == "tool_version")
+      p.toolVersion = value;
+    else if (key == "created_utc")
+      p.createdUtc = value;
+    else if (key == "capture_command")
+      p.captureCommand = value;
+    else if (key == "incomplete")
+      p.incomplete = value == "1";
+    else if (key == "exit_code")
+      p.exitCode = std::atoi(value.c_str());
+    else if (key == "dropped_records")
+      p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "flow_count")
+      flowCount_ = std::strtoull(value.c_str(), nullptr, 10);
   }
   if (Status st = stmt->status(); !st) return st;
   if (format != kTscopeFormatName) {
@@ -214,18 +224,19 @@ Status Reader::readEntities() {
                  return {};
                });
   if (!st) return Error{"sources: " + st.error()};
-  st = eachRow("SELECT id, rank, host, label, clock_offset_ns FROM ranks ORDER BY id",
-               [&](SqliteStatement& q, size_t) -> Status {
-                 s.ranks.push_back({static_cast<int32_t>(q.int64(1)), q.text(2), q.text(3),
-                                    q.int64(4)});
-                 return {};
-               });
+  st = eachRow(
+      "SELECT id, rank, host, label, clock_offset_ns FROM ranks ORDER BY id",
+      [&](SqliteStatement& q, size_t) -> Status {
+        s.ranks.push_back({static_cast<int32_t>(q.int64(1)), q.text(2), q.text(3), q.int64(4)});
+        return {};
+      });
   if (!st) return Error{"ranks: " + st.error()};
   st = eachRow(
       "SELECT id, rank, ordinal, name, uuid, compute_major, compute_minor, sm_count, "
       "memory_bytes, memory_bandwidth_bytes_per_s, clock_khz, max_warps_per_sm, "
       "max_blocks_per_sm, max_threads_per_block, max_registers_per_sm, max_registers_per_block, "
-      "max_shared_memory_per_sm, max_shared_memory_per_block, warp_size FROM devices ORDER BY id", [&](SqliteStatement& q, size_t) -> Status {
+      "max_shared_memory_per_sm, max_shared_memory_per_block, warp_size FROM devices ORDER BY id",
+      [&](SqliteStatement& q, size_t) -> Status {
         Device d;
         d.rank = q.ref(1);
         d.ordinal = static_cast<int32_t>(q.int64(2));
@@ -292,19 +303,18 @@ Status Reader::readEntities() {
                  return {};
                });
   if (!st) return Error{"tracks: " + st.error()};
-  st = eachRow(
-      "SELECT id, name, unit, device, process, sample_count FROM counters ORDER BY id",
-      [&](SqliteStatement& q, size_t) -> Status {
-        if (q.int64(5) < 0) return Error{"invalid sample count"};
-        CounterTrack c;
-        c.name = q.text(1);
-        c.unit = q.text(2);
-        c.device = q.ref(3);
-        c.process = q.ref(4);
-        s.counters.push_back(std::move(c));
-        counterCounts_.push_back(static_cast<size_t>(q.int64(5)));
-        return {};
-      });
+  st = eachRow("SELECT id, name, unit, device, process, sample_count FROM counters ORDER BY id",
+               [&](SqliteStatement& q, size_t) -> Status {
+                 if (q.int64(5) < 0) return Error{"invalid sample count"};
+                 CounterTrack c;
+                 c.name = q.text(1);
+                 c.unit = q.text(2);
+                 c.device = q.ref(3);
+                 c.process = q.ref(4);
+                 s.counters.push_back(std::move(c));
+                 counterCounts_.push_back(static_cast<size_t>(q.int64(5)));
+                 return {};
+               });
   if (!st) return Error{"counters: " + st.error()};
   return {};
 }
@@ -317,12 +327,24 @@ Status Reader::readColumns() {
     Track& t = s.tracks[i];
     addSlots(t.hot, trackCounts_[i], true, trackSlots[i]);
     switch (t.kind) {
-      case EventKind::Kernel: addSlots(t.kernels, trackCounts_[i], false, trackSlots[i]); break;
-      case EventKind::Memcpy: addSlots(t.memcpys, trackCounts_[i], false, trackSlots[i]); break;
-      case EventKind::Memset: addSlots(t.memsets, trackCounts_[i], false, trackSlots[i]); break;
-      case EventKind::Api: addSlots(t.apis, trackCounts_[i], false, trackSlots[i]); break;
-      case EventKind::Nvtx: addSlots(t.nvtx, trackCounts_[i], false, trackSlots[i]); break;
-      case EventKind::Range: addSlots(t.ranges, trackCounts_[i], false, trackSlots[i]); break;
+      case EventKind::Kernel:
+        addSlots(t.kernels, trackCounts_[i], false, trackSlots[i]);
+        break;
+      case EventKind::Memcpy:
+        addSlots(t.memcpys, trackCounts_[i], false, trackSlots[i]);
+        break;
+      case EventKind::Memset:
+        addSlots(t.memsets, trackCounts_[i], false, trackSlots[i]);
+        break;
+      case EventKind::Api:
+        addSlots(t.apis, trackCounts_[i], false, trackSlots[i]);
+        break;
+      case EventKind::Nvtx:
+        addSlots(t.nvtx, trackCounts_[i], false, trackSlots[i]);
+        break;
+      case EventKind::Range:
+        addSlots(t.ranges, trackCounts_[i], false, trackSlots[i]);
+        break;
     }
   }
   std::vector<std::vector<ColumnSlot>> counterSlots(s.counters.size());
@@ -395,8 +417,8 @@ Status Reader::readColumns() {
     for (const ColumnSlot& c : slots) {
       bool absent = c.filled == 0 && !c.required;  // a column older files lack reads as zeros
       if (c.filled != c.count && !absent) {
-        return Error{owner + ": column '" + c.name + "' has " + std::to_string(c.filled) +
-                     " of " + std::to_string(c.count) + " values (missing chunks)"};
+        return Error{owner + ": column '" + c.name + "' has " + std::to_string(c.filled) + " of " +
+                     std::to_string(c.count) + " values (missing chunks)"};
       }
     }
     return {};

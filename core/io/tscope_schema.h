@@ -54,12 +54,24 @@ template <class TrackT, class F>
 void visitTrackColumns(TrackT& track, F&& f) {
   track.hot.visit(f);
   switch (track.kind) {
-    case EventKind::Kernel: track.kernels.visit(f); break;
-    case EventKind::Memcpy: track.memcpys.visit(f); break;
-    case EventKind::Memset: track.memsets.visit(f); break;
-    case EventKind::Api: track.apis.visit(f); break;
-    case EventKind::Nvtx: track.nvtx.visit(f); break;
-    case EventKind::Range: track.ranges.visit(f); break;
+    case EventKind::Kernel:
+      track.kernels.visit(f);
+      break;
+    case EventKind::Memcpy:
+      track.memcpys.visit(f);
+      break;
+    case EventKind::Memset:
+      track.memsets.visit(f);
+      break;
+    case EventKind::Api:
+      track.apis.visit(f);
+      break;
+    case EventKind::Nvtx:
+      track.nvtx.visit(f);
+      break;
+    case EventKind::Range:
+      track.ranges.visit(f);
+      break;
   }
 }
 

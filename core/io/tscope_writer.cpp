@@ -98,8 +98,8 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
                     q.bind(2, s.strings.get(static_cast<StringId>(i)));
                   });
   if (!st) return st;
-  st = insertRows(db, "INSERT INTO sources(id, path, format) VALUES (?1, ?2, ?3)",
-                  p.sources.size(), [&](SqliteStatement& q, size_t i) {
+  st = insertRows(db, "INSERT INTO sources(id, path, format) VALUES (?1, ?2, ?3)", p.sources.size(),
+                  [&](SqliteStatement& q, size_t i) {
                     q.bind(1, static_cast<int64_t>(i));
                     q.bind(2, std::string_view(p.sources[i].path));
                     q.bind(3, std::string_view(p.sources[i].format));
@@ -148,25 +148,25 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
         for (int c = 0; c < 14; ++c) q.bind(6 + c, numbers[c]);
       });
   if (!st) return st;
-  st = insertRows(db,
-                  "INSERT INTO processes(id, rank, pid, name, sort_index) VALUES (?1, ?2, ?3, ?4, ?5)",
-                  s.processes.size(), [&](SqliteStatement& q, size_t i) {
-                    q.bind(1, static_cast<int64_t>(i));
-                    q.bind(2, static_cast<int64_t>(s.processes[i].rank));
-                    q.bind(3, s.processes[i].pid);
-                    q.bind(4, std::string_view(s.processes[i].name));
-                    q.bind(5, s.processes[i].sortIndex);
-                  });
+  st = insertRows(
+      db, "INSERT INTO processes(id, rank, pid, name, sort_index) VALUES (?1, ?2, ?3, ?4, ?5)",
+      s.processes.size(), [&](SqliteStatement& q, size_t i) {
+        q.bind(1, static_cast<int64_t>(i));
+        q.bind(2, static_cast<int64_t>(s.processes[i].rank));
+        q.bind(3, s.processes[i].pid);
+        q.bind(4, std::string_view(s.processes[i].name));
+        q.bind(5, s.processes[i].sortIndex);
+      });
   if (!st) return st;
-  st = insertRows(db,
-                  "INSERT INTO threads(id, process, tid, name, sort_index) VALUES (?1, ?2, ?3, ?4, ?5)",
-                  s.threads.size(), [&](SqliteStatement& q, size_t i) {
-                    q.bind(1, static_cast<int64_t>(i));
-                    q.bind(2, static_cast<int64_t>(s.threads[i].process));
-                    q.bind(3, s.threads[i].tid);
-                    q.bind(4, std::string_view(s.threads[i].name));
-                    q.bind(5, s.threads[i].sortIndex);
-                  });
+  st = insertRows(
+      db, "INSERT INTO threads(id, process, tid, name, sort_index) VALUES (?1, ?2, ?3, ?4, ?5)",
+      s.threads.size(), [&](SqliteStatement& q, size_t i) {
+        q.bind(1, static_cast<int64_t>(i));
+        q.bind(2, static_cast<int64_t>(s.threads[i].process));
+        q.bind(3, s.threads[i].tid);
+        q.bind(4, std::string_view(s.threads[i].name));
+        q.bind(5, s.threads[i].sortIndex);
+      });
   if (!st) return st;
   st = insertRows(db,
                   "INSERT INTO contexts(id, device, context_id, process) VALUES (?1, ?2, ?3, ?4)",

@@ -27,8 +27,9 @@ Status checkWorkingSets(const SimWorkload& w, const TierConfig& tiers) {
   for (size_t k = 0; k < w.kernels.size(); ++k) {
     int64_t ws = workingSet(w, w.kernels[k]);
     if (ws > tiers.gpuBytes) {
-      return Error{"kernel " + std::to_string(k) + " (" + w.kernels[k].name + ") needs " + formatBytes(ws) +
-                   " at once, more than the GPU memory of " + formatBytes(tiers.gpuBytes)};
+      return Error{"kernel " + std::to_string(k) + " (" + w.kernels[k].name + ") needs " +
+                   formatBytes(ws) + " at once, more than the GPU memory of " +
+                   formatBytes(tiers.gpuBytes)};
     }
   }
   return {};
@@ -60,7 +61,8 @@ Plan planDemandPaging(Policy policy, const SimWorkload& w, const std::vector<Ten
   return plan;
 }
 
-Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives, const TierConfig& tiers) {
+Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
+                     const TierConfig& tiers) {
   Plan plan;
   plan.policy = Policy::FlashNeuron;
   plan.unifiedMemory = false;
@@ -70,7 +72,9 @@ Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
   addFrees(w, lives, plan.actions);
   if (w.lossKernel < 0) {
     plan.feasible = false;
-    plan.problem = "FlashNeuron needs to know the loss kernel (forward/backward boundary), and this workload does not mark one";
+    plan.problem =
+        "FlashNeuron needs to know the loss kernel (forward/backward boundary), and this workload "
+        "does not mark one";
     return plan;
   }
   const int loss = w.lossKernel;
@@ -84,8 +88,8 @@ Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
   const int64_t line = tiers.gpuBytes - globals - maxWorkingSet;
   if (line <= 0) {
     plan.feasible = false;
-    plan.problem = "weights (" + formatBytes(globals) + ") and the largest working set (" + formatBytes(maxWorkingSet) +
-                   ") leave no GPU memory for activations";
+    plan.problem = "weights (" + formatBytes(globals) + ") and the largest working set (" +
+                   formatBytes(maxWorkingSet) + ") leave no GPU memory for activations";
     return plan;
   }
   // Forward tensors still needed after the loss, in order of first use.
@@ -120,20 +124,23 @@ Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
     const TimeNs need = tiers.ssdReadLatencyNs + static_cast<TimeNs>(bytes * 1e9 / ssdBw);
     int issue = window->to;
     TimeNs covered = 0;
-    while (issue > window->from + 1 && covered < need) covered += w.kernels[static_cast<size_t>(--issue)].duration;
+    while (issue > window->from + 1 && covered < need)
+      covered += w.kernels[static_cast<size_t>(--issue)].duration;
     plan.actions.push_back({issue, t, Action::Prefetch});
     kept -= w.tensors[static_cast<size_t>(t)].bytes;
   }
   if (kept > line) {
     plan.feasible = false;
-    plan.problem = "offloading every forward activation still leaves " + formatBytes(kept) + " for " + formatBytes(line) + " of GPU memory";
+    plan.problem = "offloading every forward activation still leaves " + formatBytes(kept) +
+                   " for " + formatBytes(line) + " of GPU memory";
   }
   (void)n;
   sortActions(plan.actions);
   return plan;
 }
 
-Plan makePlan(Policy policy, const SimWorkload& w, const std::vector<TensorLife>& lives, const TierConfig& tiers) {
+Plan makePlan(Policy policy, const SimWorkload& w, const std::vector<TensorLife>& lives,
+              const TierConfig& tiers) {
   switch (policy) {
     case Policy::Ideal: {
       Plan plan;
@@ -144,11 +151,14 @@ Plan makePlan(Policy policy, const SimWorkload& w, const std::vector<TensorLife>
       return plan;
     }
     case Policy::Lru:
-    case Policy::DeepUm: return planDemandPaging(policy, w, lives);
-    case Policy::FlashNeuron: return planFlashNeuron(w, lives, tiers);
+    case Policy::DeepUm:
+      return planDemandPaging(policy, w, lives);
+    case Policy::FlashNeuron:
+      return planFlashNeuron(w, lives, tiers);
     case Policy::G10:
     case Policy::G10Gds:
-    case Policy::G10Host: return planG10(policy, w, lives, tiers);
+    case Policy::G10Host:
+      return planG10(policy, w, lives, tiers);
   }
   return {};
 }

@@ -28,7 +28,8 @@ struct Budget {
 
   Budget(const SimWorkload& w, double bandwidth) {
     left.reserve(w.kernels.size());
-    for (const SimKernel& k : w.kernels) left.push_back(bandwidth * static_cast<double>(k.duration) * 1e-9);
+    for (const SimKernel& k : w.kernels)
+      left.push_back(bandwidth * static_cast<double>(k.duration) * 1e-9);
   }
   size_t n() const { return left.size(); }
   // First extended index (≥ from) by which `bytes` have been carried, or -1 past `limit`.
@@ -57,7 +58,8 @@ struct Budget {
   }
   void takeBackward(double bytes, int to) {
     for (int i = to - 1; bytes > 0 && i > to - 1 - static_cast<int>(n()); --i) {
-      double& l = left[static_cast<size_t>((i % static_cast<int>(n()) + static_cast<int>(n())) % static_cast<int>(n()))];
+      double& l = left[static_cast<size_t>((i % static_cast<int>(n()) + static_cast<int>(n())) %
+                                           static_cast<int>(n()))];
       double used = std::min(l, bytes);
       l -= used;
       bytes -= used;
@@ -78,7 +80,8 @@ namespace {
 
 enum class Selection { Greedy, FarthestFirst };
 
-Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const std::vector<TensorLife>& lives, const TierConfig& tiers) {
+Plan buildG10(Policy variant, Selection selection, const SimWorkload& w,
+              const std::vector<TensorLife>& lives, const TierConfig& tiers) {
   Plan plan;
   plan.policy = variant;
   plan.unifiedMemory = variant == Policy::G10;
@@ -127,8 +130,10 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
     Decision out;
     const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
     const auto b = static_cast<double>(bytes);
-    const double ssdOneWay = static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) + b * 1e9 / tiers.ssdGpuBandwidth;
-    const double hostOneWay = static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth;
+    const double ssdOneWay = static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) +
+                             b * 1e9 / tiers.ssdGpuBandwidth;
+    const double hostOneWay =
+        static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth;
     const auto d = static_cast<double>(c.duration);
     auto window = [&](const Budget& o, const Budget& i, Tier tier) {
       int e = o.forward(b, c.from, c.to);
@@ -154,7 +159,8 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
       }
       int done = ssdOut.forward(b, c.from, c.to);
       bool ssdFree = done >= 0 && done <= idealClear;
-      if (!(!ssdFree && hostOk && window(pcieOut, pcieIn, Tier::Host))) window(ssdOut, ssdIn, Tier::Ssd);
+      if (!(!ssdFree && hostOk && window(pcieOut, pcieIn, Tier::Host)))
+        window(ssdOut, ssdIn, Tier::Ssd);
     } else if (hostOk) {
       window(pcieOut, pcieIn, Tier::Host);
     }
@@ -207,8 +213,10 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
       pcieIn.takeBackward(b, c.to);
       for (int i = c.from; i < c.to; ++i) hostUse[static_cast<size_t>(i % n)] += bytes;
     }
-    for (int i = d.evictDone + 1; i < d.prefetch; ++i) resident[static_cast<size_t>(i % n)] -= bytes;
-    plan.actions.push_back({c.from % n, c.tensor, d.tier == Tier::Ssd ? Action::EvictToSsd : Action::EvictToHost});
+    for (int i = d.evictDone + 1; i < d.prefetch; ++i)
+      resident[static_cast<size_t>(i % n)] -= bytes;
+    plan.actions.push_back(
+        {c.from % n, c.tensor, d.tier == Tier::Ssd ? Action::EvictToSsd : Action::EvictToHost});
     chosen.push_back({c.tensor, d.evictDone, d.prefetch});
     taken[static_cast<size_t>(index)] = 1;
   }
@@ -228,16 +236,24 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
       const Candidate& c = candidates[i];
       if (taken[i] || c.to > n) continue;
       const auto b = static_cast<double>(w.tensors[static_cast<size_t>(c.tensor)].bytes);
-      const bool toHost = plan.hostAllowed && c.duration > (2 + delta) * (static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth);
-      const double oneWay = toHost ? static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth
-                                   : static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) + b * 1e9 / tiers.ssdGpuBandwidth;
+      const bool toHost = plan.hostAllowed &&
+                          c.duration > (2 + delta) * (static_cast<double>(tiers.systemLatencyNs) +
+                                                      b * 1e9 / tiers.gpuHostBandwidth);
+      const double oneWay =
+          toHost ? static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth
+                 : static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) +
+                       b * 1e9 / tiers.ssdGpuBandwidth;
       int evictDone = c.from;
-      for (double t = static_cast<double>(w.kernels[static_cast<size_t>(c.from)].duration); evictDone + 1 < c.to && t < oneWay;) {
+      for (double t = static_cast<double>(w.kernels[static_cast<size_t>(c.from)].duration);
+           evictDone + 1 < c.to && t < oneWay;) {
         t += static_cast<double>(w.kernels[static_cast<size_t>(++evictDone)].duration);
       }
       int prefetch = c.to;
-      for (double t = 0; prefetch > evictDone + 1 && t < (1 + delta) * oneWay;) t += static_cast<double>(w.kernels[static_cast<size_t>(--prefetch)].duration);
-      if (prefetch > evictDone + 1) freeFrom[static_cast<size_t>(evictDone + 1)].push_back({static_cast<int>(i), evictDone, prefetch, toHost});
+      for (double t = 0; prefetch > evictDone + 1 && t < (1 + delta) * oneWay;)
+        t += static_cast<double>(w.kernels[static_cast<size_t>(--prefetch)].duration);
+      if (prefetch > evictDone + 1)
+        freeFrom[static_cast<size_t>(evictDone + 1)].push_back(
+            {static_cast<int>(i), evictDone, prefetch, toHost});
     }
     std::priority_queue<std::pair<int, size_t>> open;  // (window end, index into pool)
     std::vector<Away> pool;
@@ -253,12 +269,15 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
         const Candidate& c = candidates[static_cast<size_t>(a.candidate)];
         const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
         bool toHost = a.toHost;
-        for (int j = c.from; toHost && j < c.to; ++j) toHost = hostUse[static_cast<size_t>(j)] + bytes <= hostCapacity;
+        for (int j = c.from; toHost && j < c.to; ++j)
+          toHost = hostUse[static_cast<size_t>(j)] + bytes <= hostCapacity;
         if (toHost) {
           for (int j = c.from; j < c.to; ++j) hostUse[static_cast<size_t>(j)] += bytes;
         }
-        for (int j = a.evictDone + 1; j < a.prefetch; ++j) resident[static_cast<size_t>(j)] -= bytes;
-        plan.actions.push_back({c.from, c.tensor, toHost ? Action::EvictToHost : Action::EvictToSsd});
+        for (int j = a.evictDone + 1; j < a.prefetch; ++j)
+          resident[static_cast<size_t>(j)] -= bytes;
+        plan.actions.push_back(
+            {c.from, c.tensor, toHost ? Action::EvictToHost : Action::EvictToSsd});
         chosen.push_back({c.tensor, a.evictDone, a.prefetch});
       }
     }
@@ -266,10 +285,12 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
 
   // 4. Earlier prefetches where memory allows: a late prefetch stalls a kernel, an early one
   // only costs memory that is free anyway.
-  std::sort(chosen.begin(), chosen.end(), [](const Chosen& a, const Chosen& b) { return a.prefetch < b.prefetch; });
+  std::sort(chosen.begin(), chosen.end(),
+            [](const Chosen& a, const Chosen& b) { return a.prefetch < b.prefetch; });
   for (Chosen& c : chosen) {
     const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
-    while (c.prefetch - 1 > c.evictDone && resident[static_cast<size_t>((c.prefetch - 1) % n)] + bytes <= target) {
+    while (c.prefetch - 1 > c.evictDone &&
+           resident[static_cast<size_t>((c.prefetch - 1) % n)] + bytes <= target) {
       --c.prefetch;
       resident[static_cast<size_t>(c.prefetch % n)] += bytes;
     }
@@ -277,7 +298,8 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
   }
   addFrees(w, lives, plan.actions);
   sortActions(plan.actions);
-  plan.note = selection == Selection::Greedy ? "intervals by memory-time gain (G10's order)" : "intervals by farthest next use";
+  plan.note = selection == Selection::Greedy ? "intervals by memory-time gain (G10's order)"
+                                             : "intervals by farthest next use";
   return plan;
 }
 
@@ -287,10 +309,12 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w, const s
 // bottleneck (the SSD-only variant, huge overcommitment) evicting what is needed farthest in
 // the future moves fewer bytes. Planning is cheap next to anything it informs, so both orders
 // are planned, simulated, and the faster kept.
-Plan planG10(Policy variant, const SimWorkload& w, const std::vector<TensorLife>& lives, const TierConfig& tiers) {
+Plan planG10(Policy variant, const SimWorkload& w, const std::vector<TensorLife>& lives,
+             const TierConfig& tiers) {
   Plan greedy = buildG10(variant, Selection::Greedy, w, lives, tiers);
   Plan farthest = buildG10(variant, Selection::FarthestFirst, w, lives, tiers);
-  TimeNs a = simulate(w, greedy, tiers).summary.iteration, b = simulate(w, farthest, tiers).summary.iteration;
+  TimeNs a = simulate(w, greedy, tiers).summary.iteration,
+         b = simulate(w, farthest, tiers).summary.iteration;
   return b < a ? farthest : greedy;
 }
 

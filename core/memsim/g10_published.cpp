@@ -70,7 +70,9 @@ Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
     std::istringstream numbers(line);
     for (Policy p : columns) {
       long long v = 0;
-      if (!(numbers >> v) || v <= 0) return Error{where() + "expected " + std::to_string(columns.size()) + " positive cycle counts"};
+      if (!(numbers >> v) || v <= 0)
+        return Error{where() + "expected " + std::to_string(columns.size()) +
+                     " positive cycle counts"};
       open->cycles[p] = v;
     }
     open = nullptr;

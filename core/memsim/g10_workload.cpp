@@ -31,15 +31,19 @@ struct TensorLine {
 
 // "tensor12 Is weight (global)?: 1, Size in byte: 4096, Range:..." — false when it is not one.
 bool parseTensorLine(std::string_view line, TensorLine& out, std::string& problem) {
-  static const std::regex re(R"(^\s*tensor(\d+) Is weight \(global\)\?: (\d), Size in byte: (-?\d+))");
+  static const std::regex re(
+      R"(^\s*tensor(\d+) Is weight \(global\)\?: (\d), Size in byte: (-?\d+))");
   std::cmatch m;
   if (!std::regex_search(line.data(), line.data() + line.size(), m, re)) return false;
   auto id = parseInteger<int>(m[1].str());
   auto bytes = parseInteger<int64_t>(m[3].str());
   out.weight = m[2].str() == "1";
-  if (!id) problem = "tensor id " + m[1].str() + " is out of range";
-  else if (!bytes) problem = "tensor" + m[1].str() + " has a size out of range (" + m[3].str() + " bytes)";
-  else if (*bytes < 0) problem = "tensor" + m[1].str() + " has a negative size";
+  if (!id)
+    problem = "tensor id " + m[1].str() + " is out of range";
+  else if (!bytes)
+    problem = "tensor" + m[1].str() + " has a size out of range (" + m[3].str() + " bytes)";
+  else if (*bytes < 0)
+    problem = "tensor" + m[1].str() + " has a negative size";
   out.id = id.value_or(-1);
   out.bytes = bytes.value_or(0);
   return true;
@@ -50,7 +54,8 @@ std::vector<std::string_view> lines(std::string_view text) {
   size_t from = 0;
   while (from <= text.size()) {
     size_t nl = text.find('\n', from);
-    std::string_view l = text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
+    std::string_view l =
+        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     out.push_back(l);
     if (nl == std::string_view::npos) break;
@@ -66,20 +71,27 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
   g.directory = dir;
   g.workload.name = fs::path(dir).filename().string();
   if (g.workload.name.empty()) g.workload.name = fs::path(dir).parent_path().filename().string();
-  const std::string tensorsPath = findFile(dir, "tensors.config"), kernelsPath = findFile(dir, "kernels.config");
-  if (tensorsPath.empty()) return Error{dir + ": no tensors.config (a G10 workload directory has kernels.config and tensors.config)"};
+  const std::string tensorsPath = findFile(dir, "tensors.config"),
+                    kernelsPath = findFile(dir, "kernels.config");
+  if (tensorsPath.empty())
+    return Error{
+        dir +
+        ": no tensors.config (a G10 workload directory has kernels.config and tensors.config)"};
   if (kernelsPath.empty()) return Error{dir + ": no kernels.config"};
 
   auto tensorsText = readTextFile(tensorsPath);
   if (!tensorsText) return Error{tensorsText.error()};
   std::unordered_map<int, int> index;  // G10 id → our index
-  auto where = [](const std::string& file, size_t line) { return file + ":" + std::to_string(line + 1) + ": "; };
+  auto where = [](const std::string& file, size_t line) {
+    return file + ":" + std::to_string(line + 1) + ": ";
+  };
   auto tensorLines = lines(tensorsText->view());
   for (size_t i = 0; i < tensorLines.size(); ++i) {
     if (tensorLines[i].find_first_not_of(" \t") == std::string_view::npos) continue;
     TensorLine t;
     std::string problem;
-    if (!parseTensorLine(tensorLines[i], t, problem)) return Error{where(tensorsPath, i) + "not a tensor line"};
+    if (!parseTensorLine(tensorLines[i], t, problem))
+      return Error{where(tensorsPath, i) + "not a tensor line"};
     if (!problem.empty()) return Error{where(tensorsPath, i) + problem};
     if (!index.try_emplace(t.id, static_cast<int>(g.workload.tensors.size())).second) {
       return Error{where(tensorsPath, i) + "tensor" + std::to_string(t.id) + " is defined twice"};
@@ -101,11 +113,13 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     std::cmatch m;
     if (std::regex_search(l.data(), l.data() + l.size(), m, header)) {
       auto parsed = parseInteger<int>(m[1].str());
-      if (!parsed) return Error{where(kernelsPath, i) + "kernel id " + m[1].str() + " is out of range"};
+      if (!parsed)
+        return Error{where(kernelsPath, i) + "kernel id " + m[1].str() + " is out of range"};
       int id = *parsed;
       if (id != static_cast<int>(g.workload.kernels.size())) {
         return Error{where(kernelsPath, i) + "kernel " + std::to_string(id) + " where kernel " +
-                     std::to_string(g.workload.kernels.size()) + " was due (ids must run 0, 1, 2, ... without gaps)"};
+                     std::to_string(g.workload.kernels.size()) +
+                     " was due (ids must run 0, 1, 2, ... without gaps)"};
       }
       if (m[2].str() == "makeLoss" && g.workload.lossKernel < 0) g.workload.lossKernel = id;
       g.workload.kernels.push_back({m[2].str(), 0, {}, {}, 0, {}});
@@ -120,11 +134,13 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     }
     if (std::regex_search(l.data(), l.data() + l.size(), m, time)) {
       auto parsed = parseInteger<int64_t>(m[1].str());
-      if (!parsed) return Error{where(kernelsPath, i) + "execution time " + m[1].str() + " is out of range"};
+      if (!parsed)
+        return Error{where(kernelsPath, i) + "execution time " + m[1].str() + " is out of range"};
       int64_t cycles = *parsed;
       if (cycles < 0) return Error{where(kernelsPath, i) + "a negative execution time"};
       g.cycles.back() = cycles;
-      k->duration = static_cast<TimeNs>(std::llround(static_cast<double>(cycles) * 1e9 / kG10ClockHz));
+      k->duration =
+          static_cast<TimeNs>(std::llround(static_cast<double>(cycles) * 1e9 / kG10ClockHz));
       continue;
     }
     if (l.rfind("Input Tensors:", 0) == 0) {
@@ -140,10 +156,13 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     if (section != None && parseTensorLine(l, t, problem)) {
       if (!problem.empty()) return Error{where(kernelsPath, i) + problem};
       auto it = index.find(t.id);
-      if (it == index.end()) return Error{where(kernelsPath, i) + "tensor" + std::to_string(t.id) + " is not defined in tensors.config"};
+      if (it == index.end())
+        return Error{where(kernelsPath, i) + "tensor" + std::to_string(t.id) +
+                     " is not defined in tensors.config"};
       const SimTensor& def = g.workload.tensors[static_cast<size_t>(it->second)];
       if (def.bytes != t.bytes || def.global != t.weight) {
-        return Error{where(kernelsPath, i) + "tensor" + std::to_string(t.id) + " differs from its definition in tensors.config"};
+        return Error{where(kernelsPath, i) + "tensor" + std::to_string(t.id) +
+                     " differs from its definition in tensors.config"};
       }
       (section == Inputs ? k->inputs : k->outputs).push_back(it->second);
       continue;
@@ -152,7 +171,8 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
   }
   if (g.workload.kernels.empty()) return Error{kernelsPath + ": no kernels"};
   for (size_t i = 0; i < g.cycles.size(); ++i) {
-    if (g.cycles[i] < 0) return Error{kernelsPath + ": kernel " + std::to_string(i) + " has no 'Execution Time'"};
+    if (g.cycles[i] < 0)
+      return Error{kernelsPath + ": kernel " + std::to_string(i) + " has no 'Execution Time'"};
   }
   return g;
 }

@@ -16,9 +16,9 @@ inline constexpr double kG10ClockHz = 1.2e9;  // G10's GPU clock: cycles in its 
 
 struct G10Workload {
   std::string directory;
-  SimWorkload workload;           // kernels with ns durations, tensors by index
-  std::vector<int> tensorIds;     // G10's id of each tensor (tensor<id>)
-  std::vector<int64_t> cycles;    // each kernel's time as G10 wrote it
+  SimWorkload workload;         // kernels with ns durations, tensors by index
+  std::vector<int> tensorIds;   // G10's id of each tensor (tensor<id>)
+  std::vector<int64_t> cycles;  // each kernel's time as G10 wrote it
 };
 
 Result<G10Workload> loadG10Workload(const std::string& directory);

@@ -6,7 +6,8 @@
 
 namespace ts::memsim {
 
-Result<StatsTable> compareLayers(const Session& measured, const Session& simulated, const std::string& policy) {
+Result<StatsTable> compareLayers(const Session& measured, const Session& simulated,
+                                 const std::string& policy) {
   // The simulated policy's rank.
   uint32_t rank = kNone;
   for (uint32_t r = 0; r < simulated.ranks.size(); ++r) {
@@ -17,23 +18,30 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
       break;
     }
   }
-  if (rank == kNone) return Error{policy.empty() ? "not a simulated session" : "no policy '" + policy + "' in the simulation"};
+  if (rank == kNone)
+    return Error{policy.empty() ? "not a simulated session"
+                                : "no policy '" + policy + "' in the simulation"};
   std::map<std::string, int64_t> simulatedNs;
   std::vector<std::string> order;
   for (const Track& t : simulated.tracks) {
-    if (t.kind != EventKind::Nvtx || t.thread == kNone || simulated.processes[simulated.threads[t.thread].process].rank != rank) continue;
+    if (t.kind != EventKind::Nvtx || t.thread == kNone ||
+        simulated.processes[simulated.threads[t.thread].process].rank != rank)
+      continue;
     for (uint32_t e = 0; e < t.size(); ++e) {
       std::string_view name = simulated.str(t.hot.name[e]);
       bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
       if (!forward && !backward) continue;
-      std::string layer = std::string(name.substr(forward ? 8 : 9)) + (forward ? " (forward)" : " (backward)");
+      std::string layer =
+          std::string(name.substr(forward ? 8 : 9)) + (forward ? " (forward)" : " (backward)");
       if (!simulatedNs.count(layer)) order.push_back(layer);
       simulatedNs[layer] += t.hot.end[e] - t.hot.start[e];
     }
   }
-  if (simulatedNs.empty()) return Error{"the simulation has no layer ranges (simulate a model: --model M.onnx)"};
+  if (simulatedNs.empty())
+    return Error{"the simulation has no layer ranges (simulate a model: --model M.onnx)"};
   model::MeasuredTimes m = model::measureLayerTimes(measured);
-  if (m.forwardNs.empty() && m.backwardNs.empty()) return Error{"the measured run has no NVTX forward/<layer> or backward/<layer> ranges"};
+  if (m.forwardNs.empty() && m.backwardNs.empty())
+    return Error{"the measured run has no NVTX forward/<layer> or backward/<layer> ranges"};
   std::map<std::string, int64_t> measuredNs;
   for (const auto& [layer, ns] : m.forwardNs) measuredNs[layer + " (forward)"] += ns;
   for (const auto& [layer, ns] : m.backwardNs) measuredNs[layer + " (backward)"] += ns;
@@ -42,7 +50,10 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
     anyGpu += ns;
     if (!simulatedNs.count(layer)) order.push_back(layer);
   }
-  if (anyGpu == 0) return Error{"the measured run's layer ranges launched no GPU kernels (were API calls and their kernels recorded?)"};
+  if (anyGpu == 0)
+    return Error{
+        "the measured run's layer ranges launched no GPU kernels (were API calls and their kernels "
+        "recorded?)"};
   StatsTable t;
   t.report = "layers";
   t.title = "Measured and simulated time per layer — " + simulated.ranks[rank].label;
@@ -59,8 +70,10 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
                  si != simulatedNs.end() ? std::optional(si->second) : std::nullopt);
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Per layer and phase: measured = GPU time of the kernels launched inside the NVTX ranges, "
-                    "averaged over iterations; simulated = the layer's span in " + simulated.ranks[rank].label + ", stalls included.");
+  t.notes.push_back(
+      "Per layer and phase: measured = GPU time of the kernels launched inside the NVTX ranges, "
+      "averaged over iterations; simulated = the layer's span in " +
+      simulated.ranks[rank].label + ", stalls included.");
   return t;
 }
 

@@ -26,11 +26,16 @@ std::string layerLabel(const std::string& group) {
 std::array<int64_t, 2> iterationCopies(const Session& run, const model::KernelMapping& m) {
   std::array<int64_t, 2> bytes{};
   for (const Track& track : run.tracks) {
-    if (track.kind != EventKind::Memcpy || (m.device != kNone && track.device != m.device)) continue;
+    if (track.kind != EventKind::Memcpy || (m.device != kNone && track.device != m.device))
+      continue;
     for (uint32_t e = 0; e < track.size(); ++e) {
-      if (!m.iterations.empty() && (track.hot.start[e] < m.iterations[m.iteration].start || track.hot.start[e] >= m.iterations[m.iteration].end)) continue;
-      if (track.memcpys.copyKind[e] == CopyKind::HtoD) bytes[0] += static_cast<int64_t>(track.memcpys.bytes[e]);
-      if (track.memcpys.copyKind[e] == CopyKind::DtoH) bytes[1] += static_cast<int64_t>(track.memcpys.bytes[e]);
+      if (!m.iterations.empty() && (track.hot.start[e] < m.iterations[m.iteration].start ||
+                                    track.hot.start[e] >= m.iterations[m.iteration].end))
+        continue;
+      if (track.memcpys.copyKind[e] == CopyKind::HtoD)
+        bytes[0] += static_cast<int64_t>(track.memcpys.bytes[e]);
+      if (track.memcpys.copyKind[e] == CopyKind::DtoH)
+        bytes[1] += static_cast<int64_t>(track.memcpys.bytes[e]);
     }
   }
   return bytes;
@@ -43,11 +48,15 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
   t.report = "mapping";
   char coverage[32];
   std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * m.coverage());
-  t.title = "Measured kernels → model layers — by " + m.method + ", iteration " + std::to_string(m.iteration + 1) + " of " +
-            std::to_string(m.iterations.size()) + " (" + m.iterationSource + "), " + coverage + " of its kernel time mapped";
-  t.columns = {{"index", "#", StatsUnit::Count},         {"start_ns", "Start", StatsUnit::Duration},
-               {"duration_ns", "Duration", StatsUnit::Duration}, {"kernel", "Kernel", StatsUnit::Text},
-               {"layer", "Layer", StatsUnit::Text},      {"by", "Mapped by", StatsUnit::Text}};
+  t.title = "Measured kernels → model layers — by " + m.method + ", iteration " +
+            std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) + " (" +
+            m.iterationSource + "), " + coverage + " of its kernel time mapped";
+  t.columns = {{"index", "#", StatsUnit::Count},
+               {"start_ns", "Start", StatsUnit::Duration},
+               {"duration_ns", "Duration", StatsUnit::Duration},
+               {"kernel", "Kernel", StatsUnit::Text},
+               {"layer", "Layer", StatsUnit::Text},
+               {"by", "Mapped by", StatsUnit::Text}};
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const model::MappedKernel& k = m.kernels[i];
     const Track& track = run.tracks[k.track];
@@ -63,23 +72,29 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
   if (!m.unmapped.empty()) {
     std::string note = "Unmapped kernels (" + std::to_string(m.unmapped.size()) + " names):";
     for (size_t i = 0; i < m.unmapped.size() && i < 8; ++i) {
-      note += (i ? "; " : " ") + m.unmapped[i].name + " ×" + std::to_string(m.unmapped[i].count) + " " + formatDuration(m.unmapped[i].ns);
+      note += (i ? "; " : " ") + m.unmapped[i].name + " ×" + std::to_string(m.unmapped[i].count) +
+              " " + formatDuration(m.unmapped[i].ns);
     }
     if (m.unmapped.size() > 8) note += "; …";
     t.notes.push_back(note);
   }
-  t.notes.push_back("Start is measured from the iteration's first kernel. Correct a kernel with simulate --corrections FILE "
-                    "(lines: kernel name <TAB> forward/<layer>) or in the GUI's Simulation tab.");
+  t.notes.push_back(
+      "Start is measured from the iteration's first kernel. Correct a kernel with simulate "
+      "--corrections FILE "
+      "(lines: kernel name <TAB> forward/<layer>) or in the GUI's Simulation tab.");
   return t;
 }
 
-StatsTable kernelComparison(const SimWorkload& w, const SimResult& r, const model::KernelMapping& m) {
+StatsTable kernelComparison(const SimWorkload& w, const SimResult& r,
+                            const model::KernelMapping& m) {
   std::set<std::string> measured;
   for (const model::MappedKernel& k : m.kernels) measured.insert(k.group);
   StatsTable t;
   t.report = "sim_kernels";
   t.title = "Simulated against measured, per kernel — " + std::string(toString(r.policy));
-  t.columns = {{"index", "#", StatsUnit::Count}, {"kernel", "Kernel", StatsUnit::Text}, {"layer", "Layer", StatsUnit::Text},
+  t.columns = {{"index", "#", StatsUnit::Count},
+               {"kernel", "Kernel", StatsUnit::Text},
+               {"layer", "Layer", StatsUnit::Text},
                {"time_from", "Time from", StatsUnit::Text}};
   t.columns.insert(t.columns.end(), kChangeColumns.begin(), kChangeColumns.end());
   t.columns.push_back({"stall_ns", "Stall", StatsUnit::Duration});
@@ -89,18 +104,23 @@ StatsTable kernelComparison(const SimWorkload& w, const SimResult& r, const mode
     row.emplace_back(static_cast<int64_t>(k));
     row.emplace_back(sk.name);
     row.emplace_back(sk.group.empty() ? std::string("—") : layerLabel(sk.group));
-    row.emplace_back(std::string(measured.count(sk.group) && !sk.group.empty() ? "measured" : "roofline"));
+    row.emplace_back(
+        std::string(measured.count(sk.group) && !sk.group.empty() ? "measured" : "roofline"));
     appendChange(row, sk.duration, r.kernels[k].end - r.kernels[k].start + r.kernels[k].stall);
     row.emplace_back(int64_t{r.kernels[k].stall});
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Measured: the kernel's time in the workload — its layer's measured time shared among the layer's kernels "
-                    "in proportion to their roofline times (\"roofline\": the layer was not measured). Simulated: the kernel's "
-                    "span with the stall before it.");
+  t.notes.push_back(
+      "Measured: the kernel's time in the workload — its layer's measured time shared among the "
+      "layer's kernels "
+      "in proportion to their roofline times (\"roofline\": the layer was not measured). "
+      "Simulated: the kernel's "
+      "span with the stall before it.");
   return t;
 }
 
-StatsTable layerComparison(const SimWorkload& w, const SimResult& r, const model::KernelMapping& m) {
+StatsTable layerComparison(const SimWorkload& w, const SimResult& r,
+                           const model::KernelMapping& m) {
   std::map<std::string, int64_t> measuredNs, simulatedNs;
   std::vector<std::string> order;
   for (size_t k = 0; k < w.kernels.size() && k < r.kernels.size(); ++k) {
@@ -128,11 +148,14 @@ StatsTable layerComparison(const SimWorkload& w, const SimResult& r, const model
                  si != simulatedNs.end() ? std::optional(si->second) : std::nullopt);
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Measured: the GPU time of the iteration's kernels mapped to the layer; simulated: the layer's kernels' spans, stalls included.");
+  t.notes.push_back(
+      "Measured: the GPU time of the iteration's kernels mapped to the layer; simulated: the "
+      "layer's kernels' spans, stalls included.");
   return t;
 }
 
-StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const SimResult& r, const model::KernelMapping& m) {
+StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const SimResult& r,
+                             const model::KernelMapping& m) {
   StatsTable t;
   t.report = "sim_summary";
   t.title = "Measured iteration against " + std::string(toString(r.policy)) + " on its model";
@@ -145,20 +168,26 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
     t.rows.push_back(std::move(row));
   };
   std::optional<int64_t> iteration;
-  if (!m.iterations.empty()) iteration = m.iterations[m.iteration].end - m.iterations[m.iteration].start;
+  if (!m.iterations.empty())
+    iteration = m.iterations[m.iteration].end - m.iterations[m.iteration].start;
   add("Iteration", iteration, r.summary.iteration);
   add("Kernel time", m.totalNs, w.idealTime());
   add("Stall", std::nullopt, r.summary.stall);
   const std::array<int64_t, 2> copied = iterationCopies(run, m);
   int64_t traffic = 0;
   for (int64_t b : r.summary.linkBytes) traffic += b;
-  t.notes.push_back("Traffic: the run copied " + formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) + " between host and GPU during the iteration; the simulation moves " +
-                    formatBytes(static_cast<uint64_t>(traffic)) + " (" + formatBytes(static_cast<uint64_t>(r.summary.linkBytes[0])) + " host → GPU, " +
+  t.notes.push_back("Traffic: the run copied " +
+                    formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) +
+                    " between host and GPU during the iteration; the simulation moves " +
+                    formatBytes(static_cast<uint64_t>(traffic)) + " (" +
+                    formatBytes(static_cast<uint64_t>(r.summary.linkBytes[0])) + " host → GPU, " +
                     formatBytes(static_cast<uint64_t>(r.summary.linkBytes[1])) + " GPU → host, " +
                     formatBytes(static_cast<uint64_t>(r.summary.linkBytes[2])) + " SSD → GPU, " +
                     formatBytes(static_cast<uint64_t>(r.summary.linkBytes[3])) + " GPU → SSD).");
-  t.notes.push_back("The measured iteration spans its kernels (first start to last end, idle gaps included); the simulated one "
-                    "runs the model's whole training step back to back.");
+  t.notes.push_back(
+      "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
+      "simulated one "
+      "runs the model's whole training step back to back.");
   return t;
 }
 
@@ -166,7 +195,8 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
 
 namespace ts::memsim {
 
-StatsTable trafficComparison(const Session& run, const SimResult& r, const model::KernelMapping& m) {
+StatsTable trafficComparison(const Session& run, const SimResult& r,
+                             const model::KernelMapping& m) {
   const std::array<int64_t, 2> copied = iterationCopies(run, m);
   StatsTable t;
   t.report = "sim_traffic";
@@ -176,16 +206,21 @@ StatsTable trafficComparison(const Session& run, const SimResult& r, const model
                {"simulated_bytes", "Simulated", StatsUnit::Bytes},
                {"delta_bytes", "Δ", StatsUnit::Bytes},
                {"delta_pct", "Δ %", StatsUnit::Percent}};
-  const std::pair<const char*, Link> rows[] = {{"host → GPU", Link::HostToGpu}, {"GPU → host", Link::GpuToHost}, {"SSD → GPU", Link::SsdToGpu},
-                                               {"GPU → SSD", Link::GpuToSsd},   {"SSD → host", Link::SsdToHost}, {"host → SSD", Link::HostToSsd}};
+  const std::pair<const char*, Link> rows[] = {
+      {"host → GPU", Link::HostToGpu}, {"GPU → host", Link::GpuToHost},
+      {"SSD → GPU", Link::SsdToGpu},   {"GPU → SSD", Link::GpuToSsd},
+      {"SSD → host", Link::SsdToHost}, {"host → SSD", Link::HostToSsd}};
   for (size_t i = 0; i < std::size(rows); ++i) {
     std::vector<StatsCell> row;
     row.emplace_back(std::string(rows[i].first));
-    appendChange(row, i < 2 ? std::optional(copied[i]) : std::nullopt, r.summary.linkBytes[static_cast<size_t>(rows[i].second)]);
+    appendChange(row, i < 2 ? std::optional(copied[i]) : std::nullopt,
+                 r.summary.linkBytes[static_cast<size_t>(rows[i].second)]);
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("Measured: the run's host-to-device and device-to-host copies that start within the mapped iteration (a run "
-                    "has no SSD traffic to show); simulated: the policy's transfers per link in its iteration.");
+  t.notes.push_back(
+      "Measured: the run's host-to-device and device-to-host copies that start within the mapped "
+      "iteration (a run "
+      "has no SSD traffic to show); simulated: the policy's transfers per link in its iteration.");
   return t;
 }
 

@@ -16,17 +16,21 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& mapping)
 
 // Per simulated kernel: its time as the workload gives it (measured when its layer was mapped,
 // else the roofline) against its simulated span with the stall before it.
-StatsTable kernelComparison(const SimWorkload& workload, const SimResult& result, const model::KernelMapping& mapping);
+StatsTable kernelComparison(const SimWorkload& workload, const SimResult& result,
+                            const model::KernelMapping& mapping);
 
 // Per layer group ("features.0 (forward)"): the mapped measured kernels' time against the
 // simulated kernels of that group, stalls included.
-StatsTable layerComparison(const SimWorkload& workload, const SimResult& result, const model::KernelMapping& mapping);
+StatsTable layerComparison(const SimWorkload& workload, const SimResult& result,
+                           const model::KernelMapping& mapping);
 
 // Iteration time, kernel time and stall: measured beside simulated (the note sums the traffic).
-StatsTable comparisonSummary(const Session& run, const SimWorkload& workload, const SimResult& result, const model::KernelMapping& mapping);
+StatsTable comparisonSummary(const Session& run, const SimWorkload& workload,
+                             const SimResult& result, const model::KernelMapping& mapping);
 
 // Bytes per direction during the mapped iteration: the run's copies of the matching kind (host
 // to device, device to host) beside the simulated transfers over each link.
-StatsTable trafficComparison(const Session& run, const SimResult& result, const model::KernelMapping& mapping);
+StatsTable trafficComparison(const Session& run, const SimResult& result,
+                             const model::KernelMapping& mapping);
 
 }  // namespace ts::memsim

@@ -19,10 +19,12 @@ struct Span {
 
 // Appends a range track on `thread` holding `spans` (any order), lanes assigned first-fit.
 // Returns the track index and, per span given, its event index.
-uint32_t addTrack(Session& s, uint32_t thread, std::vector<Span> spans, std::vector<uint32_t>* eventOf = nullptr) {
+uint32_t addTrack(Session& s, uint32_t thread, std::vector<Span> spans,
+                  std::vector<uint32_t>* eventOf = nullptr) {
   std::vector<uint32_t> order(spans.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return spans[a].start < spans[b].start; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return spans[a].start < spans[b].start; });
   Track t;
   t.kind = EventKind::Range;
   t.thread = thread;
@@ -45,27 +47,38 @@ uint32_t addTrack(Session& s, uint32_t thread, std::vector<Span> spans, std::vec
 
 const char* tierName(Tier t) {
   switch (t) {
-    case Tier::Gpu: return "GPU";
-    case Tier::Host: return "host";
-    case Tier::Ssd: return "SSD";
-    default: return "none";
+    case Tier::Gpu:
+      return "GPU";
+    case Tier::Host:
+      return "host";
+    case Tier::Ssd:
+      return "SSD";
+    default:
+      return "none";
   }
 }
 
 std::string linkLabel(Link l) {
   switch (l) {
-    case Link::HostToGpu: return "host → GPU";
-    case Link::GpuToHost: return "GPU → host";
-    case Link::SsdToGpu: return "SSD → GPU";
-    case Link::GpuToSsd: return "GPU → SSD";
-    case Link::SsdToHost: return "SSD → host";
-    case Link::HostToSsd: return "host → SSD";
+    case Link::HostToGpu:
+      return "host → GPU";
+    case Link::GpuToHost:
+      return "GPU → host";
+    case Link::SsdToGpu:
+      return "SSD → GPU";
+    case Link::GpuToSsd:
+      return "GPU → SSD";
+    case Link::SsdToHost:
+      return "SSD → host";
+    case Link::HostToSsd:
+      return "host → SSD";
   }
   return {};
 }
 
 // `a` minus the union of `cuts` (sorted by start).
-std::vector<std::pair<TimeNs, TimeNs>> subtract(TimeNs a0, TimeNs a1, const std::vector<std::pair<TimeNs, TimeNs>>& cuts) {
+std::vector<std::pair<TimeNs, TimeNs>> subtract(
+    TimeNs a0, TimeNs a1, const std::vector<std::pair<TimeNs, TimeNs>>& cuts) {
   std::vector<std::pair<TimeNs, TimeNs>> out;
   TimeNs from = a0;
   for (auto [c0, c1] : cuts) {
@@ -83,24 +96,30 @@ namespace {
 
 // One GPU's simulation added to the overlaid session `s`: its tracks, counters, links and rows.
 // Returns how many tensor lanes it shows.
-size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows, uint32_t device, TimeNs origin,
-               const model::KernelMapping& mapping, const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
+size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
+               uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
+               const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
                const OverlayOptions& options) {
   const std::string policy = toString(r.policy);
-  s.processes.push_back({s.devices[device].rank, -1, "Tensorscope simulation (" + policy + ", GPU " + std::to_string(s.devices[device].ordinal) + ")", 1 << 20});
+  s.processes.push_back({s.devices[device].rank, -1,
+                         "Tensorscope simulation (" + policy + ", GPU " +
+                             std::to_string(s.devices[device].ordinal) + ")",
+                         1 << 20});
   const auto process = static_cast<uint32_t>(s.processes.size() - 1);
   auto thread = [&](const char* name) {
     s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
     return static_cast<uint32_t>(s.threads.size() - 1);
   };
-  const uint32_t kernelThread = thread("simulated kernels"), linkThread = thread("simulated links"), tensorThread = thread("simulated tensors");
+  const uint32_t kernelThread = thread("simulated kernels"), linkThread = thread("simulated links"),
+                 tensorThread = thread("simulated tensors");
 
   // Measured kernels by layer group, to tie both ways.
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> measuredOf;
   for (const model::MappedKernel& k : mapping.kernels) {
     if (!k.group.empty()) measuredOf[k.group].emplace_back(k.track, k.event);
   }
-  auto addLinks = [&](uint32_t track, uint32_t event, const std::vector<std::pair<uint32_t, uint32_t>>& to) {
+  auto addLinks = [&](uint32_t track, uint32_t event,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& to) {
     auto& v = layout.links[(uint64_t{track} << 32) | event];
     v.insert(v.end(), to.begin(), to.end());
   };
@@ -109,8 +128,11 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
   std::vector<Span> spans;
   for (size_t k = 0; k < w.kernels.size(); ++k) {
     const SimKernelTime& kt = r.kernels[k];
-    if (kt.stall > 0) spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall, "waiting for data before " + w.kernels[k].name});
-    spans.push_back({origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
+    if (kt.stall > 0)
+      spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall,
+                       "waiting for data before " + w.kernels[k].name});
+    spans.push_back(
+        {origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
   }
   std::vector<uint32_t> eventOf;
   const uint32_t kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
@@ -128,23 +150,42 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
 
   std::string title = "Simulation: " + policy + " · " + w.name;
   rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
-  rows.push_back({TimelineRow::Kind::SimKernels, "Kernels (simulated)", 1, {kernelTrack}, kNone, 0, {}, {}, false});
+  rows.push_back({TimelineRow::Kind::SimKernels,
+                  "Kernels (simulated)",
+                  1,
+                  {kernelTrack},
+                  kNone,
+                  0,
+                  {},
+                  {},
+                  false});
 
   // Tier usage.
-  const std::pair<const char*, int64_t> tierRows[] = {
-      {"GPU memory (simulated)", tiers.gpuBytes}, {"Host memory (simulated)", tiers.hostBytes}, {"SSD (simulated)", tiers.ssdBytes}};
+  const std::pair<const char*, int64_t> tierRows[] = {{"GPU memory (simulated)", tiers.gpuBytes},
+                                                      {"Host memory (simulated)", tiers.hostBytes},
+                                                      {"SSD (simulated)", tiers.ssdBytes}};
   for (int tier = 0; tier < 3; ++tier) {
     CounterTrack c;
     c.name = tierRows[tier].first;
     c.unit = "bytes";
     c.device = device;
     for (const TierUsage& u : r.usage) {
-      if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time) continue;  // keep samples sorted
-      c.samples.push({origin + u.time, static_cast<double>(tier == 0 ? u.gpu : tier == 1 ? u.host : u.ssd)});
+      if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
+        continue;  // keep samples sorted
+      c.samples.push({origin + u.time, static_cast<double>(tier == 0   ? u.gpu
+                                                           : tier == 1 ? u.host
+                                                                       : u.ssd)});
     }
     s.counters.push_back(std::move(c));
-    rows.push_back({TimelineRow::Kind::Counter, tierRows[tier].first, 1, {}, static_cast<uint32_t>(s.counters.size() - 1),
-                            static_cast<double>(tierRows[tier].second), {}, {}, false});
+    rows.push_back({TimelineRow::Kind::Counter,
+                    tierRows[tier].first,
+                    1,
+                    {},
+                    static_cast<uint32_t>(s.counters.size() - 1),
+                    static_cast<double>(tierRows[tier].second),
+                    {},
+                    {},
+                    false});
   }
 
   // Transfers, a row per link; a transfer to the GPU is tied to the kernel that needed it.
@@ -156,15 +197,20 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
     return -1;
   };
   std::array<std::vector<size_t>, kLinkCount> byLink;
-  for (size_t i = 0; i < r.migrations.size(); ++i) byLink[static_cast<size_t>(r.migrations[i].link)].push_back(i);
-  for (Link link : {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu, Link::GpuToSsd, Link::SsdToHost, Link::HostToSsd}) {
+  for (size_t i = 0; i < r.migrations.size(); ++i)
+    byLink[static_cast<size_t>(r.migrations[i].link)].push_back(i);
+  for (Link link : {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu, Link::GpuToSsd,
+                    Link::SsdToHost, Link::HostToSsd}) {
     const auto& list = byLink[static_cast<size_t>(link)];
-    bool always = link == Link::HostToGpu || link == Link::GpuToHost || link == Link::SsdToGpu || link == Link::GpuToSsd;
+    bool always = link == Link::HostToGpu || link == Link::GpuToHost || link == Link::SsdToGpu ||
+                  link == Link::GpuToSsd;
     if (list.empty() && !always) continue;
     spans.clear();
     for (size_t i : list) {
       const Migration& m = r.migrations[i];
-      spans.push_back({origin + m.start, origin + m.end, w.tensors[static_cast<size_t>(m.tensor)].name, kMigrationPrefix + std::string(toString(link)),
+      spans.push_back({origin + m.start, origin + m.end,
+                       w.tensors[static_cast<size_t>(m.tensor)].name,
+                       kMigrationPrefix + std::string(toString(link)),
                        formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
     }
     const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
@@ -173,12 +219,23 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
         const Migration& m = r.migrations[list[j]];
         int k = neededBy(m.tensor, m.start);
         if (k < 0) continue;
-        std::vector<std::pair<uint32_t, uint32_t>> to{{kernelTrack, kernelEvent[static_cast<size_t>(k)]}};
-        if (auto mk = measuredOf.find(w.kernels[static_cast<size_t>(k)].group); mk != measuredOf.end()) to.insert(to.end(), mk->second.begin(), mk->second.end());
+        std::vector<std::pair<uint32_t, uint32_t>> to{
+            {kernelTrack, kernelEvent[static_cast<size_t>(k)]}};
+        if (auto mk = measuredOf.find(w.kernels[static_cast<size_t>(k)].group);
+            mk != measuredOf.end())
+          to.insert(to.end(), mk->second.begin(), mk->second.end());
         addLinks(track, eventOf[j], to);
       }
     }
-    rows.push_back({TimelineRow::Kind::Migration, linkLabel(link) + " (simulated)", 1, {track}, kNone, 0, {}, {}, false});
+    rows.push_back({TimelineRow::Kind::Migration,
+                    linkLabel(link) + " (simulated)",
+                    1,
+                    {track},
+                    kNone,
+                    0,
+                    {},
+                    {},
+                    false});
   }
 
   // Tensors: where each one is, grouped by the layer of its first use.
@@ -188,8 +245,9 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
   for (const Migration& m : r.migrations) {
     moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
     migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
-    tensorSpans[static_cast<size_t>(m.tensor)].push_back({origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to), kTensorMoving,
-                                                           formatBytes(m.bytes)});
+    tensorSpans[static_cast<size_t>(m.tensor)].push_back(
+        {origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to),
+         kTensorMoving, formatBytes(m.bytes)});
   }
   for (auto& v : moving) std::sort(v.begin(), v.end());
   // The simulator moves a tensor to its new tier when the move is decided; the copy may wait for
@@ -201,7 +259,9 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
     return nullptr;
   };
   auto stateOf = [](Tier tier) {
-    return tier == Tier::Gpu ? std::pair(kTensorOnGpu, "on GPU") : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory") : std::pair(kTensorOnSsd, "on SSD");
+    return tier == Tier::Gpu    ? std::pair(kTensorOnGpu, "on GPU")
+           : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory")
+                                : std::pair(kTensorOnSsd, "on SSD");
   };
   for (const Residency& res : r.residency) {
     for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
@@ -211,20 +271,24 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
         std::tie(category, name) = stateOf(m->from);
         label = std::string(name) + ", queued for " + tierName(m->to);
       }
-      tensorSpans[static_cast<size_t>(res.tensor)].push_back({origin + a, origin + b, label, category, {}});
+      tensorSpans[static_cast<size_t>(res.tensor)].push_back(
+          {origin + a, origin + b, label, category, {}});
     }
   }
   auto layerOf = [&](int kernel) {
     if (kernel < 0) return std::string("(unused)");
     const std::string& g = w.kernels[static_cast<size_t>(kernel)].group;
     auto slash = g.find('/');
-    return g.empty() ? std::string("(no layer)") : g.substr(slash == std::string::npos ? 0 : slash + 1);
+    return g.empty() ? std::string("(no layer)")
+                     : g.substr(slash == std::string::npos ? 0 : slash + 1);
   };
   std::map<std::string, std::vector<int>> byLayer;
   std::map<std::string, int> firstBirth;
   size_t shown = 0;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
-    if (std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) == options.roles.end()) continue;
+    if (std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) ==
+        options.roles.end())
+      continue;
     if (tensorSpans[t].empty()) continue;
     std::string layer = layerOf(lives[t].birth);
     byLayer[layer].push_back(static_cast<int>(t));
@@ -234,37 +298,66 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
   }
   std::vector<std::string> layers;
   for (const auto& [layer, list] : byLayer) layers.push_back(layer);
-  std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) { return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b); });
-  rows.push_back({TimelineRow::Kind::Group, "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")", 1, {}, kNone, 0, {}, {}, true});
+  std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) {
+    return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b);
+  });
+  rows.push_back(
+      {TimelineRow::Kind::Group,
+       "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")",
+       1,
+       {},
+       kNone,
+       0,
+       {},
+       {},
+       true});
   for (const std::string& layer : layers) {
     std::vector<int>& list = byLayer[layer];
     std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
-      if (options.sort == OverlayOptions::SortBy::Size) return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
+      if (options.sort == OverlayOptions::SortBy::Size)
+        return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
       return lives[static_cast<size_t>(a)].birth < lives[static_cast<size_t>(b)].birth;
     });
     rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
     for (int t : list) {
       const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
       const TensorLife& life = lives[static_cast<size_t>(t)];
-      std::string info = tensor.name + "\n" + toString(tensor.role) + (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " + formatBytes(tensor.bytes);
-      auto kernelName = [&](int k) { return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name; };
-      if (life.birth >= 0) info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " + kernelName(life.death - 1);
+      std::string info = tensor.name + "\n" + toString(tensor.role) +
+                         (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " +
+                         formatBytes(tensor.bytes);
+      auto kernelName = [&](int k) {
+        return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name;
+      };
+      if (life.birth >= 0)
+        info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " +
+                kernelName(life.death - 1);
       if (tensor.global) info += " (lives across iterations)";
       info += "\ninactive:";
       if (life.inactive.empty()) info += " never";
       for (size_t i = 0; i < life.inactive.size() && i < 4; ++i) {
         const InactiveInterval& in = life.inactive[i];
-        info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) + (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
+        info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) +
+                (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
       }
-      if (life.inactive.size() > 4) info += ", " + std::to_string(life.inactive.size() - 4) + " more";
-      TimelineOverlay::Row row{TimelineRow::Kind::Tensor, tensor.name, 3, {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])}, kNone, 0, info, {}, false};
+      if (life.inactive.size() > 4)
+        info += ", " + std::to_string(life.inactive.size() - 4) + " more";
+      TimelineOverlay::Row row{TimelineRow::Kind::Tensor,
+                               tensor.name,
+                               3,
+                               {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])},
+                               kNone,
+                               0,
+                               info,
+                               {},
+                               false};
       std::set<std::string> groups;
       for (int u : life.uses) {
         row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
         groups.insert(w.kernels[static_cast<size_t>(u)].group);
       }
       for (const std::string& g : groups) {
-        if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end()) row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
+        if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end())
+          row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
       }
       rows.push_back(std::move(row));
     }
@@ -275,8 +368,8 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
 
 }  // namespace
 
-Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts, const TierConfig& tiers,
-                             const OverlayOptions& options) {
+Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts,
+                             const TierConfig& tiers, const OverlayOptions& options) {
   if (parts.empty()) return Error{"nothing to lay over the run"};
   std::shared_ptr<Session> s = copySession(*measured);
   auto layout = std::make_shared<TimelineOverlay>();
@@ -284,12 +377,15 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
   for (const OverlayPart& part : parts) {
     const SimResult& r = *part.result;
     const SimWorkload& w = *part.workload;
-    if (!r.feasible) return Error{std::string(toString(r.policy)) + " cannot run this workload: " + r.problem};
-    if (r.kernels.size() != w.kernels.size()) return Error{"the simulation result does not belong to this workload"};
+    if (!r.feasible)
+      return Error{std::string(toString(r.policy)) + " cannot run this workload: " + r.problem};
+    if (r.kernels.size() != w.kernels.size())
+      return Error{"the simulation result does not belong to this workload"};
     // The mapped GPU, else the first with kernels and no simulation yet.
     uint32_t device = part.mapping->device;
     auto taken = [&](uint32_t d) {
-      return std::any_of(layout->gpus.begin(), layout->gpus.end(), [d](const TimelineOverlay::Gpu& g) { return g.device == d; });
+      return std::any_of(layout->gpus.begin(), layout->gpus.end(),
+                         [d](const TimelineOverlay::Gpu& g) { return g.device == d; });
     };
     if (device == kNone || device >= measured->devices.size() || taken(device)) {
       device = kNone;
@@ -301,16 +397,20 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
       }
     }
     if (device == kNone) return Error{"the run has no GPU kernels to lay the simulation beside"};
-    const TimeNs origin = part.mapping->iterations.empty() ? measured->startTime() : part.mapping->origin();
+    const TimeNs origin =
+        part.mapping->iterations.empty() ? measured->startTime() : part.mapping->origin();
     layout->gpus.push_back({device, {}});
-    const size_t shown = addPart(*s, *layout, layout->gpus.back().rows, device, origin, *part.mapping, w, r, tiers, options);
+    const size_t shown = addPart(*s, *layout, layout->gpus.back().rows, device, origin,
+                                 *part.mapping, w, r, tiers, options);
     if (o.origins.empty()) o.origin = origin, o.tensorsShown = shown;
     o.origins.push_back(origin);
   }
   layout->ownsTrack.assign(s->tracks.size(), false);
-  std::fill(layout->ownsTrack.begin() + static_cast<std::ptrdiff_t>(measured->tracks.size()), layout->ownsTrack.end(), true);
+  std::fill(layout->ownsTrack.begin() + static_cast<std::ptrdiff_t>(measured->tracks.size()),
+            layout->ownsTrack.end(), true);
   layout->ownsCounter.assign(s->counters.size(), false);
-  std::fill(layout->ownsCounter.begin() + static_cast<std::ptrdiff_t>(measured->counters.size()), layout->ownsCounter.end(), true);
+  std::fill(layout->ownsCounter.begin() + static_cast<std::ptrdiff_t>(measured->counters.size()),
+            layout->ownsCounter.end(), true);
   if (Status st = s->finalize(); !st.ok()) return Error{"simulation overlay: " + st.error()};
   o.session = s;
   o.layout = layout;
@@ -318,8 +418,9 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
   return o;
 }
 
-Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping, const SimWorkload& workload,
-                             const SimResult& result, const TierConfig& tiers, const OverlayOptions& options) {
+Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping,
+                             const SimWorkload& workload, const SimResult& result,
+                             const TierConfig& tiers, const OverlayOptions& options) {
   return buildOverlay(measured, {{&mapping, &workload, &result}}, tiers, options);
 }
 

@@ -1,6 +1,6 @@
 // A simulation drawn on the measured timeline: the measured session copied with the simulation's
-// tracks added, and the rows that show them under each simulated GPU, right after its Compute rows —
-// the simulated kernels (stalls marked) aligned to the measured iteration's start, GPU / host /
+// tracks added, and the rows that show them under each simulated GPU, right after its Compute rows
+// — the simulated kernels (stalls marked) aligned to the measured iteration's start, GPU / host /
 // SSD usage with capacity, a row per link with every transfer, and a lane per tensor (grouped by
 // layer) coloured by where the tensor is. Clicking ties a transfer to the kernel that needed it,
 // a simulated kernel to the measured kernels of its layer, a tensor to the kernels that use it.
@@ -37,7 +37,7 @@ struct Overlay {
   SessionPtr session;  // the measured session with the simulation's tracks added
   std::shared_ptr<const TimelineOverlay> layout;
   std::shared_ptr<const TimelineRows> rows;
-  TimeNs origin = 0;   // where the (first) simulated iteration starts on the measured clock
+  TimeNs origin = 0;  // where the (first) simulated iteration starts on the measured clock
   std::vector<TimeNs> origins;  // per part
   size_t tensorsShown = 0;      // of the first part
 };
@@ -50,10 +50,11 @@ struct OverlayPart {
   const SimResult* result;
 };
 
-Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts, const TierConfig& tiers,
-                             const OverlayOptions& options = {});
+Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts,
+                             const TierConfig& tiers, const OverlayOptions& options = {});
 // One GPU.
-Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping, const SimWorkload& workload,
-                             const SimResult& result, const TierConfig& tiers, const OverlayOptions& options = {});
+Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping,
+                             const SimWorkload& workload, const SimResult& result,
+                             const TierConfig& tiers, const OverlayOptions& options = {});
 
 }  // namespace ts::memsim

@@ -6,7 +6,8 @@
 
 namespace ts::memsim {
 
-OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(const char*)>& stage, const std::atomic<bool>* cancel) {
+OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(const char*)>& stage,
+                      const std::atomic<bool>* cancel) {
   OverlayRun out;
   out.tiers = request.tiers;
   auto say = [&](const char* what) {
@@ -36,11 +37,14 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
   std::vector<std::pair<TimeNs, uint32_t>> busy;
   for (const Track& t : source.session->tracks) {
     if (t.kind != EventKind::Kernel || t.device == kNone) continue;
-    auto it = std::find_if(busy.begin(), busy.end(), [&](const auto& b) { return b.second == t.device; });
+    auto it =
+        std::find_if(busy.begin(), busy.end(), [&](const auto& b) { return b.second == t.device; });
     if (it == busy.end()) it = busy.insert(busy.end(), {0, t.device});
     for (uint32_t e = 0; e < t.size(); ++e) it->first += t.hot.end[e] - t.hot.start[e];
   }
-  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
   if (busy.empty()) {
     out.error = "the run has no GPU kernels to map onto the model";
     return out;
@@ -65,8 +69,10 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
     if (!say("planning and simulating")) return out;
     auto runs = runPolicies(g.workload, {request.policy}, request.tiers);
     std::string problem = !runs ? runs.error()
-                          : !runs->front().result.feasible ? std::string(toString(request.policy)) + " cannot run " + g.workload.name + ": " + runs->front().result.problem
-                                                           : std::string();
+                          : !runs->front().result.feasible
+                              ? std::string(toString(request.policy)) + " cannot run " +
+                                    g.workload.name + ": " + runs->front().result.problem
+                              : std::string();
     if (!problem.empty()) {
       if (first) {
         out.error = problem;
@@ -81,7 +87,8 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
   }
   if (!say("drawing")) return out;
   std::vector<OverlayPart> parts;
-  for (const GpuRun& g : out.gpus) parts.push_back({&g.mapping.kernels, &g.workload, &g.run.result});
+  for (const GpuRun& g : out.gpus)
+    parts.push_back({&g.mapping.kernels, &g.workload, &g.run.result});
   auto overlay = buildOverlay(source.session, parts, request.tiers, request.options);
   if (!overlay) {
     out.error = overlay.error();

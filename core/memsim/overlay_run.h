@@ -31,15 +31,16 @@ struct GpuRun {
 struct OverlayRun {
   std::string error;  // empty on success (it concerns the busiest GPU; the others are skipped)
   bool cancelled = false;
-  TierConfig tiers;            // as simulated
-  std::vector<GpuRun> gpus;    // the busiest GPU first; on error, it holds the mapping to correct
+  TierConfig tiers;          // as simulated
+  std::vector<GpuRun> gpus;  // the busiest GPU first; on error, it holds the mapping to correct
   std::vector<std::string> skipped;  // other GPUs that could not be simulated, and why
   Overlay overlay;
 };
 
 // `stage` (may be empty) hears "mapping kernels", "planning", "simulating", "drawing"; `cancel`
 // (may be null) is checked between the stages.
-OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(const char*)>& stage = {},
+OverlayRun runOverlay(const OverlayRequest& request,
+                      const std::function<void(const char*)>& stage = {},
                       const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ts::memsim

@@ -33,14 +33,14 @@ const char* toString(Action::Kind k);
 struct Plan {
   Policy policy = Policy::Ideal;
   bool feasible = true;
-  std::string problem;            // why it is not feasible
-  std::string note;               // how it was made, for reports
-  std::vector<Action> actions;    // sorted by kernel
-  bool unifiedMemory = true;      // misses are page faults (UVM); otherwise explicit copies
-  bool discardDead = false;       // LRU drops a dead tensor's pages instead of writing them back
-  bool infiniteGpu = false;       // ideal
-  bool hostAllowed = true;        // g10-gds and FlashNeuron use the SSD only
-  int protectNext = 0;            // LRU spares the tensors of the next N kernels (DeepUM)
+  std::string problem;              // why it is not feasible
+  std::string note;                 // how it was made, for reports
+  std::vector<Action> actions;      // sorted by kernel
+  bool unifiedMemory = true;        // misses are page faults (UVM); otherwise explicit copies
+  bool discardDead = false;         // LRU drops a dead tensor's pages instead of writing them back
+  bool infiniteGpu = false;         // ideal
+  bool hostAllowed = true;          // g10-gds and FlashNeuron use the SSD only
+  int protectNext = 0;              // LRU spares the tensors of the next N kernels (DeepUM)
   bool evictFarthestFirst = false;  // the runtime knows the schedule: evict by next use, not LRU
 };
 

@@ -14,15 +14,20 @@ namespace ts::memsim {
 // every policy; the error names the kernel, its working set and the capacity.
 Status checkWorkingSets(const SimWorkload& workload, const TierConfig& tiers);
 
-Plan makePlan(Policy policy, const SimWorkload& workload, const std::vector<TensorLife>& lives, const TierConfig& tiers);
+Plan makePlan(Policy policy, const SimWorkload& workload, const std::vector<TensorLife>& lives,
+              const TierConfig& tiers);
 
 // Individual planners (makePlan dispatches to these).
-Plan planG10(Policy variant, const SimWorkload& workload, const std::vector<TensorLife>& lives, const TierConfig& tiers);
-Plan planFlashNeuron(const SimWorkload& workload, const std::vector<TensorLife>& lives, const TierConfig& tiers);
-Plan planDemandPaging(Policy policy, const SimWorkload& workload, const std::vector<TensorLife>& lives);  // lru, deepum
+Plan planG10(Policy variant, const SimWorkload& workload, const std::vector<TensorLife>& lives,
+             const TierConfig& tiers);
+Plan planFlashNeuron(const SimWorkload& workload, const std::vector<TensorLife>& lives,
+                     const TierConfig& tiers);
+Plan planDemandPaging(Policy policy, const SimWorkload& workload,
+                      const std::vector<TensorLife>& lives);  // lru, deepum
 
 // Frees at each non-global tensor's death (after its last use), in kernel order.
-void addFrees(const SimWorkload& workload, const std::vector<TensorLife>& lives, std::vector<Action>& actions);
+void addFrees(const SimWorkload& workload, const std::vector<TensorLife>& lives,
+              std::vector<Action>& actions);
 // Sorts by kernel; within a kernel frees, then evictions, then allocations and prefetches.
 void sortActions(std::vector<Action>& actions);
 

@@ -6,14 +6,19 @@
 
 namespace ts::memsim {
 
-StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRow* published, double clockHz) {
+StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRow* published,
+                           double clockHz) {
   StatsTable t;
   t.report = "memsim";
   t.title = "Simulated iteration per policy";
-  t.columns = {{"policy", "Policy", StatsUnit::Text},          {"feasible", "Feasible", StatsUnit::Text},
-               {"iteration_ns", "Iteration", StatsUnit::Duration}, {"ideal_ns", "Ideal", StatsUnit::Duration},
-               {"slowdown", "Slowdown", StatsUnit::Count},       {"stall_ns", "Stall", StatsUnit::Duration},
-               {"overlap_ns", "Overlap", StatsUnit::Duration},   {"faults", "Faults", StatsUnit::Count}};
+  t.columns = {{"policy", "Policy", StatsUnit::Text},
+               {"feasible", "Feasible", StatsUnit::Text},
+               {"iteration_ns", "Iteration", StatsUnit::Duration},
+               {"ideal_ns", "Ideal", StatsUnit::Duration},
+               {"slowdown", "Slowdown", StatsUnit::Count},
+               {"stall_ns", "Stall", StatsUnit::Duration},
+               {"overlap_ns", "Overlap", StatsUnit::Duration},
+               {"faults", "Faults", StatsUnit::Count}};
   for (int l = 0; l < kLinkCount; ++l) {
     std::string name = toString(static_cast<Link>(l));
     t.columns.push_back({name + "_bytes", name, StatsUnit::Bytes});
@@ -25,10 +30,12 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
   for (const PolicyRun& run : runs) {
     const SimResult& r = run.result;
     const SimSummary& s = r.summary;
-    std::vector<StatsCell> row = {std::string(toString(r.policy)), std::string(r.feasible ? "yes" : "no")};
+    std::vector<StatsCell> row = {std::string(toString(r.policy)),
+                                  std::string(r.feasible ? "yes" : "no")};
     if (r.feasible) {
-      row.insert(row.end(), {int64_t{s.iteration}, int64_t{s.ideal}, std::round(s.slowdown * 1000) / 1000, int64_t{s.stall},
-                             int64_t{s.overlap}, s.faults});
+      row.insert(row.end(),
+                 {int64_t{s.iteration}, int64_t{s.ideal}, std::round(s.slowdown * 1000) / 1000,
+                  int64_t{s.stall}, int64_t{s.overlap}, s.faults});
       for (int64_t b : s.linkBytes) row.emplace_back(b);
     } else {
       row.insert(row.end(), {std::monostate{}, int64_t{s.ideal}});
@@ -39,20 +46,29 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
       if (it == published->cycles.end()) {
         row.insert(row.end(), {std::monostate{}, std::monostate{}});
       } else {
-        auto ns = static_cast<int64_t>(std::llround(static_cast<double>(it->second) * 1e9 / clockHz));
+        auto ns =
+            static_cast<int64_t>(std::llround(static_cast<double>(it->second) * 1e9 / clockHz));
         row.emplace_back(ns);
-        if (r.feasible) row.emplace_back(100.0 * (static_cast<double>(s.iteration) - static_cast<double>(ns)) / static_cast<double>(ns));
-        else row.emplace_back(std::monostate{});
+        if (r.feasible)
+          row.emplace_back(100.0 * (static_cast<double>(s.iteration) - static_cast<double>(ns)) /
+                           static_cast<double>(ns));
+        else
+          row.emplace_back(std::monostate{});
       }
     }
     t.rows.push_back(std::move(row));
   }
   t.notes.push_back("The second of two simulated iterations (the steady state, as G10 reports).");
   for (const PolicyRun& run : runs) {
-    if (!run.result.feasible) t.notes.push_back(std::string(toString(run.result.policy)) + " is infeasible: " + run.result.problem);
-    else if (!run.plan.note.empty()) t.notes.push_back(std::string(toString(run.result.policy)) + " plan: " + run.plan.note + ".");
+    if (!run.result.feasible)
+      t.notes.push_back(std::string(toString(run.result.policy)) +
+                        " is infeasible: " + run.result.problem);
+    else if (!run.plan.note.empty())
+      t.notes.push_back(std::string(toString(run.result.policy)) + " plan: " + run.plan.note + ".");
   }
-  if (published) t.notes.push_back("G10 published: its artifact's Figure 11 (" + published->model + ", batch " + std::to_string(published->batch) + "), cycles at 1.2 GHz.");
+  if (published)
+    t.notes.push_back("G10 published: its artifact's Figure 11 (" + published->model + ", batch " +
+                      std::to_string(published->batch) + "), cycles at 1.2 GHz.");
   return t;
 }
 
@@ -60,12 +76,17 @@ StatsTable planTable(const SimWorkload& w, const std::vector<PolicyRun>& runs) {
   StatsTable t;
   t.report = "memsim_plan";
   t.title = "Planned actions";
-  t.columns = {{"policy", "Policy", StatsUnit::Text}, {"kernel", "Kernel", StatsUnit::Count}, {"kernel_name", "Kernel name", StatsUnit::Text},
-               {"action", "Action", StatsUnit::Text}, {"tensor", "Tensor", StatsUnit::Text},     {"bytes", "Bytes", StatsUnit::Bytes}};
+  t.columns = {
+      {"policy", "Policy", StatsUnit::Text},           {"kernel", "Kernel", StatsUnit::Count},
+      {"kernel_name", "Kernel name", StatsUnit::Text}, {"action", "Action", StatsUnit::Text},
+      {"tensor", "Tensor", StatsUnit::Text},           {"bytes", "Bytes", StatsUnit::Bytes}};
   for (const PolicyRun& run : runs) {
     for (const Action& a : run.plan.actions) {
-      t.rows.push_back({std::string(toString(run.plan.policy)), int64_t{a.kernel}, w.kernels[static_cast<size_t>(a.kernel)].name,
-                        std::string(toString(a.kind)), w.tensors[static_cast<size_t>(a.tensor)].name, w.tensors[static_cast<size_t>(a.tensor)].bytes});
+      t.rows.push_back({std::string(toString(run.plan.policy)), int64_t{a.kernel},
+                        w.kernels[static_cast<size_t>(a.kernel)].name,
+                        std::string(toString(a.kind)),
+                        w.tensors[static_cast<size_t>(a.tensor)].name,
+                        w.tensors[static_cast<size_t>(a.tensor)].bytes});
     }
   }
   return t;
@@ -97,7 +118,8 @@ std::string simulationJson(const std::vector<PolicyRun>& runs) {
       j.key("problem").value(r.problem);
     }
     j.key("bytes").beginObject();
-    for (int l = 0; l < kLinkCount; ++l) j.key(toString(static_cast<Link>(l))).value(s.linkBytes[static_cast<size_t>(l)]);
+    for (int l = 0; l < kLinkCount; ++l)
+      j.key(toString(static_cast<Link>(l))).value(s.linkBytes[static_cast<size_t>(l)]);
     j.endObject();
     j.endObject();
   }

@@ -13,7 +13,8 @@ namespace ts::memsim {
 
 // Columns: policy, feasible, iteration, ideal, slowdown, stall, overlap, faults, bytes per link;
 // with `published` also G10's iteration time and our difference from it in percent.
-StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRow* published = nullptr, double gpuClockHz = 1.2e9);
+StatsTable simulationTable(const std::vector<PolicyRun>& runs,
+                           const PublishedRow* published = nullptr, double gpuClockHz = 1.2e9);
 
 // Every run's plan as rows: policy, kernel index and name, action, tensor, bytes.
 StatsTable planTable(const SimWorkload& workload, const std::vector<PolicyRun>& runs);

@@ -6,7 +6,8 @@
 
 namespace ts::memsim {
 
-SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs, const TierConfig& tiers) {
+SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs,
+                             const TierConfig& tiers) {
   SessionBuilder b;
   StringId stallName = b.intern("stall (waiting for data)"), category = b.intern("memsim");
   std::vector<StringId> kernelNames, tensorNames;
@@ -25,7 +26,8 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
     b.streamInfo(compute).name = "compute";
     for (size_t k = 0; k < r.kernels.size(); ++k) {
       const SimKernelTime& t = r.kernels[k];
-      if (t.stall > 0) b.addStreamRange(compute, t.start - t.stall, t.start, stallName, {category, {}});
+      if (t.stall > 0)
+        b.addStreamRange(compute, t.start - t.stall, t.start, stallName, {category, {}});
       b.addKernel(compute, t.start, t.end, kernelNames[k], {});
     }
     uint32_t linkStream[kLinkCount];
@@ -37,12 +39,17 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
       MemcpyDetail d;
       d.bytes = static_cast<uint64_t>(m.bytes);
       d.copyKind = m.to == Tier::Gpu ? CopyKind::HtoD : CopyKind::DtoH;
-      d.srcKind = m.from == Tier::Gpu ? MemoryKind::Device : m.from == Tier::Host ? MemoryKind::Pinned : MemoryKind::Unknown;
-      d.dstKind = m.to == Tier::Gpu ? MemoryKind::Device : m.to == Tier::Host ? MemoryKind::Pinned : MemoryKind::Unknown;
+      d.srcKind = m.from == Tier::Gpu    ? MemoryKind::Device
+                  : m.from == Tier::Host ? MemoryKind::Pinned
+                                         : MemoryKind::Unknown;
+      d.dstKind = m.to == Tier::Gpu    ? MemoryKind::Device
+                  : m.to == Tier::Host ? MemoryKind::Pinned
+                                       : MemoryKind::Unknown;
       d.srcDevice = m.from == Tier::Gpu ? 0 : -1;
       d.dstDevice = m.to == Tier::Gpu ? 0 : -1;
       d.async = m.demand ? 0 : 1;
-      b.addMemcpy(linkStream[static_cast<int>(m.link)], m.start, m.end, tensorNames[static_cast<size_t>(m.tensor)], d);
+      b.addMemcpy(linkStream[static_cast<int>(m.link)], m.start, m.end,
+                  tensorNames[static_cast<size_t>(m.tensor)], d);
     }
     uint32_t process = b.process(rank, 1);
     b.processInfo(process).name = "simulation (" + std::string(toString(r.policy)) + ")";
@@ -57,17 +64,25 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
       const std::string& group = w.kernels[k].group;
       size_t last = k;
       while (last + 1 < r.kernels.size() && w.kernels[last + 1].group == group) ++last;
-      if (!group.empty()) b.addNvtx(layers, r.kernels[k].start - r.kernels[k].stall, r.kernels[last].end, b.intern(group), {});
+      if (!group.empty())
+        b.addNvtx(layers, r.kernels[k].start - r.kernels[k].stall, r.kernels[last].end,
+                  b.intern(group), {});
       k = last + 1;
     }
     StringId hostCategory = b.intern("host"), ssdCategory = b.intern("ssd");
     for (const Residency& s : r.residency) {
-      if (s.tier == Tier::Host) b.addRange(onHost, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)], {hostCategory, {}});
-      if (s.tier == Tier::Ssd) b.addRange(onSsd, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)], {ssdCategory, {}});
+      if (s.tier == Tier::Host)
+        b.addRange(onHost, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)],
+                   {hostCategory, {}});
+      if (s.tier == Tier::Ssd)
+        b.addRange(onSsd, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)],
+                   {ssdCategory, {}});
     }
     for (const TierUsage& u : r.usage) {
-      b.addCounterSample("GPU memory used", "bytes", device, kNone, u.time, static_cast<double>(u.gpu));
-      b.addCounterSample("host memory used", "bytes", device, kNone, u.time, static_cast<double>(u.host));
+      b.addCounterSample("GPU memory used", "bytes", device, kNone, u.time,
+                         static_cast<double>(u.gpu));
+      b.addCounterSample("host memory used", "bytes", device, kNone, u.time,
+                         static_cast<double>(u.host));
       b.addCounterSample("SSD used", "bytes", device, kNone, u.time, static_cast<double>(u.ssd));
     }
   }
@@ -89,11 +104,14 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
   for (const SourceFile& f : s.provenance.sources) {
     if (f.format == "simulation") workload = f.path;
   }
-  if (workload.empty()) return Error{"not a simulated session (write one with tensorscope-cli simulate ... -o SIM.tscope)"};
+  if (workload.empty())
+    return Error{
+        "not a simulated session (write one with tensorscope-cli simulate ... -o SIM.tscope)"};
   std::vector<SimulatedRun> runs(s.ranks.size());
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const std::string& label = s.ranks[r].label;
-    if (label.size() <= kSimulated.size() || label.compare(label.size() - kSimulated.size(), kSimulated.size(), kSimulated) != 0) {
+    if (label.size() <= kSimulated.size() ||
+        label.compare(label.size() - kSimulated.size(), kSimulated.size(), kSimulated) != 0) {
       return Error{"rank '" + label + "' is not a simulated policy"};
     }
     runs[r].policy = label.substr(0, label.size() - kSimulated.size());
@@ -112,7 +130,8 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
       const std::string& name = s.streams[t.stream].name;
       for (int l = 0; l < kLinkCount; ++l) {
         if (name != toString(static_cast<Link>(l))) continue;
-        for (uint64_t b : t.memcpys.bytes) run.linkBytes[static_cast<size_t>(l)] += static_cast<int64_t>(b);
+        for (uint64_t b : t.memcpys.bytes)
+          run.linkBytes[static_cast<size_t>(l)] += static_cast<int64_t>(b);
       }
     } else if (t.kind == EventKind::Range) {
       for (size_t i = 0; i < t.size(); ++i) run.stall += t.hot.end[i] - t.hot.start[i];
@@ -121,7 +140,10 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
   for (const CounterTrack& c : s.counters) {
     if (c.device == kNone) continue;
     SimulatedRun& run = runs[s.devices[c.device].rank];
-    int which = c.name == "GPU memory used" ? 0 : c.name == "host memory used" ? 1 : c.name == "SSD used" ? 2 : -1;
+    int which = c.name == "GPU memory used"    ? 0
+                : c.name == "host memory used" ? 1
+                : c.name == "SSD used"         ? 2
+                                               : -1;
     if (which < 0) continue;
     if (run.usage.size() < c.size()) run.usage.resize(c.size());
     for (size_t i = 0; i < c.size(); ++i) {

@@ -18,6 +18,8 @@ struct PolicyRun {
 
 // Errors: invalid tiers, a kernel whose working set exceeds GPU memory (named). A policy that
 // cannot fit is a result with feasible = false, not an error.
-Result<std::vector<PolicyRun>> runPolicies(const SimWorkload& workload, const std::vector<Policy>& policies, const TierConfig& tiers);
+Result<std::vector<PolicyRun>> runPolicies(const SimWorkload& workload,
+                                           const std::vector<Policy>& policies,
+                                           const TierConfig& tiers);
 
 }  // namespace ts::memsim

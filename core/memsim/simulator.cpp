@@ -13,12 +13,18 @@ namespace ts::memsim {
 
 const char* toString(Link l) {
   switch (l) {
-    case Link::HostToGpu: return "host-to-gpu";
-    case Link::GpuToHost: return "gpu-to-host";
-    case Link::SsdToGpu: return "ssd-to-gpu";
-    case Link::GpuToSsd: return "gpu-to-ssd";
-    case Link::SsdToHost: return "ssd-to-host";
-    case Link::HostToSsd: return "host-to-ssd";
+    case Link::HostToGpu:
+      return "host-to-gpu";
+    case Link::GpuToHost:
+      return "gpu-to-host";
+    case Link::SsdToGpu:
+      return "ssd-to-gpu";
+    case Link::GpuToSsd:
+      return "gpu-to-ssd";
+    case Link::SsdToHost:
+      return "ssd-to-host";
+    case Link::HostToSsd:
+      return "host-to-ssd";
   }
   return "?";
 }
@@ -42,8 +48,9 @@ class Machine {
       : w_(w), plan_(plan), tiers_(tiers), state_(w.tensors.size()), lives_(analyzeVitality(w)) {
     gpuCapacity_ = plan.infiniteGpu ? std::numeric_limits<int64_t>::max() / 4 : tiers.gpuBytes;
     hostCapacity_ = plan.hostAllowed ? tiers.hostBytes : 0;
-    const double bw[kLinkCount] = {tiers.gpuHostBandwidth, tiers.gpuHostBandwidth, tiers.ssdGpuBandwidth,
-                                   tiers.ssdGpuBandwidth,  tiers.ssdHostBandwidth, tiers.ssdHostBandwidth};
+    const double bw[kLinkCount] = {tiers.gpuHostBandwidth, tiers.gpuHostBandwidth,
+                                   tiers.ssdGpuBandwidth,  tiers.ssdGpuBandwidth,
+                                   tiers.ssdHostBandwidth, tiers.ssdHostBandwidth};
     for (int i = 0; i < kLinkCount; ++i) bandwidth_[i] = bw[i];
     if (!plan.unifiedMemory && plan.hostAllowed) {
       // Direct (GPUDirect Storage) copies cross the GPU's PCIe link beside the host's: an
@@ -59,7 +66,9 @@ class Machine {
     for (size_t k = 1; k < actionBegin_.size(); ++k) actionBegin_[k] += actionBegin_[k - 1];
     birthBytes_.assign(w.kernels.size(), 0);
     for (const TensorLife& life : lives_) {
-      if (!life.global && life.birth >= 0) birthBytes_[static_cast<size_t>(life.birth)] += w.tensors[static_cast<size_t>(life.tensor)].bytes;
+      if (!life.global && life.birth >= 0)
+        birthBytes_[static_cast<size_t>(life.birth)] +=
+            w.tensors[static_cast<size_t>(life.tensor)].bytes;
     }
   }
 
@@ -82,7 +91,9 @@ class Machine {
         ++seq_;
         kernel_ = k;
         settle(now);
-        for (int i = actionBegin_[static_cast<size_t>(k)]; i < actionBegin_[static_cast<size_t>(k) + 1]; ++i) apply(plan_.actions[static_cast<size_t>(i)], now);
+        for (int i = actionBegin_[static_cast<size_t>(k)];
+             i < actionBegin_[static_cast<size_t>(k) + 1]; ++i)
+          apply(plan_.actions[static_cast<size_t>(i)], now);
         if (!plan_.unifiedMemory) {
           retryDeferred(now);
           prefetchEarly(k, now);
@@ -94,13 +105,16 @@ class Machine {
         }
         TimeNs ready = now;
         bool faulted = false;
-        for (int t : kern.inputs) ready = std::max(ready, bringIn(t, now, /*demand=*/true, faulted));
+        for (int t : kern.inputs)
+          ready = std::max(ready, bringIn(t, now, /*demand=*/true, faulted));
         for (int t : kern.outputs) {
           // Written, not read: its old contents need not travel.
-          bool overwrite = std::find(kern.inputs.begin(), kern.inputs.end(), t) == kern.inputs.end();
+          bool overwrite =
+              std::find(kern.inputs.begin(), kern.inputs.end(), t) == kern.inputs.end();
           ready = std::max(ready, bringIn(t, now, /*demand=*/true, faulted, overwrite));
         }
-        if (faulted && plan_.unifiedMemory) ready += tiers_.systemLatencyNs;  // the fault batch's handling
+        if (faulted && plan_.unifiedMemory)
+          ready += tiers_.systemLatencyNs;  // the fault batch's handling
         for (const auto* list : {&kern.inputs, &kern.outputs}) {
           for (int t : *list) touch(t);
         }
@@ -122,7 +136,8 @@ class Machine {
     SimSummary& s = r.summary;
     s.iteration = now - origin_;
     s.ideal = w_.idealTime();
-    s.slowdown = s.ideal > 0 ? static_cast<double>(s.iteration) / static_cast<double>(s.ideal) : 1.0;
+    s.slowdown =
+        s.ideal > 0 ? static_cast<double>(s.iteration) / static_cast<double>(s.ideal) : 1.0;
     s.faults = faults_;
     s.demandBytes = demandBytes_;
     s.linkBytes = linkBytes_;
@@ -192,8 +207,10 @@ class Machine {
       auto it = order_.begin();
       while (gpuCapacity_ - gpuUsed_ < bytes) {
         // A demand miss that found nothing else takes a tensor still arriving, once it is in.
-        while (it != order_.end() && (state_[static_cast<size_t>(it->second)].usedBy == seq_ ||
-                                      (spareProtected && (isProtected(it->second) || state_[static_cast<size_t>(it->second)].readyAt > now)))) {
+        while (it != order_.end() &&
+               (state_[static_cast<size_t>(it->second)].usedBy == seq_ ||
+                (spareProtected && (isProtected(it->second) ||
+                                    state_[static_cast<size_t>(it->second)].readyAt > now)))) {
           ++it;
         }
         if (it == order_.end()) break;
@@ -203,7 +220,8 @@ class Machine {
           release(victim, now);
           continue;
         }
-        TimeNs end = evict(victim, std::max(now, state_[static_cast<size_t>(victim)].readyAt), Tier::Host, /*demand=*/true, /*releaseNow=*/true);
+        TimeNs end = evict(victim, std::max(now, state_[static_cast<size_t>(victim)].readyAt),
+                           Tier::Host, /*demand=*/true, /*releaseNow=*/true);
         at = std::max(at, end);
         if (!plan_.unifiedMemory) scheduleRefetch(victim);
       }
@@ -216,10 +234,14 @@ class Machine {
     Link link = from == Tier::Gpu ? (to == Tier::Host ? Link::GpuToHost : Link::GpuToSsd)
                                   : (from == Tier::Host ? Link::HostToGpu : Link::SsdToGpu);
     const int64_t bytes = w_.tensors[static_cast<size_t>(t)].bytes;
-    TimeNs latency = from == Tier::Ssd ? tiers_.ssdReadLatencyNs : to == Tier::Ssd ? tiers_.ssdWriteLatencyNs : 0;
+    TimeNs latency = from == Tier::Ssd ? tiers_.ssdReadLatencyNs
+                     : to == Tier::Ssd ? tiers_.ssdWriteLatencyNs
+                                       : 0;
     auto li = static_cast<size_t>(link);
     TimeNs start = std::max(now, linkFree_[li]);
-    TimeNs end = start + latency + static_cast<TimeNs>(std::llround(static_cast<double>(bytes) * 1e9 / bandwidth_[li]));
+    TimeNs end =
+        start + latency +
+        static_cast<TimeNs>(std::llround(static_cast<double>(bytes) * 1e9 / bandwidth_[li]));
     end = std::max(end, earliestEnd);
     linkFree_[li] = end;
     if (recording_) {
@@ -242,8 +264,10 @@ class Machine {
     s.tier = to;
     s.since = now;
     (to == Tier::Host ? hostUsed_ : ssdUsed_) += bytes;
-    if (releaseNow) gpuUsed_ -= bytes;
-    else pending_.push({end, bytes});
+    if (releaseNow)
+      gpuUsed_ -= bytes;
+    else
+      pending_.push({end, bytes});
     return end;
   }
 
@@ -271,7 +295,8 @@ class Machine {
     const int64_t n = static_cast<int64_t>(w_.kernels.size());
     const int64_t iteration = (seq_ - 1) / n;
     if (uses.empty()) return std::numeric_limits<int64_t>::min();
-    auto it = afterUse ? std::upper_bound(uses.begin(), uses.end(), kernel_) : std::lower_bound(uses.begin(), uses.end(), kernel_);
+    auto it = afterUse ? std::upper_bound(uses.begin(), uses.end(), kernel_)
+                       : std::lower_bound(uses.begin(), uses.end(), kernel_);
     int64_t next = it != uses.end() ? iteration * n + *it : (iteration + 1) * n + uses.front();
     return -next;
   }
@@ -317,14 +342,19 @@ class Machine {
     if (uses.empty()) return;
     const int64_t iteration = (seq_ - 1) / n;
     auto it = std::upper_bound(uses.begin(), uses.end(), kernel_);
-    const int64_t next = (it != uses.end() ? iteration * n + *it : (iteration + 1) * n + uses.front()) + 1;  // as a sequence number
+    const int64_t next =
+        (it != uses.end() ? iteration * n + *it : (iteration + 1) * n + uses.front()) +
+        1;  // as a sequence number
     const int64_t bytes = w_.tensors[static_cast<size_t>(t)].bytes;
     const Tier tier = state_[static_cast<size_t>(t)].tier;
-    const double bw = bandwidth_[static_cast<size_t>(tier == Tier::Host ? Link::HostToGpu : Link::SsdToGpu)];
-    const double lead = 1.5 * (static_cast<double>(tiers_.ssdReadLatencyNs) + static_cast<double>(bytes) * 1e9 / bw);
+    const double bw =
+        bandwidth_[static_cast<size_t>(tier == Tier::Host ? Link::HostToGpu : Link::SsdToGpu)];
+    const double lead = 1.5 * (static_cast<double>(tiers_.ssdReadLatencyNs) +
+                               static_cast<double>(bytes) * 1e9 / bw);
     int64_t at = next;
     double covered = 0;
-    while (at > seq_ + 1 && covered < lead) covered += static_cast<double>(w_.kernels[static_cast<size_t>((--at - 1) % n)].duration);
+    while (at > seq_ + 1 && covered < lead)
+      covered += static_cast<double>(w_.kernels[static_cast<size_t>((--at - 1) % n)].duration);
     refetch_.push({at, t});
   }
 
@@ -337,7 +367,8 @@ class Machine {
     if (deferred_.empty()) return;
     std::vector<int> waiting;
     waiting.swap(deferred_);
-    std::sort(waiting.begin(), waiting.end(), [&](int a, int b) { return nextUse(a) < nextUse(b); });
+    std::sort(waiting.begin(), waiting.end(),
+              [&](int a, int b) { return nextUse(a) < nextUse(b); });
     waiting.erase(std::unique(waiting.begin(), waiting.end()), waiting.end());
     for (int t : waiting) {
       TensorState& s = state_[static_cast<size_t>(t)];
@@ -356,13 +387,15 @@ class Machine {
     for (int j = k + 1; j < n && j <= k + 64; ++j) {
       ahead += w_.kernels[static_cast<size_t>(j - 1)].duration;
       allocating += birthBytes_[static_cast<size_t>(j)];
-      for (int i = actionBegin_[static_cast<size_t>(j)]; i < actionBegin_[static_cast<size_t>(j) + 1]; ++i) {
+      for (int i = actionBegin_[static_cast<size_t>(j)];
+           i < actionBegin_[static_cast<size_t>(j) + 1]; ++i) {
         const Action& a = plan_.actions[static_cast<size_t>(i)];
         if (a.kind != Action::Prefetch) continue;
         const TensorState& s = state_[static_cast<size_t>(a.tensor)];
         if (s.tier != Tier::Host && s.tier != Tier::Ssd) continue;
         const int64_t bytes = w_.tensors[static_cast<size_t>(a.tensor)].bytes;
-        const double bw = bandwidth_[static_cast<size_t>(s.tier == Tier::Host ? Link::HostToGpu : Link::SsdToGpu)];
+        const double bw = bandwidth_[static_cast<size_t>(s.tier == Tier::Host ? Link::HostToGpu
+                                                                              : Link::SsdToGpu)];
         if (static_cast<double>(ahead) > 3 * static_cast<double>(bytes) * 1e9 / bw) continue;
         if (gpuCapacity_ - gpuUsed_ < bytes + allocating) continue;
         bool unused = false;
@@ -407,7 +440,8 @@ class Machine {
       case Action::EvictToHost:
       case Action::EvictToSsd:
         if (s.tier != Tier::Gpu || s.readyAt > now || s.usedBy == seq_) return;
-        evict(t, now, a.kind == Action::EvictToHost && plan_.hostAllowed ? Tier::Host : Tier::Ssd, false, false);
+        evict(t, now, a.kind == Action::EvictToHost && plan_.hostAllowed ? Tier::Host : Tier::Ssd,
+              false, false);
         return;
       case Action::Allocate:
       case Action::Prefetch: {
@@ -436,11 +470,14 @@ class Machine {
   int64_t gpuUsed_ = 0, hostUsed_ = 0, ssdUsed_ = 0;
   double bandwidth_[kLinkCount] = {};
   TimeNs linkFree_[kLinkCount] = {};
-  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>> refetch_;
+  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>>
+      refetch_;
   std::vector<int> deferred_;
-  std::vector<int64_t> birthBytes_;  // bytes first allocated by each kernel
+  std::vector<int64_t> birthBytes_;          // bytes first allocated by each kernel
   std::set<std::pair<int64_t, int>> order_;  // GPU-resident tensors by eviction key
-  std::priority_queue<std::pair<TimeNs, int64_t>, std::vector<std::pair<TimeNs, int64_t>>, std::greater<>> pending_;
+  std::priority_queue<std::pair<TimeNs, int64_t>, std::vector<std::pair<TimeNs, int64_t>>,
+                      std::greater<>>
+      pending_;
   int64_t seq_ = 0;
   int kernel_ = 0;
   bool recording_ = false;

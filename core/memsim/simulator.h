@@ -56,10 +56,10 @@ struct SimSummary {
   TimeNs iteration = 0;
   TimeNs ideal = 0;
   double slowdown = 1;
-  TimeNs compute = 0;  // kernel time with no transfer running
-  TimeNs overlap = 0;  // kernel time with a transfer running
-  TimeNs stall = 0;    // waiting for data
-  int64_t faults = 0;  // demand fetches of tensors not on the GPU
+  TimeNs compute = 0;       // kernel time with no transfer running
+  TimeNs overlap = 0;       // kernel time with a transfer running
+  TimeNs stall = 0;         // waiting for data
+  int64_t faults = 0;       // demand fetches of tensors not on the GPU
   int64_t demandBytes = 0;  // moved by faults and LRU evictions rather than by the plan
   std::array<int64_t, kLinkCount> linkBytes{};
 };

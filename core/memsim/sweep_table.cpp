@@ -29,7 +29,8 @@ Result<SweepTable> loadSweepCsv(const std::string& path) {
     std::vector<std::string> f = fields(line);
     const std::string where = path + ":" + std::to_string(lineNo) + ": ";
     if (table.key.empty()) {
-      if (f.size() != 7 || f[1] != "policy" || f[3] != "iteration_ns") return Error{where + "not a simulate --sweep table (header)"};
+      if (f.size() != 7 || f[1] != "policy" || f[3] != "iteration_ns")
+        return Error{where + "not a simulate --sweep table (header)"};
       table.key = f[0];
       continue;
     }
@@ -44,7 +45,8 @@ Result<SweepTable> loadSweepCsv(const std::string& path) {
       p.iteration = std::atoll(f[3].c_str());
       p.ideal = std::atoll(f[4].c_str());
       p.slowdown = std::strtod(f[5].c_str(), nullptr);
-      if (p.iteration <= 0 || p.slowdown <= 0) return Error{where + "a feasible point without an iteration time"};
+      if (p.iteration <= 0 || p.slowdown <= 0)
+        return Error{where + "a feasible point without an iteration time"};
     }
     table.points.push_back(p);
   }

@@ -23,7 +23,8 @@ std::string_view trim(std::string_view s) {
 bool split(std::string_view text, double& number, std::string& unit) {
   text = trim(text);
   size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
   if (i == 0) return false;
   std::string digits(text.substr(0, i));
   char* end = nullptr;
@@ -34,9 +35,16 @@ bool split(std::string_view text, double& number, std::string& unit) {
 }
 
 double unitFactor(const std::string& unit) {
-  static const std::pair<const char*, double> units[] = {
-      {"", 1},       {"B", 1},        {"KB", 1e3},  {"MB", 1e6},  {"GB", 1e9},  {"TB", 1e12},
-      {"KiB", 1024}, {"MiB", 1 << 20}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  static const std::pair<const char*, double> units[] = {{"", 1},
+                                                         {"B", 1},
+                                                         {"KB", 1e3},
+                                                         {"MB", 1e6},
+                                                         {"GB", 1e9},
+                                                         {"TB", 1e12},
+                                                         {"KiB", 1024},
+                                                         {"MiB", 1 << 20},
+                                                         {"GiB", 1073741824.0},
+                                                         {"TiB", 1099511627776.0}};
   for (const auto& [name, factor] : units) {
     if (unit == name) return factor;
   }
@@ -65,7 +73,9 @@ std::optional<double> parseBandwidth(std::string_view text) {
   return n * f;
 }
 
-std::vector<std::string> tierPresetNames() { return {"g10-default", "a100-40", "h100-80", "h200-141"}; }
+std::vector<std::string> tierPresetNames() {
+  return {"g10-default", "a100-40", "h100-80", "h200-141"};
+}
 
 // G10's defaults (its paper and configuration script); the GPU presets keep G10's host, SSD and
 // latencies and change the GPU memory, the PCIe generation and the clock.
@@ -110,10 +120,14 @@ std::optional<TierConfig> tierPreset(std::string_view name) {
 
 Status TierConfig::validate() const {
   if (gpuBytes <= 0) return Error{"GPU memory must be positive"};
-  if (hostBytes < 0 || ssdBytes < 0) return Error{"host memory and SSD capacity must not be negative"};
-  if (gpuHostBandwidth <= 0 || ssdGpuBandwidth <= 0 || ssdHostBandwidth <= 0) return Error{"bandwidths must be positive"};
-  if (ssdReadLatencyNs < 0 || ssdWriteLatencyNs < 0 || systemLatencyNs < 0) return Error{"latencies must not be negative"};
-  if (pageBytes <= 0 || (pageBytes & (pageBytes - 1)) != 0) return Error{"the page size must be a power of two"};
+  if (hostBytes < 0 || ssdBytes < 0)
+    return Error{"host memory and SSD capacity must not be negative"};
+  if (gpuHostBandwidth <= 0 || ssdGpuBandwidth <= 0 || ssdHostBandwidth <= 0)
+    return Error{"bandwidths must be positive"};
+  if (ssdReadLatencyNs < 0 || ssdWriteLatencyNs < 0 || systemLatencyNs < 0)
+    return Error{"latencies must not be negative"};
+  if (pageBytes <= 0 || (pageBytes & (pageBytes - 1)) != 0)
+    return Error{"the page size must be a power of two"};
   if (gpuClockHz <= 0) return Error{"the GPU clock must be positive"};
   return {};
 }
@@ -121,19 +135,25 @@ Status TierConfig::validate() const {
 Status setTierField(TierConfig& c, std::string_view key, std::string_view value) {
   auto bytes = [&](int64_t& field) -> Status {
     auto v = parseBytes(value);
-    if (!v) return Error{std::string(key) + ": '" + std::string(value) + "' is not a size (e.g. 40GB, 128GiB)"};
+    if (!v)
+      return Error{std::string(key) + ": '" + std::string(value) +
+                   "' is not a size (e.g. 40GB, 128GiB)"};
     field = *v;
     return {};
   };
   auto rate = [&](double& field) -> Status {
     auto v = parseBandwidth(value);
-    if (!v) return Error{std::string(key) + ": '" + std::string(value) + "' is not a bandwidth (e.g. 15.754GB/s)"};
+    if (!v)
+      return Error{std::string(key) + ": '" + std::string(value) +
+                   "' is not a bandwidth (e.g. 15.754GB/s)"};
     field = *v;
     return {};
   };
   auto latency = [&](int64_t& field) -> Status {
     auto v = parseDuration(value);
-    if (!v || *v < 0) return Error{std::string(key) + ": '" + std::string(value) + "' is not a duration (e.g. 12us)"};
+    if (!v || *v < 0)
+      return Error{std::string(key) + ": '" + std::string(value) +
+                   "' is not a duration (e.g. 12us)"};
     field = *v;
     return {};
   };
@@ -185,16 +205,23 @@ Result<TierConfig> loadTierConfig(const std::string& path) {
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     simdjson::padded_string padded(text);
-    if (auto err = parser.parse(padded).get(doc)) return Error{path + ": not valid JSON: " + simdjson::error_message(err)};
+    if (auto err = parser.parse(padded).get(doc))
+      return Error{path + ": not valid JSON: " + simdjson::error_message(err)};
     simdjson::dom::object object;
-    if (doc.get_object().get(object)) return Error{path + ": the JSON is not an object of settings"};
+    if (doc.get_object().get(object))
+      return Error{path + ": the JSON is not an object of settings"};
     for (auto [key, value] : object) {
       std::string v;
-      if (value.is_string()) v = std::string(std::string_view(value));
-      else if (value.is_int64()) v = std::to_string(int64_t(value));
-      else if (value.is_uint64()) v = std::to_string(uint64_t(value));
-      else if (value.is_double()) v = std::to_string(double(value));
-      else return Error{path + ": \"" + std::string(key) + "\" must be text or a number"};
+      if (value.is_string())
+        v = std::string(std::string_view(value));
+      else if (value.is_int64())
+        v = std::to_string(int64_t(value));
+      else if (value.is_uint64())
+        v = std::to_string(uint64_t(value));
+      else if (value.is_double())
+        v = std::to_string(double(value));
+      else
+        return Error{path + ": \"" + std::string(key) + "\" must be text or a number"};
       pairs.emplace_back(std::string(key), v);
       lineOf.push_back(0);
     }
@@ -206,20 +233,25 @@ Result<TierConfig> loadTierConfig(const std::string& path) {
       std::string_view s = trim(std::string_view(l).substr(0, l.find('#')));
       if (s.empty()) continue;
       auto eq = s.find('=');
-      if (eq == std::string_view::npos) return Error{path + ":" + std::to_string(line) + ": expected 'key = value'"};
+      if (eq == std::string_view::npos)
+        return Error{path + ":" + std::to_string(line) + ": expected 'key = value'"};
       pairs.emplace_back(std::string(trim(s.substr(0, eq))), std::string(trim(s.substr(eq + 1))));
       lineOf.push_back(line);
     }
   }
-  auto at = [&](size_t i) { return lineOf[i] ? path + ":" + std::to_string(lineOf[i]) + ": " : path + ": "; };
+  auto at = [&](size_t i) {
+    return lineOf[i] ? path + ":" + std::to_string(lineOf[i]) + ": " : path + ": ";
+  };
   // A preset first, wherever it is written: the other keys change it.
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].first != "preset") continue;
-    if (Status st = setTierField(c, "preset", pairs[i].second); !st) return Error{at(i) + st.error()};
+    if (Status st = setTierField(c, "preset", pairs[i].second); !st)
+      return Error{at(i) + st.error()};
   }
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].first == "preset") continue;
-    if (Status st = setTierField(c, pairs[i].first, pairs[i].second); !st) return Error{at(i) + st.error()};
+    if (Status st = setTierField(c, pairs[i].first, pairs[i].second); !st)
+      return Error{at(i) + st.error()};
   }
   c.name = path;
   if (Status st = c.validate(); !st) return Error{path + ": " + st.error()};

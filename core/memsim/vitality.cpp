@@ -6,18 +6,24 @@ namespace ts::memsim {
 
 const char* toString(TensorRole r) {
   switch (r) {
-    case TensorRole::Weight: return "weight";
-    case TensorRole::Activation: return "activation";
-    case TensorRole::Gradient: return "gradient";
-    case TensorRole::OptimizerState: return "optimizer state";
-    case TensorRole::Other: break;
+    case TensorRole::Weight:
+      return "weight";
+    case TensorRole::Activation:
+      return "activation";
+    case TensorRole::Gradient:
+      return "gradient";
+    case TensorRole::OptimizerState:
+      return "optimizer state";
+    case TensorRole::Other:
+      break;
   }
   return "other";
 }
 
 std::vector<TensorRole> allTensorRoles() {
   std::vector<TensorRole> all;
-  for (int r = 0; r <= static_cast<int>(TensorRole::OptimizerState); ++r) all.push_back(static_cast<TensorRole>(r));
+  for (int r = 0; r <= static_cast<int>(TensorRole::OptimizerState); ++r)
+    all.push_back(static_cast<TensorRole>(r));
   return all;
 }
 
@@ -35,7 +41,8 @@ std::vector<TensorLife> analyzeVitality(const SimWorkload& w) {
     lives[t].global = w.tensors[t].global;
   }
   for (int k = 0; k < n; ++k) {
-    for (const auto* list : {&w.kernels[static_cast<size_t>(k)].inputs, &w.kernels[static_cast<size_t>(k)].outputs}) {
+    for (const auto* list :
+         {&w.kernels[static_cast<size_t>(k)].inputs, &w.kernels[static_cast<size_t>(k)].outputs}) {
       for (int t : *list) {
         auto& uses = lives[static_cast<size_t>(t)].uses;
         if (uses.empty() || uses.back() != k) uses.push_back(k);  // kernels arrive in order
@@ -44,8 +51,12 @@ std::vector<TensorLife> analyzeVitality(const SimWorkload& w) {
   }
   // Prefix sums of kernel time: an interval's duration in O(1).
   std::vector<TimeNs> prefix(static_cast<size_t>(n) + 1, 0);
-  for (int k = 0; k < n; ++k) prefix[static_cast<size_t>(k) + 1] = prefix[static_cast<size_t>(k)] + w.kernels[static_cast<size_t>(k)].duration;
-  auto span = [&](int from, int to) { return prefix[static_cast<size_t>(to)] - prefix[static_cast<size_t>(from)]; };
+  for (int k = 0; k < n; ++k)
+    prefix[static_cast<size_t>(k) + 1] =
+        prefix[static_cast<size_t>(k)] + w.kernels[static_cast<size_t>(k)].duration;
+  auto span = [&](int from, int to) {
+    return prefix[static_cast<size_t>(to)] - prefix[static_cast<size_t>(from)];
+  };
   for (TensorLife& life : lives) {
     if (life.uses.empty()) continue;
     life.birth = life.uses.front();
@@ -58,8 +69,10 @@ std::vector<TensorLife> analyzeVitality(const SimWorkload& w) {
       // From after the last use round the end of the iteration to the first use of the next one
       // (G10 writes a start at the iteration's end as kernel 0).
       int from = (life.uses.back() + 1) % n, to = life.uses.front();
-      if (from > to) life.inactive.push_back({from, to, true, span(from, n) + span(0, to)});
-      else if (from < to) life.inactive.push_back({from, to, false, span(from, to)});
+      if (from > to)
+        life.inactive.push_back({from, to, true, span(from, n) + span(0, to)});
+      else if (from < to)
+        life.inactive.push_back({from, to, false, span(from, to)});
     }
   }
   return lives;

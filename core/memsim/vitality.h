@@ -20,9 +20,9 @@ struct InactiveInterval {
 struct TensorLife {
   int tensor = 0;
   bool global = false;
-  int birth = -1;        // first use (-1: never used)
-  int death = -1;        // last use + 1
-  std::vector<int> uses; // kernels that read or write it, ascending
+  int birth = -1;         // first use (-1: never used)
+  int death = -1;         // last use + 1
+  std::vector<int> uses;  // kernels that read or write it, ascending
   std::vector<InactiveInterval> inactive;
 };
 

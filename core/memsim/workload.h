@@ -13,7 +13,8 @@ namespace ts::memsim {
 
 // What a tensor is, for filtering the timeline's tensor lanes (G10 workloads know only weights).
 enum class TensorRole : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
-const char* toString(TensorRole r);  // "other", "weight", "activation", "gradient", "optimizer state"
+const char* toString(
+    TensorRole r);  // "other", "weight", "activation", "gradient", "optimizer state"
 std::vector<TensorRole> allTensorRoles();
 
 struct SimTensor {
@@ -26,19 +27,19 @@ struct SimTensor {
 
 struct SimKernel {
   std::string name;
-  TimeNs duration = 0;           // without any data movement (the "ideal")
-  std::vector<int> inputs;       // tensor indices
+  TimeNs duration = 0;      // without any data movement (the "ideal")
+  std::vector<int> inputs;  // tensor indices
   std::vector<int> outputs;
-  int64_t workspaceBytes = 0;    // scratch for the kernel's life
-  std::string group;             // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty if unknown
+  int64_t workspaceBytes = 0;  // scratch for the kernel's life
+  std::string group;  // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty if unknown
 };
 
 struct SimWorkload {
   std::string name;
   std::vector<SimTensor> tensors;
   std::vector<SimKernel> kernels;
-  // The kernel that computes the loss (forward kernels come before it); -1 when unknown. FlashNeuron
-  // offloads the forward activations that are still needed after it.
+  // The kernel that computes the loss (forward kernels come before it); -1 when unknown.
+  // FlashNeuron offloads the forward activations that are still needed after it.
   int lossKernel = -1;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory

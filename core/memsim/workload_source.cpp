@@ -24,11 +24,14 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
   model::StepOptions options;
   if (!in.device.empty()) {
     auto d = model::devicePreset(in.device);
-    if (!d) return Error{"unknown device '" + in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
+    if (!d)
+      return Error{"unknown device '" + in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
     options.device = *d;
   }
-  if (in.optimizer == "adam") options.optimizer = model::Optimizer::Adam;
-  else if (!in.optimizer.empty() && in.optimizer != "sgd") return Error{"the optimizer is sgd or adam"};
+  if (in.optimizer == "adam")
+    options.optimizer = model::Optimizer::Adam;
+  else if (!in.optimizer.empty() && in.optimizer != "sgd")
+    return Error{"the optimizer is sgd or adam"};
   model::TrainingStep step = model::expandTrainingStep(*graph, options);
   if (in.session || !in.sessionPath.empty()) {
     SessionPtr session = in.session;
@@ -43,10 +46,15 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
     const bool none = kernels.method == "none" || r.method == "none";
     const size_t count = kernels.kernels.size();
     // Filled on failure too: the user corrects the mapping from the kernels it lists.
-    if (mapping) *mapping = {kernels.method, r.layersMapped, r.layers, r.unmapped, r.unknown, std::move(kernels)};
+    if (mapping)
+      *mapping = {kernels.method, r.layersMapped, r.layers,
+                  r.unmapped,     r.unknown,      std::move(kernels)};
     if (none) {
-      return Error{name + ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op ranges, and the " +
-                   std::to_string(count) + " kernels of its last iteration match no order mapping)"};
+      return Error{name +
+                   ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op "
+                   "ranges, and the " +
+                   std::to_string(count) +
+                   " kernels of its last iteration match no order mapping)"};
     }
   }
   return workloadFromModel(*graph, step);

@@ -14,13 +14,13 @@
 namespace ts::memsim {
 
 struct WorkloadSource {
-  std::string g10Dir;       // either this
-  std::string modelPath;    // or this, with:
+  std::string g10Dir;     // either this
+  std::string modelPath;  // or this, with:
   int64_t batch = 1;
-  std::string device;       // roofline preset (empty: A100-40GB)
-  std::string optimizer;    // "sgd" (default) or "adam"
-  std::string sessionPath;  // measured kernel times (see model/kernel_mapping.h)
-  SessionPtr session;       // or an open session (wins over sessionPath)
+  std::string device;             // roofline preset (empty: A100-40GB)
+  std::string optimizer;          // "sgd" (default) or "adam"
+  std::string sessionPath;        // measured kernel times (see model/kernel_mapping.h)
+  SessionPtr session;             // or an open session (wins over sessionPath)
   model::MappingOptions mapping;  // the iteration and the user's corrections
   bool isModel() const { return !modelPath.empty(); }
 };

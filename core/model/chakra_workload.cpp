@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/chakra_et.pb.h"  // generated from chakra_et.proto
 #include "io/atomic_file.h"
+#include "model/chakra_et.pb.h"  // generated from chakra_et.proto
 
 namespace ts::model {
 
@@ -17,7 +17,9 @@ namespace {
 constexpr int kComputeNode = ChakraProtoMsg::COMP_NODE;
 constexpr int kCollectiveNode = ChakraProtoMsg::COMM_COLL_NODE;
 
-uint64_t micros(int64_t ns) { return static_cast<uint64_t>(std::max<int64_t>(1, std::llround(static_cast<double>(ns) / 1e3))); }
+uint64_t micros(int64_t ns) {
+  return static_cast<uint64_t>(std::max<int64_t>(1, std::llround(static_cast<double>(ns) / 1e3)));
+}
 
 void attr(ChakraProtoMsg::Node& n, const char* name, int64_t value) {
   auto* a = n.add_attr();
@@ -75,7 +77,8 @@ ChakraTrace chakraDataParallel(const std::vector<Layer>& layers, bool weightsOnl
   return t;
 }
 
-Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std::string& prefix, int npus) {
+Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std::string& prefix,
+                                             int npus) {
   if (npus < 1) return Error{"--npus must be at least 1"};
   // One serialization, written once per NPU: data parallelism runs the same graph everywhere.
   std::string bytes;
@@ -151,9 +154,12 @@ Result<ChakraTrace> readChakra(const std::string& path) {
     n.dataDeps.assign(node.data_deps().begin(), node.data_deps().end());
     n.durationMicros = node.duration_micros();
     for (const auto& a : node.attr()) {
-      if (a.name() == "comm_type") n.commType = static_cast<int>(a.int64_val());
-      else if (a.name() == "comm_size") n.commSize = a.int64_val();
-      else if (a.name() == "num_ops") n.numOps = a.int64_val();
+      if (a.name() == "comm_type")
+        n.commType = static_cast<int>(a.int64_val());
+      else if (a.name() == "comm_size")
+        n.commSize = a.int64_val();
+      else if (a.name() == "num_ops")
+        n.numOps = a.int64_val();
     }
     t.nodes.push_back(n);
   }

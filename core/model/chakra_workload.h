@@ -15,12 +15,12 @@ namespace ts::model {
 struct ChakraNode {
   uint64_t id = 0;
   std::string name;
-  int type = 0;                     // NodeType: 4 compute, 7 collective
+  int type = 0;  // NodeType: 4 compute, 7 collective
   std::vector<uint64_t> dataDeps;
   uint64_t durationMicros = 0;
-  int commType = -1;                // collectives: 0 all-reduce
-  int64_t commSize = 0;             // bytes
-  int64_t numOps = 0;               // compute: FLOPs
+  int commType = -1;     // collectives: 0 all-reduce
+  int64_t commSize = 0;  // bytes
+  int64_t numOps = 0;    // compute: FLOPs
 };
 
 struct ChakraTrace {
@@ -32,7 +32,8 @@ struct ChakraTrace {
 ChakraTrace chakraDataParallel(const std::vector<Layer>& layers, bool weightsOnly);
 
 // Writes PREFIX.0.et ... PREFIX.<npus-1>.et atomically; returns the paths.
-Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std::string& prefix, int npus);
+Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std::string& prefix,
+                                             int npus);
 
 // Reads one .et file back (tests, and a check of what was written).
 Result<ChakraTrace> readChakra(const std::string& path);

@@ -9,10 +9,8 @@ namespace ts::model {
 // NVIDIA data sheets (SXM parts; V100 SXM2 32 GB): FP32, FP16 tensor (dense), HBM bandwidth.
 const std::vector<DevicePreset>& devicePresets() {
   static const std::vector<DevicePreset> presets = {
-      {"V100", 15.7e12, 125e12, 900e9, 32e9},
-      {"A100-40GB", 19.5e12, 312e12, 1555e9, 40e9},
-      {"A100-80GB", 19.5e12, 312e12, 2039e9, 80e9},
-      {"H100", 67e12, 989.4e12, 3.35e12, 80e9},
+      {"V100", 15.7e12, 125e12, 900e9, 32e9},       {"A100-40GB", 19.5e12, 312e12, 1555e9, 40e9},
+      {"A100-80GB", 19.5e12, 312e12, 2039e9, 80e9}, {"H100", 67e12, 989.4e12, 3.35e12, 80e9},
       {"H200", 67e12, 989.4e12, 4.8e12, 141e9},
   };
   return presets;
@@ -21,7 +19,8 @@ const std::vector<DevicePreset>& devicePresets() {
 std::optional<DevicePreset> devicePreset(std::string_view name) {
   auto lower = [](std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
   };
   for (const DevicePreset& d : devicePresets()) {

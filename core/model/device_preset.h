@@ -10,10 +10,10 @@
 namespace ts::model {
 
 struct DevicePreset {
-  std::string name;           // "A100-40GB"
-  double fp32Flops = 0;       // FLOP/s, CUDA cores
-  double tensorFlops = 0;     // FLOP/s, FP16/BF16 tensor cores, dense
-  double memoryBandwidth = 0; // bytes/s
+  std::string name;            // "A100-40GB"
+  double fp32Flops = 0;        // FLOP/s, CUDA cores
+  double tensorFlops = 0;      // FLOP/s, FP16/BF16 tensor cores, dense
+  double memoryBandwidth = 0;  // bytes/s
   double memoryBytes = 0;
 };
 

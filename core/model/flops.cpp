@@ -40,15 +40,17 @@ int64_t attr(const Op& op, const char* name, int64_t fallback) {
 }
 
 const std::set<std::string> kElementwise = {
-    "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Add", "Sub", "Mul", "Div", "Sqrt", "Pow", "Exp", "Log",
-    "Neg", "Abs", "Clip", "Max", "Min", "Erf", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus",
-    "Reciprocal", "Where", "Equal", "Less", "Greater", "Not", "And", "Or", "Floor", "Ceil", "Cast", "Dropout",
-    "Sum", "Mean"};
+    "Relu",       "LeakyRelu", "PRelu", "Sigmoid",     "Tanh",      "Add", "Sub",  "Mul",
+    "Div",        "Sqrt",      "Pow",   "Exp",         "Log",       "Neg", "Abs",  "Clip",
+    "Max",        "Min",       "Erf",   "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus",
+    "Reciprocal", "Where",     "Equal", "Less",        "Greater",   "Not", "And",  "Or",
+    "Floor",      "Ceil",      "Cast",  "Dropout",     "Sum",       "Mean"};
 // Ops that move or reshape data without arithmetic.
 const std::set<std::string> kNoArithmetic = {
-    "Reshape", "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze", "Gather",
-    "Shape", "Constant", "Identity", "Expand", "Pad", "Tile", "ConstantOfShape", "Range", "ScatterND",
-    "GatherElements", "GatherND", "DepthToSpace", "SpaceToDepth", "Resize", "Upsample"};
+    "Reshape",        "Flatten",   "Transpose",    "Concat",          "Split",    "Slice",
+    "Squeeze",        "Unsqueeze", "Gather",       "Shape",           "Constant", "Identity",
+    "Expand",         "Pad",       "Tile",         "ConstantOfShape", "Range",    "ScatterND",
+    "GatherElements", "GatherND",  "DepthToSpace", "SpaceToDepth",    "Resize",   "Upsample"};
 
 }  // namespace
 
@@ -56,9 +58,13 @@ void estimateFlops(ModelGraph& g) {
   std::set<std::string> unknown;
   for (Op& op : g.ops) {
     auto in = [&](size_t i) -> const Tensor* {
-      return i < op.inputs.size() && op.inputs[i] >= 0 ? &g.tensors[static_cast<size_t>(op.inputs[i])] : nullptr;
+      return i < op.inputs.size() && op.inputs[i] >= 0
+                 ? &g.tensors[static_cast<size_t>(op.inputs[i])]
+                 : nullptr;
     };
-    const Tensor* out = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.tensors[static_cast<size_t>(op.outputs[0])];
+    const Tensor* out = op.outputs.empty() || op.outputs[0] < 0
+                            ? nullptr
+                            : &g.tensors[static_cast<size_t>(op.outputs[0])];
     const bool shapes = out && out->shapeKnown && in(0) && in(0)->shapeKnown;
     op.flops = 0;
     op.flopsKnown = true;
@@ -97,8 +103,8 @@ void estimateFlops(ModelGraph& g) {
     } else if (t == "MaxPool" || t == "AveragePool") {
       auto k = op.ints.find("kernel_shape");
       f = out->elements() * (k == op.ints.end() ? 1 : product(k->second));
-    } else if (t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "ReduceMean" || t == "ReduceSum" ||
-               t == "ReduceMax") {
+    } else if (t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "ReduceMean" ||
+               t == "ReduceSum" || t == "ReduceMax") {
       f = in(0)->elements();
     } else if (kElementwise.count(t)) {
       f = out->elements();
@@ -115,7 +121,8 @@ void estimateFlops(ModelGraph& g) {
       op.flops = f.value;
     }
   }
-  for (const std::string& t : unknown) g.warnings.push_back("no FLOPs formula for " + t + " (counted as 0)");
+  for (const std::string& t : unknown)
+    g.warnings.push_back("no FLOPs formula for " + t + " (counted as 0)");
 }
 
 }  // namespace ts::model

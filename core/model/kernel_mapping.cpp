@@ -31,7 +31,8 @@ class Enclosing {
   explicit Enclosing(const Session& s) : s_(s) {
     for (uint32_t i = 0; i < s.tracks.size(); ++i) {
       const Track& t = s.tracks[i];
-      if ((t.kind == EventKind::Nvtx || t.kind == EventKind::Range) && t.thread != kNone) byThread_[t.thread].push_back(i);
+      if ((t.kind == EventKind::Nvtx || t.kind == EventKind::Range) && t.thread != kNone)
+        byThread_[t.thread].push_back(i);
     }
   }
   struct Hit {
@@ -53,7 +54,8 @@ class Enclosing {
     std::sort(hits.begin(), hits.end(), [&](const Hit& a, const Hit& b) {
       const Track& ta = s_.tracks[a.track];
       const Track& tb = s_.tracks[b.track];
-      if (ta.hot.start[a.event] != tb.hot.start[b.event]) return ta.hot.start[a.event] < tb.hot.start[b.event];
+      if (ta.hot.start[a.event] != tb.hot.start[b.event])
+        return ta.hot.start[a.event] < tb.hot.start[b.event];
       return ta.hot.end[a.event] > tb.hot.end[b.event];
     });
     return hits;
@@ -65,7 +67,8 @@ class Enclosing {
 };
 
 bool isLayerRange(std::string_view name) {
-  return name.rfind("forward/", 0) == 0 || name.rfind("backward/", 0) == 0 || name.rfind("update/", 0) == 0;
+  return name.rfind("forward/", 0) == 0 || name.rfind("backward/", 0) == 0 ||
+         name.rfind("update/", 0) == 0;
 }
 
 // The operator family of an aten:: op or autograd node name, or of an ONNX op type; "" if none.
@@ -74,16 +77,31 @@ std::string family(std::string_view name) {
   for (char c : name) {
     if (c != '_') n.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
-  if (auto colon = n.rfind(':'); colon != std::string::npos) n = n.substr(colon + 1);  // "aten::", "evaluate_function: "
+  if (auto colon = n.rfind(':'); colon != std::string::npos)
+    n = n.substr(colon + 1);  // "aten::", "evaluate_function: "
   while (!n.empty() && n.front() == ' ') n.erase(n.begin());
   if (auto b = n.find("backward"); b != std::string::npos) n = n.substr(0, b);
-  const std::pair<const char*, const char*> table[] = {
-      {"conv", "conv"}, {"addmm", "matmul"}, {"linear", "matmul"}, {"matmul", "matmul"}, {"gemm", "matmul"},
-      {"bmm", "matmul"}, {"relu", "relu"}, {"threshold", "relu"}, {"maxpool", "maxpool"},
-      {"avgpool", "avgpool"}, {"averagepool", "avgpool"}, {"batchnorm", "batchnorm"},
-      {"batchnormalization", "batchnorm"}, {"layernorm", "layernorm"}, {"dropout", "dropout"},
-      {"softmax", "softmax"}, {"gelu", "gelu"}, {"embedding", "gather"}, {"gather", "gather"},
-      {"tanh", "tanh"}, {"sigmoid", "sigmoid"}};
+  const std::pair<const char*, const char*> table[] = {{"conv", "conv"},
+                                                       {"addmm", "matmul"},
+                                                       {"linear", "matmul"},
+                                                       {"matmul", "matmul"},
+                                                       {"gemm", "matmul"},
+                                                       {"bmm", "matmul"},
+                                                       {"relu", "relu"},
+                                                       {"threshold", "relu"},
+                                                       {"maxpool", "maxpool"},
+                                                       {"avgpool", "avgpool"},
+                                                       {"averagepool", "avgpool"},
+                                                       {"batchnorm", "batchnorm"},
+                                                       {"batchnormalization", "batchnorm"},
+                                                       {"layernorm", "layernorm"},
+                                                       {"dropout", "dropout"},
+                                                       {"softmax", "softmax"},
+                                                       {"gelu", "gelu"},
+                                                       {"embedding", "gather"},
+                                                       {"gather", "gather"},
+                                                       {"tanh", "tanh"},
+                                                       {"sigmoid", "sigmoid"}};
   for (auto [key, fam] : table) {
     if (n.find(key) != std::string::npos) return fam;
   }
@@ -110,14 +128,16 @@ std::vector<std::pair<size_t, size_t>> repeatedBlocks(const std::vector<StringId
       size_t reps = run / p + 1, cover = reps * p;
       if (cover > bestCover) {
         size_t o = i + 1 - run;
-        std::set<StringId> distinct(names.begin() + static_cast<std::ptrdiff_t>(o), names.begin() + static_cast<std::ptrdiff_t>(o + p));
+        std::set<StringId> distinct(names.begin() + static_cast<std::ptrdiff_t>(o),
+                                    names.begin() + static_cast<std::ptrdiff_t>(o + p));
         if (distinct.size() < 2) continue;
         bestCover = cover, bestP = p, bestO = o, bestReps = reps;
       }
     }
   }
   std::vector<std::pair<size_t, size_t>> blocks;
-  for (size_t r = 0; r < bestReps; ++r) blocks.emplace_back(bestO + r * bestP, bestO + (r + 1) * bestP);
+  for (size_t r = 0; r < bestReps; ++r)
+    blocks.emplace_back(bestO + r * bestP, bestO + (r + 1) * bestP);
   return blocks;
 }
 
@@ -126,26 +146,33 @@ std::vector<std::pair<size_t, size_t>> repeatedBlocks(const std::vector<StringId
 std::vector<std::string> stepKernelGroups(const ModelGraph& graph, const TrainingStep& step) {
   std::vector<std::string> layerOfOp(graph.ops.size());
   for (const Layer& layer : modelLayers(graph, step)) {
-    for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size()); ++op) layerOfOp[static_cast<size_t>(op)] = layer.name;
+    for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size());
+         ++op)
+      layerOfOp[static_cast<size_t>(op)] = layer.name;
   }
   std::vector<std::string> groups;
   for (const StepKernel& k : step.kernels) {
-    if (k.op < 0 || k.op >= static_cast<int>(layerOfOp.size()) || layerOfOp[static_cast<size_t>(k.op)].empty()) {
+    if (k.op < 0 || k.op >= static_cast<int>(layerOfOp.size()) ||
+        layerOfOp[static_cast<size_t>(k.op)].empty()) {
       groups.emplace_back();
       continue;
     }
-    const char* phase = k.phase == KernelPhase::Forward ? "forward/" : k.phase == KernelPhase::Update ? "update/" : "backward/";
+    const char* phase = k.phase == KernelPhase::Forward  ? "forward/"
+                        : k.phase == KernelPhase::Update ? "update/"
+                                                         : "backward/";
     groups.push_back(phase + layerOfOp[static_cast<size_t>(k.op)]);
   }
   return groups;
 }
 
-KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const TrainingStep& step, const MappingOptions& options) {
+KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const TrainingStep& step,
+                         const MappingOptions& options) {
   KernelMapping m;
   m.method = "none";
   const std::vector<std::string> stepGroups = stepKernelGroups(graph, step);
   for (const std::string& g : stepGroups) {
-    if (!g.empty() && std::find(m.groups.begin(), m.groups.end(), g) == m.groups.end()) m.groups.push_back(g);
+    if (!g.empty() && std::find(m.groups.begin(), m.groups.end(), g) == m.groups.end())
+      m.groups.push_back(g);
   }
 
   // The busiest GPU and its kernels in start order, with their launches.
@@ -155,8 +182,9 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     for (uint32_t e = 0; e < t.size(); ++e) busy[t.device] += t.hot.end[e] - t.hot.start[e];
   }
   if (busy.empty() || *std::max_element(busy.begin(), busy.end()) == 0) return m;
-  m.device = options.device < busy.size() && busy[options.device] > 0 ? options.device
-                                                                     : static_cast<uint32_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  m.device = options.device < busy.size() && busy[options.device] > 0
+                 ? options.device
+                 : static_cast<uint32_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
   std::unordered_map<uint64_t, size_t> launchOf;  // kernel (track << 32 | event) → flow
   for (size_t f = 0; f < s.flows.srcTrack.size(); ++f) {
     if (s.tracks[s.flows.srcTrack[f]].kind != EventKind::Api) continue;
@@ -176,7 +204,9 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       all.push_back(k);
     }
   }
-  std::sort(all.begin(), all.end(), [](const Kernel& a, const Kernel& b) { return std::tie(a.start, a.track, a.event) < std::tie(b.start, b.track, b.event); });
+  std::sort(all.begin(), all.end(), [](const Kernel& a, const Kernel& b) {
+    return std::tie(a.start, a.track, a.event) < std::tie(b.start, b.track, b.event);
+  });
   Enclosing enclosing(s);
 
   // Iterations, as lists of kernel positions in `all`.
@@ -185,10 +215,12 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   auto byLaunch = [&](const std::vector<TimeRange>& ranges) {
     std::vector<std::vector<size_t>> members(ranges.size());
     for (size_t i = 0; i < all.size(); ++i) {
-      auto after = std::upper_bound(ranges.begin(), ranges.end(), all[i].launch, [](TimeNs t, const TimeRange& r) { return t < r.start; });
+      auto after = std::upper_bound(ranges.begin(), ranges.end(), all[i].launch,
+                                    [](TimeNs t, const TimeRange& r) { return t < r.start; });
       if (after == ranges.begin()) continue;
       const TimeRange& r = *std::prev(after);
-      if (all[i].launch < r.end) members[static_cast<size_t>(std::prev(after) - ranges.begin())].push_back(i);
+      if (all[i].launch < r.end)
+        members[static_cast<size_t>(std::prev(after) - ranges.begin())].push_back(i);
     }
     for (auto& list : members) {
       if (!list.empty()) iterations.push_back(std::move(list));
@@ -203,13 +235,15 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
         if (match(s.str(t.hot.name[e]))) ranges.push_back({t.hot.start[e], t.hot.end[e]});
       }
     }
-    std::sort(ranges.begin(), ranges.end(), [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
+    std::sort(ranges.begin(), ranges.end(),
+              [](const TimeRange& a, const TimeRange& b) { return a.start < b.start; });
     return ranges;
   };
   if (options.iteration) {
     std::vector<size_t> members;
     for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].start >= options.iteration->start && all[i].start < options.iteration->end) members.push_back(i);
+      if (all[i].start >= options.iteration->start && all[i].start < options.iteration->end)
+        members.push_back(i);
     }
     m.iterationSource = "your range";
     if (members.empty()) {  // nothing to map: said as it is, not replaced by a guess
@@ -226,12 +260,15 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       for (const Track& t : s.tracks) {
         if (t.kind != EventKind::Nvtx) continue;
         for (uint32_t e = 0; e < t.size(); ++e) {
-          if (t.hot.start[e] == layerRanges.front().start && s.str(t.hot.name[e]).rfind("forward/", 0) == 0) first = s.str(t.hot.name[e]);
+          if (t.hot.start[e] == layerRanges.front().start &&
+              s.str(t.hot.name[e]).rfind("forward/", 0) == 0)
+            first = s.str(t.hot.name[e]);
         }
       }
       auto starts = rangesNamed([&](std::string_view n) { return n == first; });
       std::vector<TimeRange> its;
-      for (size_t i = 0; i < starts.size(); ++i) its.push_back({starts[i].start, i + 1 < starts.size() ? starts[i + 1].start : kTimeMax});
+      for (size_t i = 0; i < starts.size(); ++i)
+        its.push_back({starts[i].start, i + 1 < starts.size() ? starts[i + 1].start : kTimeMax});
       if (its.size() > 1) {
         byLaunch(its);
         m.iterationSource = "NVTX layer ranges";
@@ -263,12 +300,14 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   }
   for (const auto& it : iterations) {
     TimeRange r{kTimeMax, kTimeMin};
-    for (size_t i : it) r.start = std::min(r.start, all[i].start), r.end = std::max(r.end, all[i].end);
+    for (size_t i : it)
+      r.start = std::min(r.start, all[i].start), r.end = std::max(r.end, all[i].end);
     m.iterations.push_back(r);
   }
   m.iteration = m.iterations.size() - 1;
   const std::vector<size_t>& mine = iterations.back();
-  for (size_t i : mine) m.kernels.push_back({all[i].track, all[i].event, {}, {}, all[i].end - all[i].start});
+  for (size_t i : mine)
+    m.kernels.push_back({all[i].track, all[i].event, {}, {}, all[i].end - all[i].start});
 
   // 1. NVTX layer ranges around the launch.
   bool anyNvtx = false, anyAten = false;
@@ -294,7 +333,9 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     }
     std::vector<std::string> layerOfOp(graph.ops.size());
     for (const Layer& layer : modelLayers(graph, step)) {
-      for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size()); ++op) layerOfOp[static_cast<size_t>(op)] = layer.name;
+      for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size());
+           ++op)
+        layerOfOp[static_cast<size_t>(op)] = layer.name;
     }
     std::map<uint64_t, std::string> groupOfRange;  // an aten range → its group, on first sight
     std::map<std::string, size_t> seenForward, seenBackward;
@@ -313,7 +354,8 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
             size_t n = backward ? seenBackward[f]++ : seenForward[f]++;
             if (n < ops->second.size()) {
               int op = backward ? ops->second[ops->second.size() - 1 - n] : ops->second[n];
-              if (!layerOfOp[static_cast<size_t>(op)].empty()) group = (backward ? "backward/" : "forward/") + layerOfOp[static_cast<size_t>(op)];
+              if (!layerOfOp[static_cast<size_t>(op)].empty())
+                group = (backward ? "backward/" : "forward/") + layerOfOp[static_cast<size_t>(op)];
             }
           }
           known = groupOfRange.emplace(key, group).first;
@@ -336,7 +378,9 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     }
     if (mine.size() != order.size()) {
       for (size_t k = 0; k < step.kernels.size(); ++k) {
-        if (step.kernels[k].phase == KernelPhase::BackwardInput || step.kernels[k].phase == KernelPhase::BackwardWeight) order.push_back(k);
+        if (step.kernels[k].phase == KernelPhase::BackwardInput ||
+            step.kernels[k].phase == KernelPhase::BackwardWeight)
+          order.push_back(k);
       }
     }
     if (!mine.empty() && mine.size() == order.size()) {
@@ -376,11 +420,15 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       continue;
     }
     m.mappedNs += ns;
-    if (g.rfind("forward/", 0) == 0) m.times.forwardNs[g.substr(8)] += ns;
-    else if (g.rfind("backward/", 0) == 0) m.times.backwardNs[g.substr(9)] += ns;
+    if (g.rfind("forward/", 0) == 0)
+      m.times.forwardNs[g.substr(8)] += ns;
+    else if (g.rfind("backward/", 0) == 0)
+      m.times.backwardNs[g.substr(9)] += ns;
   }
   for (auto& [name, u] : unmapped) m.unmapped.push_back(std::move(u));
-  std::sort(m.unmapped.begin(), m.unmapped.end(), [](const auto& a, const auto& b) { return a.ns > b.ns || (a.ns == b.ns && a.name < b.name); });
+  std::sort(m.unmapped.begin(), m.unmapped.end(), [](const auto& a, const auto& b) {
+    return a.ns > b.ns || (a.ns == b.ns && a.name < b.name);
+  });
   // By order, the kernels keep their own times (applyMeasuredTimes' order path); otherwise, layers.
   if (byOrder && !corrected) {
     m.times.forwardNs.clear();
@@ -407,10 +455,12 @@ Result<std::map<std::string, std::string>> loadCorrections(const std::string& pa
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     size_t tab = line.find('\t');
-    if (tab == std::string::npos) return Error{path + ":" + std::to_string(lineNo) + ": expected 'kernel name<TAB>group'"};
+    if (tab == std::string::npos)
+      return Error{path + ":" + std::to_string(lineNo) + ": expected 'kernel name<TAB>group'"};
     std::string group = line.substr(tab + 1);
     if (!group.empty() && !isLayerRange(group)) {
-      return Error{path + ":" + std::to_string(lineNo) + ": group '" + group + "' is not forward/<layer>, backward/<layer> or update/<layer>"};
+      return Error{path + ":" + std::to_string(lineNo) + ": group '" + group +
+                   "' is not forward/<layer>, backward/<layer> or update/<layer>"};
     }
     c[line.substr(0, tab)] = group;
   }

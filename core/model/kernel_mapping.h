@@ -30,8 +30,8 @@ struct TimeRange {
 };
 
 struct MappingOptions {
-  uint32_t device = kNone;                         // the GPU whose kernels to map; kNone: the busiest
-  std::optional<TimeRange> iteration;              // absolute session times; launches inside count
+  uint32_t device = kNone;             // the GPU whose kernels to map; kNone: the busiest
+  std::optional<TimeRange> iteration;  // absolute session times; launches inside count
   std::map<std::string, std::string> corrections;  // kernel name → "forward/<layer>" ... or ""
 };
 
@@ -44,10 +44,11 @@ struct MappedKernel {
 
 struct KernelMapping {
   std::string method;           // "nvtx", "aten", "order" or "none"
-  std::string iterationSource;  // "your range", "NVTX layer ranges", "profiler steps", "repeated kernels", "whole session"
+  std::string iterationSource;  // "your range", "NVTX layer ranges", "profiler steps", "repeated
+                                // kernels", "whole session"
   std::vector<TimeRange> iterations;  // by kernel start: first start to last end of each
   size_t iteration = 0;               // the one mapped
-  uint32_t device = kNone;            // the GPU whose kernels are mapped (as asked, else the busiest)
+  uint32_t device = kNone;  // the GPU whose kernels are mapped (as asked, else the busiest)
   std::vector<MappedKernel> kernels;  // of the mapped iteration, in start order
   int64_t mappedNs = 0, totalNs = 0;  // kernel time mapped / in the iteration
   struct Unmapped {
@@ -56,10 +57,13 @@ struct KernelMapping {
     int64_t ns = 0;
   };
   std::vector<Unmapped> unmapped;  // by kernel name, most time first
-  std::vector<std::string> groups; // every layer group of the model, in step order (for corrections)
-  MeasuredTimes times;             // what applyMeasuredTimes takes
+  std::vector<std::string>
+      groups;           // every layer group of the model, in step order (for corrections)
+  MeasuredTimes times;  // what applyMeasuredTimes takes
 
-  double coverage() const { return totalNs > 0 ? static_cast<double>(mappedNs) / static_cast<double>(totalNs) : 0; }
+  double coverage() const {
+    return totalNs > 0 ? static_cast<double>(mappedNs) / static_cast<double>(totalNs) : 0;
+  }
   TimeNs origin() const { return iterations.empty() ? 0 : iterations[iteration].start; }
 };
 

@@ -8,7 +8,8 @@ namespace {
 
 std::string shapeText(const Tensor& t) {
   std::string s = "[";
-  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "×" : "") + (t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]));
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    s += (i ? "×" : "") + (t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]));
   return s + "]";
 }
 
@@ -18,10 +19,14 @@ StatsTable layerTable(const ModelGraph& g, bool layersOnly) {
   StatsTable t;
   t.report = "layers";
   t.title = "Layers of " + g.name + " at batch " + std::to_string(g.batch);
-  t.columns = {{"layer", "Layer", StatsUnit::Text},          {"op", "Op", StatsUnit::Text},
-               {"parameters", "Parameters", StatsUnit::Count}, {"dtype", "Type", StatsUnit::Text},
-               {"parameter_bytes", "Weights", StatsUnit::Bytes}, {"activation_bytes", "Activations", StatsUnit::Bytes},
-               {"flops", "FLOPs", StatsUnit::Count},         {"output_shape", "Output", StatsUnit::Text}};
+  t.columns = {{"layer", "Layer", StatsUnit::Text},
+               {"op", "Op", StatsUnit::Text},
+               {"parameters", "Parameters", StatsUnit::Count},
+               {"dtype", "Type", StatsUnit::Text},
+               {"parameter_bytes", "Weights", StatsUnit::Bytes},
+               {"activation_bytes", "Activations", StatsUnit::Bytes},
+               {"flops", "FLOPs", StatsUnit::Count},
+               {"output_shape", "Output", StatsUnit::Text}};
   int64_t activations = 0;
   for (const Op& op : g.ops) {
     int64_t params = op.parameters(g.tensors), weightBytes = 0, outBytes = 0;
@@ -43,10 +48,13 @@ StatsTable layerTable(const ModelGraph& g, bool layersOnly) {
     t.rows.push_back({op.name, op.type, params, dtype, weightBytes, outBytes,
                       op.flopsKnown ? StatsCell{op.flops} : StatsCell{}, shape});
   }
-  t.rows.push_back({std::string("total"), std::string(std::to_string(g.ops.size()) + " ops"), g.parameters(),
-                    std::string(), g.parameterBytes(), activations, g.flops(), std::string()});
-  t.notes.push_back("FLOPs count a multiply-add as 2; Activations = bytes of each op's outputs at this batch size; "
-                    "Parameters = trainable weight elements (BatchNorm running statistics excluded).");
+  t.rows.push_back({std::string("total"), std::string(std::to_string(g.ops.size()) + " ops"),
+                    g.parameters(), std::string(), g.parameterBytes(), activations, g.flops(),
+                    std::string()});
+  t.notes.push_back(
+      "FLOPs count a multiply-add as 2; Activations = bytes of each op's outputs at this batch "
+      "size; "
+      "Parameters = trainable weight elements (BatchNorm running statistics excluded).");
   for (const std::string& w : g.warnings) t.notes.push_back("Warning: " + w);
   return t;
 }
@@ -54,11 +62,11 @@ StatsTable layerTable(const ModelGraph& g, bool layersOnly) {
 StatsTable stepTable(const TrainingStep& s) {
   StatsTable t;
   t.report = "step";
-  t.title = "Training step of " + s.model + " at batch " + std::to_string(s.batch) + " (" + toString(s.optimizer) +
-            ", roofline on " + s.device + ")";
-  t.columns = {{"kernel", "Kernel", StatsUnit::Text},  {"phase", "Phase", StatsUnit::Text},
+  t.title = "Training step of " + s.model + " at batch " + std::to_string(s.batch) + " (" +
+            toString(s.optimizer) + ", roofline on " + s.device + ")";
+  t.columns = {{"kernel", "Kernel", StatsUnit::Text},        {"phase", "Phase", StatsUnit::Text},
                {"duration_ns", "Time", StatsUnit::Duration}, {"flops", "FLOPs", StatsUnit::Count},
-               {"bytes", "Traffic", StatsUnit::Bytes},  {"reads", "Reads", StatsUnit::Text},
+               {"bytes", "Traffic", StatsUnit::Bytes},       {"reads", "Reads", StatsUnit::Text},
                {"writes", "Writes", StatsUnit::Text}};
   auto names = [&](const std::vector<int>& ids) {
     std::string out;
@@ -66,15 +74,19 @@ StatsTable stepTable(const TrainingStep& s) {
     return out;
   };
   for (const StepKernel& k : s.kernels) {
-    t.rows.push_back({k.name, std::string(toString(k.phase)), k.durationNs, static_cast<int64_t>(k.flops),
-                      static_cast<int64_t>(k.bytes), names(k.inputs), names(k.outputs)});
+    t.rows.push_back({k.name, std::string(toString(k.phase)), k.durationNs,
+                      static_cast<int64_t>(k.flops), static_cast<int64_t>(k.bytes), names(k.inputs),
+                      names(k.outputs)});
   }
-  t.notes.push_back(std::to_string(s.kernels.size()) + " kernels, " + std::to_string(s.tensors.size()) +
-                    " tensors; step time " + formatCell(s.totalNs(), StatsUnit::Duration) + "; weights " +
-                    formatCell(s.bytes(TensorRole::Weight), StatsUnit::Bytes) + ", activations " +
-                    formatCell(s.bytes(TensorRole::Activation), StatsUnit::Bytes) + ", gradients " +
-                    formatCell(s.bytes(TensorRole::WeightGradient) + s.bytes(TensorRole::ActivationGradient), StatsUnit::Bytes) +
-                    ", optimizer state " + formatCell(s.bytes(TensorRole::OptimizerState), StatsUnit::Bytes) + ".");
+  t.notes.push_back(
+      std::to_string(s.kernels.size()) + " kernels, " + std::to_string(s.tensors.size()) +
+      " tensors; step time " + formatCell(s.totalNs(), StatsUnit::Duration) + "; weights " +
+      formatCell(s.bytes(TensorRole::Weight), StatsUnit::Bytes) + ", activations " +
+      formatCell(s.bytes(TensorRole::Activation), StatsUnit::Bytes) + ", gradients " +
+      formatCell(s.bytes(TensorRole::WeightGradient) + s.bytes(TensorRole::ActivationGradient),
+                 StatsUnit::Bytes) +
+      ", optimizer state " + formatCell(s.bytes(TensorRole::OptimizerState), StatsUnit::Bytes) +
+      ".");
   return t;
 }
 
@@ -86,8 +98,11 @@ StatsTable modelSummary(const ModelGraph& g) {
   std::map<std::string, int> types;
   for (const Op& op : g.ops) ++types[op.type];
   std::string opTypes;
-  for (const auto& [type, n] : types) opTypes += (opTypes.empty() ? "" : ", ") + type + " " + std::to_string(n);
-  auto add = [&](const std::string& what, const std::string& value) { t.rows.push_back({what, value}); };
+  for (const auto& [type, n] : types)
+    opTypes += (opTypes.empty() ? "" : ", ") + type + " " + std::to_string(n);
+  auto add = [&](const std::string& what, const std::string& value) {
+    t.rows.push_back({what, value});
+  };
   add("file", g.path);
   add("opset", std::to_string(g.opsetVersion));
   add("batch", std::to_string(g.batch));
@@ -95,8 +110,13 @@ StatsTable modelSummary(const ModelGraph& g) {
   add("parameters", formatCell(g.parameters(), StatsUnit::Count));
   add("parameter bytes", formatCell(g.parameterBytes(), StatsUnit::Bytes));
   add("FLOPs (forward)", formatCell(g.flops(), StatsUnit::Count));
-  for (int i : g.inputs) add("input", g.tensors[static_cast<size_t>(i)].name + " " + shapeText(g.tensors[static_cast<size_t>(i)]) + " " + toString(g.tensors[static_cast<size_t>(i)].type));
-  for (int o : g.outputs) add("output", g.tensors[static_cast<size_t>(o)].name + " " + shapeText(g.tensors[static_cast<size_t>(o)]));
+  for (int i : g.inputs)
+    add("input", g.tensors[static_cast<size_t>(i)].name + " " +
+                     shapeText(g.tensors[static_cast<size_t>(i)]) + " " +
+                     toString(g.tensors[static_cast<size_t>(i)].type));
+  for (int o : g.outputs)
+    add("output", g.tensors[static_cast<size_t>(o)].name + " " +
+                      shapeText(g.tensors[static_cast<size_t>(o)]));
   for (const std::string& w : g.warnings) add("warning", w);
   return t;
 }

@@ -12,7 +12,8 @@ namespace ts::model {
 // `layersOnly`: only ops with trainable parameters (the totals still cover the whole model).
 StatsTable layerTable(const ModelGraph& graph, bool layersOnly = false);
 
-// The training step's kernels in order: phase, time, FLOPs, bytes, and the tensors read and written.
+// The training step's kernels in order: phase, time, FLOPs, bytes, and the tensors read and
+// written.
 StatsTable stepTable(const TrainingStep& step);
 
 // A few lines about the model: ops, parameters, bytes, FLOPs, inputs and outputs, warnings.

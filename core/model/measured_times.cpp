@@ -53,7 +53,8 @@ MeasuredTimes measureLayerTimes(const Session& s) {
   std::vector<std::pair<TimeNs, int64_t>> ordered;
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Kernel) continue;
-    for (uint32_t e = 0; e < t.size(); ++e) ordered.emplace_back(t.hot.start[e], t.hot.end[e] - t.hot.start[e]);
+    for (uint32_t e = 0; e < t.size(); ++e)
+      ordered.emplace_back(t.hot.start[e], t.hot.end[e] - t.hot.start[e]);
   }
   std::sort(ordered.begin(), ordered.end());
   for (const auto& [start, ns] : ordered) m.kernelNs.push_back(ns);
@@ -71,7 +72,9 @@ void share(TrainingStep& step, const std::vector<size_t>& kernels, int64_t total
   for (size_t i = 0; i < kernels.size(); ++i) {
     StepKernel& k = step.kernels[kernels[i]];
     int64_t ns = i + 1 == kernels.size() ? total - given
-                                         : static_cast<int64_t>(static_cast<double>(total) * static_cast<double>(k.durationNs) / static_cast<double>(sum));
+                                         : static_cast<int64_t>(static_cast<double>(total) *
+                                                                static_cast<double>(k.durationNs) /
+                                                                static_cast<double>(sum));
     k.durationNs = std::max<int64_t>(ns, 0);
     given += k.durationNs;
   }
@@ -86,7 +89,8 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
   // Which layer each op belongs to (the same grouping as the ASTRA-sim workload).
   std::vector<int> layerOf(g.ops.size(), 0);
   for (size_t l = 0; l < layers.size(); ++l) {
-    for (int op = layers[l].firstOp; op <= layers[l].lastOp; ++op) layerOf[static_cast<size_t>(op)] = static_cast<int>(l);
+    for (int op = layers[l].firstOp; op <= layers[l].lastOp; ++op)
+      layerOf[static_cast<size_t>(op)] = static_cast<int>(l);
   }
   std::set<std::string> names;
   for (const Layer& l : layers) names.insert(l.name);
@@ -103,8 +107,11 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
     for (size_t k = 0; k < step.kernels.size(); ++k) {
       const StepKernel& kernel = step.kernels[k];
       if (kernel.op < 0 || layerOf[static_cast<size_t>(kernel.op)] != static_cast<int>(l)) continue;
-      if (kernel.phase == KernelPhase::Forward) fwd.push_back(k);
-      else if (kernel.phase == KernelPhase::BackwardInput || kernel.phase == KernelPhase::BackwardWeight) bwd.push_back(k);
+      if (kernel.phase == KernelPhase::Forward)
+        fwd.push_back(k);
+      else if (kernel.phase == KernelPhase::BackwardInput ||
+               kernel.phase == KernelPhase::BackwardWeight)
+        bwd.push_back(k);
     }
     if (f != m.forwardNs.end()) share(step, fwd, f->second);
     if (b != m.backwardNs.end()) share(step, bwd, b->second);
@@ -124,11 +131,14 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
   }
   if (m.kernelNs.size() != order.size()) {
     for (size_t k = 0; k < step.kernels.size(); ++k) {
-      if (step.kernels[k].phase == KernelPhase::BackwardInput || step.kernels[k].phase == KernelPhase::BackwardWeight) order.push_back(k);
+      if (step.kernels[k].phase == KernelPhase::BackwardInput ||
+          step.kernels[k].phase == KernelPhase::BackwardWeight)
+        order.push_back(k);
     }
   }
   if (!m.kernelNs.empty() && m.kernelNs.size() == order.size()) {
-    for (size_t i = 0; i < order.size(); ++i) step.kernels[order[i]].durationNs = std::max<int64_t>(1, m.kernelNs[i]);
+    for (size_t i = 0; i < order.size(); ++i)
+      step.kernels[order[i]].durationNs = std::max<int64_t>(1, m.kernelNs[i]);
     r.method = "order";
     r.layersMapped = r.layers;
     r.unmapped.clear();

@@ -15,22 +15,23 @@
 namespace ts::model {
 
 struct MeasuredTimes {
-  std::map<std::string, int64_t> forwardNs;   // per layer name, mean GPU time per occurrence
+  std::map<std::string, int64_t> forwardNs;  // per layer name, mean GPU time per occurrence
   std::map<std::string, int64_t> backwardNs;
-  std::vector<int64_t> kernelNs;              // every GPU kernel, in start order (the order fallback)
+  std::vector<int64_t> kernelNs;  // every GPU kernel, in start order (the order fallback)
 };
 
 MeasuredTimes measureLayerTimes(const Session& session);
 
 struct MappingReport {
-  std::string method;                  // "nvtx", "order" or "none" (the roofline stays)
+  std::string method;  // "nvtx", "order" or "none" (the roofline stays)
   size_t layersMapped = 0, layers = 0;
-  std::vector<std::string> unmapped;   // layers of the model the session did not time
-  std::vector<std::string> unknown;    // NVTX layer names that match nothing in the model
+  std::vector<std::string> unmapped;  // layers of the model the session did not time
+  std::vector<std::string> unknown;   // NVTX layer names that match nothing in the model
 };
 
 // Replaces the step's kernel times where the session has them. Within a layer (see
 // modelLayers), measured time is shared among its kernels in proportion to their roofline times.
-MappingReport applyMeasuredTimes(const ModelGraph& graph, const MeasuredTimes& measured, TrainingStep& step);
+MappingReport applyMeasuredTimes(const ModelGraph& graph, const MeasuredTimes& measured,
+                                 TrainingStep& step);
 
 }  // namespace ts::model

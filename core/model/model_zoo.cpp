@@ -25,15 +25,18 @@ class Net {
     g_->set_name(name);
   }
 
-  std::string input(const std::string& name, std::vector<int64_t> dims, int32_t type = onnx::TensorProto::FLOAT) {
+  std::string input(const std::string& name, std::vector<int64_t> dims,
+                    int32_t type = onnx::TensorProto::FLOAT) {
     auto* in = g_->add_input();
     in->set_name(name);
     auto* tt = in->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(type);
     for (size_t i = 0; i < dims.size(); ++i) {
       auto* d = tt->mutable_shape()->add_dim();
-      if (i == 0 && batch_ <= 0) d->set_dim_param("batch");
-      else d->set_dim_value(i == 0 ? batch_ : dims[i]);
+      if (i == 0 && batch_ <= 0)
+        d->set_dim_param("batch");
+      else
+        d->set_dim_value(i == 0 ? batch_ : dims[i]);
     }
     return name;
   }
@@ -65,8 +68,8 @@ class Net {
   }
 
   using Attrs = std::function<void(onnx::NodeProto&)>;
-  std::string op(const std::string& type, const std::string& name, const std::vector<std::string>& inputs,
-                 const Attrs& attrs = {}) {
+  std::string op(const std::string& type, const std::string& name,
+                 const std::vector<std::string>& inputs, const Attrs& attrs = {}) {
     auto* n = g_->add_node();
     n->set_op_type(type);
     n->set_name(name);
@@ -95,8 +98,8 @@ class Net {
     a->set_f(v);
   }
 
-  std::string conv(const std::string& name, const std::string& x, int64_t cin, int64_t cout, int64_t kh, int64_t kw,
-                   int64_t stride, int64_t padH, int64_t padW, bool bias) {
+  std::string conv(const std::string& name, const std::string& x, int64_t cin, int64_t cout,
+                   int64_t kh, int64_t kw, int64_t stride, int64_t padH, int64_t padW, bool bias) {
     std::vector<std::string> in{x, weight(name + ".weight", {cout, cin, kh, kw})};
     if (bias) in.push_back(weight(name + ".bias", {cout}));
     return op("Conv", name, in, [&](onnx::NodeProto& n) {
@@ -105,18 +108,19 @@ class Net {
       intsAttr(n, "pads", {padH, padW, padH, padW});
     });
   }
-  std::string conv(const std::string& name, const std::string& x, int64_t cin, int64_t cout, int64_t k, int64_t stride,
-                   int64_t pad, bool bias) {
+  std::string conv(const std::string& name, const std::string& x, int64_t cin, int64_t cout,
+                   int64_t k, int64_t stride, int64_t pad, bool bias) {
     return conv(name, x, cin, cout, k, k, stride, pad, pad, bias);
   }
   std::string bn(const std::string& name, const std::string& x, int64_t c, float epsilon = 1e-5f) {
     return op("BatchNormalization", name,
-              {x, weight(name + ".weight", {c}), weight(name + ".bias", {c}), weight(name + ".running_mean", {c}),
-               weight(name + ".running_var", {c})},
+              {x, weight(name + ".weight", {c}), weight(name + ".bias", {c}),
+               weight(name + ".running_mean", {c}), weight(name + ".running_var", {c})},
               [&](onnx::NodeProto& n) { floatAttr(n, "epsilon", epsilon); });
   }
   std::string relu(const std::string& name, const std::string& x) { return op("Relu", name, {x}); }
-  std::string pool(const char* type, const std::string& name, const std::string& x, int64_t k, int64_t s, int64_t p) {
+  std::string pool(const char* type, const std::string& name, const std::string& x, int64_t k,
+                   int64_t s, int64_t p) {
     return op(type, name, {x}, [&](onnx::NodeProto& n) {
       intsAttr(n, "kernel_shape", {k, k});
       intsAttr(n, "strides", {s, s});
@@ -130,14 +134,17 @@ class Net {
     return op("Gemm", name, {x, weight(name + ".weight", {out, in}), weight(name + ".bias", {out})},
               [](onnx::NodeProto& n) { intAttr(n, "transB", 1); });
   }
-  std::string dropout(const std::string& name, const std::string& x) { return op("Dropout", name, {x}); }
+  std::string dropout(const std::string& name, const std::string& x) {
+    return op("Dropout", name, {x});
+  }
   // x · W + b on the last axis (a transformer's linear layer), W stored [in, out].
   std::string dense(const std::string& name, const std::string& x, int64_t in, int64_t out) {
     std::string y = op("MatMul", name, {x, weight(name + ".weight", {in, out})});
     return op("Add", name + ".add_bias", {y, weight(name + ".bias", {out})});
   }
   std::string layerNorm(const std::string& name, const std::string& x, int64_t c, float epsilon) {
-    return op("LayerNormalization", name, {x, weight(name + ".weight", {c}), weight(name + ".bias", {c})},
+    return op("LayerNormalization", name,
+              {x, weight(name + ".weight", {c}), weight(name + ".bias", {c})},
               [&](onnx::NodeProto& n) {
                 intAttr(n, "axis", -1);
                 floatAttr(n, "epsilon", epsilon);
@@ -146,25 +153,33 @@ class Net {
   // GELU as erf: x · 0.5 · (1 + erf(x / √2)) (ONNX has no Gelu before opset 20).
   std::string gelu(const std::string& name, const std::string& x) {
     std::string e = op("Erf", name + ".erf", {op("Div", name + ".div", {x, scalar(1.41421356f)})});
-    std::string h = op("Mul", name + ".half", {op("Add", name + ".add", {e, scalar(1.0f)}), scalar(0.5f)});
+    std::string h =
+        op("Mul", name + ".half", {op("Add", name + ".add", {e, scalar(1.0f)}), scalar(0.5f)});
     return op("Mul", name, {x, h});
   }
   // Multi-head self-attention over [batch, tokens, width] (PyTorch's q, k, v, out projections).
   std::string attention(const std::string& name, const std::string& x, int64_t width, int64_t heads,
-                        const std::string& q, const std::string& k, const std::string& v, const std::string& o) {
+                        const std::string& q, const std::string& k, const std::string& v,
+                        const std::string& o) {
     const int64_t head = width / heads;
     std::string split = ints({0, 0, heads, head});
     auto project = [&](const std::string& n, const std::vector<int64_t>& perm) {
       std::string y = dense(name + "." + n, x, width, width);
       y = op("Reshape", name + "." + n + ".split", {y, split});
-      return op("Transpose", name + "." + n + ".heads", {y}, [&](onnx::NodeProto& nd) { intsAttr(nd, "perm", perm); });
+      return op("Transpose", name + "." + n + ".heads", {y},
+                [&](onnx::NodeProto& nd) { intsAttr(nd, "perm", perm); });
     };
-    std::string qh = project(q, {0, 2, 1, 3}), kh = project(k, {0, 2, 3, 1}), vh = project(v, {0, 2, 1, 3});
+    std::string qh = project(q, {0, 2, 1, 3}), kh = project(k, {0, 2, 3, 1}),
+                vh = project(v, {0, 2, 1, 3});
     std::string scores = op("MatMul", name + ".scores", {qh, kh});
-    scores = op("Div", name + ".scale", {scores, scalar(static_cast<float>(std::sqrt(static_cast<double>(head))))});
-    std::string probs = op("Softmax", name + ".softmax", {scores}, [](onnx::NodeProto& n) { intAttr(n, "axis", -1); });
+    scores = op("Div", name + ".scale",
+                {scores, scalar(static_cast<float>(std::sqrt(static_cast<double>(head))))});
+    std::string probs = op("Softmax", name + ".softmax", {scores},
+                           [](onnx::NodeProto& n) { intAttr(n, "axis", -1); });
     std::string ctx = op("MatMul", name + ".context", {probs, vh});
-    ctx = op("Transpose", name + ".merge", {ctx}, [](onnx::NodeProto& n) { intsAttr(n, "perm", {0, 2, 1, 3}); });
+    ctx = op("Transpose", name + ".merge", {ctx}, [](onnx::NodeProto& n) {
+      intsAttr(n, "perm", {0, 2, 1, 3});
+    });
     ctx = op("Reshape", name + ".concat", {ctx, ints({0, 0, width})});
     return dense(name + "." + o, ctx, width, width);
   }
@@ -176,8 +191,10 @@ class Net {
     auto* tt = out->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(onnx::TensorProto::FLOAT);
     auto* batch = tt->mutable_shape()->add_dim();
-    if (batch_ <= 0) batch->set_dim_param("batch");
-    else batch->set_dim_value(batch_);
+    if (batch_ <= 0)
+      batch->set_dim_param("batch");
+    else
+      batch->set_dim_value(batch_);
     tt->mutable_shape()->add_dim()->set_dim_value(width);
   }
 
@@ -187,8 +204,10 @@ class Net {
     auto* tt = out->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(onnx::TensorProto::FLOAT);
     auto* batch = tt->mutable_shape()->add_dim();
-    if (batch_ <= 0) batch->set_dim_param("batch");
-    else batch->set_dim_value(batch_);
+    if (batch_ <= 0)
+      batch->set_dim_param("batch");
+    else
+      batch->set_dim_value(batch_);
     tt->mutable_shape()->add_dim()->set_dim_value(width);
     std::string bytes;
     if (!m_.SerializeToString(&bytes)) return Error{"cannot serialize the model"};
@@ -212,9 +231,15 @@ class Net {
 Result<std::string> alexnet(int64_t batch) {
   Net n("alexnet", batch);
   std::string x = n.input("input", {batch, 3, 224, 224});
-  struct C { int64_t cin, cout, k, s, p; bool pool; };
-  const C convs[] = {{3, 64, 11, 4, 2, true}, {64, 192, 5, 1, 2, true}, {192, 384, 3, 1, 1, false},
-                     {384, 256, 3, 1, 1, false}, {256, 256, 3, 1, 1, true}};
+  struct C {
+    int64_t cin, cout, k, s, p;
+    bool pool;
+  };
+  const C convs[] = {{3, 64, 11, 4, 2, true},
+                     {64, 192, 5, 1, 2, true},
+                     {192, 384, 3, 1, 1, false},
+                     {384, 256, 3, 1, 1, false},
+                     {256, 256, 3, 1, 1, true}};
   int i = 0;
   for (const C& c : convs) {
     std::string name = "features." + std::to_string(i);
@@ -230,7 +255,8 @@ Result<std::string> alexnet(int64_t batch) {
   return n.finish(n.linear("classifier.6", x, 4096, 1000), 1000);
 }
 
-Result<std::string> vgg(const std::string& name, const std::vector<int64_t>& config, int64_t batch) {
+Result<std::string> vgg(const std::string& name, const std::vector<int64_t>& config,
+                        int64_t batch) {
   Net n(name, batch);
   std::string x = n.input("input", {batch, 3, 224, 224});
   int64_t cin = 3;
@@ -264,12 +290,15 @@ Result<std::string> resnet(const std::string& name, const std::vector<int>& bloc
       std::string p = "layer" + std::to_string(stage + 1) + "." + std::to_string(b);
       int64_t w = widths[stage], cout = w * 4, stride = b == 0 && stage > 0 ? 2 : 1;
       // Bottleneck (torchvision v1.5: the stride is on the 3 × 3 convolution).
-      std::string y = n.relu(p + ".relu1", n.bn(p + ".bn1", n.conv(p + ".conv1", x, cin, w, 1, 1, 0, false), w));
-      y = n.relu(p + ".relu2", n.bn(p + ".bn2", n.conv(p + ".conv2", y, w, w, 3, stride, 1, false), w));
+      std::string y = n.relu(p + ".relu1",
+                             n.bn(p + ".bn1", n.conv(p + ".conv1", x, cin, w, 1, 1, 0, false), w));
+      y = n.relu(p + ".relu2",
+                 n.bn(p + ".bn2", n.conv(p + ".conv2", y, w, w, 3, stride, 1, false), w));
       y = n.bn(p + ".bn3", n.conv(p + ".conv3", y, w, cout, 1, 1, 0, false), cout);
       std::string shortcut = x;
       if (b == 0) {
-        shortcut = n.bn(p + ".downsample.1", n.conv(p + ".downsample.0", x, cin, cout, 1, stride, 0, false), cout);
+        shortcut = n.bn(p + ".downsample.1",
+                        n.conv(p + ".downsample.0", x, cin, cout, 1, stride, 0, false), cout);
       }
       x = n.relu(p + ".relu3", n.op("Add", p + ".add", {y, shortcut}));
       cin = cout;
@@ -281,21 +310,26 @@ Result<std::string> resnet(const std::string& name, const std::vector<int>& bloc
 
 // One transformer encoder layer; `preNorm` puts the LayerNorms before attention and MLP (ViT),
 // else after the residual additions (BERT).
-std::string encoder(Net& n, const std::string& p, std::string x, int64_t width, int64_t heads, int64_t hidden,
-                    bool preNorm, float epsilon) {
+std::string encoder(Net& n, const std::string& p, std::string x, int64_t width, int64_t heads,
+                    int64_t hidden, bool preNorm, float epsilon) {
   if (preNorm) {
-    std::string a = n.attention(p + ".self_attention", n.layerNorm(p + ".ln_1", x, width, epsilon), width, heads,
-                                "query", "key", "value", "out_proj");
+    std::string a = n.attention(p + ".self_attention", n.layerNorm(p + ".ln_1", x, width, epsilon),
+                                width, heads, "query", "key", "value", "out_proj");
     x = n.op("Add", p + ".residual1", {x, a});
     std::string h = n.layerNorm(p + ".ln_2", x, width, epsilon);
-    h = n.dense(p + ".mlp.3", n.gelu(p + ".mlp.1", n.dense(p + ".mlp.0", h, width, hidden)), hidden, width);
+    h = n.dense(p + ".mlp.3", n.gelu(p + ".mlp.1", n.dense(p + ".mlp.0", h, width, hidden)), hidden,
+                width);
     return n.op("Add", p + ".residual2", {x, h});
   }
-  std::string a = n.attention(p + ".attention", x, width, heads, "self.query", "self.key", "self.value", "output.dense");
-  x = n.layerNorm(p + ".attention.output.LayerNorm", n.op("Add", p + ".residual1", {a, x}), width, epsilon);
-  std::string h = n.gelu(p + ".intermediate.act", n.dense(p + ".intermediate.dense", x, width, hidden));
+  std::string a = n.attention(p + ".attention", x, width, heads, "self.query", "self.key",
+                              "self.value", "output.dense");
+  x = n.layerNorm(p + ".attention.output.LayerNorm", n.op("Add", p + ".residual1", {a, x}), width,
+                  epsilon);
+  std::string h =
+      n.gelu(p + ".intermediate.act", n.dense(p + ".intermediate.dense", x, width, hidden));
   h = n.dense(p + ".output.dense", h, hidden, width);
-  return n.layerNorm(p + ".output.LayerNorm", n.op("Add", p + ".residual2", {h, x}), width, epsilon);
+  return n.layerNorm(p + ".output.LayerNorm", n.op("Add", p + ".residual2", {h, x}), width,
+                     epsilon);
 }
 
 Result<std::string> bertBase(int64_t batch) {
@@ -305,55 +339,72 @@ Result<std::string> bertBase(int64_t batch) {
   std::string types = n.input("token_type_ids", {batch, kSeq}, onnx::TensorProto::INT64);
   std::vector<int64_t> positions(kSeq);
   for (int64_t i = 0; i < kSeq; ++i) positions[static_cast<size_t>(i)] = i;
-  std::string x = n.op("Gather", "embeddings.word_embeddings", {n.weight("embeddings.word_embeddings.weight", {30522, kWidth}), ids});
-  std::string pos = n.op("Gather", "embeddings.position_embeddings",
-                         {n.weight("embeddings.position_embeddings.weight", {512, kWidth}), n.ints(positions)});
+  std::string x = n.op("Gather", "embeddings.word_embeddings",
+                       {n.weight("embeddings.word_embeddings.weight", {30522, kWidth}), ids});
+  std::string pos =
+      n.op("Gather", "embeddings.position_embeddings",
+           {n.weight("embeddings.position_embeddings.weight", {512, kWidth}), n.ints(positions)});
   std::string tok = n.op("Gather", "embeddings.token_type_embeddings",
                          {n.weight("embeddings.token_type_embeddings.weight", {2, kWidth}), types});
-  x = n.op("Add", "embeddings.add_token_types", {n.op("Add", "embeddings.add_positions", {x, pos}), tok});
+  x = n.op("Add", "embeddings.add_token_types",
+           {n.op("Add", "embeddings.add_positions", {x, pos}), tok});
   x = n.layerNorm("embeddings.LayerNorm", x, kWidth, 1e-12f);
-  for (int l = 0; l < 12; ++l) x = encoder(n, "encoder.layer." + std::to_string(l), x, kWidth, 12, 3072, false, 1e-12f);
-  std::string first = n.op("Gather", "pooler.first_token", {x, n.scalarInt(0)}, [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
-  return n.finish(n.op("Tanh", "pooler.activation", {n.linear("pooler.dense", first, kWidth, kWidth)}), kWidth);
+  for (int l = 0; l < 12; ++l)
+    x = encoder(n, "encoder.layer." + std::to_string(l), x, kWidth, 12, 3072, false, 1e-12f);
+  std::string first = n.op("Gather", "pooler.first_token", {x, n.scalarInt(0)},
+                           [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
+  return n.finish(
+      n.op("Tanh", "pooler.activation", {n.linear("pooler.dense", first, kWidth, kWidth)}), kWidth);
 }
 
 Result<std::string> vitB16(int64_t batch) {
   constexpr int64_t kWidth = 768, kPatches = 196;
   Net n("vit-b16", batch);
   std::string x = n.input("input", {batch, 3, 224, 224});
-  x = n.conv("conv_proj", x, 3, kWidth, 16, 16, 0, true);                  // [b, 768, 14, 14]
+  x = n.conv("conv_proj", x, 3, kWidth, 16, 16, 0, true);  // [b, 768, 14, 14]
   x = n.op("Reshape", "flatten_patches", {x, n.ints({0, kWidth, kPatches})});
-  x = n.op("Transpose", "patches", {x}, [](onnx::NodeProto& nd) { Net::intsAttr(nd, "perm", {0, 2, 1}); });
+  x = n.op("Transpose", "patches", {x}, [](onnx::NodeProto& nd) {
+    Net::intsAttr(nd, "perm", {0, 2, 1});
+  });
   // The class token, broadcast over the batch: a zeroed first patch plus the token.
-  std::string first = n.op("Slice", "class_token.batch", {x, n.ints({0}), n.ints({1}), n.ints({1})});
-  std::string cls = n.op("Add", "class_token", {n.op("Mul", "class_token.zero", {first, n.scalar(0.0f)}),
-                                                n.weight("class_token", {1, 1, kWidth})});
+  std::string first =
+      n.op("Slice", "class_token.batch", {x, n.ints({0}), n.ints({1}), n.ints({1})});
+  std::string cls = n.op("Add", "class_token",
+                         {n.op("Mul", "class_token.zero", {first, n.scalar(0.0f)}),
+                          n.weight("class_token", {1, 1, kWidth})});
   x = n.op("Concat", "tokens", {cls, x}, [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
-  x = n.op("Add", "encoder.pos_embedding", {x, n.weight("encoder.pos_embedding", {1, kPatches + 1, kWidth})});
-  for (int l = 0; l < 12; ++l) x = encoder(n, "encoder.layers.encoder_layer_" + std::to_string(l), x, kWidth, 12, 3072, true, 1e-6f);
+  x = n.op("Add", "encoder.pos_embedding",
+           {x, n.weight("encoder.pos_embedding", {1, kPatches + 1, kWidth})});
+  for (int l = 0; l < 12; ++l)
+    x = encoder(n, "encoder.layers.encoder_layer_" + std::to_string(l), x, kWidth, 12, 3072, true,
+                1e-6f);
   x = n.layerNorm("encoder.ln", x, kWidth, 1e-6f);
-  std::string token = n.op("Gather", "class_output", {x, n.scalarInt(0)}, [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
+  std::string token = n.op("Gather", "class_output", {x, n.scalarInt(0)},
+                           [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
   return n.finish(n.linear("heads.head", token, kWidth, 1000), 1000);
 }
-
 
 // torchvision's Inception v3 (299 × 299 input) with its auxiliary classifier. BasicConv2d is a
 // convolution without bias, BatchNorm (eps 0.001) and ReLU.
 struct Inception {
   Net& n;
-  std::string basic(const std::string& name, const std::string& x, int64_t cin, int64_t cout, int64_t kh, int64_t kw,
-                    int64_t stride = 1, int64_t padH = 0, int64_t padW = 0) {
+  std::string basic(const std::string& name, const std::string& x, int64_t cin, int64_t cout,
+                    int64_t kh, int64_t kw, int64_t stride = 1, int64_t padH = 0,
+                    int64_t padW = 0) {
     std::string y = n.conv(name + ".conv", x, cin, cout, kh, kw, stride, padH, padW, false);
     return n.relu(name + ".relu", n.bn(name + ".bn", y, cout, 1e-3f));
   }
   std::string concat(const std::string& name, const std::vector<std::string>& parts) {
     return n.op("Concat", name, parts, [](onnx::NodeProto& nd) { Net::intAttr(nd, "axis", 1); });
   }
-  std::string avgPool3(const std::string& name, const std::string& x) { return n.pool("AveragePool", name, x, 3, 1, 1); }
+  std::string avgPool3(const std::string& name, const std::string& x) {
+    return n.pool("AveragePool", name, x, 3, 1, 1);
+  }
 
   std::string a(const std::string& p, const std::string& x, int64_t in, int64_t pool) {
     std::string b1 = basic(p + ".branch1x1", x, in, 64, 1, 1);
-    std::string b5 = basic(p + ".branch5x5_2", basic(p + ".branch5x5_1", x, in, 48, 1, 1), 48, 64, 5, 5, 1, 2, 2);
+    std::string b5 = basic(p + ".branch5x5_2", basic(p + ".branch5x5_1", x, in, 48, 1, 1), 48, 64,
+                           5, 5, 1, 2, 2);
     std::string b3 = basic(p + ".branch3x3dbl_1", x, in, 64, 1, 1);
     b3 = basic(p + ".branch3x3dbl_2", b3, 64, 96, 3, 3, 1, 1, 1);
     b3 = basic(p + ".branch3x3dbl_3", b3, 96, 96, 3, 3, 1, 1, 1);
@@ -381,7 +432,8 @@ struct Inception {
     return concat(p, {b1, b7, d, bp});
   }
   std::string d(const std::string& p, const std::string& x, int64_t in) {
-    std::string b3 = basic(p + ".branch3x3_2", basic(p + ".branch3x3_1", x, in, 192, 1, 1), 192, 320, 3, 3, 2);
+    std::string b3 =
+        basic(p + ".branch3x3_2", basic(p + ".branch3x3_1", x, in, 192, 1, 1), 192, 320, 3, 3, 2);
     std::string b7 = basic(p + ".branch7x7x3_1", x, in, 192, 1, 1);
     b7 = basic(p + ".branch7x7x3_2", b7, 192, 192, 1, 7, 1, 0, 3);
     b7 = basic(p + ".branch7x7x3_3", b7, 192, 192, 7, 1, 1, 3, 0);
@@ -439,12 +491,26 @@ using Builder = std::function<Result<std::string>(int64_t)>;
 const std::map<std::string, Builder>& builders() {
   static const std::map<std::string, Builder> table = {
       {"alexnet", alexnet},
-      {"vgg16", [](int64_t b) { return vgg("vgg16", {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0}, b); }},
-      {"vgg19", [](int64_t b) {
-         return vgg("vgg19", {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0, 512, 512, 512, 512, 0}, b);
+      {"vgg16",
+       [](int64_t b) {
+         return vgg("vgg16",
+                    {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0},
+                    b);
        }},
-      {"resnet50", [](int64_t b) { return resnet("resnet50", {3, 4, 6, 3}, b); }},
-      {"resnet152", [](int64_t b) { return resnet("resnet152", {3, 8, 36, 3}, b); }},
+      {"vgg19",
+       [](int64_t b) {
+         return vgg("vgg19", {64,  64,  0,   128, 128, 0,   256, 256, 256, 256, 0,
+                              512, 512, 512, 512, 0,   512, 512, 512, 512, 0},
+                    b);
+       }},
+      {"resnet50",
+       [](int64_t b) {
+         return resnet("resnet50", {3, 4, 6, 3}, b);
+       }},
+      {"resnet152",
+       [](int64_t b) {
+         return resnet("resnet152", {3, 8, 36, 3}, b);
+       }},
       {"bert-base", bertBase},
       {"vit-b16", vitB16},
       {"inception_v3", inceptionV3},

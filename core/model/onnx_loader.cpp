@@ -76,27 +76,33 @@ Status checkSizes(const ModelGraph& g, const std::string& path) {
   for (const Tensor& t : g.tensors) {
     if (!t.shapeKnown) continue;
     for (int64_t d : t.shape) {
-      if (d < 0) return Error{path + ": tensor '" + t.name + "' has a negative dimension " + shapeText(t.shape)};
+      if (d < 0)
+        return Error{path + ": tensor '" + t.name + "' has a negative dimension " +
+                     shapeText(t.shape)};
     }
     if (t.elements() < 0 || t.bytes() < 0) {
-      return Error{path + ": tensor '" + t.name + "' of shape " + shapeText(t.shape) + " has more elements or bytes than 64 bits hold"};
+      return Error{path + ": tensor '" + t.name + "' of shape " + shapeText(t.shape) +
+                   " has more elements or bytes than 64 bits hold"};
     }
   }
   if (!g.overflows.empty()) return Error{path + ": op " + g.overflows.front()};
   int64_t params = 0, bytes = 0, flops = 0;
   for (const Tensor& t : g.tensors) {
     if (!t.trainable) continue;
-    if (__builtin_add_overflow(params, t.elements(), &params) || __builtin_add_overflow(bytes, t.bytes(), &bytes)) {
+    if (__builtin_add_overflow(params, t.elements(), &params) ||
+        __builtin_add_overflow(bytes, t.bytes(), &bytes)) {
       return Error{path + ": the parameters add up to more than 64 bits hold"};
     }
   }
   for (const Op& op : g.ops) {
-    if (__builtin_add_overflow(flops, op.flops, &flops)) return Error{path + ": the FLOPs add up to more than 64 bits hold"};
+    if (__builtin_add_overflow(flops, op.flops, &flops))
+      return Error{path + ": the FLOPs add up to more than 64 bits hold"};
   }
   return Status::success();
 }
 
-Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const LoadOptions& options, bool onDisk) {
+Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
+                         const LoadOptions& options, bool onDisk) {
   if (!model.has_graph()) return Error{path + ": an ONNX model without a graph"};
   onnx::GraphProto& graph = *model.mutable_graph();
   std::set<std::string> initializerNames;
@@ -107,15 +113,18 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
   for (const auto& input : graph.input()) {
     if (initializerNames.count(input.name()) || !input.type().has_tensor_type()) continue;
     for (const auto& d : input.type().tensor_type().shape().dim()) {
-      if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() <= 0) symbolicInputs.insert(input.name());
+      if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() <= 0)
+        symbolicInputs.insert(input.name());
     }
   }
   applyBatch(graph, initializerNames, options.batch);
   if (options.check) {
     try {
       // External data files are looked up beside the model: the checker needs the file's path.
-      if (onDisk && hasExternalData(graph)) onnx::checker::check_model(path);
-      else onnx::checker::check_model(model);
+      if (onDisk && hasExternalData(graph))
+        onnx::checker::check_model(path);
+      else
+        onnx::checker::check_model(model);
     } catch (const std::exception& e) {
       return Error{path + ": the ONNX checker refuses it: " + std::string(e.what()).substr(0, 400)};
     }
@@ -130,7 +139,8 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
-    g.warnings.push_back(std::string("shape inference stopped: ") + std::string(e.what()).substr(0, 300));
+    g.warnings.push_back(std::string("shape inference stopped: ") +
+                         std::string(e.what()).substr(0, 300));
   }
 
   std::map<std::string, int> index;
@@ -154,8 +164,10 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
     Tensor& t = g.tensors[static_cast<size_t>(i)];
     if (!t.weight) readShape(input.type(), t);
   }
-  for (const auto& vi : graph.value_info()) readShape(vi.type(), g.tensors[static_cast<size_t>(tensor(vi.name()))]);
-  for (const auto& out : graph.output()) readShape(out.type(), g.tensors[static_cast<size_t>(tensor(out.name()))]);
+  for (const auto& vi : graph.value_info())
+    readShape(vi.type(), g.tensors[static_cast<size_t>(tensor(vi.name()))]);
+  for (const auto& out : graph.output())
+    readShape(out.type(), g.tensors[static_cast<size_t>(tensor(out.name()))]);
 
   // Weights declared as graph inputs (models shipped without weights): the fully static inputs,
   // except the first one when no input is symbolic (then it is the data).
@@ -165,9 +177,12 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
   }
   for (size_t k = 0; k < graphInputs.size(); ++k) {
     Tensor& t = g.tensors[static_cast<size_t>(graphInputs[k])];
-    bool data = symbolicInputs.count(t.name) || graphInputs.size() == 1 || (k == 0 && symbolicInputs.empty());
-    if (data || !t.shapeKnown) g.inputs.push_back(graphInputs[k]);
-    else t.weight = true;
+    bool data = symbolicInputs.count(t.name) || graphInputs.size() == 1 ||
+                (k == 0 && symbolicInputs.empty());
+    if (data || !t.shapeKnown)
+      g.inputs.push_back(graphInputs[k]);
+    else
+      t.weight = true;
   }
   for (const auto& out : graph.output()) g.outputs.push_back(index[out.name()]);
 
@@ -176,16 +191,20 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
     Op op;
     op.type = node.op_type();
     op.name = node.name().empty() ? op.type + "_" + std::to_string(n) : node.name();
-    for (const std::string& name : node.input()) op.inputs.push_back(name.empty() ? -1 : tensor(name));
+    for (const std::string& name : node.input())
+      op.inputs.push_back(name.empty() ? -1 : tensor(name));
     for (const std::string& name : node.output()) {
       int o = name.empty() ? -1 : tensor(name);
       op.outputs.push_back(o);
       if (o >= 0) g.tensors[static_cast<size_t>(o)].producer = static_cast<int>(g.ops.size());
     }
     for (const auto& a : node.attribute()) {
-      if (a.type() == onnx::AttributeProto::INT) op.ints[a.name()] = {a.i()};
-      else if (a.type() == onnx::AttributeProto::INTS) op.ints[a.name()].assign(a.ints().begin(), a.ints().end());
-      else if (a.type() == onnx::AttributeProto::FLOAT) op.floats[a.name()] = a.f();
+      if (a.type() == onnx::AttributeProto::INT)
+        op.ints[a.name()] = {a.i()};
+      else if (a.type() == onnx::AttributeProto::INTS)
+        op.ints[a.name()].assign(a.ints().begin(), a.ints().end());
+      else if (a.type() == onnx::AttributeProto::FLOAT)
+        op.floats[a.name()] = a.f();
     }
     g.ops.push_back(std::move(op));
   }
@@ -199,7 +218,8 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
   }
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     Tensor& t = g.tensors[i];
-    t.trainable = t.weight && isFloating(t.type) && t.elements() > 1 && !statistics.count(static_cast<int>(i));
+    t.trainable = t.weight && isFloating(t.type) && t.elements() > 1 &&
+                  !statistics.count(static_cast<int>(i));
   }
   estimateFlops(g);
   if (Status s = checkSizes(g, path); !s) return Error{s.error()};
@@ -210,18 +230,21 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path, const
 
 namespace {
 
-Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name, const LoadOptions& options, bool onDisk) {
+Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name,
+                                 const LoadOptions& options, bool onDisk) {
   if (bytes.empty()) return Error{name + ": the file is empty"};
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
-    return Error{name + ": not an ONNX model (the protobuf does not parse: truncated or another format)"};
+    return Error{name +
+                 ": not an ONNX model (the protobuf does not parse: truncated or another format)"};
   }
   return build(model, name, options, onDisk);
 }
 
 }  // namespace
 
-Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name, const LoadOptions& options) {
+Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name,
+                                 const LoadOptions& options) {
   return parseAndBuild(bytes, name, options, false);
 }
 

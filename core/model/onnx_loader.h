@@ -11,13 +11,14 @@
 namespace ts::model {
 
 struct LoadOptions {
-  int64_t batch = 1;     // replaces a symbolic (or zero) leading dimension of the data inputs
-  bool check = true;     // run onnx::checker first
+  int64_t batch = 1;  // replaces a symbolic (or zero) leading dimension of the data inputs
+  bool check = true;  // run onnx::checker first
 };
 
 // Errors name the file and the problem (not protobuf, truncated, checker message, ...).
 Result<ModelGraph> loadOnnxModel(const std::string& path, const LoadOptions& options = {});
 // The same from serialized bytes (`name` is used in errors and as the graph's path).
-Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name, const LoadOptions& options = {});
+Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& name,
+                                 const LoadOptions& options = {});
 
 }  // namespace ts::model

@@ -6,28 +6,41 @@ namespace ts::model {
 
 const char* toString(TensorRole r) {
   switch (r) {
-    case TensorRole::Input: return "input";
-    case TensorRole::Activation: return "activation";
-    case TensorRole::Weight: return "weight";
-    case TensorRole::WeightGradient: return "weight_gradient";
-    case TensorRole::ActivationGradient: return "activation_gradient";
-    case TensorRole::OptimizerState: return "optimizer_state";
-    case TensorRole::Workspace: return "workspace";
+    case TensorRole::Input:
+      return "input";
+    case TensorRole::Activation:
+      return "activation";
+    case TensorRole::Weight:
+      return "weight";
+    case TensorRole::WeightGradient:
+      return "weight_gradient";
+    case TensorRole::ActivationGradient:
+      return "activation_gradient";
+    case TensorRole::OptimizerState:
+      return "optimizer_state";
+    case TensorRole::Workspace:
+      return "workspace";
   }
   return "activation";
 }
 
 const char* toString(KernelPhase p) {
   switch (p) {
-    case KernelPhase::Forward: return "forward";
-    case KernelPhase::BackwardInput: return "backward_input";
-    case KernelPhase::BackwardWeight: return "backward_weight";
-    case KernelPhase::Update: return "update";
+    case KernelPhase::Forward:
+      return "forward";
+    case KernelPhase::BackwardInput:
+      return "backward_input";
+    case KernelPhase::BackwardWeight:
+      return "backward_weight";
+    case KernelPhase::Update:
+      return "update";
   }
   return "forward";
 }
 
-const char* toString(Optimizer o) { return o == Optimizer::Adam ? "adam" : "sgd-momentum"; }
+const char* toString(Optimizer o) {
+  return o == Optimizer::Adam ? "adam" : "sgd-momentum";
+}
 
 int64_t TrainingStep::bytes(TensorRole role) const {
   int64_t n = 0;
@@ -68,17 +81,22 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
     bool used = t.producer >= 0 || t.weight;
     for (int in : g.inputs) used |= in == static_cast<int>(i);
     if (!used) continue;
-    TensorRole role = t.weight ? TensorRole::Weight : t.producer >= 0 ? TensorRole::Activation : TensorRole::Input;
+    TensorRole role = t.weight          ? TensorRole::Weight
+                      : t.producer >= 0 ? TensorRole::Activation
+                                        : TensorRole::Input;
     forward[i] = add(t.name, role, t.bytes(), static_cast<int>(i));
   }
   // Does a tensor need a gradient? Produced by an op (activations), not constants or the data.
-  auto needsGradient = [&](int t) { return t >= 0 && g.tensors[static_cast<size_t>(t)].producer >= 0; };
+  auto needsGradient = [&](int t) {
+    return t >= 0 && g.tensors[static_cast<size_t>(t)].producer >= 0;
+  };
   auto gradientOf = [&](int t) {
     if (gradient[static_cast<size_t>(t)] < 0) {
       const Tensor& x = g.tensors[static_cast<size_t>(t)];
       bool weight = x.trainable;
       gradient[static_cast<size_t>(t)] =
-          add("grad." + x.name, weight ? TensorRole::WeightGradient : TensorRole::ActivationGradient, x.bytes(), t);
+          add("grad." + x.name,
+              weight ? TensorRole::WeightGradient : TensorRole::ActivationGradient, x.bytes(), t);
     }
     return gradient[static_cast<size_t>(t)];
   };
@@ -86,7 +104,9 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
   // algorithms build (Cin/group · kernel × output positions), an estimate of what cuDNN asks for.
   auto workspace = [&](StepKernel& k) {
     const Op& op = g.ops[static_cast<size_t>(k.op)];
-    if (op.type != "Conv" || op.inputs.size() < 2 || op.inputs[1] < 0 || op.outputs.empty() || op.outputs[0] < 0) return;
+    if (op.type != "Conv" || op.inputs.size() < 2 || op.inputs[1] < 0 || op.outputs.empty() ||
+        op.outputs[0] < 0)
+      return;
     const Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
     const Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
     if (!w.shapeKnown || !out.shapeKnown || w.shape.size() < 3 || out.shape.size() < 3) return;
@@ -95,7 +115,8 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
     if (kernelArea <= 1) return;  // a 1 × 1 convolution is a plain GEMM
     for (size_t i = 2; i < out.shape.size(); ++i) positions *= out.shape[i];
     const int64_t perPosition = w.shape[1] * kernelArea;
-    int ws = add(k.name + ".workspace", TensorRole::Workspace, perPosition * positions * elemSize(w.type), -1);
+    int ws = add(k.name + ".workspace", TensorRole::Workspace,
+                 perPosition * positions * elemSize(w.type), -1);
     k.inputs.push_back(ws);
     k.outputs.push_back(ws);
   };
@@ -109,9 +130,17 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
   // Forward.
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    StepKernel k{op.name, KernelPhase::Forward, static_cast<int>(i), {}, {}, static_cast<double>(op.flops), 0, 0};
+    StepKernel k{op.name,
+                 KernelPhase::Forward,
+                 static_cast<int>(i),
+                 {},
+                 {},
+                 static_cast<double>(op.flops),
+                 0,
+                 0};
     for (int t : op.inputs) {
-      if (t >= 0 && forward[static_cast<size_t>(t)] >= 0) k.inputs.push_back(forward[static_cast<size_t>(t)]);
+      if (t >= 0 && forward[static_cast<size_t>(t)] >= 0)
+        k.inputs.push_back(forward[static_cast<size_t>(t)]);
     }
     for (int t : op.outputs) {
       if (t >= 0) k.outputs.push_back(forward[static_cast<size_t>(t)]);
@@ -127,24 +156,41 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
     }
     for (int t : op.inputs) {
       if (t < 0) continue;
-      if (g.tensors[static_cast<size_t>(t)].trainable) weights.push_back(t);
-      else if (forward[static_cast<size_t>(t)] >= 0 && !g.tensors[static_cast<size_t>(t)].weight) activations.push_back(t);
+      if (g.tensors[static_cast<size_t>(t)].trainable)
+        weights.push_back(t);
+      else if (forward[static_cast<size_t>(t)] >= 0 && !g.tensors[static_cast<size_t>(t)].weight)
+        activations.push_back(t);
     }
     bool anyInputGradient = false;
     for (int t : activations) anyInputGradient |= needsGradient(t);
     // Each gradient costs about what the forward op did (exactly so for contractions).
     const double flops = static_cast<double>(op.flops);
     if (anyInputGradient) {
-      StepKernel k{op.name + ".backward_input", KernelPhase::BackwardInput, static_cast<int>(r), outGrads, {}, flops, 0, 0};
+      StepKernel k{op.name + ".backward_input",
+                   KernelPhase::BackwardInput,
+                   static_cast<int>(r),
+                   outGrads,
+                   {},
+                   flops,
+                   0,
+                   0};
       // Reads what the derivative needs: the weights of a contraction, else the saved inputs.
-      for (int t : isContraction(op.type) ? weights : activations) k.inputs.push_back(forward[static_cast<size_t>(t)]);
+      for (int t : isContraction(op.type) ? weights : activations)
+        k.inputs.push_back(forward[static_cast<size_t>(t)]);
       for (int t : activations) {
         if (needsGradient(t)) k.outputs.push_back(gradientOf(t));
       }
       finish(k);
     }
     if (!weights.empty()) {
-      StepKernel k{op.name + ".backward_weight", KernelPhase::BackwardWeight, static_cast<int>(r), outGrads, {}, flops, 0, 0};
+      StepKernel k{op.name + ".backward_weight",
+                   KernelPhase::BackwardWeight,
+                   static_cast<int>(r),
+                   outGrads,
+                   {},
+                   flops,
+                   0,
+                   0};
       for (int t : activations) k.inputs.push_back(forward[static_cast<size_t>(t)]);
       for (int t : weights) k.outputs.push_back(gradientOf(t));
       finish(k);
@@ -154,7 +200,8 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
   std::vector<int> consumer(g.tensors.size(), -1);  // the first op that reads each weight
   for (size_t i = 0; i < g.ops.size(); ++i) {
     for (int t : g.ops[i].inputs) {
-      if (t >= 0 && consumer[static_cast<size_t>(t)] < 0) consumer[static_cast<size_t>(t)] = static_cast<int>(i);
+      if (t >= 0 && consumer[static_cast<size_t>(t)] < 0)
+        consumer[static_cast<size_t>(t)] = static_cast<int>(i);
     }
   }
   const int states = o.optimizer == Optimizer::Adam ? 2 : 1;
@@ -162,11 +209,19 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     const Tensor& t = g.tensors[i];
     if (!t.trainable) continue;
-    StepKernel k{t.name + ".update", KernelPhase::Update, consumer[i], {forward[i], gradientOf(static_cast<int>(i))}, {forward[i]},
-                 flopsPerElement * static_cast<double>(std::max<int64_t>(t.elements(), 0)), 0, 0};
+    StepKernel k{t.name + ".update",
+                 KernelPhase::Update,
+                 consumer[i],
+                 {forward[i], gradientOf(static_cast<int>(i))},
+                 {forward[i]},
+                 flopsPerElement * static_cast<double>(std::max<int64_t>(t.elements(), 0)),
+                 0,
+                 0};
     for (int st = 0; st < states; ++st) {
-      int state = add(t.name + (o.optimizer == Optimizer::Adam ? (st == 0 ? ".exp_avg" : ".exp_avg_sq") : ".momentum"),
-                      TensorRole::OptimizerState, t.bytes(), static_cast<int>(i));
+      int state =
+          add(t.name + (o.optimizer == Optimizer::Adam ? (st == 0 ? ".exp_avg" : ".exp_avg_sq")
+                                                       : ".momentum"),
+              TensorRole::OptimizerState, t.bytes(), static_cast<int>(i));
       k.inputs.push_back(state);
       k.outputs.push_back(state);
     }

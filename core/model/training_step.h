@@ -12,7 +12,15 @@
 
 namespace ts::model {
 
-enum class TensorRole { Input, Activation, Weight, WeightGradient, ActivationGradient, OptimizerState, Workspace };
+enum class TensorRole {
+  Input,
+  Activation,
+  Weight,
+  WeightGradient,
+  ActivationGradient,
+  OptimizerState,
+  Workspace
+};
 enum class KernelPhase { Forward, BackwardInput, BackwardWeight, Update };
 enum class Optimizer { SgdMomentum, Adam };
 
@@ -30,11 +38,11 @@ struct StepTensor {
 struct StepKernel {
   std::string name;
   KernelPhase phase = KernelPhase::Forward;
-  int op = -1;                   // graph op
-  std::vector<int> inputs;       // step tensors read
-  std::vector<int> outputs;      // step tensors written
+  int op = -1;               // graph op
+  std::vector<int> inputs;   // step tensors read
+  std::vector<int> outputs;  // step tensors written
   double flops = 0;
-  double bytes = 0;              // memory traffic: every tensor read and written once
+  double bytes = 0;  // memory traffic: every tensor read and written once
   int64_t durationNs = 0;
 };
 

@@ -47,7 +47,7 @@ struct Process {
 
 struct Thread {
   uint32_t process = 0;  // index into processes
-  int64_t tid = 0;  // negative: no number in the source (see name)
+  int64_t tid = 0;       // negative: no number in the source (see name)
   std::string name;
   int64_t sortIndex = 0;  // Chrome thread_sort_index, 0 if none
 };

@@ -15,27 +15,27 @@
 namespace ts {
 
 // Hot columns: 8 + 8 + 4 + 2 = 22 bytes per event (+ 4 for the lane index of multi-lane tracks).
-#define TS_HOT_COLUMNS(X)    \
-  X(TimeNs, start, "start")  \
-  X(TimeNs, end, "end")      \
-  X(StringId, name, "name")  \
+#define TS_HOT_COLUMNS(X)   \
+  X(TimeNs, start, "start") \
+  X(TimeNs, end, "end")     \
+  X(StringId, name, "name") \
   X(uint16_t, lane, "lane")
 
-#define TS_KERNEL_COLUMNS(X)                            \
-  X(StringId, mangled, "mangled")                       \
-  X(uint32_t, correlation, "correlation")               \
-  X(uint32_t, context, "context")                       \
-  X(uint32_t, gridX, "grid_x")                          \
-  X(uint32_t, gridY, "grid_y")                          \
-  X(uint32_t, gridZ, "grid_z")                          \
-  X(uint32_t, blockX, "block_x")                        \
-  X(uint32_t, blockY, "block_y")                        \
-  X(uint32_t, blockZ, "block_z")                        \
-  X(uint16_t, registersPerThread, "registers_per_thread") \
-  X(uint32_t, staticSharedMemory, "static_shared_memory") \
-  X(uint32_t, dynamicSharedMemory, "dynamic_shared_memory") \
+#define TS_KERNEL_COLUMNS(X)                                   \
+  X(StringId, mangled, "mangled")                              \
+  X(uint32_t, correlation, "correlation")                      \
+  X(uint32_t, context, "context")                              \
+  X(uint32_t, gridX, "grid_x")                                 \
+  X(uint32_t, gridY, "grid_y")                                 \
+  X(uint32_t, gridZ, "grid_z")                                 \
+  X(uint32_t, blockX, "block_x")                               \
+  X(uint32_t, blockY, "block_y")                               \
+  X(uint32_t, blockZ, "block_z")                               \
+  X(uint16_t, registersPerThread, "registers_per_thread")      \
+  X(uint32_t, staticSharedMemory, "static_shared_memory")      \
+  X(uint32_t, dynamicSharedMemory, "dynamic_shared_memory")    \
   X(uint32_t, localMemoryPerThread, "local_memory_per_thread") \
-  X(uint8_t, launchType, "launch_type")                 \
+  X(uint8_t, launchType, "launch_type")                        \
   X(uint32_t, graphId, "graph_id")
 
 #define TS_MEMCPY_COLUMNS(X)              \
@@ -61,13 +61,13 @@ namespace ts {
   X(int32_t, returnCode, "return_code")   \
   X(ApiDomain, domain, "domain")
 
-#define TS_NVTX_COLUMNS(X)       \
-  X(StringId, domain, "domain")  \
-  X(uint32_t, color, "color")    \
+#define TS_NVTX_COLUMNS(X)      \
+  X(StringId, domain, "domain") \
+  X(uint32_t, color, "color")   \
   X(uint8_t, isMark, "is_mark")
 
-#define TS_RANGE_COLUMNS(X)          \
-  X(StringId, category, "category")  \
+#define TS_RANGE_COLUMNS(X)         \
+  X(StringId, category, "category") \
   X(StringId, args, "args")
 
 #define TS_DECLARE_FIELD(type, member, column) type member{};
@@ -87,14 +87,17 @@ namespace ts {
   struct Columns {                                                              \
     COLUMNS(TS_DECLARE_VECTOR)                                                  \
     static constexpr size_t kRowBytes = 0 COLUMNS(TS_BYTES_FIELD);              \
-    void push(const Row& row) { COLUMNS(TS_PUSH_FIELD) }                        \
-    Row row(size_t i) const {                                                   \
+    void push(const Row& row){COLUMNS(TS_PUSH_FIELD)} Row row(size_t i) const { \
       Row row;                                                                  \
       COLUMNS(TS_GET_FIELD)                                                     \
       return row;                                                               \
     }                                                                           \
-    void resize(size_t n) { COLUMNS(TS_RESIZE_FIELD) }                          \
-    void reserve(size_t n) { COLUMNS(TS_RESERVE_FIELD) }                        \
+    void resize(size_t n) {                                                     \
+      COLUMNS(TS_RESIZE_FIELD)                                                  \
+    }                                                                           \
+    void reserve(size_t n) {                                                    \
+      COLUMNS(TS_RESERVE_FIELD)                                                 \
+    }                                                                           \
     /* f(const char* column, std::vector<T>& values) for every column */        \
     template <class F>                                                          \
     void visit(F&& f) {                                                         \
@@ -117,10 +120,10 @@ TS_DEFINE_TABLE(RangeDetail, RangeColumns, TS_RANGE_COLUMNS)
 static_assert(HotColumns::kRowBytes <= 32, "hot columns must stay within 32 bytes per event");
 
 // A flow arrow: the API call that launched GPU work (or any source → destination pair).
-#define TS_FLOW_COLUMNS(X)                 \
-  X(uint32_t, srcTrack, "src_track")       \
-  X(uint32_t, srcEvent, "src_event")       \
-  X(uint32_t, dstTrack, "dst_track")       \
+#define TS_FLOW_COLUMNS(X)           \
+  X(uint32_t, srcTrack, "src_track") \
+  X(uint32_t, srcEvent, "src_event") \
+  X(uint32_t, dstTrack, "dst_track") \
   X(uint32_t, dstEvent, "dst_event")
 
 TS_DEFINE_TABLE(Flow, FlowColumns, TS_FLOW_COLUMNS)

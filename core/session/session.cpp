@@ -18,7 +18,8 @@ Status CounterTrack::finalize() const {
 std::shared_ptr<Session> copySession(const Session& s) {
   auto c = std::make_shared<Session>();
   c->strings.reserve(s.strings.size());
-  for (StringId id = 1; id < s.strings.size(); ++id) c->strings.intern(s.strings.get(id));  // same ids: no duplicates
+  for (StringId id = 1; id < s.strings.size(); ++id)
+    c->strings.intern(s.strings.get(id));  // same ids: no duplicates
   c->ranks = s.ranks;
   c->devices = s.devices;
   c->processes = s.processes;
@@ -78,7 +79,9 @@ namespace {
 Error rowError(const char* table, size_t row, const std::string& what) {
   return Error{std::string(table) + " row " + std::to_string(row) + ": " + what};
 }
-bool badRef(uint32_t ref, size_t size) { return ref != kNone && ref >= size; }
+bool badRef(uint32_t ref, size_t size) {
+  return ref != kNone && ref >= size;
+}
 }  // namespace
 
 Status Session::finalize() {
@@ -106,8 +109,8 @@ Status Session::finalize() {
   end_ = std::numeric_limits<TimeNs>::min();
   for (size_t i = 0; i < tracks.size(); ++i) {
     Track& t = tracks[i];
-    bool gpu = t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy ||
-               t.kind == EventKind::Memset;
+    bool gpu =
+        t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy || t.kind == EventKind::Memset;
     if (static_cast<int>(t.kind) >= kEventKindCount) return rowError("tracks", i, "unknown kind");
     if (badRef(t.device, devices.size()) || badRef(t.stream, streams.size()) ||
         badRef(t.thread, threads.size())) {

@@ -12,9 +12,20 @@ namespace ts {
 
 namespace {
 
-enum KeyType : uint64_t { kRank = 1, kDevice, kProcess, kThread, kContext, kStream, kTrack, kCounter };
+enum KeyType : uint64_t {
+  kRank = 1,
+  kDevice,
+  kProcess,
+  kThread,
+  kContext,
+  kStream,
+  kTrack,
+  kCounter
+};
 
-uint64_t tag(KeyType type, uint64_t parent) { return (static_cast<uint64_t>(type) << 56) | parent; }
+uint64_t tag(KeyType type, uint64_t parent) {
+  return (static_cast<uint64_t>(type) << 56) | parent;
+}
 
 std::string utcNow() {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -163,15 +174,26 @@ Track& SessionBuilder::push(uint32_t track, TimeNs start, TimeNs end, StringId n
   return t;
 }
 
-
 namespace {
 // The detail table of a track that rows of type Detail go to.
-KernelColumns& detailsOf(Track& t, const KernelDetail&) { return t.kernels; }
-MemcpyColumns& detailsOf(Track& t, const MemcpyDetail&) { return t.memcpys; }
-MemsetColumns& detailsOf(Track& t, const MemsetDetail&) { return t.memsets; }
-ApiColumns& detailsOf(Track& t, const ApiDetail&) { return t.apis; }
-NvtxColumns& detailsOf(Track& t, const NvtxDetail&) { return t.nvtx; }
-RangeColumns& detailsOf(Track& t, const RangeDetail&) { return t.ranges; }
+KernelColumns& detailsOf(Track& t, const KernelDetail&) {
+  return t.kernels;
+}
+MemcpyColumns& detailsOf(Track& t, const MemcpyDetail&) {
+  return t.memcpys;
+}
+MemsetColumns& detailsOf(Track& t, const MemsetDetail&) {
+  return t.memsets;
+}
+ApiColumns& detailsOf(Track& t, const ApiDetail&) {
+  return t.apis;
+}
+NvtxColumns& detailsOf(Track& t, const NvtxDetail&) {
+  return t.nvtx;
+}
+RangeColumns& detailsOf(Track& t, const RangeDetail&) {
+  return t.ranges;
+}
 }  // namespace
 
 template <class Detail>
@@ -223,15 +245,16 @@ EventRef SessionBuilder::addStreamRange(uint32_t stream, TimeNs start, TimeNs en
   return add(EventKind::Range, stream, kNone, start, end, name, d);
 }
 
-void SessionBuilder::addFlow(EventRef from, EventRef to) { flows_.emplace_back(from, to); }
+void SessionBuilder::addFlow(EventRef from, EventRef to) {
+  flows_.emplace_back(from, to);
+}
 
 void SessionBuilder::addFlow(const FlowEnd& from, const FlowEnd& to) {
   timedFlows_.emplace_back(from, to);
 }
 
-void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit,
-                                      uint32_t device, uint32_t process, TimeNs time,
-                                      double value) {
+void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
+                                      uint32_t process, TimeNs time, double value) {
   StringId nameId = intern(name);
   Key key{tag(kCounter, nameId), (static_cast<uint64_t>(device) << 32) | process};
   uint32_t found = lookup(key, s_->counters.size());
@@ -262,7 +285,7 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
     for (TimeNs& v : t.hot.end) v += offset;
   }
   for (CounterTrack& c : s.counters) {
-    uint32_t rank = c.device != kNone ? s.devices[c.device].rank
+    uint32_t rank = c.device != kNone    ? s.devices[c.device].rank
                     : c.process != kNone ? s.processes[c.process].rank
                                          : 0;
     TimeNs offset = rank < s.ranks.size() ? s.ranks[rank].clockOffsetNs : 0;
@@ -319,8 +342,10 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   if (!timedFlows_.empty()) {
     for (uint32_t ti = 0; ti < trackCount; ++ti) {
       const Track& t = s.tracks[ti];
-      if (t.thread != kNone) ownerTracks[ownerKey(false, t.thread)].push_back(ti);
-      else if (t.stream != kNone) ownerTracks[ownerKey(true, t.stream)].push_back(ti);
+      if (t.thread != kNone)
+        ownerTracks[ownerKey(false, t.thread)].push_back(ti);
+      else if (t.stream != kNone)
+        ownerTracks[ownerKey(true, t.stream)].push_back(ti);
     }
   }
   auto bind = [&](const FlowEnd& e, uint32_t& track, uint32_t& event) {
@@ -367,7 +392,8 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
     uint32_t process = s.threads[t.thread].process;
     uint64_t rankBits = static_cast<uint64_t>(s.processes[process].rank) << 32;
     for (uint32_t i = 0; i < t.size(); ++i) {
-      if (t.apis.correlation[i] != 0) apiKeys.push_back({rankBits | t.apis.correlation[i], process, ti, i});
+      if (t.apis.correlation[i] != 0)
+        apiKeys.push_back({rankBits | t.apis.correlation[i], process, ti, i});
     }
   }
   std::sort(apiKeys.begin(), apiKeys.end(),
@@ -376,9 +402,12 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
     const Track& t = s.tracks[ti];
     const std::vector<uint32_t>* correlation = nullptr;
     const std::vector<uint32_t>* context = nullptr;
-    if (t.kind == EventKind::Kernel) correlation = &t.kernels.correlation, context = &t.kernels.context;
-    if (t.kind == EventKind::Memcpy) correlation = &t.memcpys.correlation, context = &t.memcpys.context;
-    if (t.kind == EventKind::Memset) correlation = &t.memsets.correlation, context = &t.memsets.context;
+    if (t.kind == EventKind::Kernel)
+      correlation = &t.kernels.correlation, context = &t.kernels.context;
+    if (t.kind == EventKind::Memcpy)
+      correlation = &t.memcpys.correlation, context = &t.memcpys.context;
+    if (t.kind == EventKind::Memset)
+      correlation = &t.memsets.correlation, context = &t.memsets.context;
     if (!correlation) continue;
     const Device& dev = s.devices[t.device];
     uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;
@@ -393,7 +422,8 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
       // The GPU work's process, when its context says which.
       uint32_t process = kNone;
       Key ctxKey{tag(kContext, t.device), (*context)[i]};
-      if (auto it = index_.find(ctxKey); it != index_.end()) process = s.contexts[it->second].process;
+      if (auto it = index_.find(ctxKey); it != index_.end())
+        process = s.contexts[it->second].process;
       const ApiKey* match = nullptr;
       if (process != kNone) {
         for (auto it = lo; it != hi; ++it) {

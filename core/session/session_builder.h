@@ -43,9 +43,12 @@ class SessionBuilder {
   StringId intern(std::string_view text) { return s_->strings.intern(text); }
 
   // GPU work on a stream. end < start is clamped to start.
-  EventRef addKernel(uint32_t stream, TimeNs start, TimeNs end, StringId name, const KernelDetail& d);
-  EventRef addMemcpy(uint32_t stream, TimeNs start, TimeNs end, StringId name, const MemcpyDetail& d);
-  EventRef addMemset(uint32_t stream, TimeNs start, TimeNs end, StringId name, const MemsetDetail& d);
+  EventRef addKernel(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                     const KernelDetail& d);
+  EventRef addMemcpy(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                     const MemcpyDetail& d);
+  EventRef addMemset(uint32_t stream, TimeNs start, TimeNs end, StringId name,
+                     const MemsetDetail& d);
   // CPU work on a thread.
   EventRef addApi(uint32_t thread, TimeNs start, TimeNs end, StringId name, const ApiDetail& d);
   EventRef addNvtx(uint32_t thread, TimeNs start, TimeNs end, StringId text, const NvtxDetail& d);
@@ -88,7 +91,9 @@ class SessionBuilder {
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
-    size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo); }
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo);
+    }
   };
 
   uint32_t trackFor(EventKind kind, uint32_t stream, uint32_t thread);

@@ -20,7 +20,9 @@ class StringTable {
   StringTable& operator=(StringTable&&) = default;
 
   StringId intern(std::string_view text);
-  std::string_view get(StringId id) const { return id < views_.size() ? views_[id] : std::string_view{}; }
+  std::string_view get(StringId id) const {
+    return id < views_.size() ? views_[id] : std::string_view{};
+  }
   size_t size() const { return views_.size(); }
   void reserve(size_t n);
 

@@ -20,13 +20,19 @@ LaneSpan Track::laneRange(uint32_t lane, TimeNs t0, TimeNs t1) const {
   uint32_t lo = 0, hi = n;
   while (lo < hi) {  // first position whose effective end > t0
     uint32_t mid = lo + (hi - lo) / 2;
-    if (effectiveEnd(laneEvent(lane, mid)) > t0) hi = mid; else lo = mid + 1;
+    if (effectiveEnd(laneEvent(lane, mid)) > t0)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   uint32_t first = lo;
   hi = n;
   while (lo < hi) {  // first position whose start >= t1
     uint32_t mid = lo + (hi - lo) / 2;
-    if (hot.start[laneEvent(lane, mid)] >= t1) hi = mid; else lo = mid + 1;
+    if (hot.start[laneEvent(lane, mid)] >= t1)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return {first, std::max(first, lo)};
 }
@@ -65,7 +71,9 @@ Status Track::finalize() {
   if (!columnsSized(hot, n)) return Error{"track columns differ in length"};
   bool detailsOk = false;
   switch (kind) {
-    case EventKind::Kernel: detailsOk = columnsSized(kernels, n); break;
+    case EventKind::Kernel:
+      detailsOk = columnsSized(kernels, n);
+      break;
     case EventKind::Memcpy:
       detailsOk = columnsSized(memcpys, n) && enumColumnValid(memcpys.copyKind, kCopyKindCount) &&
                   enumColumnValid(memcpys.srcKind, kMemoryKindCount) &&
@@ -74,9 +82,15 @@ Status Track::finalize() {
     case EventKind::Memset:
       detailsOk = columnsSized(memsets, n) && enumColumnValid(memsets.memKind, kMemoryKindCount);
       break;
-    case EventKind::Api: detailsOk = columnsSized(apis, n) && enumColumnValid(apis.domain, 3); break;
-    case EventKind::Nvtx: detailsOk = columnsSized(nvtx, n); break;
-    case EventKind::Range: detailsOk = columnsSized(ranges, n); break;
+    case EventKind::Api:
+      detailsOk = columnsSized(apis, n) && enumColumnValid(apis.domain, 3);
+      break;
+    case EventKind::Nvtx:
+      detailsOk = columnsSized(nvtx, n);
+      break;
+    case EventKind::Range:
+      detailsOk = columnsSized(ranges, n);
+      break;
   }
   if (!detailsOk) return Error{"track detail columns are missing, short or hold invalid values"};
 
@@ -117,12 +131,18 @@ size_t Track::laneIndexBytes() const {
 
 size_t detailBytesPerEvent(EventKind kind) {
   switch (kind) {
-    case EventKind::Kernel: return KernelColumns::kRowBytes;
-    case EventKind::Memcpy: return MemcpyColumns::kRowBytes;
-    case EventKind::Memset: return MemsetColumns::kRowBytes;
-    case EventKind::Api: return ApiColumns::kRowBytes;
-    case EventKind::Nvtx: return NvtxColumns::kRowBytes;
-    case EventKind::Range: return RangeColumns::kRowBytes;
+    case EventKind::Kernel:
+      return KernelColumns::kRowBytes;
+    case EventKind::Memcpy:
+      return MemcpyColumns::kRowBytes;
+    case EventKind::Memset:
+      return MemsetColumns::kRowBytes;
+    case EventKind::Api:
+      return ApiColumns::kRowBytes;
+    case EventKind::Nvtx:
+      return NvtxColumns::kRowBytes;
+    case EventKind::Range:
+      return RangeColumns::kRowBytes;
   }
   return 0;
 }

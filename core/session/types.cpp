@@ -4,47 +4,70 @@ namespace ts {
 
 std::string_view toString(EventKind kind) {
   switch (kind) {
-    case EventKind::Kernel: return "kernel";
-    case EventKind::Memcpy: return "memcpy";
-    case EventKind::Memset: return "memset";
-    case EventKind::Api: return "api";
-    case EventKind::Nvtx: return "nvtx";
-    case EventKind::Range: return "range";
+    case EventKind::Kernel:
+      return "kernel";
+    case EventKind::Memcpy:
+      return "memcpy";
+    case EventKind::Memset:
+      return "memset";
+    case EventKind::Api:
+      return "api";
+    case EventKind::Nvtx:
+      return "nvtx";
+    case EventKind::Range:
+      return "range";
   }
   return "?";
 }
 
 std::string_view toString(CopyKind kind) {
   switch (kind) {
-    case CopyKind::HtoD: return "HtoD";
-    case CopyKind::DtoH: return "DtoH";
-    case CopyKind::DtoD: return "DtoD";
-    case CopyKind::PtoP: return "PtoP";
-    case CopyKind::HtoH: return "HtoH";
-    case CopyKind::Other: return "other";
+    case CopyKind::HtoD:
+      return "HtoD";
+    case CopyKind::DtoH:
+      return "DtoH";
+    case CopyKind::DtoD:
+      return "DtoD";
+    case CopyKind::PtoP:
+      return "PtoP";
+    case CopyKind::HtoH:
+      return "HtoH";
+    case CopyKind::Other:
+      return "other";
   }
   return "?";
 }
 
 std::string_view toString(MemoryKind kind) {
   switch (kind) {
-    case MemoryKind::Unknown: return "unknown";
-    case MemoryKind::Pageable: return "pageable";
-    case MemoryKind::Pinned: return "pinned";
-    case MemoryKind::Device: return "device";
-    case MemoryKind::Array: return "array";
-    case MemoryKind::Managed: return "managed";
-    case MemoryKind::DeviceStatic: return "device static";
-    case MemoryKind::ManagedStatic: return "managed static";
+    case MemoryKind::Unknown:
+      return "unknown";
+    case MemoryKind::Pageable:
+      return "pageable";
+    case MemoryKind::Pinned:
+      return "pinned";
+    case MemoryKind::Device:
+      return "device";
+    case MemoryKind::Array:
+      return "array";
+    case MemoryKind::Managed:
+      return "managed";
+    case MemoryKind::DeviceStatic:
+      return "device static";
+    case MemoryKind::ManagedStatic:
+      return "managed static";
   }
   return "?";
 }
 
 std::string_view toString(ApiDomain domain) {
   switch (domain) {
-    case ApiDomain::Runtime: return "runtime";
-    case ApiDomain::Driver: return "driver";
-    case ApiDomain::Other: return "other";
+    case ApiDomain::Runtime:
+      return "runtime";
+    case ApiDomain::Driver:
+      return "driver";
+    case ApiDomain::Other:
+      return "other";
   }
   return "?";
 }

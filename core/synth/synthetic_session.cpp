@@ -26,7 +26,8 @@ class Rng {
   // Log-uniform in [lo, hi): kernel durations span orders of magnitude.
   int64_t logUniform(int64_t lo, int64_t hi) {
     double u = static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0);
-    return static_cast<int64_t>(std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo)))));
+    return static_cast<int64_t>(
+        std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo)))));
   }
 
  private:
@@ -45,13 +46,16 @@ constexpr std::array<KernelShape, 12> kKernels = {{
     {"ampere_sgemm_128x64_tn", "ampere_sgemm_128x64_tn", 864, 256, 122, 0},
     {"ampere_sgemm_64x32_sliced1x4_nn", "ampere_sgemm_64x32_sliced1x4_nn", 432, 128, 120, 0},
     {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
-     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_", 1728, 128, 16, 0},
+     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_", 1728, 128, 16,
+     0},
     {"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>",
-     "_ZN5cudnn18winograd_nonfused22winogradForwardData4x4IffEEvNS0_15WinogradDataParamsIT_T0_EE", 392, 256, 64, 8192},
+     "_ZN5cudnn18winograd_nonfused22winogradForwardData4x4IffEEvNS0_15WinogradDataParamsIT_T0_EE",
+     392, 256, 64, 8192},
     {"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>",
      "_ZN2at6native12_GLOBAL__N_121max_pool_forward_nchwIffEEviPKT_", 5400, 256, 32, 0},
     {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>",
-     "_ZN7cutlass6KernelI50cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4EEvNT_6ParamsE", 108, 128, 230, 65536},
+     "_ZN7cutlass6KernelI50cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4EEvNT_6ParamsE", 108,
+     128, 230, 65536},
     {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>",
      "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfEEEEvT1_", 80, 512, 32, 16},
     {"void at::native::elementwise_kernel<128, 2, at::native::AddFunctor<float>>",
@@ -66,7 +70,8 @@ constexpr std::array<KernelShape, 12> kKernels = {{
      "_Z19splitKreduce_kernelILi32ELi16EifffffEv18cublasSplitKParams", 24, 384, 30, 0},
 }};
 
-constexpr std::array<const char*, 6> kLayers = {"conv1", "conv2", "fc1", "fc2", "attention", "norm"};
+constexpr std::array<const char*, 6> kLayers = {"conv1", "conv2",     "fc1",
+                                                "fc2",   "attention", "norm"};
 
 }  // namespace
 
@@ -164,7 +169,8 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
     TimeNs apiEnd = apiStart + 2'000 + static_cast<TimeNs>(rng.below(6'000));
     gpu.cpu = apiEnd;
     uint64_t what = rng.below(100);
-    TimeNs gpuStart = std::max(gpu.streamFree[si], apiStart + 4'000) + static_cast<TimeNs>(rng.below(1'000));
+    TimeNs gpuStart =
+        std::max(gpu.streamFree[si], apiStart + 4'000) + static_cast<TimeNs>(rng.below(1'000));
     TimeNs gpuEnd;
     uint32_t stream = gpu.streams[si];
     if (what < 86) {
@@ -182,9 +188,14 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
       d.registersPerThread = shape.registers;
       d.dynamicSharedMemory = shape.sharedMemory;
       b.addKernel(stream, epoch + gpuStart, epoch + gpuEnd, kernelNames[k], d);
-      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, launchKernel, {correlation, 0, ApiDomain::Runtime});
+      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, launchKernel,
+               {correlation, 0, ApiDomain::Runtime});
     } else if (what < 97) {
-      auto kind = static_cast<CopyKind>(what < 91 ? 0 : what < 94 ? 1 : what < 96 ? 2 : spec.gpus > 1 ? 3 : 2);
+      auto kind = static_cast<CopyKind>(what < 91       ? 0
+                                        : what < 94     ? 1
+                                        : what < 96     ? 2
+                                        : spec.gpus > 1 ? 3
+                                                        : 2);
       uint64_t bytes = 4096ull << rng.below(14);
       gpuEnd = gpuStart + 1'000 + static_cast<TimeNs>(bytes / 20);  // ~20 GB/s
       MemcpyDetail d;
@@ -197,15 +208,18 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
       d.async = 1;
       d.correlation = correlation;
       d.context = 1;
-      b.addMemcpy(stream, epoch + gpuStart, epoch + gpuEnd, copyNames[static_cast<size_t>(kind)], d);
-      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, memcpyAsync, {correlation, 0, ApiDomain::Runtime});
+      b.addMemcpy(stream, epoch + gpuStart, epoch + gpuEnd, copyNames[static_cast<size_t>(kind)],
+                  d);
+      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, memcpyAsync,
+               {correlation, 0, ApiDomain::Runtime});
       gpu.memory += kind == CopyKind::HtoD ? bytes : 0;
     } else {
       uint64_t bytes = 4096ull << rng.below(12);
       gpuEnd = gpuStart + 800 + static_cast<TimeNs>(bytes / 400);
       b.addMemset(stream, epoch + gpuStart, epoch + gpuEnd, memsetName,
                   {bytes, 0, MemoryKind::Device, correlation, 1});
-      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, memsetAsync, {correlation, 0, ApiDomain::Runtime});
+      b.addApi(gpu.thread, epoch + apiStart, epoch + apiEnd, memsetAsync,
+               {correlation, 0, ApiDomain::Runtime});
     }
     gpu.streamFree[si] = gpuEnd;
     emitted += 2;
@@ -216,10 +230,11 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
     }
     ++op;
   }
-  b.provenance().sources.push_back(
-      {"generate --events " + std::to_string(spec.events) + " --gpus " + std::to_string(spec.gpus) +
-           " --streams " + std::to_string(spec.streamsPerGpu) + " --seed " + std::to_string(spec.seed),
-       "synthetic"});
+  b.provenance().sources.push_back({"generate --events " + std::to_string(spec.events) +
+                                        " --gpus " + std::to_string(spec.gpus) + " --streams " +
+                                        std::to_string(spec.streamsPerGpu) + " --seed " +
+                                        std::to_string(spec.seed),
+                                    "synthetic"});
   b.provenance().createdUtc = "2026-01-01T00:00:00Z";  // fixed: the same spec gives the same file
   Progress buildProgress{progress.report ? [&](double f) { progress.update(0.5 + 0.5 * f); }
                                          : std::function<void(double)>{},

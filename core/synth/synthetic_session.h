@@ -18,6 +18,7 @@ struct SyntheticSpec {
 };
 
 // The same spec gives the same session, event for event, on every platform.
-Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Progress& progress = {});
+Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec,
+                                            const Progress& progress = {});
 
 }  // namespace ts

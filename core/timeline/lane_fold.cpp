@@ -12,7 +12,10 @@ uint32_t firstEndingAfter(const LaneView& v, TimeNs t) {
   uint32_t lo = 0, hi = v.size();
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (v.track->effectiveEnd(v.event(mid)) > t) hi = mid; else lo = mid + 1;
+    if (v.track->effectiveEnd(v.event(mid)) > t)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -29,7 +32,10 @@ uint32_t firstStartingAt(const LaneView& v, uint32_t from, TimeNs t) {
   uint32_t hi = std::min(n, lo + step);
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (v.track->hot.start[v.event(mid)] >= t) hi = mid; else lo = mid + 1;
+    if (v.track->hot.start[v.event(mid)] >= t)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -88,7 +94,8 @@ void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxP
         // The block (or the rest of it, from q) must end in view, hold only narrow events and
         // narrow gaps, and follow the run closely.
         if (block.lastEnd >= t1 || static_cast<double>(block.maxDuration) >= minBoxPx * pixel ||
-            static_cast<double>(std::max(block.maxGap, block.firstStart - lastEnd)) >= kRunGapPx * pixel) {
+            static_cast<double>(std::max(block.maxGap, block.firstStart - lastEnd)) >=
+                kRunGapPx * pixel) {
           break;
         }
         ++out.steps;

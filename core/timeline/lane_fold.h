@@ -21,7 +21,9 @@ struct LaneView {
   const std::vector<uint32_t>* subset = nullptr;  // event indices; null: the whole lane
   const LaneSummary* summary = nullptr;           // optional: lets folding skip whole blocks
 
-  uint32_t size() const { return subset ? static_cast<uint32_t>(subset->size()) : track->laneSize(lane); }
+  uint32_t size() const {
+    return subset ? static_cast<uint32_t>(subset->size()) : track->laneSize(lane);
+  }
   uint32_t event(uint32_t position) const {
     return subset ? (*subset)[position] : track->laneEvent(lane, position);
   }
@@ -63,7 +65,8 @@ struct LaneDraw {
 };
 
 // Events narrower than minBoxPx are folded. Appends to `out`.
-void foldLane(const LaneView& view, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out);
+void foldLane(const LaneView& view, const TimeAxis& axis, int width, double minBoxPx,
+              LaneDraw& out);
 
 // The event under x (within tolerancePx, nearest start first), or kNone.
 uint32_t pickLane(const LaneView& view, const TimeAxis& axis, double x, double tolerancePx);

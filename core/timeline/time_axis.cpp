@@ -33,7 +33,8 @@ TimeNs rulerStep(double nsPerPixel, double minSpacingPx) {
   return static_cast<TimeNs>(std::llround(10 * decade));
 }
 
-std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpacingPx, TimeNs origin) {
+std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpacingPx,
+                                  TimeNs origin) {
   std::vector<RulerTick> ticks;
   TimeNs step = rulerStep(axis.nsPerPixel(), minSpacingPx);
   TimeNs t0 = axis.start() - origin, t1 = axis.end(width) - origin;
@@ -42,10 +43,14 @@ std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpa
   const TimeNs magnitude = std::max(std::llabs(t0), std::llabs(t1));
   const char* unit = "ns";
   double scale = 1;
-  if (magnitude >= 1'000'000'000) unit = "s", scale = 1e9;
-  else if (magnitude >= 1'000'000) unit = "ms", scale = 1e6;
-  else if (magnitude >= 1'000) unit = "µs", scale = 1e3;
-  const int decimals = std::clamp(static_cast<int>(std::ceil(std::log10(scale / static_cast<double>(step)) - 1e-9)), 0, 9);
+  if (magnitude >= 1'000'000'000)
+    unit = "s", scale = 1e9;
+  else if (magnitude >= 1'000'000)
+    unit = "ms", scale = 1e6;
+  else if (magnitude >= 1'000)
+    unit = "µs", scale = 1e3;
+  const int decimals = std::clamp(
+      static_cast<int>(std::ceil(std::log10(scale / static_cast<double>(step)) - 1e-9)), 0, 9);
   TimeNs first = (t0 >= 0 ? (t0 + step - 1) / step : -((-t0) / step)) * step;
   for (TimeNs t = first; t <= t1 && ticks.size() < 1000; t += step) {
     char buf[48];

@@ -42,7 +42,8 @@ struct RulerTick {
 
 // Ticks for the visible range, at a round step (1, 2, 5 × 10^k ns) no closer than minSpacingPx,
 // labelled relative to `origin` in the unit that suits the step.
-std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpacingPx, TimeNs origin);
+std::vector<RulerTick> rulerTicks(const TimeAxis& axis, int width, double minSpacingPx,
+                                  TimeNs origin);
 
 // The step rulerTicks uses, exposed for tests.
 TimeNs rulerStep(double nsPerPixel, double minSpacingPx);

@@ -12,7 +12,13 @@ void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) 
     if (c.device != device || c.process != process || c.size() == 0) continue;
     if (overlay_ && ci < overlay_->ownsCounter.size() && overlay_->ownsCounter[ci]) continue;
     counterSummaries_.push_back(std::make_unique<CounterSummary>(summarizeCounter(c)));
-    TimelineRow row{TimelineRow::Kind::Counter, c.unit.empty() ? c.name : c.name + " (" + c.unit + ")", depth, {}, device, -1, c.size()};
+    TimelineRow row{TimelineRow::Kind::Counter,
+                    c.unit.empty() ? c.name : c.name + " (" + c.unit + ")",
+                    depth,
+                    {},
+                    device,
+                    -1,
+                    c.size()};
     row.counter = &c;
     row.counterSummary = counterSummaries_.back().get();
     add(std::move(row));
@@ -25,7 +31,8 @@ const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) 
 }
 
 template <class Keep>
-void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep) {
+void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind,
+                            Keep keep) {
   // Each lane of each track of `kind`, cut down to the events `keep` accepts: a lane view over a
   // subset, drawn on the row's single lane.
   for (uint32_t ti : tracks) {
@@ -127,21 +134,33 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
         for (uint32_t ti : byDevice[d]) {
           const Track& t = s.tracks[ti];
           if (t.kind != EventKind::Kernel) continue;
-          for (uint32_t i = 0; i < t.size(); ++i) total[t.hot.name[i]] += t.hot.end[i] - t.hot.start[i];
+          for (uint32_t i = 0; i < t.size(); ++i)
+            total[t.hot.name[i]] += t.hot.end[i] - t.hot.start[i];
         }
         for (const auto& [name, time] : total) all += time;
         std::vector<std::pair<TimeNs, StringId>> ranked;
         for (const auto& [name, time] : total) ranked.emplace_back(time, name);
-        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+          return a.first > b.first || (a.first == b.first && a.second < b.second);
+        });
         if (ranked.size() > kMaxKernelNameRows) ranked.resize(kMaxKernelNameRows);
         compute.expandable = !ranked.empty();
         compute.startsCollapsed = true;
         add(std::move(compute));
         for (const auto& [time, name] : ranked) {
           char share[16];
-          std::snprintf(share, sizeof share, "%.1f %% ", all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
-          TimelineRow row{TimelineRow::Kind::KernelName, share + std::string(s.str(name)), base + 2, {{}}, d, -1, 0};
-          filtered(row, byDevice[d], EventKind::Kernel, [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
+          std::snprintf(
+              share, sizeof share, "%.1f %% ",
+              all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
+          TimelineRow row{TimelineRow::Kind::KernelName,
+                          share + std::string(s.str(name)),
+                          base + 2,
+                          {{}},
+                          d,
+                          -1,
+                          0};
+          filtered(row, byDevice[d], EventKind::Kernel,
+                   [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
           add(std::move(row));
         }
       }
@@ -153,27 +172,37 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {
-        if (s.tracks[ti].stream != kNone) streams.emplace(s.streams[s.tracks[ti].stream].streamId, s.tracks[ti].stream);
+        if (s.tracks[ti].stream != kNone)
+          streams.emplace(s.streams[s.tracks[ti].stream].streamId, s.tracks[ti].stream);
       }
       for (const auto& [id, st] : streams) {
         auto [work, n] = lanesOf(byStream[st], [](const Track& t) {
-          return t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy || t.kind == EventKind::Memset;
+          return t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy ||
+                 t.kind == EventKind::Memset;
         });
         auto [notes, m] = lanesOf(byStream[st], [](const Track& t) {
           return t.kind == EventKind::Nvtx || t.kind == EventKind::Range;
         });
         for (auto& lane : notes) work.push_back(std::move(lane));
-        add({TimelineRow::Kind::Stream, s.streamLabel(st), base + 1, std::move(work), d, -1, n + m});
+        add({TimelineRow::Kind::Stream, s.streamLabel(st), base + 1, std::move(work), d, -1,
+             n + m});
       }
       // Memory: a row per copy kind present, then memsets.
       for (int k = 0; k < kCopyKindCount; ++k) {
-        TimelineRow row{TimelineRow::Kind::Copy, std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
-                        base + 1, {{}}, d, k, 0};
-        filtered(row, byDevice[d], EventKind::Memcpy,
-                 [k](const Track& t, uint32_t e) { return static_cast<int>(t.memcpys.copyKind[e]) == k; });
+        TimelineRow row{TimelineRow::Kind::Copy,
+                        std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
+                        base + 1,
+                        {{}},
+                        d,
+                        k,
+                        0};
+        filtered(row, byDevice[d], EventKind::Memcpy, [k](const Track& t, uint32_t e) {
+          return static_cast<int>(t.memcpys.copyKind[e]) == k;
+        });
         if (row.events) add(std::move(row));
       }
-      auto [sets, n] = lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });
+      auto [sets, n] =
+          lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });
       if (n) {
         TimelineRow row{TimelineRow::Kind::Memset, "Memset", base + 1, {{}}, d, -1, n};
         for (auto& lane : sets) row.lanes[0].insert(row.lanes[0].end(), lane.begin(), lane.end());
@@ -187,7 +216,8 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       if (s.processes[p].rank == r) processes.push_back(p);
     }
     std::stable_sort(processes.begin(), processes.end(), [&](uint32_t a, uint32_t b) {
-      return std::pair(s.processes[a].sortIndex, s.processes[a].pid) < std::pair(s.processes[b].sortIndex, s.processes[b].pid);
+      return std::pair(s.processes[a].sortIndex, s.processes[a].pid) <
+             std::pair(s.processes[b].sortIndex, s.processes[b].pid);
     });
     for (uint32_t p : processes) {
       std::vector<uint32_t> threads;
@@ -196,7 +226,8 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       }
       if (threads.empty()) continue;
       std::stable_sort(threads.begin(), threads.end(), [&](uint32_t a, uint32_t b) {
-        return std::pair(s.threads[a].sortIndex, s.threads[a].tid) < std::pair(s.threads[b].sortIndex, s.threads[b].tid);
+        return std::pair(s.threads[a].sortIndex, s.threads[a].tid) <
+               std::pair(s.threads[b].sortIndex, s.threads[b].tid);
       });
       const Process& proc = s.processes[p];
       std::string label = proc.name.empty() ? "Process" : proc.name;

@@ -16,31 +16,46 @@ namespace ts {
 
 struct TimelineRow {
   // SimKernels, Migration and Tensor rows come from a simulation overlay (below).
-  enum class Kind { Group, Compute, KernelName, Stream, Copy, Memset, Api, Nvtx, Range, Counter, SimKernels, Migration, Tensor };
+  enum class Kind {
+    Group,
+    Compute,
+    KernelName,
+    Stream,
+    Copy,
+    Memset,
+    Api,
+    Nvtx,
+    Range,
+    Counter,
+    SimKernels,
+    Migration,
+    Tensor
+  };
   Kind kind = Kind::Group;
   std::string label;
-  int depth = 0;                              // nesting under group rows
-  std::vector<std::vector<LaneView>> lanes;   // visual lanes, top to bottom; each draws its views
-  uint32_t device = kNone;                    // for GPU rows
-  int copyKind = -1;                          // Copy rows
-  size_t events = 0;                          // events the row shows (all lanes)
-  bool expandable = false;                    // has child rows (deeper rows that follow it)
-  bool startsCollapsed = false;               // the Compute row's per-name rows start folded
-  const CounterTrack* counter = nullptr;      // Counter rows
+  int depth = 0;                             // nesting under group rows
+  std::vector<std::vector<LaneView>> lanes;  // visual lanes, top to bottom; each draws its views
+  uint32_t device = kNone;                   // for GPU rows
+  int copyKind = -1;                         // Copy rows
+  size_t events = 0;                         // events the row shows (all lanes)
+  bool expandable = false;                   // has child rows (deeper rows that follow it)
+  bool startsCollapsed = false;              // the Compute row's per-name rows start folded
+  const CounterTrack* counter = nullptr;     // Counter rows
   const CounterSummary* counterSummary = nullptr;
-  double capacity = 0;                        // Counter rows of a memory tier: its size (drawn as a line)
-  std::string info = {};                      // Tensor rows: what the tensor is (tooltip)
-  const std::vector<std::pair<uint32_t, uint32_t>>* uses = nullptr;  // Tensor rows: kernels using it
+  double capacity = 0;    // Counter rows of a memory tier: its size (drawn as a line)
+  std::string info = {};  // Tensor rows: what the tensor is (tooltip)
+  const std::vector<std::pair<uint32_t, uint32_t>>* uses =
+      nullptr;  // Tensor rows: kernels using it
 };
 
 // Rows a simulation adds to a measured timeline, placed under each simulated GPU right after its
-// Compute rows. Their tracks and counters live in the same session (an overlaid copy), owned here so the
-// ordinary layout leaves them out.
+// Compute rows. Their tracks and counters live in the same session (an overlaid copy), owned here
+// so the ordinary layout leaves them out.
 struct TimelineOverlay {
   struct Row {
     TimelineRow::Kind kind = TimelineRow::Kind::Group;
     std::string label;
-    int depth = 0;  // 0: beside Compute
+    int depth = 0;                 // 0: beside Compute
     std::vector<uint32_t> tracks;  // each track's lanes, stacked
     uint32_t counter = kNone;
     double capacity = 0;
@@ -70,7 +85,8 @@ inline constexpr size_t kMaxKernelNameRows = 30;
 
 class TimelineRows {
  public:
-  explicit TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOverlay> overlay = nullptr);
+  explicit TimelineRows(SessionPtr session,
+                        std::shared_ptr<const TimelineOverlay> overlay = nullptr);
   TimelineRows(const TimelineRows&) = delete;
   TimelineRows& operator=(const TimelineRows&) = delete;
 
@@ -87,13 +103,15 @@ class TimelineRows {
   void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 
   void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth);
-  bool owned(uint32_t track) const { return overlay_ && track < overlay_->ownsTrack.size() && overlay_->ownsTrack[track]; }
+  bool owned(uint32_t track) const {
+    return overlay_ && track < overlay_->ownsTrack.size() && overlay_->ownsTrack[track];
+  }
 
   SessionPtr session_;
   std::shared_ptr<const TimelineOverlay> overlay_;
   std::vector<TimelineRow> rows_;
   std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
-  std::vector<std::unique_ptr<LaneSummary>> summaries_;           // block summaries of big lanes
+  std::vector<std::unique_ptr<LaneSummary>> summaries_;          // block summaries of big lanes
   std::vector<std::unique_ptr<CounterSummary>> counterSummaries_;
   void addCounterRows(uint32_t device, uint32_t process, int depth);
 };

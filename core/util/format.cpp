@@ -9,10 +9,14 @@ std::string formatDuration(TimeNs ns) {
   char buf[48];
   double v = static_cast<double>(ns);
   double a = std::fabs(v);
-  if (a < 1e3) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  else if (a < 1e6) std::snprintf(buf, sizeof buf, "%.3g µs", v / 1e3);
-  else if (a < 1e9) std::snprintf(buf, sizeof buf, "%.4g ms", v / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.4g s", v / 1e9);
+  if (a < 1e3)
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  else if (a < 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g µs", v / 1e3);
+  else if (a < 1e9)
+    std::snprintf(buf, sizeof buf, "%.4g ms", v / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g s", v / 1e9);
   return buf;
 }
 
@@ -22,8 +26,10 @@ std::string formatBytes(uint64_t bytes) {
   int u = 0;
   while (v >= 1024 && u < 4) v /= 1024, ++u;
   char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
   return buf;
 }
 
@@ -45,24 +51,33 @@ std::optional<TimeNs> parseDuration(std::string_view text) {
   bool negative = !text.empty() && text.front() == '-';
   if (negative) text.remove_prefix(1);
   size_t digitsEnd = 0;
-  while (digitsEnd < text.size() && ((text[digitsEnd] >= '0' && text[digitsEnd] <= '9') || text[digitsEnd] == '.')) {
+  while (digitsEnd < text.size() &&
+         ((text[digitsEnd] >= '0' && text[digitsEnd] <= '9') || text[digitsEnd] == '.')) {
     ++digitsEnd;
   }
   std::string_view number = text.substr(0, digitsEnd), unit = text.substr(digitsEnd);
   trim(unit);
   int scaleDigits = 0;  // ns per unit = 10^scaleDigits
-  if (unit.empty() || unit == "ns") scaleDigits = 0;
-  else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") scaleDigits = 3;
-  else if (unit == "ms") scaleDigits = 6;
-  else if (unit == "s") scaleDigits = 9;
-  else return std::nullopt;
+  if (unit.empty() || unit == "ns")
+    scaleDigits = 0;
+  else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs")
+    scaleDigits = 3;
+  else if (unit == "ms")
+    scaleDigits = 6;
+  else if (unit == "s")
+    scaleDigits = 9;
+  else
+    return std::nullopt;
   auto dot = number.find('.');
   std::string_view whole = number.substr(0, dot);
-  std::string_view fraction = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
-  if ((whole.empty() && fraction.empty()) || fraction.find('.') != std::string_view::npos) return std::nullopt;
+  std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  if ((whole.empty() && fraction.empty()) || fraction.find('.') != std::string_view::npos)
+    return std::nullopt;
   if (fraction.size() > static_cast<size_t>(scaleDigits)) {
     // Digits below a nanosecond must be zeros: 1.5ns is not a time this tool can hold.
-    if (fraction.substr(static_cast<size_t>(scaleDigits)).find_first_not_of('0') != std::string_view::npos) {
+    if (fraction.substr(static_cast<size_t>(scaleDigits)).find_first_not_of('0') !=
+        std::string_view::npos) {
       return std::nullopt;
     }
     fraction = fraction.substr(0, static_cast<size_t>(scaleDigits));
@@ -73,7 +88,9 @@ std::optional<TimeNs> parseDuration(std::string_view text) {
     if (v > static_cast<unsigned __int128>(INT64_MAX)) return std::nullopt;
   }
   for (int i = 0; i < scaleDigits; ++i) {
-    v = v * 10 + (static_cast<size_t>(i) < fraction.size() ? static_cast<unsigned>(fraction[static_cast<size_t>(i)] - '0') : 0u);
+    v = v * 10 + (static_cast<size_t>(i) < fraction.size()
+                      ? static_cast<unsigned>(fraction[static_cast<size_t>(i)] - '0')
+                      : 0u);
     if (v > static_cast<unsigned __int128>(INT64_MAX)) return std::nullopt;
   }
   auto ns = static_cast<TimeNs>(v);

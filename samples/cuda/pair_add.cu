@@ -9,23 +9,25 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "pair_add: %s: %s\n", #call, cudaGetErrorString(e_));      \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "pair_add: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                              \
+    }                                                                            \
   } while (0)
 
 __global__ void addArrays(const float* a, const float* b, float* out, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     out[i] = a[i] + b[i];
   }
 }
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (size_t{1} << 26);  // 64 Mi floats
+  const size_t n =
+      argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (size_t{1} << 26);  // 64 Mi floats
   int devices = 0;
   CHECK(cudaGetDeviceCount(&devices));
   const int gpus = devices >= 2 ? 2 : 1;
@@ -64,11 +66,14 @@ int main(int argc, char** argv) {
     CHECK(cudaSetDevice(d % gpus));
     const size_t offset = d * half, quarter = half / 2;
     for (int s = 0; s < 2; ++s) {
-      // Each stream copies in its quarter and adds it: copies on one stream overlap the other's kernel.
+      // Each stream copies in its quarter and adds it: copies on one stream overlap the other's
+      // kernel.
       size_t at = s * quarter, count = s == 0 ? quarter : half - quarter;
       cudaStream_t st = g[d].streams[s];
-      CHECK(cudaMemcpyAsync(g[d].a + at, a + offset + at, count * sizeof(float), cudaMemcpyHostToDevice, st));
-      CHECK(cudaMemcpyAsync(g[d].b + at, b + offset + at, count * sizeof(float), cudaMemcpyHostToDevice, st));
+      CHECK(cudaMemcpyAsync(g[d].a + at, a + offset + at, count * sizeof(float),
+                            cudaMemcpyHostToDevice, st));
+      CHECK(cudaMemcpyAsync(g[d].b + at, b + offset + at, count * sizeof(float),
+                            cudaMemcpyHostToDevice, st));
       addArrays<<<1024, 256, 0, st>>>(g[d].a + at, g[d].b + at, g[d].out + at, count);
       CHECK(cudaGetLastError());
     }
@@ -79,9 +84,12 @@ int main(int argc, char** argv) {
   }
   // GPU 1's half to GPU 0: a peer copy (PtoP) on two GPUs, device to device on one.
   CHECK(cudaSetDevice(0));
-  CHECK(cudaMemcpyPeerAsync(g[0].peer, 0, g[1].out, gpus == 2 ? 1 : 0, half * sizeof(float), g[0].streams[0]));
-  CHECK(cudaMemcpyAsync(sum, g[0].out, half * sizeof(float), cudaMemcpyDeviceToHost, g[0].streams[0]));
-  CHECK(cudaMemcpyAsync(sum + half, g[0].peer, (n - half) * sizeof(float), cudaMemcpyDeviceToHost, g[0].streams[1]));
+  CHECK(cudaMemcpyPeerAsync(g[0].peer, 0, g[1].out, gpus == 2 ? 1 : 0, half * sizeof(float),
+                            g[0].streams[0]));
+  CHECK(cudaMemcpyAsync(sum, g[0].out, half * sizeof(float), cudaMemcpyDeviceToHost,
+                        g[0].streams[0]));
+  CHECK(cudaMemcpyAsync(sum + half, g[0].peer, (n - half) * sizeof(float), cudaMemcpyDeviceToHost,
+                        g[0].streams[1]));
   CHECK(cudaDeviceSynchronize());
   nvtxRangePop();
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "train_loop: %s: %s\n", #call, cudaGetErrorString(e_));    \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                                \
+  do {                                                                             \
+    cudaError_t e_ = (call);                                                       \
+    if (e_ != cudaSuccess) {                                                       \
+      std::fprintf(stderr, "train_loop: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                \
+    }                                                                              \
   } while (0)
 
 constexpr int kTile = 16;
@@ -27,8 +27,10 @@ __global__ void matmul(const float* a, const float* b, float* out, int m, int n,
   int row = blockIdx.y * kTile + threadIdx.y, col = blockIdx.x * kTile + threadIdx.x;
   float acc = 0;
   for (int t = 0; t < k; t += kTile) {
-    ta[threadIdx.y][threadIdx.x] = row < m && t + threadIdx.x < k ? a[row * k + t + threadIdx.x] : 0.f;
-    tb[threadIdx.y][threadIdx.x] = col < n && t + threadIdx.y < k ? b[(t + threadIdx.y) * n + col] : 0.f;
+    ta[threadIdx.y][threadIdx.x] =
+        row < m && t + threadIdx.x < k ? a[row * k + t + threadIdx.x] : 0.f;
+    tb[threadIdx.y][threadIdx.x] =
+        col < n && t + threadIdx.y < k ? b[(t + threadIdx.y) * n + col] : 0.f;
     __syncthreads();
     for (int i = 0; i < kTile; ++i) acc += ta[threadIdx.y][i] * tb[i][threadIdx.x];
     __syncthreads();
@@ -80,13 +82,17 @@ int main(int argc, char** argv) {
     }
     for (int l = layers - 1; l >= 0; --l) {
       nvtxRangePushA(("backward/layer" + std::to_string(l)).c_str());
-      matmul<<<grid, block, 0, compute>>>(acts[l + 1], weights[l], acts[l], batch, dim, dim);  // input gradient
-      matmul<<<dim3(dim / kTile, dim / kTile), block, 0, compute>>>(weights[l], weights[l], grads[l], dim, dim, dim);  // weight gradient
+      matmul<<<grid, block, 0, compute>>>(acts[l + 1], weights[l], acts[l], batch, dim,
+                                          dim);  // input gradient
+      matmul<<<dim3(dim / kTile, dim / kTile), block, 0, compute>>>(
+          weights[l], weights[l], grads[l], dim, dim, dim);  // weight gradient
       nvtxRangePop();
     }
     CHECK(cudaStreamSynchronize(compute));
     nvtxRangePushA("optimizer");
-    for (int l = 0; l < layers; ++l) sgdUpdate<<<(dim * dim + 255) / 256, 256, 0, update>>>(weights[l], grads[l], 1e-3f, dim * dim);
+    for (int l = 0; l < layers; ++l)
+      sgdUpdate<<<(dim * dim + 255) / 256, 256, 0, update>>>(weights[l], grads[l], 1e-3f,
+                                                             dim * dim);
     nvtxRangePop();
     // The loss comes back through pageable memory (a synchronous copy).
     CHECK(cudaMemcpy(loss.data(), acts[layers], elems * sizeof(float), cudaMemcpyDeviceToHost));

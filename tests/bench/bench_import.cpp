@@ -26,8 +26,9 @@ const Input& input(int64_t events) {
   if (auto it = cache.find(events); it != cache.end()) return it->second;
   auto s = ts::generateSyntheticSession({static_cast<uint64_t>(events), 4, 4, 1});
   if (!s.ok()) std::abort();
-  std::string path = (fs::temp_directory_path() / ("bench-import-" + std::to_string(::getpid()) + "-" +
-                                                   std::to_string(events) + ".json")).string();
+  std::string path = (fs::temp_directory_path() / ("bench-import-" + std::to_string(::getpid()) +
+                                                   "-" + std::to_string(events) + ".json"))
+                         .string();
   if (!ts::writeSessionFile(**s, path).ok()) std::abort();
   return cache[events] = {path, fs::file_size(path), (*s)->eventCount()};
 }
@@ -47,10 +48,15 @@ void BM_ImportKinetoJson(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * in.events));
   state.counters["json_B/event"] = static_cast<double>(in.bytes) / static_cast<double>(in.events);
   state.counters["session_B/event"] =
-      static_cast<double>(memory.hot + memory.laneIndex + memory.details) / static_cast<double>(in.events);
+      static_cast<double>(memory.hot + memory.laneIndex + memory.details) /
+      static_cast<double>(in.events);
 }
 
-BENCHMARK(BM_ImportKinetoJson)->Arg(1'000'000)->Arg(4'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ImportKinetoJson)
+    ->Arg(1'000'000)
+    ->Arg(4'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
@@ -60,7 +66,9 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   for (int64_t n : {1'000'000, 4'000'000}) {
     std::error_code ec;
-    fs::remove(fs::temp_directory_path() / ("bench-import-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".json"), ec);
+    fs::remove(fs::temp_directory_path() / ("bench-import-" + std::to_string(::getpid()) + "-" +
+                                            std::to_string(n) + ".json"),
+               ec);
   }
   return 0;
 }

@@ -31,10 +31,18 @@ void run(benchmark::State& state, const char* dir, std::vector<Policy> policies)
   state.counters["tensors"] = static_cast<double>(g->workload.tensors.size());
 }
 
-void BM_BertG10(benchmark::State& s) { run(s, "BERT-256", {Policy::G10}); }
-void BM_BertAllPolicies(benchmark::State& s) { run(s, "BERT-256", allPolicies()); }
-void BM_ResNet152AllPolicies(benchmark::State& s) { run(s, "ResNet152-1280", allPolicies()); }
-void BM_SENet154AllPolicies(benchmark::State& s) { run(s, "SENet154-1024", allPolicies()); }
+void BM_BertG10(benchmark::State& s) {
+  run(s, "BERT-256", {Policy::G10});
+}
+void BM_BertAllPolicies(benchmark::State& s) {
+  run(s, "BERT-256", allPolicies());
+}
+void BM_ResNet152AllPolicies(benchmark::State& s) {
+  run(s, "ResNet152-1280", allPolicies());
+}
+void BM_SENet154AllPolicies(benchmark::State& s) {
+  run(s, "SENet154-1024", allPolicies());
+}
 
 // Cost follows kernels × tensors, not bytes: the same workload with every tensor and every
 // capacity and bandwidth 1024 times larger must take the same time.
@@ -73,8 +81,12 @@ void whatIf(benchmark::State& state, Policy policy) {
   }
   state.counters["events"] = static_cast<double>(events);
 }
-void BM_WhatIfBertG10(benchmark::State& s) { whatIf(s, Policy::G10); }
-void BM_WhatIfBertLru(benchmark::State& s) { whatIf(s, Policy::Lru); }
+void BM_WhatIfBertG10(benchmark::State& s) {
+  whatIf(s, Policy::G10);
+}
+void BM_WhatIfBertLru(benchmark::State& s) {
+  whatIf(s, Policy::Lru);
+}
 
 // Loading the text files is part of what a user waits for; measured apart.
 void BM_LoadBert(benchmark::State& state) {

@@ -17,7 +17,8 @@ namespace {
 
 void BM_ResNet50TableAndAstra(benchmark::State& state) {
   namespace fs = std::filesystem;
-  const std::string path = (fs::temp_directory_path() / ("bench-r50-" + std::to_string(::getpid()) + ".onnx")).string();
+  const std::string path =
+      (fs::temp_directory_path() / ("bench-r50-" + std::to_string(::getpid()) + ".onnx")).string();
   std::ofstream(path, std::ios::binary) << *ts::model::zooModelBytes("resnet50");
   for (auto _ : state) {
     auto g = ts::model::loadOnnxModel(path);

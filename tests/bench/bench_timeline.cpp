@@ -2,11 +2,11 @@
 // generated sessions of 10 k and 10 M events (4 GPUs × 4 streams: ~40 rows), at full view and three
 // deeper zoom levels; and hit-testing under the cursor. Run offscreen:
 //   build/default/tests/bench/bench_timeline --benchmark_repetitions=5
+#include <benchmark/benchmark.h>
+
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
-#include <benchmark/benchmark.h>
-
 #include <map>
 #include <memory>
 
@@ -63,7 +63,9 @@ void BM_Pick(benchmark::State& state) {
 // Building the row layout (filtered lanes, block summaries) when a session opens.
 void BM_BuildRows(benchmark::State& state) {
   static ts::SessionPtr session;
-  if (!session) session = ts::generateSyntheticSession({static_cast<uint64_t>(state.range(0)), 4, 4, 1}).value();
+  if (!session)
+    session =
+        ts::generateSyntheticSession({static_cast<uint64_t>(state.range(0)), 4, 4, 1}).value();
   for (auto _ : state) {
     ts::TimelineRows rows(session);
     benchmark::DoNotOptimize(rows.size());
@@ -90,7 +92,10 @@ OverlayCase* overlayCase() {
   c->workload = std::move(g->workload);
   c->tiers = *ts::memsim::tierPreset("g10-default");
   c->tiers.gpuBytes = 24'000'000'000;
-  c->result = ts::memsim::runPolicies(c->workload, {ts::memsim::Policy::G10}, c->tiers).value().front().result;
+  c->result = ts::memsim::runPolicies(c->workload, {ts::memsim::Policy::G10}, c->tiers)
+                  .value()
+                  .front()
+                  .result;
   c->overlay = ts::memsim::buildOverlay(c->run, {}, c->workload, c->result, c->tiers).value();
   return c.get();
 }
@@ -98,7 +103,9 @@ OverlayCase* overlayCase() {
 void BM_BuildOverlayBert(benchmark::State& state) {
   OverlayCase* c = overlayCase();
   if (!c) return state.SkipWithError("no BERT-256 workload in ../shared/data/g10");
-  for (auto _ : state) benchmark::DoNotOptimize(ts::memsim::buildOverlay(c->run, {}, c->workload, c->result, c->tiers));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        ts::memsim::buildOverlay(c->run, {}, c->workload, c->result, c->tiers));
   state.counters["rows"] = static_cast<double>(c->overlay.rows->size());
   state.counters["migrations"] = static_cast<double>(c->result.migrations.size());
 }
@@ -123,7 +130,9 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildOverlayBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderOverlayFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RenderFrame)->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderFrame)
+    ->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

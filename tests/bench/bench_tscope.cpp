@@ -27,8 +27,8 @@ const Fixture& fixture(int64_t events) {
   if (it != cache.end()) return it->second;
   auto s = ts::generateSyntheticSession({static_cast<uint64_t>(events), 4, 4, 1});
   if (!s.ok()) std::abort();
-  std::string path = (fs::temp_directory_path() /
-                      ("bench-tscope-" + std::to_string(::getpid()) + "-" + std::to_string(events) + ".tscope"))
+  std::string path = (fs::temp_directory_path() / ("bench-tscope-" + std::to_string(::getpid()) +
+                                                   "-" + std::to_string(events) + ".tscope"))
                          .string();
   if (!ts::saveSession(**s, path).ok()) std::abort();
   return cache[events] = {s.value(), path};
@@ -44,9 +44,11 @@ void BM_LoadTscope(benchmark::State& state) {
   size_t events = f.session->eventCount();
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * events));
   ts::MemoryUse m = ts::memoryUse(*f.session);
-  state.counters["hot_B/event"] = static_cast<double>(m.hot + m.laneIndex) / static_cast<double>(events);
+  state.counters["hot_B/event"] =
+      static_cast<double>(m.hot + m.laneIndex) / static_cast<double>(events);
   state.counters["detail_B/event"] = static_cast<double>(m.details) / static_cast<double>(events);
-  state.counters["file_B/event"] = static_cast<double>(fs::file_size(f.path)) / static_cast<double>(events);
+  state.counters["file_B/event"] =
+      static_cast<double>(fs::file_size(f.path)) / static_cast<double>(events);
 }
 
 void BM_SaveTscope(benchmark::State& state) {
@@ -75,7 +77,8 @@ int main(int argc, char** argv) {
   for (int64_t n : {10'000, 1'000'000, 10'000'000}) {
     std::error_code ec;
     fs::remove((fs::temp_directory_path() / ("bench-tscope-" + std::to_string(::getpid()) + "-" +
-                                             std::to_string(n) + ".tscope")), ec);
+                                             std::to_string(n) + ".tscope")),
+               ec);
   }
   return 0;
 }

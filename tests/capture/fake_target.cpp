@@ -12,13 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <string>
-
-#include "wire_format.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "wire_format.h"
 
 namespace {
 
@@ -68,7 +67,8 @@ int playFrames(int batches, int kernels, bool crash) {
     w.clear();
     for (int k = 0; k < kernels; ++k, t += 10'000) {
       KernelFrame f;
-      f.start = t, f.end = t + 8'000, f.contextId = 1, f.streamId = 7, f.correlationId = static_cast<uint32_t>(b * kernels + k + 1);
+      f.start = t, f.end = t + 8'000, f.contextId = 1, f.streamId = 7,
+      f.correlationId = static_cast<uint32_t>(b * kernels + k + 1);
       f.gridX = f.gridY = f.gridZ = 1, f.blockX = 128, f.blockY = f.blockZ = 1;
       w.begin(FrameType::Kernel, f).string(k % 2 ? "_Z4gemmv" : "_Z4reluv").end();
     }
@@ -80,7 +80,7 @@ int playFrames(int batches, int kernels, bool crash) {
     KernelFrame f;
     w.begin(FrameType::Kernel, f).string("_Z4lostv").end();
     sendAll(fd, w.bytes().substr(0, w.bytes().size() / 2));  // dies inside a record
-    ::kill(::getpid(), SIGKILL);  // killed, as by the OOM killer
+    ::kill(::getpid(), SIGKILL);                             // killed, as by the OOM killer
   }
   w.begin(FrameType::End).end();
   sendAll(fd, w.bytes());
@@ -92,7 +92,8 @@ int playFrames(int batches, int kernels, bool crash) {
 
 int main(int argc, char** argv) {
   if (argc >= 4 && (std::strcmp(argv[1], "frames") == 0 || std::strcmp(argv[1], "crash") == 0)) {
-    int played = playFrames(std::atoi(argv[2]), std::atoi(argv[3]), std::strcmp(argv[1], "crash") == 0);
+    int played =
+        playFrames(std::atoi(argv[2]), std::atoi(argv[3]), std::strcmp(argv[1], "crash") == 0);
     if (played != 0) return played;
     return argc > 4 ? std::atoi(argv[4]) : 0;
   }

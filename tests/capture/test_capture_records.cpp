@@ -29,7 +29,8 @@ std::string namer(bool driver, uint32_t cbid) {
 }
 
 // A process's stream: hello, a device, a context, then the given records, then End (unless cut).
-std::string stream(const std::vector<const CUpti_Activity*>& records, bool end = true, int pid = 4242) {
+std::string stream(const std::vector<const CUpti_Activity*>& records, bool end = true,
+                   int pid = 4242) {
   FrameWriter w;
   HelloFrame hello;
   hello.pid = pid;
@@ -55,7 +56,8 @@ struct Records {
   CUpti_ActivityDevice5 device = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
   CUpti_ActivityDevice5 device1 = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
   CUpti_ActivityContext3 context = record<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
-  CUpti_ActivityKernel10 kernel = record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  CUpti_ActivityKernel10 kernel =
+      record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   CUpti_ActivityAPI launch = record<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
   CUpti_ActivityMemcpy6 htod = record<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
   CUpti_ActivityMemcpyPtoP4 peer = record<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2);
@@ -64,9 +66,11 @@ struct Records {
   CUpti_ActivityMarker2 end = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
   CUpti_ActivityMarker2 mark = record<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
   CUpti_ActivityStream stream = record<CUpti_ActivityStream>(CUPTI_ACTIVITY_KIND_STREAM);
-  CUpti_ActivitySynchronization2 sync = record<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  CUpti_ActivitySynchronization2 sync =
+      record<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   CUpti_ActivityAPI driverCall = record<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_DRIVER);
-  CUpti_ActivityExternalCorrelation external = record<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  CUpti_ActivityExternalCorrelation external =
+      record<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   CUpti_ActivityOverhead3 overhead = record<CUpti_ActivityOverhead3>(CUPTI_ACTIVITY_KIND_OVERHEAD);
   CUpti_Activity unknown{CUPTI_ACTIVITY_KIND_PC_SAMPLING};
 
@@ -86,27 +90,33 @@ struct Records {
     context.contextId = 1, context.deviceId = 0;
     kernel.start = 1'000'000, kernel.end = 1'500'000;
     kernel.deviceId = 0, kernel.contextId = 1, kernel.streamId = 13, kernel.correlationId = 77;
-    kernel.gridX = 864, kernel.gridY = kernel.gridZ = 1, kernel.blockX = 256, kernel.blockY = kernel.blockZ = 1;
+    kernel.gridX = 864, kernel.gridY = kernel.gridZ = 1, kernel.blockX = 256,
+    kernel.blockY = kernel.blockZ = 1;
     kernel.registersPerThread = 47;
     kernel.staticSharedMemory = 1024, kernel.dynamicSharedMemory = 4096;
     kernel.name = "_Z6addOnePfi";
     launch.cbid = 211, launch.start = 900'000, launch.end = 950'000;
     launch.processId = 4242, launch.threadId = 4243, launch.correlationId = 77;
     htod.copyKind = 1, htod.srcKind = 1, htod.dstKind = 3, htod.bytes = 1 << 20;
-    htod.start = 100'000, htod.end = 300'000, htod.deviceId = 0, htod.contextId = 1, htod.streamId = 13;
+    htod.start = 100'000, htod.end = 300'000, htod.deviceId = 0, htod.contextId = 1,
+    htod.streamId = 13;
     htod.correlationId = 5, htod.runtimeCorrelationId = 76;
     peer.copyKind = 10, peer.srcKind = 3, peer.dstKind = 3, peer.bytes = 4096;
-    peer.start = 2'000'000, peer.end = 2'100'000, peer.deviceId = 0, peer.contextId = 1, peer.streamId = 14;
+    peer.start = 2'000'000, peer.end = 2'100'000, peer.deviceId = 0, peer.contextId = 1,
+    peer.streamId = 14;
     peer.srcDeviceId = 0, peer.dstDeviceId = 1;
     memset.bytes = 512, memset.value = 0, memset.memoryKind = 3;
-    memset.start = 400'000, memset.end = 410'000, memset.deviceId = 0, memset.contextId = 1, memset.streamId = 13;
+    memset.start = 400'000, memset.end = 410'000, memset.deviceId = 0, memset.contextId = 1,
+    memset.streamId = 13;
     start.flags = CUPTI_ACTIVITY_FLAG_MARKER_START, start.id = 9, start.timestamp = 800'000;
-    start.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD, start.objectId.pt.processId = 4242, start.objectId.pt.threadId = 4243;
+    start.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD, start.objectId.pt.processId = 4242,
+    start.objectId.pt.threadId = 4243;
     start.name = "forward/conv1";
     end = start;
     end.flags = CUPTI_ACTIVITY_FLAG_MARKER_END, end.timestamp = 1'600'000, end.name = nullptr;
     mark = start;
-    mark.flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, mark.id = 10, mark.timestamp = 1'700'000, mark.name = "step";
+    mark.flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, mark.id = 10, mark.timestamp = 1'700'000,
+    mark.name = "step";
     stream.contextId = 1, stream.streamId = 13, stream.priority = 0;
     sync.start = 2'200'000, sync.end = 2'300'000, sync.contextId = 1, sync.streamId = 13;
     sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
@@ -115,8 +125,9 @@ struct Records {
   }
   std::vector<const CUpti_Activity*> all() const {
     auto p = [](const auto& r) { return reinterpret_cast<const CUpti_Activity*>(&r); };
-    return {p(device), p(device1), p(context), p(stream), p(kernel), p(launch), p(htod), p(peer), p(memset),
-            p(start), p(end), p(mark), p(sync), p(driverCall), p(external), p(overhead), p(unknown)};
+    return {p(device), p(device1),    p(context),  p(stream),   p(kernel), p(launch),
+            p(htod),   p(peer),       p(memset),   p(start),    p(end),    p(mark),
+            p(sync),   p(driverCall), p(external), p(overhead), p(unknown)};
   }
 };
 
@@ -149,7 +160,7 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   ASSERT_TRUE(s);
   SessionSummary sum = summarize(*s);
   EXPECT_EQ(sum.kernels, 1u);
-  EXPECT_EQ(sum.apiCalls, 2u);  // a runtime and a driver call
+  EXPECT_EQ(sum.apiCalls, 2u);     // a runtime and a driver call
   EXPECT_EQ(sum.otherRanges, 1u);  // the stream synchronisation
   EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::HtoD)], 1u);
   EXPECT_EQ(sum.memcpyCount[static_cast<int>(CopyKind::PtoP)], 1u);
@@ -221,7 +232,8 @@ TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {
   RecordSink sink;
   size_t c = sink.open();
   // Delivered in small pieces, as a socket may.
-  for (size_t at = 0; at < cut.size(); at += 7) ASSERT_TRUE(sink.feed(c, std::string_view(cut).substr(at, 7)).ok());
+  for (size_t at = 0; at < cut.size(); at += 7)
+    ASSERT_TRUE(sink.feed(c, std::string_view(cut).substr(at, 7)).ok());
   sink.close(c);
   EXPECT_FALSE(sink.complete());
   SessionPtr s = build(sink);
@@ -240,7 +252,9 @@ TEST(CaptureRecords, ChildProcessesAreStreamsOfTheirOwn) {
   ASSERT_TRUE(sink.feed(parent, stream(r.all(), true, 4242)).ok());
   Records other;
   other.launch.processId = 5151, other.launch.threadId = 5152;
-  ASSERT_TRUE(sink.feed(child, stream({reinterpret_cast<const CUpti_Activity*>(&other.launch)}, true, 5151)).ok());
+  ASSERT_TRUE(
+      sink.feed(child, stream({reinterpret_cast<const CUpti_Activity*>(&other.launch)}, true, 5151))
+          .ok());
   SessionPtr s = build(sink);
   ASSERT_TRUE(s);
   bool sawChild = false;

@@ -129,7 +129,8 @@ TEST_F(Launcher, TheCuptiLibraryComesFromTheEnvironmentFirstThenCudaHome) {
   EXPECT_EQ(findCuptiLibrary(), "libcupti-as-given.so");  // passed on as it is, even a soname
   ::unsetenv("TSCOPE_CUPTI_LIBRARY");
   EXPECT_EQ(findCuptiLibrary(), fs::absolute(inHome).string());  // $CUDA_HOME before the rest
-  saved[0] ? ::setenv("TSCOPE_CUPTI_LIBRARY", keep[0].c_str(), 1) : ::unsetenv("TSCOPE_CUPTI_LIBRARY");
+  saved[0] ? ::setenv("TSCOPE_CUPTI_LIBRARY", keep[0].c_str(), 1)
+           : ::unsetenv("TSCOPE_CUPTI_LIBRARY");
   saved[1] ? ::setenv("CUDA_HOME", keep[1].c_str(), 1) : ::unsetenv("CUDA_HOME");
 }
 
@@ -192,10 +193,12 @@ TEST_F(Launcher, PerRankCapturesOpenAsOneMultiRankSession) {
 
 TEST_F(Launcher, CommandLine) {
   std::string cli = TSCOPE_CLI;
-  auto [code, out] = runCommand(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
+  auto [code, out] =
+      runCommand(cli + " capture -o " + path("cli.%p.tscope") + " -- sh -c 'exit 5'");
   EXPECT_EQ(code, 5) << out;
   size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename().string().rfind("cli.", 0) == 0;
+  for (const auto& e : fs::directory_iterator(dir_))
+    files += e.path().filename().string().rfind("cli.", 0) == 0;
   EXPECT_EQ(files, 1u);
   std::tie(code, out) = runCommand(cli + " capture -o " + path("nodir/x.tscope") + " -- true");
   EXPECT_EQ(code, 1);
@@ -208,14 +211,16 @@ TEST_F(Launcher, CommandLine) {
   std::string out2 = path("interrupted.tscope");
   pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl(TSCOPE_CLI, TSCOPE_CLI, "capture", "-o", out2.c_str(), "--", "sleep", "30", static_cast<char*>(nullptr));
+    ::execl(TSCOPE_CLI, TSCOPE_CLI, "capture", "-o", out2.c_str(), "--", "sleep", "30",
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::usleep(300'000);
   ::kill(pid, SIGINT);
   int status = 0;
   auto t0 = std::chrono::steady_clock::now();
-  while (::waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+  while (::waitpid(pid, &status, WNOHANG) == 0 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
     ::usleep(20'000);
   }
   ASSERT_TRUE(WIFEXITED(status)) << "the CLI did not stop on SIGINT";
@@ -225,9 +230,9 @@ TEST_F(Launcher, CommandLine) {
   EXPECT_EQ((*saved)->provenance.exitCode, 128 + SIGTERM);
 
   EXPECT_EQ(expandOutputName("run.%%.%r"), "run.%." + std::to_string([] {
-              const char* r = std::getenv("RANK");
-              return r ? std::atoi(r) : 0;
-            }()));
+                                             const char* r = std::getenv("RANK");
+                                             return r ? std::atoi(r) : 0;
+                                           }()));
 }
 
 }  // namespace ts::capture

@@ -9,8 +9,8 @@
 
 #include "command_test.h"
 #include "io/tscope_file.h"
-#include "session_fixture.h"
 #include "session/session_summary.h"
+#include "session_fixture.h"
 
 namespace ts {
 
@@ -29,7 +29,8 @@ CliRun cli(const std::string& args) {
 using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
-  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help", "stats --help", "model --help"}) {
+  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help",
+                          "stats --help", "model --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -37,13 +38,28 @@ TEST_F(Cli, HelpOnEveryCommandExitsZero) {
 }
 
 TEST_F(Cli, UsageErrorsExitTwo) {
-  for (const char* cmd : {"", "frobnicate", "info", "info --bogus x.tscope", "convert only-one",
-                          "generate", "generate --events", "generate --events -5 x.tscope",
-                          "generate --gpus 0 x.tscope", "generate --events ten x.tscope", "stats",
-                          "stats x.tscope --report bogus", "stats x.tscope --format xml",
-                          "stats x.tscope --range 5", "stats x.tscope --range 1min:2min",
-                          "stats x.tscope --buckets 0", "stats x.tscope --min-gap soon", "model",
-                          "model frob x.onnx", "model table", "model zoo resnet50", "model table x.onnx --batch 0"}) {
+  for (const char* cmd : {"",
+                          "frobnicate",
+                          "info",
+                          "info --bogus x.tscope",
+                          "convert only-one",
+                          "generate",
+                          "generate --events",
+                          "generate --events -5 x.tscope",
+                          "generate --gpus 0 x.tscope",
+                          "generate --events ten x.tscope",
+                          "stats",
+                          "stats x.tscope --report bogus",
+                          "stats x.tscope --format xml",
+                          "stats x.tscope --range 5",
+                          "stats x.tscope --range 1min:2min",
+                          "stats x.tscope --buckets 0",
+                          "stats x.tscope --min-gap soon",
+                          "model",
+                          "model frob x.onnx",
+                          "model table",
+                          "model zoo resnet50",
+                          "model table x.onnx --batch 0"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 2) << "'" << cmd << "': " << r.out;
   }
@@ -58,7 +74,8 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   r = cli("info " + path("junk.tscope"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("unrecognised format"), std::string::npos) << r.out;
-  std::ofstream(path("cut.json")) << R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1}, {"ph": "X", "na)";
+  std::ofstream(path("cut.json"))
+      << R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1}, {"ph": "X", "na)";
   r = cli("info " + path("cut.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
@@ -70,7 +87,9 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   // A number past 32 bits in a G10 workload: was an uncaught std::out_of_range (abort).
   r = cli("simulate --g10 " + std::string(TSCOPE_SHARED_DATA) + "/crashers/g10-stoi-out-of-range");
   EXPECT_EQ(r.exitCode, 1) << r.out;
-  EXPECT_NE(r.out.find("tensors.config:57: tensor id 57333333333 is out of range"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tensors.config:57: tensor id 57333333333 is out of range"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {
@@ -79,7 +98,8 @@ TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {
   ASSERT_EQ(cli("generate --events=5001 --gpus=2 --streams=3 --seed=9 " + b).exitCode, 0);
   // Same options, same bytes: the created time is fixed for generated sessions.
   std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
-  std::string ca((std::istreambuf_iterator<char>(fa)), {}), cb((std::istreambuf_iterator<char>(fb)), {});
+  std::string ca((std::istreambuf_iterator<char>(fa)), {}),
+      cb((std::istreambuf_iterator<char>(fb)), {});
   EXPECT_EQ(ca, cb);
 
   CliRun r = cli("info --json " + a);
@@ -101,7 +121,8 @@ TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {
     auto k = copyKindFromString(kind);
     ASSERT_TRUE(k);
     EXPECT_EQ(uint64_t(doc["memcpy"][kind]), want.memcpyCount[static_cast<size_t>(*k)]) << kind;
-    EXPECT_EQ(uint64_t(doc["memcpy_bytes"][kind]), want.memcpyBytes[static_cast<size_t>(*k)]) << kind;
+    EXPECT_EQ(uint64_t(doc["memcpy_bytes"][kind]), want.memcpyBytes[static_cast<size_t>(*k)])
+        << kind;
   }
   simdjson::dom::array devices = doc["devices"];
   EXPECT_EQ(devices.size(), 2u);
@@ -131,7 +152,8 @@ TEST_F(Cli, ConvertRewritesASession) {
 
 namespace {
 std::string rankTrace(int r) {
-  return std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-" + std::to_string(r) + ".json.gz";
+  return std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-" +
+         std::to_string(r) + ".json.gz";
 }
 }  // namespace
 
@@ -147,7 +169,8 @@ TEST_F(Cli, TracesConvertAndCombineAsRanks) {
   for (std::string line; std::getline(f, line);) ++rows;
   EXPECT_EQ(rows, 40u);
 
-  CliRun r = cli("convert " + rankTrace(0) + " " + rankTrace(1) + " " + both + " --shift 1=-381000");
+  CliRun r =
+      cli("convert " + rankTrace(0) + " " + rankTrace(1) + " " + both + " --shift 1=-381000");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   r = cli("info --json " + both);
   ASSERT_EQ(r.exitCode, 0) << r.out;
@@ -167,7 +190,8 @@ TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
   // The two sampled ranks as one session, one of them under a name that hides its format.
   std::string hidden = path("rank1.dat");
   fs::copy_file(rankTrace(1), hidden);
-  CliRun r = cli("stats " + rankTrace(0) + " " + hidden + " --report kern_sum,mem_time --format json");
+  CliRun r =
+      cli("stats " + rankTrace(0) + " " + hidden + " --report kern_sum,mem_time --format json");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
@@ -188,7 +212,8 @@ TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
   EXPECT_EQ(htod, 48u);
 
   std::string csv = path("util.csv");
-  r = cli("stats " + std::string(TSCOPE_SAMPLE) + " --report gpu_util --buckets 4 --range 43s: --gpu 0 --format csv -o " + csv);
+  r = cli("stats " + std::string(TSCOPE_SAMPLE) +
+          " --report gpu_util --buckets 4 --range 43s: --gpu 0 --format csv -o " + csv);
   ASSERT_EQ(r.exitCode, 0) << r.out;
   std::ifstream f(csv);
   std::string header;
@@ -234,7 +259,8 @@ TEST_F(Cli, ModelZooTableAndInfo) {
 
 TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
-  CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " + path("sim.tscope") + " --plan " + path("plan.csv"));
+  CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " +
+                 path("sim.tscope") + " --plan " + path("plan.csv"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   simdjson::dom::parser parser;
   simdjson::dom::array runs = parser.parse(r.out);
@@ -271,12 +297,15 @@ TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
 
 TEST_F(Cli, SimulateSweepsAndModels) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
-  CliRun r = cli("simulate --g10 " + bert + " --policy g10,ideal --sweep gpu-mem=40GiB..48GiB:4GiB");
+  CliRun r =
+      cli("simulate --g10 " + bert + " --policy g10,ideal --sweep gpu-mem=40GiB..48GiB:4GiB");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   std::istringstream lines(r.out);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r");  // RFC 4180 line ends
+  EXPECT_EQ(
+      line,
+      "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r");  // RFC 4180 line ends
   int rows = 0;
   while (std::getline(lines, line)) rows += !line.empty();
   EXPECT_EQ(rows, 6);  // 3 points × 2 policies
@@ -287,7 +316,8 @@ TEST_F(Cli, SimulateSweepsAndModels) {
 
   std::string onnx = path("resnet50.onnx");
   ASSERT_EQ(cli("model zoo resnet50 -o " + onnx).exitCode, 0);
-  r = cli("simulate --model " + onnx + " --batch 64 --gpu-mem 4GiB --policy g10,lru,flashneuron,ideal --json");
+  r = cli("simulate --model " + onnx +
+          " --batch 64 --gpu-mem 4GiB --policy g10,lru,flashneuron,ideal --json");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   simdjson::dom::parser parser;
   simdjson::dom::array runs = parser.parse(r.out);
@@ -301,10 +331,12 @@ TEST_F(Cli, SimulateSweepsAndModels) {
 
 TEST_F(Cli, SimulateBadInput) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
-  for (const char* args : {"simulate", "simulate --g10 x --model y.onnx", "simulate --g10 x --policy fast",
-                           "simulate --g10 x --gpu-mem lots", "simulate --g10 x --preset tpu", "simulate --g10 x --batch 4",
-                           "simulate --g10 x --sweep gpu-mem=1GB", "simulate --g10 x --sweep warp=1..2:1",
-                           "simulate --g10 x --sweep batch=1..2:1", "simulate --g10 x --gpu-mem 0"}) {
+  for (const char* args :
+       {"simulate", "simulate --g10 x --model y.onnx", "simulate --g10 x --policy fast",
+        "simulate --g10 x --gpu-mem lots", "simulate --g10 x --preset tpu",
+        "simulate --g10 x --batch 4", "simulate --g10 x --sweep gpu-mem=1GB",
+        "simulate --g10 x --sweep warp=1..2:1", "simulate --g10 x --sweep batch=1..2:1",
+        "simulate --g10 x --gpu-mem 0"}) {
     CliRun r = cli(args);
     EXPECT_EQ(r.exitCode, 2) << args << ": " << r.out;
   }
@@ -327,7 +359,8 @@ TEST_F(Cli, SimulateBadInput) {
 
 // A measured run with NVTX layer ranges, as a .tscope file.
 std::string measuredLayers(const std::string& file) {
-  SessionPtr s = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}, {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
+  SessionPtr s = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000},
+                                        {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
   EXPECT_TRUE(s && saveSession(*s, file).ok());
   return file;
 }
@@ -335,18 +368,22 @@ std::string measuredLayers(const std::string& file) {
 TEST_F(Cli, SimulateAMeasuredModelAndCompareLayers) {
   std::string measured = measuredLayers(path("measured.tscope"));
   ASSERT_EQ(cli("model zoo resnet50 -o " + path("r50.onnx")).exitCode, 0);
-  CliRun r = cli("simulate --model " + path("r50.onnx") + " --batch 8 --session " + measured + " --policy ideal,g10 -o " + path("sim.tscope"));
+  CliRun r = cli("simulate --model " + path("r50.onnx") + " --batch 8 --session " + measured +
+                 " --policy ideal,g10 -o " + path("sim.tscope"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
-  r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy ideal --format csv");
+  r = cli("compare " + measured + " " + path("sim.tscope") +
+          " --layers --policy ideal --format csv");
   ASSERT_EQ(r.exitCode, 0) << r.out;
-  EXPECT_NE(r.out.find("layer,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("layer,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("conv1 (forward),1000000,1000000,0,0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conv1 (backward),2000000,2000000,0,0"), std::string::npos) << r.out;
   r = cli("compare " + measured + " " + path("sim.tscope") + " --layers --policy deepum");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("no policy 'deepum'"), std::string::npos) << r.out;
 #ifdef TSCOPE_HAVE_EXPORT
-  r = cli("export " + measured + " --sim " + path("sim.tscope") + " --chart sim_vs_measured --policy g10 --format png -o " + path("layers.png"));
+  r = cli("export " + measured + " --sim " + path("sim.tscope") +
+          " --chart sim_vs_measured --policy g10 --format png -o " + path("layers.png"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_TRUE(fs::file_size(path("layers.png")) > 1000);
 #endif
@@ -358,19 +395,28 @@ TEST_F(Cli, SimulateAMeasuredModelAndCompareLayers) {
 TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
   const std::string sample = TSCOPE_SAMPLE;
   ASSERT_EQ(cli("model zoo alexnet -o " + path("alexnet.onnx")).exitCode, 0);
-  const std::string base = "simulate --model " + path("alexnet.onnx") + " --batch 128 --session " + sample;
+  const std::string base =
+      "simulate --model " + path("alexnet.onnx") + " --batch 128 --session " + sample;
   CliRun r = cli(base + " --mapping --csv");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("index,start_ns,duration_ns,kernel,layer,by"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",ampere_sgemm_32x32_sliced1x4_tn,forward/classifier.1,aten"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("(unmapped)"), std::string::npos);  // adaptive average pooling: not in the zoo model
+  EXPECT_NE(r.out.find(",ampere_sgemm_32x32_sliced1x4_tn,forward/classifier.1,aten"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(unmapped)"),
+            std::string::npos);  // adaptive average pooling: not in the zoo model
   r = cli(base + " --mapping");
-  EXPECT_NE(r.out.find("by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time mapped"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time mapped"),
+      std::string::npos)
+      << r.out;
 
   // A correction maps the pooling kernel; a bad corrections file names its line.
   {
     std::ofstream f(path("fix.tsv"));
-    f << "# kernel\tlayer\nvoid at::native::(anonymous namespace)::adaptive_average_pool<float>(float const*, float*, int, int, int, int, long, long, long)\tforward/features.10\n";
+    f << "# kernel\tlayer\nvoid at::native::(anonymous "
+         "namespace)::adaptive_average_pool<float>(float const*, float*, int, int, int, int, long, "
+         "long, long)\tforward/features.10\n";
   }
   r = cli(base + " --corrections " + path("fix.tsv") + " --mapping");
   EXPECT_NE(r.out.find("100.0 % of its kernel time mapped"), std::string::npos) << r.out;
@@ -390,14 +436,23 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
   // Measured against simulated: the measured layers carry over exactly with infinite memory.
   r = cli(base + " --policy ideal --compare --csv");
   ASSERT_EQ(r.exitCode, 0) << r.out;
-  EXPECT_NE(r.out.find("quantity,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Iteration,27192000,"), std::string::npos) << r.out;  // first kernel start to last end
+  EXPECT_NE(r.out.find("quantity,measured_ns,simulated_ns,delta_ns,delta_pct"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Iteration,27192000,"), std::string::npos)
+      << r.out;  // first kernel start to last end
   EXPECT_NE(r.out.find("features.0 (forward),1532000,1532000,0,0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("index,kernel,layer,time_from,measured_ns,simulated_ns,delta_ns,delta_pct,stall_ns"), std::string::npos);
-  EXPECT_NE(r.out.find("host → GPU,0,0,0,"), std::string::npos) << r.out;  // ideal moves nothing; the run's copies come before
+  EXPECT_NE(
+      r.out.find(
+          "index,kernel,layer,time_from,measured_ns,simulated_ns,delta_ns,delta_pct,stall_ns"),
+      std::string::npos);
+  EXPECT_NE(r.out.find("host → GPU,0,0,0,"), std::string::npos)
+      << r.out;  // ideal moves nothing; the run's copies come before
   // The table says where the times came from.
   r = cli(base + " --policy g10");
-  EXPECT_NE(r.out.find("mapped by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time, 8 of 8 layers timed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mapped by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel "
+                       "time, 8 of 8 layers timed"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(cli(base + " --mapping --compare").exitCode, 2);
   EXPECT_EQ(cli("simulate --model " + path("alexnet.onnx") + " --mapping").exitCode, 2);
   EXPECT_EQ(cli(base + " --iteration soon --mapping").exitCode, 2);
@@ -407,12 +462,16 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
   EXPECT_EQ(r.out.front(), '[');
   EXPECT_EQ(cli("compare " + sample + " " + sample + " --json --csv").exitCode, 2);
 #ifdef TSCOPE_HAVE_EXPORT
-  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") + " --batch 128 --gpu-mem 1GB --unfold --range 43.35s:43.51s --format png -o " +
+  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") +
+          " --batch 128 --gpu-mem 1GB --unfold --range 43.35s:43.51s --format png -o " +
           path("overlay.png"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_GT(fs::file_size(path("overlay.png")), 20000u);
-  EXPECT_EQ(cli("export " + sample + " --timeline --unfold --format png -o " + path("x.png")).exitCode, 2);
-  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") + " --policy frob --format png -o " + path("x.png"));
+  EXPECT_EQ(
+      cli("export " + sample + " --timeline --unfold --format png -o " + path("x.png")).exitCode,
+      2);
+  r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") +
+          " --policy frob --format png -o " + path("x.png"));
   EXPECT_EQ(r.exitCode, 2);
 #endif
 }
@@ -421,7 +480,11 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
 TEST_F(Cli, ExportsSessionAndSimulationChartsHeadless) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
   ASSERT_EQ(cli("simulate --g10 " + bert + " -o " + path("sim.tscope")).exitCode, 0);
-  ASSERT_EQ(cli("simulate --g10 " + bert + " --policy g10,lru --sweep ssd-bw=3.2GB/s..12.8GB/s:3.2GB/s -o " + path("sweep.csv")).exitCode, 0);
+  ASSERT_EQ(
+      cli("simulate --g10 " + bert +
+          " --policy g10,lru --sweep ssd-bw=3.2GB/s..12.8GB/s:3.2GB/s -o " + path("sweep.csv"))
+          .exitCode,
+      0);
   auto isPng = [](const std::string& file) {
     std::ifstream in(file, std::ios::binary);
     char magic[8] = {};
@@ -430,33 +493,40 @@ TEST_F(Cli, ExportsSessionAndSimulationChartsHeadless) {
   };
   for (const char* chart : {"tier_usage", "link_traffic", "policy_performance"}) {
     std::string out = path(std::string(chart) + ".png");
-    CliRun r = cli("export --sim " + path("sim.tscope") + " --chart " + chart + " --format png -o " + out + " --width 800 --height 500");
+    CliRun r = cli("export --sim " + path("sim.tscope") + " --chart " + chart +
+                   " --format png -o " + out + " --width 800 --height 500");
     ASSERT_EQ(r.exitCode, 0) << chart << ": " << r.out;
     EXPECT_TRUE(isPng(out)) << chart;
   }
-  CliRun r = cli("export --sim " + path("sim.tscope") + " --chart tier_usage --policy deepum --format svg -o " + path("t.svg"));
+  CliRun r = cli("export --sim " + path("sim.tscope") +
+                 " --chart tier_usage --policy deepum --format svg -o " + path("t.svg"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   std::ifstream svg(path("t.svg"));
   std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("Memory tiers over time — deepum (BERT-256)"), std::string::npos);
-  r = cli("export --sweep " + path("sweep.csv") + " --chart sweep --format pdf -o " + path("sweep.pdf"));
+  r = cli("export --sweep " + path("sweep.csv") + " --chart sweep --format pdf -o " +
+          path("sweep.pdf"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   std::ifstream pdf(path("sweep.pdf"));
   std::string head(5, ' ');
   pdf.read(head.data(), 5);
   EXPECT_EQ(head, "%PDF-");
-  r = cli(std::string("export ") + TSCOPE_SAMPLE + " --chart kernel_histogram --format png -o " + path("h.png"));
+  r = cli(std::string("export ") + TSCOPE_SAMPLE + " --chart kernel_histogram --format png -o " +
+          path("h.png"));
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_TRUE(isPng(path("h.png")));
   // A capture is no simulation; a policy that is not there; a chart without its data.
-  r = cli(std::string("export --sim ") + TSCOPE_SAMPLE + " --chart tier_usage --format png -o " + path("x.png"));
+  r = cli(std::string("export --sim ") + TSCOPE_SAMPLE + " --chart tier_usage --format png -o " +
+          path("x.png"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("not a simulated session"), std::string::npos) << r.out;
-  r = cli("export --sim " + path("sim.tscope") + " --chart tier_usage --policy warp --format png -o " + path("x.png"));
+  r = cli("export --sim " + path("sim.tscope") +
+          " --chart tier_usage --policy warp --format png -o " + path("x.png"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_EQ(cli("export --chart sweep --format png -o " + path("x.png")).exitCode, 2);
   EXPECT_EQ(cli("export --chart link_traffic --format png -o " + path("x.png")).exitCode, 2);
-  std::ofstream(path("bad.csv")) << "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\nlots,g10,yes,1,1,1,0\n";
+  std::ofstream(path("bad.csv"))
+      << "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\nlots,g10,yes,1,1,1,0\n";
   r = cli("export --sweep " + path("bad.csv") + " --chart sweep --format png -o " + path("x.png"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("bad.csv:2"), std::string::npos) << r.out;

@@ -96,9 +96,11 @@ SessionPtr makeFixtureSession(bool multiRank) {
                 {4096, 7, MemoryKind::Device, 13, 1});
     b.addApi(main, t0 + 100, t0 + 300, b.intern("cudaMemcpyAsync"), {12, 0, ApiDomain::Runtime});
     b.addApi(main, t0 + 400, t0 + 600, b.intern("cudaLaunchKernel"), {10, 0, ApiDomain::Runtime});
-    EventRef launch = b.addApi(main, t0 + 700, t0 + 800, b.intern("cuLaunchKernel"), {11, 719, ApiDomain::Driver});
+    EventRef launch = b.addApi(main, t0 + 700, t0 + 800, b.intern("cuLaunchKernel"),
+                               {11, 719, ApiDomain::Driver});
     b.addApi(main, t0 + 850, t0 + 880, b.intern("cudaMemsetAsync"), {13, 0, ApiDomain::Runtime});
-    b.addNvtx(main, t0 + 50, t0 + 2000, b.intern("forward/conv1"), {b.intern("pytorch"), 0xFF00FF00u, 0});
+    b.addNvtx(main, t0 + 50, t0 + 2000, b.intern("forward/conv1"),
+              {b.intern("pytorch"), 0xFF00FF00u, 0});
     b.addNvtx(main, t0 + 0, t0 + 10000, b.intern("step 0"), {b.intern("pytorch"), 0xFFFF0000u, 0});
     b.addNvtx(main, t0 + 60, t0 + 1000, b.intern("aten::conv2d"), {0, 0, 0});
     b.addNvtx(main, t0 + 3000, t0 + 3000, b.intern("checkpoint"), {0, 0xFF0000FFu, 1});
@@ -162,7 +164,8 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   if (a.ranks.size() != b.ranks.size()) return fail("rank count");
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     const Rank &x = a.ranks[i], &y = b.ranks[i];
-    if (x.rank != y.rank || x.host != y.host || x.label != y.label || x.clockOffsetNs != y.clockOffsetNs) {
+    if (x.rank != y.rank || x.host != y.host || x.label != y.label ||
+        x.clockOffsetNs != y.clockOffsetNs) {
       return fail("rank " + std::to_string(i));
     }
   }
@@ -192,7 +195,8 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   if (a.threads.size() != b.threads.size()) return fail("thread count");
   for (size_t i = 0; i < a.threads.size(); ++i) {
     const Thread &x = a.threads[i], &y = b.threads[i];
-    if (x.process != y.process || x.tid != y.tid || x.name != y.name || x.sortIndex != y.sortIndex) {
+    if (x.process != y.process || x.tid != y.tid || x.name != y.name ||
+        x.sortIndex != y.sortIndex) {
       return fail("thread " + std::to_string(i));
     }
   }
@@ -220,8 +224,9 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
     }
     if (!sameColumns(x.hot, y.hot, where, why) || !sameColumns(x.kernels, y.kernels, where, why) ||
         !sameColumns(x.memcpys, y.memcpys, where, why) ||
-        !sameColumns(x.memsets, y.memsets, where, why) || !sameColumns(x.apis, y.apis, where, why) ||
-        !sameColumns(x.nvtx, y.nvtx, where, why) || !sameColumns(x.ranges, y.ranges, where, why)) {
+        !sameColumns(x.memsets, y.memsets, where, why) ||
+        !sameColumns(x.apis, y.apis, where, why) || !sameColumns(x.nvtx, y.nvtx, where, why) ||
+        !sameColumns(x.ranges, y.ranges, where, why)) {
       return false;
     }
   }
@@ -237,7 +242,8 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   const Provenance &p = a.provenance, &q = b.provenance;
   if (p.toolVersion != q.toolVersion || p.createdUtc != q.createdUtc ||
       p.captureCommand != q.captureCommand || p.exitCode != q.exitCode ||
-      p.incomplete != q.incomplete || p.droppedRecords != q.droppedRecords || p.sources.size() != q.sources.size()) {
+      p.incomplete != q.incomplete || p.droppedRecords != q.droppedRecords ||
+      p.sources.size() != q.sources.size()) {
     return fail("provenance");
   }
   for (size_t i = 0; i < p.sources.size(); ++i) {
@@ -263,7 +269,8 @@ SessionPtr makeLayerRun(const std::vector<LayerRange>& ranges, int gpus) {
       b.addApi(thread, range.start + 10, range.start + 15, b.intern("cudaLaunchKernel"), api);
       KernelDetail k;
       k.correlation = correlation++;
-      b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs * (g + 1), b.intern(range.kernel), k);
+      b.addKernel(stream, range.start + 20, range.start + 20 + range.kernelNs * (g + 1),
+                  b.intern(range.kernel), k);
     }
   }
   auto built = b.build();

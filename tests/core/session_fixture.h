@@ -2,11 +2,11 @@
 // tests can compare every column. Shared by the core and views tests.
 #pragma once
 
-#include "session/entities.h"
-#include "session/session.h"
-
 #include <string>
 #include <vector>
+
+#include "session/entities.h"
+#include "session/session.h"
 
 namespace ts::testing {
 

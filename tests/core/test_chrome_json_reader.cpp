@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string kineto(const std::string& name) { return std::string(TSCOPE_SHARED_DATA) + "/kineto/" + name; }
+std::string kineto(const std::string& name) {
+  return std::string(TSCOPE_SHARED_DATA) + "/kineto/" + name;
+}
 
 struct Expected {
   const char* file;
@@ -35,12 +37,14 @@ struct Expected {
 // category not listed in the reader (cuda_sync, python_function, Trace, ...).
 const Expected kExpected[] = {
     {"hta-amd_trace--mi250_minitoy_train_ROCm6_2_kineto.json.gz", 14, 2, 0, 0, 0, 21, 75, 2, 1},
-    {"hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz", 79, 16, 0, 0, 3, 361, 367, 2, 42},
+    {"hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz", 79, 16, 0, 0,
+     3, 361, 367, 2, 42},
     {"hta-critical_path--cuda_event_sync--event_sync_trace.json.gz", 4, 0, 1, 0, 0, 12, 11, 2, 5},
     {"hta-trace_filter--sampled_rank-0.json.gz", 1154, 24, 8, 8, 10, 1204, 2402, 0, 1},
     {"hta-trace_filter--sampled_rank-1.json.gz", 1104, 24, 8, 8, 10, 1154, 2367, 0, 1},
     {"hta-triton_example--triton_example.json.gz", 1, 0, 0, 0, 0, 2, 4, 2, 1},
-    {"kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz", 8772, 12, 0, 0, 312, 11923, 23646, 12840, 1},
+    {"kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz", 8772, 12,
+     0, 0, 312, 11923, 23646, 12840, 1},
     {"param--et_replay--linear_kineto.json.gz", 8716, 0, 0, 0, 1640, 14515, 37078, 2, 1},
 };
 
@@ -55,7 +59,8 @@ std::pair<const Track*, uint32_t> firstKernel(const Session& s) {
   const Track* best = nullptr;
   uint32_t index = 0;
   for (const Track& t : s.tracks) {
-    if (t.kind == EventKind::Kernel && t.size() && (!best || t.hot.start[0] < best->hot.start[index])) {
+    if (t.kind == EventKind::Kernel && t.size() &&
+        (!best || t.hot.start[0] < best->hot.start[index])) {
       best = &t, index = 0;
     }
   }
@@ -164,7 +169,8 @@ TEST(ChromeJson, OccupancyAgreesWithThePyTorchProfiler) {
       if (d.maxWarpsPerSm == 0) continue;  // no deviceProperties in this trace
       for (uint32_t i = 0; i < t.size(); ++i) {
         KernelDetail k = t.kernels.row(i);
-        if (static_cast<int64_t>(k.staticSharedMemory) + k.dynamicSharedMemory > d.maxSharedMemoryPerBlock) {
+        if (static_cast<int64_t>(k.staticSharedMemory) + k.dynamicSharedMemory >
+            d.maxSharedMemoryPerBlock) {
           ++optIn;
           continue;
         }
@@ -174,7 +180,8 @@ TEST(ChromeJson, OccupancyAgreesWithThePyTorchProfiler) {
         auto range = traceOccupancy.equal_range(ts);
         ASSERT_NE(range.first, range.second) << "no trace kernel at " << ts;
         bool agrees = false;
-        for (auto it = range.first; it != range.second; ++it) agrees = agrees || std::fabs(*ours * 100 - it->second) <= 1.0;
+        for (auto it = range.first; it != range.second; ++it)
+          agrees = agrees || std::fabs(*ours * 100 - it->second) <= 1.0;
         EXPECT_TRUE(agrees) << s->str(t.hot.name[i]) << ": ours " << *ours * 100 << " %, trace "
                             << range.first->second << " %";
         ++compared;
@@ -183,7 +190,8 @@ TEST(ChromeJson, OccupancyAgreesWithThePyTorchProfiler) {
   }
   EXPECT_GT(compared, 17'000u);
   EXPECT_LT(optIn, compared / 100);
-  std::printf("occupancy compared on %zu kernels (%zu with opt-in shared memory set apart)\n", compared, optIn);
+  std::printf("occupancy compared on %zu kernels (%zu with opt-in shared memory set apart)\n",
+              compared, optIn);
 }
 
 TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
@@ -214,7 +222,8 @@ TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
   ASSERT_TRUE(s2.ok());
   TimeNs moved = INT64_MAX;
   for (const Track& t : (*s2)->tracks) {
-    if (t.kind == EventKind::Kernel && (*s2)->devices[t.device].rank == 1) moved = std::min(moved, t.hot.start[0]);
+    if (t.kind == EventKind::Kernel && (*s2)->devices[t.device].rank == 1)
+      moved = std::min(moved, t.hot.start[0]);
   }
   EXPECT_EQ(moved, 1682725898082000000);
 }
@@ -222,7 +231,8 @@ TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
 TEST(ChromeJson, RoundTripThroughTscope) {
   SessionPtr s = open(kineto(kExpected[1].file));
   ASSERT_TRUE(s);
-  std::string out = (fs::temp_directory_path() / ("alexnet-" + std::to_string(::getpid()) + ".tscope")).string();
+  std::string out =
+      (fs::temp_directory_path() / ("alexnet-" + std::to_string(::getpid()) + ".tscope")).string();
   ASSERT_TRUE(saveSession(*s, out).ok());
   auto back = loadSession(out);
   ASSERT_TRUE(back.ok()) << back.error();
@@ -266,14 +276,21 @@ TEST_F(ChromeJsonBadInput, TruncatedAtTenPoints) {
 }
 
 TEST_F(ChromeJsonBadInput, WrongTypesNameTheByteOffset) {
-  expectError(write("ts.json", R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+  expectError(
+      write("ts.json",
+            R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
       {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}]})"),
-              "'ts' is not a number");
-  expectError(write("dur.json", R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": [1]}])"),
-              "'dur' has the wrong type");
-  expectError(write("grid.json", R"([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 1, "args": {"grid": "big"}}])"),
-              "'grid' is not an array");
-  expectError(write("byte.json", R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5}])"), "byte 1");
+      "'ts' is not a number");
+  expectError(
+      write("dur.json", R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": [1]}])"),
+      "'dur' has the wrong type");
+  expectError(
+      write(
+          "grid.json",
+          R"([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 1, "args": {"grid": "big"}}])"),
+      "'grid' is not an array");
+  expectError(write("byte.json", R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5}])"),
+              "byte 1");
   expectError(write("events.json", R"({"traceEvents": 5})"), "'traceEvents' is not an array");
   expectError(write("scalar.json", R"("hello")"), "unrecognised format");
 }
@@ -288,7 +305,8 @@ TEST_F(ChromeJsonBadInput, EmptyCorruptGzipAndForeignFiles) {
     gz.assign(std::istreambuf_iterator<char>(in), {});
   }
   std::string corrupt = gz;
-  for (size_t i = gz.size() / 3; i < gz.size() / 3 + 64; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
+  for (size_t i = gz.size() / 3; i < gz.size() / 3 + 64; ++i)
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
   expectError(write("corrupt.json.gz", corrupt), "gzip");
   expectError(write("short.json.gz", gz.substr(0, gz.size() / 2)), "gzip");
 }
@@ -298,12 +316,15 @@ TEST_F(ChromeJsonBadInput, EmptyCorruptGzipAndForeignFiles) {
 TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {
   std::string json = gunzip(kineto(kExpected[2].file));
   uint64_t state = 42;
-  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
+  auto next = [&] {
+    return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33;
+  };
   const char noise[] = {'{', '}', '[', ']', '"', ',', ':', '\\', '0', 'x', ' ', '\0', '-', '.'};
   size_t errors = 0;
   for (int round = 0; round < 300; ++round) {
     std::string damaged = json;
-    for (int k = 0; k < 1 + round % 4; ++k) damaged[next() % damaged.size()] = noise[next() % sizeof noise];
+    for (int k = 0; k < 1 + round % 4; ++k)
+      damaged[next() % damaged.size()] = noise[next() % sizeof noise];
     if (round % 7 == 0) damaged.resize(next() % damaged.size());
     std::string p = write("damaged.json", damaged);
     auto s = openSessionFile(p);
@@ -320,9 +341,11 @@ TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {
 TEST_F(ChromeJsonBadInput, EveryLayoutGivesTheSameSession) {
   auto event = [](int i, bool multiline) {
     std::string ts = std::to_string(1000 + i * 10);
-    std::string args = multiline ? "{\"list\": [1,\n{\"deep\": " + std::to_string(i) + "}]}" : "{\"n\": " + std::to_string(i) + "}";
+    std::string args = multiline ? "{\"list\": [1,\n{\"deep\": " + std::to_string(i) + "}]}"
+                                 : "{\"n\": " + std::to_string(i) + "}";
     return "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f" + std::to_string(i % 97) +
-           "\", \"pid\": 1, \"tid\": " + std::to_string(1 + i % 3) + ", \"ts\": " + ts + ", \"dur\": 5, \"args\": " + args + "}";
+           "\", \"pid\": 1, \"tid\": " + std::to_string(1 + i % 3) + ", \"ts\": " + ts +
+           ", \"dur\": 5, \"args\": " + args + "}";
   };
   const int n = 60'000;  // several MiB
   std::string lines = "{\"traceEvents\": [\n", multi = lines, single = "{\"traceEvents\":[";
@@ -354,7 +377,8 @@ TEST_F(ChromeJsonBadInput, EveryLayoutGivesTheSameSession) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("'ts' is not a number"), std::string::npos) << s.error();
   size_t eventStart = broken.rfind('{', at);
-  EXPECT_NE(s.error().find("byte " + std::to_string(eventStart) + " "), std::string::npos) << s.error();
+  EXPECT_NE(s.error().find("byte " + std::to_string(eventStart) + " "), std::string::npos)
+      << s.error();
 }
 
 TEST(ChromeJson, GenericChromeEvents) {
@@ -402,8 +426,12 @@ TEST(ChromeJson, GenericChromeEvents) {
   EXPECT_EQ(ranges->hot.lane[1], 1);
   ASSERT_EQ(session.counters.size(), 2u);  // mem.heap, mem.gpu
   ASSERT_EQ(session.flows.srcTrack.size(), 1u);
-  EXPECT_EQ(session.str(session.tracks[session.flows.srcTrack[0]].hot.name[session.flows.srcEvent[0]]), "inner");
-  EXPECT_EQ(session.str(session.tracks[session.flows.dstTrack[0]].hot.name[session.flows.dstEvent[0]]), "later");
+  EXPECT_EQ(
+      session.str(session.tracks[session.flows.srcTrack[0]].hot.name[session.flows.srcEvent[0]]),
+      "inner");
+  EXPECT_EQ(
+      session.str(session.tracks[session.flows.dstTrack[0]].hot.name[session.flows.dstEvent[0]]),
+      "later");
 }
 
 }  // namespace ts

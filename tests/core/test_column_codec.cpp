@@ -35,7 +35,8 @@ TEST(ColumnCodec, DecodingChecksSizesAndData) {
   std::vector<uint8_t> blob;
   std::string_view encoding = encodeColumn(std::span<const uint32_t>(values), blob);
   std::vector<uint32_t> out(1000);
-  EXPECT_NE(decodeBytes(blob, encoding, out.data(), 999 * 4).error().find("expected"), std::string::npos);
+  EXPECT_NE(decodeBytes(blob, encoding, out.data(), 999 * 4).error().find("expected"),
+            std::string::npos);
   EXPECT_FALSE(decodeBytes(blob, "lz4", out.data(), 4000).ok());
   std::vector<uint8_t> cut(blob.begin(), blob.begin() + static_cast<long>(blob.size() / 2));
   EXPECT_FALSE(decodeBytes(cut, encoding, out.data(), 4000).ok());

@@ -25,7 +25,8 @@ std::vector<EventKey> events(const Session& s) {
   std::vector<EventKey> out;
   for (const Track& t : s.tracks) {
     for (uint32_t i = 0; i < t.size(); ++i) {
-      out.emplace_back(static_cast<int>(t.kind), t.hot.start[i], t.hot.end[i], std::string(s.str(t.hot.name[i])));
+      out.emplace_back(static_cast<int>(t.kind), t.hot.start[i], t.hot.end[i],
+                       std::string(s.str(t.hot.name[i])));
     }
   }
   std::sort(out.begin(), out.end());
@@ -67,7 +68,9 @@ class Export : public ::testing::Test {
       auto& k = x == &s ? ka : kb;
       for (const Track& t : x->tracks) {
         if (t.kind != EventKind::Kernel) continue;
-        for (uint32_t i = 0; i < t.size(); ++i) k.emplace_back(t.hot.start[i], t.kernels.gridX[i], t.kernels.blockX[i], t.kernels.registersPerThread[i]);
+        for (uint32_t i = 0; i < t.size(); ++i)
+          k.emplace_back(t.hot.start[i], t.kernels.gridX[i], t.kernels.blockX[i],
+                         t.kernels.registersPerThread[i]);
       }
       std::sort(k.begin(), k.end());
     }
@@ -80,12 +83,14 @@ class Export : public ::testing::Test {
 }  // namespace
 
 TEST_F(Export, ChromeJsonRoundTripOfARealTrace) {
-  auto s = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
-                           "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
+  auto s = openSessionFile(
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
   ASSERT_TRUE(s.ok()) << s.error();
   roundTrip(**s, "alexnet.json");
   roundTrip(**s, "alexnet.json.gz");
-  auto triton = openSessionFile(std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-triton_example--triton_example.json.gz");
+  auto triton = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
+                                "/kineto/hta-triton_example--triton_example.json.gz");
   ASSERT_TRUE(triton.ok());
   roundTrip(**triton, "triton.json");  // sub-microsecond times, driver API
 }
@@ -124,8 +129,9 @@ TEST_F(Export, ChromeJsonIsValidTraceEventFormat) {
 }
 
 TEST_F(Export, CsvTablesFollowRfc4180) {
-  auto s = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
-                           "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
+  auto s = openSessionFile(
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
   ASSERT_TRUE(s.ok());
   std::string out = path("kernels.csv");
   ASSERT_TRUE(writeSessionFile(**s, out, {CsvTable::Kernels}).ok());
@@ -145,8 +151,11 @@ TEST_F(Export, CsvTablesFollowRfc4180) {
   EXPECT_FALSE(quoted);
   EXPECT_EQ(records, 1u + 79u);  // header and one row per kernel
   EXPECT_EQ(text.substr(0, 25), "rank,start_ns,end_ns,dura");
-  EXPECT_NE(text.find("\"void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4,"), std::string::npos);
-  EXPECT_NE(text.find(",864,1,1,256,1,1,47,0,0,0,0.625,"), std::string::npos);  // grid, block, registers, occupancy
+  EXPECT_NE(text.find("\"void at::native::(anonymous "
+                      "namespace)::distribution_elementwise_grid_stride_kernel<float, 4,"),
+            std::string::npos);
+  EXPECT_NE(text.find(",864,1,1,256,1,1,47,0,0,0,0.625,"),
+            std::string::npos);  // grid, block, registers, occupancy
 
   std::string field;
   appendCsvField(field, "a \"b\", c");

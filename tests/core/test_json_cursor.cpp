@@ -25,18 +25,42 @@ std::string decoded(std::string_view text) {
 }  // namespace
 
 TEST(JsonCursor, AcceptsJson) {
-  for (const char* ok : {"0", "-0", "12", "-1.5", "1e9", "2.5E-3", "1E+2", "\"\"", "\"a\\\"b\"", "true", "false",
-                         "null", "[]", "{}", "[1, [2, {\"a\": [null]}]]", " {\"k\" : \"v\" , \"n\":-1 } ",
-                         "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""}) {
+  for (const char* ok :
+       {"0", "-0", "12", "-1.5", "1e9", "2.5E-3", "1E+2", "\"\"", "\"a\\\"b\"", "true", "false",
+        "null", "[]", "{}", "[1, [2, {\"a\": [null]}]]", " {\"k\" : \"v\" , \"n\":-1 } ",
+        "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""}) {
     EXPECT_TRUE(skips(ok)) << ok;
   }
 }
 
 TEST(JsonCursor, RejectsWhatIsNotJson) {
-  for (const char* bad : {"01", "1.", ".5", "-", "1e", "+1", "1x", "tru", "nul", "True", "'a'", "[1,]", "[1 2]",
-                          "{\"a\" 1}", "{\"a\":}", "{a: 1}", "{\"a\":1,}", "\"\\x\"", "\"\\u12g4\"",
-                          "\"\\ud800\"", "\"\\udc00\"", "\"a\tb\"", "\"\xc3\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"",
-                          "\"\xf5\x80\x80\x80\"", "\"\x80\""}) {
+  for (const char* bad : {"01",
+                          "1.",
+                          ".5",
+                          "-",
+                          "1e",
+                          "+1",
+                          "1x",
+                          "tru",
+                          "nul",
+                          "True",
+                          "'a'",
+                          "[1,]",
+                          "[1 2]",
+                          "{\"a\" 1}",
+                          "{\"a\":}",
+                          "{a: 1}",
+                          "{\"a\":1,}",
+                          "\"\\x\"",
+                          "\"\\u12g4\"",
+                          "\"\\ud800\"",
+                          "\"\\udc00\"",
+                          "\"a\tb\"",
+                          "\"\xc3\"",
+                          "\"\xc0\xaf\"",
+                          "\"\xed\xa0\x80\"",
+                          "\"\xf5\x80\x80\x80\"",
+                          "\"\x80\""}) {
     EXPECT_FALSE(skips(bad)) << bad;
   }
 }
@@ -63,8 +87,10 @@ TEST(JsonCursor, StringsDecodeEscapesAndStayInPlaceOtherwise) {
   EXPECT_EQ(decoded(R"("a\"b\\c\/d\n\t")"), "a\"b\\c/d\n\t");
   EXPECT_EQ(decoded(R"("\u00e9\u20ac")"), "\xc3\xa9\xe2\x82\xac");
   EXPECT_EQ(decoded(R"("\ud83d\ude00 smile")"), "\xf0\x9f\x98\x80 smile");
-  EXPECT_EQ(decoded("\"long enough to use the sixteen-byte scan, then an escape: \\n and more after it\""),
-            "long enough to use the sixteen-byte scan, then an escape: \n and more after it");
+  EXPECT_EQ(
+      decoded(
+          "\"long enough to use the sixteen-byte scan, then an escape: \\n and more after it\""),
+      "long enough to use the sixteen-byte scan, then an escape: \n and more after it");
 }
 
 TEST(JsonCursor, DeepNestingIsAnErrorNotACrash) {

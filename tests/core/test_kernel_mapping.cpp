@@ -51,7 +51,8 @@ TEST(KernelMapping, NvtxLayerRangesAndTheirIterations) {
   ASSERT_EQ(m.iterations.size(), 2u);
   EXPECT_EQ(m.iteration, 1u);
   EXPECT_EQ(m.origin(), 10020);  // the first kernel of the last iteration
-  EXPECT_EQ(groupsOf(m), (std::vector<std::string>{"forward/features.0", "forward/features.3", "backward/features.3", ""}));
+  EXPECT_EQ(groupsOf(m), (std::vector<std::string>{"forward/features.0", "forward/features.3",
+                                                   "backward/features.3", ""}));
   EXPECT_EQ(m.kernels[0].by, "nvtx");
   EXPECT_EQ(m.totalNs, 110 + 220 + 400 + 50);
   EXPECT_EQ(m.mappedNs, 110 + 220 + 400);
@@ -110,9 +111,11 @@ TEST(KernelMapping, AtenOpRangesByFamilyAndOccurrence) {
   KernelMapping m = mapKernels(*run, a.graph, a.step);
   EXPECT_EQ(m.method, "aten");
   EXPECT_EQ(m.iterationSource, "whole session");
-  EXPECT_EQ(groupsOf(m), (std::vector<std::string>{"", "forward/features.0", "forward/features.3", "forward/features.6", "forward/features.8",
-                                                   "forward/features.10", "forward/features.0", "forward/classifier.1", "forward/classifier.4",
-                                                   "forward/classifier.6", "backward/classifier.6", "backward/features.10"}));
+  EXPECT_EQ(groupsOf(m), (std::vector<std::string>{
+                             "", "forward/features.0", "forward/features.3", "forward/features.6",
+                             "forward/features.8", "forward/features.10", "forward/features.0",
+                             "forward/classifier.1", "forward/classifier.4", "forward/classifier.6",
+                             "backward/classifier.6", "backward/features.10"}));
   EXPECT_EQ(m.kernels[1].by, "aten");
   ASSERT_EQ(m.unmapped.size(), 1u);
   EXPECT_EQ(m.unmapped[0].name, "copy_kernel");
@@ -142,7 +145,8 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   t += 100;
   for (int it = 0; it < 3; ++it) {
     for (size_t k = 0; k < forward; ++k) {
-      ranges.push_back({"", t, t + 100, static_cast<TimeNs>(10 + k + 1000 * it), "kernel" + std::to_string(k)});
+      ranges.push_back(
+          {"", t, t + 100, static_cast<TimeNs>(10 + k + 1000 * it), "kernel" + std::to_string(k)});
       t += 100;
     }
   }
@@ -165,7 +169,9 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   EXPECT_EQ(step.kernels[0].durationNs, 2010);
 
   // PyTorch's profiler steps, when present, are the iterations.
-  SessionPtr steps = testing::makeLayerRun({{"ProfilerStep#1", 0, 1000, 10, "a"}, {"ProfilerStep#2", 1000, 2000, 10, "b"}, {"ProfilerStep#3", 2000, 3000, 10, "c"}});
+  SessionPtr steps = testing::makeLayerRun({{"ProfilerStep#1", 0, 1000, 10, "a"},
+                                            {"ProfilerStep#2", 1000, 2000, 10, "b"},
+                                            {"ProfilerStep#3", 2000, 3000, 10, "c"}});
   m = mapKernels(*steps, a.graph, a.step);
   EXPECT_EQ(m.iterationSource, "profiler steps");
   ASSERT_EQ(m.iterations.size(), 3u);
@@ -184,7 +190,9 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
 // ProfilerStep ranges; forward and backward kernels mapped through aten:: ops and autograd nodes;
 // what stays unmapped is the optimizer's elementwise work.
 TEST(KernelMapping, RealResNet50TrainingTrace) {
-  auto run = openSessionFile(std::string(TSCOPE_SHARED_DATA) + "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
+  auto run = openSessionFile(
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
   ASSERT_TRUE(run.ok()) << run.error();
   auto bytes = zooModelBytes("resnet50", 32);
   ASSERT_TRUE(bytes.ok());
@@ -198,11 +206,13 @@ TEST(KernelMapping, RealResNet50TrainingTrace) {
   EXPECT_GT(m.coverage(), 0.9);
   EXPECT_TRUE(m.times.forwardNs.count("conv1") && m.times.backwardNs.count("conv1"));
   EXPECT_TRUE(m.times.forwardNs.count("fc") && m.times.backwardNs.count("fc"));
-  EXPECT_GT(m.times.backwardNs.at("conv1"), m.times.forwardNs.at("conv1"));  // weight and input gradients
+  EXPECT_GT(m.times.backwardNs.at("conv1"),
+            m.times.forwardNs.at("conv1"));  // weight and input gradients
   MappingReport report = applyMeasuredTimes(*graph, m.times, step);
   EXPECT_EQ(report.layersMapped, report.layers);
   ASSERT_FALSE(m.unmapped.empty());
-  EXPECT_NE(m.unmapped.front().name.find("AddFunctor"), std::string::npos) << m.unmapped.front().name;  // SGD's updates
+  EXPECT_NE(m.unmapped.front().name.find("AddFunctor"), std::string::npos)
+      << m.unmapped.front().name;  // SGD's updates
 }
 
 TEST(KernelMapping, CorrectionsFile) {

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string g10(const std::string& name) { return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name; }
+std::string g10(const std::string& name) {
+  return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name;
+}
 
 // G10's interval.config: per tensor its liveness (or "Global!") and its hiding intervals, each
 // with its estimated time in µs.
@@ -39,16 +41,21 @@ std::map<int, G10Life> readIntervals(const std::string& path) {
   EXPECT_TRUE(text.ok());
   std::map<int, G10Life> out;
   std::istringstream in{std::string(text->view())};
-  std::regex tensor(R"(^tensor(\d+) Is weight)"), live(R"(Birth: (\d+), Death: (\d+))"), interval(R"(interval \d+: (\d+)--------(\d+))"),
-      estimate(R"(Estimated Time:(\S+))");
+  std::regex tensor(R"(^tensor(\d+) Is weight)"), live(R"(Birth: (\d+), Death: (\d+))"),
+      interval(R"(interval \d+: (\d+)--------(\d+))"), estimate(R"(Estimated Time:(\S+))");
   int current = -1;
   std::smatch m;
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, m, tensor)) current = std::stoi(m[1]);
-    else if (line.rfind("Global!", 0) == 0) out[current].global = true;
-    else if (std::regex_search(line, m, live)) out[current].birth = std::stoi(m[1]), out[current].death = std::stoi(m[2]);
-    else if (std::regex_search(line, m, interval)) out[current].intervals.emplace_back(std::stoi(m[1]), std::stoi(m[2]));
-    else if (std::regex_search(line, m, estimate)) out[current].estimatedUs.push_back(std::stod(m[1]));
+    if (std::regex_search(line, m, tensor))
+      current = std::stoi(m[1]);
+    else if (line.rfind("Global!", 0) == 0)
+      out[current].global = true;
+    else if (std::regex_search(line, m, live))
+      out[current].birth = std::stoi(m[1]), out[current].death = std::stoi(m[2]);
+    else if (std::regex_search(line, m, interval))
+      out[current].intervals.emplace_back(std::stoi(m[1]), std::stoi(m[2]));
+    else if (std::regex_search(line, m, estimate))
+      out[current].estimatedUs.push_back(std::stod(m[1]));
   }
   return out;
 }
@@ -56,8 +63,11 @@ std::map<int, G10Life> readIntervals(const std::string& path) {
 }  // namespace
 
 TEST(Memsim, EveryG10WorkloadLoads) {
-  const std::map<std::string, size_t> kernels = {{"BERT-256", 1369}, {"VIT-1280", 1489}, {"Inceptionv3-1536", 929},
-                                                 {"ResNet152-1280", 1299}, {"SENet154-1024", 2319}};
+  const std::map<std::string, size_t> kernels = {{"BERT-256", 1369},
+                                                 {"VIT-1280", 1489},
+                                                 {"Inceptionv3-1536", 929},
+                                                 {"ResNet152-1280", 1299},
+                                                 {"SENet154-1024", 2319}};
   for (const auto& [dir, count] : kernels) {
     auto w = loadG10Workload(g10(dir));
     ASSERT_TRUE(w.ok()) << w.error();
@@ -70,28 +80,38 @@ TEST(Memsim, EveryG10WorkloadLoads) {
   int64_t cycles = 0;
   for (int64_t c : bert->cycles) cycles += c;
   EXPECT_EQ(cycles, 8'742'558'777);
-  EXPECT_NEAR(static_cast<double>(bert->workload.idealTime()), 8'742'558'777 / 1.2, 1369.0);  // ns, rounded per kernel
+  EXPECT_NEAR(static_cast<double>(bert->workload.idealTime()), 8'742'558'777 / 1.2,
+              1369.0);  // ns, rounded per kernel
 }
 
 TEST(Memsim, AnOutOfRangeNumberInAG10WorkloadIsAnErrorNamingFileAndLine) {
   // Was: std::stoi threw std::out_of_range and the uncaught throw ended the process.
   auto w = loadG10Workload(std::string(TSCOPE_SHARED_DATA) + "/crashers/g10-stoi-out-of-range");
   ASSERT_FALSE(w.ok());
-  EXPECT_NE(w.error().find("tensors.config:57: tensor id 57333333333 is out of range"), std::string::npos) << w.error();
+  EXPECT_NE(w.error().find("tensors.config:57: tensor id 57333333333 is out of range"),
+            std::string::npos)
+      << w.error();
 
   // The same for kernels.config: a kernel id and an execution time past 64 bits.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tscope-g10-range-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tscope-g10-range-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "tensors.config") << "tensor0 Is weight (global)?: 0, Size in byte: 64, Range:0--64\n";
+  std::ofstream(dir / "tensors.config")
+      << "tensor0 Is weight (global)?: 0, Size in byte: 64, Range:0--64\n";
   std::ofstream(dir / "kernels.config") << "Kernel ID: 99999999999, Name: k\n";
   auto badId = loadG10Workload(dir.string());
   ASSERT_FALSE(badId.ok());
-  EXPECT_NE(badId.error().find("kernels.config:1: kernel id 99999999999 is out of range"), std::string::npos) << badId.error();
-  std::ofstream(dir / "kernels.config") << "Kernel ID: 0, Name: k\nExecution Time: 99999999999999999999\n";
+  EXPECT_NE(badId.error().find("kernels.config:1: kernel id 99999999999 is out of range"),
+            std::string::npos)
+      << badId.error();
+  std::ofstream(dir / "kernels.config")
+      << "Kernel ID: 0, Name: k\nExecution Time: 99999999999999999999\n";
   auto badTime = loadG10Workload(dir.string());
   ASSERT_FALSE(badTime.ok());
-  EXPECT_NE(badTime.error().find("kernels.config:2: execution time 99999999999999999999 is out of range"),
-            std::string::npos) << badTime.error();
+  EXPECT_NE(
+      badTime.error().find("kernels.config:2: execution time 99999999999999999999 is out of range"),
+      std::string::npos)
+      << badTime.error();
   std::filesystem::remove_all(dir);
 }
 
@@ -122,7 +142,8 @@ TEST(Memsim, VitalityMatchesG10sOwnAnalysis) {
       for (size_t i = 0; i < ours.size() && i < e.intervals.size(); ++i) {
         // G10 prints six significant digits.
         double us = static_cast<double>(life.inactive[i].duration) / 1e3;
-        EXPECT_NEAR(us, e.estimatedUs[i], std::max(1e-5 * e.estimatedUs[i], 0.01)) << "tensor" << id << " interval " << i;
+        EXPECT_NEAR(us, e.estimatedUs[i], std::max(1e-5 * e.estimatedUs[i], 0.01))
+            << "tensor" << id << " interval " << i;
       }
     }
     EXPECT_EQ(compared, expected.size());
@@ -143,7 +164,8 @@ TEST(Memsim, MalformedWorkloadsNameFileAndLine) {
       "tensor0 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n"
       "tensor1 Is weight (global)?: 1, Size in byte: 8192, Range:4096--12288\n";
   auto kernel = [](int id, const std::string& io) {
-    return "Kernel ID: " + std::to_string(id) + ", Name: K\nParent OP ID:1; Name: Op\nExecution Time: 1200\nInput Tensors:\n" + io +
+    return "Kernel ID: " + std::to_string(id) +
+           ", Name: K\nParent OP ID:1; Name: Op\nExecution Time: 1200\nInput Tensors:\n" + io +
            "Output Tensors:\n____\n";
   };
   const std::string t0 = "tensor0 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n";
@@ -156,17 +178,22 @@ TEST(Memsim, MalformedWorkloadsNameFileAndLine) {
   EXPECT_NE(gap.error().find("kernels.config:8:"), std::string::npos) << gap.error();
   EXPECT_NE(gap.error().find("without gaps"), std::string::npos) << gap.error();
 
-  auto undefined = write(tensors, kernel(0, "tensor9 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n"));
+  auto undefined = write(
+      tensors, kernel(0, "tensor9 Is weight (global)?: 0, Size in byte: 4096, Range:0--4096\n"));
   ASSERT_FALSE(undefined.ok());
-  EXPECT_NE(undefined.error().find("tensor9 is not defined"), std::string::npos) << undefined.error();
+  EXPECT_NE(undefined.error().find("tensor9 is not defined"), std::string::npos)
+      << undefined.error();
 
-  auto negative = write("tensor0 Is weight (global)?: 0, Size in byte: -4096, Range:0--4096\n", kernel(0, ""));
+  auto negative =
+      write("tensor0 Is weight (global)?: 0, Size in byte: -4096, Range:0--4096\n", kernel(0, ""));
   ASSERT_FALSE(negative.ok());
   EXPECT_NE(negative.error().find("tensors.config:1:"), std::string::npos) << negative.error();
 
-  auto mismatch = write(tensors, kernel(0, "tensor1 Is weight (global)?: 0, Size in byte: 8192, Range:0--8192\n"));
+  auto mismatch = write(
+      tensors, kernel(0, "tensor1 Is weight (global)?: 0, Size in byte: 8192, Range:0--8192\n"));
   ASSERT_FALSE(mismatch.ok());
-  EXPECT_NE(mismatch.error().find("differs from its definition"), std::string::npos) << mismatch.error();
+  EXPECT_NE(mismatch.error().find("differs from its definition"), std::string::npos)
+      << mismatch.error();
 
   fs::remove_all(dir);
   EXPECT_FALSE(loadG10Workload(dir.string()).ok());
@@ -183,7 +210,7 @@ TEST(Memsim, TierPresetsAndValues) {
     EXPECT_TRUE(c->validate().ok()) << name;
   }
   TierConfig g10 = *tierPreset("g10-default");  // G10's defaults
-  EXPECT_EQ(g10.gpuBytes, 42'949'672'960);  // G10's "40 GB" is GiB (its own log says so)
+  EXPECT_EQ(g10.gpuBytes, 42'949'672'960);      // G10's "40 GB" is GiB (its own log says so)
   EXPECT_EQ(g10.hostBytes, 128LL << 30);
   EXPECT_DOUBLE_EQ(g10.gpuHostBandwidth, 15.754 * (1 << 30));
   EXPECT_DOUBLE_EQ(g10.ssdGpuBandwidth, 3.2 * (1 << 30));
@@ -218,8 +245,10 @@ TEST(Memsim, TierPresetsAndValues) {
 TEST(Memsim, TierConfigFiles) {
   fs::path dir = fs::temp_directory_path() / ("tscope-tiers-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::string text = (dir / "tiers.txt").string(), json = (dir / "tiers.json").string(), bad = (dir / "bad.txt").string();
-  std::ofstream(text) << "# a smaller GPU\ngpu-mem = 24GB\n\npreset = h100-80   # applied first\nssd-bw = 7GB/s\n";
+  std::string text = (dir / "tiers.txt").string(), json = (dir / "tiers.json").string(),
+              bad = (dir / "bad.txt").string();
+  std::ofstream(text)
+      << "# a smaller GPU\ngpu-mem = 24GB\n\npreset = h100-80   # applied first\nssd-bw = 7GB/s\n";
   std::ofstream(json) << R"({"preset": "a100-40", "host-mem": "256GB", "pcie-bw": 25000000000})";
   std::ofstream(bad) << "gpu-mem = 24GB\nssd-bw = fast\n";
   auto t = loadTierConfig(text);

@@ -4,19 +4,19 @@
 // ideal) or ±15 % (the others), and the same ranking. The other three G10 workloads must run
 // with sensible results.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <unistd.h>
 
 #include "io/tscope_file.h"
 #include "memsim/from_model.h"
 #include "memsim/g10_published.h"
-#include "memsim/layer_compare.h"
 #include "memsim/g10_workload.h"
+#include "memsim/layer_compare.h"
 #include "memsim/planners.h"
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
@@ -24,8 +24,8 @@
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
-#include "session_fixture.h"
 #include "session/session_summary.h"
+#include "session_fixture.h"
 
 namespace ts::memsim {
 
@@ -33,21 +33,27 @@ namespace {
 
 constexpr int64_t GiB = int64_t{1} << 30;
 
-std::string g10(const std::string& name) { return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name; }
+std::string g10(const std::string& name) {
+  return std::string(TSCOPE_SHARED_DATA) + "/g10/" + name;
+}
 
 // A chain of kernels, each reading the previous activation and writing the next, with `weights`
 // global tensors read by the forward kernels: a toy training step with a loss in the middle.
 SimWorkload chain(int forward, int64_t activationBytes, int64_t weightBytes, TimeNs kernelNs) {
   SimWorkload w;
   w.name = "chain";
-  for (int i = 0; i <= forward; ++i) w.tensors.push_back({"act" + std::to_string(i), activationBytes, false});
-  for (int i = 0; i < forward; ++i) w.tensors.push_back({"w" + std::to_string(i), weightBytes, true});
+  for (int i = 0; i <= forward; ++i)
+    w.tensors.push_back({"act" + std::to_string(i), activationBytes, false});
+  for (int i = 0; i < forward; ++i)
+    w.tensors.push_back({"w" + std::to_string(i), weightBytes, true});
   const int weight0 = forward + 1;
-  for (int i = 0; i < forward; ++i) w.kernels.push_back({"fwd" + std::to_string(i), kernelNs, {i, weight0 + i}, {i + 1}, 0, {}});
+  for (int i = 0; i < forward; ++i)
+    w.kernels.push_back({"fwd" + std::to_string(i), kernelNs, {i, weight0 + i}, {i + 1}, 0, {}});
   w.lossKernel = static_cast<int>(w.kernels.size());
   w.kernels.push_back({"loss", kernelNs, {forward}, {forward}, 0, {}});
   // Backward reads each activation again, last first: the long idle intervals G10 exploits.
-  for (int i = forward - 1; i >= 0; --i) w.kernels.push_back({"bwd" + std::to_string(i), kernelNs, {i, i + 1, weight0 + i}, {}, 0, {}});
+  for (int i = forward - 1; i >= 0; --i)
+    w.kernels.push_back({"bwd" + std::to_string(i), kernelNs, {i, i + 1, weight0 + i}, {}, 0, {}});
   return w;
 }
 
@@ -62,7 +68,8 @@ void expectSound(const SimWorkload& w, const SimResult& r, const TierConfig& tie
   ASSERT_EQ(r.kernels.size(), w.kernels.size());
   TimeNs previous = 0;
   for (size_t k = 0; k < r.kernels.size(); ++k) {
-    EXPECT_EQ(r.kernels[k].start - r.kernels[k].stall, previous) << k;  // a kernel waits only for data
+    EXPECT_EQ(r.kernels[k].start - r.kernels[k].stall, previous)
+        << k;  // a kernel waits only for data
     EXPECT_EQ(r.kernels[k].end - r.kernels[k].start, w.kernels[k].duration) << k;
     EXPECT_GE(r.kernels[k].stall, 0);
     previous = r.kernels[k].end;
@@ -81,7 +88,8 @@ void expectSound(const SimWorkload& w, const SimResult& r, const TierConfig& tie
   }
   EXPECT_EQ(bytes, r.summary.linkBytes);
   if (r.policy != Policy::Ideal) {
-    for (const TierUsage& u : r.usage) EXPECT_LE(u.gpu, tiers.gpuBytes) << "GPU over capacity at " << u.time;
+    for (const TierUsage& u : r.usage)
+      EXPECT_LE(u.gpu, tiers.gpuBytes) << "GPU over capacity at " << u.time;
   }
 }
 
@@ -119,7 +127,8 @@ TEST(MemsimSim, OvercommittedChainMovesDataAndStaysUnderCapacity) {
   // Plain UVM writes back what it evicts and faults everything in on use; G10 plans ahead.
   EXPECT_LT(by[Policy::G10].summary.iteration, by[Policy::Lru].summary.iteration);
   EXPECT_GT(by[Policy::Lru].summary.faults, 0);
-  EXPECT_EQ(by[Policy::G10Gds].summary.linkBytes[static_cast<size_t>(Link::GpuToHost)], 0);  // no host memory
+  EXPECT_EQ(by[Policy::G10Gds].summary.linkBytes[static_cast<size_t>(Link::GpuToHost)],
+            0);  // no host memory
   for (const Migration& m : by[Policy::FlashNeuron].migrations) EXPECT_NE(m.to, Tier::Host);
   // G10's plan moves each activation out once and back once per iteration: balanced traffic.
   const auto& g = by[Policy::G10].summary.linkBytes;
@@ -134,13 +143,15 @@ TEST(MemsimSim, LruFaultTimesAreExact) {
   SimWorkload w;
   w.name = "round robin";
   for (int i = 0; i < 3; ++i) w.tensors.push_back({"t" + std::to_string(i), GiB, true});
-  for (int i = 0; i < 3; ++i) w.kernels.push_back({"k" + std::to_string(i), 1'000'000, {i}, {}, 0, {}});
+  for (int i = 0; i < 3; ++i)
+    w.kernels.push_back({"k" + std::to_string(i), 1'000'000, {i}, {}, 0, {}});
   TierConfig tiers = smallTiers(2 * GiB);
   auto runs = runPolicies(w, {Policy::Lru}, tiers);
   ASSERT_TRUE(runs.ok());
   const SimResult& r = (*runs)[0].result;
   expectSound(w, r, tiers);
-  const auto transfer = static_cast<TimeNs>(std::llround(static_cast<double>(GiB) * 1e9 / tiers.gpuHostBandwidth));
+  const auto transfer =
+      static_cast<TimeNs>(std::llround(static_cast<double>(GiB) * 1e9 / tiers.gpuHostBandwidth));
   for (const SimKernelTime& k : r.kernels) EXPECT_EQ(k.stall, transfer + tiers.systemLatencyNs);
   EXPECT_EQ(r.summary.faults, 3);
   EXPECT_EQ(r.summary.linkBytes[static_cast<size_t>(Link::HostToGpu)], 3 * GiB);
@@ -164,7 +175,8 @@ TEST(MemsimSim, BadInputIsAnErrorOrInfeasibleNeverACrash) {
   for (const PolicyRun& run : *mixed) {
     if (run.result.policy == Policy::FlashNeuron) {
       EXPECT_FALSE(run.result.feasible);
-      EXPECT_NE(run.result.problem.find("no GPU memory for activations"), std::string::npos) << run.result.problem;
+      EXPECT_NE(run.result.problem.find("no GPU memory for activations"), std::string::npos)
+          << run.result.problem;
     } else {
       EXPECT_TRUE(run.result.feasible) << toString(run.result.policy);
     }
@@ -198,7 +210,9 @@ TEST(MemsimSim, PublishedTableParsesAndBadFilesAreNamed) {
   EXPECT_TRUE(findPublished(*rows, "ResNet152-1280"));
   EXPECT_FALSE(findPublished(*rows, "VIT-1280"));
 
-  std::string bad = (std::filesystem::temp_directory_path() / ("tscope-published-" + std::to_string(::getpid()) + ".txt")).string();
+  std::string bad = (std::filesystem::temp_directory_path() /
+                     ("tscope-published-" + std::to_string(::getpid()) + ".txt"))
+                        .string();
   std::ofstream(bad) << "## Figure 11: x\nlru | warp\n";
   auto error = loadG10Published(bad);
   ASSERT_FALSE(error.ok());
@@ -231,14 +245,16 @@ TEST(MemsimSim, MatchesG10sPublishedResults) {
       ours[p] = static_cast<double>(run.result.summary.iteration);
       theirs[p] = static_cast<double>(published->cycles.at(p)) / 1.2;  // cycles at 1.2 GHz → ns
       const double tolerance = p == Policy::G10 || p == Policy::Ideal ? 0.05 : 0.15;
-      EXPECT_NEAR(ours[p] / theirs[p], 1.0, tolerance) << toString(p) << ": ours " << ours[p] * 1e-9 << " s, G10 " << theirs[p] * 1e-9 << " s";
+      EXPECT_NEAR(ours[p] / theirs[p], 1.0, tolerance)
+          << toString(p) << ": ours " << ours[p] * 1e-9 << " s, G10 " << theirs[p] * 1e-9 << " s";
     }
     // Same ranking: whenever G10 puts one policy ahead of another, so do we (a tie is not an
     // inversion: our g10 can reach the ideal where G10's is 0.35 % behind it).
     for (const auto& [a, ta] : theirs) {
       for (const auto& [b, tb] : theirs) {
         if (ta < tb) {
-          EXPECT_LE(ours[a], ours[b] * 1.0001) << toString(a) << " should not be slower than " << toString(b);
+          EXPECT_LE(ours[a], ours[b] * 1.0001)
+              << toString(a) << " should not be slower than " << toString(b);
         }
       }
     }
@@ -279,7 +295,9 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   auto runs = runPolicies(w, {Policy::G10, Policy::Lru}, tiers);
   ASSERT_TRUE(runs.ok());
   SessionPtr s = simulationSession(w, *runs, tiers);
-  std::string path = (std::filesystem::temp_directory_path() / ("tscope-sim-" + std::to_string(::getpid()) + ".tscope")).string();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("tscope-sim-" + std::to_string(::getpid()) + ".tscope"))
+                         .string();
   ASSERT_TRUE(saveSession(*s, path).ok());
   auto loaded = loadSession(path);
   std::filesystem::remove(path);
@@ -297,7 +315,9 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
 // feeds the simulation of its model; with infinite memory the simulated layer takes exactly
 // the measured time, and the layer comparison says so.
 TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
-  SessionPtr measured = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}, {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
+  SessionPtr measured =
+      testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000},
+                             {"backward/conv1", 3'000'000, 6'000'000, 2'000'000}});
   ASSERT_TRUE(measured);
 
   auto bytes = model::zooModelBytes("resnet50", 8);
@@ -305,7 +325,8 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   auto graph = model::loadOnnxBytes(*bytes, "resnet50.onnx");
   ASSERT_TRUE(graph.ok()) << graph.error();
   model::TrainingStep step = model::expandTrainingStep(*graph);
-  ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(*measured), step).method, "nvtx");
+  ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(*measured), step).method,
+            "nvtx");
   SimWorkload w = workloadFromModel(*graph, step);
   EXPECT_EQ(w.kernels.front().name, "conv1");
   EXPECT_EQ(w.kernels.front().group, "forward/conv1");
@@ -325,9 +346,9 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   EXPECT_EQ(table->number(row["conv1 (backward)"], 2), 2'000'000);
   EXPECT_EQ(table->number(row["conv1 (backward)"], 3), 0);
   EXPECT_GT(table->rows.size(), 100u);  // every ResNet-50 layer both ways, measured or not
-  EXPECT_FALSE(compareLayers(*measured, *sim, "lru").ok());                    // not simulated
-  EXPECT_FALSE(compareLayers(*sim, *sim, "ideal").ok());                        // no measured layers
-  EXPECT_FALSE(compareLayers(*measured, *measured, "").ok());                 // not a simulation
+  EXPECT_FALSE(compareLayers(*measured, *sim, "lru").ok());    // not simulated
+  EXPECT_FALSE(compareLayers(*sim, *sim, "ideal").ok());       // no measured layers
+  EXPECT_FALSE(compareLayers(*measured, *measured, "").ok());  // not a simulation
 }
 
 }  // namespace ts::memsim

@@ -2,9 +2,6 @@
 // shape inference at two batch sizes, FLOPs by hand, bad files, the training-step expansion of a
 // small model by hand, and ASTRA-sim text for ResNet-50.
 #include <gtest/gtest.h>
-
-#include "session_fixture.h"
-#include <onnx/onnx_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -20,6 +17,7 @@
 #include "model/onnx_loader.h"
 #include "model/training_step.h"
 #include "session/session_builder.h"
+#include "session_fixture.h"
 
 namespace ts::model {
 
@@ -42,21 +40,24 @@ ModelGraph zoo(const std::string& name, int64_t batch = 1) {
 TEST(Model, ZooParameterCountsArePublishedOnes) {
   // torchvision and Hugging Face definitions (BERT-base with its pooler).
   const std::map<std::string, int64_t> published = {
-      {"alexnet", 61'100'840},   {"vgg16", 138'357'544},   {"vgg19", 143'667'240},   {"resnet50", 25'557'032},
-      {"resnet152", 60'192'808}, {"bert-base", 109'482'240}, {"vit-b16", 86'567'656},
-      {"inception_v3", 27'161'264},  // auxiliary classifier included, as torchvision defines it
+      {"alexnet", 61'100'840},  {"vgg16", 138'357'544},       {"vgg19", 143'667'240},
+      {"resnet50", 25'557'032}, {"resnet152", 60'192'808},    {"bert-base", 109'482'240},
+      {"vit-b16", 86'567'656},  {"inception_v3", 27'161'264},  // auxiliary classifier included, as
+                                                               // torchvision defines it
   };
   for (const auto& [name, count] : published) {
     ModelGraph g = zoo(name);
     EXPECT_EQ(g.parameters(), count) << name;
-    EXPECT_TRUE(g.warnings.empty()) << name << ": " << (g.warnings.empty() ? "" : g.warnings.front());
+    EXPECT_TRUE(g.warnings.empty())
+        << name << ": " << (g.warnings.empty() ? "" : g.warnings.front());
   }
 }
 
 TEST(Model, Vgg16LayerTable) {
   // Published VGG-16 (configuration D) weights per layer: 13 convolutions, 3 fully connected.
-  const int64_t expected[] = {1'792,     36'928,    73'856,    147'584,   295'168,    590'080,    590'080, 1'180'160,
-                              2'359'808, 2'359'808, 2'359'808, 2'359'808, 2'359'808, 102'764'544, 16'781'312, 4'097'000};
+  const int64_t expected[] = {1'792,     36'928,      73'856,     147'584,   295'168,   590'080,
+                              590'080,   1'180'160,   2'359'808,  2'359'808, 2'359'808, 2'359'808,
+                              2'359'808, 102'764'544, 16'781'312, 4'097'000};
   ModelGraph g = zoo("vgg16");
   std::vector<int64_t> layers;
   for (const Op& op : g.ops) {
@@ -88,12 +89,15 @@ TEST(Model, ShapesFollowTheBatch) {
     EXPECT_EQ(g.ops[static_cast<size_t>(conv1)].flops, 2 * batch * 64 * 112 * 112 * 3 * 7 * 7);
   }
   ModelGraph bert = zoo("bert-base", 8);
-  EXPECT_EQ(bert.tensors[static_cast<size_t>(bert.outputs[0])].shape, (std::vector<int64_t>{8, 768}));
+  EXPECT_EQ(bert.tensors[static_cast<size_t>(bert.outputs[0])].shape,
+            (std::vector<int64_t>{8, 768}));
   ModelGraph inception = zoo("inception_v3", 2);
   ASSERT_EQ(inception.outputs.size(), 2u);  // the auxiliary classifier's logits too
-  for (int o : inception.outputs) EXPECT_EQ(inception.tensors[static_cast<size_t>(o)].shape, (std::vector<int64_t>{2, 1000}));
+  for (int o : inception.outputs)
+    EXPECT_EQ(inception.tensors[static_cast<size_t>(o)].shape, (std::vector<int64_t>{2, 1000}));
   ModelGraph vit = zoo("vit-b16", 4);
-  EXPECT_EQ(vit.tensors[static_cast<size_t>(vit.outputs[0])].shape, (std::vector<int64_t>{4, 1000}));
+  EXPECT_EQ(vit.tensors[static_cast<size_t>(vit.outputs[0])].shape,
+            (std::vector<int64_t>{4, 1000}));
 }
 
 TEST(Model, BadFilesAreClearErrors) {
@@ -197,15 +201,20 @@ std::string shapesOnlyModel(const char* op, std::vector<int64_t> xDims, std::vec
 
 TEST(Model, SizesThatOverflow64BitsAreErrorsNamingTheFileAndTheValue) {
   // Was signed overflow (UBSan) in Tensor::elements: 68182605697 × 268435455.
-  auto big = loadOnnxBytes(shapesOnlyModel("Relu", {68182605697, 268435455}, {}, {68182605697, 268435455}), "big.onnx");
+  auto big = loadOnnxBytes(
+      shapesOnlyModel("Relu", {68182605697, 268435455}, {}, {68182605697, 268435455}), "big.onnx");
   ASSERT_FALSE(big.ok());
-  EXPECT_NE(big.error().find("big.onnx: tensor 'x' of shape [68182605697, 268435455] has more elements or bytes"),
-            std::string::npos) << big.error();
+  EXPECT_NE(
+      big.error().find(
+          "big.onnx: tensor 'x' of shape [68182605697, 268435455] has more elements or bytes"),
+      std::string::npos)
+      << big.error();
   // Every tensor fits (2^48 elements), the FLOPs do not: 2 · 2^48 · 2^24.
   const int64_t n = int64_t{1} << 24;
   auto flops = loadOnnxBytes(shapesOnlyModel("MatMul", {n, n}, {n, n}, {n, n}), "flops.onnx");
   ASSERT_FALSE(flops.ok());
-  EXPECT_NE(flops.error().find("flops.onnx: op crafted_op (MatMul): its FLOPs overflow 64 bits"), std::string::npos)
+  EXPECT_NE(flops.error().find("flops.onnx: op crafted_op (MatMul): its FLOPs overflow 64 bits"),
+            std::string::npos)
       << flops.error();
   // Just below the limit it still loads, with the exact count: 2 · 2^20 · 2^20 · 2^20.
   const int64_t m = int64_t{1} << 20;
@@ -223,7 +232,8 @@ TEST(Model, TrainingStepOfASmallModelByHand) {
   std::vector<std::string> kernels;
   for (const StepKernel& k : s.kernels) kernels.push_back(k.name);
   // No gradient for the data input x: the Gemm has only a weight-gradient kernel.
-  EXPECT_EQ(kernels, (std::vector<std::string>{"fc", "relu", "relu.backward_input", "fc.backward_weight", "W.update", "b.update"}));
+  EXPECT_EQ(kernels, (std::vector<std::string>{"fc", "relu", "relu.backward_input",
+                                               "fc.backward_weight", "W.update", "b.update"}));
   auto tensorNames = [&](const std::vector<int>& ids) {
     std::vector<std::string> out;
     for (int i : ids) out.push_back(s.tensors[static_cast<size_t>(i)].name);
@@ -234,7 +244,8 @@ TEST(Model, TrainingStepOfASmallModelByHand) {
   EXPECT_EQ(tensorNames(s.kernels[2].outputs), (std::vector<std::string>{"grad.y"}));
   EXPECT_EQ(tensorNames(s.kernels[3].inputs), (std::vector<std::string>{"grad.y", "x"}));
   EXPECT_EQ(tensorNames(s.kernels[3].outputs), (std::vector<std::string>{"grad.W", "grad.b"}));
-  EXPECT_EQ(tensorNames(s.kernels[4].inputs), (std::vector<std::string>{"W", "grad.W", "W.momentum"}));
+  EXPECT_EQ(tensorNames(s.kernels[4].inputs),
+            (std::vector<std::string>{"W", "grad.W", "W.momentum"}));
   EXPECT_EQ(s.bytes(TensorRole::Input), 2 * 4 * 4);
   EXPECT_EQ(s.bytes(TensorRole::Weight), 15 * 4);
   EXPECT_EQ(s.bytes(TensorRole::Activation), 2 * 2 * 3 * 4);
@@ -254,7 +265,8 @@ TEST(Model, AstraTextForResNet50) {
   TrainingStep step = expandTrainingStep(g);
   int64_t convAndFcWeights = 0;
   for (const Op& op : g.ops) {
-    if (op.type == "Conv" || op.type == "Gemm") convAndFcWeights += g.tensors[static_cast<size_t>(op.inputs[1])].elements();
+    if (op.type == "Conv" || op.type == "Gemm")
+      convAndFcWeights += g.tensors[static_cast<size_t>(op.inputs[1])].elements();
   }
   AstraOptions o;
   o.npus = 8;
@@ -319,7 +331,8 @@ TEST(Model, ChakraRoundTrip) {
   for (const std::string& path : *written) {
     auto t = readChakra(path);
     ASSERT_TRUE(t.ok()) << t.error();
-    ASSERT_EQ(t->nodes.size(), 54u * 4);  // forward, then weight gradient, all-reduce, input gradient
+    ASSERT_EQ(t->nodes.size(),
+              54u * 4);  // forward, then weight gradient, all-reduce, input gradient
     int64_t reduced = 0;
     for (size_t i = 0; i < t->nodes.size(); ++i) {
       const ChakraNode& n = t->nodes[i];
@@ -338,7 +351,8 @@ TEST(Model, ChakraRoundTrip) {
     EXPECT_EQ(t->nodes[54].name, "fc.weight_gradient");
     EXPECT_EQ(reduced, 4 * 25'557'032);
   }
-  std::ofstream((dir / "broken.et").string(), std::ios::binary) << "\x05" << "abc";
+  std::ofstream((dir / "broken.et").string(), std::ios::binary) << "\x05"
+                                                                << "abc";
   EXPECT_FALSE(readChakra((dir / "broken.et").string()).ok());
   fs::remove_all(dir);
 }
@@ -352,9 +366,9 @@ namespace ts::model {
 // a 70 ns one.
 TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
   SessionPtr session = testing::makeLayerRun({{"forward/fc", 0, 100, 40},
-                                               {"backward/fc", 200, 300, 70},
-                                               {"forward/fc", 1000, 1100, 20},
-                                               {"forward/nothing_of_ours", 2000, 2100, 0}});
+                                              {"backward/fc", 200, 300, 70},
+                                              {"forward/fc", 1000, 1100, 20},
+                                              {"forward/nothing_of_ours", 2000, 2100, 0}});
   ASSERT_TRUE(session);
   MeasuredTimes m = measureLayerTimes(*session);
   EXPECT_EQ(m.forwardNs.at("fc"), 30);  // (40 + 20) / 2 occurrences
@@ -370,9 +384,10 @@ TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
   int64_t forward = 0, backward = 0;
   for (const StepKernel& k : s.kernels) {
     if (k.phase == KernelPhase::Forward) forward += k.durationNs;
-    if (k.phase == KernelPhase::BackwardInput || k.phase == KernelPhase::BackwardWeight) backward += k.durationNs;
+    if (k.phase == KernelPhase::BackwardInput || k.phase == KernelPhase::BackwardWeight)
+      backward += k.durationNs;
   }
-  EXPECT_EQ(forward, 30);   // fc and relu share the layer's measured time
+  EXPECT_EQ(forward, 30);  // fc and relu share the layer's measured time
   EXPECT_EQ(backward, 70);
 
   // Order: a session of exactly two kernels times the two forward kernels one to one.
@@ -414,7 +429,8 @@ TEST(Model, ConvolutionsGetAnIm2colWorkspace) {
   // 1 × 1 convolutions are plain GEMMs: no workspace.
   for (const StepKernel& k : s.kernels) {
     if (k.name == "layer1.0.conv1") {
-      for (int t : k.outputs) EXPECT_NE(s.tensors[static_cast<size_t>(t)].role, TensorRole::Workspace);
+      for (int t : k.outputs)
+        EXPECT_NE(s.tensors[static_cast<size_t>(t)].role, TensorRole::Workspace);
     }
   }
 }

@@ -32,7 +32,8 @@ TEST(ModelRobustness, EveryDebianTestModelLoadsOrSaysWhy) {
       TrainingStep s = expandTrainingStep(*g);
       EXPECT_GE(s.kernels.size(), g->ops.size()) << path;
     } else {
-      EXPECT_EQ(g.error().rfind(path, 0), 0u) << "the error does not start with the file: " << g.error();
+      EXPECT_EQ(g.error().rfind(path, 0), 0u)
+          << "the error does not start with the file: " << g.error();
       ++reasons[g.error().substr(path.size(), 60)];
     }
   }

@@ -43,7 +43,8 @@ class NsysImport : public ::testing::Test {
 
   const Track* track(const Session& s, EventKind kind, int64_t tid = -1) {
     for (const Track& t : s.tracks) {
-      if (t.kind == kind && (tid < 0 || (t.thread != kNone && s.threads[t.thread].tid == tid))) return &t;
+      if (t.kind == kind && (tid < 0 || (t.thread != kNone && s.threads[t.thread].tid == tid)))
+        return &t;
     }
     return nullptr;
   }
@@ -96,7 +97,8 @@ TEST_F(NsysImport, DevicesNamesAndDetails) {
   ASSERT_TRUE(api);
   std::set<std::string> names;
   for (uint32_t i = 0; i < api->size(); ++i) names.insert(std::string(s.str(api->hot.name[i])));
-  EXPECT_EQ(names, (std::set<std::string>{"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaStreamSynchronize"}));
+  EXPECT_EQ(names, (std::set<std::string>{"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync",
+                                          "cudaStreamSynchronize"}));
   EXPECT_EQ(api->apis.returnCode[api->size() - 1], 700);
   EXPECT_EQ(s.threadLabel(api->thread), "Thread 4242: python3");
   EXPECT_EQ(s.processes[s.threads[api->thread].process].name, "python3");
@@ -143,10 +145,11 @@ TEST_F(NsysImport, RoundTripThroughTscope) {
 
 TEST_F(NsysImport, LenientAboutWhatIsOptional) {
   // Older metadata table name, no NVTX, no CUDA device map (ordinal taken as the GPU id), no names.
-  auto s = openSessionFile(fixture("old.sqlite",
-      "ALTER TABLE META_DATA_EXPORT RENAME TO EXPORT_META_DATA; DROP TABLE NVTX_EVENTS;"
-      "DROP TABLE TARGET_INFO_CUDA_DEVICE; DROP TABLE ThreadNames; DROP TABLE PROCESSES;"
-      "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;"));
+  auto s = openSessionFile(
+      fixture("old.sqlite",
+              "ALTER TABLE META_DATA_EXPORT RENAME TO EXPORT_META_DATA; DROP TABLE NVTX_EVENTS;"
+              "DROP TABLE TARGET_INFO_CUDA_DEVICE; DROP TABLE ThreadNames; DROP TABLE PROCESSES;"
+              "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;"));
   ASSERT_TRUE(s.ok()) << s.error();
   SessionSummary r = summarize(**s);
   EXPECT_EQ(r.nvtxRanges + r.nvtxMarks, 0u);
@@ -157,7 +160,8 @@ TEST_F(NsysImport, LenientAboutWhatIsOptional) {
 }
 
 TEST_F(NsysImport, StrictAboutWhatItTrusts) {
-  auto expectError = [&](const std::string& name, const std::string& edit, const std::string& problem) {
+  auto expectError = [&](const std::string& name, const std::string& edit,
+                         const std::string& problem) {
     std::string p = fixture(name, edit);
     auto s = openSessionFile(p);
     ASSERT_FALSE(s.ok()) << name << " opened";
@@ -168,12 +172,14 @@ TEST_F(NsysImport, StrictAboutWhatItTrusts) {
               "table CUPTI_ACTIVITY_KIND_KERNEL row 2: string id 4 is not in StringIds");
   expectError("kind.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 42 WHERE rowid = 2;",
               "table CUPTI_ACTIVITY_KIND_MEMCPY row 2: unknown copyKind 42");
-  expectError("memkind.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET memKind = 9;", "unknown memKind 9");
+  expectError("memkind.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET memKind = 9;",
+              "unknown memKind 9");
   expectError("column.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN gridX;",
               "CUPTI_ACTIVITY_KIND_KERNEL: lacks the column 'gridX'");
   expectError("order.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = 0 WHERE rowid = 3;",
               "CUPTI_ACTIVITY_KIND_RUNTIME row 3: ends before it starts");
-  expectError("nvtx.sqlite", "UPDATE NVTX_EVENTS SET end = NULL WHERE eventType = 60;", "range without an end");
+  expectError("nvtx.sqlite", "UPDATE NVTX_EVENTS SET end = NULL WHERE eventType = 60;",
+              "range without an end");
 }
 
 TEST_F(NsysImport, OtherSqliteFilesAreRefused) {
@@ -187,12 +193,15 @@ TEST_F(NsysImport, OtherSqliteFilesAreRefused) {
   EXPECT_NE(one.error().find("not a Tensorscope session"), std::string::npos) << one.error();
   auto two = openSessionFiles({fixture("a.sqlite"), other});
   ASSERT_FALSE(two.ok());
-  EXPECT_NE(two.error().find("neither a Tensorscope session nor an Nsight Systems export"), std::string::npos) << two.error();
+  EXPECT_NE(two.error().find("neither a Tensorscope session nor an Nsight Systems export"),
+            std::string::npos)
+      << two.error();
 }
 
 TEST_F(NsysImport, CombinesWithOtherTracesAsRanks) {
   // nsys times are relative, Kineto's absolute: the ranks are lined up on their first events.
-  std::string kineto = std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-0.json.gz";
+  std::string kineto =
+      std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-0.json.gz";
   auto s = openSessionFiles({kineto, fixture("rank1.sqlite")});
   ASSERT_TRUE(s.ok()) << s.error();
   const Session& session = **s;

@@ -6,7 +6,9 @@
 namespace ts {
 
 namespace {
-Device a100() { return testing::a100Device(); }
+Device a100() {
+  return testing::a100Device();
+}
 
 KernelDetail launch(uint32_t grid, uint32_t block, uint16_t registers, uint32_t shared) {
   KernelDetail k;

@@ -3,13 +3,14 @@
 // transfers, simulated kernels and measured kernels.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "io/atomic_file.h"
 #include "memsim/mapping_report.h"
 #include "memsim/overlay.h"
 #include "memsim/overlay_run.h"
-#include "model/model_zoo.h"
-#include "io/atomic_file.h"
-#include <filesystem>
 #include "memsim/tier_config.h"
+#include "model/model_zoo.h"
 #include "session_fixture.h"
 
 namespace ts::memsim {
@@ -28,19 +29,26 @@ struct Fixture {
 
 Fixture fixture() {
   Fixture f;
-  f.measured = testing::makeLayerRun({{"forward/L1", 0, 1000, 100}, {"forward/L2", 1000, 2000, 200}, {"backward/L1", 2000, 3000, 100}});
+  f.measured = testing::makeLayerRun({{"forward/L1", 0, 1000, 100},
+                                      {"forward/L2", 1000, 2000, 200},
+                                      {"backward/L1", 2000, 3000, 100}});
   for (uint32_t i = 0; i < f.measured->tracks.size(); ++i) {
     if (f.measured->tracks[i].kind == EventKind::Kernel) f.kernelTrack = i;
   }
   f.mapping.method = "nvtx";
   f.mapping.device = 0;
   f.mapping.iterations = {{20, 2120}};
-  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx", 100}, {f.kernelTrack, 1, "forward/L2", "nvtx", 200}, {f.kernelTrack, 2, "backward/L1", "nvtx", 100}};
+  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx", 100},
+                       {f.kernelTrack, 1, "forward/L2", "nvtx", 200},
+                       {f.kernelTrack, 2, "backward/L1", "nvtx", 100}};
   f.mapping.totalNs = f.mapping.mappedNs = 400;
 
   f.w.name = "toy";
-  f.w.tensors = {{"w", GiB, true, TensorRole::Weight, "[16, 16]"}, {"a", 2 * GiB, false, TensorRole::Activation}};
-  f.w.kernels = {{"fwd", 100, {0}, {1}, 0, "forward/L1"}, {"mid", 200, {}, {}, 0, "forward/L2"}, {"bwd", 100, {0, 1}, {}, 0, "backward/L1"}};
+  f.w.tensors = {{"w", GiB, true, TensorRole::Weight, "[16, 16]"},
+                 {"a", 2 * GiB, false, TensorRole::Activation}};
+  f.w.kernels = {{"fwd", 100, {0}, {1}, 0, "forward/L1"},
+                 {"mid", 200, {}, {}, 0, "forward/L2"},
+                 {"bwd", 100, {0, 1}, {}, 0, "backward/L1"}};
 
   f.r.policy = Policy::G10;
   f.r.summary.iteration = 450;
@@ -51,8 +59,12 @@ Fixture fixture() {
                     {1, Tier::Host, Tier::Gpu, Link::HostToGpu, 250, 350, 2 * GiB, true}};
   // As the simulator records them: a tensor takes its new tier when the move is decided (80, 250),
   // the copy itself may start later on a busy link (100).
-  f.r.residency = {{0, Tier::Gpu, 0, 450}, {1, Tier::Gpu, 0, 80}, {1, Tier::Host, 80, 250}, {1, Tier::Gpu, 250, 450}};
-  f.r.usage = {{0, 3 * GiB, 0, 0}, {100, GiB, 2 * GiB, 0}, {350, 3 * GiB, 0, 0}, {450, 3 * GiB, 0, 0}};
+  f.r.residency = {{0, Tier::Gpu, 0, 450},
+                   {1, Tier::Gpu, 0, 80},
+                   {1, Tier::Host, 80, 250},
+                   {1, Tier::Gpu, 250, 450}};
+  f.r.usage = {
+      {0, 3 * GiB, 0, 0}, {100, GiB, 2 * GiB, 0}, {350, 3 * GiB, 0, 0}, {450, 3 * GiB, 0, 0}};
   f.tiers = *tierPreset("g10-default");
   f.tiers.gpuBytes = 4 * GiB;
   return f;
@@ -79,7 +91,9 @@ std::pair<std::string, std::string> stateAt(const Session& s, const TimelineRow&
   for (const auto& lane : row.lanes) {
     for (const LaneView& v : lane) {
       uint32_t e = v.track->eventAt(v.lane, t);
-      if (e != kNone) return {std::string(s.str(v.track->hot.name[e])), std::string(s.str(v.track->ranges.category[e]))};
+      if (e != kNone)
+        return {std::string(s.str(v.track->hot.name[e])),
+                std::string(s.str(v.track->ranges.category[e]))};
     }
   }
   return {};
@@ -101,7 +115,8 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[4].kind, TimelineRow::Kind::SimKernels);
   EXPECT_EQ(rows[4].depth, rows[1].depth + 1);
   // Every measured row is still there, once.
-  for (size_t i = 0; i < plain.size(); ++i) EXPECT_NE(rowNamed(rows, plain[i].label), size_t{kNone}) << plain[i].label;
+  for (size_t i = 0; i < plain.size(); ++i)
+    EXPECT_NE(rowNamed(rows, plain[i].label), size_t{kNone}) << plain[i].label;
   ASSERT_EQ(o->layout->gpus.size(), 1u);
   EXPECT_EQ(o->layout->gpus[0].device, 0u);
   EXPECT_EQ(rows.size(), plain.size() + o->layout->gpus[0].rows.size());
@@ -131,14 +146,16 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_NE(rowNamed(rows, "SSD (simulated)"), size_t{kNone});
 
   // A row per link, the four main ones even when idle.
-  for (const char* link : {"host → GPU (simulated)", "GPU → host (simulated)", "SSD → GPU (simulated)", "GPU → SSD (simulated)"}) {
+  for (const char* link : {"host → GPU (simulated)", "GPU → host (simulated)",
+                           "SSD → GPU (simulated)", "GPU → SSD (simulated)"}) {
     EXPECT_NE(rowNamed(rows, link), size_t{kNone}) << link;
   }
   EXPECT_EQ(rowNamed(rows, "SSD → host (simulated)"), size_t{kNone});
   size_t in = rowNamed(rows, "host → GPU (simulated)");
   EXPECT_EQ(rows[in].kind, TimelineRow::Kind::Migration);
   EXPECT_EQ(rows[in].events, 1u);
-  EXPECT_EQ(stateAt(s, rows[in], 20 + 300), State("a", std::string(kMigrationPrefix) + "host-to-gpu"));
+  EXPECT_EQ(stateAt(s, rows[in], 20 + 300),
+            State("a", std::string(kMigrationPrefix) + "host-to-gpu"));
   EXPECT_EQ(rows[rowNamed(rows, "SSD → GPU (simulated)")].events, 0u);
 
   // Tensor lanes, grouped by layer, coloured by state.
@@ -154,17 +171,20 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[a].depth, rows[layer].depth + 1);
   EXPECT_EQ(rows[a].lanes.size(), 1u);  // transfers cut the residency spans: one lane
   EXPECT_EQ(stateAt(s, rows[a], 20 + 50).second, kTensorOnGpu);
-  EXPECT_EQ(stateAt(s, rows[a], 20 + 90), State("on GPU, queued for host", kTensorOnGpu));  // waiting for the link
+  EXPECT_EQ(stateAt(s, rows[a], 20 + 90),
+            State("on GPU, queued for host", kTensorOnGpu));  // waiting for the link
   EXPECT_EQ(stateAt(s, rows[a], 20 + 120), State("GPU → host", kTensorMoving));
   EXPECT_EQ(stateAt(s, rows[a], 20 + 200).second, kTensorInHost);
   EXPECT_EQ(stateAt(s, rows[a], 20 + 300).second, kTensorMoving);
   EXPECT_EQ(stateAt(s, rows[a], 20 + 400).second, kTensorOnGpu);
   EXPECT_EQ(stateAt(s, rows[a], 20 + 500).first, "");  // not allocated
   EXPECT_NE(rows[a].info.find("activation · 2 GiB"), std::string::npos) << rows[a].info;
-  EXPECT_NE(rows[a].info.find("born at kernel #0 fwd, last used by #2 bwd"), std::string::npos) << rows[a].info;
+  EXPECT_NE(rows[a].info.find("born at kernel #0 fwd, last used by #2 bwd"), std::string::npos)
+      << rows[a].info;
   EXPECT_NE(rows[a].info.find("inactive: #1–#2"), std::string::npos) << rows[a].info;
   size_t wRow = rowNamed(rows, "w");
-  EXPECT_NE(rows[wRow].info.find("weight · [16, 16] · 1 GiB"), std::string::npos) << rows[wRow].info;
+  EXPECT_NE(rows[wRow].info.find("weight · [16, 16] · 1 GiB"), std::string::npos)
+      << rows[wRow].info;
   EXPECT_NE(rows[wRow].info.find("lives across iterations"), std::string::npos);
   EXPECT_LT(wRow, a);  // by birth, then as given
 
@@ -173,12 +193,16 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   const uint32_t simTrack = rows[4].lanes[0][0].track - s.tracks.data();
   auto simEvent = [&](TimeNs t) { return s.tracks[simTrack].eventAt(0, t); };
   ASSERT_NE(rows[a].uses, nullptr);
-  std::vector<std::pair<uint32_t, uint32_t>> expected = {{simTrack, simEvent(20 + 50)}, {simTrack, simEvent(20 + 400)}, {f.kernelTrack, 2}, {f.kernelTrack, 0}};
+  std::vector<std::pair<uint32_t, uint32_t>> expected = {{simTrack, simEvent(20 + 50)},
+                                                         {simTrack, simEvent(20 + 400)},
+                                                         {f.kernelTrack, 2},
+                                                         {f.kernelTrack, 0}};
   EXPECT_EQ(*rows[a].uses, expected);
   const uint32_t inTrack = rows[in].lanes[0][0].track - s.tracks.data();
   const auto* needed = o->layout->linksOf(inTrack, 0);
   ASSERT_NE(needed, nullptr);
-  EXPECT_EQ(*needed, (std::vector<std::pair<uint32_t, uint32_t>>{{simTrack, simEvent(20 + 400)}, {f.kernelTrack, 2}}));
+  EXPECT_EQ(*needed, (std::vector<std::pair<uint32_t, uint32_t>>{{simTrack, simEvent(20 + 400)},
+                                                                 {f.kernelTrack, 2}}));
   const auto* measuredOfMid = o->layout->linksOf(simTrack, simEvent(20 + 200));
   ASSERT_NE(measuredOfMid, nullptr);
   EXPECT_EQ(*measuredOfMid, (std::vector<std::pair<uint32_t, uint32_t>>{{f.kernelTrack, 1}}));
@@ -221,9 +245,12 @@ TEST(Overlay, FilterSortAndErrors) {
 
 // Every GPU of a run gets its own simulation, from its own measured times, under its own rows.
 TEST(Overlay, EachGpuGetsItsOwnSimulation) {
-  SessionPtr run = testing::makeLayerRun({{"forward/features.0", 0, 1'000'000, 100'000}, {"forward/features.3", 1'000'000, 2'000'000, 200'000}}, 2);
+  SessionPtr run = testing::makeLayerRun({{"forward/features.0", 0, 1'000'000, 100'000},
+                                          {"forward/features.3", 1'000'000, 2'000'000, 200'000}},
+                                         2);
   ASSERT_TRUE(run);
-  const std::string model = (std::filesystem::temp_directory_path() / "tensorscope-overlay-alexnet.onnx").string();
+  const std::string model =
+      (std::filesystem::temp_directory_path() / "tensorscope-overlay-alexnet.onnx").string();
   auto bytes = model::zooModelBytes("alexnet");
   ASSERT_TRUE(bytes.ok());
   ASSERT_TRUE(writeBytesAtomically(model, *bytes).ok());
@@ -245,7 +272,8 @@ TEST(Overlay, EachGpuGetsItsOwnSimulation) {
   // Each simulation took its GPU's measured times: features.0's forward kernels sum to them.
   for (const GpuRun& g : out.gpus) {
     TimeNs features0 = 0;
-    for (const SimKernel& k : g.workload.kernels) features0 += k.group == "forward/features.0" ? k.duration : 0;
+    for (const SimKernel& k : g.workload.kernels)
+      features0 += k.group == "forward/features.0" ? k.duration : 0;
     EXPECT_EQ(features0, 100'000 * (run->devices[g.device].ordinal + 1));
   }
   ASSERT_EQ(out.overlay.layout->gpus.size(), 2u);
@@ -304,8 +332,10 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_EQ(traffic.text(0, 0), "host → GPU");
   EXPECT_EQ(traffic.number(0, 1), 0);  // the hand-made run copies nothing
   EXPECT_EQ(traffic.number(0, 2), 2.0 * GiB);
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(traffic.rows[0][4]));  // no percentage of nothing
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(traffic.rows[2][1]));  // a run shows no SSD traffic
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(traffic.rows[0][4]));  // no percentage of nothing
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(traffic.rows[2][1]));  // a run shows no SSD traffic
   EXPECT_EQ(traffic.number(2, 2), 0);
 
   StatsTable m = mappingTable(*f.measured, f.mapping);

@@ -57,7 +57,8 @@ TEST(SessionBuilder, LinksApiCallsToGpuWorkByCorrelation) {
     const Track& src = s->tracks[s->flows.srcTrack[i]];
     const Track& dst = s->tracks[s->flows.dstTrack[i]];
     EXPECT_EQ(src.kind, EventKind::Api);
-    got.emplace(s->str(src.hot.name[s->flows.srcEvent[i]]), s->str(dst.hot.name[s->flows.dstEvent[i]]));
+    got.emplace(s->str(src.hot.name[s->flows.srcEvent[i]]),
+                s->str(dst.hot.name[s->flows.dstEvent[i]]));
   }
   std::set<std::pair<std::string, std::string>> want = {
       {"cudaMemcpyAsync", "Memcpy HtoD (Pinned -> Device)"},

@@ -11,8 +11,8 @@
 #include "analysis/stats_reports.h"
 #include "io/open_session.h"
 #include "session/session_builder.h"
-#include "util/format.h"
 #include "session_fixture.h"
+#include "util/format.h"
 
 namespace ts {
 
@@ -191,14 +191,17 @@ TEST(Stats, DurationHistogramByHand) {
   SessionPtr s = handSession();
   StatsTable t = one(*s, StatsReport::KernHist);
   std::map<int64_t, int64_t> counts;
-  for (size_t r = 0; r < t.rows.size(); ++r) counts[static_cast<int64_t>(cell(t, r, "bin_start_ns"))] = static_cast<int64_t>(cell(t, r, "count"));
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    counts[static_cast<int64_t>(cell(t, r, "bin_start_ns"))] =
+        static_cast<int64_t>(cell(t, r, "count"));
   EXPECT_EQ(counts.at(32), 1);   // 50 ns in [32, 56)
   EXPECT_EQ(counts.at(100), 3);  // [100, 178)
   EXPECT_EQ(counts.at(178), 1);  // 300 ns
   EXPECT_EQ(counts.at(1000), 1);
   EXPECT_EQ(counts.at(316), 0);  // empty bins between are listed
   double kernels = 0, pct = 0;
-  for (size_t r = 0; r < t.rows.size(); ++r) kernels += cell(t, r, "count"), pct += cell(t, r, "time_pct");
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    kernels += cell(t, r, "count"), pct += cell(t, r, "time_pct");
   EXPECT_EQ(kernels, 6);
   EXPECT_NEAR(pct, 100, 1e-9);
 }
@@ -232,11 +235,17 @@ TEST(Stats, BadOptionsAreErrors) {
 }
 
 TEST(Stats, TextCsvAndJson) {
-  StatsTable t{"demo", "Demo", {{"name", "Name", StatsUnit::Text}, {"total_ns", "Total", StatsUnit::Duration},
-                                {"pct", "Share", StatsUnit::Percent}, {"bytes", "Bytes", StatsUnit::Bytes}},
-               {{std::string("a, \"b\""), int64_t{1500000}, 12.5, int64_t{2048}}, {std::string("c"), int64_t{7}, 0.0, {}}},
+  StatsTable t{"demo",
+               "Demo",
+               {{"name", "Name", StatsUnit::Text},
+                {"total_ns", "Total", StatsUnit::Duration},
+                {"pct", "Share", StatsUnit::Percent},
+                {"bytes", "Bytes", StatsUnit::Bytes}},
+               {{std::string("a, \"b\""), int64_t{1500000}, 12.5, int64_t{2048}},
+                {std::string("c"), int64_t{7}, 0.0, {}}},
                {"a note"}};
-  EXPECT_EQ(statsToCsv(t), "name,total_ns,pct,bytes\r\n\"a, \"\"b\"\"\",1500000,12.5,2048\r\nc,7,0,\r\n");
+  EXPECT_EQ(statsToCsv(t),
+            "name,total_ns,pct,bytes\r\n\"a, \"\"b\"\"\",1500000,12.5,2048\r\nc,7,0,\r\n");
   std::string text = statsToText(t);
   EXPECT_NE(text.find("1.5 ms"), std::string::npos);
   EXPECT_NE(text.find("12.5 %"), std::string::npos);
@@ -277,12 +286,14 @@ TEST(Stats, RealTraceSpotChecks) {
   // AlexNet on an A100 (HTA). Expected values from Python's json module: 79 kernels (10,692 µs in
   // all), the top one ampere_sgemm_32x32_sliced1x4_tn 6 times (97, 98, 393, 399, 812, 822 µs),
   // 16 HtoD copies, cudaLaunchKernel 79 calls for 3,056,561 µs.
-  auto s = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
-                           "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
+  auto s = openSessionFile(
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
   ASSERT_TRUE(s.ok()) << s.error();
   StatsTable k = one(**s, StatsReport::KernSum);
   double kernels = 0, pct = 0;
-  for (size_t r = 0; r < k.rows.size(); ++r) kernels += cell(k, r, "count"), pct += cell(k, r, "time_pct");
+  for (size_t r = 0; r < k.rows.size(); ++r)
+    kernels += cell(k, r, "count"), pct += cell(k, r, "time_pct");
   EXPECT_EQ(kernels, 79);
   EXPECT_NEAR(pct, 100, 1e-9);
   EXPECT_EQ(std::get<std::string>(k.rows[0].back()), "ampere_sgemm_32x32_sliced1x4_tn");
@@ -326,7 +337,7 @@ TEST(Stats, CompareTwoSessionsByHand) {
   SessionPtr a = build({{"gemm", 100}, {"gemm", 300}, {"relu", 50}}, 1, 100);
   SessionPtr b = build({{"gemm", 100}, {"relu", 50}, {"relu", 60}, {"attn", 500}}, 2, 80);
   StatsTable k = compareKernels(*a, *b);
-  ASSERT_EQ(k.rows.size(), 4u);  // attn, gemm, relu, then all kernels
+  ASSERT_EQ(k.rows.size(), 4u);                            // attn, gemm, relu, then all kernels
   EXPECT_EQ(std::get<std::string>(k.rows[0][0]), "attn");  // the largest change first
   EXPECT_TRUE(std::holds_alternative<std::monostate>(k.rows[0][1]));  // not in A
   EXPECT_DOUBLE_EQ(cell(k, 0, "delta_ns"), 500);
@@ -355,10 +366,10 @@ namespace ts {
 // one backward/fc (70 ns), and 10 + 5 ns launched outside layer ranges.
 TEST(Stats, LayerSummaryByHand) {
   SessionPtr s = testing::makeLayerRun({{"forward/fc", 0, 100, 40},
-                                         {"backward/fc", 200, 300, 70},
-                                         {"forward/fc", 1000, 1100, 20},
-                                         {"step", 2000, 2100, 10},       // not a layer range
-                                         {"misc/fc", 3000, 3100, 5}});  // not a phase: ignored
+                                        {"backward/fc", 200, 300, 70},
+                                        {"forward/fc", 1000, 1100, 20},
+                                        {"step", 2000, 2100, 10},      // not a layer range
+                                        {"misc/fc", 3000, 3100, 5}});  // not a phase: ignored
   ASSERT_TRUE(s);
   auto tables = computeStats(*s, StatsReport::LayerSum, {});
   ASSERT_TRUE(tables.ok()) << tables.error();

@@ -166,19 +166,32 @@ TEST(LaneFold, PickFindsTheEventUnderTheCursorOrTheNearest) {
 TEST(TimelineRows, NsightLayoutOfTheFixture) {
   TimelineRows rows(testing::makeFixtureSession());
   std::vector<std::string> labels;
-  for (const TimelineRow& r : rows.rows()) labels.push_back(std::string(r.depth * 2, ' ') + r.label);
-  std::vector<std::string> want = {
-      "GPU 0: NVIDIA A100-SXM4-40GB", "  Compute", "    57.1 % kernel(float*)", "    42.9 % sgemm_128x64",
-      "  Stream 7: compute", "  Stream 13",
-      "  Memcpy HtoD", "  Memset",
-      "  GPU memory used (bytes)", "GPU 1: NVIDIA A100-SXM4-40GB", "  Stream 20", "  Memcpy PtoP",
-      "python (100)", "  Thread 100: MainThread", "    CUDA API", "    NVTX", "    Ranges", "  CPU utilization (%)"};
+  for (const TimelineRow& r : rows.rows())
+    labels.push_back(std::string(r.depth * 2, ' ') + r.label);
+  std::vector<std::string> want = {"GPU 0: NVIDIA A100-SXM4-40GB",
+                                   "  Compute",
+                                   "    57.1 % kernel(float*)",
+                                   "    42.9 % sgemm_128x64",
+                                   "  Stream 7: compute",
+                                   "  Stream 13",
+                                   "  Memcpy HtoD",
+                                   "  Memset",
+                                   "  GPU memory used (bytes)",
+                                   "GPU 1: NVIDIA A100-SXM4-40GB",
+                                   "  Stream 20",
+                                   "  Memcpy PtoP",
+                                   "python (100)",
+                                   "  Thread 100: MainThread",
+                                   "    CUDA API",
+                                   "    NVTX",
+                                   "    Ranges",
+                                   "  CPU utilization (%)"};
   EXPECT_EQ(labels, want);
-  EXPECT_EQ(rows[1].events, 2u);          // both kernels on Compute
-  EXPECT_TRUE(rows[1].expandable);        // into one row per kernel name, by time
+  EXPECT_EQ(rows[1].events, 2u);    // both kernels on Compute
+  EXPECT_TRUE(rows[1].expandable);  // into one row per kernel name, by time
   EXPECT_EQ(rows[2].events, 1u);
-  EXPECT_EQ(rows[4].lanes.size(), 2u);    // stream 7: kernels, then its annotation range
-  EXPECT_EQ(rows[15].lanes.size(), 3u);   // NVTX nesting depth 3
+  EXPECT_EQ(rows[4].lanes.size(), 2u);   // stream 7: kernels, then its annotation range
+  EXPECT_EQ(rows[15].lanes.size(), 3u);  // NVTX nesting depth 3
   EXPECT_TRUE(rows[8].kind == TimelineRow::Kind::Counter);
 }
 
@@ -206,7 +219,7 @@ TEST(RangeSummary, KernelsBusyTimeAndCopies) {
   uint32_t s1 = b.stream(dev, 1), s2 = b.stream(dev, 2);
   KernelDetail k{};
   b.addKernel(s1, 0, 100, b.intern("a"), k);
-  b.addKernel(s2, 50, 150, b.intern("b"), k);   // overlaps a: busy counts the union
+  b.addKernel(s2, 50, 150, b.intern("b"), k);  // overlaps a: busy counts the union
   b.addKernel(s1, 300, 400, b.intern("c"), k);
   MemcpyDetail m{};
   m.copyKind = CopyKind::HtoD;
@@ -237,7 +250,7 @@ TEST(EventSearch, SubstringRegexAndWrapAround) {
   SessionPtr s = testing::makeFixtureSession();
   auto hits = findEvents(*s, "LAUNCH", false);  // case-insensitive substring
   ASSERT_TRUE(hits.ok());
-  ASSERT_EQ(hits->size(), 2u);                  // cudaLaunchKernel, cuLaunchKernel
+  ASSERT_EQ(hits->size(), 2u);  // cudaLaunchKernel, cuLaunchKernel
   EXPECT_LT((*hits)[0].start, (*hits)[1].start);
   auto re = findEvents(*s, "^(sgemm|kernel)", true);
   ASSERT_TRUE(re.ok());
@@ -261,7 +274,8 @@ TEST(CounterFold, MinMaxPerPixelFromBlocks) {
   SessionBuilder b;
   uint32_t device = b.device(b.rank(0), 0);
   for (int i = 0; i < 10'000; ++i) {
-    b.addCounterSample("mem", "B", device, kNone, i * 10, i == 5000 ? 1e6 : static_cast<double>(i % 100));
+    b.addCounterSample("mem", "B", device, kNone, i * 10,
+                       i == 5000 ? 1e6 : static_cast<double>(i % 100));
   }
   auto s = b.build();
   ASSERT_TRUE(s.ok());
@@ -274,7 +288,7 @@ TEST(CounterFold, MinMaxPerPixelFromBlocks) {
   ASSERT_EQ(cols.size(), 100u);  // the counter ends at 100 µs: column 99
   EXPECT_DOUBLE_EQ(cols[10].max, 99);
   EXPECT_DOUBLE_EQ(cols[50].max, 1e6);  // the spike is not lost when folding
-  EXPECT_DOUBLE_EQ(cols[50].min, 1);     // samples 5000-5099: the spike, then 1 to 99
+  EXPECT_DOUBLE_EQ(cols[50].min, 1);    // samples 5000-5099: the spike, then 1 to 99
   foldCounter(c, summary, TimeAxis(50'000, 1.0), 20, cols);  // zoomed in: held values
   ASSERT_EQ(cols.size(), 20u);
   EXPECT_DOUBLE_EQ(cols[0].max, 1e6);   // sample 5000 at 50 µs holds for 10 ns

@@ -49,8 +49,8 @@ TEST(Track, NestedRangesGetTheirDepthAsLane) {
   EXPECT_EQ(t.laneCount(), 3u);
   std::vector<std::pair<std::string, int>> got;
   for (uint32_t i = 0; i < t.size(); ++i) got.emplace_back(s->str(t.hot.name[i]), t.hot.lane[i]);
-  std::vector<std::pair<std::string, int>> want = {
-      {"outer", 0}, {"a", 1}, {"a.1", 2}, {"b", 1}, {"mark", 2}, {"later", 0}};
+  std::vector<std::pair<std::string, int>> want = {{"outer", 0}, {"a", 1},    {"a.1", 2},
+                                                   {"b", 1},     {"mark", 2}, {"later", 0}};
   EXPECT_EQ(got, want);
 }
 
@@ -74,10 +74,10 @@ TEST(Track, RangeQueriesReturnExactlyTheIntersectingEvents) {
   SessionPtr s = nestedSession();
   const Track& t = trackOf(*s, EventKind::Nvtx);
   EXPECT_EQ(t.countInRange(0, 1000), 6u);
-  EXPECT_EQ(t.countInRange(41, 50), 1u);   // only outer
-  EXPECT_EQ(t.countInRange(39, 51), 3u);   // outer, a, b
-  EXPECT_EQ(t.countInRange(100, 200), 0u); // the gap: [100, 200) touches neither
-  EXPECT_EQ(t.countInRange(60, 61), 3u);   // outer, b, mark
+  EXPECT_EQ(t.countInRange(41, 50), 1u);    // only outer
+  EXPECT_EQ(t.countInRange(39, 51), 3u);    // outer, a, b
+  EXPECT_EQ(t.countInRange(100, 200), 0u);  // the gap: [100, 200) touches neither
+  EXPECT_EQ(t.countInRange(60, 61), 3u);    // outer, b, mark
   LaneSpan span = t.laneRange(1, 0, 1000);
   EXPECT_EQ(span.size(), 2u);
   EXPECT_EQ(s->str(t.hot.name[t.laneEvent(1, span.begin)]), "a");
@@ -108,7 +108,8 @@ TEST(Track, RangeQueryMatchesBruteForceOnRandomData) {
   ASSERT_TRUE(s.ok()) << s.error();
   const Track& t = s.value()->tracks[0];
   for (int q = 0; q < 200; ++q) {
-    TimeNs t0 = static_cast<TimeNs>(next() % 1'000'000), t1 = t0 + static_cast<TimeNs>(next() % 20000);
+    TimeNs t0 = static_cast<TimeNs>(next() % 1'000'000),
+           t1 = t0 + static_cast<TimeNs>(next() % 20000);
     size_t brute = 0;
     for (uint32_t i = 0; i < t.size(); ++i) brute += t.hot.start[i] < t1 && t.effectiveEnd(i) > t0;
     ASSERT_EQ(t.countInRange(t0, t1), brute) << "query " << t0 << ".." << t1;

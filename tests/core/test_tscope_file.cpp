@@ -10,11 +10,11 @@
 #include <thread>
 
 #include "io/column_codec.h"
-#include "io/sqlite_db.h"
 #include "io/open_session.h"
+#include "io/sqlite_db.h"
 #include "io/tscope_file.h"
-#include "session/session_summary.h"
 #include "session/session_builder.h"
+#include "session/session_summary.h"
 #include "session_fixture.h"
 #include "synth/synthetic_session.h"
 
@@ -96,13 +96,15 @@ TEST_F(TscopeFile, SessionsOpenTogetherAsRanks) {
   std::set<std::string> names;
   for (const Track& t : s.tracks) {
     for (uint32_t e = 0; e < t.size() && t.kind == EventKind::Kernel; ++e) {
-      names.insert(std::string(s.str(t.hot.name[e])) + "|" + std::string(s.str(t.kernels.mangled[e])));
+      names.insert(std::string(s.str(t.hot.name[e])) + "|" +
+                   std::string(s.str(t.kernels.mangled[e])));
     }
   }
   std::set<std::string> expected;
   for (const Track& t : one->tracks) {
     for (uint32_t e = 0; e < t.size() && t.kind == EventKind::Kernel; ++e) {
-      expected.insert(std::string(one->str(t.hot.name[e])) + "|" + std::string(one->str(t.kernels.mangled[e])));
+      expected.insert(std::string(one->str(t.hot.name[e])) + "|" +
+                      std::string(one->str(t.kernels.mangled[e])));
     }
   }
   EXPECT_EQ(names, expected);
@@ -128,7 +130,8 @@ TEST_F(TscopeFile, ColumnsSpanningSeveralChunks) {
   uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
   StringId name = b.intern("cudaLaunchKernel");
   const uint32_t n = 2'500'000;  // three chunks of 1 Mi events
-  for (uint32_t i = 0; i < n; ++i) b.addApi(thread, 10 * TimeNs{i}, 10 * TimeNs{i} + 5, name, {i, 0, ApiDomain::Runtime});
+  for (uint32_t i = 0; i < n; ++i)
+    b.addApi(thread, 10 * TimeNs{i}, 10 * TimeNs{i} + 5, name, {i, 0, ApiDomain::Runtime});
   auto s = b.build();
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE(saveSession(**s, path("big.tscope")).ok());
@@ -236,7 +239,8 @@ TEST_F(TscopeFile, InvalidValuesInsideChunksAreRejected) {
     int64_t owner = q->int64(0), count = q->int64(1);
     std::vector<uint8_t> bad(static_cast<size_t>(count), 99), blob;
     std::string_view enc = encodeColumn(std::span<const uint8_t>(bad), blob);
-    auto u = db->prepare("UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'copy_kind' AND owner = ?3");
+    auto u = db->prepare(
+        "UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'copy_kind' AND owner = ?3");
     u->bindBlob(1, blob);
     u->bind(2, enc);
     u->bind(3, owner);
@@ -248,14 +252,16 @@ TEST_F(TscopeFile, InvalidValuesInsideChunksAreRejected) {
   p = savedFixture("order.tscope");
   {
     auto db = SqliteDb::open(p, false);
-    auto q = db->prepare("SELECT owner, count FROM columns WHERE name = 'start' AND count >= 2 LIMIT 1");
+    auto q =
+        db->prepare("SELECT owner, count FROM columns WHERE name = 'start' AND count >= 2 LIMIT 1");
     ASSERT_TRUE(q->step());
     int64_t owner = q->int64(0), count = q->int64(1);
     std::vector<int64_t> starts(static_cast<size_t>(count));
     for (size_t i = 0; i < starts.size(); ++i) starts[i] = 1000 - static_cast<int64_t>(i);
     std::vector<uint8_t> blob;
     std::string_view enc = encodeColumn(std::span<const int64_t>(starts), blob);
-    auto u = db->prepare("UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'start' AND owner = ?3");
+    auto u = db->prepare(
+        "UPDATE columns SET data = ?1, encoding = ?2 WHERE name = 'start' AND owner = ?3");
     u->bindBlob(1, blob);
     u->bind(2, enc);
     u->bind(3, owner);

@@ -19,7 +19,8 @@ class TestCaptureGui : public QObject {
   void dialogRoundTripAndErrors() {
     CaptureDialog dialog;
     CaptureRequest r;
-    r.argv = {QStringLiteral("/usr/bin/python3"), QStringLiteral("train.py"), QStringLiteral("--name"), QStringLiteral("two words")};
+    r.argv = {QStringLiteral("/usr/bin/python3"), QStringLiteral("train.py"),
+              QStringLiteral("--name"), QStringLiteral("two words")};
     r.env = {{QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("0,1")}};
     r.output = QStringLiteral("/tmp/x.tscope");
     r.durationSeconds = 12.5;
@@ -46,8 +47,8 @@ class TestCaptureGui : public QObject {
     QSignalSpy finished(&window, &MainWindow::captureFinished);
     QSignalSpy updated(&window, &MainWindow::captureUpdated);
     CaptureRequest r;
-    r.argv = {QStringLiteral(TSCOPE_FAKE_TARGET), QStringLiteral("frames"), QStringLiteral("6"), QStringLiteral("200"),
-              QStringLiteral("0")};
+    r.argv = {QStringLiteral(TSCOPE_FAKE_TARGET), QStringLiteral("frames"), QStringLiteral("6"),
+              QStringLiteral("200"), QStringLiteral("0")};
     r.output = dir.filePath(QStringLiteral("live.tscope"));
     window.startCapture(r);
     QVERIFY(window.capturing());
@@ -60,7 +61,8 @@ class TestCaptureGui : public QObject {
     QCOMPARE(finished.front().front().toBool(), true);
     QVERIFY(updated.count() >= 2);
     QCOMPARE(summarize(*window.captureView()->session()).kernels, size_t{1200});
-    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(window.captureView())), QStringLiteral("live.tscope"));
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(window.captureView())),
+             QStringLiteral("live.tscope"));
     QVERIFY(QFileInfo::exists(r.output));
     window.grab().save(QStringLiteral("capture-final.png"));
   }

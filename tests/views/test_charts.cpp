@@ -2,13 +2,14 @@
 // size and scale), SVG (valid XML with the chart's title and axis labels) and PDF (a header and
 // one page); the charts carry the table's numbers; the timeline exports too. The PNGs are kept
 // beside the test binary for a look.
-#include <QBarSet>
 #include <QBarSeries>
+#include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QFile>
 #include <QHorizontalBarSeries>
-#include <QChartView>
 #include <QImage>
+#include <QLineSeries>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -16,18 +17,17 @@
 #include <QtTest>
 
 #include "chart_export.h"
+#include "chart_view.h"
 #include "charts_pane.h"
-#include "main_window.h"
-#include "session_view.h"
 #include "io/open_session.h"
+#include "main_window.h"
+#include "memsim/simulation.h"
 #include "session_charts.h"
+#include "session_view.h"
 #include "sim_charts.h"
 #include "stats_table_model.h"
 #include "sweep_view.h"
 #include "table_panel.h"
-#include "chart_view.h"
-#include "memsim/simulation.h"
-#include <QLineSeries>
 #include "timeline_canvas.h"
 
 using namespace ts;
@@ -35,36 +35,38 @@ using namespace ts;
 class TestCharts : public QObject {
   Q_OBJECT
  private:
-
   // PNG at the print scale, SVG with the title and an axis title as text, PDF with one page.
   static void checkExports(QChart* chart, const QString& name) {
     QTemporaryDir dir;
-      const QSize size(800, 500);
-      QString png = dir.filePath(name + QStringLiteral(".png")), svg = dir.filePath(name + QStringLiteral(".svg")),
-              pdf = dir.filePath(name + QStringLiteral(".pdf"));
-      QCOMPARE(exportChart(chart, size, ImageFormat::Png, png, 2.0), QString());
-      QCOMPARE(exportChart(chart, size, ImageFormat::Svg, svg), QString());
-      QCOMPARE(exportChart(chart, size, ImageFormat::Pdf, pdf), QString());
-      QImage image(png);
-      QCOMPARE(image.size(), QSize(1600, 1000));  // the print scale
-      image.save(QStringLiteral("chart-%1.png").arg(name));
-      QFile s(svg);
-      QVERIFY(s.open(QIODevice::ReadOnly));
-      QXmlStreamReader xml(&s);
-      QStringList texts;
-      while (!xml.atEnd()) {
-        if (xml.readNext() == QXmlStreamReader::Characters) texts << xml.text().toString().trimmed();
-      }
-      QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-      QVERIFY2(texts.contains(chart->title()), qPrintable(name));
-      bool axisTitle = false;
-      for (QAbstractAxis* axis : chart->axes()) axisTitle |= texts.contains(axis->titleText());
-      QVERIFY2(axisTitle, qPrintable(name));
-      QFile p(pdf);
-      QVERIFY(p.open(QIODevice::ReadOnly));
-      QByteArray bytes = p.readAll();
-      QVERIFY(bytes.startsWith("%PDF-"));
-      QCOMPARE(bytes.count("/Type /Page\n") + bytes.count("/Type /Page\r") + bytes.count("/Type /Page "), 1);
+    const QSize size(800, 500);
+    QString png = dir.filePath(name + QStringLiteral(".png")),
+            svg = dir.filePath(name + QStringLiteral(".svg")),
+            pdf = dir.filePath(name + QStringLiteral(".pdf"));
+    QCOMPARE(exportChart(chart, size, ImageFormat::Png, png, 2.0), QString());
+    QCOMPARE(exportChart(chart, size, ImageFormat::Svg, svg), QString());
+    QCOMPARE(exportChart(chart, size, ImageFormat::Pdf, pdf), QString());
+    QImage image(png);
+    QCOMPARE(image.size(), QSize(1600, 1000));  // the print scale
+    image.save(QStringLiteral("chart-%1.png").arg(name));
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&s);
+    QStringList texts;
+    while (!xml.atEnd()) {
+      if (xml.readNext() == QXmlStreamReader::Characters) texts << xml.text().toString().trimmed();
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY2(texts.contains(chart->title()), qPrintable(name));
+    bool axisTitle = false;
+    for (QAbstractAxis* axis : chart->axes()) axisTitle |= texts.contains(axis->titleText());
+    QVERIFY2(axisTitle, qPrintable(name));
+    QFile p(pdf);
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    QByteArray bytes = p.readAll();
+    QVERIFY(bytes.startsWith("%PDF-"));
+    QCOMPARE(
+        bytes.count("/Type /Page\n") + bytes.count("/Type /Page\r") + bytes.count("/Type /Page "),
+        1);
   }
 
  private slots:
@@ -111,31 +113,37 @@ class TestCharts : public QObject {
 
     StatsTable layers;
     layers.title = "Measured and simulated time per layer — g10 (simulated)";
-    layers.columns = {{"layer", "Layer", StatsUnit::Text}, {"measured_ns", "Measured", StatsUnit::Duration},
+    layers.columns = {{"layer", "Layer", StatsUnit::Text},
+                      {"measured_ns", "Measured", StatsUnit::Duration},
                       {"simulated_ns", "Simulated", StatsUnit::Duration}};
-    layers.rows = {{std::string("conv1 (forward)"), int64_t{3'000'000}, int64_t{5'500'000}}, {std::string("fc"), std::monostate{}, int64_t{1'000'000}}};
+    layers.rows = {{std::string("conv1 (forward)"), int64_t{3'000'000}, int64_t{5'500'000}},
+                   {std::string("fc"), std::monostate{}, int64_t{1'000'000}}};
     memsim::SweepTable sweep;
     sweep.key = "gpu-mem";
     for (double gb : {4.0, 8.0, 16.0}) {
       sweep.points.push_back({gb * 1e9, "g10", true, 2'000'000, 1'000'000, 16.0 / gb + 1});
-      sweep.points.push_back({gb * 1e9, "flashneuron", gb > 4, 3'000'000, 1'000'000, gb > 4 ? 24.0 / gb + 1 : 0});
+      sweep.points.push_back(
+          {gb * 1e9, "flashneuron", gb > 4, 3'000'000, 1'000'000, gb > 4 ? 24.0 / gb + 1 : 0});
     }
-    std::unique_ptr<QChart> charts[] = {std::unique_ptr<QChart>(makeTierUsageChart(g10, false)),
-                                        std::unique_ptr<QChart>(makeLinkTrafficChart(*read, false)),
-                                        std::unique_ptr<QChart>(makePolicyPerformanceChart({*read, *read}, true)),
-                                        std::unique_ptr<QChart>(makeSweepChart(sweep, false)),
-                                        std::unique_ptr<QChart>(makeLayerComparisonChart(layers, false))};
+    std::unique_ptr<QChart> charts[] = {
+        std::unique_ptr<QChart>(makeTierUsageChart(g10, false)),
+        std::unique_ptr<QChart>(makeLinkTrafficChart(*read, false)),
+        std::unique_ptr<QChart>(makePolicyPerformanceChart({*read, *read}, true)),
+        std::unique_ptr<QChart>(makeSweepChart(sweep, false)),
+        std::unique_ptr<QChart>(makeLayerComparisonChart(layers, false))};
     for (int i = 0; i < 5; ++i) checkExports(charts[i].get(), simChartNames()[i]);
     auto* layerBars = qobject_cast<QHorizontalBarSeries*>(charts[4]->series().front());
     QCOMPARE(layerBars->barSets().at(0)->count(), 1);  // only the measured layer
-    QCOMPARE(layerBars->barSets().at(1)->at(0), 5.5);   // simulated, ms
+    QCOMPARE(layerBars->barSets().at(1)->at(0), 5.5);  // simulated, ms
     // The numbers: traffic in GiB per link, ideal / iteration per policy, the sweep's points.
     QBarSet* traffic = qobject_cast<QBarSeries*>(charts[1]->series().front())->barSets().front();
     QCOMPARE(traffic->label(), QStringLiteral("g10"));
     QCOMPARE(traffic->at(0), static_cast<double>(g10.linkBytes[0]) / GiB);
-    QBarSet* performance = qobject_cast<QBarSeries*>(charts[2]->series().front())->barSets().front();
+    QBarSet* performance =
+        qobject_cast<QBarSeries*>(charts[2]->series().front())->barSets().front();
     QCOMPARE(performance->count(), 2);  // two workloads
-    QCOMPARE(performance->at(0), static_cast<double>(g10.ideal) / static_cast<double>(g10.iteration));
+    QCOMPARE(performance->at(0),
+             static_cast<double>(g10.ideal) / static_cast<double>(g10.iteration));
     auto* flash = qobject_cast<QLineSeries*>(charts[3]->series().at(1));
     QCOMPARE(flash->name(), QStringLiteral("flashneuron"));
     QCOMPARE(flash->count(), 2);  // the infeasible point is left out
@@ -157,12 +165,14 @@ class TestCharts : public QObject {
   // File → Open Sweep Results (or a dropped .csv): the table and the sensitivity chart.
   void sweepResultsOpenInATab() {
     QTemporaryDir dir;
-    QString csv = dir.filePath(QStringLiteral("sweep.csv")), bad = dir.filePath(QStringLiteral("bad.csv"));
+    QString csv = dir.filePath(QStringLiteral("sweep.csv")),
+            bad = dir.filePath(QStringLiteral("bad.csv"));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r\n"
-            "16000000000,g10,yes,3000,1000,3,2000\r\n16000000000,lru,no,,1000,,\r\n"
-            "32000000000,g10,yes,1500,1000,1.5,500\r\n32000000000,lru,yes,4000,1000,4,3000\r\n");
+    f.write(
+        "gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\r\n"
+        "16000000000,g10,yes,3000,1000,3,2000\r\n16000000000,lru,no,,1000,,\r\n"
+        "32000000000,g10,yes,1500,1000,1.5,500\r\n32000000000,lru,yes,4000,1000,4,3000\r\n");
     f.close();
     QFile b(bad);
     QVERIFY(b.open(QIODevice::WriteOnly));
@@ -178,7 +188,8 @@ class TestCharts : public QObject {
     auto lines = view->chart()->chart()->series();
     QCOMPARE(lines.size(), 2);
     QCOMPARE(qobject_cast<QLineSeries*>(lines.at(0))->count(), 2);
-    QCOMPARE(qobject_cast<QLineSeries*>(lines.at(1))->count(), 1);  // lru's infeasible point left out
+    QCOMPARE(qobject_cast<QLineSeries*>(lines.at(1))->count(),
+             1);  // lru's infeasible point left out
     QCOMPARE(qobject_cast<QLineSeries*>(lines.at(0))->at(1), QPointF(32, 1.5));
     view->grab().save(QStringLiteral("sweep-view.png"));
     QVERIFY(!window.openSweep(bad));
@@ -187,7 +198,8 @@ class TestCharts : public QObject {
 
   void chartsCarryTheTablesNumbers() {
     QString error;
-    std::unique_ptr<QChart> chart(makeSessionChart(*session_, SessionChart::TopKernels, {}, &error));
+    std::unique_ptr<QChart> chart(
+        makeSessionChart(*session_, SessionChart::TopKernels, {}, &error));
     auto* series = qobject_cast<QHorizontalBarSeries*>(chart->series().front());
     QVERIFY(series);
     QBarSet* set = series->barSets().front();
@@ -195,7 +207,8 @@ class TestCharts : public QObject {
     QVERIFY(table.ok());
     // The largest is drawn last (on top).
     QCOMPARE(set->at(set->count() - 1), table->front().number(0, 1) / 1e6);
-    std::unique_ptr<QChart> histogram(makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
+    std::unique_ptr<QChart> histogram(
+        makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
     QBarSet* bins = qobject_cast<QBarSeries*>(histogram->series().front())->barSets().front();
     double kernels = 0;
     for (int i = 0; i < bins->count(); ++i) kernels += bins->at(i);
@@ -217,7 +230,12 @@ class TestCharts : public QObject {
     };
     view.charts()->setChart(QStringLiteral("top_kernels"));
     settle();
-    auto bars = [&] { return qobject_cast<QHorizontalBarSeries*>(view.charts()->view()->chart()->series().front())->barSets().front()->count(); };
+    auto bars = [&] {
+      return qobject_cast<QHorizontalBarSeries*>(view.charts()->view()->chart()->series().front())
+          ->barSets()
+          .front()
+          ->count();
+    };
     QCOMPARE(bars(), 15);
     TimeNs end = session_->endTime();
     emit view.timeline()->rangeSelected(end - 60'000'000, end);
@@ -254,14 +272,17 @@ class TestCharts : public QObject {
     canvas.resize(1200, 700);
     canvas.fitAll();
     auto paint = [&](QPainter& p, QSize s) { canvas.render(p, s); };
-    QString png = dir.filePath(QStringLiteral("t.png")), svg = dir.filePath(QStringLiteral("t.svg"));
+    QString png = dir.filePath(QStringLiteral("t.png")),
+            svg = dir.filePath(QStringLiteral("t.svg"));
     QCOMPARE(exportPainting(paint, QSize(1200, 700), ImageFormat::Png, png), QString());
     QCOMPARE(exportPainting(paint, QSize(1200, 700), ImageFormat::Svg, svg), QString());
     QCOMPARE(QImage(png).size(), QSize(1200, 700));
     QFile s(svg);
     QVERIFY(s.open(QIODevice::ReadOnly));
     QVERIFY(s.readAll().contains("Stream 7"));  // track labels are text in the vector output
-    QVERIFY(!exportPainting(paint, QSize(1200, 700), ImageFormat::Png, dir.filePath(QStringLiteral("no/dir/t.png"))).isEmpty());
+    QVERIFY(!exportPainting(paint, QSize(1200, 700), ImageFormat::Png,
+                            dir.filePath(QStringLiteral("no/dir/t.png")))
+                 .isEmpty());
   }
 
  private:

@@ -1,15 +1,15 @@
 // Two sessions compared in the window: the compare tab's timelines follow each other (each from
 // its own session's start) and its tables hold the kernel and copy comparison; a screenshot is
 // saved beside the test binary.
+#include <QChart>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QtTest>
 
-#include <QChart>
-#include <QComboBox>
-
 #include "chart_view.h"
 #include "compare_view.h"
+#include "main_window.h"
 #include "memsim/from_model.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
@@ -17,7 +17,6 @@
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "session_fixture.h"
-#include "main_window.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
 #include "timeline_canvas.h"
@@ -32,8 +31,9 @@ class TestCompareView : public QObject {
     window.resize(1400, 1000);
     window.show();
     QSignalSpy opened(&window, &MainWindow::sessionOpened);
-    window.openFiles({QStringLiteral(TSCOPE_SAMPLE),
-                      QStringLiteral(TSCOPE_SHARED_DATA "/kineto/hta-trace_filter--sampled_rank-0.json.gz")});
+    window.openFiles(
+        {QStringLiteral(TSCOPE_SAMPLE),
+         QStringLiteral(TSCOPE_SHARED_DATA "/kineto/hta-trace_filter--sampled_rank-0.json.gz")});
     while (opened.count() < 2) QVERIFY(opened.wait(20000));
     QVERIFY(!window.compareSessions(0, 0));  // a session with itself is no comparison
     QVERIFY(window.compareSessions(0, 1));
@@ -43,7 +43,8 @@ class TestCompareView : public QObject {
     TimelineCanvas* a = view->timelineA();
     TimelineCanvas* b = view->timelineB();
     a->zoomTo(a->session()->startTime() + 1'000'000, a->session()->startTime() + 3'000'000);
-    QCOMPARE(b->axis().start() - b->session()->startTime(), a->axis().start() - a->session()->startTime());
+    QCOMPARE(b->axis().start() - b->session()->startTime(),
+             a->axis().start() - a->session()->startTime());
     QCOMPARE(b->axis().nsPerPixel(), a->axis().nsPerPixel());
     b->setAxis(TimeAxis(b->session()->startTime() + 5'000'000, 1000.0));
     QCOMPARE(a->axis().start() - a->session()->startTime(), TimeNs{5'000'000});
@@ -73,7 +74,8 @@ class TestCompareView : public QObject {
     QVERIFY(runs.ok());
     SessionPtr sim = memsim::simulationSession(w, *runs, tiers);
 
-    CompareView view(sim, QStringLiteral("sim.tscope"), measured, QStringLiteral("run.tscope"));  // either order
+    CompareView view(sim, QStringLiteral("sim.tscope"), measured,
+                     QStringLiteral("run.tscope"));  // either order
     view.resize(1400, 1000);
     view.show();
     QVERIFY(view.layers());

@@ -3,8 +3,8 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QDoubleSpinBox>
-#include <QPushButton>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -15,9 +15,9 @@
 
 #include "main_window.h"
 #include "open_ranks_dialog.h"
+#include "session/session_summary.h"
 #include "session_load_job.h"
 #include "session_tree_model.h"
-#include "session/session_summary.h"
 #include "session_view.h"
 #include "shortcuts_dialog.h"
 #include "timeline_canvas.h"
@@ -129,11 +129,13 @@ class TestMainWindow : public QObject {
                  data + QStringLiteral("hta-trace_filter--sampled_rank-1.json.gz")});
     QVERIFY(opened.wait(20000));
     QCOMPARE(w.sessionCount(), 1);
-    QCOMPARE(w.tabs()->tabText(0), QStringLiteral("hta-trace_filter--sampled_rank-0.json.gz + 1 more"));
+    QCOMPARE(w.tabs()->tabText(0),
+             QStringLiteral("hta-trace_filter--sampled_rank-0.json.gz + 1 more"));
     ts::SessionView* view = w.sessionView(0);
     QCOMPARE(view->session()->ranks.size(), size_t{2});
     QCOMPARE(view->treeModel()->rowCount(), 2);  // a node per rank
-    QCOMPARE(view->treeModel()->index(1, 0).data().toString(), QStringLiteral("rank 1 / hta-trace_filter--sampled_rank-1"));
+    QCOMPARE(view->treeModel()->index(1, 0).data().toString(),
+             QStringLiteral("rank 1 / hta-trace_filter--sampled_rank-1"));
 
     QTemporaryDir dir;
     QSignalSpy exported(&w, &MainWindow::exported);
@@ -169,7 +171,8 @@ class TestMainWindow : public QObject {
     table->setCurrentCell(1, 0);
     auto* up = dialog.findChildren<QPushButton*>().first();
     QTest::mouseClick(up, Qt::LeftButton);
-    QCOMPARE(dialog.paths(), QStringList({QStringLiteral("/a/r1.json"), QStringLiteral("/a/r0.json")}));
+    QCOMPARE(dialog.paths(),
+             QStringList({QStringLiteral("/a/r1.json"), QStringLiteral("/a/r0.json")}));
     QCOMPARE(dialog.options().shiftNs.at(0), ts::TimeNs{-250500});  // the shift moved with its file
   }
 
@@ -185,7 +188,8 @@ class TestMainWindow : public QObject {
 #else
     QVERIFY(capture->text().contains(QStringLiteral("unavailable")));
     capture->trigger();
-    QVERIFY2(w.lastError().contains(QStringLiteral("without the CUDA toolkit")), qPrintable(w.lastError()));
+    QVERIFY2(w.lastError().contains(QStringLiteral("without the CUDA toolkit")),
+             qPrintable(w.lastError()));
     QVERIFY(!w.capturing());
 #endif
   }

@@ -88,7 +88,8 @@ class TestModelView : public QObject {
     window.openModel(junk);
     QVERIFY(opened.wait(15000));
     QCOMPARE(opened.front().at(1).toBool(), false);
-    QVERIFY2(window.lastError().contains(QStringLiteral("junk.onnx")), qPrintable(window.lastError()));
+    QVERIFY2(window.lastError().contains(QStringLiteral("junk.onnx")),
+             qPrintable(window.lastError()));
   }
 
  private:

@@ -79,7 +79,8 @@ class TestOverlayView : public QObject {
     QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
 
     // Mapped through the aten:: ranges, the last of two iterations detected by repetition.
-    const model::KernelMapping k = pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
+    const model::KernelMapping k =
+        pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
     QCOMPARE(k.method, std::string("aten"));
     QCOMPARE(k.iterationSource, std::string("repeated kernels"));
     QCOMPARE(k.iterations.size(), size_t{2});
@@ -116,7 +117,8 @@ class TestOverlayView : public QObject {
     size_t in = rowNamed(small, "host → GPU (simulated)");
     QVERIFY(in != static_cast<size_t>(kNone));
     QVERIFY(small[in].events > 0);
-    QCOMPARE(pane->kernelTable()->model()->rowCount(), static_cast<int>(pane->shownGpu()->workload.kernels.size()));
+    QCOMPARE(pane->kernelTable()->model()->rowCount(),
+             static_cast<int>(pane->shownGpu()->workload.kernels.size()));
     QVERIFY(pane->layerTable()->model()->rowCount() >= 16);  // eight layers, forward and backward
 
     // A click on a transfer ties it to the simulated kernel that needed it (and the measured
@@ -130,22 +132,26 @@ class TestOverlayView : public QObject {
     QCOMPARE(small[tensor].kind, TimelineRow::Kind::Tensor);
     const Track* lane = small[tensor].lanes[0][0].track;
     canvas->select(static_cast<uint32_t>(lane - o.tracks.data()), 0);
-    QVERIFY(canvas->highlighted().size() >= 3);  // its forward, its gradient, its update, measured conv kernels
+    QVERIFY(canvas->highlighted().size() >=
+            3);  // its forward, its gradient, its update, measured conv kernels
 
     // The filter: weights only.
-    for (memsim::TensorRole role : {memsim::TensorRole::Activation, memsim::TensorRole::Gradient, memsim::TensorRole::OptimizerState,
-                                    memsim::TensorRole::Other}) {
+    for (memsim::TensorRole role :
+         {memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
+          memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
       const QSignalBlocker block(pane->roleBox(role));
       pane->roleBox(role)->setChecked(false);
     }
     pane->simulate();
     QVERIFY(updated.wait(30000));
-    QCOMPARE(pane->current()->overlay.tensorsShown, size_t{16});  // AlexNet's 8 weights and 8 biases
+    QCOMPARE(pane->current()->overlay.tensorsShown,
+             size_t{16});  // AlexNet's 8 weights and 8 biases
     QVERIFY(rowStarting(canvas->rows(), "Tensors (16 of ") != static_cast<size_t>(kNone));
 
     // The kernel the zoo model lacks (adaptive average pooling) is assigned by the user.
     QCOMPARE(k.unmapped.size(), size_t{1});
-    const QString pool = QString::fromStdString(pane->shownGpu()->mapping.kernels.unmapped.front().name);
+    const QString pool =
+        QString::fromStdString(pane->shownGpu()->mapping.kernels.unmapped.front().name);
     pane->assign({pool}, QStringLiteral("forward/features.10"));
     QVERIFY(updated.wait(30000));
     QCOMPARE(pane->shownGpu()->mapping.kernels.coverage(), 1.0);
@@ -155,7 +161,8 @@ class TestOverlayView : public QObject {
     for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
     const memsim::OverlayRun& run = *pane->current();
     const memsim::GpuRun& shown = *pane->shownGpu();
-    canvas->zoomTo(run.overlay.origin - 1'000'000, run.overlay.origin + shown.run.result.summary.iteration + 1'000'000);
+    canvas->zoomTo(run.overlay.origin - 1'000'000,
+                   run.overlay.origin + shown.run.result.summary.iteration + 1'000'000);
     window.grab().save(QStringLiteral("overlay-sample.png"));
     view->bottomTabs()->setCurrentWidget(pane);
     window.grab().save(QStringLiteral("overlay-pane.png"));
@@ -166,15 +173,20 @@ class TestOverlayView : public QObject {
     QVERIFY(compare);
     QVERIFY(compare->simulatedSummary());
     QCOMPARE(compare->simulatedSummary()->model()->table().text(0, 0), std::string("Iteration"));
-    QCOMPARE(compare->simulatedKernels()->model()->rowCount(), static_cast<int>(shown.workload.kernels.size()));
-    QCOMPARE(compare->simulatedTraffic()->model()->table().number(0, 2), static_cast<double>(shown.run.result.summary.linkBytes[0]));
+    QCOMPARE(compare->simulatedKernels()->model()->rowCount(),
+             static_cast<int>(shown.workload.kernels.size()));
+    QCOMPARE(compare->simulatedTraffic()->model()->table().number(0, 2),
+             static_cast<double>(shown.run.result.summary.linkBytes[0]));
     TimelineCanvas* a = compare->timelineA();
     TimelineCanvas* b = compare->timelineB();
     a->setAxis(TimeAxis(shown.mapping.kernels.origin() + 2'000'000, 5000.0));
     QCOMPARE(b->axis().start(), TimeNs{2'000'000});
     QCOMPARE(b->axis().nsPerPixel(), 5000.0);
-    const double span = static_cast<double>(std::max(shown.run.result.summary.iteration, shown.mapping.kernels.iterations.back().end - shown.mapping.kernels.origin()));
-    a->setAxis(TimeAxis(shown.mapping.kernels.origin() - static_cast<TimeNs>(span / 50), span * 1.1 / a->canvasWidth()));
+    const double span = static_cast<double>(
+        std::max(shown.run.result.summary.iteration,
+                 shown.mapping.kernels.iterations.back().end - shown.mapping.kernels.origin()));
+    a->setAxis(TimeAxis(shown.mapping.kernels.origin() - static_cast<TimeNs>(span / 50),
+                        span * 1.1 / a->canvasWidth()));
     window.grab().save(QStringLiteral("compare-simulated.png"));
 
     // Removing the overlay gives the run back.
@@ -182,7 +194,8 @@ class TestOverlayView : public QObject {
     emit pane->removeRequested();
     QCOMPARE(view->timeline()->session(), measured);
     QVERIFY(!view->overlayPane());
-    QCOMPARE(rowNamed(view->timeline()->rows(), "GPU memory (simulated)"), static_cast<size_t>(kNone));
+    QCOMPARE(rowNamed(view->timeline()->rows(), "GPU memory (simulated)"),
+             static_cast<size_t>(kNone));
   }
 
   // Bad input stays in the pane: a model that is not the run's, an impossible tier field.
@@ -200,7 +213,8 @@ class TestOverlayView : public QObject {
     QVERIFY(updated.wait(30000));
     // ViT is not the run's model: only its patch convolution and a few linears find a partner in
     // AlexNet's aten:: ops. The summary says how little maps; every kernel is listed to assign.
-    const model::KernelMapping k = pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
+    const model::KernelMapping k =
+        pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
     QCOMPARE(k.method, std::string("aten"));
     QVERIFY(k.coverage() < 0.5);
     QVERIFY(pane->summary()->text().contains(QStringLiteral("4 of 74 layers timed")));

@@ -40,7 +40,8 @@ class TestSessionTreeModel : public QObject {
   void modelTesterOnFixtureAndSample() {
     for (bool multiRank : {false, true}) {
       SessionTreeModel model(ts::testing::makeFixtureSession(multiRank));
-      QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+      QAbstractItemModelTester tester(&model,
+                                      QAbstractItemModelTester::FailureReportingMode::QtTest);
       QVERIFY(model.rowCount() > 0);
     }
     auto sample = ts::loadSession(TSCOPE_SAMPLE);

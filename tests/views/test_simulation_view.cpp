@@ -3,22 +3,21 @@
 // beside the test binary.
 #include <QComboBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QtTest>
 
-#include <QPushButton>
-
 #include "compare_view.h"
 #include "io/tscope_file.h"
 #include "main_window.h"
+#include "model/model_zoo.h"
 #include "session_fixture.h"
+#include "simulation_view.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
-#include "model/model_zoo.h"
-#include "simulation_view.h"
 #include "timeline_canvas.h"
 
 using namespace ts;
@@ -67,7 +66,8 @@ class TestSimulationView : public QObject {
     const TimeNs at22 = view.current().result.summary.iteration;
     QVERIFY(at22 >= at24);
     QVERIFY(view.lastLatencyMs() > 0);
-    qInfo("what-if latency after the last move: %.1f ms (BENCHMARKS.md has the measured step)", view.lastLatencyMs());
+    qInfo("what-if latency after the last move: %.1f ms (BENCHMARKS.md has the measured step)",
+          view.lastLatencyMs());
 
     view.policy()->setCurrentText(QStringLiteral("lru"));
     settle(view);
@@ -80,7 +80,8 @@ class TestSimulationView : public QObject {
     // Too small for BERT's largest kernel: said in place, no timeline change, no crash.
     view.gpuMemory()->setValue(1);
     settle(view);
-    QVERIFY2(view.summary()->text().contains(QStringLiteral("more than the GPU memory")), qPrintable(view.summary()->text()));
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("more than the GPU memory")),
+             qPrintable(view.summary()->text()));
 
     // A preset resets the sliders.
     view.policy()->setCurrentText(QStringLiteral("g10"));
@@ -90,7 +91,8 @@ class TestSimulationView : public QObject {
     preset->setCurrentText(QStringLiteral("h200-141"));
     settle(view);
     QCOMPARE(view.gpuMemory()->value(), 141);
-    QCOMPARE(view.current().result.summary.iteration, view.current().result.summary.ideal);  // G10 fits BERT in 141 GB
+    QCOMPARE(view.current().result.summary.iteration,
+             view.current().result.summary.ideal);  // G10 fits BERT in 141 GB
   }
 
   void modelBatchReloads() {
@@ -134,7 +136,10 @@ class TestSimulationView : public QObject {
     QVERIFY(view);
     settle(*view);
     QVERIFY(view->mapping());
-    QVERIFY2(view->mapping()->text().contains(QStringLiteral("by nvtx, iteration 1 of 1 (whole session), 100.0 % of its kernel time mapped: 1 of")), qPrintable(view->mapping()->text()));
+    QVERIFY2(
+        view->mapping()->text().contains(QStringLiteral(
+            "by nvtx, iteration 1 of 1 (whole session), 100.0 % of its kernel time mapped: 1 of")),
+        qPrintable(view->mapping()->text()));
     QVERIFY(view->mapping()->text().contains(QStringLiteral("Roofline for: ")));
     QVERIFY(view->compareButton());
     QVERIFY2(view->compareButton()->isEnabled(), qPrintable(view->summary()->text()));

@@ -56,7 +56,8 @@ class TestStatsPane : public QObject {
   void showsWhatCoreComputes() {
     StatsPane pane(session_);
     pane.show();  // a hidden pane computes nothing
-    QAbstractItemModelTester tester(pane.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(pane.model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(waitForTable(pane));
     auto expected = computeStats(*session_, StatsReport::KernSum, {});
     QVERIFY(expected.ok());
@@ -73,7 +74,8 @@ class TestStatsPane : public QObject {
       QVERIFY(v >= previous);
       previous = v;
     }
-    QCOMPARE(pane.proxy()->index(pane.proxy()->rowCount() - 1, total).data().toString(), QStringLiteral("2.621 ms"));
+    QCOMPARE(pane.proxy()->index(pane.proxy()->rowCount() - 1, total).data().toString(),
+             QStringLiteral("2.621 ms"));
     // The filter matches any text column.
     pane.findChild<QLineEdit*>(QStringLiteral("statsFilter"))->setText(QStringLiteral("sgemm"));
     QCOMPARE(pane.proxy()->rowCount(), 1);
@@ -84,7 +86,8 @@ class TestStatsPane : public QObject {
     StatsPane pane(session_);
     pane.show();
     QVERIFY(waitForTable(pane));
-    for (const char* name : {"mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps", "overlap", "kern_sum"}) {
+    for (const char* name :
+         {"mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps", "overlap", "kern_sum"}) {
       pane.setTableName(QString::fromLatin1(name));
       QVERIFY(waitForTable(pane));
       QCOMPARE(pane.model()->table().report, std::string(name));
@@ -97,7 +100,8 @@ class TestStatsPane : public QObject {
     auto count = [&] {
       double n = 0;
       int c = column(pane, "count");
-      for (int r = 0; r < pane.model()->rowCount(); ++r) n += pane.model()->table().number(static_cast<size_t>(r), static_cast<size_t>(c));
+      for (int r = 0; r < pane.model()->rowCount(); ++r)
+        n += pane.model()->table().number(static_cast<size_t>(r), static_cast<size_t>(c));
       return n;
     };
     QCOMPARE(count(), 79.0);
@@ -119,13 +123,15 @@ class TestStatsPane : public QObject {
     pane.show();
     QVERIFY(waitForTable(pane));
     QTemporaryDir dir;
-    QString csv = dir.filePath(QStringLiteral("kern.csv")), json = dir.filePath(QStringLiteral("kern.json"));
+    QString csv = dir.filePath(QStringLiteral("kern.csv")),
+            json = dir.filePath(QStringLiteral("kern.json"));
     QCOMPARE(pane.exportTo(csv), QString());
     QCOMPARE(pane.exportTo(json), QString());
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QByteArray text = f.readAll();
-    QVERIFY(text.startsWith("time_pct,total_ns,count,avg_ns,med_ns,min_ns,max_ns,stddev_ns,name\r\n"));
+    QVERIFY(
+        text.startsWith("time_pct,total_ns,count,avg_ns,med_ns,min_ns,max_ns,stddev_ns,name\r\n"));
     QCOMPARE(text.count('\n'), 17);  // header and 16 rows
     QFile j(json);
     QVERIFY(j.open(QIODevice::ReadOnly));
@@ -144,10 +150,16 @@ class TestStatsPane : public QObject {
     emit view.timeline()->rangeSelected(end - 60'000'000, end);
     QVERIFY(waitForTable(*view.stats()));
     QCOMPARE(view.bottomTabs()->currentWidget(), view.stats());  // the reader stays on it
-    QVERIFY(view.stats()->findChild<QLabel*>(QStringLiteral("statsScope"))->text().startsWith(QStringLiteral("Range")));
+    QVERIFY(view.stats()
+                ->findChild<QLabel*>(QStringLiteral("statsScope"))
+                ->text()
+                .startsWith(QStringLiteral("Range")));
     emit view.timeline()->rangeCleared();
     QVERIFY(waitForTable(*view.stats()));
-    QVERIFY(view.stats()->findChild<QLabel*>(QStringLiteral("statsScope"))->text().startsWith(QStringLiteral("Whole")));
+    QVERIFY(view.stats()
+                ->findChild<QLabel*>(QStringLiteral("statsScope"))
+                ->text()
+                .startsWith(QStringLiteral("Whole")));
     view.stats()->setTableName(QStringLiteral("gpu_gaps"));
     QVERIFY(waitForTable(*view.stats()));
     // Double-clicking a gap shows it on the timeline, with a margin either side.
@@ -158,7 +170,8 @@ class TestStatsPane : public QObject {
     TimeNs gapStart = static_cast<TimeNs>(gaps.number(0, 1)) + session_->startTime();
     QVERIFY(zoom[0][0].value<TimeNs>() < gapStart);
     QVERIFY(view.timeline()->axis().start() < gapStart);
-    QVERIFY(view.timeline()->axis().start() > session_->startTime());  // zoomed in from the full view
+    QVERIFY(view.timeline()->axis().start() >
+            session_->startTime());  // zoomed in from the full view
     view.grab().toImage().save(QStringLiteral("stats-sample-gaps.png"));
     view.stats()->setTableName(QStringLiteral("kern_sum"));
     QVERIFY(waitForTable(*view.stats()));

@@ -3,19 +3,19 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QHelpEvent>
-#include <QToolTip>
+#include <QLineEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
-#include <QLineEdit>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QtTest>
 
+#include "events_table_model.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "session_view.h"
 #include "synth/synthetic_session.h"
-#include "events_table_model.h"
 #include "timeline_canvas.h"
 
 using ts::TimelineCanvas;
@@ -43,7 +43,9 @@ int colours(const QImage& image) {
   return static_cast<int>(seen.size());
 }
 
-QCheckBox* findRegex(ts::SessionView& view) { return view.findChild<QCheckBox*>(QStringLiteral("findRegex")); }
+QCheckBox* findRegex(ts::SessionView& view) {
+  return view.findChild<QCheckBox*>(QStringLiteral("findRegex"));
+}
 
 }  // namespace
 
@@ -84,7 +86,8 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(canvas.rows()[2].kind == ts::TimelineRow::Kind::KernelName);
     QVERIFY(canvas.rows()[2].label.find(" % ") != std::string::npos);
     // Row 0 (the GPU) is 20 px high under the ruler; the Compute label is just below.
-    QTest::mouseClick(&canvas, Qt::LeftButton, {}, QPoint(30, TimelineCanvas::kRulerHeight + TimelineCanvas::kGroupHeight + 8));
+    QTest::mouseClick(&canvas, Qt::LeftButton, {},
+                      QPoint(30, TimelineCanvas::kRulerHeight + TimelineCanvas::kGroupHeight + 8));
     QVERIFY(!canvas.rowCollapsed(1));
   }
 
@@ -102,7 +105,8 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(sel.has_value());
     const ts::TimeAxis before = canvas.axis();
     QCOMPARE(sel->first, before.timeAt(100));
-    QVERIFY2(canvas.selectionSummary().contains(QStringLiteral("kernel")), qPrintable(canvas.selectionSummary()));
+    QVERIFY2(canvas.selectionSummary().contains(QStringLiteral("kernel")),
+             qPrintable(canvas.selectionSummary()));
     QTest::keyClick(&canvas, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(canvas.axis().start(), sel->first);
     QVERIFY(canvas.axis().nsPerPixel() < before.nsPerPixel() / 4);  // 200 of 960 px
@@ -130,7 +134,8 @@ class TestTimelineCanvas : public QObject {
     // Hovering shows name, start, duration and stream.
     QHelpEvent help(QEvent::ToolTip, at, canvas->mapToGlobal(at));
     QApplication::sendEvent(canvas, &help);
-    QVERIFY(QToolTip::text().contains(QStringLiteral("distribution_elementwise_grid_stride_kernel")));
+    QVERIFY(
+        QToolTip::text().contains(QStringLiteral("distribution_elementwise_grid_stride_kernel")));
     QVERIFY(QToolTip::text().contains(QStringLiteral("duration 71 µs")));
     QVERIFY(QToolTip::text().contains(QStringLiteral("Stream 7")));
     QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
@@ -140,7 +145,8 @@ class TestTimelineCanvas : public QObject {
     QCOMPARE(canvas->linked().size(), size_t{1});
     const ts::Track& api = s.value()->tracks[canvas->linked()[0].first];
     QVERIFY(api.kind == ts::EventKind::Api);
-    QCOMPARE(std::string(s.value()->str(api.hot.name[canvas->linked()[0].second])), std::string("cudaLaunchKernel"));
+    QCOMPARE(std::string(s.value()->str(api.hot.name[canvas->linked()[0].second])),
+             std::string("cudaLaunchKernel"));
     const QString details = view.details()->toPlainText();
     for (const char* field : {"Grid", "Block", "Registers per thread", "Shared memory",
                               "Theoretical occupancy", "Correlation id", "Stream", "Launched by"}) {
@@ -176,10 +182,12 @@ class TestTimelineCanvas : public QObject {
     // The match is in view.
     QVERIFY(canvas->axis().start() <= first && first < canvas->axis().end(canvas->canvasWidth()));
     view.findNext(false);
-    ts::TimeNs second = s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event];
+    ts::TimeNs second =
+        s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event];
     QVERIFY(second != first);
     view.findNext(true);
-    QCOMPARE(s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event], first);
+    QCOMPARE(s.value()->tracks[canvas->selected().track].hot.start[canvas->selected().event],
+             first);
     edit->setText(QStringLiteral("(("));
     findRegex(view)->setChecked(true);
     view.findNext(false);
@@ -200,18 +208,24 @@ class TestTimelineCanvas : public QObject {
     model->sort(ts::EventsTableModel::Duration, Qt::DescendingOrder);
     ts::TimeNs longest = 0;
     for (const ts::Track& t : session.tracks) {
-      for (uint32_t i = 0; i < t.size(); ++i) longest = std::max(longest, t.hot.end[i] - t.hot.start[i]);
+      for (uint32_t i = 0; i < t.size(); ++i)
+        longest = std::max(longest, t.hot.end[i] - t.hot.start[i]);
     }
     const auto& top = model->ref(0);
-    QCOMPARE(session.tracks[top.track].hot.end[top.event] - session.tracks[top.track].hot.start[top.event], longest);
-    view.findChild<QLineEdit*>(QStringLiteral("eventsFilter"))->setText(QStringLiteral("cudalaunchkernel"));
+    QCOMPARE(session.tracks[top.track].hot.end[top.event] -
+                 session.tracks[top.track].hot.start[top.event],
+             longest);
+    view.findChild<QLineEdit*>(QStringLiteral("eventsFilter"))
+        ->setText(QStringLiteral("cudalaunchkernel"));
     int launches = 0;
     for (const ts::Track& t : session.tracks) {
-      for (uint32_t i = 0; i < t.size(); ++i) launches += session.str(t.hot.name[i]) == "cudaLaunchKernel";
+      for (uint32_t i = 0; i < t.size(); ++i)
+        launches += session.str(t.hot.name[i]) == "cudaLaunchKernel";
     }
     QCOMPARE(model->rowCount(), launches);
     QString csv = model->toCsv({0});
-    QVERIFY(csv.startsWith(QStringLiteral("Name,Start,Duration,Kind,Stream / thread,Correlation\r\n")));
+    QVERIFY(
+        csv.startsWith(QStringLiteral("Name,Start,Duration,Kind,Stream / thread,Correlation\r\n")));
     QVERIFY(csv.contains(QStringLiteral("cudaLaunchKernel,")));
     // Clicking a row selects and centres its event.
     QTableView* table = view.eventsTable();
@@ -256,7 +270,8 @@ class TestTimelineCanvas : public QObject {
     TimelineCanvas reopened(s.value());
     reopened.setPersistenceKey(key);  // same file: the arrangement comes back
     QVERIFY(reopened.rowHidden(rowIndex(reopened, "Memset")));
-    QVERIFY(position(reopened, rowIndex(reopened, "Stream 20")) < position(reopened, rowIndex(reopened, "Stream 7")));
+    QVERIFY(position(reopened, rowIndex(reopened, "Stream 20")) <
+            position(reopened, rowIndex(reopened, "Stream 7")));
     reopened.showAllRows();
     QVERIFY(!reopened.rowHidden(rowIndex(reopened, "Memset")));
     TimelineCanvas other(s.value());
