@@ -2,7 +2,7 @@
 
 #include <QObject>
 
-#include "analysis/occupancy.h"
+#include "session/occupancy.h"
 #include "util/format.h"
 
 namespace ts {

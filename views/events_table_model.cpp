@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "io/csv_writer.h"
+#include "util/csv.h"
 #include "util/format.h"
 
 namespace ts {

@@ -2,6 +2,7 @@
 // workload directory or an ONNX model's training step, print the iteration per policy (beside G10's
 // published numbers when they are known), save the simulated timeline, or sweep a parameter.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/cli_args.h"
@@ -13,6 +14,7 @@
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
+#include "memsim/sweep_table.h"
 #include "memsim/workload_source.h"
 #include "util/parse_number.h"
 
@@ -165,16 +167,8 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
   if (!parseSweep(spec, key, values, error)) return usage(error);
   if (key == "batch" && !base.isModel())
     return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
-  StatsTable table;
-  table.report = "memsim_sweep";
-  table.title = "Sweep of " + key;
-  table.columns = {{key, key, key == "batch" ? StatsUnit::Count : StatsUnit::Text},
-                   {"policy", "Policy", StatsUnit::Text},
-                   {"feasible", "Feasible", StatsUnit::Text},
-                   {"iteration_ns", "Iteration", StatsUnit::Duration},
-                   {"ideal_ns", "Ideal", StatsUnit::Duration},
-                   {"slowdown", "Slowdown", StatsUnit::Count},
-                   {"stall_ns", "Stall", StatsUnit::Duration}};
+  SweepTable sweep;
+  sweep.key = key;
   std::optional<SimWorkload> fixed;
   for (const std::string& v : values) {
     WorkloadSource in = base;
@@ -192,29 +186,31 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
       if (!w) return failure(w.error());
       fixed = std::move(*w);
     }
+    const double value = std::strtod(v.c_str(), nullptr);
     auto runs = runPolicies(*fixed, policies, tiers);
     if (!runs) {
       // A point where a kernel cannot fit is a row of infeasible results, not the end of the sweep.
-      for (Policy p : policies)
-        table.rows.push_back({v, std::string(toString(p)), std::string("no"), std::monostate{},
-                              int64_t{fixed->idealTime()}, std::monostate{}, std::monostate{}});
-      table.notes.push_back(key + " = " + v + ": " + runs.error());
+      for (Policy p : policies) {
+        SweepPoint point{value, std::string(toString(p)), false};
+        point.ideal = fixed->idealTime();
+        sweep.points.push_back(point);
+      }
+      sweep.notes.push_back(key + " = " + v + ": " + runs.error());
       continue;
     }
     for (const PolicyRun& run : *runs) {
       const SimSummary& s = run.result.summary;
-      if (run.result.feasible) {
-        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("yes"),
-                              int64_t{s.iteration}, int64_t{s.ideal}, s.slowdown,
-                              int64_t{s.stall}});
-      } else {
-        table.rows.push_back({v, std::string(toString(run.result.policy)), std::string("no"),
-                              std::monostate{}, int64_t{s.ideal}, std::monostate{},
-                              std::monostate{}});
+      SweepPoint point{value, std::string(toString(run.result.policy)), run.result.feasible};
+      point.ideal = s.ideal;
+      if (point.feasible) {
+        point.iteration = s.iteration;
+        point.slowdown = s.slowdown;
+        point.stall = s.stall;
       }
+      sweep.points.push_back(point);
     }
   }
-  return emitTables({table}, "csv", out, "simulate");
+  return emitTables({toStatsTable(sweep)}, "csv", out, "simulate");
 }
 
 }  // namespace

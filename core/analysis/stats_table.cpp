@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "io/csv_writer.h"
+#include "util/csv.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 

@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/occupancy.h"
 #include "io/decimal_time.h"
 #include "io/json_cursor.h"
+#include "session/occupancy.h"
 
 namespace ts {
 

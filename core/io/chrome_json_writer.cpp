@@ -3,9 +3,9 @@
 #include <charconv>
 #include <cmath>
 
-#include "analysis/occupancy.h"
 #include "io/atomic_file.h"
 #include "io/text_sink.h"
+#include "session/occupancy.h"
 #include "util/json_writer.h"
 
 namespace ts {

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "analysis/occupancy.h"
 #include "io/atomic_file.h"
 #include "io/text_sink.h"
+#include "session/occupancy.h"
 
 namespace ts {
 
@@ -96,19 +96,6 @@ std::string_view toString(CsvTable table) {
       return "nvtx";
   }
   return "?";
-}
-
-void appendCsvField(std::string& out, std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.append(field);
-    return;
-  }
-  out += '"';
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
 }
 
 Status exportCsv(const Session& s, CsvTable table, const std::string& path,

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "session/session.h"
+#include "util/csv.h"
 #include "util/progress.h"
 #include "util/result.h"
 
@@ -16,9 +17,6 @@ enum class CsvTable { Kernels, Memcpy, Memset, Api, Nvtx };
 
 std::optional<CsvTable> csvTableFromString(std::string_view name);  // "kernels", "memcpy", ...
 std::string_view toString(CsvTable table);
-
-// Quotes a field when it holds a comma, a quote, CR or LF (RFC 4180), doubling inner quotes.
-void appendCsvField(std::string& out, std::string_view field);
 
 // Written atomically.
 Status exportCsv(const Session& session, CsvTable table, const std::string& path,

@@ -1,52 +1,102 @@
 #include "memsim/sweep_table.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 #include "io/text_file.h"
+#include "util/csv.h"
+#include "util/parse_number.h"
 
 namespace ts::memsim {
+
+namespace {
+
+const char* const kColumns[] = {"policy",   "feasible", "iteration_ns",
+                                "ideal_ns", "slowdown", "stall_ns"};
+
+std::string valueText(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f", value);  // base units, as the sweep's points are made
+  return text;
+}
+
+}  // namespace
+
+StatsTable toStatsTable(const SweepTable& sweep) {
+  StatsTable table;
+  table.report = "memsim_sweep";
+  table.title = "Sweep of " + sweep.key;
+  table.columns = {
+      {sweep.key, sweep.key, sweep.key == "batch" ? StatsUnit::Count : StatsUnit::Text},
+      {kColumns[0], "Policy", StatsUnit::Text},
+      {kColumns[1], "Feasible", StatsUnit::Text},
+      {kColumns[2], "Iteration", StatsUnit::Duration},
+      {kColumns[3], "Ideal", StatsUnit::Duration},
+      {kColumns[4], "Slowdown", StatsUnit::Count},
+      {kColumns[5], "Stall", StatsUnit::Duration}};
+  for (const SweepPoint& p : sweep.points) {
+    if (p.feasible) {
+      table.rows.push_back({valueText(p.value), p.policy, std::string("yes"), int64_t{p.iteration},
+                            int64_t{p.ideal}, p.slowdown, int64_t{p.stall}});
+    } else {
+      table.rows.push_back({valueText(p.value), p.policy, std::string("no"), std::monostate{},
+                            int64_t{p.ideal}, std::monostate{}, std::monostate{}});
+    }
+  }
+  table.notes = sweep.notes;
+  return table;
+}
 
 Result<SweepTable> loadSweepCsv(const std::string& path) {
   auto text = readTextFile(path);
   if (!text) return Error{text.error()};
-  std::istringstream in{std::string(text->view())};
+  const std::string_view all = text->view();
   SweepTable table;
-  std::string line;
+  size_t index[std::size(kColumns)] = {};
+  size_t width = 0;
   size_t lineNo = 0;
-  auto fields = [](const std::string& l) {
-    std::vector<std::string> out;
-    std::string f;
-    std::istringstream s(l);
-    while (std::getline(s, f, ',')) out.push_back(f);
-    if (!l.empty() && l.back() == ',') out.emplace_back();
-    return out;
-  };
-  while (std::getline(in, line)) {
+  for (size_t pos = 0; pos < all.size();) {
+    size_t eol = all.find('\n', pos);
+    if (eol == std::string_view::npos) eol = all.size();
+    std::string_view line = all.substr(pos, eol - pos);
+    pos = eol + 1;
     ++lineNo;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
-    std::vector<std::string> f = fields(line);
     const std::string where = path + ":" + std::to_string(lineNo) + ": ";
+    auto f = splitCsvRecord(line);
+    if (!f) return Error{where + "a quoted field is not closed"};
     if (table.key.empty()) {
-      if (f.size() != 7 || f[1] != "policy" || f[3] != "iteration_ns")
-        return Error{where + "not a simulate --sweep table (header)"};
-      table.key = f[0];
+      for (size_t c = 0; c < std::size(kColumns); ++c) {
+        auto it = std::find(f->begin() + 1, f->end(), kColumns[c]);
+        if (f->size() < 2 || it == f->end())
+          return Error{where + "not a simulate --sweep table (no '" + kColumns[c] + "' column)"};
+        index[c] = static_cast<size_t>(it - f->begin());
+      }
+      table.key = (*f)[0];
+      width = f->size();
       continue;
     }
-    if (f.size() != 7) return Error{where + "expected 7 fields, found " + std::to_string(f.size())};
+    if (f->size() != width)
+      return Error{where + "expected " + std::to_string(width) + " fields, found " +
+                   std::to_string(f->size())};
+    auto field = [&](size_t c) -> const std::string& { return (*f)[index[c]]; };
     SweepPoint p;
     char* end = nullptr;
-    p.value = std::strtod(f[0].c_str(), &end);
-    if (end == f[0].c_str() || *end) return Error{where + "'" + f[0] + "' is not a number"};
-    p.policy = f[1];
-    p.feasible = f[2] == "yes";
+    p.value = std::strtod((*f)[0].c_str(), &end);
+    if (end == (*f)[0].c_str() || *end) return Error{where + "'" + (*f)[0] + "' is not a number"};
+    p.policy = field(0);
+    p.feasible = field(1) == "yes";
+    if (auto ideal = parseInteger<TimeNs>(field(3))) p.ideal = *ideal;
     if (p.feasible) {
-      p.iteration = std::atoll(f[3].c_str());
-      p.ideal = std::atoll(f[4].c_str());
-      p.slowdown = std::strtod(f[5].c_str(), nullptr);
-      if (p.iteration <= 0 || p.slowdown <= 0)
+      auto iteration = parseInteger<TimeNs>(field(2));
+      auto stall = parseInteger<TimeNs>(field(5));
+      p.slowdown = std::strtod(field(4).c_str(), nullptr);
+      if (!iteration || *iteration <= 0 || p.slowdown <= 0)
         return Error{where + "a feasible point without an iteration time"};
+      p.iteration = *iteration;
+      p.stall = stall.value_or(0);
     }
     table.points.push_back(p);
   }

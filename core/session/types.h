@@ -5,10 +5,12 @@
 #include <optional>
 #include <string_view>
 
+#include "util/time_ns.h"
+
 namespace ts {
 
-// Nanoseconds; every timestamp in Tensorscope is one of these (conversions happen at the edges).
-using TimeNs = int64_t;
+// TimeNs (util/time_ns.h): nanoseconds; every timestamp in Tensorscope is one of these
+// (conversions happen at the edges).
 // Index into a session's StringTable; 0 is the empty string.
 using StringId = uint32_t;
 // "No entity" for optional indices into the session's entity tables.

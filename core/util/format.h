@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "session/types.h"
+#include "util/time_ns.h"
 
 namespace ts {
 

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <map>
 
-#include "analysis/occupancy.h"
 #include "io/open_session.h"
 #include "io/text_file.h"
 #include "io/tscope_file.h"
+#include "session/occupancy.h"
 #include "session/session_summary.h"
 #include "session_fixture.h"
 

@@ -21,6 +21,7 @@
 #include "memsim/sim_report.h"
 #include "memsim/sim_session.h"
 #include "memsim/simulation.h"
+#include "memsim/sweep_table.h"
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -349,6 +350,45 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   EXPECT_FALSE(compareLayers(*measured, *sim, "lru").ok());    // not simulated
   EXPECT_FALSE(compareLayers(*sim, *sim, "ideal").ok());       // no measured layers
   EXPECT_FALSE(compareLayers(*measured, *measured, "").ok());  // not a simulation
+}
+
+TEST(MemsimSim, SweepTableReadsBackWhatItWrites) {
+  SweepTable sweep;
+  sweep.key = "gpu-mem";
+  sweep.points.push_back({4e9, "g10", true, 2'000'000, 1'000'000, 2.0, 300'000});
+  sweep.points.push_back({4e9, "odd, \"quoted\" name", false, 0, 1'000'000, 0, 0});
+  sweep.notes.push_back("gpu-mem = 4000000000: too small");
+  const std::string csv = statsToCsv(toStatsTable(sweep));
+  const std::string file = ::testing::TempDir() + "/sweep-roundtrip.csv";
+  std::ofstream(file) << csv;
+  auto back = loadSweepCsv(file);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->key, "gpu-mem");
+  ASSERT_EQ(back->points.size(), 2u);
+  EXPECT_EQ(back->points[0].iteration, 2'000'000);
+  EXPECT_EQ(back->points[0].stall, 300'000);
+  EXPECT_DOUBLE_EQ(back->points[0].slowdown, 2.0);
+  EXPECT_EQ(back->points[1].policy, "odd, \"quoted\" name");  // a comma inside quotes
+  EXPECT_FALSE(back->points[1].feasible);
+  EXPECT_EQ(back->points[1].ideal, 1'000'000);
+
+  // Columns are found by name, not by position; a missing one or an open quote is named.
+  std::ofstream(file) << "batch,ideal_ns,policy,feasible,iteration_ns,slowdown,stall_ns\n"
+                         "32,100,ideal,yes,100,1,0\n";
+  back = loadSweepCsv(file);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->points[0].value, 32);
+  EXPECT_EQ(back->points[0].iteration, 100);
+  std::ofstream(file) << "batch,policy,feasible,iteration_ns,slowdown,stall_ns\n";
+  back = loadSweepCsv(file);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().find("no 'ideal_ns' column"), std::string::npos) << back.error();
+  std::ofstream(file) << "batch,ideal_ns,policy,feasible,iteration_ns,slowdown,stall_ns\n"
+                         "32,100,\"ideal,yes,100,1,0\n";
+  back = loadSweepCsv(file);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().find(file + ":2: a quoted field is not closed"), std::string::npos)
+      << back.error();
 }
 
 }  // namespace ts::memsim

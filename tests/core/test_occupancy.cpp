@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "analysis/occupancy.h"
+#include "session/occupancy.h"
 #include "session_fixture.h"
 
 namespace ts {

@@ -1,4 +1,4 @@
-#include "analysis/occupancy.h"
+#include "session/occupancy.h"
 
 #include <algorithm>
 

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# test-layers-guard.sh SOURCE_DIR: the build's layering check (cmake/check-layers.sh) refuses an
+# include against the module graph and a Qt header in core, naming file and line, and passes
+# what the graph allows. (The real modules pass it on every build.)
+set -euo pipefail
+check=$1/cmake/check-layers.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/session"
+printf '#pragma once\n#include <vector>\n#include "util/format.h"\n#include "session/track.h"\n' \
+  >"$tmp/session/good.h"
+printf '// a header\n\n#include "memsim/plan.h"\n' >"$tmp/session/up.h"
+printf '#include <QString>\n' >"$tmp/session/qt.h"
+
+"$check" session "util" "util session memsim" ON "$tmp/ok" "$tmp/session/good.h"
+[ -f "$tmp/ok" ] || { echo "FAIL: allowed includes did not pass"; exit 1; }
+
+if "$check" session "util" "util session memsim" ON "$tmp/bad" "$tmp/session/up.h" 2>"$tmp/err"; then
+  echo "FAIL: an include of a higher module passed"; exit 1
+fi
+grep -q "session/up.h:3: session may not include \"memsim/plan.h\"" "$tmp/err" ||
+  { echo "FAIL: message does not name file and line:"; cat "$tmp/err"; exit 1; }
+[ ! -f "$tmp/bad" ] || { echo "FAIL: the stamp was written for a failed check"; exit 1; }
+
+if "$check" session "util" "util session memsim" ON "$tmp/bad" "$tmp/session/qt.h" 2>"$tmp/err"; then
+  echo "FAIL: a Qt header in core passed"; exit 1
+fi
+grep -q "session/qt.h:1: session is Qt-free" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+echo "layers guard: allowed includes pass; an upward include and a Qt header fail, named"
