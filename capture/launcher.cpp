@@ -196,7 +196,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   std::string program = resolveProgram(o.argv[0]);
   if (program.empty()) return Error{"program '" + o.argv[0] + "' not found (or not executable)"};
   if (o.output.empty()) return Error{"no output file given"};
-  if (Status st = checkWritable(o.output); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(checkWritable(o.output));
   std::string injection = findInjectionLibrary(o.injectionLibrary);
   if (injection.empty())
     return Error{
@@ -217,7 +217,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   }
 
   SocketDir sock;
-  if (Status st = openSocket(sock); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(openSocket(sock));
 
   // exec failures travel back through a close-on-exec pipe: EOF means the program started.
   int errPipe[2];
@@ -296,7 +296,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         p.exitCode = 128 + WTERMSIG(*status);
     }
     auto session = sink.snapshot(p);
-    if (!session) return Error{session.error()};
+    if (!session) return session.failure();
     if (Status st = writeSessionFile(**session, o.output); !st) return st;
     if (hooks.snapshot) hooks.snapshot(*session);
     savedEvents = sink.events();
@@ -376,7 +376,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     sink.close(c.id);
     ::close(c.fd);
   }
-  if (Status st = save(true); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(save(true));
   if (status && WIFEXITED(*status)) result.exitCode = WEXITSTATUS(*status);
   if (status && WIFSIGNALED(*status)) result.signal = WTERMSIG(*status);
   result.events = sink.events();

@@ -91,9 +91,7 @@ void ChartsPane::rebuild() {
   SessionChart kind;
   if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
   job_.start([session = session_, report = chartReport(kind),
-              stats = options_.stats](const std::atomic<bool>& cancel) {
-    Progress progress;
-    progress.cancel = &cancel;
+              stats = options_.stats](const Progress& progress) {
     return computeStats(*session, report, stats, progress);
   });
 }

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "chart_view.h"
-#include "latest_job.h"
+#include "job_runner.h"
 #include "memsim/sim_session.h"
 #include "session/session.h"
 #include "session_charts.h"
@@ -49,7 +49,7 @@ class ChartsPane : public QWidget {
   QComboBox* chart_ = nullptr;
   QCheckBox* log_ = nullptr;
   ChartView* view_ = nullptr;
-  LatestJob<Result<std::vector<StatsTable>>> job_;
+  JobRunner<Result<std::vector<StatsTable>>> job_;
   bool stale_ = true;  // changed while hidden: rebuild when shown
 };
 

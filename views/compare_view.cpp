@@ -35,7 +35,10 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
 
 CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB,
                          QWidget* parent)
-    : QWidget(parent) {
+    : QWidget(parent), tables_(this, [this](std::pair<StatsTable, StatsTable> t) {
+        kernels_->setTable(std::move(t.first));
+        copies_->setTable(std::move(t.second));
+      }) {
   setObjectName(QStringLiteral("compareView"));
   auto* layout = new QVBoxLayout(this);
   auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -53,8 +56,9 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
   tabs->addTab(copies_, tr("Copies"));
   splitter->addWidget(tabs);
   layout->addWidget(splitter);
-  kernels_->setTable(compareKernels(*a, *b));
-  copies_->setTable(compareCopies(*a, *b));
+  kernels_->setNotes(tr("Computing…"));
+  tables_.start(
+      [a, b](const Progress&) { return std::pair(compareKernels(*a, *b), compareCopies(*a, *b)); });
   addLayersTab(tabs, a, b);
   connect(a_, &TimelineCanvas::viewChanged, this, [this] { follow(a_, b_); });
   connect(b_, &TimelineCanvas::viewChanged, this, [this] { follow(b_, a_); });

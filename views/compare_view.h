@@ -5,8 +5,10 @@
 #pragma once
 
 #include <QWidget>
+#include <utility>
 
 #include "analysis/stats_table.h"
+#include "job_runner.h"
 #include "session/session.h"
 
 class QTabWidget;
@@ -61,6 +63,8 @@ class CompareView : public QWidget {
   TablePanel* simKernels_ = nullptr;
   TablePanel* simTraffic_ = nullptr;
   TimeNs originA_ = 0, originB_ = 0;  // the times that line up
+  // The kernel and copy tables scan both sessions: computed off the GUI thread.
+  JobRunner<std::pair<StatsTable, StatsTable>> tables_;
 };
 
 }  // namespace ts

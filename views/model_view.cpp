@@ -113,11 +113,11 @@ model::StepOptions ModelView::stepOptions() const {
 
 void ModelView::recompute() {
   job_.start([path = path_.toStdString(), batch = batch_->value(),
-              options = stepOptions()](const std::atomic<bool>&) -> Result<Computed> {
+              options = stepOptions()](const Progress&) -> Result<Computed> {
     model::LoadOptions load;
     load.batch = batch;
     auto g = model::loadOnnxModel(path, load);
-    if (!g) return Error{g.error()};
+    if (!g) return g.failure();
     Computed c;
     c.layers = model::layerTable(*g);
     c.kernels = model::stepTable(model::expandTrainingStep(*g, options));

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "analysis/stats_table.h"
-#include "latest_job.h"
+#include "job_runner.h"
 #include "model/model_graph.h"
 #include "model/training_step.h"
 #include "util/result.h"
@@ -62,7 +62,7 @@ class ModelView : public QWidget {
   TablePanel* layers_ = nullptr;
   TablePanel* kernels_ = nullptr;
   std::shared_ptr<const model::ModelGraph> graph_;
-  LatestJob<Result<Computed>> job_{this,
+  JobRunner<Result<Computed>> job_{this,
                                    [this](Result<Computed> result) { present(std::move(result)); }};
   QString error_;
 };

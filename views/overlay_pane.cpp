@@ -17,6 +17,9 @@
 #include <QVBoxLayout>
 
 #include "memsim/mapping_report.h"
+#include "memsim/sim_report.h"
+#include "palette.h"
+#include "qt_text.h"
 #include "stats_table_model.h"
 #include "table_panel.h"
 #include "util/format.h"
@@ -55,6 +58,7 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
       run_(std::move(run)),
       job_(this, [this](std::shared_ptr<const memsim::OverlayRun> r) { present(std::move(r)); }) {
   setObjectName(QStringLiteral("overlayPane"));
+  job_.onStage([this](const QString& stage) { stage_->setText(stage + QStringLiteral("…")); });
   request_.source.modelPath = modelPath.toStdString();
   request_.source.session = run_;
   request_.source.batch = batch;
@@ -121,12 +125,14 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   sort_ = new QComboBox(this);
   sort_->addItems({tr("by birth"), tr("by size")});
   // The lanes' colours (the canvas's overlay colours).
-  auto* legend = new QLabel(
-      tr("<span style='color:#59a14f'>■</span> on GPU <span style='color:#4e79a7'>■</span> in host "
-         "memory "
-         "<span style='color:#b07aa1'>■</span> on SSD <span style='color:#f28e2b'>■</span> moving "
-         "<span style='color:#9e2a2b'>■</span> stall"),
-      this);
+  auto* legend =
+      new QLabel(QStringList{palette::swatchHtml(EventStyle::InGpuMemory, tr("on GPU")),
+                             palette::swatchHtml(EventStyle::InHostMemory, tr("in host memory")),
+                             palette::swatchHtml(EventStyle::OnSsd, tr("on SSD")),
+                             palette::swatchHtml(EventStyle::Moving, tr("moving")),
+                             palette::swatchHtml(EventStyle::Stall, tr("stall"))}
+                     .join(QLatin1Char(' ')),
+                 this);
   draw->addWidget(sort_);
   connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
   draw->addSpacing(12);
@@ -290,23 +296,14 @@ void OverlayPane::simulate() {
   }
   progress_->show();
   stage_->setText(tr("Mapping kernels…"));
-  QPointer<QLabel> stage(stage_);
-  job_.start([request = request_, stage](const std::atomic<bool>& cancel) {
-    auto say = [stage](const char* what) {
-      QMetaObject::invokeMethod(
-          stage.data(),
-          [stage, text = QString::fromLatin1(what)] {
-            if (stage) stage->setText(text + QStringLiteral("…"));
-          },
-          Qt::QueuedConnection);
-    };
-    return std::make_shared<const memsim::OverlayRun>(memsim::runOverlay(request, say, &cancel));
+  job_.start([request = request_](const Progress& progress) {
+    return std::make_shared<const memsim::OverlayRun>(memsim::runOverlay(request, progress));
   });
 }
 
 void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
   progress_->hide();
-  if (run->cancelled) return;
+  if (run->status.cancelled()) return;
   current_ = run;
   // The GPU chooser lists the simulated GPUs; the choice survives re-runs when it still exists.
   const uint32_t keep =
@@ -335,7 +332,7 @@ void OverlayPane::showGpu() {
   const memsim::OverlayRun& r = *current_;
   const memsim::GpuRun* g = shownGpu();
   QString mapping;
-  if (g && !g->mapping.method.empty()) {  // shown also when it failed: the user corrects from it
+  if (g && g->mapping.mapped) {  // shown also when it failed: the user corrects from it
     const model::KernelMapping& k = g->mapping.kernels;
     mapping_->setTable(memsim::mappingTable(*run_, k));
     const QString keep = assignTo_->currentData().toString();
@@ -344,23 +341,16 @@ void OverlayPane::showGpu() {
     for (const std::string& group : k.groups)
       assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
     if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
-    mapping = tr("Mapping: by %1, iteration %2 of %3 (%4), %5 % of its kernel time, %6 of %7 "
-                 "layers timed, %8 kernel names unmapped, corrections: %9.")
-                  .arg(QString::fromStdString(k.method))
-                  .arg(k.iteration + 1)
-                  .arg(k.iterations.size())
-                  .arg(QString::fromStdString(k.iterationSource))
-                  .arg(100 * k.coverage(), 0, 'f', 1)
-                  .arg(g->mapping.layersMapped)
-                  .arg(g->mapping.layers)
+    mapping = tr("Mapping: %1, %2 kernel names unmapped, corrections: %3.")
+                  .arg(htmlText(memsim::mappingSentence(g->mapping)))
                   .arg(k.unmapped.size())
                   .arg(request_.source.mapping.corrections.size());
   }
   for (const std::string& skipped : r.skipped)
     mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
-  if (!r.error.empty() || !g) {
+  if (!r.status.ok() || !g) {
     summary_->setText(tr("<b>Cannot simulate:</b> %1<br>%2")
-                          .arg(QString::fromStdString(r.error).toHtmlEscaped(), mapping));
+                          .arg(QString::fromStdString(r.status.error()).toHtmlEscaped(), mapping));
     stage_->setText(tr("Failed."));
     compare_->setEnabled(false);
     return;
@@ -371,8 +361,7 @@ void OverlayPane::showGpu() {
       k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
   summary_->setText(
       tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 "
-         "host → GPU, %9 GPU → host, "
-         "%10 SSD → GPU, %11 GPU → SSD · measured iteration %12 · GPUs simulated: %13<br>%14")
+         "· measured iteration %9 · GPUs simulated: %10<br>%11")
           .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)),
                QString::fromStdString(g->workload.name))
           .arg(run_->devices[g->device].ordinal)
@@ -380,10 +369,7 @@ void OverlayPane::showGpu() {
                QString::fromStdString(formatDuration(s.ideal)))
           .arg(s.slowdown, 0, 'f', 2)
           .arg(QString::fromStdString(formatDuration(s.stall)),
-               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[0]))),
-               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[1]))),
-               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[2]))),
-               QString::fromStdString(formatBytes(static_cast<uint64_t>(s.linkBytes[3]))),
+               htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
           .arg(r.gpus.size())
           .arg(mapping));

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "latest_job.h"
+#include "job_runner.h"
 #include "memsim/overlay_run.h"
 
 class QCheckBox;
@@ -105,7 +105,7 @@ class OverlayPane : public QWidget {
   QComboBox* assignTo_ = nullptr;
   QComboBox* gpuChooser_ = nullptr;
   QPushButton* compare_ = nullptr;
-  LatestJob<std::shared_ptr<const memsim::OverlayRun>> job_;
+  JobRunner<std::shared_ptr<const memsim::OverlayRun>> job_;
 };
 
 }  // namespace ts

@@ -2,14 +2,13 @@
 // the target file is replaced atomically, so a cancelled or failed export leaves it untouched.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
-#include <atomic>
-#include <memory>
 
 #include "io/open_session.h"
+#include "job_runner.h"
 #include "session/session.h"
+#include "util/result.h"
 
 namespace ts {
 
@@ -18,10 +17,9 @@ class SessionExportJob : public QObject {
  public:
   SessionExportJob(SessionPtr session, QString path, WriteOptions options,
                    QObject* parent = nullptr);
-  ~SessionExportJob() override;
 
   void start();
-  void cancel() { cancel_->store(true); }
+  void cancel() { job_.cancel(); }
   const QString& path() const { return path_; }
   double progress() const { return progress_; }
 
@@ -33,9 +31,8 @@ class SessionExportJob : public QObject {
   SessionPtr session_;
   QString path_;
   WriteOptions options_;
-  std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
-  QFutureWatcher<QString> watcher_;  // result: empty on success, else the error
   double progress_ = 0;
+  JobRunner<Status> job_;
 };
 
 }  // namespace ts

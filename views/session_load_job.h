@@ -3,14 +3,13 @@
 // receives signals.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QStringList>
-#include <atomic>
 #include <memory>
 
 #include "io/open_session.h"
+#include "job_runner.h"
 #include "session/session.h"
 #include "timeline/timeline_rows.h"
 
@@ -20,13 +19,13 @@ struct LoadOutcome {
   SessionPtr session;
   std::shared_ptr<const TimelineRows> rows;  // the timeline layout, built off the GUI thread too
   QString error;
+  bool cancelled = false;  // stopped on request: not a failure to show as one
 };
 
 class SessionLoadJob : public QObject {
   Q_OBJECT
  public:
   explicit SessionLoadJob(QStringList paths, OpenOptions options = {}, QObject* parent = nullptr);
-  ~SessionLoadJob() override;
 
   void start();
   void cancel();
@@ -38,14 +37,15 @@ class SessionLoadJob : public QObject {
  signals:
   void progressChanged(double fraction);
   void loaded(ts::SessionPtr session, std::shared_ptr<const ts::TimelineRows> rows);
-  void failed(const QString& message);  // includes "cancelled"
+  // Also when cancelled (the user stopped it, or closed the window): then `cancelled` is true.
+  void failed(const QString& message, bool cancelled);
 
  private:
   QStringList paths_;
   OpenOptions options_;
-  std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
-  QFutureWatcher<LoadOutcome> watcher_;
   double progress_ = 0;
+  bool cancelRequested_ = false;  // before start(): the job starts cancelled
+  JobRunner<LoadOutcome> job_;
 };
 
 }  // namespace ts

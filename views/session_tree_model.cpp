@@ -4,16 +4,11 @@
 #include <map>
 #include <tuple>
 
+#include "qt_text.h"
 #include "session/session_summary.h"
 #include "util/format.h"
 
 namespace ts {
-
-namespace {
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-}  // namespace
 
 SessionTreeModel::SessionTreeModel(SessionPtr session, QObject* parent)
     : QAbstractItemModel(parent), session_(std::move(session)) {
@@ -35,7 +30,7 @@ void SessionTreeModel::build() {
   std::vector<int> rankNode(s.ranks.size(), 0);
   if (s.multiRank()) {
     for (size_t r = 0; r < s.ranks.size(); ++r)
-      rankNode[r] = add(0, NodeKind::Rank, q(s.ranks[r].label));
+      rankNode[r] = add(0, NodeKind::Rank, plainText(s.ranks[r].label));
   }
   // GPUs: the device node, then Kernels (all of the device's kernels), Streams, Memory.
   struct DeviceNodes {
@@ -57,7 +52,7 @@ void SessionTreeModel::build() {
     if (!used[d]) continue;
     std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
     if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
-    dev[d].device = add(rankNode[s.devices[d].rank], NodeKind::Device, q(label));
+    dev[d].device = add(rankNode[s.devices[d].rank], NodeKind::Device, plainText(label));
   }
   std::vector<int> processNode(s.processes.size(), -1);
   std::vector<int> threadNode(s.threads.size(), -1);
@@ -77,7 +72,8 @@ void SessionTreeModel::build() {
       if (track.stream != kNone) {
         int parent = touch(dn.streams, dn.device, NodeKind::Group, tr("Streams"));
         auto [it, fresh] = dn.stream.try_emplace(track.stream, -1);
-        if (fresh) it->second = add(parent, NodeKind::Stream, q(s.streamLabel(track.stream)));
+        if (fresh)
+          it->second = add(parent, NodeKind::Stream, plainText(s.streamLabel(track.stream)));
         nodes_[static_cast<size_t>(it->second)].tracks.push_back(t);
       }
       if (track.kind == EventKind::Memcpy || track.kind == EventKind::Memset) {
@@ -112,12 +108,13 @@ void SessionTreeModel::build() {
       if (processNode[p] < 0) {
         // Under its rank node already: no rank prefix.
         const Process& proc = s.processes[p];
-        QString label = proc.name.empty() ? tr("Process") : q(proc.name);
+        QString label = proc.name.empty() ? tr("Process") : plainText(proc.name);
         if (proc.pid >= 0) label += QStringLiteral(" (%1)").arg(proc.pid);
         processNode[p] = add(rankNode[proc.rank], NodeKind::Process, label);
       }
       int& tn = threadNode[track.thread];
-      if (tn < 0) tn = add(processNode[p], NodeKind::Thread, q(s.threadLabel(track.thread)));
+      if (tn < 0)
+        tn = add(processNode[p], NodeKind::Thread, plainText(s.threadLabel(track.thread)));
       const char* what = track.kind == EventKind::Api    ? "CUDA API"
                          : track.kind == EventKind::Nvtx ? "NVTX"
                                                          : "Ranges";
@@ -131,8 +128,8 @@ void SessionTreeModel::build() {
                  : counter.process != kNone && processNode[counter.process] >= 0
                      ? processNode[counter.process]
                      : 0;
-    QString label = q(counter.name);
-    if (!counter.unit.empty()) label += QStringLiteral(" (%1)").arg(q(counter.unit));
+    QString label = plainText(counter.name);
+    if (!counter.unit.empty()) label += QStringLiteral(" (%1)").arg(plainText(counter.unit));
     int n = add(parent, NodeKind::Counter, label);
     nodes_[static_cast<size_t>(n)].count = counter.size();
   }

@@ -14,11 +14,13 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <utility>
 
 #include "charts_pane.h"
 #include "event_details.h"
 #include "events_table_model.h"
 #include "overlay_pane.h"
+#include "qt_text.h"
 #include "session/session_summary.h"
 #include "session_tree_model.h"
 #include "stats_pane.h"
@@ -28,9 +30,6 @@
 namespace ts {
 
 namespace {
-QString q(const std::string& s) {
-  return QString::fromStdString(s).toHtmlEscaped();
-}
 QString row(const QString& key, const QString& value) {
   return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
       .arg(key, value);
@@ -39,7 +38,10 @@ QString row(const QString& key, const QString& value) {
 
 SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
                          std::shared_ptr<const TimelineRows> rows)
-    : QWidget(parent), session_(std::move(session)), path_(std::move(path)) {
+    : QWidget(parent),
+      session_(std::move(session)),
+      path_(std::move(path)),
+      search_(this, [this](Result<std::vector<SearchHit>> hits) { searchDone(std::move(hits)); }) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -91,8 +93,14 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   closeFind->setToolTip(tr("Close the find bar"));
   findLayout->addWidget(closeFind);
   findBar_->hide();
-  connect(findEdit_, &QLineEdit::textChanged, this, [this] { searched_ = false; });
-  connect(findRegex_, &QCheckBox::toggled, this, [this] { searched_ = false; });
+  connect(findEdit_, &QLineEdit::textChanged, this, [this] {
+    searched_ = false;
+    search_.supersede();  // a search for the old text is dropped
+  });
+  connect(findRegex_, &QCheckBox::toggled, this, [this] {
+    searched_ = false;
+    search_.supersede();
+  });
   connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
   connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
   connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
@@ -215,7 +223,7 @@ void SessionView::showOverlay(bool on) {
   const memsim::OverlayRun* run = overlay_ ? overlay_->current() : nullptr;
   SessionPtr next = session_;
   std::shared_ptr<const TimelineRows> rows = baseRows_;
-  if (on && run && run->error.empty() && run->overlay.session) {
+  if (on && run && run->status.ok() && run->overlay.session) {
     next = run->overlay.session;
     rows = run->overlay.rows;
   }
@@ -258,10 +266,20 @@ void SessionView::showFind() {
   findEdit_->selectAll();
 }
 
+// A whole-session scan: off the GUI thread, like every other one.
 void SessionView::runSearch() {
-  searched_ = true;
   current_ = static_cast<size_t>(kNone);
-  auto hits = findEvents(*shown_, findEdit_->text().toStdString(), findRegex_->isChecked());
+  findCount_->setStyleSheet({});
+  findCount_->setText(tr("searching…"));
+  search_.start([session = shown_, pattern = findEdit_->text().toStdString(),
+                 regex = findRegex_->isChecked()](const Progress&) {
+    return findEvents(*session, pattern, regex);
+  });
+}
+
+void SessionView::searchDone(Result<std::vector<SearchHit>> hits) {
+  searched_ = true;
+  const std::optional<bool> pending = std::exchange(pendingStep_, std::nullopt);
   if (!hits) {
     hits_.clear();
     findCount_->setText(QString::fromStdString(hits.error()));
@@ -273,10 +291,19 @@ void SessionView::runSearch() {
   findCount_->setText(
       hits_.empty() ? tr("no match")
                     : tr("%1 matches").arg(QString::fromStdString(formatCount(hits_.size()))));
+  if (pending) step(*pending);
 }
 
 void SessionView::findNext(bool backwards) {
-  if (!searched_) runSearch();
+  if (searched_) {
+    step(backwards);
+    return;
+  }
+  pendingStep_ = backwards;  // once the search is done
+  if (!search_.busy()) runSearch();
+}
+
+void SessionView::step(bool backwards) {
   if (hits_.empty()) return;
   // From the current match, or else from the middle of the view.
   TimeNs from = current_ != static_cast<size_t>(kNone)
@@ -319,20 +346,21 @@ QString SessionView::overviewHtml() const {
             .arg(s.provenance.droppedRecords);
   }
   html += QStringLiteral("<table>");
-  html += row(tr("Duration"), q(formatDuration(s.duration())));
-  html += row(tr("Events"), q(formatCount(r.events)));
-  html += row(tr("Kernels"), q(formatCount(r.kernels)));
+  html += row(tr("Duration"), htmlText(formatDuration(s.duration())));
+  html += row(tr("Events"), htmlText(formatCount(r.events)));
+  html += row(tr("Kernels"), htmlText(formatCount(r.kernels)));
   for (int k = 0; k < kCopyKindCount; ++k) {
     if (r.memcpyCount[static_cast<size_t>(k)] == 0) continue;
     html += row(tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data())),
-                q(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
-                  formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
+                htmlText(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
+                         formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
   }
   if (r.memsets)
-    html += row(tr("Memsets"), q(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
-  html += row(tr("CUDA API calls"), q(formatCount(r.apiCalls)));
-  html += row(tr("NVTX ranges"), q(formatCount(r.nvtxRanges)));
-  if (r.otherRanges) html += row(tr("Other ranges"), q(formatCount(r.otherRanges)));
+    html +=
+        row(tr("Memsets"), htmlText(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
+  html += row(tr("CUDA API calls"), htmlText(formatCount(r.apiCalls)));
+  html += row(tr("NVTX ranges"), htmlText(formatCount(r.nvtxRanges)));
+  if (r.otherRanges) html += row(tr("Other ranges"), htmlText(formatCount(r.otherRanges)));
   html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
   html += QStringLiteral("</table>");
 
@@ -345,19 +373,19 @@ QString SessionView::overviewHtml() const {
   }
   QStringList idle;
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
-    if (!active[d]) idle << q(s.deviceLabel(d));
+    if (!active[d]) idle << htmlText(s.deviceLabel(d));
   }
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     if (!active[d]) continue;
     const Device& dev = s.devices[d];
-    html += QStringLiteral("<p><b>%1</b></p><table>").arg(q(s.deviceLabel(d)));
-    if (!dev.uuid.empty()) html += row(tr("UUID"), q(dev.uuid));
+    html += QStringLiteral("<p><b>%1</b></p><table>").arg(htmlText(s.deviceLabel(d)));
+    if (!dev.uuid.empty()) html += row(tr("UUID"), htmlText(dev.uuid));
     if (dev.computeMajor) {
       html += row(tr("Compute capability"),
                   QStringLiteral("%1.%2").arg(dev.computeMajor).arg(dev.computeMinor));
     }
     if (dev.smCount) html += row(tr("SMs"), QString::number(dev.smCount));
-    if (dev.memoryBytes) html += row(tr("Memory"), q(formatBytes(dev.memoryBytes)));
+    if (dev.memoryBytes) html += row(tr("Memory"), htmlText(formatBytes(dev.memoryBytes)));
     if (dev.memoryBandwidthBytesPerSecond) {
       html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(
                                               dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
@@ -369,7 +397,7 @@ QString SessionView::overviewHtml() const {
                       .arg(dev.maxWarpsPerSm)
                       .arg(dev.maxBlocksPerSm)
                       .arg(dev.maxRegistersPerSm)
-                      .arg(q(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
+                      .arg(htmlText(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
     }
     html += QStringLiteral("</table>");
   }
@@ -377,10 +405,11 @@ QString SessionView::overviewHtml() const {
 
   html += tr("<h3>Provenance</h3><table>");
   const Provenance& p = s.provenance;
-  html += row(tr("Written by"), tr("Tensorscope %1 on %2").arg(q(p.toolVersion), q(p.createdUtc)));
+  html += row(tr("Written by"),
+              tr("Tensorscope %1 on %2").arg(htmlText(p.toolVersion), htmlText(p.createdUtc)));
   for (const SourceFile& src : p.sources)
-    html += row(tr("Source"), q(src.path + " (" + src.format + ")"));
-  if (!p.captureCommand.empty()) html += row(tr("Command"), q(p.captureCommand));
+    html += row(tr("Source"), htmlText(src.path + " (" + src.format + ")"));
+  if (!p.captureCommand.empty()) html += row(tr("Command"), htmlText(p.captureCommand));
   if (p.exitCode) html += row(tr("Exit code"), QString::number(*p.exitCode));
   html += QStringLiteral("</table>");
   return html;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <QWidget>
+#include <optional>
 
 #include "analysis/event_search.h"
+#include "job_runner.h"
 #include "session/session.h"
 #include "timeline/timeline_rows.h"
 
@@ -86,7 +88,9 @@ class SessionView : public QWidget {
   QLineEdit* eventsFilter_ = nullptr;
   StatsPane* stats_ = nullptr;
   ChartsPane* charts_ = nullptr;
-  void runSearch();
+  void runSearch();                                      // starts the search off the GUI thread
+  void searchDone(Result<std::vector<SearchHit>> hits);  // then steps, if a step waits for it
+  void step(bool backwards);
   QWidget* findBar_ = nullptr;
   QLineEdit* findEdit_ = nullptr;
   QCheckBox* findRegex_ = nullptr;
@@ -94,7 +98,9 @@ class SessionView : public QWidget {
   std::vector<SearchHit> hits_;
   size_t current_ = static_cast<size_t>(kNone);
   bool searched_ = false;
+  std::optional<bool> pendingStep_;  // Next/Previous pressed while the search runs: backwards?
   bool live_ = false;
+  JobRunner<Result<std::vector<SearchHit>>> search_;  // last: waits for its work first
 };
 
 }  // namespace ts

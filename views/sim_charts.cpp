@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 
+#include "memsim/tier_config.h"
 #include "session_charts.h"
 
 namespace ts {
@@ -186,12 +187,9 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
   // The swept value in the unit people think in.
   double scale = 1;
   QString unit;
-  if (sweep.key == "gpu-mem" || sweep.key == "host-mem") {
+  if (const memsim::TierField* f = memsim::findTierField(sweep.key)) {
     scale = 1e-9;
-    unit = QObject::tr("GB");
-  } else if (sweep.key == "ssd-bw" || sweep.key == "pcie-bw") {
-    scale = 1e-9;
-    unit = QObject::tr("GB/s");
+    unit = f->unit == memsim::TierUnit::Bytes ? QObject::tr("GB") : QObject::tr("GB/s");
   }
   std::map<std::string, QLineSeries*> lines;
   std::vector<std::string> order;

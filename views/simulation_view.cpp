@@ -8,8 +8,9 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
+#include "memsim/mapping_report.h"
+#include "qt_text.h"
 #include "timeline_canvas.h"
 #include "util/format.h"
 
@@ -28,7 +29,9 @@ QSlider* slider(int lo, int hi, int value, QWidget* parent) {
 }  // namespace
 
 SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
-    : QWidget(parent), source_(std::move(source)) {
+    : QWidget(parent),
+      source_(std::move(source)),
+      job_(this, [this](Outcome o) { present(std::move(o)); }) {
   setObjectName(QStringLiteral("simulationView"));
   base_ = *memsim::tierPreset("g10-default");
   auto* layout = new QHBoxLayout(this);
@@ -91,13 +94,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
     connect(s, &QSlider::valueChanged, this, &SimulationView::schedule);
   connect(policy_, &QComboBox::currentIndexChanged, this, &SimulationView::schedule);
   connect(batch_, &QSpinBox::valueChanged, this, &SimulationView::schedule);
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this,
-          [this] { present(watcher_.result()); });
   schedule();
-}
-
-SimulationView::~SimulationView() {
-  watcher_.waitForFinished();
 }
 
 // Sliders start from a preset; the preset's other fields (bandwidths, latencies) stay.
@@ -141,7 +138,7 @@ void SimulationView::start() {
   source.batch = batch_->value();
   std::shared_ptr<const memsim::SimWorkload> workload =
       source.isModel() && source.batch != workloadBatch_ ? nullptr : workload_;
-  watcher_.setFuture(QtConcurrent::run([source, workload, policy, tiers = tiers()]() mutable {
+  job_.start([source, workload, policy, tiers = tiers()](const Progress&) mutable {
     Outcome o;
     o.batch = source.batch;
     if (!workload) {
@@ -157,7 +154,7 @@ void SimulationView::start() {
     o.workload = workload;
     o.whatIf = memsim::runWhatIf(*workload, policy, tiers);
     return o;
-  }));
+  });
 }
 
 void SimulationView::present(Outcome o) {
@@ -170,8 +167,8 @@ void SimulationView::present(Outcome o) {
   const memsim::SimResult& r = current_.result;
   if (!o.loadError.empty()) {
     summary_->setText(tr("Cannot load the workload: %1").arg(QString::fromStdString(o.loadError)));
-  } else if (!current_.error.empty()) {
-    summary_->setText(QString::fromStdString(current_.error));
+  } else if (!current_.status.ok()) {
+    summary_->setText(QString::fromStdString(current_.status.error()));
   } else if (!r.feasible) {
     summary_->setText(tr("%1 is infeasible here: %2")
                           .arg(QString::fromLatin1(memsim::toString(r.policy)),
@@ -211,7 +208,7 @@ void SimulationView::present(Outcome o) {
     timeline_ = canvas;
   }
   if (compare_) compare_->setEnabled(current_.session != nullptr);
-  if (mapping_ && o.mapping && !o.mapping->method.empty()) {
+  if (mapping_ && o.mapping && o.mapping->mapped) {
     const memsim::MappingSummary& m = *o.mapping;
     auto list = [](const std::vector<std::string>& names) {
       QStringList out;
@@ -219,22 +216,9 @@ void SimulationView::present(Outcome o) {
       if (names.size() > 12) out << tr("… %1 more").arg(names.size() - 12);
       return out.join(QStringLiteral(", "));
     };
-    const model::KernelMapping& k = m.kernels;
-    QString text = tr("<b>Measured times</b> by %1, iteration %2 of %3 (%4), %5 % of its kernel "
-                      "time mapped: %6 of %7 layers timed (%8 %).")
-                       .arg(QString::fromStdString(m.method))
-                       .arg(k.iteration + 1)
-                       .arg(k.iterations.size())
-                       .arg(QString::fromStdString(k.iterationSource))
-                       .arg(100 * k.coverage(), 0, 'f', 1)
-                       .arg(m.layersMapped)
-                       .arg(m.layers)
-                       .arg(m.layers ? 100.0 * static_cast<double>(m.layersMapped) /
-                                           static_cast<double>(m.layers)
-                                     : 0.0,
-                            0, 'f', 0);
-    if (!m.unmapped.empty()) text += tr(" Roofline for: %1.").arg(list(m.unmapped));
-    if (!m.unknown.empty()) text += tr(" Not in the model: %1.").arg(list(m.unknown));
+    QString text = tr("<b>Measured times</b> %1.").arg(htmlText(memsim::mappingSentence(m)));
+    if (!m.timed.unmapped.empty()) text += tr(" Roofline for: %1.").arg(list(m.timed.unmapped));
+    if (!m.timed.unknown.empty()) text += tr(" Not in the model: %1.").arg(list(m.timed.unknown));
     mapping_->setText(text);
   }
   lastLatencyMs_ = static_cast<double>(sinceChange_.nsecsElapsed()) / 1e6;

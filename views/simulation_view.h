@@ -6,11 +6,11 @@
 #pragma once
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 #include <optional>
 
+#include "job_runner.h"
 #include "memsim/tier_config.h"
 #include "memsim/what_if.h"
 #include "memsim/workload_source.h"
@@ -30,7 +30,6 @@ class SimulationView : public QWidget {
   Q_OBJECT
  public:
   explicit SimulationView(memsim::WorkloadSource source, QWidget* parent = nullptr);
-  ~SimulationView() override;
 
   const memsim::WorkloadSource& source() const { return source_; }
   TimelineCanvas* timeline() const { return timeline_; }  // null until the first result
@@ -84,11 +83,11 @@ class SimulationView : public QWidget {
   QLabel* summary_ = nullptr;
   QVBoxLayout* body_ = nullptr;
   TimelineCanvas* timeline_ = nullptr;
-  QFutureWatcher<Outcome> watcher_;
   bool running_ = false;
   bool pending_ = false;
   QElapsedTimer sinceChange_;
   double lastLatencyMs_ = 0;
+  JobRunner<Outcome> job_;  // last: it waits for its work before the members it reads go
 };
 
 }  // namespace ts

@@ -164,12 +164,9 @@ void StatsPane::recompute() {
   stale_ = false;
   table_->setNotes(tr("Computing…"));
   const Choice& c = kChoices[std::max(0, report_->currentIndex())];
-  job_.start(
-      [session = session_, report = c.report, options = options_](const std::atomic<bool>& cancel) {
-        Progress progress;
-        progress.cancel = &cancel;
-        return computeStats(*session, report, options, progress);
-      });
+  job_.start([session = session_, report = c.report, options = options_](const Progress& progress) {
+    return computeStats(*session, report, options, progress);
+  });
 }
 
 }  // namespace ts

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "analysis/stats_reports.h"
-#include "latest_job.h"
+#include "job_runner.h"
 #include "session/session.h"
 
 class QCheckBox;
@@ -62,7 +62,7 @@ class StatsPane : public QWidget {
   QCheckBox* perGpu_ = nullptr;
   QLabel* scope_ = nullptr;
   TablePanel* table_ = nullptr;
-  LatestJob<Result<std::vector<StatsTable>>> job_;
+  JobRunner<Result<std::vector<StatsTable>>> job_;
   bool stale_ = true;  // changed while hidden: recompute when shown
 };
 

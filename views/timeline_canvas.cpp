@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 
+#include "palette.h"
 #include "util/format.h"
 
 namespace ts {
@@ -18,75 +19,6 @@ namespace ts {
 namespace {
 
 constexpr double kMinBoxPx = 3.0;  // narrower events fold into runs
-
-// Distinct, stable colours for names (kernels, ranges): one of 64 hues per name id, converted to
-// RGB once (colour-space conversions per event would cost more than the drawing).
-QRgb nameColor(StringId id, bool dark) {
-  static const auto table = [] {
-    std::array<std::array<QRgb, 64>, 2> t{};
-    for (int i = 0; i < 64; ++i) {
-      int hue = (i * 157) % 360;  // neighbours in the table are far apart on the wheel
-      t[0][static_cast<size_t>(i)] = QColor::fromHsv(hue, 120, 225).rgb();
-      t[1][static_cast<size_t>(i)] = QColor::fromHsv(hue, 150, 200).rgb();
-    }
-    return t;
-  }();
-  return table[dark ? 1 : 0][(id * 2654435761u) >> 26];
-}
-
-// Scales an RGB colour towards black (factor < 1) or white (factor > 1) without HSV round trips;
-// integer arithmetic, since runs are coloured per frame.
-QRgb scaled(QRgb c, double factor) {
-  const int f = static_cast<int>(factor * 256);
-  auto channel = [f](int v) {
-    return f <= 256 ? (v * f) >> 8 : v + (((255 - v) * (f - 256)) >> 8);
-  };
-  return qRgb(std::min(channel(qRed(c)), 255), std::min(channel(qGreen(c)), 255),
-              std::min(channel(qBlue(c)), 255));
-}
-
-int luma(QRgb c) {
-  return (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000;
-}
-
-QRgb copyColor(CopyKind kind) {
-  switch (kind) {
-    case CopyKind::HtoD:
-      return qRgb(0x59, 0xa1, 0x4f);
-    case CopyKind::DtoH:
-      return qRgb(0xe1, 0x57, 0x59);
-    case CopyKind::DtoD:
-      return qRgb(0xf2, 0x8e, 0x2b);
-    case CopyKind::PtoP:
-      return qRgb(0xb0, 0x7a, 0xa1);
-    case CopyKind::HtoH:
-      return qRgb(0x9c, 0x75, 0x5f);
-    case CopyKind::Other:
-      break;
-  }
-  return qRgb(0xba, 0xb0, 0xac);
-}
-
-// The simulation overlay's colours (categories from memsim/overlay.h): where a tensor is, and
-// each link like the copy kind it resembles.
-std::optional<QRgb> overlayColor(std::string_view category) {
-  static const std::pair<std::string_view, QRgb> table[] = {
-      {"tensor: GPU", qRgb(0x59, 0xa1, 0x4f)},
-      {"tensor: host", qRgb(0x4e, 0x79, 0xa7)},
-      {"tensor: SSD", qRgb(0xb0, 0x7a, 0xa1)},
-      {"tensor: moving", qRgb(0xf2, 0x8e, 0x2b)},
-      {"simulated stall", qRgb(0x9e, 0x2a, 0x2b)},
-      {"migration: host-to-gpu", qRgb(0x59, 0xa1, 0x4f)},
-      {"migration: gpu-to-host", qRgb(0xe1, 0x57, 0x59)},
-      {"migration: ssd-to-gpu", qRgb(0x76, 0xb7, 0xb2)},
-      {"migration: gpu-to-ssd", qRgb(0xb0, 0x7a, 0xa1)},
-      {"migration: ssd-to-host", qRgb(0x9c, 0x75, 0x5f)},
-      {"migration: host-to-ssd", qRgb(0x9c, 0x75, 0x5f)}};
-  for (const auto& [name, colour] : table) {
-    if (name == category) return colour;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -127,7 +59,6 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
   tied_.clear();
   highlighted_.clear();
   labels_.clear();
-  categoryColors_.clear();
   update();
 }
 
@@ -152,8 +83,7 @@ void TimelineCanvas::setAxis(const TimeAxis& axis) {
 }
 
 void TimelineCanvas::pushHistory() {
-  backStack_.push_back(axis_);
-  forwardStack_.clear();
+  history_.push(axis_);
 }
 
 void TimelineCanvas::fitAll() {
@@ -173,21 +103,19 @@ void TimelineCanvas::zoomTo(TimeNs t0, TimeNs t1) {
   emit viewChanged();
 }
 
-void TimelineCanvas::stepHistory(std::vector<TimeAxis>& from, std::vector<TimeAxis>& to) {
-  if (from.empty()) return;
-  to.push_back(axis_);
-  axis_ = from.back();
-  from.pop_back();
+void TimelineCanvas::showFromHistory(std::optional<TimeAxis> axis) {
+  if (!axis) return;
+  axis_ = *axis;
   update();
   emit viewChanged();
 }
 
 void TimelineCanvas::back() {
-  stepHistory(backStack_, forwardStack_);
+  showFromHistory(history_.back(axis_));
 }
 
 void TimelineCanvas::forward() {
-  stepHistory(forwardStack_, backStack_);
+  showFromHistory(history_.forward(axis_));
 }
 
 void TimelineCanvas::zoomBy(double factor) {
@@ -421,25 +349,22 @@ std::vector<TimelineCanvas::VisibleRow> TimelineCanvas::layoutRows() const {
 QRgb TimelineCanvas::eventColor(const Track& t, uint32_t e) const {
   switch (t.kind) {
     case EventKind::Kernel:
-      return nameColor(t.hot.name[e], dark_);
+      return palette::nameColor(t.hot.name[e], dark_);
     case EventKind::Memcpy:
-      return copyColor(t.memcpys.copyKind[e]);
+      return palette::copyColor(t.memcpys.copyKind[e]);
     case EventKind::Memset:
-      return qRgb(0x76, 0xb7, 0xb2);
+      return palette::memsetColor();
     case EventKind::Api:
-      return t.apis.domain[e] == ApiDomain::Driver ? qRgb(0x6b, 0x8e, 0xc6)
-                                                   : qRgb(0x4e, 0x79, 0xa7);
+      return palette::apiColor(t.apis.domain[e]);
     case EventKind::Nvtx:
       if (t.nvtx.color[e]) return t.nvtx.color[e] | 0xFF000000u;
-      return nameColor(t.hot.name[e], dark_);
+      return palette::nameColor(t.hot.name[e], dark_);
     case EventKind::Range: {
-      // Overlay categories are few; their colours are looked up once per category string.
-      StringId category = t.ranges.category[e];
-      auto it = categoryColors_.find(category);
-      if (it == categoryColors_.end())
-        it = categoryColors_.emplace(category, overlayColor(session_->str(category))).first;
-      if (it->second) return *it->second;
-      return scaled(nameColor(t.hot.name[e], dark_), 1.15);
+      // A style the module that added the row gave the category (the simulation overlay's).
+      if (const TimelineOverlay* overlay = rows_->overlay()) {
+        if (auto c = palette::styleColor(overlay->styleOf(t.ranges.category[e]))) return *c;
+      }
+      return palette::scaled(palette::nameColor(t.hot.name[e], dark_), 1.15);
     }
   }
   return qRgb(128, 128, 128);
@@ -496,8 +421,8 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
     if (row.kind == TimelineRow::Kind::Copy || row.kind == TimelineRow::Kind::Memset) {
       // The legend: each memory row's colour beside its name.
       QRgb swatch = row.kind == TimelineRow::Kind::Memset
-                        ? qRgb(0x76, 0xb7, 0xb2)
-                        : copyColor(static_cast<CopyKind>(row.copyKind));
+                        ? palette::memsetColor()
+                        : palette::copyColor(static_cast<CopyKind>(row.copyKind));
       p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(swatch));
       indent += 12;
     }
@@ -571,29 +496,14 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
           laneRuns_.push_back({r.x0, r.x1, r.count, eventColor(*view.track, r.firstEvent)});
         for (const DrawBox& b : scratch_.boxes) laneBoxes_.emplace_back(view.track, b);
       }
-      std::sort(laneRuns_.begin(), laneRuns_.end(),
-                [](const LaneRun& x, const LaneRun& y) { return x.x0 < y.x0; });
-      size_t merged = 0;
-      for (size_t i = 0; i < laneRuns_.size(); ++i) {
-        LaneRun& m = laneRuns_[merged];
-        if (i > 0 && laneRuns_[i].x0 - m.x1 < kRunGapPx) {
-          if (laneRuns_[i].count > m.top)
-            m.colour = laneRuns_[i].colour, m.top = laneRuns_[i].count;
-          m.x1 = std::max(m.x1, laneRuns_[i].x1);
-          m.count += laneRuns_[i].count;
-        } else {
-          if (i > 0) ++merged;
-          laneRuns_[merged] = laneRuns_[i];
-          laneRuns_[merged].top = laneRuns_[i].count;
-        }
-      }
-      if (!laneRuns_.empty()) laneRuns_.resize(merged + 1);
-      for (const LaneRun& r : laneRuns_) {
+      mergeLaneRuns(laneRuns_);
+      for (const ColouredRun& r : laneRuns_) {
         // Folded runs are darker and marked with a light top edge (and their count when there
         // is room), so users know there is more to see when zooming in.
         QRectF rect(r.x0, y + 1, std::max(1.0, r.x1 - r.x0), kLaneHeight - 3);
-        p.fillRect(rect, QColor(scaled(r.colour, 0.7)));
-        p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2), QColor(scaled(r.colour, 1.5)));
+        p.fillRect(rect, QColor(palette::scaled(r.colour, 0.7)));
+        p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2),
+                   QColor(palette::scaled(r.colour, 1.5)));
         if (rect.width() > 64) {
           p.setPen(Qt::white);
           p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
@@ -606,7 +516,7 @@ void TimelineCanvas::render(QPainter& p, QSize size) {
           QRgb c = eventColor(t, b.event);
           p.fillRect(rect, QColor(c));
           if (rect.width() > 24) {
-            p.setPen(luma(c) > 140 ? Qt::black : Qt::white);
+            p.setPen(palette::luma(c) > 140 ? Qt::black : Qt::white);
             QRectF inner =
                 rect.adjusted(3, 0, -2, 0).intersected(QRectF(0, rect.y(), width, rect.height()));
             QString text;

@@ -13,6 +13,7 @@
 #include "timeline/lane_fold.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
+#include "timeline/zoom_history.h"
 
 namespace ts {
 
@@ -113,7 +114,7 @@ class TimelineCanvas : public QWidget {
   int rowHeight(const TimelineRow& row) const;
   void pushHistory();
   // Back or forward: the view moves from one stack to the other.
-  void stepHistory(std::vector<TimeAxis>& from, std::vector<TimeAxis>& to);
+  void showFromHistory(std::optional<TimeAxis> axis);
   QRgb eventColor(const Track& track, uint32_t event) const;
   QString tooltipFor(const Hit& hit) const;
   // A name as drawn inside a box of `width` pixels: converted and measured once per name, then
@@ -140,7 +141,7 @@ class TimelineCanvas : public QWidget {
   QString selectionSummary_;
   double cursorX_ = -1;  // canvas x of the mouse, for the time readout; -1 when outside
   void summarizeSelection();
-  std::vector<TimeAxis> backStack_, forwardStack_;
+  ZoomHistory history_;  // Alt+Left, Alt+Right
   // Drag state.
   enum class Drag { None, Pan, Select } drag_ = Drag::None;
   QPoint dragFrom_;
@@ -148,13 +149,7 @@ class TimelineCanvas : public QWidget {
   TimeNs selectFrom_ = 0;
   LaneDraw scratch_;  // reused every frame: no allocation per lane
   std::vector<CounterColumn> counterScratch_;
-  struct LaneRun {
-    double x0, x1;
-    uint32_t count;
-    QRgb colour;
-    uint32_t top = 0;  // count of the largest run merged in: it gives the colour
-  };
-  std::vector<LaneRun> laneRuns_;
+  std::vector<ColouredRun> laneRuns_;
   std::vector<std::pair<const Track*, DrawBox>> laneBoxes_;
   bool navigated_ = false;
   bool dark_ = false;  // the palette is dark (set at the start of each frame)
@@ -163,8 +158,6 @@ class TimelineCanvas : public QWidget {
     int width;
   };
   std::unordered_map<StringId, Label> labels_;
-  mutable std::unordered_map<StringId, std::optional<QRgb>>
-      categoryColors_;  // overlay range colours
   // Events outlined for the selection (the kernels a clicked tensor is used by).
   std::vector<std::pair<uint32_t, uint32_t>> highlighted_;
   std::vector<std::pair<uint32_t, uint32_t>>

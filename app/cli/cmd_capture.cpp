@@ -11,6 +11,7 @@
 #include "util/format.h"
 
 #ifdef TSCOPE_HAVE_CAPTURE
+#include "capture_kinds.h"
 #include "launcher.h"
 #endif
 
@@ -104,18 +105,8 @@ int runCapture(const std::vector<std::string>& argv) {
     return usage("--delay needs seconds");
   if (auto k = args.option("--kinds")) {
     o.kinds = *k;
-    size_t from = 0;
-    while (from <= k->size()) {
-      size_t comma = k->find(',', from);
-      std::string kind =
-          k->substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-      if (kind != "kernel" && kind != "memcpy" && kind != "memset" && kind != "runtime" &&
-          kind != "driver" && kind != "nvtx" && kind != "sync") {
-        return usage("unknown kind '" + kind + "'");
-      }
-      if (comma == std::string::npos) break;
-      from = comma + 1;
-    }
+    if (std::string_view bad = capture::unknownCaptureKind(*k); !bad.empty())
+      return usage("unknown kind '" + std::string(bad) + "'");
   }
   for (const std::string& e : args.all("--env")) {
     auto eq = e.find('=');

@@ -260,8 +260,8 @@ int runExport(const std::vector<std::string>& argv) {
           return usage(st.error());
       }
       memsim::OverlayRun run = memsim::runOverlay(request);
-      if (!run.error.empty()) {
-        std::fprintf(stderr, "tensorscope-cli export: %s\n", run.error.c_str());
+      if (!run.status.ok()) {
+        std::fprintf(stderr, "tensorscope-cli export: %s\n", run.status.error().c_str());
         return kExitFailure;
       }
       shown = run.overlay.session;

@@ -142,23 +142,23 @@ int runModel(const std::vector<std::string>& argv) {
     step.device = *preset;
   }
   if (auto opt = args.option("--optimizer")) {
-    if (*opt == "adam")
-      step.optimizer = model::Optimizer::Adam;
-    else if (*opt != "sgd")
-      return usage("--optimizer is sgd or adam");
+    auto optimizer = model::optimizerFromName(*opt);
+    if (!optimizer) return usage("--optimizer is sgd or adam");
+    step.optimizer = *optimizer;
   }
   // The training step, its kernel times from a measured session when one is given.
   auto makeStep = [&]() -> Result<model::TrainingStep> {
     model::TrainingStep st = model::expandTrainingStep(*graph, step);
     if (auto sessionPath = args.option("--session")) {
       auto session = openSessionFile(*sessionPath);
-      if (!session) return Error{session.error()};
+      if (!session) return session.failure();
       model::MappingReport r =
           model::applyMeasuredTimes(*graph, model::measureLayerTimes(**session), st);
       std::fprintf(stderr,
                    "tensorscope-cli model: kernel times from %s: %s, %zu of %zu layers mapped\n",
-                   sessionPath->c_str(), r.method.c_str(), r.layersMapped, r.layers);
-      if (r.method == "none")
+                   sessionPath->c_str(), std::string(model::toString(r.method)).c_str(),
+                   r.layersMapped, r.layers);
+      if (r.method == model::MappingMethod::None)
         return Error{*sessionPath +
                      ": no NVTX forward/<layer> range names a layer of the model, "
                      "and its kernel count matches no order mapping"};

@@ -80,18 +80,6 @@ constexpr const char* kHelp =
     "--sweep K=A..B:S one CSV row per point and policy; K: gpu-mem, host-mem, ssd-bw, pcie-bw, "
     "batch\n";
 
-const char* const kTierKeys[] = {"gpu-mem",
-                                 "host-mem",
-                                 "ssd",
-                                 "pcie-bw",
-                                 "ssd-bw",
-                                 "ssd-host-bw",
-                                 "ssd-read-latency",
-                                 "ssd-write-latency",
-                                 "system-latency",
-                                 "page",
-                                 "gpu-clock"};
-
 int usage(const std::string& m) {
   std::fprintf(stderr, "tensorscope-cli simulate: %s\n\n%s", m.c_str(), kHelp);
   return kExitUsage;
@@ -114,6 +102,7 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
   key = spec.substr(0, eq);
   std::string from = spec.substr(eq + 1, dots - eq - 1),
               to = spec.substr(dots + 2, colon - dots - 2), step = spec.substr(colon + 1);
+  const TierField* field = findTierField(key);
   auto number = [&](const std::string& text, double& out) -> bool {
     if (key == "batch") {
       unsigned long long n = 0;
@@ -121,24 +110,23 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
       out = static_cast<double>(n);
       return true;
     }
-    if (key == "gpu-mem" || key == "host-mem") {
+    if (field->unit == TierUnit::Bytes) {
       auto b = parseBytes(text);
       if (!b) return false;
       out = static_cast<double>(*b);
       return true;
     }
-    if (key == "ssd-bw" || key == "pcie-bw") {
-      auto b = parseBandwidth(text);
-      if (!b) return false;
-      out = *b;
-      return true;
-    }
-    return false;
+    auto b = parseBandwidth(text);
+    if (!b) return false;
+    out = *b;
+    return true;
   };
   double a = 0, b = 0, s = 0;
-  if (key != "batch" && key != "gpu-mem" && key != "host-mem" && key != "ssd-bw" &&
-      key != "pcie-bw") {
-    error = "--sweep: KEY must be gpu-mem, host-mem, ssd-bw, pcie-bw or batch, not '" + key + "'";
+  if (key != "batch" && (!field || !field->sweepable)) {
+    std::string keys;
+    for (const TierField& f : tierFields())
+      if (f.sweepable) keys += std::string(f.key) + ", ";
+    error = "--sweep: KEY must be " + keys + "or batch, not '" + key + "'";
     return false;
   }
   if (!number(from, a) || !number(to, b) || !number(step, s) || s <= 0 || b < a) {
@@ -221,7 +209,7 @@ int runSimulate(const std::vector<std::string>& argv) {
                                   "--device", "--optimizer", "--policy",     "--tiers",
                                   "--preset", "-o",          "--sweep",      "--published",
                                   "--plan",   "--iteration", "--corrections"};
-  for (const char* k : kTierKeys) valued.insert(std::string("--") + k);
+  for (const TierField& f : tierFields()) valued.insert("--" + std::string(f.key));
   if (std::string e =
           args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"});
       !e.empty())
@@ -237,7 +225,11 @@ int runSimulate(const std::vector<std::string>& argv) {
   in.modelPath = args.option("--model").value_or("");
   in.sessionPath = args.option("--session").value_or("");
   in.device = args.option("--device").value_or("");
-  in.optimizer = args.option("--optimizer").value_or("");
+  if (auto name = args.option("--optimizer")) {
+    auto optimizer = model::optimizerFromName(*name);
+    if (!optimizer) return usage("--optimizer is sgd or adam");
+    in.optimizer = *optimizer;
+  }
   if (args.option("--g10").has_value() == args.option("--model").has_value())
     return usage("give one workload: --g10 DIR or --model M.onnx");
   if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") ||
@@ -289,9 +281,9 @@ int runSimulate(const std::vector<std::string>& argv) {
     if (!loaded) return failure(loaded.error());
     tiers = *loaded;
   }
-  for (const char* k : kTierKeys) {
-    if (auto v = args.option(std::string("--") + k)) {
-      if (Status s = setTierField(tiers, k, *v); !s.ok()) return usage(s.error());
+  for (const TierField& f : tierFields()) {
+    if (auto v = args.option("--" + std::string(f.key))) {
+      if (Status s = setTierField(tiers, f.key, *v); !s.ok()) return usage(s.error());
     }
   }
   if (Status s = tiers.validate(); !s.ok()) return usage("tier configuration: " + s.error());
@@ -320,8 +312,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   MappingSummary mapping;
   auto workload = loadWorkload(in, &mapping);
-  if (mappingOnly &&
-      !mapping.method.empty()) {  // shown also when nothing maps: the user corrects from it
+  if (mappingOnly && mapping.mapped) {  // shown also when nothing maps: the user corrects from it
     StatsTable table = mappingTable(*in.session, mapping.kernels);
     int rc = emitTables({table},
                         args.flag("--json")  ? "json"
@@ -351,8 +342,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
 
   if (auto out = args.option("-o")) {
-    SessionPtr session = simulationSession(*workload, *runs, tiers);
-    if (Status s = saveSession(*session, *out); !s.ok()) return failure(s.error());
+    auto session = simulationSession(*workload, *runs, tiers);
+    if (!session) return failure(session.error());
+    if (Status s = saveSession(**session, *out); !s.ok()) return failure(s.error());
   }
   if (auto planPath = args.option("--plan")) {
     StatsTable plans = planTable(*workload, *runs);
@@ -381,16 +373,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
   table.title += " — " + workload->name;
-  if (!mapping.method.empty()) {
-    const model::KernelMapping& k = mapping.kernels;
-    char coverage[32];
-    std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * k.coverage());
-    table.notes.push_back(
-        "Kernel times measured in " + in.sessionPath + ": mapped by " + k.method + ", iteration " +
-        std::to_string(k.iteration + 1) + " of " + std::to_string(k.iterations.size()) + " (" +
-        k.iterationSource + "), " + coverage + " of its kernel time, " +
-        std::to_string(mapping.layersMapped) + " of " + std::to_string(mapping.layers) +
-        " layers timed (--mapping lists the kernels).");
+  if (mapping.mapped) {
+    table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
+                          mappingSentence(mapping) + " (--mapping lists the kernels).");
   }
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }

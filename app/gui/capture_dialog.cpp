@@ -13,15 +13,11 @@
 #include <QProcess>
 #include <QPushButton>
 
+#include "capture_kinds.h"
+
 namespace ts {
 
 namespace {
-
-const char* kKinds[][2] = {
-    {"kernel", "Kernels"},           {"memcpy", "Memory copies"},   {"memset", "Memsets"},
-    {"runtime", "CUDA runtime API"}, {"driver", "CUDA driver API"}, {"nvtx", "NVTX ranges"},
-    {"sync", "Synchronisation"},
-};
 
 // A line edit with a Browse… button beside it.
 QWidget* withBrowse(QLineEdit* edit, QWidget* parent, std::function<void()> browse) {
@@ -72,10 +68,11 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   auto* kindsBox = new QWidget(this);
   auto* kindsLayout = new QHBoxLayout(kindsBox);
   kindsLayout->setContentsMargins(0, 0, 0, 0);
-  for (const auto& k : kKinds) {
-    auto* box = new QCheckBox(tr(k[1]), kindsBox);
-    box->setProperty("kind", QString::fromLatin1(k[0]));
-    box->setChecked(std::string_view(k[0]) != "driver");
+  for (const capture::CaptureKind& k : capture::kCaptureKinds) {
+    auto* box = new QCheckBox(tr(std::string(k.label).c_str()), kindsBox);
+    box->setProperty("kind",
+                     QString::fromLatin1(k.name.data(), static_cast<qsizetype>(k.name.size())));
+    box->setChecked(k.byDefault);
     kindsLayout->addWidget(box);
     kinds_ << box;
   }
@@ -153,8 +150,9 @@ void CaptureDialog::setRequest(const CaptureRequest& r) {
   duration_->setValue(r.durationSeconds);
   if (!r.output.isEmpty()) output_->setText(r.output);
   for (QCheckBox* box : kinds_) {
-    QString kind = box->property("kind").toString();
-    box->setChecked(r.kinds.isEmpty() ? kind != QLatin1String("driver") : r.kinds.contains(kind));
+    const QString kind = box->property("kind").toString();
+    const capture::CaptureKind* known = capture::findCaptureKind(kind.toStdString());
+    box->setChecked(r.kinds.isEmpty() ? known && known->byDefault : r.kinds.contains(kind));
   }
 }
 

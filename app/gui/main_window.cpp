@@ -402,9 +402,15 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   const OverlayPane* pane = view ? view->overlayPane() : nullptr;
   const memsim::OverlayRun* run = pane ? pane->current() : nullptr;
   const memsim::GpuRun* gpu = pane ? pane->shownGpu() : nullptr;
-  if (!run || !run->error.empty() || !gpu) return nullptr;
+  if (!run || !run->status.ok() || !gpu) return nullptr;
   const memsim::PolicyRun& policy = gpu->run;
-  SessionPtr simulated = memsim::simulationSession(gpu->workload, {policy}, run->tiers);
+  auto simulatedOrError = memsim::simulationSession(gpu->workload, {policy}, run->tiers);
+  if (!simulatedOrError) {
+    showError(tr("Cannot compare with the simulation"),
+              QString::fromStdString(simulatedOrError.error()));
+    return nullptr;
+  }
+  SessionPtr simulated = *simulatedOrError;
   const QString name = tabs_->tabText(tabs_->indexOf(view));
   auto* compare = new CompareView(
       view->session(), name, simulated,
@@ -506,8 +512,8 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
             emit sessionOpened(job->paths().front());
             jobFinished(job);
           });
-  connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message) {
-    if (message.endsWith(tr("cancelled"))) {
+  connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message, bool cancelled) {
+    if (cancelled) {
       lastError_ = message;
       statusBar()->showMessage(message, 10000);
     } else {

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "capture_kinds.h"
 #include "cupti_api.h"
 #include "cupti_decoder.h"
 #include "wire_format.h"
@@ -169,15 +170,6 @@ std::string commandLine() {
   return text;
 }
 
-bool wanted(const std::string& kinds, const char* kind) {
-  if (kinds.empty()) return std::strcmp(kind, "driver") != 0;  // default: all but driver API
-  std::stringstream in(kinds);
-  for (std::string k; std::getline(in, k, ',');) {
-    if (k == kind) return true;
-  }
-  return false;
-}
-
 std::string callbackName(bool driver, uint32_t cbid) {
   const char* name = nullptr;
   CUptiResult r = gCupti->getCallbackName(
@@ -256,7 +248,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_STREAM,
       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_OVERHEAD};
   for (const Kind& k : table) {
-    if (r != CUPTI_SUCCESS || !wanted(kinds, k.name)) continue;
+    if (r != CUPTI_SUCCESS || !ts::capture::captureKindWanted(kinds, k.name)) continue;
     r = gCupti->activityEnable(k.kind);
   }
   for (CUpti_ActivityKind k : always) {

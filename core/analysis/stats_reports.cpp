@@ -633,7 +633,7 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
       out.push_back(layerSummary(s, o));
       break;
   }
-  if (progress.cancelled()) return Error{"cancelled"};
+  if (progress.cancelled()) return Error::cancelled();
   progress.update(1.0);
   return out;
 }

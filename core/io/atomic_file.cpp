@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 
 Status syncPath(const std::string& path, bool directory) {
   int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
-  if (fd < 0) return Error{"cannot open for fsync"};
+  if (fd < 0) return Error::io("cannot open for fsync");
   int rc = ::fsync(fd);
   ::close(fd);
-  return rc == 0 ? Status{} : Status{Error{"fsync failed"}};
+  return rc == 0 ? Status{} : Status{Error::io("fsync failed")};
 }
 
 }  // namespace
@@ -31,7 +31,7 @@ Status writeFileAtomically(const std::string& path,
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return Error{path + ": cannot save: directory " + dir.string() + " does not exist"};
+    return Error::notFound(path + ": cannot save: directory " + dir.string() + " does not exist");
   }
   if (fs::is_directory(target, ec)) return Error{path + ": cannot save: is a directory"};
   fs::path temp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
@@ -39,11 +39,11 @@ Status writeFileAtomically(const std::string& path,
   Status st = write(temp.string());
   if (st) st = syncPath(temp.string(), false);
   if (st && std::rename(temp.c_str(), target.c_str()) != 0) {
-    st = Error{std::string("rename failed: ") + std::strerror(errno)};
+    st = Error::io(std::string("rename failed: ") + std::strerror(errno));
   }
   if (!st) {
     fs::remove(temp, ec);
-    return Error{path + ": cannot save: " + st.error()};
+    return st.failure().prefixed(path + ": cannot save: ");
   }
   (void)syncPath(dir.string(), true);  // best effort: the rename is already visible
   return {};
@@ -54,7 +54,7 @@ Status writeBytesAtomically(const std::string& path, std::string_view bytes) {
     std::ofstream out(temp, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.flush();
-    if (!out) return Error{path + ": cannot write"};
+    if (!out) return Error::io(path + ": cannot write");
     return {};
   });
 }

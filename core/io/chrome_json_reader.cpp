@@ -10,6 +10,7 @@
 #include "io/decimal_time.h"
 #include "io/json_cursor.h"
 #include "session/occupancy.h"
+#include "util/text.h"
 
 namespace ts {
 
@@ -152,15 +153,6 @@ class Importer {
 };
 
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
-
-// raw_json_token() keeps the whitespace that follows a token.
-std::string_view trimmed(std::string_view raw) {
-  while (!raw.empty() &&
-         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
-    raw.remove_suffix(1);
-  }
-  return raw;
-}
 
 int64_t syntheticId(std::unordered_map<std::string, int64_t>& ids, std::string_view text) {
   auto [it, fresh] = ids.try_emplace(std::string(text), -static_cast<int64_t>(ids.size()) - 1);
@@ -636,7 +628,7 @@ Status Importer::readEventArray(size_t& i) {
     }
     if (first && c.peek() == ']') break;
     if ((eventIndex_ & 0xFFF) == 0) {
-      if (progress_.cancelled()) return Error{path_ + ": cancelled"};
+      if (progress_.cancelled()) return Error::cancelled(path_ + ": cancelled");
       progress_.update(static_cast<double>(c.pos()) / static_cast<double>(json_.size()));
     }
     offset_ = c.pos();
@@ -749,7 +741,8 @@ Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
   if (key == "baseTimeNanoseconds") {
     int64_t base = 0;
     std::string_view raw;
-    if (doc.raw_json_token().get(raw) || !parseJsonInteger(trimmed(raw), base)) {
+    // raw_json_token() keeps the whitespace that follows a token.
+    if (doc.raw_json_token().get(raw) || !parseJsonInteger(trim(raw), base)) {
       return fail("'baseTimeNanoseconds' is not an integer");
     }
     b_.rankInfo(rank_).clockOffsetNs = base;
@@ -843,7 +836,7 @@ void Importer::applyMetadata() {
 }
 
 Result<ImportInfo> Importer::run() {
-  if (Status st = readTopLevel(); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(readTopLevel());
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {
     for (const Open& o : stack)

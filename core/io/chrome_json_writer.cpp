@@ -370,7 +370,7 @@ Status Exporter::run() {
   for (const Track& t : s_.tracks) {
     for (uint32_t i = 0; i < t.size(); ++i) event(t, i);
     done += t.size();
-    if (progress_.cancelled()) return Error{"cancelled"};
+    if (progress_.cancelled()) return Error::cancelled();
     progress_.update(0.95 * static_cast<double>(done) / static_cast<double>(total));
   }
   for (const CounterTrack& c : s_.counters) {

@@ -220,7 +220,7 @@ Status exportCsv(const Session& s, CsvTable table, const std::string& path,
         line.clear();
       }
       if ((r & 0xFFFF) == 0) {
-        if (progress.cancelled()) return Error{"cancelled"};
+        if (progress.cancelled()) return Error::cancelled();
         progress.update(static_cast<double>(r) /
                         static_cast<double>(std::max<size_t>(refs.size(), 1)));
       }

@@ -188,7 +188,7 @@ Status NsysImporter::string(const std::string& table, int64_t rowid, int64_t id,
 Status NsysImporter::readStrings() {
   if (!db_.hasTable("StringIds")) return {};
   auto q = select("StringIds", {"id", "value"}, {});
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   while (q->step()) strings_[q->int64(1)] = q->text(2);
   return q->status();
 }
@@ -197,7 +197,7 @@ Status NsysImporter::readMetadata() {
   for (const char* table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {  // newer, older name
     if (!db_.hasTable(table)) continue;
     auto q = select(table, {"name", "value"}, {});
-    if (!q) return Error{q.error()};
+    if (!q) return q.failure();
     while (q->step()) {
       if (q->text(1) == "EXPORT_SCHEMA_VERSION") schemaVersion_ = q->text(2);
     }
@@ -212,7 +212,7 @@ Status NsysImporter::readTargets() {
         "TARGET_INFO_GPU", {"id"},
         {"name", "uuid", "smCount", "totalMemory", "memoryBandwidth", "clockRate", "maxWarpsPerSm",
          "maxBlocksPerSm", "maxShmemPerSm", "maxRegistersPerSm", "computeMajor", "computeMinor"});
-    if (!q) return Error{q.error()};
+    if (!q) return q.failure();
     while (q->step()) {
       Device d;
       d.name = q->text(2);
@@ -237,7 +237,7 @@ Status NsysImporter::readTargets() {
   }
   if (db_.hasTable("TARGET_INFO_CUDA_DEVICE")) {
     auto q = select("TARGET_INFO_CUDA_DEVICE", {"gpuId", "cudaId"}, {"pid"});
-    if (!q) return Error{q.error()};
+    if (!q) return q.failure();
     while (q->step()) cudaToGpu_[{q->isNull(3) ? -1 : q->int64(3), q->int64(2)}] = q->int64(1);
     if (Status st = q->status(); !st) return fail("TARGET_INFO_CUDA_DEVICE", -1, st.error());
   }
@@ -283,13 +283,13 @@ uint32_t NsysImporter::thread(int64_t globalTid) {
 Status NsysImporter::readNames() {
   if (db_.hasTable("PROCESSES")) {
     auto q = select("PROCESSES", {"globalPid", "pid"}, {"name"});
-    if (!q) return Error{q.error()};
+    if (!q) return q.failure();
     while (q->step()) b_.processInfo(b_.process(rank_, pidOf(q->int64(1)))).name = q->text(3);
     if (Status st = q->status(); !st) return fail("PROCESSES", -1, st.error());
   }
   if (db_.hasTable("ThreadNames")) {
     auto q = select("ThreadNames", {"nameId", "globalTid"}, {});
-    if (!q) return Error{q.error()};
+    if (!q) return q.failure();
     while (q->step()) {
       std::string_view name;
       if (Status st = string("ThreadNames", q->int64(0), q->int64(1), name); !st) return st;
@@ -308,7 +308,7 @@ Status NsysImporter::readKernels() {
                   {"correlationId", "globalPid", "demangledName", "shortName", "mangledName",
                    "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread",
                    "launchType", "graphId"});
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   while (q->step()) {
     int64_t row = q->int64(0);
     TimeNs start = q->int64(1), end = q->int64(2);
@@ -351,7 +351,7 @@ Status NsysImporter::readMemcpys() {
   auto q = select(
       kMemcpyTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
       {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"});
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   while (q->step()) {
     int64_t row = q->int64(0);
     TimeNs start = q->int64(1), end = q->int64(2);
@@ -400,7 +400,7 @@ Status NsysImporter::readMemsets() {
   if (!db_.hasTable(kMemsetTable)) return {};
   auto q = select(kMemsetTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes"},
                   {"correlationId", "globalPid", "value", "memKind"});
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   while (q->step()) {
     int64_t row = q->int64(0);
     TimeNs start = q->int64(1), end = q->int64(2);
@@ -427,7 +427,7 @@ Status NsysImporter::readMemsets() {
 Status NsysImporter::readApi(const char* table, ApiDomain domain) {
   if (!db_.hasTable(table)) return {};
   auto q = select(table, {"start", "end", "globalTid", "nameId"}, {"correlationId", "returnValue"});
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   while (q->step()) {
     int64_t row = q->int64(0);
     TimeNs start = q->int64(1), end = q->int64(2);
@@ -448,7 +448,7 @@ Status NsysImporter::readNvtx() {
   auto q = select(kNvtxTable, {"start", "eventType"},
                   {"end", "text", "textId", "globalTid", "color", "domainId"},
                   "ORDER BY eventType <> 75");  // domain names first
-  if (!q) return Error{q.error()};
+  if (!q) return q.failure();
   std::unordered_map<int64_t, StringId> domains;
   const StringId defaultDomain = b_.intern("NVTX");
   std::string inlineText;
@@ -497,12 +497,12 @@ Result<ImportInfo> NsysImporter::run() {
                         &NsysImporter::readMemsets, &NsysImporter::readNvtx};
   size_t done = 0;
   for (Step step : steps) {
-    if (progress_.cancelled()) return Error{path_ + ": cancelled"};
-    if (Status st = (this->*step)(); !st) return Error{st.error()};
+    if (progress_.cancelled()) return Error::cancelled(path_ + ": cancelled");
+    TS_RETURN_IF_ERROR((this->*step)());
     progress_.update(static_cast<double>(++done) / 10.0);
   }
-  if (Status st = readApi(kRuntimeTable, ApiDomain::Runtime); !st) return Error{st.error()};
-  if (Status st = readApi(kDriverTable, ApiDomain::Driver); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(readApi(kRuntimeTable, ApiDomain::Runtime));
+  TS_RETURN_IF_ERROR(readApi(kDriverTable, ApiDomain::Driver));
   progress_.update(1.0);
   info_.firstTimestamp = first_ == INT64_MAX ? 0 : first_;
   info_.absoluteClock = false;  // nsys times count from the session start

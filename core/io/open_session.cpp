@@ -32,18 +32,18 @@ std::string fileStem(const std::string& path) {
 
 // Maps [from, to) of the overall progress onto one stage.
 Progress stage(const Progress& p, double from, double to) {
-  if (!p.report) return Progress{{}, p.cancel};
-  return Progress{[=](double f) { p.update(from + (to - from) * f); }, p.cancel};
+  if (!p.report) return Progress{{}, p.cancel, p.stage};
+  return Progress{[=](double f) { p.update(from + (to - from) * f); }, p.cancel, p.stage};
 }
 
 Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, ImportInfo& info,
                    const Progress& progress) {
   if (isSqliteFile(path)) {
     auto db = SqliteDb::open(path, true);
-    if (!db) return Error{path + ": cannot open: " + db.error()};
+    if (!db) return db.failure().prefixed(path + ": cannot open: ");
     if (db->hasTable("tscope_meta")) {
       auto session = loadSession(path, progress);
-      if (!session) return Error{session.error()};
+      if (!session) return session.failure();
       return appendSession(path, **session, b, rank, info);
     }
     if (!isNsysExport(db.value())) {
@@ -52,12 +52,12 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
                    "Systems export (no StringIds, TARGET_INFO_GPU or CUPTI_ACTIVITY_KIND_* table)"};
     }
     auto imported = importNsysSqlite(path, db.value(), b, rank, progress);
-    if (!imported) return Error{imported.error()};
+    if (!imported) return imported.failure();
     info = imported.value();
     return {};
   }
   auto text = readTextFile(path, stage(progress, 0, 0.3));
-  if (!text) return Error{text.error()};
+  if (!text) return text.failure();
   std::string_view head = text->view().substr(0, 256);
   if (!looksLikeJson(head)) {
     if (text->size() == 0) return Error{path + ": the file is empty"};
@@ -67,7 +67,7 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
                  std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
   auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0));
-  if (!imported) return Error{imported.error()};
+  if (!imported) return imported.failure();
   info = imported.value();
   b.provenance().sources.push_back({path, "chrome-json"});
   return {};
@@ -84,7 +84,7 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   if (paths.empty()) return Error{"no file to open"};
   for (const std::string& path : paths) {
     std::error_code ec;
-    if (!fs::exists(path, ec)) return Error{path + ": no such file"};
+    if (!fs::exists(path, ec)) return Error::notFound(path + ": no such file");
     if (fs::is_directory(path, ec)) return Error{path + ": is a directory"};
   }
   if (paths.size() == 1 && isSqliteFile(paths[0])) {
@@ -101,7 +101,7 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
     if (Status st =
             importTrace(paths[i], b, rank, infos[i], stage(progress, share * i, share * (i + 1)));
         !st) {
-      return Error{st.error()};
+      return st.failure();
     }
   }
   if (paths.size() > 1) {

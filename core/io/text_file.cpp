@@ -63,16 +63,20 @@ uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
 Result<TextFile> readTextFile(const std::string& path, const Progress& progress) {
   std::error_code ec;
   auto onDisk = std::filesystem::file_size(path, ec);
-  if (ec) return Error{path + ": cannot read: " + ec.message()};
+  if (ec) {
+    Error e{path + ": cannot read: " + ec.message(), ErrorCode::Io};
+    if (ec == std::errc::no_such_file_or_directory) e.code = ErrorCode::NotFound;
+    return e;
+  }
   TextFile file;
   file.gzipped_ = isGzipFile(path);
   if (!file.gzipped_) {
     if (onDisk == 0) return file;
     int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+    if (fd < 0) return Error::io(path + ": cannot open: " + std::strerror(errno));
     void* map = ::mmap(nullptr, onDisk, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     ::close(fd);
-    if (map == MAP_FAILED) return Error{path + ": cannot map: " + std::strerror(errno)};
+    if (map == MAP_FAILED) return Error::io(path + ": cannot map: " + std::strerror(errno));
     ::madvise(map, onDisk, MADV_SEQUENTIAL);
     file.map_ = map;
     file.size_ = onDisk;
@@ -80,14 +84,14 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
     return file;
   }
   gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) return Error{path + ": cannot open"};
+  if (!gz) return Error::io(path + ": cannot open");
   gzbuffer(gz, 1 << 20);
   file.reserve(file.gzipped_ ? gzipSizeHint(path, onDisk) : onDisk);
   constexpr size_t kChunk = 1 << 20;
   for (;;) {
     if (progress.cancelled()) {
       gzclose(gz);
-      return Error{path + ": cancelled"};
+      return Error::cancelled(path + ": cancelled");
     }
     if (file.capacity_ - file.size_ < kChunk) {
       // Grow by half: the hint was short (a gzip over 4 GiB, or a file still being written).

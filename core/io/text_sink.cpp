@@ -48,7 +48,7 @@ Status TextSink::finish() {
     if (gzclose(static_cast<gzFile>(gz_)) != Z_OK && error_.empty()) error_ = "close failed";
     gz_ = nullptr;
   }
-  return error_.empty() ? Status{} : Status{Error{error_}};
+  return error_.empty() ? Status{} : Status{Error::io(error_)};
 }
 
 }  // namespace ts

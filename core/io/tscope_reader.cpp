@@ -32,10 +32,10 @@ uint32_t bigEndian(const unsigned char* p, int bytes) {
 // it touches a missing page, so compare the size the header promises with the size on disk.
 Status checkHeader(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Error{"no such file"};
+  if (!fs::exists(path, ec)) return Error::notFound("no such file");
   if (fs::is_directory(path, ec)) return Error{"is a directory"};
   auto size = fs::file_size(path, ec);
-  if (ec) return Error{"cannot read: " + ec.message()};
+  if (ec) return Error::io("cannot read: " + ec.message());
   if (size == 0) return Error{"the file is empty"};
   std::ifstream in(path, std::ios::binary);
   std::array<unsigned char, 100> header{};
@@ -114,7 +114,7 @@ Status decodeBatch(std::vector<DecodeTask>& tasks, unsigned threads, const Progr
   for (unsigned i = 1; i < threads && i < tasks.size(); ++i) helpers.emplace_back(work);
   work();
   for (std::thread& h : helpers) h.join();
-  if (progress.cancelled()) return Error{"cancelled"};
+  if (progress.cancelled()) return Error::cancelled();
   tasks.clear();
   return error.empty() ? Status{} : Status{Error{error}};
 }
@@ -147,7 +147,7 @@ class Reader {
 Status Reader::eachRow(std::string_view sql,
                        const std::function<Status(SqliteStatement&, size_t)>& row) {
   auto stmt = db_.prepare(sql);
-  if (!stmt) return Error{stmt.error()};
+  if (!stmt) return stmt.failure();
   size_t i = 0;
   while (stmt->step()) {
     if (stmt->int64(0) != static_cast<int64_t>(i)) {
@@ -169,7 +169,7 @@ Status Reader::readMeta() {
                  ")"};
   }
   auto stmt = db_.prepare("SELECT key, value FROM tscope_meta");
-  if (!stmt) return Error{stmt.error()};
+  if (!stmt) return stmt.failure();
   std::string format;
   int64_t version = -1;
   Provenance& p = s_->provenance;
@@ -217,20 +217,20 @@ Status Reader::readEntities() {
                         }
                         return {};
                       });
-  if (!st) return Error{"strings: " + st.error()};
+  if (!st) return st.failure().prefixed("strings: ");
   st = eachRow("SELECT id, path, format FROM sources ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  s.provenance.sources.push_back({q.text(1), q.text(2)});
                  return {};
                });
-  if (!st) return Error{"sources: " + st.error()};
+  if (!st) return st.failure().prefixed("sources: ");
   st = eachRow(
       "SELECT id, rank, host, label, clock_offset_ns FROM ranks ORDER BY id",
       [&](SqliteStatement& q, size_t) -> Status {
         s.ranks.push_back({static_cast<int32_t>(q.int64(1)), q.text(2), q.text(3), q.int64(4)});
         return {};
       });
-  if (!st) return Error{"ranks: " + st.error()};
+  if (!st) return st.failure().prefixed("ranks: ");
   st = eachRow(
       "SELECT id, rank, ordinal, name, uuid, compute_major, compute_minor, sm_count, "
       "memory_bytes, memory_bandwidth_bytes_per_s, clock_khz, max_warps_per_sm, "
@@ -260,32 +260,32 @@ Status Reader::readEntities() {
         s.devices.push_back(std::move(d));
         return {};
       });
-  if (!st) return Error{"devices: " + st.error()};
+  if (!st) return st.failure().prefixed("devices: ");
   st = eachRow("SELECT id, rank, pid, name, sort_index FROM processes ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  s.processes.push_back({q.ref(1), q.int64(2), q.text(3), q.int64(4)});
                  return {};
                });
-  if (!st) return Error{"processes: " + st.error()};
+  if (!st) return st.failure().prefixed("processes: ");
   st = eachRow("SELECT id, process, tid, name, sort_index FROM threads ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  s.threads.push_back({q.ref(1), q.int64(2), q.text(3), q.int64(4)});
                  return {};
                });
-  if (!st) return Error{"threads: " + st.error()};
+  if (!st) return st.failure().prefixed("threads: ");
   st = eachRow("SELECT id, device, context_id, process FROM contexts ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  s.contexts.push_back({q.ref(1), static_cast<uint32_t>(q.int64(2)), q.ref(3)});
                  return {};
                });
-  if (!st) return Error{"contexts: " + st.error()};
+  if (!st) return st.failure().prefixed("contexts: ");
   st = eachRow("SELECT id, device, stream_id, context, priority, name FROM streams ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  s.streams.push_back({q.ref(1), static_cast<uint32_t>(q.int64(2)), q.ref(3),
                                       static_cast<int32_t>(q.int64(4)), q.text(5)});
                  return {};
                });
-  if (!st) return Error{"streams: " + st.error()};
+  if (!st) return st.failure().prefixed("streams: ");
   st = eachRow("SELECT id, kind, device, stream, thread, event_count FROM tracks ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  int64_t kind = q.int64(1), count = q.int64(5);
@@ -302,7 +302,7 @@ Status Reader::readEntities() {
                  trackCounts_.push_back(static_cast<size_t>(count));
                  return {};
                });
-  if (!st) return Error{"tracks: " + st.error()};
+  if (!st) return st.failure().prefixed("tracks: ");
   st = eachRow("SELECT id, name, unit, device, process, sample_count FROM counters ORDER BY id",
                [&](SqliteStatement& q, size_t) -> Status {
                  if (q.int64(5) < 0) return Error{"invalid sample count"};
@@ -315,7 +315,7 @@ Status Reader::readEntities() {
                  counterCounts_.push_back(static_cast<size_t>(q.int64(5)));
                  return {};
                });
-  if (!st) return Error{"counters: " + st.error()};
+  if (!st) return st.failure().prefixed("counters: ");
   return {};
 }
 
@@ -360,12 +360,12 @@ Status Reader::readColumns() {
   }
   auto stmt = db_.prepare(
       "SELECT owner_kind, owner, name, type, chunk, count, encoding, data FROM columns");
-  if (!stmt) return Error{stmt.error()};
+  if (!stmt) return stmt.failure();
   size_t done = 0;
   std::vector<DecodeTask> batch;
   size_t batchBytes = 0;
   while (stmt->step()) {
-    if (progress_.cancelled()) return Error{"cancelled"};
+    if (progress_.cancelled()) return Error::cancelled();
     int64_t ownerKind = stmt->int64(0), owner = stmt->int64(1);
     std::string name = stmt->text(2);
     std::vector<ColumnSlot>* slots = nullptr;
@@ -410,7 +410,7 @@ Status Reader::readColumns() {
       progress_.update(0.05 + 0.9 * static_cast<double>(done) / static_cast<double>(total));
     }
   }
-  if (Status st = stmt->status(); !st) return Error{"columns: " + st.error()};
+  if (Status st = stmt->status(); !st) return st.failure().prefixed("columns: ");
   if (Status st = decodeBatch(batch, threads_, progress_); !st) return st;
 
   auto checkFilled = [](const std::vector<ColumnSlot>& slots, const std::string& owner) -> Status {
@@ -433,11 +433,11 @@ Status Reader::readColumns() {
 }
 
 Result<SessionPtr> Reader::read() {
-  if (Status st = readMeta(); !st) return Error{st.error()};
-  if (Status st = readEntities(); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(readMeta());
+  TS_RETURN_IF_ERROR(readEntities());
   progress_.update(0.05);
-  if (Status st = readColumns(); !st) return Error{st.error()};
-  if (Status st = s_->finalize(); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(readColumns());
+  TS_RETURN_IF_ERROR(s_->finalize());
   progress_.update(1.0);
   return SessionPtr(s_.release());
 }
@@ -454,12 +454,12 @@ bool isSqliteFile(const std::string& path) {
 Result<SessionPtr> loadSession(const std::string& path, const Progress& progress,
                                unsigned threads) {
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  if (Status st = checkHeader(path); !st) return Error{path + ": " + st.error()};
+  if (Status st = checkHeader(path); !st) return st.failure().prefixed(path + ": ");
   auto db = SqliteDb::open(path, true);
-  if (!db) return Error{path + ": cannot open: " + db.error()};
+  if (!db) return db.failure().prefixed(path + ": cannot open: ");
   Reader reader(db.value(), progress, threads);
   auto session = reader.read();
-  if (!session) return Error{path + ": " + session.error()};
+  if (!session) return session.failure().prefixed(path + ": ");
   return session;
 }
 

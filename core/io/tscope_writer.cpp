@@ -21,7 +21,7 @@ class Writer {
     auto stmt = db_.prepare(
         "INSERT INTO columns(owner_kind, owner, name, type, chunk, count, encoding, data) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    if (!stmt) return Error{stmt.error()};
+    if (!stmt) return stmt.failure();
     insert_ = std::move(stmt.value());
     return {};
   }
@@ -29,7 +29,7 @@ class Writer {
   template <class T>
   Status column(ColumnOwner owner, uint32_t id, const char* name, const std::vector<T>& values) {
     for (size_t first = 0, chunk = 0; first < values.size(); first += kChunkEvents, ++chunk) {
-      if (progress_.cancelled()) return Error{"cancelled"};
+      if (progress_.cancelled()) return Error::cancelled();
       size_t count = std::min(kChunkEvents, values.size() - first);
       std::string_view encoding =
           encodeColumn(std::span<const T>(values.data() + first, count), buffer_);
@@ -63,7 +63,7 @@ class Writer {
 Status insertRows(SqliteDb& db, std::string_view sql, size_t rows,
                   const std::function<void(SqliteStatement&, size_t)>& bindRow) {
   auto stmt = db.prepare(sql);
-  if (!stmt) return Error{stmt.error()};
+  if (!stmt) return stmt.failure();
   for (size_t i = 0; i < rows; ++i) {
     stmt->reset();
     bindRow(stmt.value(), i);
@@ -219,7 +219,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
 
 Status writeDatabase(const Session& s, const std::string& path, const Progress& progress) {
   auto opened = SqliteDb::open(path, false);
-  if (!opened) return Error{opened.error()};
+  if (!opened) return opened.failure();
   SqliteDb& db = opened.value();
   // The file is private until renamed into place, so no journal is needed: a crash leaves only
   // a stray temporary file.

@@ -63,10 +63,8 @@ SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::Train
     if (sk.op < 0 || sk.op >= static_cast<int>(layerOfOp.size()) ||
         layerOfOp[static_cast<size_t>(sk.op)].empty())
       continue;
-    const char* phase = sk.phase == model::KernelPhase::Forward  ? "forward/"
-                        : sk.phase == model::KernelPhase::Update ? "update/"
-                                                                 : "backward/";
-    w.kernels[k].group = phase + layerOfOp[static_cast<size_t>(sk.op)];
+    w.kernels[k].group =
+        model::LayerGroup{model::phaseOf(sk.phase), layerOfOp[static_cast<size_t>(sk.op)]}.text();
   }
   return w;
 }

@@ -3,15 +3,11 @@
 #include <sstream>
 
 #include "io/text_file.h"
+#include "util/text.h"
 
 namespace ts::memsim {
 
 namespace {
-
-std::string trim(std::string s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
 
 std::optional<Policy> fromG10Name(const std::string& name) {
   if (name == "lru") return Policy::Lru;
@@ -28,18 +24,17 @@ std::optional<Policy> fromG10Name(const std::string& name) {
 
 Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
   auto text = readTextFile(path);
-  if (!text) return Error{text.error()};
-  std::istringstream in{std::string(text->view())};
-  std::string line;
+  if (!text) return text.failure();
+  const std::vector<std::string_view> lines = splitLines(text->view());
   size_t lineNo = 0;
-  auto where = [&] { return path + ":" + std::to_string(lineNo) + ": "; };
+  auto where = [&] { return atLine(path, lineNo); };
   bool inFigure = false;
   std::vector<Policy> columns;
   std::vector<PublishedRow> rows;
   PublishedRow* open = nullptr;
-  while (std::getline(in, line)) {
+  for (std::string_view raw : lines) {
     ++lineNo;
-    line = trim(line);
+    const std::string line(trim(raw));
     if (line.rfind("##", 0) == 0) {
       if (inFigure) break;
       inFigure = line.find("Figure 11") != std::string::npos;
@@ -50,15 +45,16 @@ Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
       std::istringstream names(line);
       std::string name;
       while (std::getline(names, name, '|')) {
-        auto p = fromG10Name(trim(name));
-        if (!p) return Error{where() + "unknown policy '" + trim(name) + "'"};
+        const std::string policy(trim(name));
+        auto p = fromG10Name(policy);
+        if (!p) return Error{where() + "unknown policy '" + policy + "'"};
         columns.push_back(*p);
       }
       continue;
     }
     if (line.find('|') != std::string::npos) {  // "BERT|B = 256|M = 370.10%"
       PublishedRow row;
-      row.model = trim(line.substr(0, line.find('|')));
+      row.model = trim(std::string_view(line).substr(0, line.find('|')));
       size_t b = line.find("B =");
       if (b == std::string::npos) return Error{where() + "no batch ('B = N') in the model line"};
       row.batch = std::atoi(line.c_str() + b + 3);

@@ -8,6 +8,7 @@
 
 #include "io/text_file.h"
 #include "util/parse_number.h"
+#include "util/text.h"
 
 namespace ts::memsim {
 
@@ -49,21 +50,6 @@ bool parseTensorLine(std::string_view line, TensorLine& out, std::string& proble
   return true;
 }
 
-std::vector<std::string_view> lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t from = 0;
-  while (from <= text.size()) {
-    size_t nl = text.find('\n', from);
-    std::string_view l =
-        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    out.push_back(l);
-    if (nl == std::string_view::npos) break;
-    from = nl + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<G10Workload> loadG10Workload(const std::string& dir) {
@@ -80,12 +66,10 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
   if (kernelsPath.empty()) return Error{dir + ": no kernels.config"};
 
   auto tensorsText = readTextFile(tensorsPath);
-  if (!tensorsText) return Error{tensorsText.error()};
+  if (!tensorsText) return tensorsText.failure();
   std::unordered_map<int, int> index;  // G10 id → our index
-  auto where = [](const std::string& file, size_t line) {
-    return file + ":" + std::to_string(line + 1) + ": ";
-  };
-  auto tensorLines = lines(tensorsText->view());
+  auto where = [](const std::string& file, size_t index) { return atLine(file, index + 1); };
+  auto tensorLines = splitLines(tensorsText->view());
   for (size_t i = 0; i < tensorLines.size(); ++i) {
     if (tensorLines[i].find_first_not_of(" \t") == std::string_view::npos) continue;
     TensorLine t;
@@ -102,8 +86,8 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
   }
 
   auto kernelsText = readTextFile(kernelsPath);
-  if (!kernelsText) return Error{kernelsText.error()};
-  auto kernelLines = lines(kernelsText->view());
+  if (!kernelsText) return kernelsText.failure();
+  auto kernelLines = splitLines(kernelsText->view());
   static const std::regex header(R"(^Kernel ID: (-?\d+), Name: (.*)$)");
   static const std::regex time(R"(^Execution Time: (-?\d+))");
   SimKernel* k = nullptr;

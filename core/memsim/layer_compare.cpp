@@ -28,11 +28,9 @@ Result<StatsTable> compareLayers(const Session& measured, const Session& simulat
         simulated.processes[simulated.threads[t.thread].process].rank != rank)
       continue;
     for (uint32_t e = 0; e < t.size(); ++e) {
-      std::string_view name = simulated.str(t.hot.name[e]);
-      bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
-      if (!forward && !backward) continue;
-      std::string layer =
-          std::string(name.substr(forward ? 8 : 9)) + (forward ? " (forward)" : " (backward)");
+      auto group = model::LayerGroup::parse(simulated.str(t.hot.name[e]));
+      if (!group || group->phase == model::Phase::Update) continue;
+      const std::string layer = group->label();
       if (!simulatedNs.count(layer)) order.push_back(layer);
       simulatedNs[layer] += t.hot.end[e] - t.hot.start[e];
     }

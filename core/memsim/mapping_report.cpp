@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "memsim/sim_report.h"
 #include "util/format.h"
 
 namespace ts::memsim {
@@ -17,9 +18,8 @@ const std::vector<StatsColumn> kChangeColumns = {{"measured_ns", "Measured", Sta
 
 // "features.0 (forward)" for "forward/features.0".
 std::string layerLabel(const std::string& group) {
-  auto slash = group.find('/');
-  if (slash == std::string::npos) return group;
-  return group.substr(slash + 1) + " (" + group.substr(0, slash) + ")";
+  auto parsed = model::LayerGroup::parse(group);
+  return parsed ? parsed->label() : group;
 }
 
 // Bytes the run copied host → device and device → host, starting within the mapped iteration.
@@ -43,14 +43,23 @@ std::array<int64_t, 2> iterationCopies(const Session& run, const model::KernelMa
 
 }  // namespace
 
+std::string mappingSentence(const model::KernelMapping& m) {
+  char coverage[32];
+  std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * m.coverage());
+  return "by " + std::string(model::toString(m.method)) + ", iteration " +
+         std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) + " (" +
+         m.iterationSource + "), " + coverage + " of its kernel time mapped";
+}
+
+std::string mappingSentence(const MappingSummary& s) {
+  return mappingSentence(s.kernels) + ", " + std::to_string(s.timed.layersMapped) + " of " +
+         std::to_string(s.timed.layers) + " layers timed";
+}
+
 StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
   StatsTable t;
   t.report = "mapping";
-  char coverage[32];
-  std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * m.coverage());
-  t.title = "Measured kernels → model layers — by " + m.method + ", iteration " +
-            std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) + " (" +
-            m.iterationSource + "), " + coverage + " of its kernel time mapped";
+  t.title = "Measured kernels → model layers — " + mappingSentence(m);
   t.columns = {{"index", "#", StatsUnit::Count},
                {"start_ns", "Start", StatsUnit::Duration},
                {"duration_ns", "Duration", StatsUnit::Duration},
@@ -66,7 +75,8 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
     row.emplace_back(int64_t{track.hot.end[k.event] - track.hot.start[k.event]});
     row.emplace_back(std::string(run.str(track.hot.name[k.event])));
     row.emplace_back(k.group.empty() ? std::string("(unmapped)") : k.group);
-    row.emplace_back(k.by.empty() ? std::string("—") : k.by);
+    row.emplace_back(k.by == model::MappingMethod::None ? std::string("—")
+                                                        : std::string(model::toString(k.by)));
     t.rows.push_back(std::move(row));
   }
   if (!m.unmapped.empty()) {
@@ -176,14 +186,10 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
   const std::array<int64_t, 2> copied = iterationCopies(run, m);
   int64_t traffic = 0;
   for (int64_t b : r.summary.linkBytes) traffic += b;
-  t.notes.push_back("Traffic: the run copied " +
-                    formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) +
-                    " between host and GPU during the iteration; the simulation moves " +
-                    formatBytes(static_cast<uint64_t>(traffic)) + " (" +
-                    formatBytes(static_cast<uint64_t>(r.summary.linkBytes[0])) + " host → GPU, " +
-                    formatBytes(static_cast<uint64_t>(r.summary.linkBytes[1])) + " GPU → host, " +
-                    formatBytes(static_cast<uint64_t>(r.summary.linkBytes[2])) + " SSD → GPU, " +
-                    formatBytes(static_cast<uint64_t>(r.summary.linkBytes[3])) + " GPU → SSD).");
+  t.notes.push_back(
+      "Traffic: the run copied " + formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) +
+      " between host and GPU during the iteration; the simulation moves " +
+      formatBytes(static_cast<uint64_t>(traffic)) + " (" + trafficSentence(r.summary) + ").");
   t.notes.push_back(
       "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
       "simulated one "
@@ -206,15 +212,15 @@ StatsTable trafficComparison(const Session& run, const SimResult& r,
                {"simulated_bytes", "Simulated", StatsUnit::Bytes},
                {"delta_bytes", "Δ", StatsUnit::Bytes},
                {"delta_pct", "Δ %", StatsUnit::Percent}};
-  const std::pair<const char*, Link> rows[] = {
-      {"host → GPU", Link::HostToGpu}, {"GPU → host", Link::GpuToHost},
-      {"SSD → GPU", Link::SsdToGpu},   {"GPU → SSD", Link::GpuToSsd},
-      {"SSD → host", Link::SsdToHost}, {"host → SSD", Link::HostToSsd}};
-  for (size_t i = 0; i < std::size(rows); ++i) {
+  for (int l = 0; l < kLinkCount; ++l) {
+    const auto link = static_cast<Link>(l);
     std::vector<StatsCell> row;
-    row.emplace_back(std::string(rows[i].first));
-    appendChange(row, i < 2 ? std::optional(copied[i]) : std::nullopt,
-                 r.summary.linkBytes[static_cast<size_t>(rows[i].second)]);
+    row.emplace_back(std::string(linkLabel(link)));
+    // The run's own copies are host ↔ device only.
+    const std::optional<int64_t> measured = link == Link::HostToGpu   ? std::optional(copied[0])
+                                            : link == Link::GpuToHost ? std::optional(copied[1])
+                                                                      : std::nullopt;
+    appendChange(row, measured, r.summary.linkBytes[static_cast<size_t>(l)]);
     t.rows.push_back(std::move(row));
   }
   t.notes.push_back(

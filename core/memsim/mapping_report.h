@@ -5,10 +5,17 @@
 
 #include "analysis/stats_table.h"
 #include "memsim/simulator.h"
+#include "memsim/workload_source.h"
 #include "model/kernel_mapping.h"
 #include "session/session.h"
 
 namespace ts::memsim {
+
+// The mapping in words, the one sentence the CLI's notes, the tables' titles and the GUI's panes
+// share: "by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time mapped"; with
+// the layers (the summary), ", 8 of 8 layers timed" after it.
+std::string mappingSentence(const model::KernelMapping& mapping);
+std::string mappingSentence(const MappingSummary& summary);
 
 // The mapped iteration's kernels: #, start (from the iteration's start), duration, name, layer
 // group, how it was mapped. The title says the method, the iteration and the coverage.

@@ -58,24 +58,6 @@ const char* tierName(Tier t) {
   }
 }
 
-std::string linkLabel(Link l) {
-  switch (l) {
-    case Link::HostToGpu:
-      return "host → GPU";
-    case Link::GpuToHost:
-      return "GPU → host";
-    case Link::SsdToGpu:
-      return "SSD → GPU";
-    case Link::GpuToSsd:
-      return "GPU → SSD";
-    case Link::SsdToHost:
-      return "SSD → host";
-    case Link::HostToSsd:
-      return "host → SSD";
-  }
-  return {};
-}
-
 // `a` minus the union of `cuts` (sorted by start).
 std::vector<std::pair<TimeNs, TimeNs>> subtract(
     TimeNs a0, TimeNs a1, const std::vector<std::pair<TimeNs, TimeNs>>& cuts) {
@@ -228,7 +210,7 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
       }
     }
     rows.push_back({TimelineRow::Kind::Migration,
-                    linkLabel(link) + " (simulated)",
+                    std::string(linkLabel(link)) + " (simulated)",
                     1,
                     {track},
                     kNone,
@@ -411,7 +393,21 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
   layout->ownsCounter.assign(s->counters.size(), false);
   std::fill(layout->ownsCounter.begin() + static_cast<std::ptrdiff_t>(measured->counters.size()),
             layout->ownsCounter.end(), true);
-  if (Status st = s->finalize(); !st.ok()) return Error{"simulation overlay: " + st.error()};
+  // The categories' styles, by their string ids in this session.
+  const std::pair<std::string, EventStyle> styles[] = {
+      {kTensorOnGpu, EventStyle::InGpuMemory},
+      {kTensorInHost, EventStyle::InHostMemory},
+      {kTensorOnSsd, EventStyle::OnSsd},
+      {kTensorMoving, EventStyle::Moving},
+      {kSimStall, EventStyle::Stall},
+      {kMigrationPrefix + std::string(toString(Link::HostToGpu)), EventStyle::HostToGpu},
+      {kMigrationPrefix + std::string(toString(Link::GpuToHost)), EventStyle::GpuToHost},
+      {kMigrationPrefix + std::string(toString(Link::SsdToGpu)), EventStyle::SsdToGpu},
+      {kMigrationPrefix + std::string(toString(Link::GpuToSsd)), EventStyle::GpuToSsd},
+      {kMigrationPrefix + std::string(toString(Link::SsdToHost)), EventStyle::SsdToHost},
+      {kMigrationPrefix + std::string(toString(Link::HostToSsd)), EventStyle::HostToSsd}};
+  for (const auto& [category, style] : styles) layout->styles[s->strings.intern(category)] = style;
+  if (Status st = s->finalize(); !st.ok()) return st.failure().prefixed("simulation overlay: ");
   o.session = s;
   o.layout = layout;
   o.rows = std::make_shared<TimelineRows>(o.session, layout);

@@ -3,54 +3,45 @@
 #include <algorithm>
 
 #include "io/open_session.h"
+#include "session/session_summary.h"
 
 namespace ts::memsim {
 
-OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(const char*)>& stage,
-                      const std::atomic<bool>* cancel) {
+OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
   OverlayRun out;
   out.tiers = request.tiers;
   auto say = [&](const char* what) {
-    if (stage) stage(what);
-    if (cancel && cancel->load()) out.cancelled = true;
-    return !out.cancelled;
+    if (progress.enter(what)) return true;
+    out.status = Error::cancelled();
+    return false;
   };
   if (!request.source.isModel()) {
-    out.error = "an overlay needs a model (ONNX) whose training step the run measured";
+    out.status = Error{"an overlay needs a model (ONNX) whose training step the run measured"};
     return out;
   }
   WorkloadSource source = request.source;
   if (!source.session) {
     if (source.sessionPath.empty()) {
-      out.error = "an overlay needs the measured run";
+      out.status = Error{"an overlay needs the measured run"};
       return out;
     }
     auto s = openSessionFile(source.sessionPath);
     if (!s) {
-      out.error = s.error();
+      out.status = s.failure();
       return out;
     }
     source.session = *s;
   }
   if (!say("mapping kernels")) return out;
   // GPUs with kernels, the busiest first: its errors are the run's, the others' are notes.
-  std::vector<std::pair<TimeNs, uint32_t>> busy;
-  for (const Track& t : source.session->tracks) {
-    if (t.kind != EventKind::Kernel || t.device == kNone) continue;
-    auto it =
-        std::find_if(busy.begin(), busy.end(), [&](const auto& b) { return b.second == t.device; });
-    if (it == busy.end()) it = busy.insert(busy.end(), {0, t.device});
-    for (uint32_t e = 0; e < t.size(); ++e) it->first += t.hot.end[e] - t.hot.start[e];
-  }
-  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  });
+  const std::vector<DeviceKernelTime> busy = devicesByKernelTime(*source.session);
   if (busy.empty()) {
-    out.error = "the run has no GPU kernels to map onto the model";
+    out.status = Error{"the run has no GPU kernels to map onto the model"};
     return out;
   }
-  for (const auto& [ns, device] : busy) {
-    const bool first = out.gpus.empty() && out.error.empty();
+  for (const DeviceKernelTime& gpuTime : busy) {
+    const uint32_t device = gpuTime.device;
+    const bool first = out.gpus.empty() && out.status.ok();
     const std::string gpu = "GPU " + std::to_string(source.session->devices[device].ordinal);
     GpuRun g;
     g.device = device;
@@ -58,7 +49,7 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
     auto workload = loadWorkload(source, &g.mapping);
     if (!workload) {
       if (first) {
-        out.error = workload.error();
+        out.status = workload.failure();
         out.gpus.push_back(std::move(g));
         return out;
       }
@@ -75,7 +66,7 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
                               : std::string();
     if (!problem.empty()) {
       if (first) {
-        out.error = problem;
+        out.status = Error{problem};
         out.gpus.push_back(std::move(g));
         return out;
       }
@@ -91,7 +82,7 @@ OverlayRun runOverlay(const OverlayRequest& request, const std::function<void(co
     parts.push_back({&g.mapping.kernels, &g.workload, &g.run.result});
   auto overlay = buildOverlay(source.session, parts, request.tiers, request.options);
   if (!overlay) {
-    out.error = overlay.error();
+    out.status = overlay.failure();
     return out;
   }
   out.overlay = std::move(*overlay);

@@ -4,13 +4,13 @@
 // result over the run's timeline, under that GPU.
 #pragma once
 
-#include <atomic>
-#include <functional>
 #include <string>
 
 #include "memsim/overlay.h"
 #include "memsim/simulation.h"
 #include "memsim/workload_source.h"
+#include "util/progress.h"
+#include "util/result.h"
 
 namespace ts::memsim {
 
@@ -29,18 +29,16 @@ struct GpuRun {
 };
 
 struct OverlayRun {
-  std::string error;  // empty on success (it concerns the busiest GPU; the others are skipped)
-  bool cancelled = false;
+  // Fails for the busiest GPU's problem (the others are skipped) or when cancelled.
+  Status status;
   TierConfig tiers;          // as simulated
   std::vector<GpuRun> gpus;  // the busiest GPU first; on error, it holds the mapping to correct
   std::vector<std::string> skipped;  // other GPUs that could not be simulated, and why
   Overlay overlay;
 };
 
-// `stage` (may be empty) hears "mapping kernels", "planning", "simulating", "drawing"; `cancel`
-// (may be null) is checked between the stages.
-OverlayRun runOverlay(const OverlayRequest& request,
-                      const std::function<void(const char*)>& stage = {},
-                      const std::atomic<bool>* cancel = nullptr);
+// `progress` hears the stages "mapping kernels", "planning and simulating", "drawing", and is
+// checked for cancellation between them.
+OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress = {});
 
 }  // namespace ts::memsim

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "util/format.h"
 #include "util/json_writer.h"
 
 namespace ts::memsim {
@@ -125,6 +126,16 @@ std::string simulationJson(const std::vector<PolicyRun>& runs) {
   }
   j.endArray();
   return j.str() + "\n";
+}
+
+std::string trafficSentence(const SimSummary& s) {
+  std::string out;
+  for (Link l : kGpuLinks) {
+    if (!out.empty()) out += ", ";
+    out += formatBytes(static_cast<uint64_t>(s.linkBytes[static_cast<size_t>(l)])) + " " +
+           linkLabel(l);
+  }
+  return out;
 }
 
 }  // namespace ts::memsim

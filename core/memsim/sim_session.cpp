@@ -1,13 +1,11 @@
 #include "memsim/sim_session.h"
 
-#include <stdexcept>
-
 #include "session/session_builder.h"
 
 namespace ts::memsim {
 
-SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs,
-                             const TierConfig& tiers) {
+Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs,
+                                     const TierConfig& tiers) {
   SessionBuilder b;
   StringId stallName = b.intern("stall (waiting for data)"), category = b.intern("memsim");
   std::vector<StringId> kernelNames, tensorNames;
@@ -87,10 +85,10 @@ SessionPtr simulationSession(const SimWorkload& w, const std::vector<PolicyRun>&
     }
   }
   b.provenance().sources.push_back({w.name, "simulation"});
+  // Everything above is well formed by construction; a failure here is a bug, reported as such.
   auto built = b.build();
-  // Everything above is well formed by construction; a failure here is a bug worth surfacing.
-  if (!built) throw std::logic_error("simulated session: " + built.error());
-  return *built;
+  if (!built) return built.failure().prefixed("simulated session (a bug): ");
+  return built;
 }
 
 namespace {

@@ -13,8 +13,8 @@
 
 namespace ts::memsim {
 
-SessionPtr simulationSession(const SimWorkload& workload, const std::vector<PolicyRun>& runs,
-                             const TierConfig& tiers);
+Result<SessionPtr> simulationSession(const SimWorkload& workload,
+                                     const std::vector<PolicyRun>& runs, const TierConfig& tiers);
 
 // One policy read back from a simulated session (what the charts draw).
 struct SimulatedRun {

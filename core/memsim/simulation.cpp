@@ -9,9 +9,9 @@ namespace ts::memsim {
 Result<std::vector<PolicyRun>> runPolicies(const SimWorkload& w,
                                            const std::vector<Policy>& policies,
                                            const TierConfig& tiers) {
-  if (Status s = tiers.validate(); !s.ok()) return Error{"tier configuration: " + s.error()};
+  if (Status s = tiers.validate(); !s.ok()) return s.failure().prefixed("tier configuration: ");
   if (w.kernels.empty()) return Error{w.name + ": the workload has no kernels"};
-  if (Status s = checkWorkingSets(w, tiers); !s.ok()) return Error{w.name + ": " + s.error()};
+  if (Status s = checkWorkingSets(w, tiers); !s.ok()) return s.failure().prefixed(w.name + ": ");
   const std::vector<TensorLife> lives = analyzeVitality(w);
   std::vector<PolicyRun> runs;
   runs.reserve(policies.size());

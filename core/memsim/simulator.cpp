@@ -29,6 +29,24 @@ const char* toString(Link l) {
   return "?";
 }
 
+const char* linkLabel(Link l) {
+  switch (l) {
+    case Link::HostToGpu:
+      return "host → GPU";
+    case Link::GpuToHost:
+      return "GPU → host";
+    case Link::SsdToGpu:
+      return "SSD → GPU";
+    case Link::GpuToSsd:
+      return "GPU → SSD";
+    case Link::SsdToHost:
+      return "SSD → host";
+    case Link::HostToSsd:
+      return "host → SSD";
+  }
+  return "?";
+}
+
 namespace {
 
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();

@@ -18,7 +18,11 @@ namespace ts::memsim {
 
 enum class Link : uint8_t { HostToGpu, GpuToHost, SsdToGpu, GpuToSsd, SsdToHost, HostToSsd };
 inline constexpr int kLinkCount = 6;
-const char* toString(Link l);  // "host-to-gpu", ...
+const char* toString(Link l);   // "host-to-gpu", ... (keys of files and JSON)
+const char* linkLabel(Link l);  // "host → GPU", ... (for people)
+// The links to and from the GPU, in the order reports list them (no policy uses SSD ↔ host).
+inline constexpr Link kGpuLinks[] = {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu,
+                                     Link::GpuToSsd};
 
 struct SimKernelTime {
   TimeNs start = 0;  // from the start of the reported iteration

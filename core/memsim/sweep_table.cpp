@@ -1,12 +1,14 @@
 #include "memsim/sweep_table.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 #include <cstdlib>
 
 #include "io/text_file.h"
+#include "memsim/tier_config.h"
 #include "util/csv.h"
 #include "util/parse_number.h"
+#include "util/text.h"
 
 namespace ts::memsim {
 
@@ -15,10 +17,12 @@ namespace {
 const char* const kColumns[] = {"policy",   "feasible", "iteration_ns",
                                 "ideal_ns", "slowdown", "stall_ns"};
 
-std::string valueText(double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.0f", value);  // base units, as the sweep's points are made
-  return text;
+// The swept value in its unit: bytes, bytes/s (both whole, as the sweep's points are made) or a
+// batch size.
+StatsUnit valueUnit(const std::string& key) {
+  const TierField* f = findTierField(key);
+  if (!f) return StatsUnit::Count;  // batch
+  return f->unit == TierUnit::Bytes ? StatsUnit::Bytes : StatsUnit::Bandwidth;
 }
 
 }  // namespace
@@ -28,20 +32,18 @@ StatsTable toStatsTable(const SweepTable& sweep) {
   table.report = "memsim_sweep";
   table.title = "Sweep of " + sweep.key;
   table.columns = {
-      {sweep.key, sweep.key, sweep.key == "batch" ? StatsUnit::Count : StatsUnit::Text},
-      {kColumns[0], "Policy", StatsUnit::Text},
-      {kColumns[1], "Feasible", StatsUnit::Text},
-      {kColumns[2], "Iteration", StatsUnit::Duration},
-      {kColumns[3], "Ideal", StatsUnit::Duration},
-      {kColumns[4], "Slowdown", StatsUnit::Count},
+      {sweep.key, sweep.key, valueUnit(sweep.key)}, {kColumns[0], "Policy", StatsUnit::Text},
+      {kColumns[1], "Feasible", StatsUnit::Text},   {kColumns[2], "Iteration", StatsUnit::Duration},
+      {kColumns[3], "Ideal", StatsUnit::Duration},  {kColumns[4], "Slowdown", StatsUnit::Count},
       {kColumns[5], "Stall", StatsUnit::Duration}};
   for (const SweepPoint& p : sweep.points) {
+    const auto value = static_cast<int64_t>(std::llround(p.value));
     if (p.feasible) {
-      table.rows.push_back({valueText(p.value), p.policy, std::string("yes"), int64_t{p.iteration},
+      table.rows.push_back({value, p.policy, std::string("yes"), int64_t{p.iteration},
                             int64_t{p.ideal}, p.slowdown, int64_t{p.stall}});
     } else {
-      table.rows.push_back({valueText(p.value), p.policy, std::string("no"), std::monostate{},
-                            int64_t{p.ideal}, std::monostate{}, std::monostate{}});
+      table.rows.push_back({value, p.policy, std::string("no"), std::monostate{}, int64_t{p.ideal},
+                            std::monostate{}, std::monostate{}});
     }
   }
   table.notes = sweep.notes;
@@ -50,21 +52,15 @@ StatsTable toStatsTable(const SweepTable& sweep) {
 
 Result<SweepTable> loadSweepCsv(const std::string& path) {
   auto text = readTextFile(path);
-  if (!text) return Error{text.error()};
-  const std::string_view all = text->view();
+  if (!text) return text.failure();
+  const std::vector<std::string_view> lines = splitLines(text->view());
   SweepTable table;
   size_t index[std::size(kColumns)] = {};
   size_t width = 0;
-  size_t lineNo = 0;
-  for (size_t pos = 0; pos < all.size();) {
-    size_t eol = all.find('\n', pos);
-    if (eol == std::string_view::npos) eol = all.size();
-    std::string_view line = all.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++lineNo;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
     if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(lineNo) + ": ";
+    const std::string where = atLine(path, i + 1);
     auto f = splitCsvRecord(line);
     if (!f) return Error{where + "a quoted field is not closed"};
     if (table.key.empty()) {

@@ -8,16 +8,11 @@
 #include <sstream>
 
 #include "util/format.h"
+#include "util/text.h"
 
 namespace ts::memsim {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // A number and its unit: "15.754GB/s" → 15.754, "GB/s".
 bool split(std::string_view text, double& number, std::string& unit) {
@@ -132,6 +127,28 @@ Status TierConfig::validate() const {
   return {};
 }
 
+const std::vector<TierField>& tierFields() {
+  static const std::vector<TierField> fields = {
+      {"gpu-mem", TierUnit::Bytes, "40GB", true},
+      {"host-mem", TierUnit::Bytes, "128GB", true},
+      {"ssd", TierUnit::Bytes, "3TB", false},
+      {"pcie-bw", TierUnit::Bandwidth, "15.754GB/s", true},
+      {"ssd-bw", TierUnit::Bandwidth, "3.2GB/s", true},
+      {"ssd-host-bw", TierUnit::Bandwidth, "3.2GB/s", false},
+      {"ssd-read-latency", TierUnit::Latency, "12us", false},
+      {"ssd-write-latency", TierUnit::Latency, "16us", false},
+      {"system-latency", TierUnit::Latency, "45us", false},
+      {"page", TierUnit::Bytes, "4KiB", false},
+      {"gpu-clock", TierUnit::Frequency, "1.2GHz", false}};
+  return fields;
+}
+
+const TierField* findTierField(std::string_view key) {
+  for (const TierField& f : tierFields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
 Status setTierField(TierConfig& c, std::string_view key, std::string_view value) {
   auto bytes = [&](int64_t& field) -> Status {
     auto v = parseBytes(value);
@@ -226,35 +243,31 @@ Result<TierConfig> loadTierConfig(const std::string& path) {
       lineOf.push_back(0);
     }
   } else {
-    std::istringstream lines(text);
     size_t line = 0;
-    for (std::string l; std::getline(lines, l);) {
+    for (std::string_view l : splitLines(text)) {
       ++line;
-      std::string_view s = trim(std::string_view(l).substr(0, l.find('#')));
+      std::string_view s = trim(l.substr(0, l.find('#')));
       if (s.empty()) continue;
       auto eq = s.find('=');
-      if (eq == std::string_view::npos)
-        return Error{path + ":" + std::to_string(line) + ": expected 'key = value'"};
+      if (eq == std::string_view::npos) return Error{atLine(path, line) + "expected 'key = value'"};
       pairs.emplace_back(std::string(trim(s.substr(0, eq))), std::string(trim(s.substr(eq + 1))));
       lineOf.push_back(line);
     }
   }
-  auto at = [&](size_t i) {
-    return lineOf[i] ? path + ":" + std::to_string(lineOf[i]) + ": " : path + ": ";
-  };
+  auto at = [&](size_t i) { return lineOf[i] ? atLine(path, lineOf[i]) : path + ": "; };
   // A preset first, wherever it is written: the other keys change it.
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].first != "preset") continue;
     if (Status st = setTierField(c, "preset", pairs[i].second); !st)
-      return Error{at(i) + st.error()};
+      return st.failure().prefixed(at(i));
   }
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].first == "preset") continue;
     if (Status st = setTierField(c, pairs[i].first, pairs[i].second); !st)
-      return Error{at(i) + st.error()};
+      return st.failure().prefixed(at(i));
   }
   c.name = path;
-  if (Status st = c.validate(); !st) return Error{path + ": " + st.error()};
+  if (Status st = c.validate(); !st) return st.failure().prefixed(path + ": ");
   return c;
 }
 

@@ -35,6 +35,18 @@ struct TierConfig {
 std::vector<std::string> tierPresetNames();
 std::optional<TierConfig> tierPreset(std::string_view name);
 
+// The settings setTierField takes, listed once: the CLI's --KEY options, the sweepable keys and
+// the units charts and tables give the swept values come from here.
+enum class TierUnit : uint8_t { Bytes, Bandwidth, Latency, Frequency };
+struct TierField {
+  std::string_view key;  // "gpu-mem"
+  TierUnit unit;
+  std::string_view example;  // a value setTierField accepts: "40GB"
+  bool sweepable = false;    // `simulate --sweep KEY=...`
+};
+const std::vector<TierField>& tierFields();
+const TierField* findTierField(std::string_view key);  // null for an unknown key
+
 // Sets one field from text: gpu-mem / host-mem / ssd (sizes: "40GB", "128GiB", "512MB"),
 // pcie-bw / ssd-bw / ssd-host-bw ("15.754GB/s"), ssd-read-latency / ssd-write-latency /
 // system-latency ("12us"), page ("4KiB"), gpu-clock ("1.2GHz"). An error names the key.

@@ -8,12 +8,17 @@ WhatIf runWhatIf(const SimWorkload& w, Policy policy, const TierConfig& tiers) {
   WhatIf out;
   auto runs = runPolicies(w, {policy}, tiers);
   if (!runs) {
-    out.error = runs.error();
+    out.status = runs.failure();
     return out;
   }
   out.result = (*runs)[0].result;
   if (!out.result.feasible) return out;
-  out.session = simulationSession(w, *runs, tiers);
+  auto session = simulationSession(w, *runs, tiers);
+  if (!session) {
+    out.status = session.failure();
+    return out;
+  }
+  out.session = *session;
   out.rows = std::make_shared<const TimelineRows>(out.session);
   return out;
 }

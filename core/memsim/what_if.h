@@ -12,7 +12,7 @@
 namespace ts::memsim {
 
 struct WhatIf {
-  std::string error;   // tiers invalid, a kernel too big for the GPU
+  Status status;       // fails when the tiers are invalid or a kernel is too big for the GPU
   SimResult result;    // feasible = false when the policy cannot fit
   SessionPtr session;  // the simulated timeline (null when infeasible or on error)
   std::shared_ptr<const TimelineRows> rows;

@@ -13,14 +13,14 @@ namespace ts::memsim {
 Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mapping) {
   if (!in.g10Dir.empty()) {
     auto g = loadG10Workload(in.g10Dir);
-    if (!g) return Error{g.error()};
+    if (!g) return g.failure();
     return std::move(g->workload);
   }
   if (in.modelPath.empty()) return Error{"no workload: give a G10 directory or an ONNX model"};
   model::LoadOptions load;
   load.batch = in.batch;
   auto graph = model::loadOnnxModel(in.modelPath, load);
-  if (!graph) return Error{graph.error()};
+  if (!graph) return graph.failure();
   model::StepOptions options;
   if (!in.device.empty()) {
     auto d = model::devicePreset(in.device);
@@ -28,27 +28,23 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
       return Error{"unknown device '" + in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
     options.device = *d;
   }
-  if (in.optimizer == "adam")
-    options.optimizer = model::Optimizer::Adam;
-  else if (!in.optimizer.empty() && in.optimizer != "sgd")
-    return Error{"the optimizer is sgd or adam"};
+  options.optimizer = in.optimizer;
   model::TrainingStep step = model::expandTrainingStep(*graph, options);
   if (in.session || !in.sessionPath.empty()) {
     SessionPtr session = in.session;
     std::string name = in.sessionPath.empty() ? "the run" : in.sessionPath;
     if (!session) {
       auto s = openSessionFile(in.sessionPath);
-      if (!s) return Error{s.error()};
+      if (!s) return s.failure();
       session = *s;
     }
     model::KernelMapping kernels = model::mapKernels(*session, *graph, step, in.mapping);
     model::MappingReport r = model::applyMeasuredTimes(*graph, kernels.times, step);
-    const bool none = kernels.method == "none" || r.method == "none";
+    const bool none =
+        kernels.method == model::MappingMethod::None || r.method == model::MappingMethod::None;
     const size_t count = kernels.kernels.size();
     // Filled on failure too: the user corrects the mapping from the kernels it lists.
-    if (mapping)
-      *mapping = {kernels.method, r.layersMapped, r.layers,
-                  r.unmapped,     r.unknown,      std::move(kernels)};
+    if (mapping) *mapping = {true, std::move(r), std::move(kernels)};
     if (none) {
       return Error{name +
                    ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op "

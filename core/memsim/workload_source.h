@@ -17,8 +17,8 @@ struct WorkloadSource {
   std::string g10Dir;     // either this
   std::string modelPath;  // or this, with:
   int64_t batch = 1;
-  std::string device;             // roofline preset (empty: A100-40GB)
-  std::string optimizer;          // "sgd" (default) or "adam"
+  std::string device;  // roofline preset (empty: A100-40GB)
+  model::Optimizer optimizer = model::Optimizer::SgdMomentum;
   std::string sessionPath;        // measured kernel times (see model/kernel_mapping.h)
   SessionPtr session;             // or an open session (wins over sessionPath)
   model::MappingOptions mapping;  // the iteration and the user's corrections
@@ -27,11 +27,9 @@ struct WorkloadSource {
 
 // How a measured run's times were mapped onto the model's layers, for the user to check.
 struct MappingSummary {
-  std::string method;  // "nvtx", "aten", "order", "user" or empty (no session)
-  size_t layersMapped = 0, layers = 0;
-  std::vector<std::string> unmapped;  // model layers the run did not time
-  std::vector<std::string> unknown;   // layer names in the run that the model lacks
-  model::KernelMapping kernels;       // which measured kernel is which layer, the iteration
+  bool mapped = false;           // a measured run was mapped (false: none given, the roofline)
+  model::MappingReport timed;    // which of the model's layers got measured times
+  model::KernelMapping kernels;  // which measured kernel is which layer, the iteration
 };
 
 // `mapping` is filled whenever a run was mapped, also when nothing in it matched (the error).

@@ -118,7 +118,7 @@ Result<std::vector<std::string>> writeChakra(const ChakraTrace& trace, const std
   for (int npu = 0; npu < npus; ++npu) {
     std::string path = prefix + "." + std::to_string(npu) + ".et";
     Status st = writeBytesAtomically(path, bytes);
-    if (!st) return Error{st.error()};
+    if (!st) return st.failure();
     paths.push_back(path);
   }
   return paths;

@@ -8,6 +8,8 @@
 
 #include "io/text_file.h"
 #include "model/astra_workload.h"
+#include "session/session_summary.h"
+#include "util/text.h"
 
 namespace ts::model {
 
@@ -67,8 +69,7 @@ class Enclosing {
 };
 
 bool isLayerRange(std::string_view name) {
-  return name.rfind("forward/", 0) == 0 || name.rfind("backward/", 0) == 0 ||
-         name.rfind("update/", 0) == 0;
+  return LayerGroup::parse(name).has_value();
 }
 
 // The operator family of an aten:: op or autograd node name, or of an ONNX op type; "" if none.
@@ -157,10 +158,7 @@ std::vector<std::string> stepKernelGroups(const ModelGraph& graph, const Trainin
       groups.emplace_back();
       continue;
     }
-    const char* phase = k.phase == KernelPhase::Forward  ? "forward/"
-                        : k.phase == KernelPhase::Update ? "update/"
-                                                         : "backward/";
-    groups.push_back(phase + layerOfOp[static_cast<size_t>(k.op)]);
+    groups.push_back(LayerGroup{phaseOf(k.phase), layerOfOp[static_cast<size_t>(k.op)]}.text());
   }
   return groups;
 }
@@ -168,7 +166,7 @@ std::vector<std::string> stepKernelGroups(const ModelGraph& graph, const Trainin
 KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const TrainingStep& step,
                          const MappingOptions& options) {
   KernelMapping m;
-  m.method = "none";
+  m.method = MappingMethod::None;
   const std::vector<std::string> stepGroups = stepKernelGroups(graph, step);
   for (const std::string& g : stepGroups) {
     if (!g.empty() && std::find(m.groups.begin(), m.groups.end(), g) == m.groups.end())
@@ -176,15 +174,12 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   }
 
   // The busiest GPU and its kernels in start order, with their launches.
-  std::vector<int64_t> busy(s.devices.size(), 0);
-  for (const Track& t : s.tracks) {
-    if (t.kind != EventKind::Kernel || t.device == kNone) continue;
-    for (uint32_t e = 0; e < t.size(); ++e) busy[t.device] += t.hot.end[e] - t.hot.start[e];
-  }
-  if (busy.empty() || *std::max_element(busy.begin(), busy.end()) == 0) return m;
-  m.device = options.device < busy.size() && busy[options.device] > 0
-                 ? options.device
-                 : static_cast<uint32_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  const std::vector<DeviceKernelTime> busy = devicesByKernelTime(s);
+  if (busy.empty() || busy.front().ns == 0) return m;
+  auto asked = std::find_if(busy.begin(), busy.end(), [&](const DeviceKernelTime& d) {
+    return d.device == options.device && d.ns > 0;
+  });
+  m.device = asked != busy.end() ? options.device : busy.front().device;
   std::unordered_map<uint64_t, size_t> launchOf;  // kernel (track << 32 | event) → flow
   for (size_t f = 0; f < s.flows.srcTrack.size(); ++f) {
     if (s.tracks[s.flows.srcTrack[f]].kind != EventKind::Api) continue;
@@ -318,7 +313,7 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
     for (auto h = hits.rbegin(); h != hits.rend(); ++h) {  // the deepest layer range
       if (isLayerRange(h->name)) {
         m.kernels[j].group = std::string(h->name);
-        m.kernels[j].by = "nvtx";
+        m.kernels[j].by = MappingMethod::Nvtx;
         anyNvtx = true;
         break;
       }
@@ -362,7 +357,7 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
         }
         if (!known->second.empty()) {
           m.kernels[j].group = known->second;
-          m.kernels[j].by = "aten";
+          m.kernels[j].by = MappingMethod::Aten;
           anyAten = true;
         }
         break;
@@ -387,11 +382,14 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       byOrder = true;
       for (size_t j = 0; j < mine.size(); ++j) {
         m.kernels[j].group = stepGroups[order[j]];
-        m.kernels[j].by = "order";
+        m.kernels[j].by = MappingMethod::Order;
       }
     }
   }
-  m.method = anyNvtx ? "nvtx" : anyAten ? "aten" : byOrder ? "order" : "none";
+  m.method = anyNvtx   ? MappingMethod::Nvtx
+             : anyAten ? MappingMethod::Aten
+             : byOrder ? MappingMethod::Order
+                       : MappingMethod::None;
   // 4. The user's corrections, by kernel name.
   bool corrected = false;
   if (!options.corrections.empty()) {
@@ -399,7 +397,7 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       auto c = options.corrections.find(std::string(s.str(all[mine[j]].name)));
       if (c == options.corrections.end()) continue;
       m.kernels[j].group = c->second;
-      m.kernels[j].by = c->second.empty() ? "" : "user";
+      m.kernels[j].by = c->second.empty() ? MappingMethod::None : MappingMethod::User;
       corrected = true;
     }
   }
@@ -420,10 +418,10 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
       continue;
     }
     m.mappedNs += ns;
-    if (g.rfind("forward/", 0) == 0)
-      m.times.forwardNs[g.substr(8)] += ns;
-    else if (g.rfind("backward/", 0) == 0)
-      m.times.backwardNs[g.substr(9)] += ns;
+    if (auto group = LayerGroup::parse(g); group && group->phase == Phase::Forward)
+      m.times.forwardNs[group->layer] += ns;
+    else if (group && group->phase == Phase::Backward)
+      m.times.backwardNs[group->layer] += ns;
   }
   for (auto& [name, u] : unmapped) m.unmapped.push_back(std::move(u));
   std::sort(m.unmapped.begin(), m.unmapped.end(), [](const auto& a, const auto& b) {
@@ -436,33 +434,27 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   } else {
     m.times.kernelNs.clear();
   }
-  if (m.method == "none" && corrected) m.method = "user";
+  if (m.method == MappingMethod::None && corrected) m.method = MappingMethod::User;
   return m;
 }
 
 Result<std::map<std::string, std::string>> loadCorrections(const std::string& path) {
   auto file = readTextFile(path);
-  if (!file) return Error{file.error()};
+  if (!file) return file.failure();
   std::map<std::string, std::string> c;
-  size_t lineNo = 0, pos = 0;
-  std::string_view t = file->view();
-  while (pos < t.size()) {
-    size_t eol = t.find('\n', pos);
-    if (eol == std::string::npos) eol = t.size();
-    std::string line(t.substr(pos, eol - pos));
-    pos = eol + 1;
-    ++lineNo;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string_view> lines = splitLines(file->view());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
     if (line.empty() || line[0] == '#') continue;
     size_t tab = line.find('\t');
     if (tab == std::string::npos)
-      return Error{path + ":" + std::to_string(lineNo) + ": expected 'kernel name<TAB>group'"};
-    std::string group = line.substr(tab + 1);
+      return Error{atLine(path, i + 1) + "expected 'kernel name<TAB>group'"};
+    std::string group(line.substr(tab + 1));
     if (!group.empty() && !isLayerRange(group)) {
-      return Error{path + ":" + std::to_string(lineNo) + ": group '" + group +
+      return Error{atLine(path, i + 1) + "group '" + group +
                    "' is not forward/<layer>, backward/<layer> or update/<layer>"};
     }
-    c[line.substr(0, tab)] = group;
+    c[std::string(line.substr(0, tab))] = group;
   }
   return c;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "model/layer_group.h"
 #include "model/measured_times.h"
 #include "model/model_graph.h"
 #include "model/training_step.h"
@@ -38,12 +39,12 @@ struct MappingOptions {
 struct MappedKernel {
   uint32_t track = kNone, event = kNone;
   std::string group;  // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty: unmapped
-  std::string by;     // "nvtx", "aten", "order", "user"; empty: unmapped
-  int64_t ns = 0;     // its duration
+  MappingMethod by = MappingMethod::None;  // None: unmapped
+  int64_t ns = 0;                          // its duration
 };
 
 struct KernelMapping {
-  std::string method;           // "nvtx", "aten", "order" or "none"
+  MappingMethod method = MappingMethod::None;  // what mapped most of them (User: only corrections)
   std::string iterationSource;  // "your range", "NVTX layer ranges", "profiler steps", "repeated
                                 // kernels", "whole session"
   std::vector<TimeRange> iterations;  // by kernel start: first start to last end of each

@@ -27,10 +27,10 @@ MeasuredTimes measureLayerTimes(const Session& s) {
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Nvtx || t.thread == kNone) continue;
     for (uint32_t e = 0; e < t.size(); ++e) {
-      std::string_view name = s.str(t.hot.name[e]);
-      bool forward = name.rfind("forward/", 0) == 0, backward = name.rfind("backward/", 0) == 0;
-      if (!forward && !backward) continue;
-      std::string layer(name.substr(forward ? 8 : 9));
+      auto group = LayerGroup::parse(s.str(t.hot.name[e]));
+      if (!group || group->phase == Phase::Update) continue;
+      const bool forward = group->phase == Phase::Forward;
+      const std::string& layer = group->layer;
       int64_t gpu = 0;
       for (const Track& api : s.tracks) {
         if (api.kind != EventKind::Api || api.thread != t.thread) continue;
@@ -120,7 +120,7 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
     if (!names.count(name)) r.unknown.push_back(name);
   }
   if (any) {
-    r.method = "nvtx";
+    r.method = MappingMethod::Nvtx;
     return r;
   }
   // By order: the session's kernels stand for the step's forward kernels (an inference trace) or
@@ -139,12 +139,12 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
   if (!m.kernelNs.empty() && m.kernelNs.size() == order.size()) {
     for (size_t i = 0; i < order.size(); ++i)
       step.kernels[order[i]].durationNs = std::max<int64_t>(1, m.kernelNs[i]);
-    r.method = "order";
+    r.method = MappingMethod::Order;
     r.layersMapped = r.layers;
     r.unmapped.clear();
     return r;
   }
-  r.method = "none";
+  r.method = MappingMethod::None;
   return r;
 }
 

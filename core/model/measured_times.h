@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/layer_group.h"
 #include "model/model_graph.h"
 #include "model/training_step.h"
 #include "session/session.h"
@@ -23,7 +24,7 @@ struct MeasuredTimes {
 MeasuredTimes measureLayerTimes(const Session& session);
 
 struct MappingReport {
-  std::string method;  // "nvtx", "order" or "none" (the roofline stays)
+  MappingMethod method = MappingMethod::None;  // Nvtx, Order or None (the roofline stays)
   size_t layersMapped = 0, layers = 0;
   std::vector<std::string> unmapped;  // layers of the model the session did not time
   std::vector<std::string> unknown;   // NVTX layer names that match nothing in the model

@@ -222,7 +222,7 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
                   !statistics.count(static_cast<int>(i));
   }
   estimateFlops(g);
-  if (Status s = checkSizes(g, path); !s) return Error{s.error()};
+  TS_RETURN_IF_ERROR(checkSizes(g, path));
   return g;
 }
 

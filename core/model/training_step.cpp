@@ -42,6 +42,12 @@ const char* toString(Optimizer o) {
   return o == Optimizer::Adam ? "adam" : "sgd-momentum";
 }
 
+std::optional<Optimizer> optimizerFromName(std::string_view name) {
+  if (name == "sgd") return Optimizer::SgdMomentum;
+  if (name == "adam") return Optimizer::Adam;
+  return std::nullopt;
+}
+
 int64_t TrainingStep::bytes(TensorRole role) const {
   int64_t n = 0;
   for (const StepTensor& t : tensors) {

@@ -4,10 +4,13 @@
 // sizes at the model's batch size, and a time from a roofline over a device preset.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/device_preset.h"
+#include "model/layer_group.h"
 #include "model/model_graph.h"
 
 namespace ts::model {
@@ -26,7 +29,15 @@ enum class Optimizer { SgdMomentum, Adam };
 
 const char* toString(TensorRole r);
 const char* toString(KernelPhase p);
+// The layer-group phase a step kernel belongs to (both backward kernels are "backward").
+inline Phase phaseOf(KernelPhase p) {
+  return p == KernelPhase::Forward  ? Phase::Forward
+         : p == KernelPhase::Update ? Phase::Update
+                                    : Phase::Backward;
+}
 const char* toString(Optimizer o);
+// "sgd" or "adam", as the CLI's --optimizer takes them; nullopt for anything else.
+std::optional<Optimizer> optimizerFromName(std::string_view name);
 
 struct StepTensor {
   std::string name;

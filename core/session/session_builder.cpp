@@ -302,16 +302,17 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   // Arrival index → final index, per track, for resolving flows added by reference.
   std::vector<std::vector<uint32_t>> finalIndex(trackCount);
   for (size_t ti = 0; ti < trackCount; ++ti) {
-    if (progress.cancelled()) return Error{"cancelled"};
+    if (progress.cancelled()) return Error::cancelled();
     Track& t = s.tracks[ti];
     std::vector<uint32_t> order = sortTrack(t);
     if (!order.empty()) {
       finalIndex[ti].resize(order.size());
       for (uint32_t pos = 0; pos < order.size(); ++pos) finalIndex[ti][order[pos]] = pos;
     }
-    if (Status st = assignLanes(t); !st) return Error{s.streamLabel(t.stream) + ": " + st.error()};
+    if (Status st = assignLanes(t); !st)
+      return st.failure().prefixed(s.streamLabel(t.stream) + ": ");
     if (!timedFlows_.empty()) {  // binding flows by time needs the lane index now
-      if (Status st = t.finalize(); !st) return Error{st.error()};
+      TS_RETURN_IF_ERROR(t.finalize());
     }
     progress.update(0.8 * static_cast<double>(ti + 1) / static_cast<double>(trackCount));
   }
@@ -441,7 +442,7 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
 
   if (s.provenance.toolVersion.empty()) s.provenance.toolVersion = kVersion;
   if (s.provenance.createdUtc.empty()) s.provenance.createdUtc = utcNow();
-  if (Status st = s.finalize(); !st) return Error{st.error()};
+  TS_RETURN_IF_ERROR(s.finalize());
   progress.update(1.0);
   index_.clear();
   flows_.clear();

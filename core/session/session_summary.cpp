@@ -1,5 +1,6 @@
 #include "session/session_summary.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "util/format.h"
@@ -83,6 +84,23 @@ std::string describeCount(size_t count, EventKind kind) {
       break;
   }
   return formatCount(count) + " " + noun;
+}
+
+std::vector<DeviceKernelTime> devicesByKernelTime(const Session& s) {
+  std::vector<TimeNs> busy(s.devices.size(), 0);
+  std::vector<bool> ran(s.devices.size(), false);
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Kernel || t.device >= busy.size() || t.size() == 0) continue;
+    ran[t.device] = true;
+    for (uint32_t e = 0; e < t.size(); ++e) busy[t.device] += t.hot.end[e] - t.hot.start[e];
+  }
+  std::vector<DeviceKernelTime> out;
+  for (uint32_t d = 0; d < busy.size(); ++d)
+    if (ran[d]) out.push_back({d, busy[d]});
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const DeviceKernelTime& a, const DeviceKernelTime& b) { return a.ns > b.ns; });
+  return out;
 }
 
 }  // namespace ts

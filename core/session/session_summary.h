@@ -42,6 +42,14 @@ struct MemoryUse {
 };
 MemoryUse memoryUse(const Session& session);
 
+// The devices that ran kernels, most kernel time (the sum of kernel durations) first, ties by
+// device index: "the busiest GPU" wherever one GPU of a run is picked.
+struct DeviceKernelTime {
+  uint32_t device = kNone;
+  TimeNs ns = 0;
+};
+std::vector<DeviceKernelTime> devicesByKernelTime(const Session& session);
+
 // Events on one track, by kind, for labels like "Stream 7 · 1,234 kernels".
 std::string describeCount(size_t count, EventKind kind);
 

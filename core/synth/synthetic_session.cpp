@@ -146,7 +146,7 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
 
   while (emitted < spec.events) {
     if ((op & 0xFFFF) == 0) {
-      if (progress.cancelled()) return Error{"cancelled"};
+      if (progress.cancelled()) return Error::cancelled();
       progress.update(0.5 * static_cast<double>(emitted) / static_cast<double>(spec.events));
     }
     Gpu& gpu = gpus[op % gpus.size()];
@@ -238,7 +238,7 @@ Result<SessionPtr> generateSyntheticSession(const SyntheticSpec& spec, const Pro
   b.provenance().createdUtc = "2026-01-01T00:00:00Z";  // fixed: the same spec gives the same file
   Progress buildProgress{progress.report ? [&](double f) { progress.update(0.5 + 0.5 * f); }
                                          : std::function<void(double)>{},
-                         progress.cancel};
+                         progress.cancel, progress.stage};
   return b.build(buildProgress);
 }
 

@@ -134,4 +134,23 @@ uint32_t pickLane(const LaneView& v, const TimeAxis& axis, double x, double tole
   return best;
 }
 
+void mergeLaneRuns(std::vector<ColouredRun>& runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const ColouredRun& x, const ColouredRun& y) { return x.x0 < y.x0; });
+  size_t merged = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ColouredRun& m = runs[merged];
+    if (i > 0 && runs[i].x0 - m.x1 < kRunGapPx) {
+      if (runs[i].count > m.top) m.colour = runs[i].colour, m.top = runs[i].count;
+      m.x1 = std::max(m.x1, runs[i].x1);
+      m.count += runs[i].count;
+    } else {
+      if (i > 0) ++merged;
+      runs[merged] = runs[i];
+      runs[merged].top = runs[i].count;
+    }
+  }
+  if (!runs.empty()) runs.resize(merged + 1);
+}
+
 }  // namespace ts

@@ -64,6 +64,20 @@ struct LaneDraw {
   void clear() { boxes.clear(), runs.clear(), steps = 0; }
 };
 
+// A run of one view with the colour of its first event: the views that share a lane (the streams
+// of Compute; the kernels, copies and memsets of a stream) fold separately, then merge here.
+struct ColouredRun {
+  double x0, x1;
+  uint32_t count;
+  uint32_t colour;   // 0xAARRGGBB
+  uint32_t top = 0;  // the count of the largest run merged in: it gives the colour
+};
+
+// Sorts `runs` by x0 and merges those closer than kRunGapPx into one that counts all their
+// events and takes the colour of the run with the most: a lane's runs read as one, coloured by
+// what dominates them.
+void mergeLaneRuns(std::vector<ColouredRun>& runs);
+
 // Events narrower than minBoxPx are folded. Appends to `out`.
 void foldLane(const LaneView& view, const TimeAxis& axis, int width, double minBoxPx,
               LaneDraw& out);

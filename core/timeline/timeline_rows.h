@@ -10,6 +10,7 @@
 
 #include "session/session.h"
 #include "timeline/counter_fold.h"
+#include "timeline/event_style.h"
 #include "timeline/lane_fold.h"
 
 namespace ts {
@@ -73,6 +74,12 @@ struct TimelineOverlay {
   // Events tied to an event (track << 32 | event): a migration to the kernel that needed it, a
   // simulated kernel to the measured kernels of its layer and back.
   std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>> links;
+  // How the overlay's range categories are drawn (by the category's string id).
+  std::unordered_map<StringId, EventStyle> styles;
+  EventStyle styleOf(StringId category) const {
+    auto it = styles.find(category);
+    return it == styles.end() ? EventStyle::Default : it->second;
+  }
   const std::vector<std::pair<uint32_t, uint32_t>>* linksOf(uint32_t track, uint32_t event) const {
     auto it = links.find((uint64_t{track} << 32) | event);
     return it == links.end() ? nullptr : &it->second;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/text.h"
+
 namespace ts {
 
 std::string formatDuration(TimeNs ns) {
@@ -43,11 +45,7 @@ std::string formatCount(uint64_t n) {
 }
 
 std::optional<TimeNs> parseDuration(std::string_view text) {
-  auto trim = [](std::string_view& t) {
-    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-    while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  };
-  trim(text);
+  text = trim(text);
   bool negative = !text.empty() && text.front() == '-';
   if (negative) text.remove_prefix(1);
   size_t digitsEnd = 0;
@@ -56,7 +54,7 @@ std::optional<TimeNs> parseDuration(std::string_view text) {
     ++digitsEnd;
   }
   std::string_view number = text.substr(0, digitsEnd), unit = text.substr(digitsEnd);
-  trim(unit);
+  unit = trim(unit);
   int scaleDigits = 0;  // ns per unit = 10^scaleDigits
   if (unit.empty() || unit == "ns")
     scaleDigits = 0;

@@ -157,17 +157,6 @@ TEST_F(Export, CsvTablesFollowRfc4180) {
   EXPECT_NE(text.find(",864,1,1,256,1,1,47,0,0,0,0.625,"),
             std::string::npos);  // grid, block, registers, occupancy
 
-  std::string field;
-  appendCsvField(field, "a \"b\", c");
-  EXPECT_EQ(field, "\"a \"\"b\"\", c\"");
-  // ... and read back by the one CSV record reader (util/csv.h).
-  auto fields = splitCsvRecord(field + ",2,,\"\"");
-  ASSERT_TRUE(fields.has_value());
-  EXPECT_EQ(*fields, (std::vector<std::string>{"a \"b\", c", "2", "", ""}));
-  EXPECT_EQ(splitCsvRecord("x,")->size(), 2u);  // a trailing comma: an empty last field
-  EXPECT_FALSE(splitCsvRecord("\"open,1").has_value());
-  EXPECT_FALSE(splitCsvRecord("\"a\"b,1").has_value());
-
   for (CsvTable t : {CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api, CsvTable::Nvtx}) {
     std::string p = path(std::string(toString(t)) + ".csv");
     ASSERT_TRUE(writeSessionFile(**s, p, {t}).ok());

@@ -46,14 +46,14 @@ TEST(KernelMapping, NvtxLayerRangesAndTheirIterations) {
                                           {"", 13000, 14000, 50, "stray"}});
   ASSERT_TRUE(run);
   KernelMapping m = mapKernels(*run, a.graph, a.step);
-  EXPECT_EQ(m.method, "nvtx");
+  EXPECT_EQ(m.method, MappingMethod::Nvtx);
   EXPECT_EQ(m.iterationSource, "NVTX layer ranges");
   ASSERT_EQ(m.iterations.size(), 2u);
   EXPECT_EQ(m.iteration, 1u);
   EXPECT_EQ(m.origin(), 10020);  // the first kernel of the last iteration
   EXPECT_EQ(groupsOf(m), (std::vector<std::string>{"forward/features.0", "forward/features.3",
                                                    "backward/features.3", ""}));
-  EXPECT_EQ(m.kernels[0].by, "nvtx");
+  EXPECT_EQ(m.kernels[0].by, MappingMethod::Nvtx);
   EXPECT_EQ(m.totalNs, 110 + 220 + 400 + 50);
   EXPECT_EQ(m.mappedNs, 110 + 220 + 400);
   EXPECT_NEAR(m.coverage(), 730.0 / 780.0, 1e-12);
@@ -74,14 +74,14 @@ TEST(KernelMapping, NvtxLayerRangesAndTheirIterations) {
   options.iteration.reset();
   m = mapKernels(*run, a.graph, a.step, options);
   EXPECT_EQ(m.kernels.back().group, "forward/classifier.1");
-  EXPECT_EQ(m.kernels.back().by, "user");
+  EXPECT_EQ(m.kernels.back().by, MappingMethod::User);
   EXPECT_DOUBLE_EQ(m.coverage(), 1.0);
   EXPECT_TRUE(m.unmapped.empty());
   EXPECT_EQ(m.times.forwardNs.at("classifier.1"), 50);
   // A range without kernels maps nothing (and says so) rather than guessing.
   options.iteration = TimeRange{5000, 6000};
   KernelMapping empty = mapKernels(*run, a.graph, a.step, options);
-  EXPECT_EQ(empty.method, "none");
+  EXPECT_EQ(empty.method, MappingMethod::None);
   EXPECT_EQ(empty.iterationSource, "your range");
   EXPECT_TRUE(empty.kernels.empty());
   options.iteration.reset();
@@ -109,14 +109,14 @@ TEST(KernelMapping, AtenOpRangesByFamilyAndOccurrence) {
   SessionPtr run = testing::makeLayerRun(ranges);
   ASSERT_TRUE(run);
   KernelMapping m = mapKernels(*run, a.graph, a.step);
-  EXPECT_EQ(m.method, "aten");
+  EXPECT_EQ(m.method, MappingMethod::Aten);
   EXPECT_EQ(m.iterationSource, "whole session");
   EXPECT_EQ(groupsOf(m), (std::vector<std::string>{
                              "", "forward/features.0", "forward/features.3", "forward/features.6",
                              "forward/features.8", "forward/features.10", "forward/features.0",
                              "forward/classifier.1", "forward/classifier.4", "forward/classifier.6",
                              "backward/classifier.6", "backward/features.10"}));
-  EXPECT_EQ(m.kernels[1].by, "aten");
+  EXPECT_EQ(m.kernels[1].by, MappingMethod::Aten);
   ASSERT_EQ(m.unmapped.size(), 1u);
   EXPECT_EQ(m.unmapped[0].name, "copy_kernel");
   EXPECT_EQ(m.times.forwardNs.at("features.0"), 100 + 7);  // its conv and the first relu
@@ -157,7 +157,7 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   ASSERT_EQ(m.iterations.size(), 3u);
   EXPECT_EQ(m.iterations[0].start, 100 + 20);
   EXPECT_EQ(m.iterations[2].start, static_cast<TimeNs>(100 + 2 * forward * 100 + 20));
-  EXPECT_EQ(m.method, "order");
+  EXPECT_EQ(m.method, MappingMethod::Order);
   ASSERT_EQ(m.kernels.size(), forward);
   std::vector<std::string> groups = stepKernelGroups(a.graph, a.step);
   for (size_t k = 0; k < forward; ++k) EXPECT_EQ(m.kernels[k].group, groups[k]) << k;
@@ -165,7 +165,7 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   ASSERT_EQ(m.times.kernelNs.size(), forward);  // the order path keeps each kernel's own time
   EXPECT_EQ(m.times.kernelNs[0], 2010);
   TrainingStep step = a.step;
-  EXPECT_EQ(applyMeasuredTimes(a.graph, m.times, step).method, "order");
+  EXPECT_EQ(applyMeasuredTimes(a.graph, m.times, step).method, MappingMethod::Order);
   EXPECT_EQ(step.kernels[0].durationNs, 2010);
 
   // PyTorch's profiler steps, when present, are the iterations.
@@ -181,7 +181,7 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   // A run that is not a step of this model: nothing maps, every kernel is listed.
   SessionPtr other = testing::makeLayerRun({{"", 0, 100, 10, "x"}, {"", 100, 200, 10, "y"}});
   m = mapKernels(*other, a.graph, a.step);
-  EXPECT_EQ(m.method, "none");
+  EXPECT_EQ(m.method, MappingMethod::None);
   EXPECT_EQ(m.unmapped.size(), 2u);
   EXPECT_EQ(m.coverage(), 0.0);
 }
@@ -200,7 +200,7 @@ TEST(KernelMapping, RealResNet50TrainingTrace) {
   ASSERT_TRUE(graph.ok()) << graph.error();
   TrainingStep step = expandTrainingStep(*graph);
   KernelMapping m = mapKernels(**run, *graph, step);
-  EXPECT_EQ(m.method, "aten");
+  EXPECT_EQ(m.method, MappingMethod::Aten);
   EXPECT_EQ(m.iterationSource, "profiler steps");
   EXPECT_EQ(m.iterations.size(), 6u);
   EXPECT_GT(m.coverage(), 0.9);

@@ -238,6 +238,20 @@ TEST(Memsim, TierPresetsAndValues) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("gpu-mem"), std::string::npos);
   EXPECT_FALSE(setTierField(c, "warp-speed", "9").ok());
+  // The one list of settings and setTierField agree: each key takes its example, and a wrong
+  // unit is refused naming the key; sweeps go over sizes and bandwidths only.
+  for (const TierField& f : tierFields()) {
+    TierConfig t = g10;
+    EXPECT_TRUE(setTierField(t, f.key, f.example).ok()) << f.key << " = " << f.example;
+    Status wrong = setTierField(t, f.key, "12 parsecs");
+    ASSERT_FALSE(wrong.ok()) << f.key;
+    EXPECT_NE(wrong.error().find(f.key), std::string::npos) << wrong.error();
+    if (f.sweepable) {
+      EXPECT_TRUE(f.unit == TierUnit::Bytes || f.unit == TierUnit::Bandwidth) << f.key;
+    }
+    EXPECT_EQ(findTierField(f.key), &f);
+  }
+  EXPECT_EQ(findTierField("warp-speed"), nullptr);
   c.pageBytes = 3000;
   EXPECT_FALSE(c.validate().ok());
 }

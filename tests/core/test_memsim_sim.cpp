@@ -295,7 +295,9 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   TierConfig tiers = smallTiers(5 * GiB);
   auto runs = runPolicies(w, {Policy::G10, Policy::Lru}, tiers);
   ASSERT_TRUE(runs.ok());
-  SessionPtr s = simulationSession(w, *runs, tiers);
+  auto built = simulationSession(w, *runs, tiers);
+  ASSERT_TRUE(built.ok()) << built.error();
+  SessionPtr s = *built;
   std::string path = (std::filesystem::temp_directory_path() /
                       ("tscope-sim-" + std::to_string(::getpid()) + ".tscope"))
                          .string();
@@ -327,14 +329,16 @@ TEST(MemsimSim, LayersCompareMeasuredWithSimulated) {
   ASSERT_TRUE(graph.ok()) << graph.error();
   model::TrainingStep step = model::expandTrainingStep(*graph);
   ASSERT_EQ(model::applyMeasuredTimes(*graph, model::measureLayerTimes(*measured), step).method,
-            "nvtx");
+            model::MappingMethod::Nvtx);
   SimWorkload w = workloadFromModel(*graph, step);
   EXPECT_EQ(w.kernels.front().name, "conv1");
   EXPECT_EQ(w.kernels.front().group, "forward/conv1");
   EXPECT_GE(w.lossKernel, 1);
   auto runs = runPolicies(w, {Policy::Ideal, Policy::G10}, smallTiers(40 * GiB));
   ASSERT_TRUE(runs.ok()) << runs.error();
-  SessionPtr sim = simulationSession(w, *runs, smallTiers(40 * GiB));
+  auto built = simulationSession(w, *runs, smallTiers(40 * GiB));
+  ASSERT_TRUE(built.ok()) << built.error();
+  SessionPtr sim = *built;
   auto table = compareLayers(*measured, *sim, "ideal");
   ASSERT_TRUE(table.ok()) << table.error();
   ASSERT_FALSE(table->rows.empty());

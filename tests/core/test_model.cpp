@@ -378,7 +378,7 @@ TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
   ASSERT_TRUE(g.ok());
   TrainingStep s = expandTrainingStep(*g);
   MappingReport report = applyMeasuredTimes(*g, m, s);
-  EXPECT_EQ(report.method, "nvtx");
+  EXPECT_EQ(report.method, MappingMethod::Nvtx);
   EXPECT_EQ(report.layersMapped, 1u);
   EXPECT_EQ(report.unknown, (std::vector<std::string>{"nothing_of_ours"}));
   int64_t forward = 0, backward = 0;
@@ -394,11 +394,11 @@ TEST(Model, MeasuredLayerTimesReplaceTheRoofline) {
   MeasuredTimes ordered;
   ordered.kernelNs = {111, 222};
   TrainingStep o = expandTrainingStep(*g);
-  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, "order");
+  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, MappingMethod::Order);
   EXPECT_EQ(o.kernels[0].durationNs, 111);
   EXPECT_EQ(o.kernels[1].durationNs, 222);
   ordered.kernelNs = {1, 2, 3};
-  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, "none");
+  EXPECT_EQ(applyMeasuredTimes(*g, ordered, o).method, MappingMethod::None);
 }
 
 }  // namespace ts::model

@@ -35,12 +35,12 @@ Fixture fixture() {
   for (uint32_t i = 0; i < f.measured->tracks.size(); ++i) {
     if (f.measured->tracks[i].kind == EventKind::Kernel) f.kernelTrack = i;
   }
-  f.mapping.method = "nvtx";
+  f.mapping.method = model::MappingMethod::Nvtx;
   f.mapping.device = 0;
   f.mapping.iterations = {{20, 2120}};
-  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", "nvtx", 100},
-                       {f.kernelTrack, 1, "forward/L2", "nvtx", 200},
-                       {f.kernelTrack, 2, "backward/L1", "nvtx", 100}};
+  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", model::MappingMethod::Nvtx, 100},
+                       {f.kernelTrack, 1, "forward/L2", model::MappingMethod::Nvtx, 200},
+                       {f.kernelTrack, 2, "backward/L1", model::MappingMethod::Nvtx, 100}};
   f.mapping.totalNs = f.mapping.mappedNs = 400;
 
   f.w.name = "toy";
@@ -128,6 +128,18 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(stateAt(s, rows[4], 20 + 50), State("fwd", kSimKernel));
   EXPECT_EQ(stateAt(s, rows[4], 20 + 320), State("stall", kSimStall));
   EXPECT_EQ(stateAt(s, rows[4], 20 + 400), State("bwd", kSimKernel));
+  // Every category the overlay draws has a style the views colour by (typed: no names are
+  // matched there); simulated kernels keep their names' colours.
+  for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Range || !o->layout->ownsTrack[ti]) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      const std::string_view category = s.str(t.ranges.category[e]);
+      EXPECT_EQ(o->layout->styleOf(t.ranges.category[e]) == EventStyle::Default,
+                category == kSimKernel)
+          << category;
+    }
+  }
   EXPECT_EQ(stateAt(s, rows[4], 20 + 500).first, "");  // after the iteration
 
   // Tier usage with capacity, values held between samples.
@@ -261,9 +273,11 @@ TEST(Overlay, EachGpuGetsItsOwnSimulation) {
   request.policy = Policy::Ideal;
   request.tiers = *tierPreset("g10-default");
   std::vector<std::string> stages;
-  OverlayRun out = runOverlay(request, [&](const char* s) { stages.emplace_back(s); });
+  Progress progress;
+  progress.stage = [&](std::string_view s) { stages.emplace_back(s); };
+  OverlayRun out = runOverlay(request, progress);
   std::filesystem::remove(model);
-  ASSERT_TRUE(out.error.empty()) << out.error;
+  ASSERT_TRUE(out.status.ok()) << out.status.error();
   ASSERT_EQ(out.gpus.size(), 2u);
   EXPECT_EQ(run->devices[out.gpus[0].device].ordinal, 1);  // the busier GPU first
   EXPECT_EQ(run->devices[out.gpus[1].device].ordinal, 0);

@@ -9,6 +9,7 @@
 #include "timeline/lane_fold.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
+#include "timeline/zoom_history.h"
 
 namespace ts {
 
@@ -147,6 +148,61 @@ TEST(LaneFold, AWideEventAfterTinyOnesIsStillABox) {
   EXPECT_EQ(d.runs[0].count, 2u);
   ASSERT_EQ(d.boxes.size(), 1u);
   EXPECT_EQ(d.boxes[0].event, 2u);
+}
+
+TEST(LaneFold, RunsOfViewsSharingALaneMergeColouredByTheLargest) {
+  // Two streams' runs on one Compute lane, given out of order: the two that touch merge (their
+  // counts add, the colour of the bigger one wins), the far one stays on its own.
+  std::vector<ColouredRun> runs = {{10, 20, 3, 0xff0000ffu},   // stream A
+                                   {50, 60, 1, 0xffff0000u},   // stream A, far away
+                                   {21, 30, 7, 0xff00ff00u}};  // stream B, 1 px after A's first
+  mergeLaneRuns(runs);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].x0, 10);
+  EXPECT_EQ(runs[0].x1, 30);
+  EXPECT_EQ(runs[0].count, 10u);
+  EXPECT_EQ(runs[0].colour, 0xff00ff00u);  // stream B has most of its events
+  EXPECT_EQ(runs[1].count, 1u);
+  EXPECT_EQ(runs[1].colour, 0xffff0000u);
+  // A gap of kRunGapPx or more keeps runs apart; nothing to merge is no change.
+  runs = {{0, 10, 1, 1}, {10 + kRunGapPx, 20, 1, 2}};
+  mergeLaneRuns(runs);
+  EXPECT_EQ(runs.size(), 2u);
+  runs.clear();
+  mergeLaneRuns(runs);
+  EXPECT_TRUE(runs.empty());
+}
+
+TEST(ZoomHistory, BackAndForwardLikeABrowser) {
+  auto axis = [](TimeNs start) {
+    TimeAxis a;
+    a.fit(start, start + 1000, 100);
+    return a;
+  };
+  ZoomHistory h;
+  EXPECT_FALSE(h.back(axis(0)));  // nothing yet
+  h.push(axis(0));                // 0 → 1000
+  h.push(axis(1000));             // 1000 → 2000
+  auto b = h.back(axis(2000));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->start(), 1000);
+  b = h.back(*b);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->start(), 0);
+  EXPECT_FALSE(h.canGoBack());
+  auto f = h.forward(*b);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->start(), 1000);
+  h.push(*f);  // a new view forgets the way forward
+  EXPECT_FALSE(h.canGoForward());
+  for (int i = 0; i < 1000; ++i) h.push(axis(i));  // bounded
+  int steps = 0;
+  TimeAxis at = axis(5);
+  while (auto prev = h.back(at)) {
+    at = *prev;
+    ++steps;
+  }
+  EXPECT_EQ(steps, static_cast<int>(ZoomHistory::kLimit));
 }
 
 TEST(LaneFold, PickFindsTheEventUnderTheCursorOrTheNearest) {

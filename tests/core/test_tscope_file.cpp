@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -326,6 +327,19 @@ TEST_F(TscopeFile, BundledSampleLoads) {
   EXPECT_EQ((*s)->eventCount(), 870u);
   ASSERT_FALSE((*s)->devices.empty());
   EXPECT_EQ((*s)->devices[0].name, "NVIDIA A100-PG509-200");
+}
+
+TEST(OpenSession, TellsCancelledAndMissingApartByCode) {
+  std::atomic<bool> cancel{true};
+  Progress progress;
+  progress.cancel = &cancel;
+  auto cancelled = openSessionFiles({TSCOPE_SAMPLE}, {}, progress);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_TRUE(cancelled.cancelled()) << cancelled.error();
+  auto missing = openSessionFiles({"/nonexistent/run.tscope"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.failure().code, ErrorCode::NotFound) << missing.error();
+  EXPECT_NE(missing.error().find("/nonexistent/run.tscope"), std::string::npos);
 }
 
 }  // namespace ts

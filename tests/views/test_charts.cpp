@@ -101,7 +101,9 @@ class TestCharts : public QObject {
     tiers.gpuBytes = 4 * GiB;
     auto runs = memsim::runPolicies(w, memsim::allPolicies(), tiers);
     QVERIFY(runs.ok());
-    SessionPtr sim = memsim::simulationSession(w, *runs, tiers);
+    auto simOrError = memsim::simulationSession(w, *runs, tiers);
+    QVERIFY2(simOrError.ok(), simOrError.ok() ? "" : simOrError.error().c_str());
+    SessionPtr sim = *simOrError;
     auto read = memsim::readSimulatedSession(*sim);
     QVERIFY2(read.ok(), read.ok() ? "" : read.error().c_str());
     QCOMPARE(read->size(), runs->size());

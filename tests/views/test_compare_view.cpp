@@ -48,7 +48,8 @@ class TestCompareView : public QObject {
     QCOMPARE(b->axis().nsPerPixel(), a->axis().nsPerPixel());
     b->setAxis(TimeAxis(b->session()->startTime() + 5'000'000, 1000.0));
     QCOMPARE(a->axis().start() - a->session()->startTime(), TimeNs{5'000'000});
-    // Kernel rows: every name of either session, plus the sum.
+    // Kernel rows: every name of either session, plus the sum (computed off the GUI thread).
+    QTRY_VERIFY(!view->kernels()->model()->table().rows.empty());
     const StatsTable& k = view->kernels()->model()->table();
     QVERIFY(k.rows.size() > 16);
     QCOMPARE(std::get<std::string>(k.rows.back()[0]), std::string("all kernels"));
@@ -72,7 +73,9 @@ class TestCompareView : public QObject {
     tiers.gpuBytes = int64_t{1} << 30;  // 1 GiB: LRU has to move data, ideal does not
     auto runs = memsim::runPolicies(w, {memsim::Policy::Ideal, memsim::Policy::Lru}, tiers);
     QVERIFY(runs.ok());
-    SessionPtr sim = memsim::simulationSession(w, *runs, tiers);
+    auto simOrError = memsim::simulationSession(w, *runs, tiers);
+    QVERIFY2(simOrError.ok(), simOrError.ok() ? "" : simOrError.error().c_str());
+    SessionPtr sim = *simOrError;
 
     CompareView view(sim, QStringLiteral("sim.tscope"), measured,
                      QStringLiteral("run.tscope"));  // either order

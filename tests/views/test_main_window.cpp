@@ -118,6 +118,14 @@ class TestMainWindow : public QObject {
     QVERIFY(failed.wait(20000));
     QCOMPARE(loaded.count(), 0);
     QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("cancelled")));
+    QVERIFY(failed.at(0).at(1).toBool());  // told by its flag, not by the (translatable) text
+
+    // A file that does not exist fails, and is not taken for a cancellation.
+    ts::SessionLoadJob missing({QStringLiteral("/nonexistent/run.tscope")});
+    QSignalSpy missingFailed(&missing, &ts::SessionLoadJob::failed);
+    missing.start();
+    QVERIFY(missingFailed.wait(20000));
+    QVERIFY(!missingFailed.at(0).at(1).toBool());
   }
 
   void ranksOpenAsOneSessionAndExport() {

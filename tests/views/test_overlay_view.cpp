@@ -76,12 +76,12 @@ class TestOverlayView : public QObject {
     QVERIFY(pane->busy());  // off the GUI thread
     QVERIFY(updated.wait(30000));
     QVERIFY(pane->current());
-    QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
+    QVERIFY2(pane->current()->status.ok(), pane->current()->status.error().c_str());
 
     // Mapped through the aten:: ranges, the last of two iterations detected by repetition.
     const model::KernelMapping k =
         pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
-    QCOMPARE(k.method, std::string("aten"));
+    QVERIFY(k.method == ts::model::MappingMethod::Aten);
     QCOMPARE(k.iterationSource, std::string("repeated kernels"));
     QCOMPARE(k.iterations.size(), size_t{2});
     QCOMPARE(k.kernels.size(), size_t{39});
@@ -108,7 +108,7 @@ class TestOverlayView : public QObject {
     pane->gpuMemory()->setText(QStringLiteral("1GB"));
     pane->simulate();
     QVERIFY(updated.wait(30000));
-    QVERIFY2(pane->current()->error.empty(), pane->current()->error.c_str());
+    QVERIFY2(pane->current()->status.ok(), pane->current()->status.error().c_str());
     const memsim::SimSummary& s = pane->shownGpu()->run.result.summary;
     QVERIFY(s.stall > 0);
     QVERIFY(s.linkBytes[0] > 0);
@@ -215,7 +215,7 @@ class TestOverlayView : public QObject {
     // AlexNet's aten:: ops. The summary says how little maps; every kernel is listed to assign.
     const model::KernelMapping k =
         pane->shownGpu()->mapping.kernels;  // a copy: later runs replace current()
-    QCOMPARE(k.method, std::string("aten"));
+    QVERIFY(k.method == ts::model::MappingMethod::Aten);
     QVERIFY(k.coverage() < 0.5);
     QVERIFY(pane->summary()->text().contains(QStringLiteral("4 of 74 layers timed")));
     QCOMPARE(pane->mappingTable()->model()->rowCount(), 39);

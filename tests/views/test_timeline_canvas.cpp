@@ -170,7 +170,8 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(edit);
     QTest::keyClicks(edit, QStringLiteral("launchkernel"));  // any case
     QTest::keyClick(edit, Qt::Key_Return);
-    QVERIFY2(view.findStatus().contains(QStringLiteral(" of ")), qPrintable(view.findStatus()));
+    // The search runs off the GUI thread; the jump follows when it is done.
+    QTRY_VERIFY2(view.findStatus().contains(QStringLiteral(" of ")), qPrintable(view.findStatus()));
     TimelineCanvas* canvas = view.timeline();
     auto name = [&] {
       const ts::Track& t = s.value()->tracks[canvas->selected().track];
@@ -191,7 +192,7 @@ class TestTimelineCanvas : public QObject {
     edit->setText(QStringLiteral("(("));
     findRegex(view)->setChecked(true);
     view.findNext(false);
-    QVERIFY(view.findStatus().contains(QStringLiteral("invalid regular expression")));
+    QTRY_VERIFY(view.findStatus().contains(QStringLiteral("invalid regular expression")));
   }
 
   void eventsTableListsSortsFiltersAndCentres() {

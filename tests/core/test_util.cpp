@@ -1,0 +1,56 @@
+// core/util: errors and their codes through the early-return macros, CSV fields both ways.
+#include <gtest/gtest.h>
+
+#include "util/csv.h"
+#include "util/result.h"
+
+namespace ts {
+namespace {
+
+Result<int> parsePositive(int v) {
+  if (v < 0) return Error::notFound("no such thing");
+  if (v == 0) return Error::cancelled();
+  return v;
+}
+
+Status check(int v) {
+  TS_RETURN_IF_ERROR(parsePositive(v));
+  return {};
+}
+
+Result<int> twice(int v) {
+  TS_ASSIGN_OR_RETURN(int x, parsePositive(v));
+  TS_RETURN_IF_ERROR(check(x));
+  return 2 * x;
+}
+
+TEST(Util, ErrorsKeepTheirCodeThroughEarlyReturns) {
+  EXPECT_EQ(*twice(21), 42);
+  Result<int> missing = twice(-1);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.failure().code, ErrorCode::NotFound);
+  EXPECT_EQ(missing.error(), "no such thing");
+  EXPECT_FALSE(missing.cancelled());
+  Status stopped = check(0);
+  EXPECT_TRUE(stopped.cancelled());
+  Error framed = missing.failure().prefixed("run.json: ");
+  EXPECT_EQ(framed.message, "run.json: no such thing");
+  EXPECT_EQ(framed.code, ErrorCode::NotFound);
+  EXPECT_EQ(Error{"bad"}.code, ErrorCode::Invalid);  // the default
+}
+
+TEST(Util, CsvFieldsRoundTrip) {
+  std::string field;
+  appendCsvField(field, "a \"b\", c");
+  EXPECT_EQ(field, "\"a \"\"b\"\", c\"");
+  auto fields = splitCsvRecord(field + ",2,,\"\"");
+  ASSERT_TRUE(fields.has_value());
+  EXPECT_EQ(*fields, (std::vector<std::string>{"a \"b\", c", "2", "", ""}));
+  EXPECT_EQ(splitCsvRecord("x,")->size(), 2u);  // a trailing comma: an empty last field
+  EXPECT_EQ(splitCsvRecord("")->size(), 1u);
+  EXPECT_FALSE(splitCsvRecord("\"open,1").has_value());
+  EXPECT_FALSE(splitCsvRecord("\"a\"b,1").has_value());  // text after a closing quote
+}
+
+}  // namespace
+}  // namespace ts
