@@ -5,7 +5,7 @@
 #include "analysis/session_compare.h"
 #include "cli/cli_args.h"
 #include "io/open_session.h"
-#include "memsim/layer_compare.h"
+#include "memsim/reports/layer_compare.h"
 
 namespace ts::cli {
 

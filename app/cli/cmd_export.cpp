@@ -7,17 +7,17 @@
 #include <cstdlib>
 #include <memory>
 
-#include "chart_export.h"
 #include "cli/cli_args.h"
 #include "io/open_session.h"
-#include "memsim/layer_compare.h"
-#include "memsim/overlay_run.h"
-#include "memsim/sim_session.h"
-#include "memsim/sweep_table.h"
-#include "memsim/tier_config.h"
-#include "session_charts.h"
-#include "sim_charts.h"
-#include "timeline_canvas.h"
+#include "memsim/engine/tier_config.h"
+#include "memsim/formats/sim_session.h"
+#include "memsim/formats/sweep_table.h"
+#include "memsim/reports/layer_compare.h"
+#include "memsim/reports/overlay_run.h"
+#include "views/charts/chart_export.h"
+#include "views/charts/session_charts.h"
+#include "views/charts/sim_charts.h"
+#include "views/timeline/timeline_canvas.h"
 
 namespace ts::cli {
 

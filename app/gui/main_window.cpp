@@ -27,28 +27,28 @@
 #include <QVBoxLayout>
 
 #include "capture_dialog.h"
-#include "chart_export.h"
-#include "compare_view.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
-#include "memsim/mapping_report.h"
-#include "memsim/sim_session.h"
+#include "memsim/formats/sim_session.h"
+#include "memsim/reports/mapping_report.h"
 #include "model/model_zoo.h"
-#include "model_view.h"
 #include "open_ranks_dialog.h"
-#include "overlay_pane.h"
-#include "session_export_job.h"
-#include "session_load_job.h"
-#include "session_view.h"
 #include "shortcuts_dialog.h"
-#include "simulation_view.h"
-#include "sweep_view.h"
-#include "timeline_canvas.h"
 #include "util/format.h"
 #include "util/version.h"
+#include "views/charts/chart_export.h"
+#include "views/jobs/session_export_job.h"
+#include "views/jobs/session_load_job.h"
+#include "views/models/model_view.h"
+#include "views/session/session_view.h"
+#include "views/simulation/compare_view.h"
+#include "views/simulation/overlay_pane.h"
+#include "views/simulation/simulation_view.h"
+#include "views/simulation/sweep_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 #ifdef TSCOPE_HAVE_CAPTURE
-#include "capture_job.h"
+#include "views/jobs/capture_job.h"
 #endif
 
 // Q_INIT_RESOURCE must be called outside any namespace; the resources live in a static library.
@@ -388,14 +388,16 @@ std::optional<int> MainWindow::chooseBatch(const QString& label) {
 OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, int64_t batch) {
   SessionView* view = sessionView(tab);
   if (!view) return nullptr;
-  OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
-  if (!view->property("compareConnected")
-           .toBool()) {  // one connection per view, however often it simulates
-    connect(view, &SessionView::compareSimulationRequested, this,
-            [this, view] { compareWithSimulation(view); });
-    view->setProperty("compareConnected", true);
-  }
-  return pane;
+  return view->simulateOnTimeline(modelPath, batch);
+}
+
+// Every session tab is made here, so each is wired once (however often it simulates).
+SessionView* MainWindow::newSessionView(SessionPtr session, const QString& title,
+                                        std::shared_ptr<const TimelineRows> rows) {
+  auto* view = new SessionView(std::move(session), title, tabs_, std::move(rows));
+  connect(view, &SessionView::compareSimulationRequested, this,
+          [this, view] { compareWithSimulation(view); });
+  return view;
 }
 
 CompareView* MainWindow::compareWithSimulation(SessionView* view) {
@@ -500,7 +502,7 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
   connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
   connect(job, &SessionLoadJob::loaded, this,
           [this, job](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
-            auto* view = new SessionView(std::move(session), job->title(), tabs_, std::move(rows));
+            auto* view = newSessionView(std::move(session), job->title(), std::move(rows));
             // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
             QStringList absolute;
             for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();
@@ -797,7 +799,7 @@ void MainWindow::showCaptureSnapshot(SessionPtr session) {
 
 void MainWindow::replaceCaptureView(SessionPtr session, const QString& title, bool live) {
   if (!session) return;
-  auto* view = new SessionView(std::move(session), title, tabs_);
+  auto* view = newSessionView(std::move(session), title);
   view->setLive(live);
   if (captureView_ && tabs_->indexOf(captureView_) >= 0) {
     int index = tabs_->indexOf(captureView_);

@@ -5,10 +5,11 @@
 #include <QList>
 #include <QMainWindow>
 #include <QStringList>
+#include <memory>
 #include <optional>
 
 #include "io/open_session.h"
-#include "memsim/workload_source.h"
+#include "memsim/formats/workload_source.h"
 
 class QAction;
 class QLabel;
@@ -28,6 +29,7 @@ struct CaptureRequest;
 class SessionExportJob;
 class SessionLoadJob;
 class SessionView;
+class TimelineRows;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -102,6 +104,8 @@ class MainWindow : public QMainWindow {
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);
+  SessionView* newSessionView(SessionPtr session, const QString& title,
+                              std::shared_ptr<const TimelineRows> rows = nullptr);
   void exportDialog();
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void showError(const QString& title, const QString& message);

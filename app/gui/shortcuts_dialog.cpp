@@ -6,7 +6,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "timeline_canvas.h"
+#include "views/timeline/timeline_canvas.h"
 
 namespace ts {
 

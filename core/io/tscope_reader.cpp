@@ -173,6 +173,19 @@ Status Reader::readMeta() {
   std::string format;
   int64_t version = -1;
   Provenance& p = s_->provenance;
+  auto simulation = [&]() -> Provenance::Simulation& {
+    if (!p.simulation) p.simulation.emplace();
+    return *p.simulation;
+  };
+  auto splitList = [](const std::string& text) {  // "g10,lru": policy names hold no commas
+    std::vector<std::string> out;
+    for (size_t from = 0; from <= text.size() && !text.empty();) {
+      const size_t comma = std::min(text.find(',', from), text.size());
+      out.push_back(text.substr(from, comma - from));
+      from = comma + 1;
+    }
+    return out;
+  };
   while (stmt->step()) {
     std::string key = stmt->text(0), value = stmt->text(1);
     if (key == "format")
@@ -191,6 +204,10 @@ Status Reader::readMeta() {
       p.exitCode = std::atoi(value.c_str());
     else if (key == "dropped_records")
       p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "simulated_workload")
+      simulation().workload = value;
+    else if (key == "simulated_policies")
+      simulation().policies = splitList(value);
     else if (key == "flow_count")
       flowCount_ = std::strtoull(value.c_str(), nullptr, 10);
   }

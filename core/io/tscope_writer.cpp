@@ -86,6 +86,13 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
   };
   if (p.exitCode) meta.emplace_back("exit_code", std::to_string(*p.exitCode));
   if (p.droppedRecords) meta.emplace_back("dropped_records", std::to_string(p.droppedRecords));
+  if (p.simulation) {
+    std::string policies;
+    for (const std::string& policy : p.simulation->policies)
+      policies += (policies.empty() ? "" : ",") + policy;
+    meta.emplace_back("simulated_workload", p.simulation->workload);
+    meta.emplace_back("simulated_policies", policies);
+  }
   Status st = insertRows(db, "INSERT INTO tscope_meta(key, value) VALUES (?1, ?2)", meta.size(),
                          [&](SqliteStatement& q, size_t i) {
                            q.bind(1, std::string_view(meta[i].first));

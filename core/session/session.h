@@ -40,6 +40,13 @@ struct Provenance {
   std::optional<int> exitCode;  // of the captured program
   bool incomplete = false;      // capture ended before a final flush (crash, kill)
   uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep
+  // Set on a session Tensorscope simulated (memsim/sim_session.h): the workload, and each rank's
+  // policy. The explicit mark readers go by; rank labels are for people and may change.
+  struct Simulation {
+    std::string workload;
+    std::vector<std::string> policies;  // by rank
+  };
+  std::optional<Simulation> simulation;
 };
 
 class Session {

@@ -57,6 +57,7 @@ void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth) {
     row.info = spec.info;
     row.uses = spec.uses.empty() ? nullptr : &spec.uses;
     row.startsCollapsed = spec.startsCollapsed;
+    row.extension = spec.extension;
     for (uint32_t ti : spec.tracks) {
       const Track& t = session_->tracks[ti];
       row.events += t.size();

@@ -16,7 +16,9 @@
 namespace ts {
 
 struct TimelineRow {
-  // SimKernels, Migration and Tensor rows come from a simulation overlay (below).
+  // Extension rows come from other modules (the simulation overlay, below): `extension` names
+  // what they are, and the views draw them with what is registered for that name
+  // (views/row_extensions.h), so a module adds rows without a change here.
   enum class Kind {
     Group,
     Compute,
@@ -28,9 +30,7 @@ struct TimelineRow {
     Nvtx,
     Range,
     Counter,
-    SimKernels,
-    Migration,
-    Tensor
+    Extension
   };
   Kind kind = Kind::Group;
   std::string label;
@@ -44,9 +44,11 @@ struct TimelineRow {
   const CounterTrack* counter = nullptr;     // Counter rows
   const CounterSummary* counterSummary = nullptr;
   double capacity = 0;    // Counter rows of a memory tier: its size (drawn as a line)
-  std::string info = {};  // Tensor rows: what the tensor is (tooltip)
-  const std::vector<std::pair<uint32_t, uint32_t>>* uses =
-      nullptr;  // Tensor rows: kernels using it
+  std::string info = {};  // extension rows: what the row shows, for its tooltip
+  // Extension rows: the events the row's subject is tied to (a tensor's kernels), outlined when
+  // one of its events is selected.
+  const std::vector<std::pair<uint32_t, uint32_t>>* uses = nullptr;
+  std::string extension = {};  // Extension rows: the module's name for them
 };
 
 // Rows a simulation adds to a measured timeline, placed under each simulated GPU right after its
@@ -63,6 +65,7 @@ struct TimelineOverlay {
     std::string info;
     std::vector<std::pair<uint32_t, uint32_t>> uses;
     bool startsCollapsed = false;
+    std::string extension = {};  // with Kind::Extension
   };
   struct Gpu {
     uint32_t device = kNone;

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "memsim/g10_workload.h"
-#include "memsim/simulation.h"
-#include "memsim/what_if.h"
+#include "memsim/engine/simulation.h"
+#include "memsim/formats/g10_workload.h"
+#include "memsim/reports/what_if.h"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include <map>
 #include <memory>
 
-#include "memsim/g10_workload.h"
-#include "memsim/overlay.h"
-#include "memsim/simulation.h"
+#include "memsim/engine/simulation.h"
+#include "memsim/formats/g10_workload.h"
+#include "memsim/reports/overlay.h"
 #include "synth/synthetic_session.h"
-#include "timeline_canvas.h"
+#include "views/timeline/timeline_canvas.h"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "io/text_file.h"
-#include "memsim/from_model.h"
-#include "memsim/g10_workload.h"
-#include "memsim/tier_config.h"
-#include "memsim/vitality.h"
+#include "memsim/engine/tier_config.h"
+#include "memsim/engine/vitality.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/formats/g10_workload.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 

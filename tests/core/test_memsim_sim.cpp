@@ -13,18 +13,19 @@
 #include <map>
 
 #include "io/tscope_file.h"
-#include "memsim/from_model.h"
-#include "memsim/g10_published.h"
-#include "memsim/g10_workload.h"
-#include "memsim/layer_compare.h"
-#include "memsim/planners.h"
-#include "memsim/sim_report.h"
-#include "memsim/sim_session.h"
-#include "memsim/simulation.h"
-#include "memsim/sweep_table.h"
+#include "memsim/engine/planners.h"
+#include "memsim/engine/simulation.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/formats/g10_published.h"
+#include "memsim/formats/g10_workload.h"
+#include "memsim/formats/sim_session.h"
+#include "memsim/formats/sweep_table.h"
+#include "memsim/reports/layer_compare.h"
+#include "memsim/reports/sim_report.h"
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "session/session_builder.h"
 #include "session/session_summary.h"
 #include "session_fixture.h"
 
@@ -312,6 +313,26 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   EXPECT_EQ(summary.memcpys(), migrations);
   EXPECT_EQ(summary.counterSamples, 3 * (2 * (w.kernels.size() + 1)));
   EXPECT_GT(summary.otherRanges, 0u);  // stalls and tensor locations
+  // The explicit provenance mark survives the file, and is what readers go by: a renamed rank
+  // still reads as its policy; a measured session is not simulated.
+  const Session& back = **loaded;
+  ASSERT_TRUE(back.provenance.simulation.has_value());
+  EXPECT_EQ(back.provenance.simulation->workload, w.name);
+  EXPECT_EQ(back.provenance.simulation->policies, (std::vector<std::string>{"g10", "lru"}));
+  EXPECT_EQ(simulatedPolicy(back, 1), "lru");
+  SessionBuilder b;
+  b.rankInfo(b.rank(0)).label = "my own label";
+  b.provenance().simulation = Provenance::Simulation{"toy", {"ideal"}};
+  auto relabelled = b.build();
+  ASSERT_TRUE(relabelled.ok());
+  EXPECT_TRUE(isSimulated(**relabelled));
+  EXPECT_EQ(simulatedPolicy(**relabelled, 0), "ideal");
+  auto read = readSimulatedSession(**relabelled);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read->front().policy, "ideal");
+  EXPECT_EQ(read->front().workload, "toy");
+  EXPECT_FALSE(isSimulated(*testing::makeFixtureSession()));
+  EXPECT_FALSE(simulatedPolicy(*testing::makeFixtureSession(), 0).has_value());
 }
 
 // A measured run annotated per layer (NVTX forward/conv1, backward/conv1 around the launches)

@@ -6,10 +6,10 @@
 #include <filesystem>
 
 #include "io/atomic_file.h"
-#include "memsim/mapping_report.h"
-#include "memsim/overlay.h"
-#include "memsim/overlay_run.h"
-#include "memsim/tier_config.h"
+#include "memsim/engine/tier_config.h"
+#include "memsim/reports/mapping_report.h"
+#include "memsim/reports/overlay.h"
+#include "memsim/reports/overlay_run.h"
 #include "model/model_zoo.h"
 #include "session_fixture.h"
 
@@ -112,7 +112,8 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[1].kind, TimelineRow::Kind::Compute);
   EXPECT_EQ(rows[3].label, "Simulation: g10 · toy");
   EXPECT_EQ(rows[3].depth, rows[1].depth);
-  EXPECT_EQ(rows[4].kind, TimelineRow::Kind::SimKernels);
+  EXPECT_EQ(rows[4].kind, TimelineRow::Kind::Extension);
+  EXPECT_EQ(rows[4].extension, kSimKernelsRow);
   EXPECT_EQ(rows[4].depth, rows[1].depth + 1);
   // Every measured row is still there, once.
   for (size_t i = 0; i < plain.size(); ++i)
@@ -164,7 +165,7 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   }
   EXPECT_EQ(rowNamed(rows, "SSD → host (simulated)"), size_t{kNone});
   size_t in = rowNamed(rows, "host → GPU (simulated)");
-  EXPECT_EQ(rows[in].kind, TimelineRow::Kind::Migration);
+  EXPECT_EQ(rows[in].extension, kTransferRow);
   EXPECT_EQ(rows[in].events, 1u);
   EXPECT_EQ(stateAt(s, rows[in], 20 + 300),
             State("a", std::string(kMigrationPrefix) + "host-to-gpu"));
@@ -179,7 +180,7 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[layer].kind, TimelineRow::Kind::Group);
   size_t a = rowNamed(rows, "a");
   ASSERT_NE(a, size_t{kNone});
-  EXPECT_EQ(rows[a].kind, TimelineRow::Kind::Tensor);
+  EXPECT_EQ(rows[a].extension, kTensorRow);
   EXPECT_EQ(rows[a].depth, rows[layer].depth + 1);
   EXPECT_EQ(rows[a].lanes.size(), 1u);  // transfers cut the residency spans: one lane
   EXPECT_EQ(stateAt(s, rows[a], 20 + 50).second, kTensorOnGpu);

@@ -9,7 +9,7 @@
 #include "capture_dialog.h"
 #include "main_window.h"
 #include "session/session_summary.h"
-#include "session_view.h"
+#include "views/session/session_view.h"
 
 using namespace ts;
 

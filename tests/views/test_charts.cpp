@@ -16,19 +16,19 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
-#include "chart_export.h"
-#include "chart_view.h"
-#include "charts_pane.h"
 #include "io/open_session.h"
 #include "main_window.h"
-#include "memsim/simulation.h"
-#include "session_charts.h"
-#include "session_view.h"
-#include "sim_charts.h"
-#include "stats_table_model.h"
-#include "sweep_view.h"
-#include "table_panel.h"
-#include "timeline_canvas.h"
+#include "memsim/engine/simulation.h"
+#include "views/charts/chart_export.h"
+#include "views/charts/chart_view.h"
+#include "views/charts/charts_pane.h"
+#include "views/charts/session_charts.h"
+#include "views/charts/sim_charts.h"
+#include "views/session/session_view.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+#include "views/simulation/sweep_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
 

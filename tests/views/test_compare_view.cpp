@@ -7,19 +7,19 @@
 #include <QTabWidget>
 #include <QtTest>
 
-#include "chart_view.h"
-#include "compare_view.h"
 #include "main_window.h"
-#include "memsim/from_model.h"
-#include "memsim/sim_session.h"
-#include "memsim/simulation.h"
+#include "memsim/engine/simulation.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/formats/sim_session.h"
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "session_fixture.h"
-#include "stats_table_model.h"
-#include "table_panel.h"
-#include "timeline_canvas.h"
+#include "views/charts/chart_view.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+#include "views/simulation/compare_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
 

@@ -16,11 +16,11 @@
 #include "main_window.h"
 #include "open_ranks_dialog.h"
 #include "session/session_summary.h"
-#include "session_load_job.h"
-#include "session_tree_model.h"
-#include "session_view.h"
 #include "shortcuts_dialog.h"
-#include "timeline_canvas.h"
+#include "views/jobs/session_load_job.h"
+#include "views/session/session_tree_model.h"
+#include "views/session/session_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 using ts::MainWindow;
 

@@ -12,9 +12,9 @@
 
 #include "main_window.h"
 #include "model/model_zoo.h"
-#include "model_view.h"
-#include "stats_table_model.h"
-#include "table_panel.h"
+#include "views/models/model_view.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
 
 using namespace ts;
 

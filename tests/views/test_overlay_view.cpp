@@ -13,16 +13,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "compare_view.h"
 #include "io/atomic_file.h"
 #include "main_window.h"
-#include "memsim/overlay.h"
+#include "memsim/reports/overlay.h"
 #include "model/model_zoo.h"
-#include "overlay_pane.h"
-#include "session_view.h"
-#include "stats_table_model.h"
-#include "table_panel.h"
-#include "timeline_canvas.h"
+#include "views/session/session_view.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+#include "views/simulation/compare_view.h"
+#include "views/simulation/overlay_pane.h"
+#include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
 
@@ -129,7 +129,7 @@ class TestOverlayView : public QObject {
     QVERIFY(!canvas->tied().empty());
     size_t tensor = rowNamed(small, "features.0.weight");
     QVERIFY(tensor != static_cast<size_t>(kNone));
-    QCOMPARE(small[tensor].kind, TimelineRow::Kind::Tensor);
+    QCOMPARE(small[tensor].extension, std::string(ts::memsim::kTensorRow));
     const Track* lane = small[tensor].lanes[0][0].track;
     canvas->select(static_cast<uint32_t>(lane - o.tracks.data()), 0);
     QVERIFY(canvas->highlighted().size() >=

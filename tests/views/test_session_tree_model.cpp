@@ -5,7 +5,7 @@
 
 #include "io/tscope_file.h"
 #include "session_fixture.h"
-#include "session_tree_model.h"
+#include "views/session/session_tree_model.h"
 
 using ts::SessionTreeModel;
 

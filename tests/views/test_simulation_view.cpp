@@ -10,15 +10,15 @@
 #include <QTabWidget>
 #include <QtTest>
 
-#include "compare_view.h"
 #include "io/tscope_file.h"
 #include "main_window.h"
 #include "model/model_zoo.h"
 #include "session_fixture.h"
-#include "simulation_view.h"
-#include "stats_table_model.h"
-#include "table_panel.h"
-#include "timeline_canvas.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+#include "views/simulation/compare_view.h"
+#include "views/simulation/simulation_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
 

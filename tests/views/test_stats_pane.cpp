@@ -18,10 +18,10 @@
 
 #include "analysis/stats_reports.h"
 #include "io/open_session.h"
-#include "session_view.h"
-#include "stats_pane.h"
-#include "stats_table_model.h"
-#include "timeline_canvas.h"
+#include "views/session/session_view.h"
+#include "views/session/stats_pane.h"
+#include "views/session/stats_table_model.h"
+#include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
 

@@ -11,12 +11,12 @@
 #include <QToolTip>
 #include <QtTest>
 
-#include "events_table_model.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"
-#include "session_view.h"
 #include "synth/synthetic_session.h"
-#include "timeline_canvas.h"
+#include "views/session/events_table_model.h"
+#include "views/session/session_view.h"
+#include "views/timeline/timeline_canvas.h"
 
 using ts::TimelineCanvas;
 

@@ -1,0 +1,72 @@
+#include "memsim/formats/from_model.h"
+
+#include "model/astra_workload.h"
+
+namespace ts::memsim {
+
+SimWorkload workloadFromStep(const model::TrainingStep& step) {
+  SimWorkload w;
+  w.name = step.model + " (batch " + std::to_string(step.batch) + ")";
+  w.tensors.reserve(step.tensors.size());
+  for (const model::StepTensor& t : step.tensors) {
+    bool global =
+        t.role == model::TensorRole::Weight || t.role == model::TensorRole::OptimizerState;
+    w.tensors.push_back({t.name, t.bytes, global});
+    switch (t.role) {
+      case model::TensorRole::Weight:
+        w.tensors.back().role = TensorRole::Weight;
+        break;
+      case model::TensorRole::WeightGradient:
+      case model::TensorRole::ActivationGradient:
+        w.tensors.back().role = TensorRole::Gradient;
+        break;
+      case model::TensorRole::OptimizerState:
+        w.tensors.back().role = TensorRole::OptimizerState;
+        break;
+      case model::TensorRole::Input:
+      case model::TensorRole::Activation:
+        w.tensors.back().role = TensorRole::Activation;
+        break;
+      case model::TensorRole::Workspace:
+        break;
+    }
+  }
+  w.kernels.reserve(step.kernels.size());
+  for (const model::StepKernel& k : step.kernels) {
+    if (w.lossKernel < 0 && k.phase != model::KernelPhase::Forward)
+      w.lossKernel = static_cast<int>(w.kernels.size());
+    w.kernels.push_back({k.name, k.durationNs, k.inputs, k.outputs, 0, {}});
+  }
+  return w;
+}
+
+SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step) {
+  SimWorkload w = workloadFromStep(step);
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    int source = step.tensors[t].source;
+    if (source < 0 || source >= static_cast<int>(graph.tensors.size()) ||
+        !graph.tensors[static_cast<size_t>(source)].shapeKnown)
+      continue;
+    std::string shape = "[";
+    for (int64_t d : graph.tensors[static_cast<size_t>(source)].shape)
+      shape += (shape.size() > 1 ? ", " : "") + std::to_string(d);
+    w.tensors[t].shape = shape + "]";
+  }
+  std::vector<std::string> layerOfOp(graph.ops.size());
+  for (const model::Layer& layer : model::modelLayers(graph, step)) {
+    for (int op = layer.firstOp; op <= layer.lastOp && op < static_cast<int>(layerOfOp.size());
+         ++op)
+      layerOfOp[static_cast<size_t>(op)] = layer.name;
+  }
+  for (size_t k = 0; k < w.kernels.size(); ++k) {
+    const model::StepKernel& sk = step.kernels[k];
+    if (sk.op < 0 || sk.op >= static_cast<int>(layerOfOp.size()) ||
+        layerOfOp[static_cast<size_t>(sk.op)].empty())
+      continue;
+    w.kernels[k].group =
+        model::LayerGroup{model::phaseOf(sk.phase), layerOfOp[static_cast<size_t>(sk.op)]}.text();
+  }
+  return w;
+}
+
+}  // namespace ts::memsim

@@ -1,0 +1,72 @@
+#include "memsim/formats/workload_source.h"
+
+#include "io/open_session.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/formats/g10_workload.h"
+#include "model/device_preset.h"
+#include "model/measured_times.h"
+#include "model/onnx_loader.h"
+#include "model/training_step.h"
+
+namespace ts::memsim {
+
+Result<ModelStep> loadModelStep(const WorkloadSource& in) {
+  if (in.modelPath.empty()) return Error{"no workload: give a G10 directory or an ONNX model"};
+  model::LoadOptions load;
+  load.batch = in.batch;
+  auto graph = model::loadOnnxModel(in.modelPath, load);
+  if (!graph) return graph.failure();
+  model::StepOptions options;
+  if (!in.device.empty()) {
+    auto d = model::devicePreset(in.device);
+    if (!d)
+      return Error{"unknown device '" + in.device + "' (V100, A100-40GB, A100-80GB, H100, H200)"};
+    options.device = *d;
+  }
+  options.optimizer = in.optimizer;
+  ModelStep m;
+  m.step = model::expandTrainingStep(*graph, options);
+  m.graph = std::make_shared<const model::ModelGraph>(std::move(*graph));
+  return m;
+}
+
+Result<SimWorkload> workloadFromRun(const ModelStep& m, const Session& run,
+                                    const std::string& runName,
+                                    const model::MappingOptions& options, MappingSummary* mapping) {
+  model::TrainingStep step = m.step;  // its kernel times become the run's
+  model::KernelMapping kernels = model::mapKernels(run, *m.graph, step, options);
+  model::MappingReport r = model::applyMeasuredTimes(*m.graph, kernels.times, step);
+  const bool none =
+      kernels.method == model::MappingMethod::None || r.method == model::MappingMethod::None;
+  const size_t count = kernels.kernels.size();
+  // Filled on failure too: the user corrects the mapping from the kernels it lists.
+  if (mapping) *mapping = {true, std::move(r), std::move(kernels)};
+  if (none) {
+    return Error{runName +
+                 ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op "
+                 "ranges, and the " +
+                 std::to_string(count) + " kernels of its last iteration match no order mapping)"};
+  }
+  return workloadFromModel(*m.graph, step);
+}
+
+Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mapping) {
+  if (!in.g10Dir.empty()) {
+    auto g = loadG10Workload(in.g10Dir);
+    if (!g) return g.failure();
+    return std::move(g->workload);
+  }
+  auto m = loadModelStep(in);
+  if (!m) return m.failure();
+  if (!in.session && in.sessionPath.empty()) return workloadFromModel(*m->graph, m->step);
+  SessionPtr session = in.session;
+  if (!session) {
+    auto s = openSessionFile(in.sessionPath);
+    if (!s) return s.failure();
+    session = *s;
+  }
+  return workloadFromRun(*m, *session, in.sessionPath.empty() ? "the run" : in.sessionPath,
+                         in.mapping, mapping);
+}
+
+}  // namespace ts::memsim

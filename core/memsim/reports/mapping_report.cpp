@@ -1,0 +1,233 @@
+#include "memsim/reports/mapping_report.h"
+
+#include <array>
+#include <map>
+#include <set>
+
+#include "memsim/reports/sim_report.h"
+#include "util/format.h"
+
+namespace ts::memsim {
+
+namespace {
+
+const std::vector<StatsColumn> kChangeColumns = {{"measured_ns", "Measured", StatsUnit::Duration},
+                                                 {"simulated_ns", "Simulated", StatsUnit::Duration},
+                                                 {"delta_ns", "Δ", StatsUnit::Duration},
+                                                 {"delta_pct", "Δ %", StatsUnit::Percent}};
+
+// "features.0 (forward)" for "forward/features.0".
+std::string layerLabel(const std::string& group) {
+  auto parsed = model::LayerGroup::parse(group);
+  return parsed ? parsed->label() : group;
+}
+
+// Bytes the run copied host → device and device → host, starting within the mapped iteration.
+std::array<int64_t, 2> iterationCopies(const Session& run, const model::KernelMapping& m) {
+  std::array<int64_t, 2> bytes{};
+  for (const Track& track : run.tracks) {
+    if (track.kind != EventKind::Memcpy || (m.device != kNone && track.device != m.device))
+      continue;
+    for (uint32_t e = 0; e < track.size(); ++e) {
+      if (!m.iterations.empty() && (track.hot.start[e] < m.iterations[m.iteration].start ||
+                                    track.hot.start[e] >= m.iterations[m.iteration].end))
+        continue;
+      if (track.memcpys.copyKind[e] == CopyKind::HtoD)
+        bytes[0] += static_cast<int64_t>(track.memcpys.bytes[e]);
+      if (track.memcpys.copyKind[e] == CopyKind::DtoH)
+        bytes[1] += static_cast<int64_t>(track.memcpys.bytes[e]);
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::string mappingSentence(const model::KernelMapping& m) {
+  char coverage[32];
+  std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * m.coverage());
+  return "by " + std::string(model::toString(m.method)) + ", iteration " +
+         std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) + " (" +
+         m.iterationSource + "), " + coverage + " of its kernel time mapped";
+}
+
+std::string mappingSentence(const MappingSummary& s) {
+  return mappingSentence(s.kernels) + ", " + std::to_string(s.timed.layersMapped) + " of " +
+         std::to_string(s.timed.layers) + " layers timed";
+}
+
+StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
+  StatsTable t;
+  t.report = "mapping";
+  t.title = "Measured kernels → model layers — " + mappingSentence(m);
+  t.columns = {{"index", "#", StatsUnit::Count},
+               {"start_ns", "Start", StatsUnit::Duration},
+               {"duration_ns", "Duration", StatsUnit::Duration},
+               {"kernel", "Kernel", StatsUnit::Text},
+               {"layer", "Layer", StatsUnit::Text},
+               {"by", "Mapped by", StatsUnit::Text}};
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const model::MappedKernel& k = m.kernels[i];
+    const Track& track = run.tracks[k.track];
+    std::vector<StatsCell> row;
+    row.emplace_back(static_cast<int64_t>(i));
+    row.emplace_back(int64_t{track.hot.start[k.event] - m.origin()});
+    row.emplace_back(int64_t{track.hot.end[k.event] - track.hot.start[k.event]});
+    row.emplace_back(std::string(run.str(track.hot.name[k.event])));
+    row.emplace_back(k.group.empty() ? std::string("(unmapped)") : k.group);
+    row.emplace_back(k.by == model::MappingMethod::None ? std::string("—")
+                                                        : std::string(model::toString(k.by)));
+    t.rows.push_back(std::move(row));
+  }
+  if (!m.unmapped.empty()) {
+    std::string note = "Unmapped kernels (" + std::to_string(m.unmapped.size()) + " names):";
+    for (size_t i = 0; i < m.unmapped.size() && i < 8; ++i) {
+      note += (i ? "; " : " ") + m.unmapped[i].name + " ×" + std::to_string(m.unmapped[i].count) +
+              " " + formatDuration(m.unmapped[i].ns);
+    }
+    if (m.unmapped.size() > 8) note += "; …";
+    t.notes.push_back(note);
+  }
+  t.notes.push_back(
+      "Start is measured from the iteration's first kernel. Correct a kernel with simulate "
+      "--corrections FILE "
+      "(lines: kernel name <TAB> forward/<layer>) or in the GUI's Simulation tab.");
+  return t;
+}
+
+StatsTable kernelComparison(const SimWorkload& w, const SimResult& r,
+                            const model::KernelMapping& m) {
+  std::set<std::string> measured;
+  for (const model::MappedKernel& k : m.kernels) measured.insert(k.group);
+  StatsTable t;
+  t.report = "sim_kernels";
+  t.title = "Simulated against measured, per kernel — " + std::string(toString(r.policy));
+  t.columns = {{"index", "#", StatsUnit::Count},
+               {"kernel", "Kernel", StatsUnit::Text},
+               {"layer", "Layer", StatsUnit::Text},
+               {"time_from", "Time from", StatsUnit::Text}};
+  t.columns.insert(t.columns.end(), kChangeColumns.begin(), kChangeColumns.end());
+  t.columns.push_back({"stall_ns", "Stall", StatsUnit::Duration});
+  for (size_t k = 0; k < w.kernels.size() && k < r.kernels.size(); ++k) {
+    const SimKernel& sk = w.kernels[k];
+    std::vector<StatsCell> row;
+    row.emplace_back(static_cast<int64_t>(k));
+    row.emplace_back(sk.name);
+    row.emplace_back(sk.group.empty() ? std::string("—") : layerLabel(sk.group));
+    row.emplace_back(
+        std::string(measured.count(sk.group) && !sk.group.empty() ? "measured" : "roofline"));
+    appendChange(row, sk.duration, r.kernels[k].end - r.kernels[k].start + r.kernels[k].stall);
+    row.emplace_back(int64_t{r.kernels[k].stall});
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "Measured: the kernel's time in the workload — its layer's measured time shared among the "
+      "layer's kernels "
+      "in proportion to their roofline times (\"roofline\": the layer was not measured). "
+      "Simulated: the kernel's "
+      "span with the stall before it.");
+  return t;
+}
+
+StatsTable layerComparison(const SimWorkload& w, const SimResult& r,
+                           const model::KernelMapping& m) {
+  std::map<std::string, int64_t> measuredNs, simulatedNs;
+  std::vector<std::string> order;
+  for (size_t k = 0; k < w.kernels.size() && k < r.kernels.size(); ++k) {
+    const std::string& g = w.kernels[k].group;
+    if (g.empty()) continue;
+    if (!simulatedNs.count(g)) order.push_back(g);
+    simulatedNs[g] += r.kernels[k].end - r.kernels[k].start + r.kernels[k].stall;
+  }
+  for (const model::MappedKernel& k : m.kernels) {
+    if (!k.group.empty()) measuredNs[k.group] += k.ns;
+  }
+  for (const auto& [g, ns] : measuredNs) {
+    if (!simulatedNs.count(g)) order.push_back(g);
+  }
+  StatsTable t;
+  t.report = "sim_layers";
+  t.title = "Simulated against measured, per layer — " + std::string(toString(r.policy));
+  t.columns = {{"layer", "Layer (phase)", StatsUnit::Text}};
+  t.columns.insert(t.columns.end(), kChangeColumns.begin(), kChangeColumns.end());
+  for (const std::string& g : order) {
+    auto me = measuredNs.find(g), si = simulatedNs.find(g);
+    std::vector<StatsCell> row;
+    row.emplace_back(layerLabel(g));
+    appendChange(row, me != measuredNs.end() ? std::optional(me->second) : std::nullopt,
+                 si != simulatedNs.end() ? std::optional(si->second) : std::nullopt);
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "Measured: the GPU time of the iteration's kernels mapped to the layer; simulated: the "
+      "layer's kernels' spans, stalls included.");
+  return t;
+}
+
+StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const SimResult& r,
+                             const model::KernelMapping& m) {
+  StatsTable t;
+  t.report = "sim_summary";
+  t.title = "Measured iteration against " + std::string(toString(r.policy)) + " on its model";
+  t.columns = {{"quantity", "Quantity", StatsUnit::Text}};
+  t.columns.insert(t.columns.end(), kChangeColumns.begin(), kChangeColumns.end());
+  auto add = [&](const char* what, std::optional<int64_t> a, std::optional<int64_t> b) {
+    std::vector<StatsCell> row;
+    row.emplace_back(std::string(what));
+    appendChange(row, a, b);
+    t.rows.push_back(std::move(row));
+  };
+  std::optional<int64_t> iteration;
+  if (!m.iterations.empty())
+    iteration = m.iterations[m.iteration].end - m.iterations[m.iteration].start;
+  add("Iteration", iteration, r.summary.iteration);
+  add("Kernel time", m.totalNs, w.idealTime());
+  add("Stall", std::nullopt, r.summary.stall);
+  const std::array<int64_t, 2> copied = iterationCopies(run, m);
+  int64_t traffic = 0;
+  for (int64_t b : r.summary.linkBytes) traffic += b;
+  t.notes.push_back(
+      "Traffic: the run copied " + formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) +
+      " between host and GPU during the iteration; the simulation moves " +
+      formatBytes(static_cast<uint64_t>(traffic)) + " (" + trafficSentence(r.summary) + ").");
+  t.notes.push_back(
+      "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
+      "simulated one "
+      "runs the model's whole training step back to back.");
+  return t;
+}
+
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+StatsTable trafficComparison(const Session& run, const SimResult& r,
+                             const model::KernelMapping& m) {
+  const std::array<int64_t, 2> copied = iterationCopies(run, m);
+  StatsTable t;
+  t.report = "sim_traffic";
+  t.title = "Bytes moved per direction — the run against " + std::string(toString(r.policy));
+  t.columns = {{"direction", "Direction", StatsUnit::Text},
+               {"measured_bytes", "Measured", StatsUnit::Bytes},
+               {"simulated_bytes", "Simulated", StatsUnit::Bytes},
+               {"delta_bytes", "Δ", StatsUnit::Bytes},
+               {"delta_pct", "Δ %", StatsUnit::Percent}};
+  for (int l = 0; l < kLinkCount; ++l) {
+    const auto link = static_cast<Link>(l);
+    std::vector<StatsCell> row;
+    row.emplace_back(std::string(linkLabel(link)));
+    // The run's own copies are host ↔ device only.
+    const std::optional<int64_t> measured = link == Link::HostToGpu   ? std::optional(copied[0])
+                                            : link == Link::GpuToHost ? std::optional(copied[1])
+                                                                      : std::nullopt;
+    appendChange(row, measured, r.summary.linkBytes[static_cast<size_t>(l)]);
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "Measured: the run's host-to-device and device-to-host copies that start within the mapped "
+      "iteration (a run "
+      "has no SSD traffic to show); simulated: the policy's transfers per link in its iteration.");
+  return t;
+}
+
+}  // namespace ts::memsim

@@ -1,0 +1,426 @@
+#include "memsim/reports/overlay.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "memsim/engine/vitality.h"
+#include "util/format.h"
+
+namespace ts::memsim {
+
+namespace {
+
+struct Span {
+  TimeNs start, end;
+  std::string name, category, args;
+};
+
+// Appends a range track on `thread` holding `spans` (any order), lanes assigned first-fit.
+// Returns the track index and, per span given, its event index.
+uint32_t addTrack(Session& s, uint32_t thread, std::vector<Span> spans,
+                  std::vector<uint32_t>* eventOf = nullptr) {
+  std::vector<uint32_t> order(spans.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return spans[a].start < spans[b].start; });
+  Track t;
+  t.kind = EventKind::Range;
+  t.thread = thread;
+  std::vector<TimeNs> laneEnd;
+  if (eventOf) eventOf->assign(spans.size(), kNone);
+  for (uint32_t e = 0; e < order.size(); ++e) {
+    Span& sp = spans[order[e]];
+    sp.end = std::max(sp.end, sp.start);
+    uint16_t lane = 0;
+    while (lane < laneEnd.size() && laneEnd[lane] > sp.start) ++lane;
+    if (lane == laneEnd.size()) laneEnd.push_back(0);
+    laneEnd[lane] = std::max(sp.end, sp.start + 1);
+    t.hot.push({sp.start, sp.end, s.strings.intern(sp.name), lane});
+    t.ranges.push({s.strings.intern(sp.category), s.strings.intern(sp.args)});
+    if (eventOf) (*eventOf)[order[e]] = e;
+  }
+  s.tracks.push_back(std::move(t));
+  return static_cast<uint32_t>(s.tracks.size() - 1);
+}
+
+const char* tierName(Tier t) {
+  switch (t) {
+    case Tier::Gpu:
+      return "GPU";
+    case Tier::Host:
+      return "host";
+    case Tier::Ssd:
+      return "SSD";
+    default:
+      return "none";
+  }
+}
+
+// `a` minus the union of `cuts` (sorted by start).
+std::vector<std::pair<TimeNs, TimeNs>> subtract(
+    TimeNs a0, TimeNs a1, const std::vector<std::pair<TimeNs, TimeNs>>& cuts) {
+  std::vector<std::pair<TimeNs, TimeNs>> out;
+  TimeNs from = a0;
+  for (auto [c0, c1] : cuts) {
+    if (c1 <= from || c0 >= a1) continue;
+    if (c0 > from) out.emplace_back(from, c0);
+    from = std::max(from, c1);
+  }
+  if (from < a1) out.emplace_back(from, a1);
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// One GPU's simulation added to the overlaid session `s`: its tracks, counters, links and rows.
+// Returns how many tensor lanes it shows.
+size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
+               uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
+               const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
+               const OverlayOptions& options) {
+  const std::string policy = toString(r.policy);
+  s.processes.push_back({s.devices[device].rank, -1,
+                         "Tensorscope simulation (" + policy + ", GPU " +
+                             std::to_string(s.devices[device].ordinal) + ")",
+                         1 << 20});
+  const auto process = static_cast<uint32_t>(s.processes.size() - 1);
+  auto thread = [&](const char* name) {
+    s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
+    return static_cast<uint32_t>(s.threads.size() - 1);
+  };
+  const uint32_t kernelThread = thread("simulated kernels"), linkThread = thread("simulated links"),
+                 tensorThread = thread("simulated tensors");
+
+  // Measured kernels by layer group, to tie both ways.
+  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> measuredOf;
+  for (const model::MappedKernel& k : mapping.kernels) {
+    if (!k.group.empty()) measuredOf[k.group].emplace_back(k.track, k.event);
+  }
+  auto addLinks = [&](uint32_t track, uint32_t event,
+                      const std::vector<std::pair<uint32_t, uint32_t>>& to) {
+    auto& v = layout.links[(uint64_t{track} << 32) | event];
+    v.insert(v.end(), to.begin(), to.end());
+  };
+
+  // Simulated kernels, stalls before them.
+  std::vector<Span> spans;
+  for (size_t k = 0; k < w.kernels.size(); ++k) {
+    const SimKernelTime& kt = r.kernels[k];
+    if (kt.stall > 0)
+      spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall,
+                       "waiting for data before " + w.kernels[k].name});
+    spans.push_back(
+        {origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
+  }
+  std::vector<uint32_t> eventOf;
+  const uint32_t kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
+  std::vector<uint32_t> kernelEvent(w.kernels.size());
+  for (size_t k = 0, i = 0; k < w.kernels.size(); ++k) {
+    if (r.kernels[k].stall > 0) ++i;
+    kernelEvent[k] = eventOf[i++];
+  }
+  for (size_t k = 0; k < w.kernels.size(); ++k) {
+    auto m = measuredOf.find(w.kernels[k].group);
+    if (w.kernels[k].group.empty() || m == measuredOf.end()) continue;
+    addLinks(kernelTrack, kernelEvent[k], m->second);
+    for (auto [mt, me] : m->second) addLinks(mt, me, {{kernelTrack, kernelEvent[k]}});
+  }
+
+  std::string title = "Simulation: " + policy + " · " + w.name;
+  rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
+  rows.push_back({TimelineRow::Kind::Extension,
+                  "Kernels (simulated)",
+                  1,
+                  {kernelTrack},
+                  kNone,
+                  0,
+                  {},
+                  {},
+                  false,
+                  kSimKernelsRow});
+
+  // Tier usage.
+  const std::pair<const char*, int64_t> tierRows[] = {{"GPU memory (simulated)", tiers.gpuBytes},
+                                                      {"Host memory (simulated)", tiers.hostBytes},
+                                                      {"SSD (simulated)", tiers.ssdBytes}};
+  for (int tier = 0; tier < 3; ++tier) {
+    CounterTrack c;
+    c.name = tierRows[tier].first;
+    c.unit = "bytes";
+    c.device = device;
+    for (const TierUsage& u : r.usage) {
+      if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
+        continue;  // keep samples sorted
+      c.samples.push({origin + u.time, static_cast<double>(tier == 0   ? u.gpu
+                                                           : tier == 1 ? u.host
+                                                                       : u.ssd)});
+    }
+    s.counters.push_back(std::move(c));
+    rows.push_back({TimelineRow::Kind::Counter,
+                    tierRows[tier].first,
+                    1,
+                    {},
+                    static_cast<uint32_t>(s.counters.size() - 1),
+                    static_cast<double>(tierRows[tier].second),
+                    {},
+                    {},
+                    false});
+  }
+
+  // Transfers, a row per link; a transfer to the GPU is tied to the kernel that needed it.
+  const std::vector<TensorLife> lives = analyzeVitality(w);
+  auto neededBy = [&](int tensor, TimeNs start) -> int {
+    for (int u : lives[static_cast<size_t>(tensor)].uses) {
+      if (r.kernels[static_cast<size_t>(u)].start >= start) return u;
+    }
+    return -1;
+  };
+  std::array<std::vector<size_t>, kLinkCount> byLink;
+  for (size_t i = 0; i < r.migrations.size(); ++i)
+    byLink[static_cast<size_t>(r.migrations[i].link)].push_back(i);
+  for (Link link : {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu, Link::GpuToSsd,
+                    Link::SsdToHost, Link::HostToSsd}) {
+    const auto& list = byLink[static_cast<size_t>(link)];
+    bool always = link == Link::HostToGpu || link == Link::GpuToHost || link == Link::SsdToGpu ||
+                  link == Link::GpuToSsd;
+    if (list.empty() && !always) continue;
+    spans.clear();
+    for (size_t i : list) {
+      const Migration& m = r.migrations[i];
+      spans.push_back({origin + m.start, origin + m.end,
+                       w.tensors[static_cast<size_t>(m.tensor)].name,
+                       kMigrationPrefix + std::string(toString(link)),
+                       formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
+    }
+    const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
+    if (link == Link::HostToGpu || link == Link::SsdToGpu) {
+      for (size_t j = 0; j < list.size(); ++j) {
+        const Migration& m = r.migrations[list[j]];
+        int k = neededBy(m.tensor, m.start);
+        if (k < 0) continue;
+        std::vector<std::pair<uint32_t, uint32_t>> to{
+            {kernelTrack, kernelEvent[static_cast<size_t>(k)]}};
+        if (auto mk = measuredOf.find(w.kernels[static_cast<size_t>(k)].group);
+            mk != measuredOf.end())
+          to.insert(to.end(), mk->second.begin(), mk->second.end());
+        addLinks(track, eventOf[j], to);
+      }
+    }
+    rows.push_back({TimelineRow::Kind::Extension,
+                    std::string(linkLabel(link)) + " (simulated)",
+                    1,
+                    {track},
+                    kNone,
+                    0,
+                    {},
+                    {},
+                    false,
+                    kTransferRow});
+  }
+
+  // Tensors: where each one is, grouped by the layer of its first use.
+  std::vector<std::vector<Span>> tensorSpans(w.tensors.size());
+  std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
+  std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
+  for (const Migration& m : r.migrations) {
+    moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
+    migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
+    tensorSpans[static_cast<size_t>(m.tensor)].push_back(
+        {origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to),
+         kTensorMoving, formatBytes(m.bytes)});
+  }
+  for (auto& v : moving) std::sort(v.begin(), v.end());
+  // The simulator moves a tensor to its new tier when the move is decided; the copy may wait for
+  // the link. Until it starts, the data is still where it was: drawn so, "queued".
+  auto queuedInto = [&](int tensor, Tier into, TimeNs at) -> const Migration* {
+    for (const Migration* m : migrationsOf[static_cast<size_t>(tensor)]) {
+      if (m->to == into && m->start == at) return m;
+    }
+    return nullptr;
+  };
+  auto stateOf = [](Tier tier) {
+    return tier == Tier::Gpu    ? std::pair(kTensorOnGpu, "on GPU")
+           : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory")
+                                : std::pair(kTensorOnSsd, "on SSD");
+  };
+  for (const Residency& res : r.residency) {
+    for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
+      auto [category, name] = stateOf(res.tier);
+      std::string label = name;
+      if (const Migration* m = b < res.end ? queuedInto(res.tensor, res.tier, b) : nullptr) {
+        std::tie(category, name) = stateOf(m->from);
+        label = std::string(name) + ", queued for " + tierName(m->to);
+      }
+      tensorSpans[static_cast<size_t>(res.tensor)].push_back(
+          {origin + a, origin + b, label, category, {}});
+    }
+  }
+  auto layerOf = [&](int kernel) {
+    if (kernel < 0) return std::string("(unused)");
+    const std::string& g = w.kernels[static_cast<size_t>(kernel)].group;
+    auto slash = g.find('/');
+    return g.empty() ? std::string("(no layer)")
+                     : g.substr(slash == std::string::npos ? 0 : slash + 1);
+  };
+  std::map<std::string, std::vector<int>> byLayer;
+  std::map<std::string, int> firstBirth;
+  size_t shown = 0;
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    if (std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) ==
+        options.roles.end())
+      continue;
+    if (tensorSpans[t].empty()) continue;
+    std::string layer = layerOf(lives[t].birth);
+    byLayer[layer].push_back(static_cast<int>(t));
+    auto [it, fresh] = firstBirth.emplace(layer, lives[t].birth);
+    if (!fresh) it->second = std::min(it->second, lives[t].birth);
+    ++shown;
+  }
+  std::vector<std::string> layers;
+  for (const auto& [layer, list] : byLayer) layers.push_back(layer);
+  std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) {
+    return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b);
+  });
+  rows.push_back(
+      {TimelineRow::Kind::Group,
+       "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")",
+       1,
+       {},
+       kNone,
+       0,
+       {},
+       {},
+       true});
+  for (const std::string& layer : layers) {
+    std::vector<int>& list = byLayer[layer];
+    std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
+      if (options.sort == OverlayOptions::SortBy::Size)
+        return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
+      return lives[static_cast<size_t>(a)].birth < lives[static_cast<size_t>(b)].birth;
+    });
+    rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
+    for (int t : list) {
+      const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
+      const TensorLife& life = lives[static_cast<size_t>(t)];
+      std::string info = tensor.name + "\n" + toString(tensor.role) +
+                         (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " +
+                         formatBytes(tensor.bytes);
+      auto kernelName = [&](int k) {
+        return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name;
+      };
+      if (life.birth >= 0)
+        info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " +
+                kernelName(life.death - 1);
+      if (tensor.global) info += " (lives across iterations)";
+      info += "\ninactive:";
+      if (life.inactive.empty()) info += " never";
+      for (size_t i = 0; i < life.inactive.size() && i < 4; ++i) {
+        const InactiveInterval& in = life.inactive[i];
+        info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) +
+                (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
+      }
+      if (life.inactive.size() > 4)
+        info += ", " + std::to_string(life.inactive.size() - 4) + " more";
+      TimelineOverlay::Row row{TimelineRow::Kind::Extension,
+                               tensor.name,
+                               3,
+                               {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])},
+                               kNone,
+                               0,
+                               info,
+                               {},
+                               false,
+                               kTensorRow};
+      std::set<std::string> groups;
+      for (int u : life.uses) {
+        row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
+        groups.insert(w.kernels[static_cast<size_t>(u)].group);
+      }
+      for (const std::string& g : groups) {
+        if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end())
+          row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+
+  return shown;
+}
+
+}  // namespace
+
+Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<OverlayPart>& parts,
+                             const TierConfig& tiers, const OverlayOptions& options) {
+  if (parts.empty()) return Error{"nothing to lay over the run"};
+  std::shared_ptr<Session> s = copySession(*measured);
+  auto layout = std::make_shared<TimelineOverlay>();
+  Overlay o;
+  for (const OverlayPart& part : parts) {
+    const SimResult& r = *part.result;
+    const SimWorkload& w = *part.workload;
+    if (!r.feasible)
+      return Error{std::string(toString(r.policy)) + " cannot run this workload: " + r.problem};
+    if (r.kernels.size() != w.kernels.size())
+      return Error{"the simulation result does not belong to this workload"};
+    // The mapped GPU, else the first with kernels and no simulation yet.
+    uint32_t device = part.mapping->device;
+    auto taken = [&](uint32_t d) {
+      return std::any_of(layout->gpus.begin(), layout->gpus.end(),
+                         [d](const TimelineOverlay::Gpu& g) { return g.device == d; });
+    };
+    if (device == kNone || device >= measured->devices.size() || taken(device)) {
+      device = kNone;
+      for (const Track& t : measured->tracks) {
+        if (t.kind == EventKind::Kernel && t.device != kNone && !taken(t.device)) {
+          device = t.device;
+          break;
+        }
+      }
+    }
+    if (device == kNone) return Error{"the run has no GPU kernels to lay the simulation beside"};
+    const TimeNs origin =
+        part.mapping->iterations.empty() ? measured->startTime() : part.mapping->origin();
+    layout->gpus.push_back({device, {}});
+    const size_t shown = addPart(*s, *layout, layout->gpus.back().rows, device, origin,
+                                 *part.mapping, w, r, tiers, options);
+    if (o.origins.empty()) o.origin = origin, o.tensorsShown = shown;
+    o.origins.push_back(origin);
+  }
+  layout->ownsTrack.assign(s->tracks.size(), false);
+  std::fill(layout->ownsTrack.begin() + static_cast<std::ptrdiff_t>(measured->tracks.size()),
+            layout->ownsTrack.end(), true);
+  layout->ownsCounter.assign(s->counters.size(), false);
+  std::fill(layout->ownsCounter.begin() + static_cast<std::ptrdiff_t>(measured->counters.size()),
+            layout->ownsCounter.end(), true);
+  // The categories' styles, by their string ids in this session.
+  const std::pair<std::string, EventStyle> styles[] = {
+      {kTensorOnGpu, EventStyle::InGpuMemory},
+      {kTensorInHost, EventStyle::InHostMemory},
+      {kTensorOnSsd, EventStyle::OnSsd},
+      {kTensorMoving, EventStyle::Moving},
+      {kSimStall, EventStyle::Stall},
+      {kMigrationPrefix + std::string(toString(Link::HostToGpu)), EventStyle::HostToGpu},
+      {kMigrationPrefix + std::string(toString(Link::GpuToHost)), EventStyle::GpuToHost},
+      {kMigrationPrefix + std::string(toString(Link::SsdToGpu)), EventStyle::SsdToGpu},
+      {kMigrationPrefix + std::string(toString(Link::GpuToSsd)), EventStyle::GpuToSsd},
+      {kMigrationPrefix + std::string(toString(Link::SsdToHost)), EventStyle::SsdToHost},
+      {kMigrationPrefix + std::string(toString(Link::HostToSsd)), EventStyle::HostToSsd}};
+  for (const auto& [category, style] : styles) layout->styles[s->strings.intern(category)] = style;
+  if (Status st = s->finalize(); !st.ok()) return st.failure().prefixed("simulation overlay: ");
+  o.session = s;
+  o.layout = layout;
+  o.rows = std::make_shared<TimelineRows>(o.session, layout);
+  return o;
+}
+
+Result<Overlay> buildOverlay(const SessionPtr& measured, const model::KernelMapping& mapping,
+                             const SimWorkload& workload, const SimResult& result,
+                             const TierConfig& tiers, const OverlayOptions& options) {
+  return buildOverlay(measured, {{&mapping, &workload, &result}}, tiers, options);
+}
+
+}  // namespace ts::memsim

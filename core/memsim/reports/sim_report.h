@@ -1,0 +1,30 @@
+// Simulation results as reports: a table (text, CSV, the GUI) with one row per policy, optionally
+// beside G10's published numbers, and the JSON array `simulate --json` prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/stats_table.h"
+#include "memsim/engine/simulation.h"
+#include "memsim/formats/g10_published.h"
+
+namespace ts::memsim {
+
+// Columns: policy, feasible, iteration, ideal, slowdown, stall, overlap, faults, bytes per link;
+// with `published` also G10's iteration time and our difference from it in percent.
+StatsTable simulationTable(const std::vector<PolicyRun>& runs,
+                           const PublishedRow* published = nullptr, double gpuClockHz = 1.2e9);
+
+// Every run's plan as rows: policy, kernel index and name, action, tensor, bytes.
+StatsTable planTable(const SimWorkload& workload, const std::vector<PolicyRun>& runs);
+
+// "1.5 GiB host → GPU, 0 B GPU → host, 0 B SSD → GPU, 0 B GPU → SSD": the bytes of each link to
+// and from the GPU, as the GUI's summaries and the comparison's notes say them.
+std::string trafficSentence(const SimSummary& summary);
+
+// [{"policy", "feasible", "iteration_ns", "ideal_ns", "slowdown", "stall_ns", "compute_ns",
+//   "overlap_ns", "faults", "bytes": {"host-to-gpu": N, ...}, "problem"?}, ...]
+std::string simulationJson(const std::vector<PolicyRun>& runs);
+
+}  // namespace ts::memsim

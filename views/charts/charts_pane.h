@@ -1,0 +1,56 @@
+// ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
+// kernels, GPU utilisation, copy bandwidth; for a simulated session also memory tiers over time
+// per policy, traffic per link, normalised performance) for the whole session or the timeline's
+// range, in the widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies
+// the image. The report behind a chart runs off the GUI thread, and only while the tab is shown.
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "memsim/formats/sim_session.h"
+#include "session/session.h"
+#include "views/charts/chart_view.h"
+#include "views/charts/session_charts.h"
+#include "views/jobs/job_runner.h"
+
+class QCheckBox;
+class QComboBox;
+
+namespace ts {
+
+class ChartsPane : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ChartsPane(SessionPtr session, QWidget* parent = nullptr);
+  ~ChartsPane() override;
+
+  void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  void setChart(const QString& name);
+  ChartView* view() const { return view_; }
+  bool busy() const { return job_.busy(); }
+  // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
+  QString exportTo(const QString& path, double scale = 1.0) const;
+
+ signals:
+  void updated();  // a new chart is shown
+
+ private:
+  void rebuild();
+  bool showSimulationChart(const QString& name);
+  void present(Result<std::vector<StatsTable>> result);
+  void showEvent(QShowEvent* event) override;
+
+  SessionPtr session_;
+  std::vector<memsim::SimulatedRun> simulated_;  // when the session is a simulation
+  ChartOptions options_;
+  QComboBox* chart_ = nullptr;
+  QCheckBox* log_ = nullptr;
+  ChartView* view_ = nullptr;
+  JobRunner<Result<std::vector<StatsTable>>> job_;
+  bool stale_ = true;  // changed while hidden: rebuild when shown
+};
+
+}  // namespace ts

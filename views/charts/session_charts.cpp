@@ -1,0 +1,232 @@
+#include "views/charts/session_charts.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalBarSeries>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "analysis/intervals.h"
+#include "util/format.h"
+
+namespace ts {
+
+QChart* newChart(const QString& title, bool dark) {
+  auto* chart = new QChart;
+  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart->setTitle(title);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  return chart;
+}
+
+namespace {
+
+const char* kNames[] = {"kernel_histogram", "top_kernels", "gpu_util", "copy_bandwidth"};
+
+int column(const StatsTable& t, const char* key) {
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].key == key) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+QString clippedName(const std::string& name, int max = 48) {
+  QString s = QString::fromStdString(name);
+  return s.size() > max ? s.left(max - 1) + QChar(0x2026) : s;
+}
+
+QChart* histogram(const StatsTable& t, const ChartOptions& o) {
+  QChart* chart = newChart(QObject::tr("Kernel duration histogram"), o.dark);
+  auto* set = new QBarSet(QObject::tr("Kernels"));
+  QStringList bins;
+  int from = column(t, "bin_start_ns"), count = column(t, "count");
+  double most = 1;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    double n = t.number(r, static_cast<size_t>(count));
+    // A log axis cannot show zero: empty bins sit at its floor.
+    *set << (o.logScale ? std::max(n, 0.5) : n);
+    most = std::max(most, n);
+    bins << QString::fromStdString(
+        formatDuration(static_cast<TimeNs>(t.number(r, static_cast<size_t>(from)))));
+  }
+  auto* series = new QBarSeries;
+  series->append(set);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(bins);
+  x->setTitleText(QObject::tr("Kernel duration (bin start; four bins per decade)"));
+  x->setLabelsAngle(-60);
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  QAbstractAxis* y = nullptr;
+  if (o.logScale) {
+    auto* log = new QLogValueAxis;
+    log->setBase(10);
+    log->setRange(0.5, most * 2);
+    log->setLabelFormat(QStringLiteral("%g"));
+    y = log;
+  } else {
+    auto* lin = new QValueAxis;
+    lin->setRange(0, most * 1.05);
+    lin->applyNiceNumbers();  // ticks on round counts
+    lin->setLabelFormat(QStringLiteral("%g"));
+    y = lin;
+  }
+  y->setTitleText(QObject::tr("Kernels (count)"));
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  return chart;
+}
+
+QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
+  QChart* chart = newChart(QObject::tr("Top %1 kernels by total time").arg(o.topN), o.dark);
+  auto* set = new QBarSet(QObject::tr("Total time (ms)"));
+  QStringList names;
+  int total = column(t, "total_ns");
+  size_t n = std::min(t.rows.size(), static_cast<size_t>(std::max(o.topN, 1)));
+  double most = 0;
+  // Horizontal bars go bottom-up: the largest is listed last, so it is drawn on top.
+  for (size_t i = n; i-- > 0;) {
+    double ms = t.number(i, static_cast<size_t>(total)) / 1e6;
+    *set << ms;
+    most = std::max(most, ms);
+    names << clippedName(std::get<std::string>(t.rows[i].back()));
+  }
+  auto* series = new QHorizontalBarSeries;
+  series->append(set);
+  chart->addSeries(series);
+  auto* y = new QBarCategoryAxis;
+  y->append(names);
+  y->setTitleText(QObject::tr("Kernel"));
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  auto* x = new QValueAxis;
+  x->setRange(0, std::max(most * 1.05, 1e-3));
+  x->applyNiceNumbers();
+  x->setTitleText(QObject::tr("Total time (ms)"));
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  return chart;
+}
+
+QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o) {
+  QChart* chart = newChart(QObject::tr("GPU utilisation over time"), o.dark);
+  TimeNs start = std::max(o.stats.start, s.startTime()), end = std::min(o.stats.end, s.endTime());
+  auto* x = new QValueAxis;
+  x->setTitleText(QObject::tr("Time from session start (ms)"));
+  x->setRange(static_cast<double>(start - s.startTime()) / 1e6,
+              static_cast<double>(end - s.startTime()) / 1e6);
+  auto* y = new QValueAxis;
+  y->setTitleText(QObject::tr("Busy (% of time with a kernel running)"));
+  y->setRange(0, 100);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  int first = column(t, "bucket_0");
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string& label = std::get<std::string>(t.rows[r][0]);
+    if (label.rfind("  ", 0) == 0) continue;  // stream rows: the GPU lines only
+    if (t.number(r, static_cast<size_t>(column(t, "kernels"))) == 0)
+      continue;  // idle GPUs would hide the others
+    auto* line = new QLineSeries;
+    line->setName(clippedName(label, 40));
+    for (int b = 0; b < o.stats.buckets; ++b) {
+      auto [bs, be] = bucketBounds(start, end, o.stats.buckets, b);
+      double mid = static_cast<double>((bs + be) / 2 - s.startTime()) / 1e6;
+      line->append(mid, t.number(r, static_cast<size_t>(first + b)));
+    }
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+  }
+  return chart;
+}
+
+QChart* bandwidth(const StatsTable& t, const ChartOptions& o) {
+  QChart* chart = newChart(QObject::tr("Achieved copy bandwidth by kind"), o.dark);
+  auto* set = new QBarSet(QObject::tr("Bandwidth (GB/s)"));
+  QStringList kinds;
+  int bw = column(t, "bandwidth"), op = column(t, "operation");
+  double most = 0;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    double g = t.number(r, static_cast<size_t>(bw)) / 1e9;
+    *set << g;
+    most = std::max(most, g);
+    kinds << QString::fromStdString(std::get<std::string>(t.rows[r][static_cast<size_t>(op)]));
+  }
+  auto* series = new QBarSeries;
+  series->append(set);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(kinds);
+  x->setTitleText(QObject::tr("Copy kind"));
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setRange(0, std::max(most * 1.1, 1e-3));
+  y->applyNiceNumbers();
+  y->setTitleText(QObject::tr("Bandwidth (GB/s; total bytes / total copy time)"));
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  return chart;
+}
+
+}  // namespace
+
+QStringList sessionChartNames() {
+  QStringList names;
+  for (const char* n : kNames) names << QString::fromLatin1(n);
+  return names;
+}
+
+bool sessionChartFromName(const QString& name, SessionChart& out) {
+  int i = static_cast<int>(sessionChartNames().indexOf(name));
+  if (i < 0) return false;
+  out = static_cast<SessionChart>(i);
+  return true;
+}
+
+StatsReport chartReport(SessionChart chart) {
+  switch (chart) {
+    case SessionChart::KernelHistogram:
+      return StatsReport::KernHist;
+    case SessionChart::TopKernels:
+      return StatsReport::KernSum;
+    case SessionChart::GpuUtilisation:
+      return StatsReport::GpuUtil;
+    case SessionChart::CopyBandwidth:
+      return StatsReport::MemTime;
+  }
+  return StatsReport::KernSum;
+}
+
+QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOptions& o,
+                         QString* error) {
+  auto tables = computeStats(s, chartReport(chart), o.stats);
+  if (!tables) {
+    if (error) *error = QString::fromStdString(tables.error());
+    return nullptr;
+  }
+  return makeChartFromTable(s, chart, tables->front(), o);
+}
+
+QChart* makeChartFromTable(const Session& s, SessionChart chart, const StatsTable& t,
+                           const ChartOptions& o) {
+  switch (chart) {
+    case SessionChart::KernelHistogram:
+      return histogram(t, o);
+    case SessionChart::TopKernels:
+      return topKernels(t, o);
+    case SessionChart::GpuUtilisation:
+      return utilisation(s, t, o);
+    case SessionChart::CopyBandwidth:
+      return bandwidth(t, o);
+  }
+  return nullptr;
+}
+
+}  // namespace ts

@@ -1,0 +1,28 @@
+#include "views/jobs/session_export_job.h"
+
+namespace ts {
+
+SessionExportJob::SessionExportJob(SessionPtr session, QString path, WriteOptions options,
+                                   QObject* parent)
+    : QObject(parent),
+      session_(std::move(session)),
+      path_(std::move(path)),
+      options_(options),
+      job_(this, [this](Status st) {
+        emit finished(st.ok(),
+                      st.ok() ? tr("Exported %1").arg(path_) : QString::fromStdString(st.error()));
+      }) {
+  job_.onProgress([this](double f) {
+    progress_ = f;
+    emit progressChanged(f);
+  });
+}
+
+void SessionExportJob::start() {
+  job_.start([session = session_, path = path_.toStdString(),
+              options = options_](const Progress& progress) {
+    return writeSessionFile(*session, path, options, progress);
+  });
+}
+
+}  // namespace ts

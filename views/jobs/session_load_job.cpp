@@ -1,0 +1,52 @@
+#include "views/jobs/session_load_job.h"
+
+#include <QFileInfo>
+
+namespace ts {
+
+SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* parent)
+    : QObject(parent),
+      paths_(std::move(paths)),
+      options_(std::move(options)),
+      job_(this, [this](LoadOutcome outcome) {
+        if (cancelRequested_) {  // asked to stop: not opened, even if the load got there first
+          emit failed(tr("%1: cancelled").arg(title()), true);
+          return;
+        }
+        if (outcome.session)
+          emit loaded(outcome.session, outcome.rows);
+        else
+          emit failed(outcome.error, outcome.cancelled);
+      }) {
+  job_.onProgress([this](double f) {
+    progress_ = f;
+    emit progressChanged(f);
+  });
+}
+
+QString SessionLoadJob::title() const {
+  if (paths_.isEmpty()) return {};
+  QString first = QFileInfo(paths_.front()).fileName();
+  return paths_.size() == 1 ? first : tr("%1 + %2 more").arg(first).arg(paths_.size() - 1);
+}
+
+void SessionLoadJob::start() {
+  std::vector<std::string> paths;
+  for (const QString& p : paths_) paths.push_back(p.toStdString());
+  job_.start([paths, options = options_, stopped = cancelRequested_](const Progress& progress) {
+    if (stopped) return LoadOutcome{nullptr, nullptr, {}, true};
+    auto result = openSessionFiles(paths, options, progress);
+    if (!result)
+      return LoadOutcome{nullptr, nullptr, QString::fromStdString(result.error()),
+                         result.cancelled()};
+    auto rows = std::make_shared<const TimelineRows>(result.value());
+    return LoadOutcome{result.value(), std::move(rows), {}, false};
+  });
+}
+
+void SessionLoadJob::cancel() {
+  cancelRequested_ = true;
+  job_.cancel();
+}
+
+}  // namespace ts

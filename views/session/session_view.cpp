@@ -1,0 +1,418 @@
+#include "views/session/session_view.h"
+
+#include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <utility>
+
+#include "session/session_summary.h"
+#include "util/format.h"
+#include "views/charts/charts_pane.h"
+#include "views/session/event_details.h"
+#include "views/session/events_table_model.h"
+#include "views/session/session_tree_model.h"
+#include "views/session/stats_pane.h"
+#include "views/simulation/overlay_pane.h"
+#include "views/timeline/qt_text.h"
+#include "views/timeline/timeline_canvas.h"
+
+namespace ts {
+
+namespace {
+QString row(const QString& key, const QString& value) {
+  return QStringLiteral("<tr><td style='padding-right:16px'><b>%1</b></td><td>%2</td></tr>")
+      .arg(key, value);
+}
+}  // namespace
+
+SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
+                         std::shared_ptr<const TimelineRows> rows)
+    : QWidget(parent),
+      session_(std::move(session)),
+      path_(std::move(path)),
+      search_(this, [this](Result<std::vector<SearchHit>> hits) { searchDone(std::move(hits)); }) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  layout->addWidget(splitter);
+
+  model_ = new SessionTreeModel(session_, this);
+  tree_ = new QTreeView(splitter);
+  tree_->setObjectName(QStringLiteral("trackTree"));
+  tree_->setModel(model_);
+  tree_->setUniformRowHeights(true);
+  tree_->setAlternatingRowColors(true);
+  tree_->header()->setStretchLastSection(false);
+  tree_->header()->setSectionResizeMode(SessionTreeModel::NameColumn, QHeaderView::Stretch);
+  tree_->header()->setSectionResizeMode(SessionTreeModel::CountColumn,
+                                        QHeaderView::ResizeToContents);
+  tree_->expandToDepth(session_->multiRank() ? 2 : 1);
+
+  auto* right = new QSplitter(Qt::Vertical, splitter);
+  auto* top = new QWidget(right);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->setSpacing(0);
+  // The find bar, hidden until Ctrl+F.
+  findBar_ = new QWidget(top);
+  auto* findLayout = new QHBoxLayout(findBar_);
+  findLayout->setContentsMargins(4, 2, 4, 2);
+  findLayout->addWidget(new QLabel(tr("Find:"), findBar_));
+  findEdit_ = new QLineEdit(findBar_);
+  findEdit_->setObjectName(QStringLiteral("findEdit"));
+  findEdit_->setPlaceholderText(tr("event name (substring, any case)"));
+  findEdit_->setClearButtonEnabled(true);
+  findLayout->addWidget(findEdit_, 1);
+  findRegex_ = new QCheckBox(tr("Regular expression"), findBar_);
+  findRegex_->setObjectName(QStringLiteral("findRegex"));
+  findLayout->addWidget(findRegex_);
+  auto* previous = new QToolButton(findBar_);
+  previous->setText(QStringLiteral("▲"));
+  previous->setToolTip(tr("Previous match (Shift+F3)"));
+  auto* next = new QToolButton(findBar_);
+  next->setText(QStringLiteral("▼"));
+  next->setToolTip(tr("Next match (F3)"));
+  findLayout->addWidget(previous);
+  findLayout->addWidget(next);
+  findCount_ = new QLabel(findBar_);
+  findCount_->setMinimumWidth(140);
+  findLayout->addWidget(findCount_);
+  auto* closeFind = new QToolButton(findBar_);
+  closeFind->setText(QStringLiteral("✕"));
+  closeFind->setToolTip(tr("Close the find bar"));
+  findLayout->addWidget(closeFind);
+  findBar_->hide();
+  connect(findEdit_, &QLineEdit::textChanged, this, [this] {
+    searched_ = false;
+    search_.supersede();  // a search for the old text is dropped
+  });
+  connect(findRegex_, &QCheckBox::toggled, this, [this] {
+    searched_ = false;
+    search_.supersede();
+  });
+  connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
+  connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
+  connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
+  connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
+  topLayout->addWidget(findBar_);
+  shown_ = session_;
+  timeline_ = new TimelineCanvas(session_, std::move(rows), top);
+  baseRows_ = timeline_->rowsPtr();
+  topLayout->addWidget(timeline_, 1);
+  bottom_ = new QTabWidget(right);
+  bottom_->setDocumentMode(true);
+  details_ = new QTextBrowser(bottom_);
+  details_->setObjectName(QStringLiteral("details"));
+  details_->setHtml(tr("<p>Click an event in the timeline to see all its fields.</p>"));
+  overview_ = new QTextBrowser(bottom_);
+  overview_->setObjectName(QStringLiteral("overview"));
+  overview_->setOpenLinks(false);
+  overview_->setHtml(overviewHtml());
+  bottom_->addTab(overview_, tr("Overview"));
+  bottom_->addTab(details_, tr("Details"));
+  // Events: a range (drag on the ruler) or a row (click its label), sortable, filterable, copyable.
+  auto* events = new QWidget(bottom_);
+  auto* eventsLayout = new QVBoxLayout(events);
+  eventsLayout->setContentsMargins(2, 2, 2, 2);
+  auto* eventsBar = new QHBoxLayout;
+  eventsFilter_ = new QLineEdit(events);
+  eventsFilter_->setObjectName(QStringLiteral("eventsFilter"));
+  eventsFilter_->setPlaceholderText(tr("Filter by name"));
+  eventsFilter_->setClearButtonEnabled(true);
+  auto* copy = new QToolButton(events);
+  copy->setText(tr("Copy as CSV"));
+  copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
+  eventsStatus_ =
+      new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
+  eventsBar->addWidget(eventsFilter_, 1);
+  eventsBar->addWidget(copy);
+  eventsBar->addWidget(eventsStatus_, 2);
+  eventsLayout->addLayout(eventsBar);
+  eventsModel_ = new EventsTableModel(session_, this);
+  eventsTable_ = new QTableView(events);
+  eventsTable_->setObjectName(QStringLiteral("eventsTable"));
+  eventsTable_->setModel(eventsModel_);
+  eventsTable_->setSortingEnabled(true);
+  eventsTable_->sortByColumn(EventsTableModel::Start, Qt::AscendingOrder);
+  eventsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  eventsTable_->verticalHeader()->setDefaultSectionSize(18);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name,
+                                                         QHeaderView::Stretch);
+  eventsLayout->addWidget(eventsTable_, 1);
+  bottom_->addTab(events, tr("Events"));
+  stats_ = new StatsPane(session_, bottom_);
+  bottom_->addTab(stats_, tr("Statistics"));
+  charts_ = new ChartsPane(session_, bottom_);
+  bottom_->addTab(charts_, tr("Charts"));
+  connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
+  connect(copy, &QToolButton::clicked, this, [this] {
+    QList<int> rows;
+    for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    QGuiApplication::clipboard()->setText(eventsModel_->toCsv(rows));
+  });
+  connect(eventsTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    const EventsTableModel::Ref& r = eventsModel_->ref(index.row());
+    timeline_->centerOn(r.track, r.event);
+    timeline_->select(r.track, r.event);
+  });
+  connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
+    details_->setHtml(eventDetailsHtml(*shown_, track, event));
+    bottom_->setCurrentWidget(details_);
+  });
+  connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
+    showEvents(t0, t1);
+    stats_->setRange(std::pair(t0, t1));
+    charts_->setRange(std::pair(t0, t1));
+  });
+  connect(timeline_, &TimelineCanvas::rangeCleared, this, [this] {
+    stats_->setRange(std::nullopt);
+    charts_->setRange(std::nullopt);
+  });
+  connect(stats_, &StatsPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
+  connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
+    auto range = timeline_->selection();
+    TimeNs t0 = range ? range->first : timeline_->axis().start();
+    TimeNs t1 = range ? range->second : timeline_->axis().end(timeline_->canvasWidth());
+    showEvents(t0, t1, row);
+  });
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 1);
+  right->setSizes({520, 220});
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 4);
+  splitter->setSizes({280, 1000});
+  timeline_->fitAll();
+}
+
+OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t batch) {
+  if (overlay_) {
+    bottom_->removeTab(bottom_->indexOf(overlay_));
+    overlay_->deleteLater();
+    showOverlay(false);
+  }
+  overlay_ = new OverlayPane(session_, modelPath, batch, bottom_);
+  overlay_->setSelectionSource([this] { return timeline_->selection(); });
+  connect(overlay_, &OverlayPane::updated, this, [this] { showOverlay(true); });
+  connect(overlay_, &OverlayPane::compareRequested, this, &SessionView::compareSimulationRequested);
+  connect(overlay_, &OverlayPane::removeRequested, this, [this] {
+    showOverlay(false);
+    bottom_->removeTab(bottom_->indexOf(overlay_));
+    overlay_->deleteLater();
+    overlay_ = nullptr;
+  });
+  bottom_->addTab(overlay_, tr("Simulation"));
+  bottom_->setCurrentWidget(overlay_);
+  return overlay_;
+}
+
+// The timeline, details, events and find switch to the overlaid copy (a superset of the run: its
+// tracks keep their indices), or back.
+void SessionView::showOverlay(bool on) {
+  const memsim::OverlayRun* run = overlay_ ? overlay_->current() : nullptr;
+  SessionPtr next = session_;
+  std::shared_ptr<const TimelineRows> rows = baseRows_;
+  if (on && run && run->status.ok() && run->overlay.session) {
+    next = run->overlay.session;
+    rows = run->overlay.rows;
+  }
+  if (next == shown_ && rows == timeline_->rowsPtr()) return;
+  shown_ = next;
+  timeline_->setRows(shown_, rows);
+  eventsModel_->setSession(shown_);
+  hits_.clear();
+  searched_ = false;
+}
+
+void SessionView::setLive(bool live) {
+  live_ = live;
+  overview_->setHtml(overviewHtml());
+}
+
+void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
+  std::vector<LaneView> views;
+  QString what = tr("all rows");
+  if (row != static_cast<size_t>(kNone)) {
+    const TimelineRow& r = timeline_->rows()[row];
+    for (const auto& lane : r.lanes) views.insert(views.end(), lane.begin(), lane.end());
+    what = QString::fromStdString(r.label);
+  }
+  eventsModel_->setRange(t0, t1, row == static_cast<size_t>(kNone) ? nullptr : &views);
+  eventsStatus_->setText(
+      tr("%1 events of %2 in %3%4")
+          .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))),
+               what, QString::fromStdString(formatDuration(t1 - t0)),
+               eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows)
+                                         : QString()));
+  // The Statistics and Charts tabs follow the range too: stay there when the user is reading them.
+  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_)
+    bottom_->setCurrentIndex(2);
+}
+
+void SessionView::showFind() {
+  findBar_->show();
+  findEdit_->setFocus();
+  findEdit_->selectAll();
+}
+
+// A whole-session scan: off the GUI thread, like every other one.
+void SessionView::runSearch() {
+  current_ = static_cast<size_t>(kNone);
+  findCount_->setStyleSheet({});
+  findCount_->setText(tr("searching…"));
+  search_.start([session = shown_, pattern = findEdit_->text().toStdString(),
+                 regex = findRegex_->isChecked()](const Progress&) {
+    return findEvents(*session, pattern, regex);
+  });
+}
+
+void SessionView::searchDone(Result<std::vector<SearchHit>> hits) {
+  searched_ = true;
+  const std::optional<bool> pending = std::exchange(pendingStep_, std::nullopt);
+  if (!hits) {
+    hits_.clear();
+    findCount_->setText(QString::fromStdString(hits.error()));
+    findCount_->setStyleSheet(QStringLiteral("color: #c0392b"));
+    return;
+  }
+  hits_ = std::move(hits.value());
+  findCount_->setStyleSheet({});
+  findCount_->setText(
+      hits_.empty() ? tr("no match")
+                    : tr("%1 matches").arg(QString::fromStdString(formatCount(hits_.size()))));
+  if (pending) step(*pending);
+}
+
+void SessionView::findNext(bool backwards) {
+  if (searched_) {
+    step(backwards);
+    return;
+  }
+  pendingStep_ = backwards;  // once the search is done
+  if (!search_.busy()) runSearch();
+}
+
+void SessionView::step(bool backwards) {
+  if (hits_.empty()) return;
+  // From the current match, or else from the middle of the view.
+  TimeNs from = current_ != static_cast<size_t>(kNone)
+                    ? hits_[current_].start
+                    : timeline_->axis().timeAt(timeline_->canvasWidth() / 2.0);
+  current_ = nextHit(hits_, from, backwards);
+  if (current_ != static_cast<size_t>(kNone) && hits_[current_].start == from && hits_.size() > 1 &&
+      timeline_->selected().event == hits_[current_].event) {
+    current_ = nextHit(hits_, from + (backwards ? -1 : 1), backwards);
+  }
+  const SearchHit& hit = hits_[current_];
+  timeline_->centerOn(hit.track, hit.event);
+  timeline_->select(hit.track, hit.event);
+  findCount_->setText(tr("%1 of %2")
+                          .arg(QString::fromStdString(formatCount(current_ + 1)),
+                               QString::fromStdString(formatCount(hits_.size()))));
+}
+
+QString SessionView::findStatus() const {
+  return findCount_->text();
+}
+
+QString SessionView::overviewHtml() const {
+  const Session& s = *session_;
+  SessionSummary r = summarize(s);
+  QString html = QStringLiteral("<h2>%1</h2>").arg(path_.toHtmlEscaped());
+  if (live_) {
+    html +=
+        tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
+           "replaced every second.</p>");
+  } else if (s.provenance.incomplete) {
+    html +=
+        tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
+           "last flush; events after that point are missing.</p>");
+  }
+  if (s.provenance.droppedRecords) {
+    html +=
+        tr("<p style='color:#c0392b'><b>%1 records dropped</b> by the profiler (its buffers were "
+           "full): some events are missing.</p>")
+            .arg(s.provenance.droppedRecords);
+  }
+  html += QStringLiteral("<table>");
+  html += row(tr("Duration"), htmlText(formatDuration(s.duration())));
+  html += row(tr("Events"), htmlText(formatCount(r.events)));
+  html += row(tr("Kernels"), htmlText(formatCount(r.kernels)));
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    if (r.memcpyCount[static_cast<size_t>(k)] == 0) continue;
+    html += row(tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data())),
+                htmlText(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
+                         formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
+  }
+  if (r.memsets)
+    html +=
+        row(tr("Memsets"), htmlText(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
+  html += row(tr("CUDA API calls"), htmlText(formatCount(r.apiCalls)));
+  html += row(tr("NVTX ranges"), htmlText(formatCount(r.nvtxRanges)));
+  if (r.otherRanges) html += row(tr("Other ranges"), htmlText(formatCount(r.otherRanges)));
+  html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
+  html += QStringLiteral("</table>");
+
+  html += tr("<h3>Devices</h3>");
+  if (s.devices.empty()) html += tr("<p>No GPU in this session.</p>");
+  // GPUs the trace lists but that ran nothing get one line, not a table each.
+  std::vector<bool> active(s.devices.size(), false);
+  for (const Track& t : s.tracks) {
+    if (t.device != kNone) active[t.device] = true;
+  }
+  QStringList idle;
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (!active[d]) idle << htmlText(s.deviceLabel(d));
+  }
+  for (uint32_t d = 0; d < s.devices.size(); ++d) {
+    if (!active[d]) continue;
+    const Device& dev = s.devices[d];
+    html += QStringLiteral("<p><b>%1</b></p><table>").arg(htmlText(s.deviceLabel(d)));
+    if (!dev.uuid.empty()) html += row(tr("UUID"), htmlText(dev.uuid));
+    if (dev.computeMajor) {
+      html += row(tr("Compute capability"),
+                  QStringLiteral("%1.%2").arg(dev.computeMajor).arg(dev.computeMinor));
+    }
+    if (dev.smCount) html += row(tr("SMs"), QString::number(dev.smCount));
+    if (dev.memoryBytes) html += row(tr("Memory"), htmlText(formatBytes(dev.memoryBytes)));
+    if (dev.memoryBandwidthBytesPerSecond) {
+      html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(
+                                              dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
+    }
+    if (dev.clockKHz) html += row(tr("Clock"), QStringLiteral("%1 MHz").arg(dev.clockKHz / 1000));
+    if (dev.maxWarpsPerSm) {
+      html += row(tr("Per SM"),
+                  tr("%1 warps, %2 blocks, %3 registers, %4 shared memory")
+                      .arg(dev.maxWarpsPerSm)
+                      .arg(dev.maxBlocksPerSm)
+                      .arg(dev.maxRegistersPerSm)
+                      .arg(htmlText(formatBytes(static_cast<uint64_t>(dev.maxSharedMemoryPerSm)))));
+    }
+    html += QStringLiteral("</table>");
+  }
+  if (!idle.isEmpty()) html += tr("<p>Without events: %1</p>").arg(idle.join(QStringLiteral(", ")));
+
+  html += tr("<h3>Provenance</h3><table>");
+  const Provenance& p = s.provenance;
+  html += row(tr("Written by"),
+              tr("Tensorscope %1 on %2").arg(htmlText(p.toolVersion), htmlText(p.createdUtc)));
+  for (const SourceFile& src : p.sources)
+    html += row(tr("Source"), htmlText(src.path + " (" + src.format + ")"));
+  if (!p.captureCommand.empty()) html += row(tr("Command"), htmlText(p.captureCommand));
+  if (p.exitCode) html += row(tr("Exit code"), QString::number(*p.exitCode));
+  html += QStringLiteral("</table>");
+  return html;
+}
+
+}  // namespace ts

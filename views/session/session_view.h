@@ -1,0 +1,106 @@
+// SessionView: what one tab shows for one open session — the track tree, the timeline, and below
+// it the details of the selected event and the session overview (devices, counts, provenance).
+#pragma once
+
+#include <QWidget>
+#include <optional>
+
+#include "analysis/event_search.h"
+#include "session/session.h"
+#include "timeline/timeline_rows.h"
+#include "views/jobs/job_runner.h"
+
+class QTreeView;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+class QSplitter;
+
+namespace ts {
+
+class SessionTreeModel;
+class TimelineCanvas;
+class EventsTableModel;
+class ChartsPane;
+class StatsPane;
+class OverlayPane;
+
+class SessionView : public QWidget {
+  Q_OBJECT
+ public:
+  SessionView(SessionPtr session, QString path, QWidget* parent = nullptr,
+              std::shared_ptr<const TimelineRows> rows = nullptr);
+
+  const SessionPtr& session() const { return session_; }
+  const QString& path() const { return path_; }
+  SessionTreeModel* treeModel() const { return model_; }
+  QTreeView* treeView() const { return tree_; }
+  TimelineCanvas* timeline() const { return timeline_; }
+  QTextBrowser* details() const { return details_; }
+
+  // Find (Ctrl+F): events by name, substring or regular expression; F3 / Shift+F3 step through
+  // them.
+  void showFind();
+  void findNext(bool backwards = false);
+  QString findStatus() const;
+  EventsTableModel* eventsModel() const { return eventsModel_; }
+  QTableView* eventsTable() const { return eventsTable_; }
+  StatsPane* stats() const { return stats_; }
+  ChartsPane* charts() const { return charts_; }
+  QTabWidget* bottomTabs() const { return bottom_; }
+  // A snapshot of a capture still running: the overview says so instead of "incomplete".
+  void setLive(bool live);
+  // Fills the events table with [t0, t1) of every track, or of one timeline row.
+  void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
+  // Model → Simulate Memory Tiers: the Simulation tab for `modelPath` at `batch` (replacing an
+  // earlier one); each finished run is drawn over this timeline.
+  OverlayPane* simulateOnTimeline(const QString& modelPath, int64_t batch);
+  OverlayPane* overlayPane() const { return overlay_; }
+  // The session the timeline draws: the run, or the run with a simulation overlaid.
+  const SessionPtr& shown() const { return shown_; }
+
+ signals:
+  // The Simulation tab's "Compare side by side".
+  void compareSimulationRequested();
+
+ private:
+  QString overviewHtml() const;
+
+  void showOverlay(bool on);
+
+  SessionPtr session_;
+  SessionPtr shown_;  // session_, or the overlaid copy the timeline draws
+  std::shared_ptr<const TimelineRows> baseRows_;
+  OverlayPane* overlay_ = nullptr;
+  QString path_;
+  SessionTreeModel* model_ = nullptr;
+  QTreeView* tree_ = nullptr;
+  QTextBrowser* overview_ = nullptr;
+  TimelineCanvas* timeline_ = nullptr;
+  QTextBrowser* details_ = nullptr;
+  QTabWidget* bottom_ = nullptr;
+  EventsTableModel* eventsModel_ = nullptr;
+  QTableView* eventsTable_ = nullptr;
+  QLabel* eventsStatus_ = nullptr;
+  QLineEdit* eventsFilter_ = nullptr;
+  StatsPane* stats_ = nullptr;
+  ChartsPane* charts_ = nullptr;
+  void runSearch();                                      // starts the search off the GUI thread
+  void searchDone(Result<std::vector<SearchHit>> hits);  // then steps, if a step waits for it
+  void step(bool backwards);
+  QWidget* findBar_ = nullptr;
+  QLineEdit* findEdit_ = nullptr;
+  QCheckBox* findRegex_ = nullptr;
+  QLabel* findCount_ = nullptr;
+  std::vector<SearchHit> hits_;
+  size_t current_ = static_cast<size_t>(kNone);
+  bool searched_ = false;
+  std::optional<bool> pendingStep_;  // Next/Previous pressed while the search runs: backwards?
+  bool live_ = false;
+  JobRunner<Result<std::vector<SearchHit>>> search_;  // last: waits for its work first
+};
+
+}  // namespace ts

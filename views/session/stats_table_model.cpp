@@ -1,0 +1,53 @@
+#include "views/session/stats_table_model.h"
+
+namespace ts {
+
+void StatsTableModel::setTable(StatsTable table) {
+  beginResetModel();
+  table_ = std::move(table);
+  endResetModel();
+}
+
+int StatsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(table_.rows.size());
+}
+
+int StatsTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(table_.columns.size());
+}
+
+QVariant StatsTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid()) return {};
+  auto r = static_cast<size_t>(index.row()), c = static_cast<size_t>(index.column());
+  const StatsColumn& column = table_.columns[c];
+  const bool text = column.unit == StatsUnit::Text;
+  switch (role) {
+    case Qt::DisplayRole:
+      return QString::fromStdString(table_.text(r, c));
+    case Qt::ToolTipRole:
+      // Kernel names run long: the whole name on hover.
+      return text ? QString::fromStdString(table_.text(r, c)) : QVariant();
+    case SortRole:
+      if (text) return QString::fromStdString(table_.text(r, c));
+      return table_.number(r, c);
+    case Qt::TextAlignmentRole:
+      return QVariant::fromValue(Qt::Alignment(text ? Qt::AlignLeft | Qt::AlignVCenter
+                                                    : Qt::AlignRight | Qt::AlignVCenter));
+    default:
+      return {};
+  }
+}
+
+QVariant StatsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
+  const StatsColumn& column = table_.columns[static_cast<size_t>(section)];
+  if (role == Qt::DisplayRole) return QString::fromStdString(column.title);
+  if (role == Qt::ToolTipRole) {
+    return QStringLiteral("%1 (%2)").arg(
+        QString::fromStdString(column.key),
+        QString::fromStdString(std::string(toString(column.unit))));
+  }
+  return {};
+}
+
+}  // namespace ts

@@ -1,0 +1,125 @@
+#include "views/session/table_panel.h"
+
+#include <QClipboard>
+#include <QFileDialog>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "io/atomic_file.h"
+#include "views/session/stats_table_model.h"
+
+namespace ts {
+
+TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  bar_ = new QHBoxLayout;
+  filter_ = new QLineEdit(this);
+  filter_->setObjectName(QStringLiteral("tableFilter"));
+  filter_->setPlaceholderText(tr("Filter rows"));
+  filter_->setClearButtonEnabled(true);
+  auto* copy = new QToolButton(this);
+  copy->setText(tr("Copy"));
+  copy->setToolTip(tr("Copy the selected rows (all shown rows when none is selected) as CSV"));
+  auto* exportButton = new QToolButton(this);
+  exportButton->setText(tr("Export…"));
+  exportButton->setToolTip(tr("Save the shown rows as CSV or JSON"));
+  bar_->addWidget(filter_, 1);
+  bar_->addWidget(copy);
+  bar_->addWidget(exportButton);
+  layout->addLayout(bar_);
+  model_ = new StatsTableModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(StatsTableModel::SortRole);
+  proxy_->setFilterKeyColumn(-1);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  view_ = new QTableView(this);
+  view_->setModel(proxy_);
+  view_->setSortingEnabled(true);
+  view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view_->verticalHeader()->setDefaultSectionSize(18);
+  view_->verticalHeader()->hide();
+  view_->horizontalHeader()->setStretchLastSection(true);
+  layout->addWidget(view_, 1);
+  notes_ = new QLabel(this);
+  notes_->setWordWrap(true);
+  notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(notes_);
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(copy, &QToolButton::clicked, this, &TablePanel::copyRows);
+  connect(exportButton, &QToolButton::clicked, this, &TablePanel::exportDialog);
+}
+
+void TablePanel::addControl(QWidget* control) {
+  bar_->insertWidget(bar_->count() - 3, control);
+}
+
+void TablePanel::setNotes(const QString& notes) {
+  notes_->setText(notes);
+}
+
+void TablePanel::setTable(StatsTable table) {
+  QString notes;
+  for (const std::string& n : table.notes) notes += QString::fromStdString(n) + QLatin1Char(' ');
+  notes_->setText(notes.trimmed());
+  model_->setTable(std::move(table));
+  // Each table comes in its own order (by total, by GPU, by op): show that until the user sorts.
+  view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  proxy_->sort(-1);
+  view_->resizeColumnsToContents();
+  // Names can be thousands of characters: keep the columns before them readable.
+  for (int col = 0; col < model_->columnCount(); ++col)
+    view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
+}
+
+StatsTable TablePanel::shownTable(bool selectedOnly) const {
+  StatsTable out = model_->table();
+  out.rows.clear();
+  QList<int> rows;
+  if (selectedOnly) {
+    for (const QModelIndex& i : view_->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+  }
+  if (rows.isEmpty()) {
+    for (int r = 0; r < proxy_->rowCount(); ++r) rows << r;
+  }
+  for (int r : rows) {
+    int source = proxy_->mapToSource(proxy_->index(r, 0)).row();
+    out.rows.push_back(model_->table().rows[static_cast<size_t>(source)]);
+  }
+  return out;
+}
+
+void TablePanel::copyRows() {
+  QGuiApplication::clipboard()->setText(QString::fromStdString(statsToCsv(shownTable(true))));
+}
+
+QString TablePanel::exportTo(const QString& path) const {
+  StatsTable table = shownTable();
+  const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+  std::string text = json ? statsToJson({table}) : statsToCsv(table);
+  Status st = writeBytesAtomically(path.toStdString(), text);
+  return st ? QString() : QString::fromStdString(st.error());
+}
+
+void TablePanel::exportDialog() {
+  QString name =
+      QString::fromStdString(model_->table().report.empty() ? "table" : model_->table().report);
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export table"), name + QStringLiteral(".csv"), tr("CSV (*.csv);;JSON (*.json)"));
+  if (path.isEmpty()) return;
+  if (QString error = exportTo(path); !error.isEmpty())
+    QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+}  // namespace ts

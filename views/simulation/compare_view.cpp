@@ -1,0 +1,129 @@
+#include "views/simulation/compare_view.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <tuple>
+
+#include "analysis/session_compare.h"
+#include "memsim/formats/sim_session.h"
+#include "memsim/reports/layer_compare.h"
+#include "views/charts/chart_view.h"
+#include "views/charts/sim_charts.h"
+#include "views/session/table_panel.h"
+#include "views/timeline/timeline_canvas.h"
+
+namespace ts {
+
+namespace {
+
+QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
+  auto* box = new QWidget(parent);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), box);
+  layout->addWidget(label);
+  content->setParent(box);
+  layout->addWidget(content, 1);
+  return box;
+}
+
+}  // namespace
+
+CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB,
+                         QWidget* parent)
+    : QWidget(parent), tables_(this, [this](std::pair<StatsTable, StatsTable> t) {
+        kernels_->setTable(std::move(t.first));
+        copies_->setTable(std::move(t.second));
+      }) {
+  setObjectName(QStringLiteral("compareView"));
+  auto* layout = new QVBoxLayout(this);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  a_ = new TimelineCanvas(a);
+  b_ = new TimelineCanvas(b);
+  splitter->addWidget(titled(tr("A: %1").arg(nameA), a_, splitter));
+  splitter->addWidget(titled(tr("B: %1").arg(nameB), b_, splitter));
+  auto* tabs = new QTabWidget(splitter);
+  tabs_ = tabs;
+  originA_ = a->startTime();
+  originB_ = b->startTime();
+  kernels_ = new TablePanel(tabs);
+  copies_ = new TablePanel(tabs);
+  tabs->addTab(kernels_, tr("Kernels"));
+  tabs->addTab(copies_, tr("Copies"));
+  splitter->addWidget(tabs);
+  layout->addWidget(splitter);
+  kernels_->setNotes(tr("Computing…"));
+  tables_.start(
+      [a, b](const Progress&) { return std::pair(compareKernels(*a, *b), compareCopies(*a, *b)); });
+  addLayersTab(tabs, a, b);
+  connect(a_, &TimelineCanvas::viewChanged, this, [this] { follow(a_, b_); });
+  connect(b_, &TimelineCanvas::viewChanged, this, [this] { follow(b_, a_); });
+  a_->fitAll();
+}
+
+void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b) {
+  // Either side may be the simulation.
+  SessionPtr measured = a, simulated = b;
+  auto policies = memsim::readSimulatedSession(*simulated);
+  if (!policies.ok()) {
+    std::swap(measured, simulated);
+    policies = memsim::readSimulatedSession(*simulated);
+  }
+  if (!policies.ok() || policies->empty() || !memsim::compareLayers(*measured, *simulated, "").ok())
+    return;
+  auto* page = new QSplitter(Qt::Vertical, tabs);
+  layers_ = new TablePanel(page);
+  layerChart_ = new ChartView(page);
+  layerChart_->suggestedName = QStringLiteral("sim_vs_measured");
+  auto* policy = new QComboBox(layers_);
+  for (const memsim::SimulatedRun& r : *policies) policy->addItem(QString::fromStdString(r.policy));
+  layers_->addControl(policy);
+  page->addWidget(layers_);
+  page->addWidget(layerChart_);
+  tabs->addTab(page, tr("Layers"));
+  auto show = [this, measured, simulated, policy] {
+    auto table = memsim::compareLayers(*measured, *simulated, policy->currentText().toStdString());
+    if (!table.ok()) return;
+    layerChart_->replaceChart(
+        makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
+    layers_->setTable(std::move(*table));
+  };
+  connect(policy, &QComboBox::currentIndexChanged, this, show);
+  show();
+}
+
+void CompareView::setSimulated(const Simulated& s) {
+  originA_ = s.measuredOrigin;
+  originB_ = s.simulatedOrigin;
+  int at = 0;
+  for (auto [panel, table, title] : {std::tuple(&simSummary_, &s.summary, tr("Summary")),
+                                     std::tuple(&simLayers_, &s.layers, tr("Per layer")),
+                                     std::tuple(&simKernels_, &s.kernels, tr("Per kernel")),
+                                     std::tuple(&simTraffic_, &s.traffic, tr("Traffic"))}) {
+    *panel = new TablePanel(tabs_);
+    (*panel)->setTable(*table);
+    tabs_->insertTab(at++, *panel, title);
+  }
+  tabs_->setCurrentIndex(0);
+  // Both from the iteration's start, at A's scale.
+  const TimeAxis& axis = a_->axis();
+  a_->setAxis(TimeAxis(originA_ - static_cast<TimeNs>(axis.nsPerPixel() * 20), axis.nsPerPixel()));
+}
+
+// The other timeline shows the same stretch, measured from its own origin (the session's start,
+// or the iterations that line up).
+void CompareView::follow(TimelineCanvas* from, TimelineCanvas* to) {
+  if (syncing_) return;
+  syncing_ = true;
+  const TimeAxis& axis = from->axis();
+  const bool fromA = from == a_;
+  TimeNs offset = axis.start() - (fromA ? originA_ : originB_);
+  to->setAxis(TimeAxis((fromA ? originB_ : originA_) + offset, axis.nsPerPixel()));
+  syncing_ = false;
+}
+
+}  // namespace ts

@@ -1,0 +1,386 @@
+#include "views/simulation/overlay_pane.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "memsim/reports/mapping_report.h"
+#include "memsim/reports/sim_report.h"
+#include "util/format.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+#include "views/timeline/palette.h"
+#include "views/timeline/qt_text.h"
+
+namespace ts {
+
+namespace {
+
+// Exact: binary units when the preset is a whole number of GiB (G10's "40 GB" is 40 GiB).
+QString gb(int64_t bytes) {
+  constexpr int64_t GiB = int64_t{1} << 30;
+  if (bytes % GiB == 0) return QString::number(bytes / GiB) + QStringLiteral("GiB");
+  return QString::number(static_cast<double>(bytes) / 1e9, 'g', 15) + QStringLiteral("GB");
+}
+// In GiB/s when that reads back exactly (the presets' 15.754 GiB/s), else in GB/s.
+QString gbps(double rate) {
+  constexpr double GiB = 1u << 30;
+  const QString binary = QString::number(rate / GiB, 'g', 12);
+  if (binary.toDouble() * GiB == rate) return binary + QStringLiteral("GiB/s");
+  return QString::number(rate / 1e9, 'g', 15) + QStringLiteral("GB/s");
+}
+
+QLineEdit* field(QWidget* parent, const QString& tip) {
+  auto* e = new QLineEdit(parent);
+  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.754GiB/s")) +
+                     14);  // a preset's value, whole
+  e->setMaximumWidth(130);
+  e->setToolTip(tip);
+  return e;
+}
+
+}  // namespace
+
+OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidget* parent)
+    : QWidget(parent),
+      run_(std::move(run)),
+      job_(this, [this](std::shared_ptr<const memsim::OverlayRun> r) { present(std::move(r)); }) {
+  setObjectName(QStringLiteral("overlayPane"));
+  job_.onStage([this](const QString& stage) { stage_->setText(stage + QStringLiteral("…")); });
+  request_.source.modelPath = modelPath.toStdString();
+  request_.source.session = run_;
+  request_.source.batch = batch;
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+
+  // What to simulate: policy, tiers, batch.
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Model %1, batch").arg(QFileInfo(modelPath).fileName()), this));
+  batch_ = new QSpinBox(this);
+  batch_->setRange(1, 1 << 16);
+  batch_->setValue(static_cast<int>(batch));
+  controls->addWidget(batch_);
+  policy_ = new QComboBox(this);
+  for (memsim::Policy p : memsim::allPolicies())
+    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
+  controls->addWidget(new QLabel(tr("Policy"), this));
+  controls->addWidget(policy_);
+  preset_ = new QComboBox(this);
+  for (const std::string& name : memsim::tierPresetNames())
+    preset_->addItem(QString::fromStdString(name));
+  controls->addWidget(new QLabel(tr("Tiers"), this));
+  controls->addWidget(preset_);
+  gpu_ = field(this, tr("GPU memory (GB, GiB, MB… e.g. 40GiB)"));
+  host_ = field(this, tr("Host memory for tensors"));
+  ssd_ = field(this, tr("SSD capacity"));
+  pcie_ = field(this, tr("GPU ↔ host bandwidth, each way (e.g. 15.754GB/s)"));
+  ssdBw_ = field(this, tr("SSD bandwidth (e.g. 3.2GB/s)"));
+  // The tiers on a row of their own, so the tab stays narrow enough for the track tree beside it.
+  auto* fields = new QHBoxLayout;
+  for (auto [label, edit] : {std::pair(tr("GPU memory"), gpu_), std::pair(tr("Host memory"), host_),
+                             std::pair(tr("SSD"), ssd_), std::pair(tr("PCIe"), pcie_),
+                             std::pair(tr("SSD bandwidth"), ssdBw_)}) {
+    fields->addWidget(new QLabel(label, this));
+    fields->addWidget(edit);
+    connect(edit, &QLineEdit::editingFinished, this, [this, edit] {
+      if (edit->isModified()) simulate();
+      edit->setModified(false);
+    });
+  }
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);  // busy: the stages have no measurable length
+  progress_->setMaximumWidth(90);
+  progress_->hide();
+  controls->addWidget(progress_);
+  stage_ = new QLabel(this);
+  controls->addWidget(stage_, 1);
+  fields->addStretch(1);
+  layout->addLayout(controls);
+  layout->addLayout(fields);
+
+  // How to draw it, and what to do with it.
+  auto* draw = new QHBoxLayout;
+  draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
+  for (memsim::TensorRole role :
+       {memsim::TensorRole::Weight, memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
+        memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
+    auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
+    box->setChecked(true);
+    roles_.emplace_back(role, box);
+    draw->addWidget(box);
+    connect(box, &QCheckBox::toggled, this, &OverlayPane::simulate);
+  }
+  sort_ = new QComboBox(this);
+  sort_->addItems({tr("by birth"), tr("by size")});
+  // The lanes' colours (the canvas's overlay colours).
+  auto* legend =
+      new QLabel(QStringList{palette::swatchHtml(EventStyle::InGpuMemory, tr("on GPU")),
+                             palette::swatchHtml(EventStyle::InHostMemory, tr("in host memory")),
+                             palette::swatchHtml(EventStyle::OnSsd, tr("on SSD")),
+                             palette::swatchHtml(EventStyle::Moving, tr("moving")),
+                             palette::swatchHtml(EventStyle::Stall, tr("stall"))}
+                     .join(QLatin1Char(' ')),
+                 this);
+  draw->addWidget(sort_);
+  connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
+  draw->addSpacing(12);
+  draw->addWidget(legend);
+  draw->addStretch(1);
+  gpuChooser_ = new QComboBox(this);
+  gpuChooser_->setToolTip(
+      tr("The GPU whose mapping and comparison the tables show (each simulated GPU has its rows on "
+         "the timeline)"));
+  gpuChooser_->hide();
+  connect(gpuChooser_, &QComboBox::currentIndexChanged, this, [this] {
+    if (current_) showGpu();
+  });
+  draw->addWidget(gpuChooser_);
+  compare_ = new QPushButton(tr("Compare side by side"), this);
+  compare_->setToolTip(
+      tr("The run and the simulated step stacked on one time axis, with the per-kernel and "
+         "per-layer tables"));
+  compare_->setEnabled(false);
+  connect(compare_, &QPushButton::clicked, this, &OverlayPane::compareRequested);
+  draw->addWidget(compare_);
+  auto* remove = new QPushButton(tr("Remove overlay"), this);
+  connect(remove, &QPushButton::clicked, this, &OverlayPane::removeRequested);
+  draw->addWidget(remove);
+  layout->addLayout(draw);
+
+  summary_ = new QLabel(tr("Simulating…"), this);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(summary_);
+
+  // The mapping, with the user's corrections; the comparisons.
+  tabs_ = new QTabWidget(this);
+  mapping_ = new TablePanel(tabs_);
+  assignTo_ = new QComboBox(mapping_);
+  assignTo_->setMinimumContentsLength(18);
+  assignTo_->setToolTip(tr("The layer the selected kernels belong to"));
+  auto* assignButton = new QPushButton(tr("Assign selected"), mapping_);
+  assignButton->setToolTip(
+      tr("Every kernel with the selected rows' names goes to the chosen layer (a correction kept "
+         "for this run)"));
+  connect(assignButton, &QPushButton::clicked, this, [this] {
+    QStringList names;
+    const QModelIndexList rows = mapping_->view()->selectionModel()->selectedRows();
+    for (const QModelIndex& index : rows) {
+      QModelIndex source = mapping_->proxy()->mapToSource(index);
+      names << QString::fromStdString(
+          mapping_->model()->table().text(static_cast<size_t>(source.row()), 3));
+    }
+    assign(names, assignTo_->currentData().toString());
+  });
+  auto* clear = new QPushButton(tr("Clear corrections"), mapping_);
+  connect(clear, &QPushButton::clicked, this, [this] {
+    request_.source.mapping.corrections.clear();
+    simulate();
+  });
+  auto* fromSelection = new QPushButton(tr("Iteration = timeline selection"), mapping_);
+  fromSelection->setToolTip(
+      tr("Map the kernels that start inside the range dragged on the timeline's ruler"));
+  connect(fromSelection, &QPushButton::clicked, this, [this] {
+    auto range = selection_ ? selection_() : std::nullopt;
+    if (!range) {
+      stage_->setText(tr("Drag a range on the timeline's ruler first."));
+      return;
+    }
+    request_.source.mapping.iteration = model::TimeRange{range->first, range->second};
+    simulate();
+  });
+  auto* detect = new QPushButton(tr("Detect iteration"), mapping_);
+  connect(detect, &QPushButton::clicked, this, [this] {
+    request_.source.mapping.iteration.reset();
+    simulate();
+  });
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{assignTo_, assignButton, clear, fromSelection, detect})
+    mapping_->addControl(w);
+  mapping_->view()->setSelectionBehavior(QAbstractItemView::SelectRows);
+  kernels_ = new TablePanel(tabs_);
+  layers_ = new TablePanel(tabs_);
+  tabs_->addTab(mapping_, tr("Mapping"));
+  tabs_->addTab(layers_, tr("Per layer"));
+  tabs_->addTab(kernels_, tr("Per kernel"));
+  layout->addWidget(tabs_, 1);
+
+  applyPreset(preset_->currentText());
+  connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    applyPreset(name);
+    simulate();
+  });
+  connect(policy_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
+  connect(batch_, &QSpinBox::valueChanged, this, &OverlayPane::simulate);
+  simulate();
+}
+
+QCheckBox* OverlayPane::roleBox(memsim::TensorRole role) const {
+  for (const auto& [r, box] : roles_) {
+    if (r == role) return box;
+  }
+  return nullptr;
+}
+
+void OverlayPane::applyPreset(const QString& name) {
+  auto preset = memsim::tierPreset(name.toStdString());
+  if (!preset) return;
+  request_.tiers = *preset;
+  gpu_->setText(gb(preset->gpuBytes));
+  host_->setText(gb(preset->hostBytes));
+  ssd_->setText(gb(preset->ssdBytes));
+  pcie_->setText(gbps(preset->gpuHostBandwidth));
+  ssdBw_->setText(gbps(preset->ssdGpuBandwidth));
+}
+
+// The fields on top of the preset; an error names the field.
+bool OverlayPane::readControls(QString& error) {
+  auto preset = memsim::tierPreset(preset_->currentText().toStdString());
+  memsim::TierConfig tiers = preset ? *preset : request_.tiers;
+  const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_},
+                                                       {"host-mem", host_},
+                                                       {"ssd", ssd_},
+                                                       {"pcie-bw", pcie_},
+                                                       {"ssd-bw", ssdBw_}};
+  for (auto [key, edit] : fields) {
+    if (Status s = memsim::setTierField(tiers, key, edit->text().trimmed().toStdString());
+        !s.ok()) {
+      error = QString::fromStdString(s.error());
+      return false;
+    }
+  }
+  if (Status s = tiers.validate(); !s.ok()) {
+    error = QString::fromStdString(s.error());
+    return false;
+  }
+  request_.tiers = tiers;
+  request_.policy =
+      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  request_.source.batch = batch_->value();
+  request_.options.sort = sort_->currentIndex() == 1 ? memsim::OverlayOptions::SortBy::Size
+                                                     : memsim::OverlayOptions::SortBy::Birth;
+  request_.options.roles.clear();
+  for (const auto& [role, box] : roles_) {
+    if (box->isChecked()) request_.options.roles.push_back(role);
+  }
+  return true;
+}
+
+void OverlayPane::assign(const QStringList& names, const QString& group) {
+  if (names.isEmpty()) {
+    stage_->setText(tr("Select the kernels to assign in the Mapping table first."));
+    return;
+  }
+  for (const QString& n : names)
+    request_.source.mapping.corrections[n.toStdString()] = group.toStdString();
+  simulate();
+}
+
+void OverlayPane::simulate() {
+  QString error;
+  if (!readControls(error)) {
+    stage_->setText(tr("Cannot simulate: %1").arg(error));
+    return;
+  }
+  progress_->show();
+  stage_->setText(tr("Mapping kernels…"));
+  job_.start([request = request_](const Progress& progress) {
+    return std::make_shared<const memsim::OverlayRun>(memsim::runOverlay(request, progress));
+  });
+}
+
+void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
+  progress_->hide();
+  if (run->status.cancelled()) return;
+  current_ = run;
+  // The GPU chooser lists the simulated GPUs; the choice survives re-runs when it still exists.
+  const uint32_t keep =
+      gpuChooser_->currentData().isValid() ? gpuChooser_->currentData().toUInt() : kNone;
+  {
+    const QSignalBlocker block(gpuChooser_);
+    gpuChooser_->clear();
+    for (const memsim::GpuRun& g : run->gpus) {
+      gpuChooser_->addItem(tr("GPU %1").arg(run_->devices[g.device].ordinal), g.device);
+      if (g.device == keep) gpuChooser_->setCurrentIndex(gpuChooser_->count() - 1);
+    }
+  }
+  gpuChooser_->setVisible(run->gpus.size() > 1);
+  showGpu();
+  emit updated();
+}
+
+const memsim::GpuRun* OverlayPane::shownGpu() const {
+  if (!current_ || current_->gpus.empty()) return nullptr;
+  const size_t i = static_cast<size_t>(std::max(0, gpuChooser_->currentIndex()));
+  return &current_->gpus[std::min(i, current_->gpus.size() - 1)];
+}
+
+// The summary, the mapping and the comparisons of the GPU chosen.
+void OverlayPane::showGpu() {
+  const memsim::OverlayRun& r = *current_;
+  const memsim::GpuRun* g = shownGpu();
+  QString mapping;
+  if (g && g->mapping.mapped) {  // shown also when it failed: the user corrects from it
+    const model::KernelMapping& k = g->mapping.kernels;
+    mapping_->setTable(memsim::mappingTable(*run_, k));
+    const QString keep = assignTo_->currentData().toString();
+    assignTo_->clear();
+    assignTo_->addItem(tr("(leave out)"), QString());
+    for (const std::string& group : k.groups)
+      assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
+    if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
+    mapping = tr("Mapping: %1, %2 kernel names unmapped, corrections: %3.")
+                  .arg(htmlText(memsim::mappingSentence(g->mapping)))
+                  .arg(k.unmapped.size())
+                  .arg(request_.source.mapping.corrections.size());
+  }
+  for (const std::string& skipped : r.skipped)
+    mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
+  if (!r.status.ok() || !g) {
+    summary_->setText(tr("<b>Cannot simulate:</b> %1<br>%2")
+                          .arg(QString::fromStdString(r.status.error()).toHtmlEscaped(), mapping));
+    stage_->setText(tr("Failed."));
+    compare_->setEnabled(false);
+    return;
+  }
+  const model::KernelMapping& k = g->mapping.kernels;
+  const memsim::SimSummary& s = g->run.result.summary;
+  TimeNs measured =
+      k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
+  summary_->setText(
+      tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 "
+         "· measured iteration %9 · GPUs simulated: %10<br>%11")
+          .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)),
+               QString::fromStdString(g->workload.name))
+          .arg(run_->devices[g->device].ordinal)
+          .arg(QString::fromStdString(formatDuration(s.iteration)),
+               QString::fromStdString(formatDuration(s.ideal)))
+          .arg(s.slowdown, 0, 'f', 2)
+          .arg(QString::fromStdString(formatDuration(s.stall)),
+               htmlText(memsim::trafficSentence(s)),
+               QString::fromStdString(formatDuration(measured)))
+          .arg(r.gpus.size())
+          .arg(mapping));
+  kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
+  layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
+  stage_->setText(tr("Planned in %1, simulated in %2.")
+                      .arg(QString::fromStdString(
+                               formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
+                           QString::fromStdString(
+                               formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9)))));
+  compare_->setEnabled(true);
+}
+
+}  // namespace ts

@@ -1,0 +1,229 @@
+#include "views/simulation/simulation_view.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "memsim/reports/mapping_report.h"
+#include "util/format.h"
+#include "views/timeline/qt_text.h"
+#include "views/timeline/timeline_canvas.h"
+
+namespace ts {
+
+namespace {
+
+QSlider* slider(int lo, int hi, int value, QWidget* parent) {
+  auto* s = new QSlider(Qt::Horizontal, parent);
+  s->setRange(lo, hi);
+  s->setValue(value);
+  s->setMinimumWidth(180);
+  return s;
+}
+
+}  // namespace
+
+SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
+    : QWidget(parent),
+      source_(std::move(source)),
+      job_(this, [this](Outcome o) { present(std::move(o)); }) {
+  setObjectName(QStringLiteral("simulationView"));
+  base_ = *memsim::tierPreset("g10-default");
+  auto* layout = new QHBoxLayout(this);
+  auto* panel = new QWidget(this);
+  auto* form = new QFormLayout(panel);
+  policy_ = new QComboBox(panel);
+  for (memsim::Policy p : memsim::allPolicies())
+    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
+  preset_ = new QComboBox(panel);
+  for (const std::string& name : memsim::tierPresetNames())
+    preset_->addItem(QString::fromStdString(name));
+  gpu_ = slider(1, 256, 43, panel);  // 40 GiB ≈ 43 GB
+  host_ = slider(0, 1024, 137, panel);
+  ssd_ = slider(5, 320, 34, panel);
+  batch_ = new QSpinBox(panel);
+  batch_->setRange(1, 1 << 16);
+  batch_->setValue(static_cast<int>(source_.batch));
+  batch_->setEnabled(source_.isModel());
+  batch_->setToolTip(source_.isModel() ? tr("Batch size of the model's training step")
+                                       : tr("A G10 workload has a fixed batch"));
+  values_ = new QLabel(panel);
+  values_->setWordWrap(true);
+  form->addRow(tr("Policy"), policy_);
+  form->addRow(tr("Tiers preset"), preset_);
+  form->addRow(tr("GPU memory"), gpu_);
+  form->addRow(tr("Host memory"), host_);
+  form->addRow(tr("SSD bandwidth"), ssd_);
+  form->addRow(tr("Batch"), batch_);
+  form->addRow(values_);
+  if (source_.session || !source_.sessionPath.empty()) {
+    compare_ = new QPushButton(tr("Compare with the measured run"), panel);
+    compare_->setToolTip(tr(
+        "The run and this simulation stacked on one time axis, kernels and layers side by side"));
+    compare_->setEnabled(false);
+    connect(compare_, &QPushButton::clicked, this, [this] {
+      if (current_.session) emit compareRequested(current_.session);
+    });
+    form->addRow(compare_);
+    mapping_ = new QLabel(panel);
+    mapping_->setWordWrap(true);
+    mapping_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(mapping_);
+  }
+  panel->setMaximumWidth(360);
+  layout->addWidget(panel);
+  auto* right = new QWidget(this);
+  body_ = new QVBoxLayout(right);
+  body_->setContentsMargins(0, 0, 0, 0);
+  summary_ = new QLabel(tr("Simulating…"), right);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  body_->addWidget(summary_);
+  layout->addWidget(right, 1);
+
+  applyPreset(preset_->currentText());
+  connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    applyPreset(name);
+    schedule();
+  });
+  for (QSlider* s : {gpu_, host_, ssd_})
+    connect(s, &QSlider::valueChanged, this, &SimulationView::schedule);
+  connect(policy_, &QComboBox::currentIndexChanged, this, &SimulationView::schedule);
+  connect(batch_, &QSpinBox::valueChanged, this, &SimulationView::schedule);
+  schedule();
+}
+
+// Sliders start from a preset; the preset's other fields (bandwidths, latencies) stay.
+void SimulationView::applyPreset(const QString& name) {
+  auto preset = memsim::tierPreset(name.toStdString());
+  if (!preset) return;
+  base_ = *preset;
+  const QSignalBlocker a(gpu_), b(host_), c(ssd_);
+  gpu_->setValue(static_cast<int>(std::llround(static_cast<double>(preset->gpuBytes) / 1e9)));
+  host_->setValue(static_cast<int>(std::llround(static_cast<double>(preset->hostBytes) / 1e9)));
+  ssd_->setValue(static_cast<int>(std::llround(preset->ssdGpuBandwidth / 1e8)));
+}
+
+memsim::TierConfig SimulationView::tiers() const {
+  memsim::TierConfig t = base_;
+  t.gpuBytes = static_cast<int64_t>(gpu_->value()) * 1'000'000'000;
+  t.hostBytes = static_cast<int64_t>(host_->value()) * 1'000'000'000;
+  t.ssdGpuBandwidth = t.ssdHostBandwidth = ssd_->value() * 1e8;
+  return t;
+}
+
+void SimulationView::schedule() {
+  values_->setText(tr("GPU %1 GB · host %2 GB · SSD %3 GB/s")
+                       .arg(gpu_->value())
+                       .arg(host_->value())
+                       .arg(ssd_->value() / 10.0, 0, 'f', 1));
+  sinceChange_.start();
+  if (running_) {
+    pending_ = true;  // merged: the newest values run when this one ends
+    return;
+  }
+  start();
+}
+
+void SimulationView::start() {
+  running_ = true;
+  pending_ = false;
+  const memsim::Policy policy =
+      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  memsim::WorkloadSource source = source_;
+  source.batch = batch_->value();
+  std::shared_ptr<const memsim::SimWorkload> workload =
+      source.isModel() && source.batch != workloadBatch_ ? nullptr : workload_;
+  job_.start([source, workload, policy, tiers = tiers()](const Progress&) mutable {
+    Outcome o;
+    o.batch = source.batch;
+    if (!workload) {
+      memsim::MappingSummary mapping;
+      auto loaded = memsim::loadWorkload(source, &mapping);
+      o.mapping = mapping;
+      if (!loaded) {
+        o.loadError = loaded.error();
+        return o;
+      }
+      workload = std::make_shared<const memsim::SimWorkload>(std::move(*loaded));
+    }
+    o.workload = workload;
+    o.whatIf = memsim::runWhatIf(*workload, policy, tiers);
+    return o;
+  });
+}
+
+void SimulationView::present(Outcome o) {
+  running_ = false;
+  if (o.workload) {
+    workload_ = o.workload;
+    workloadBatch_ = o.batch;
+  }
+  current_ = std::move(o.whatIf);
+  const memsim::SimResult& r = current_.result;
+  if (!o.loadError.empty()) {
+    summary_->setText(tr("Cannot load the workload: %1").arg(QString::fromStdString(o.loadError)));
+  } else if (!current_.status.ok()) {
+    summary_->setText(QString::fromStdString(current_.status.error()));
+  } else if (!r.feasible) {
+    summary_->setText(tr("%1 is infeasible here: %2")
+                          .arg(QString::fromLatin1(memsim::toString(r.policy)),
+                               QString::fromStdString(r.problem)));
+  } else {
+    const memsim::SimSummary& s = r.summary;
+    int64_t moved = 0;
+    for (int64_t b : s.linkBytes) moved += b;
+    summary_->setText(
+        tr("<b>%1</b> — %2: iteration %3 (ideal %4, slowdown %5×), stall %6, %7 faults, %8 moved")
+            .arg(QString::fromLatin1(memsim::toString(r.policy)),
+                 QString::fromStdString(workload_ ? workload_->name : std::string()),
+                 QString::fromStdString(formatDuration(s.iteration)),
+                 QString::fromStdString(formatDuration(s.ideal)))
+            .arg(s.slowdown, 0, 'f', 3)
+            .arg(QString::fromStdString(formatDuration(s.stall)))
+            .arg(s.faults)
+            .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))));
+    // A new canvas on the new session, at the old zoom when the user had zoomed in.
+    auto* canvas = new TimelineCanvas(current_.session, current_.rows, this);
+    if (timeline_) {
+      const TimeAxis& axis = timeline_->axis();
+      const Session& old = *timeline_->session();
+      TimeNs t0 = axis.start(), t1 = axis.end(timeline_->canvasWidth());
+      delete body_->replaceWidget(timeline_, canvas);  // the layout item is ours to delete
+      canvas->resize(timeline_->size());
+      canvas->show();
+      if (t0 > old.startTime() || t1 < old.endTime())
+        canvas->zoomTo(t0, t1);
+      else
+        canvas->fitAll();
+      timeline_->deleteLater();
+    } else {
+      body_->addWidget(canvas, 1);
+      canvas->fitAll();
+    }
+    timeline_ = canvas;
+  }
+  if (compare_) compare_->setEnabled(current_.session != nullptr);
+  if (mapping_ && o.mapping && o.mapping->mapped) {
+    const memsim::MappingSummary& m = *o.mapping;
+    auto list = [](const std::vector<std::string>& names) {
+      QStringList out;
+      for (size_t i = 0; i < names.size() && i < 12; ++i) out << QString::fromStdString(names[i]);
+      if (names.size() > 12) out << tr("… %1 more").arg(names.size() - 12);
+      return out.join(QStringLiteral(", "));
+    };
+    QString text = tr("<b>Measured times</b> %1.").arg(htmlText(memsim::mappingSentence(m)));
+    if (!m.timed.unmapped.empty()) text += tr(" Roofline for: %1.").arg(list(m.timed.unmapped));
+    if (!m.timed.unknown.empty()) text += tr(" Not in the model: %1.").arg(list(m.timed.unknown));
+    mapping_->setText(text);
+  }
+  lastLatencyMs_ = static_cast<double>(sinceChange_.nsecsElapsed()) / 1e6;
+  if (pending_) start();
+  emit updated();
+}
+
+}  // namespace ts

@@ -1,0 +1,93 @@
+// SimulationView: the what-if tab — a workload (G10 directory or ONNX model) under a policy and
+// a tier configuration the user moves with sliders (GPU memory, host memory, SSD bandwidth,
+// batch size for models) and a policy selector. Each change re-plans and re-simulates off the GUI
+// thread (the newest request wins; requests made while one runs are merged) and redraws the
+// simulated timeline, keeping the zoom, with the summary line above it.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "memsim/engine/tier_config.h"
+#include "memsim/formats/workload_source.h"
+#include "memsim/reports/what_if.h"
+#include "views/jobs/job_runner.h"
+
+class QComboBox;
+class QPushButton;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QVBoxLayout;
+
+namespace ts {
+
+class TimelineCanvas;
+
+class SimulationView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SimulationView(memsim::WorkloadSource source, QWidget* parent = nullptr);
+
+  const memsim::WorkloadSource& source() const { return source_; }
+  TimelineCanvas* timeline() const { return timeline_; }  // null until the first result
+  QLabel* summary() const { return summary_; }
+  QLabel* mapping() const {
+    return mapping_;
+  }  // how the measured run maps onto the model (null without one)
+  QComboBox* policy() const { return policy_; }
+  QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
+  QSlider* gpuMemory() const { return gpu_; }              // GB (1e9 bytes)
+  QSlider* hostMemory() const { return host_; }            // GB
+  QSlider* ssdBandwidth() const { return ssd_; }           // tenths of GB/s
+  QSpinBox* batch() const { return batch_; }  // models only (disabled for G10 workloads)
+  const memsim::WhatIf& current() const { return current_; }
+  bool busy() const { return running_; }
+  double lastLatencyMs() const { return lastLatencyMs_; }  // control change → redrawn
+
+ signals:
+  void updated();  // a new result is shown (or an error)
+  // "Compare with the measured run" (a model simulated with a run's kernel times).
+  void compareRequested(SessionPtr simulated);
+
+ private:
+  struct Outcome {
+    std::shared_ptr<const memsim::SimWorkload> workload;
+    int64_t batch = 0;
+    std::string loadError;
+    std::optional<memsim::MappingSummary> mapping;  // when the workload was (re)loaded
+    memsim::WhatIf whatIf;
+  };
+  void schedule();
+  void start();
+  void present(Outcome outcome);
+  memsim::TierConfig tiers() const;
+  void applyPreset(const QString& name);
+
+  memsim::WorkloadSource source_;
+  std::shared_ptr<const memsim::SimWorkload> workload_;  // loaded for workloadBatch_
+  int64_t workloadBatch_ = 0;
+  memsim::TierConfig base_;
+  memsim::WhatIf current_;
+  QComboBox* policy_ = nullptr;
+  QComboBox* preset_ = nullptr;
+  QSlider* gpu_ = nullptr;
+  QSlider* host_ = nullptr;
+  QSlider* ssd_ = nullptr;
+  QSpinBox* batch_ = nullptr;
+  QLabel* values_ = nullptr;
+  QPushButton* compare_ = nullptr;
+  QLabel* mapping_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QVBoxLayout* body_ = nullptr;
+  TimelineCanvas* timeline_ = nullptr;
+  bool running_ = false;
+  bool pending_ = false;
+  QElapsedTimer sinceChange_;
+  double lastLatencyMs_ = 0;
+  JobRunner<Outcome> job_;  // last: it waits for its work before the members it reads go
+};
+
+}  // namespace ts
