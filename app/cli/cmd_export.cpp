@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_args.h"
 #include "io/open_session.h"
@@ -14,6 +16,7 @@
 #include "memsim/formats/sweep_table.h"
 #include "memsim/reports/layer_compare.h"
 #include "memsim/reports/overlay_run.h"
+#include "util/result.h"
 #include "views/charts/chart_export.h"
 #include "views/charts/session_charts.h"
 #include "views/charts/sim_charts.h"
@@ -83,6 +86,110 @@ std::string helpText() {
 int usage(const std::string& m) {
   std::fprintf(stderr, "tensorscope-cli export: %s\n\n%s", m.c_str(), helpText().c_str());
   return kExitUsage;
+}
+
+// Where and how the image goes.
+struct Image {
+  ImageFormat format;
+  QString path;
+  QSize size;
+  double scale;
+};
+
+// --overlay MODEL with its --batch, --policy, --preset and --gpu-mem: checked before anything is
+// opened, so a wrong option is a usage error. The run is added once it is open.
+Result<memsim::OverlayRequest> overlayRequest(const Args& args, const std::string& model) {
+  memsim::OverlayRequest request;
+  request.source.modelPath = model;
+  if (auto b = args.option("--batch")) {
+    unsigned long long n = 0;
+    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
+      return Error{"--batch wants a positive number"};
+    request.source.batch = static_cast<int64_t>(n);
+  }
+  if (auto p = args.option("--policy")) {
+    auto policy = memsim::parsePolicy(*p);
+    if (!policy) return Error{"unknown policy '" + *p + "'"};
+    request.policy = *policy;
+  }
+  auto tiers = memsim::tierPreset(args.option("--preset").value_or("g10-default"));
+  if (!tiers) return Error{"no tier preset '" + args.option("--preset").value_or("") + "'"};
+  request.tiers = *tiers;
+  if (auto g = args.option("--gpu-mem"))
+    TS_RETURN_IF_ERROR(memsim::setTierField(request.tiers, "gpu-mem", *g));
+  return request;
+}
+
+// The charts of simulations (sessions from `simulate -o`, tables from `simulate --sweep -o`),
+// and the per-layer comparison of a measured run with one.
+Result<std::unique_ptr<QChart>> simulationChart(const Args& args, const std::string& name,
+                                                const std::vector<std::string>& simFiles,
+                                                bool dark) {
+  std::unique_ptr<QChart> c;
+  if (name == "sim_vs_measured") {
+    TS_ASSIGN_OR_RETURN(SessionPtr measured, openSessionFile(args.positional().front()));
+    TS_ASSIGN_OR_RETURN(SessionPtr sim, openSessionFile(simFiles.front()));
+    TS_ASSIGN_OR_RETURN(
+        StatsTable table,
+        memsim::compareLayers(*measured, *sim, args.option("--policy").value_or("")));
+    c.reset(makeLayerComparisonChart(table, dark));
+    return c;
+  }
+  if (name == "sweep") {
+    TS_ASSIGN_OR_RETURN(memsim::SweepTable sweep, memsim::loadSweepCsv(*args.option("--sweep")));
+    c.reset(makeSweepChart(sweep, dark));
+    return c;
+  }
+  std::vector<std::vector<memsim::SimulatedRun>> workloads;
+  for (const std::string& f : simFiles) {
+    TS_ASSIGN_OR_RETURN(SessionPtr s, openSessionFile(f));
+    auto runs = memsim::readSimulatedSession(*s);
+    if (!runs) return runs.failure().prefixed(f + ": ");
+    if (runs->empty()) return Error{f + ": no feasible policy in it"};
+    workloads.push_back(std::move(*runs));
+  }
+  if (name == "policy_performance") {
+    c.reset(makePolicyPerformanceChart(workloads, dark));
+  } else if (name == "link_traffic") {
+    c.reset(makeLinkTrafficChart(workloads.front(), dark));
+  } else {
+    const auto& runs = workloads.front();
+    auto it = runs.begin();
+    if (auto p = args.option("--policy")) {
+      it = std::find_if(runs.begin(), runs.end(),
+                        [&](const memsim::SimulatedRun& r) { return r.policy == *p; });
+      if (it == runs.end()) return Error{simFiles.front() + ": no policy '" + *p + "' in it"};
+    }
+    c.reset(makeTierUsageChart(*it, dark));
+  }
+  return c;
+}
+
+// The timeline of `run` (with a simulation overlaid when asked), over `range` or all of it.
+Status exportTimeline(const SessionPtr& run, std::optional<memsim::OverlayRequest> overlay,
+                      bool unfold, const StatsOptions& range, const Image& image) {
+  SessionPtr shown = run;
+  std::shared_ptr<const TimelineRows> rows;
+  if (overlay) {
+    overlay->source.session = run;
+    memsim::OverlayRun simulated = memsim::runOverlay(*overlay);
+    TS_RETURN_IF_ERROR(simulated.status);
+    shown = simulated.overlay.session;
+    rows = simulated.overlay.rows;
+  }
+  TimelineCanvas canvas(shown, rows);
+  if (unfold) {
+    for (size_t i = 0; i < canvas.rows().size(); ++i) canvas.setRowCollapsed(i, false);
+  }
+  canvas.resize(image.size);
+  if (range.start != std::numeric_limits<TimeNs>::min() ||
+      range.end != std::numeric_limits<TimeNs>::max()) {
+    canvas.zoomTo(std::max(range.start, run->startTime()), std::min(range.end, run->endTime()));
+  } else {
+    canvas.fitAll();
+  }
+  return exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, image.size,
+                        image.format, image.path, image.scale, QStringLiteral("Timeline"));
 }
 
 }  // namespace
@@ -163,6 +270,13 @@ int runExport(const std::vector<std::string>& argv) {
     options.stats.device = static_cast<uint32_t>(n);
   }
 
+  std::optional<memsim::OverlayRequest> overlay;
+  if (auto model = args.option("--overlay")) {
+    auto request = overlayRequest(args, *model);
+    if (!request) return usage(request.error());
+    overlay = std::move(*request);
+  }
+
   // Headless unless a display is there.
   if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
       !std::getenv("WAYLAND_DISPLAY")) {
@@ -173,120 +287,33 @@ int runExport(const std::vector<std::string>& argv) {
   static char* qtArgv[] = {qtName, nullptr};
   QApplication app(qtArgc, qtArgv);
 
-  const QSize size(width, height);
+  const Image image{format, QString::fromStdString(*out), QSize(width, height), scale};
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "tensorscope-cli export: %s\n", m.c_str());
+    return kExitFailure;
+  };
   if (simChart) {
-    auto fail = [](const std::string& m) {
-      std::fprintf(stderr, "tensorscope-cli export: %s\n", m.c_str());
-      return kExitFailure;
-    };
-    std::unique_ptr<QChart> c;
-    if (layerChart) {
-      auto measured = openSessionFile(args.positional().front());
-      if (!measured) return fail(measured.error());
-      auto sim = openSessionFile(simFiles.front());
-      if (!sim) return fail(sim.error());
-      auto table = memsim::compareLayers(**measured, **sim, args.option("--policy").value_or(""));
-      if (!table) return fail(table.error());
-      c.reset(makeLayerComparisonChart(*table, options.dark));
-    } else if (*chartName == "sweep") {
-      auto sweep = memsim::loadSweepCsv(*args.option("--sweep"));
-      if (!sweep) return fail(sweep.error());
-      c.reset(makeSweepChart(*sweep, options.dark));
-    } else {
-      std::vector<std::vector<memsim::SimulatedRun>> workloads;
-      for (const std::string& f : simFiles) {
-        auto s = openSessionFile(f);
-        if (!s) return fail(s.error());
-        auto runs = memsim::readSimulatedSession(**s);
-        if (!runs) return fail(f + ": " + runs.error());
-        if (runs->empty()) return fail(f + ": no feasible policy in it");
-        workloads.push_back(std::move(*runs));
-      }
-      if (*chartName == "policy_performance") {
-        c.reset(makePolicyPerformanceChart(workloads, options.dark));
-      } else if (*chartName == "link_traffic") {
-        c.reset(makeLinkTrafficChart(workloads.front(), options.dark));
-      } else {
-        const auto& runs = workloads.front();
-        auto it = runs.begin();
-        if (auto p = args.option("--policy")) {
-          it = std::find_if(runs.begin(), runs.end(),
-                            [&](const memsim::SimulatedRun& r) { return r.policy == *p; });
-          if (it == runs.end()) return fail(simFiles.front() + ": no policy '" + *p + "' in it");
-        }
-        c.reset(makeTierUsageChart(*it, options.dark));
-      }
-    }
-    QString error = exportChart(c.get(), size, format, QString::fromStdString(*out), scale);
-    if (!error.isEmpty()) return fail(error.toStdString());
-    return kExitOk;
+    auto c = simulationChart(args, *chartName, simFiles, options.dark);
+    if (!c) return fail(c.error());
+    Status st = exportChart(c->get(), image.size, image.format, image.path, image.scale);
+    return st.ok() ? kExitOk : fail(st.error());
   }
 
   auto session = openSessionFiles(args.positional());
-  if (!session) {
-    std::fprintf(stderr, "tensorscope-cli export: %s\n", session.error().c_str());
-    return kExitFailure;
-  }
+  if (!session) return fail(session.error());
   const Session& s = **session;
   if (range.from) options.stats.start = s.startTime() + *range.from;
   if (range.to) options.stats.end = s.startTime() + *range.to;
-  QString error;
+  Status st;
   if (chartName) {
+    QString error;
     std::unique_ptr<QChart> c(makeSessionChart(s, chart, options, &error));
-    if (c) error = exportChart(c.get(), size, format, QString::fromStdString(*out), scale);
+    st = c ? exportChart(c.get(), image.size, image.format, image.path, image.scale)
+           : Status(Error{error.toStdString()});
   } else {
-    SessionPtr shown = *session;
-    std::shared_ptr<const TimelineRows> rows;
-    if (auto model = args.option("--overlay")) {
-      memsim::OverlayRequest request;
-      request.source.modelPath = *model;
-      request.source.session = *session;
-      if (auto b = args.option("--batch")) {
-        unsigned long long n = 0;
-        if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
-          return usage("--batch wants a positive number");
-        request.source.batch = static_cast<int64_t>(n);
-      }
-      if (auto p = args.option("--policy")) {
-        auto policy = memsim::parsePolicy(*p);
-        if (!policy) return usage("unknown policy '" + *p + "'");
-        request.policy = *policy;
-      }
-      auto tiers = memsim::tierPreset(args.option("--preset").value_or("g10-default"));
-      if (!tiers) return usage("no tier preset '" + args.option("--preset").value_or("") + "'");
-      request.tiers = *tiers;
-      if (auto g = args.option("--gpu-mem")) {
-        if (Status st = memsim::setTierField(request.tiers, "gpu-mem", *g); !st.ok())
-          return usage(st.error());
-      }
-      memsim::OverlayRun run = memsim::runOverlay(request);
-      if (!run.status.ok()) {
-        std::fprintf(stderr, "tensorscope-cli export: %s\n", run.status.error().c_str());
-        return kExitFailure;
-      }
-      shown = run.overlay.session;
-      rows = run.overlay.rows;
-    }
-    TimelineCanvas canvas(shown, rows);
-    if (args.flag("--unfold")) {
-      for (size_t i = 0; i < canvas.rows().size(); ++i) canvas.setRowCollapsed(i, false);
-    }
-    canvas.resize(size);
-    if (options.stats.start != std::numeric_limits<TimeNs>::min() ||
-        options.stats.end != std::numeric_limits<TimeNs>::max()) {
-      canvas.zoomTo(std::max(options.stats.start, s.startTime()),
-                    std::min(options.stats.end, s.endTime()));
-    } else {
-      canvas.fitAll();
-    }
-    error = exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, size, format,
-                           QString::fromStdString(*out), scale, QStringLiteral("Timeline"));
+    st = exportTimeline(*session, overlay, args.flag("--unfold"), options.stats, image);
   }
-  if (!error.isEmpty()) {
-    std::fprintf(stderr, "tensorscope-cli export: %s\n", error.toStdString().c_str());
-    return kExitFailure;
-  }
-  return kExitOk;
+  return st.ok() ? kExitOk : fail(st.error());
 }
 
 }  // namespace ts::cli

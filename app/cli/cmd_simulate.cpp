@@ -91,15 +91,18 @@ int failure(const std::string& m) {
 }
 
 // "gpu-mem=16GB..80GB:8GB" → the values as text for setTierField (or batch numbers).
-bool parseSweep(const std::string& spec, std::string& key, std::vector<std::string>& values,
-                std::string& error) {
+struct SweepSpec {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+Result<SweepSpec> parseSweep(const std::string& spec) {
   size_t eq = spec.find('='), dots = spec.find(".."), colon = spec.rfind(':');
   if (eq == std::string::npos || dots == std::string::npos || colon == std::string::npos ||
       dots < eq || colon < dots) {
-    error = "--sweep wants KEY=FROM..TO:STEP, e.g. gpu-mem=16GB..80GB:8GB";
-    return false;
+    return Error{"--sweep wants KEY=FROM..TO:STEP, e.g. gpu-mem=16GB..80GB:8GB"};
   }
-  key = spec.substr(0, eq);
+  const std::string key = spec.substr(0, eq);
   std::string from = spec.substr(eq + 1, dots - eq - 1),
               to = spec.substr(dots + 2, colon - dots - 2), step = spec.substr(colon + 1);
   const TierField* field = findTierField(key);
@@ -126,33 +129,32 @@ bool parseSweep(const std::string& spec, std::string& key, std::vector<std::stri
     std::string keys;
     for (const TierField& f : tierFields())
       if (f.sweepable) keys += std::string(f.key) + ", ";
-    error = "--sweep: KEY must be " + keys + "or batch, not '" + key + "'";
-    return false;
+    return Error{"--sweep: KEY must be " + keys + "or batch, not '" + key + "'"};
   }
   if (!number(from, a) || !number(to, b) || !number(step, s) || s <= 0 || b < a) {
-    error = "--sweep: '" + spec + "' is not FROM..TO:STEP with FROM ≤ TO and a positive STEP in " +
-            key + " units";
-    return false;
+    return Error{"--sweep: '" + spec +
+                 "' is not FROM..TO:STEP with FROM ≤ TO and a positive STEP in " + key + " units"};
   }
   if ((b - a) / s > 1000) {
-    error = "--sweep: more than 1000 points";
-    return false;
+    return Error{"--sweep: more than 1000 points"};
   }
+  SweepSpec out{key, {}};
   for (double v = a; v <= b * (1 + 1e-12); v += s) {
     char text[64];
-    std::snprintf(text, sizeof text, "%.0f",
-                  v);  // base units (bytes, bytes/s, samples) read back by setTierField
-    values.emplace_back(text);
+    // Base units (bytes, bytes/s, samples), read back by setTierField.
+    std::snprintf(text, sizeof text, "%.0f", v);
+    out.values.emplace_back(text);
   }
-  return true;
+  return out;
 }
 
 int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
              const TierConfig& baseTiers, const std::string& spec,
              const std::optional<std::string>& out) {
-  std::string key, error;
-  std::vector<std::string> values;
-  if (!parseSweep(spec, key, values, error)) return usage(error);
+  auto parsed = parseSweep(spec);
+  if (!parsed) return usage(parsed.error());
+  const std::string& key = parsed->key;
+  const std::vector<std::string>& values = parsed->values;
   if (key == "batch" && !base.isModel())
     return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
   SweepTable sweep;

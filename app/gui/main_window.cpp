@@ -842,12 +842,12 @@ void MainWindow::stopCapture(bool terminateProgram) {
 #endif
 }
 
-QString MainWindow::exportTimelineImage(const QString& path) {
+Status MainWindow::exportTimelineImage(const QString& path) {
   SessionView* view = sessionView(tabs_->currentIndex());
-  if (!view) return tr("no session is open");
+  if (!view) return Error{tr("no session is open").toStdString()};
   ImageFormat format;
   if (!imageFormatFromName(path.section(QLatin1Char('.'), -1).toLower(), format))
-    return tr("%1: choose .png, .svg or .pdf").arg(path);
+    return Error{tr("%1: choose .png, .svg or .pdf").arg(path).toStdString()};
   TimelineCanvas* canvas = view->timeline();
   return exportPainting([canvas](QPainter& p, QSize s) { canvas->render(p, s); }, canvas->size(),
                         format, path, format == ImageFormat::Png ? 2.0 : 1.0,
@@ -860,8 +860,8 @@ void MainWindow::exportTimelineImageDialog() {
                                               QStringLiteral("timeline.png"),
                                               tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
   if (path.isEmpty()) return;
-  if (QString error = exportTimelineImage(path); !error.isEmpty())
-    showError(tr("Cannot export"), error);
+  if (Status st = exportTimelineImage(path); !st.ok())
+    showError(tr("Cannot export"), QString::fromStdString(st.error()));
   else
     statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
 }

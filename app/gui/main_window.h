@@ -51,7 +51,7 @@ class MainWindow : public QMainWindow {
   bool compareSessions(int tabA, int tabB);
   // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error
   // message or empty.
-  QString exportTimelineImage(const QString& path);
+  Status exportTimelineImage(const QString& path);
   // Writes the current tab's session (format by extension) off the GUI thread.
   void exportCurrent(const QString& path, const WriteOptions& options);
   void cancelLoads();

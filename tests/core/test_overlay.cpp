@@ -44,8 +44,8 @@ Fixture fixture() {
   f.mapping.totalNs = f.mapping.mappedNs = 400;
 
   f.w.name = "toy";
-  f.w.tensors = {{"w", GiB, true, TensorRole::Weight, "[16, 16]"},
-                 {"a", 2 * GiB, false, TensorRole::Activation}};
+  f.w.tensors = {{"w", GiB, true, TensorClass::Weight, "[16, 16]"},
+                 {"a", 2 * GiB, false, TensorClass::Activation}};
   f.w.kernels = {{"fwd", 100, {0}, {1}, 0, "forward/L1"},
                  {"mid", 200, {}, {}, 0, "forward/L2"},
                  {"bwd", 100, {0, 1}, {}, 0, "backward/L1"}};
@@ -227,7 +227,7 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
 TEST(Overlay, FilterSortAndErrors) {
   Fixture f = fixture();
   OverlayOptions weights;
-  weights.roles = {TensorRole::Weight};
+  weights.classes = {TensorClass::Weight};
   auto o = buildOverlay(f.measured, f.mapping, f.w, f.r, f.tiers, weights);
   ASSERT_TRUE(o.ok()) << o.error();
   EXPECT_NE(rowNamed(*o->rows, "Tensors (1 of 2)"), size_t{kNone});

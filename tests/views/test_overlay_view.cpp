@@ -6,11 +6,13 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QtTest>
 
 #include "io/atomic_file.h"
@@ -125,8 +127,21 @@ class TestOverlayView : public QObject {
     // kernels of its layer); a click on a tensor lane outlines the kernels that use it.
     const Session& o = *canvas->session();
     const Track* transfers = small[in].lanes[0][0].track;
-    canvas->select(static_cast<uint32_t>(transfers - o.tracks.data()), 0);
+    const auto transferTrack = static_cast<uint32_t>(transfers - o.tracks.data());
+    canvas->select(transferTrack, 0);
     QVERIFY(!canvas->tied().empty());
+    // Hovering it: the row's registered extension (views/timeline/row_extensions) explains it.
+    canvas->centerOn(transferTrack, 0);
+    QPoint at;
+    for (int y = TimelineCanvas::kRulerHeight; y < canvas->height() && at.isNull(); ++y) {
+      QPoint p(TimelineCanvas::kGutter + canvas->canvasWidth() / 2, y);
+      if (canvas->hitAt(p).track == transferTrack) at = p;
+    }
+    QVERIFY2(!at.isNull(), "the transfer is not under the middle of the canvas");
+    QHelpEvent help(QEvent::ToolTip, at, canvas->mapToGlobal(at));
+    QApplication::sendEvent(canvas, &help);
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("host → GPU (simulated)")),
+             qPrintable(QToolTip::text()));
     size_t tensor = rowNamed(small, "features.0.weight");
     QVERIFY(tensor != static_cast<size_t>(kNone));
     QCOMPARE(small[tensor].extension, std::string(ts::memsim::kTensorRow));
@@ -136,11 +151,11 @@ class TestOverlayView : public QObject {
             3);  // its forward, its gradient, its update, measured conv kernels
 
     // The filter: weights only.
-    for (memsim::TensorRole role :
-         {memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
-          memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
-      const QSignalBlocker block(pane->roleBox(role));
-      pane->roleBox(role)->setChecked(false);
+    for (memsim::TensorClass role :
+         {memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
+          memsim::TensorClass::OptimizerState, memsim::TensorClass::Other}) {
+      const QSignalBlocker block(pane->classBox(role));
+      pane->classBox(role)->setChecked(false);
     }
     pane->simulate();
     QVERIFY(updated.wait(30000));

@@ -24,11 +24,10 @@ bool imageFormatFromName(const QString& name, ImageFormat& out) {
   return true;
 }
 
-QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
-                       ImageFormat format, const QString& path, double scale,
-                       const QString& title) {
+Status exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
+                      ImageFormat format, const QString& path, double scale, const QString& title) {
   if (size.width() < 16 || size.height() < 16)
-    return QObject::tr("%1: the image is too small").arg(path);
+    return Error{QObject::tr("%1: the image is too small").arg(path).toStdString()};
   Status st = writeFileAtomically(path.toStdString(), [&](const std::string& temp) -> Status {
     const QString file = QString::fromStdString(temp);
     switch (format) {
@@ -72,25 +71,25 @@ QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize
     }
     return {};
   });
-  return st ? QString() : QString::fromStdString(st.error());
+  return st;
 }
 
-QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
-                    double scale) {
+Status exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
+                   double scale) {
   // A chart draws through a scene; it goes back to its owner afterwards.
   QGraphicsScene scene;
   QGraphicsScene* previous = chart->scene();
   if (previous) previous->removeItem(chart);
   scene.addItem(chart);
   chart->setGeometry(0, 0, size.width(), size.height());
-  QString error = exportPainting(
+  Status st = exportPainting(
       [&](QPainter& p, QSize s) {
         scene.render(&p, QRectF(0, 0, s.width(), s.height()), QRectF(0, 0, s.width(), s.height()));
       },
       size, format, path, scale, chart->title());
   scene.removeItem(chart);
   if (previous) previous->addItem(chart);
-  return error;
+  return st;
 }
 
 }  // namespace ts

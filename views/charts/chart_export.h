@@ -6,6 +6,8 @@
 #include <QString>
 #include <functional>
 
+#include "util/result.h"
+
 class QChart;
 class QPainter;
 
@@ -15,13 +17,13 @@ enum class ImageFormat { Png, Svg, Pdf };
 bool imageFormatFromName(const QString& name, ImageFormat& out);  // "png", "svg", "pdf"
 
 // Draws with `paint(painter, size)` into a file of `size` logical pixels (PNG: times `scale`).
-// Written atomically; returns an error message or an empty string.
-QString exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
-                       ImageFormat format, const QString& path, double scale = 1.0,
-                       const QString& title = {});
+// Written atomically; the error names the file.
+Status exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,
+                      ImageFormat format, const QString& path, double scale = 1.0,
+                      const QString& title = {});
 
 // A chart drawn at `size` (it is resized to fit).
-QString exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
-                    double scale = 1.0);
+Status exportChart(QChart* chart, QSize size, ImageFormat format, const QString& path,
+                   double scale = 1.0);
 
 }  // namespace ts

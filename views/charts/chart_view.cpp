@@ -23,10 +23,11 @@ void ChartView::replaceChart(QChart* chart) {
   delete old;
 }
 
-QString ChartView::exportTo(const QString& path, double scale) const {
+Status ChartView::exportTo(const QString& path, double scale) const {
   ImageFormat format;
   QString ext = path.section(QLatin1Char('.'), -1).toLower();
-  if (!imageFormatFromName(ext, format)) return tr("%1: choose .png, .svg or .pdf").arg(path);
+  if (!imageFormatFromName(ext, format))
+    return Error{tr("%1: choose .png, .svg or .pdf").arg(path).toStdString()};
   return exportChart(chart(), size(), format, path, scale);
 }
 
@@ -39,10 +40,8 @@ void ChartView::contextMenu(const QPoint& at) {
             QStringLiteral(".png"),
         tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
-    if (QString error = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0);
-        !error.isEmpty()) {
-      QMessageBox::warning(this, tr("Export failed"), error);
-    }
+    if (Status st = exportTo(path, path.endsWith(QLatin1String(".png")) ? 2.0 : 1.0); !st.ok())
+      QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(st.error()));
   });
   menu.addAction(tr("Copy image"), this, [this] { QApplication::clipboard()->setPixmap(grab()); });
   menu.exec(mapToGlobal(at));

@@ -4,6 +4,8 @@
 
 #include <QChartView>
 
+#include "util/result.h"
+
 namespace ts {
 
 class ChartView : public QChartView {
@@ -13,7 +15,7 @@ class ChartView : public QChartView {
   // Takes the chart and deletes the one shown before.
   void replaceChart(QChart* chart);
   // Writes the chart (format by extension: .png, .svg, .pdf): an error message or empty.
-  QString exportTo(const QString& path, double scale = 1.0) const;
+  Status exportTo(const QString& path, double scale = 1.0) const;
   QString suggestedName;  // the file name the export dialog proposes, without extension
 
  private:

@@ -118,7 +118,7 @@ bool ChartsPane::showSimulationChart(const QString& name) {
   return true;
 }
 
-QString ChartsPane::exportTo(const QString& path, double scale) const {
+Status ChartsPane::exportTo(const QString& path, double scale) const {
   return view_->exportTo(path, scale);
 }
 

@@ -32,7 +32,7 @@ class ChartsPane : public QWidget {
   ChartView* view() const { return view_; }
   bool busy() const { return job_.busy(); }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
-  QString exportTo(const QString& path, double scale = 1.0) const;
+  Status exportTo(const QString& path, double scale = 1.0) const;
 
  signals:
   void updated();  // a new chart is shown

@@ -127,28 +127,28 @@ void ModelView::recompute() {
   });
 }
 
-QString ModelView::exportAstra(const QString& path, const QString& parallelism, int npus,
-                               bool weightsOnly) const {
-  if (!graph_) return tr("the model is not loaded");
+Status ModelView::exportAstra(const QString& path, const QString& parallelism, int npus,
+                              bool weightsOnly) const {
+  if (!graph_) return Error{tr("the model is not loaded").toStdString()};
   model::AstraOptions a;
   auto p = model::parallelismFromString(parallelism.toStdString());
-  if (!p) return tr("unknown parallelism %1").arg(parallelism);
+  if (!p) return Error{tr("unknown parallelism %1").arg(parallelism).toStdString()};
   a.parallelism = *p;
   a.npus = npus;
   a.weightsOnly = weightsOnly;
-  auto text = model::astraText(*graph_, model::expandTrainingStep(*graph_, stepOptions()), a);
-  if (!text) return QString::fromStdString(text.error());
-  Status st = writeBytesAtomically(path.toStdString(), *text);
-  return st ? QString() : QString::fromStdString(st.error());
+  TS_ASSIGN_OR_RETURN(
+      const std::string text,
+      model::astraText(*graph_, model::expandTrainingStep(*graph_, stepOptions()), a));
+  return writeBytesAtomically(path.toStdString(), text);
 }
 
-QString ModelView::exportChakra(const QString& prefix, int npus, bool weightsOnly) const {
-  if (!graph_) return tr("the model is not loaded");
+Status ModelView::exportChakra(const QString& prefix, int npus, bool weightsOnly) const {
+  if (!graph_) return Error{tr("the model is not loaded").toStdString()};
   auto layers = model::modelLayers(*graph_, model::expandTrainingStep(*graph_, stepOptions()));
-  if (layers.empty()) return tr("the model has no layer with weights");
-  auto written = model::writeChakra(model::chakraDataParallel(layers, weightsOnly),
-                                    prefix.toStdString(), npus);
-  return written ? QString() : QString::fromStdString(written.error());
+  if (layers.empty()) return Error{tr("the model has no layer with weights").toStdString()};
+  TS_RETURN_IF_ERROR(model::writeChakra(model::chakraDataParallel(layers, weightsOnly),
+                                        prefix.toStdString(), npus));
+  return {};
 }
 
 void ModelView::exportDialog(bool chakra) {
@@ -173,19 +173,19 @@ void ModelView::exportDialog(bool chakra) {
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() != QDialog::Accepted) return;
   QString base = QFileInfo(path_).completeBaseName();
-  QString error;
+  Status st;
   if (chakra) {
     QString prefix = QFileDialog::getSaveFileName(
         this, tr("Chakra traces: file prefix (PREFIX.<npu>.et)"), base);
     if (prefix.isEmpty()) return;
-    error = exportChakra(prefix, npus->value(), weightsOnly->isChecked());
+    st = exportChakra(prefix, npus->value(), weightsOnly->isChecked());
   } else {
     QString file = QFileDialog::getSaveFileName(this, tr("ASTRA-sim workload"),
                                                 base + QStringLiteral(".txt"), tr("Text (*.txt)"));
     if (file.isEmpty()) return;
-    error = exportAstra(file, parallel->currentText(), npus->value(), weightsOnly->isChecked());
+    st = exportAstra(file, parallel->currentText(), npus->value(), weightsOnly->isChecked());
   }
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+  if (!st.ok()) QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(st.error()));
 }
 
 }  // namespace ts

@@ -36,9 +36,9 @@ class ModelView : public QWidget {
   void setBatch(int batch);
   void setDevice(const QString& preset);
   // ASTRA-sim text / Chakra traces of the current model and settings; an error message or empty.
-  QString exportAstra(const QString& path, const QString& parallelism, int npus,
-                      bool weightsOnly) const;
-  QString exportChakra(const QString& prefix, int npus, bool weightsOnly) const;
+  Status exportAstra(const QString& path, const QString& parallelism, int npus,
+                     bool weightsOnly) const;
+  Status exportChakra(const QString& prefix, int npus, bool weightsOnly) const;
 
  signals:
   void updated();  // new tables are shown (or the model failed to load: see error())

@@ -105,7 +105,7 @@ QSortFilterProxyModel* StatsPane::proxy() const {
 StatsTable StatsPane::shownTable(bool selectedOnly) const {
   return table_->shownTable(selectedOnly);
 }
-QString StatsPane::exportTo(const QString& path) const {
+Status StatsPane::exportTo(const QString& path) const {
   return table_->exportTo(path);
 }
 

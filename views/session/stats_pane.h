@@ -11,6 +11,7 @@
 
 #include "analysis/stats_reports.h"
 #include "session/session.h"
+#include "util/result.h"
 #include "views/jobs/job_runner.h"
 
 class QCheckBox;
@@ -43,7 +44,7 @@ class StatsPane : public QWidget {
   // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
   StatsTable shownTable(bool selectedOnly = false) const;
   // Writes the shown table as CSV or JSON (by extension), atomically; an error message or empty.
-  QString exportTo(const QString& path) const;
+  Status exportTo(const QString& path) const;
 
  signals:
   void updated();  // a new table is in the model

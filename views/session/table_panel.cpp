@@ -104,12 +104,11 @@ void TablePanel::copyRows() {
   QGuiApplication::clipboard()->setText(QString::fromStdString(statsToCsv(shownTable(true))));
 }
 
-QString TablePanel::exportTo(const QString& path) const {
+Status TablePanel::exportTo(const QString& path) const {
   StatsTable table = shownTable();
   const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
   std::string text = json ? statsToJson({table}) : statsToCsv(table);
-  Status st = writeBytesAtomically(path.toStdString(), text);
-  return st ? QString() : QString::fromStdString(st.error());
+  return writeBytesAtomically(path.toStdString(), text);
 }
 
 void TablePanel::exportDialog() {
@@ -118,8 +117,8 @@ void TablePanel::exportDialog() {
   QString path = QFileDialog::getSaveFileName(
       this, tr("Export table"), name + QStringLiteral(".csv"), tr("CSV (*.csv);;JSON (*.json)"));
   if (path.isEmpty()) return;
-  if (QString error = exportTo(path); !error.isEmpty())
-    QMessageBox::warning(this, tr("Export failed"), error);
+  if (Status st = exportTo(path); !st.ok())
+    QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(st.error()));
 }
 
 }  // namespace ts

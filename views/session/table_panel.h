@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "analysis/stats_table.h"
+#include "util/result.h"
 
 class QHBoxLayout;
 class QLabel;
@@ -30,7 +31,7 @@ class TablePanel : public QWidget {
   // The table as shown (filtered, in view order); `selectedOnly` keeps the selected rows.
   StatsTable shownTable(bool selectedOnly = false) const;
   // Writes the shown rows as CSV or JSON (by extension), atomically: an error message or empty.
-  QString exportTo(const QString& path) const;
+  Status exportTo(const QString& path) const;
   // Widgets placed before the filter (report choosers and the like).
   void addControl(QWidget* control);
   void setNotes(const QString& notes);

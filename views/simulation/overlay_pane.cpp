@@ -113,12 +113,12 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   // How to draw it, and what to do with it.
   auto* draw = new QHBoxLayout;
   draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
-  for (memsim::TensorRole role :
-       {memsim::TensorRole::Weight, memsim::TensorRole::Activation, memsim::TensorRole::Gradient,
-        memsim::TensorRole::OptimizerState, memsim::TensorRole::Other}) {
+  for (memsim::TensorClass role :
+       {memsim::TensorClass::Weight, memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
+        memsim::TensorClass::OptimizerState, memsim::TensorClass::Other}) {
     auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
     box->setChecked(true);
-    roles_.emplace_back(role, box);
+    classes_.emplace_back(role, box);
     draw->addWidget(box);
     connect(box, &QCheckBox::toggled, this, &OverlayPane::simulate);
   }
@@ -227,8 +227,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   simulate();
 }
 
-QCheckBox* OverlayPane::roleBox(memsim::TensorRole role) const {
-  for (const auto& [r, box] : roles_) {
+QCheckBox* OverlayPane::classBox(memsim::TensorClass role) const {
+  for (const auto& [r, box] : classes_) {
     if (r == role) return box;
   }
   return nullptr;
@@ -246,7 +246,7 @@ void OverlayPane::applyPreset(const QString& name) {
 }
 
 // The fields on top of the preset; an error names the field.
-bool OverlayPane::readControls(QString& error) {
+Status OverlayPane::readControls() {
   auto preset = memsim::tierPreset(preset_->currentText().toStdString());
   memsim::TierConfig tiers = preset ? *preset : request_.tiers;
   const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_},
@@ -254,28 +254,20 @@ bool OverlayPane::readControls(QString& error) {
                                                        {"ssd", ssd_},
                                                        {"pcie-bw", pcie_},
                                                        {"ssd-bw", ssdBw_}};
-  for (auto [key, edit] : fields) {
-    if (Status s = memsim::setTierField(tiers, key, edit->text().trimmed().toStdString());
-        !s.ok()) {
-      error = QString::fromStdString(s.error());
-      return false;
-    }
-  }
-  if (Status s = tiers.validate(); !s.ok()) {
-    error = QString::fromStdString(s.error());
-    return false;
-  }
+  for (auto [key, edit] : fields)
+    TS_RETURN_IF_ERROR(memsim::setTierField(tiers, key, edit->text().trimmed().toStdString()));
+  TS_RETURN_IF_ERROR(tiers.validate());
   request_.tiers = tiers;
   request_.policy =
       memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
   request_.source.batch = batch_->value();
   request_.options.sort = sort_->currentIndex() == 1 ? memsim::OverlayOptions::SortBy::Size
                                                      : memsim::OverlayOptions::SortBy::Birth;
-  request_.options.roles.clear();
-  for (const auto& [role, box] : roles_) {
-    if (box->isChecked()) request_.options.roles.push_back(role);
+  request_.options.classes.clear();
+  for (const auto& [role, box] : classes_) {
+    if (box->isChecked()) request_.options.classes.push_back(role);
   }
-  return true;
+  return {};
 }
 
 void OverlayPane::assign(const QStringList& names, const QString& group) {
@@ -289,9 +281,8 @@ void OverlayPane::assign(const QStringList& names, const QString& group) {
 }
 
 void OverlayPane::simulate() {
-  QString error;
-  if (!readControls(error)) {
-    stage_->setText(tr("Cannot simulate: %1").arg(error));
+  if (Status st = readControls(); !st.ok()) {
+    stage_->setText(tr("Cannot simulate: %1").arg(QString::fromStdString(st.error())));
     return;
   }
   progress_->show();

@@ -63,7 +63,7 @@ class OverlayPane : public QWidget {
   QLabel* summary() const { return summary_; }
   QLabel* stage() const { return stage_; }
   QComboBox* sort() const { return sort_; }
-  QCheckBox* roleBox(memsim::TensorRole role) const;
+  QCheckBox* classBox(memsim::TensorClass role) const;
   TablePanel* mappingTable() const { return mapping_; }
   TablePanel* kernelTable() const { return kernels_; }
   TablePanel* layerTable() const { return layers_; }
@@ -76,7 +76,7 @@ class OverlayPane : public QWidget {
   void removeRequested();   // the overlay off the timeline
 
  private:
-  bool readControls(QString& error);
+  Status readControls();  // the controls into the request; the error names the field
   void present(std::shared_ptr<const memsim::OverlayRun> run);
   void showGpu();
   void applyPreset(const QString& name);
@@ -94,7 +94,7 @@ class OverlayPane : public QWidget {
   QLineEdit* ssdBw_ = nullptr;
   QSpinBox* batch_ = nullptr;
   QComboBox* sort_ = nullptr;
-  std::vector<std::pair<memsim::TensorRole, QCheckBox*>> roles_;
+  std::vector<std::pair<memsim::TensorClass, QCheckBox*>> classes_;
   QProgressBar* progress_ = nullptr;
   QLabel* stage_ = nullptr;
   QLabel* summary_ = nullptr;

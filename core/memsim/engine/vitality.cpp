@@ -4,26 +4,26 @@
 
 namespace ts::memsim {
 
-const char* toString(TensorRole r) {
+const char* toString(TensorClass r) {
   switch (r) {
-    case TensorRole::Weight:
+    case TensorClass::Weight:
       return "weight";
-    case TensorRole::Activation:
+    case TensorClass::Activation:
       return "activation";
-    case TensorRole::Gradient:
+    case TensorClass::Gradient:
       return "gradient";
-    case TensorRole::OptimizerState:
+    case TensorClass::OptimizerState:
       return "optimizer state";
-    case TensorRole::Other:
+    case TensorClass::Other:
       break;
   }
   return "other";
 }
 
-std::vector<TensorRole> allTensorRoles() {
-  std::vector<TensorRole> all;
-  for (int r = 0; r <= static_cast<int>(TensorRole::OptimizerState); ++r)
-    all.push_back(static_cast<TensorRole>(r));
+std::vector<TensorClass> allTensorClasses() {
+  std::vector<TensorClass> all;
+  for (int r = 0; r <= static_cast<int>(TensorClass::OptimizerState); ++r)
+    all.push_back(static_cast<TensorClass>(r));
   return all;
 }
 

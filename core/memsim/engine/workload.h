@@ -11,17 +11,19 @@
 
 namespace ts::memsim {
 
-// What a tensor is, for filtering the timeline's tensor lanes (G10 workloads know only weights).
-enum class TensorRole : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
+// What a tensor is, coarsely: the model's roles (model::TensorRole) grouped as the timeline's
+// tensor lanes filter them (both gradients are "gradient"; inputs are activations). G10
+// workloads know only weights; their other tensors are Other.
+enum class TensorClass : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
 const char* toString(
-    TensorRole r);  // "other", "weight", "activation", "gradient", "optimizer state"
-std::vector<TensorRole> allTensorRoles();
+    TensorClass r);  // "other", "weight", "activation", "gradient", "optimizer state"
+std::vector<TensorClass> allTensorClasses();
 
 struct SimTensor {
   std::string name;
   int64_t bytes = 0;
   bool global = false;  // lives across iterations (weights, optimizer state): its idle time wraps
-  TensorRole role = TensorRole::Other;
+  TensorClass kind = TensorClass::Other;
   std::string shape = {};  // "[32, 64, 55, 55]" when known
 };
 

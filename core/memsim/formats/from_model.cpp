@@ -14,18 +14,18 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
     w.tensors.push_back({t.name, t.bytes, global});
     switch (t.role) {
       case model::TensorRole::Weight:
-        w.tensors.back().role = TensorRole::Weight;
+        w.tensors.back().kind = TensorClass::Weight;
         break;
       case model::TensorRole::WeightGradient:
       case model::TensorRole::ActivationGradient:
-        w.tensors.back().role = TensorRole::Gradient;
+        w.tensors.back().kind = TensorClass::Gradient;
         break;
       case model::TensorRole::OptimizerState:
-        w.tensors.back().role = TensorRole::OptimizerState;
+        w.tensors.back().kind = TensorClass::OptimizerState;
         break;
       case model::TensorRole::Input:
       case model::TensorRole::Activation:
-        w.tensors.back().role = TensorRole::Activation;
+        w.tensors.back().kind = TensorClass::Activation;
         break;
       case model::TensorRole::Workspace:
         break;

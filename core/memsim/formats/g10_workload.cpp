@@ -81,7 +81,7 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
       return Error{where(tensorsPath, i) + "tensor" + std::to_string(t.id) + " is defined twice"};
     }
     g.workload.tensors.push_back({"tensor" + std::to_string(t.id), t.bytes, t.weight});
-    if (t.weight) g.workload.tensors.back().role = TensorRole::Weight;
+    if (t.weight) g.workload.tensors.back().kind = TensorClass::Weight;
     g.tensorIds.push_back(t.id);
   }
 

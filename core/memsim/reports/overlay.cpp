@@ -270,8 +270,8 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
   std::map<std::string, int> firstBirth;
   size_t shown = 0;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
-    if (std::find(options.roles.begin(), options.roles.end(), w.tensors[t].role) ==
-        options.roles.end())
+    if (std::find(options.classes.begin(), options.classes.end(), w.tensors[t].kind) ==
+        options.classes.end())
       continue;
     if (tensorSpans[t].empty()) continue;
     std::string layer = layerOf(lives[t].birth);
@@ -306,7 +306,7 @@ size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay:
     for (int t : list) {
       const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
       const TensorLife& life = lives[static_cast<size_t>(t)];
-      std::string info = tensor.name + "\n" + toString(tensor.role) +
+      std::string info = tensor.name + "\n" + toString(tensor.kind) +
                          (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " +
                          formatBytes(tensor.bytes);
       auto kernelName = [&](int k) {

@@ -21,7 +21,7 @@ namespace ts::memsim {
 struct OverlayOptions {
   enum class SortBy { Birth, Size };
   SortBy sort = SortBy::Birth;
-  std::vector<TensorRole> roles = allTensorRoles();  // tensors shown
+  std::vector<TensorClass> classes = allTensorClasses();  // tensors shown
 };
 
 // Categories of the overlay's range events (the canvas colours by them).
