@@ -1,4 +1,4 @@
-#include "cupti_decoder.h"
+#include "capture/cupti_decoder.h"
 
 #include <cstdio>
 

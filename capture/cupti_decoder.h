@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "wire_format.h"
+#include "capture/wire_format.h"
 
 namespace ts::capture {
 

@@ -1,4 +1,4 @@
-#include "launcher.h"
+#include "capture/launcher.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -15,10 +15,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "capture/record_sink.h"
+#include "capture/wire_format.h"
 #include "io/open_session.h"
-#include "record_sink.h"
 #include "util/version.h"
-#include "wire_format.h"
 
 namespace ts::capture {
 

@@ -1,4 +1,4 @@
-#include "record_sink.h"
+#include "capture/record_sink.h"
 
 #include <cxxabi.h>
 

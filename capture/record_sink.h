@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "capture/wire_format.h"
 #include "session/session.h"
 #include "util/result.h"
-#include "wire_format.h"
 
 namespace ts::capture {
 

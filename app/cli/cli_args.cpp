@@ -1,4 +1,4 @@
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <set>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "util/format.h"
 
 #ifdef TSCOPE_HAVE_CAPTURE
-#include "capture_kinds.h"
-#include "launcher.h"
+#include "capture/capture_kinds.h"
+#include "capture/launcher.h"
 #endif
 
 namespace ts::cli {

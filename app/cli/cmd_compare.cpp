@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "analysis/session_compare.h"
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "memsim/reports/layer_compare.h"
 

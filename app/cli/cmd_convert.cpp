@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 
 namespace ts::cli {

@@ -2,6 +2,7 @@
 // display (Qt's offscreen platform). Built with the GUI libraries.
 #include <QApplication>
 #include <QChart>
+#include <QGuiApplication>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/formats/sim_session.h"
@@ -20,7 +21,7 @@
 #include "views/charts/chart_export.h"
 #include "views/charts/session_charts.h"
 #include "views/charts/sim_charts.h"
-#include "views/timeline/timeline_canvas.h"
+#include "views/timeline/timeline_painter.h"
 
 namespace ts::cli {
 
@@ -177,19 +178,23 @@ Status exportTimeline(const SessionPtr& run, std::optional<memsim::OverlayReques
     shown = simulated.overlay.session;
     rows = simulated.overlay.rows;
   }
-  TimelineCanvas canvas(shown, rows);
-  if (unfold) {
-    for (size_t i = 0; i < canvas.rows().size(); ++i) canvas.setRowCollapsed(i, false);
-  }
-  canvas.resize(image.size);
+  // The painter the GUI's canvas draws with, on a view set up as the canvas would show it.
+  TimelineView view;
+  const int width = std::max(1, image.size.width() - kTimelineGutter);
+  view.reset(shown, rows, width);
+  if (unfold) view.collapsed.assign(view.collapsed.size(), false);
   if (range.start != std::numeric_limits<TimeNs>::min() ||
       range.end != std::numeric_limits<TimeNs>::max()) {
-    canvas.zoomTo(std::max(range.start, run->startTime()), std::min(range.end, run->endTime()));
+    view.axis.fit(std::max(range.start, run->startTime()), std::min(range.end, run->endTime()),
+                  width);
   } else {
-    canvas.fitAll();
+    view.fitAll(width);
   }
-  return exportPainting([&](QPainter& p, QSize sz) { canvas.render(p, sz); }, image.size,
-                        image.format, image.path, image.scale, QStringLiteral("Timeline"));
+  TimelinePainter painter;
+  const QPalette colours = QGuiApplication::palette();
+  return exportPainting([&](QPainter& p, QSize sz) { painter.paint(p, sz, view, colours); },
+                        image.size, image.format, image.path, image.scale,
+                        QStringLiteral("Timeline"));
 }
 
 }  // namespace

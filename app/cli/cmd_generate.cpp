@@ -1,7 +1,7 @@
 // tensorscope-cli generate: deterministic synthetic sessions for tests and benchmarks.
 #include <cstdio>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "synth/synthetic_session.h"
 #include "util/format.h"

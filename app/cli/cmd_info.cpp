@@ -1,7 +1,7 @@
 // tensorscope-cli info: what a session holds.
 #include <cstdio>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "session/session_summary.h"
 #include "util/format.h"

@@ -1,7 +1,7 @@
 // tensorscope-cli model: ONNX models — their layer table, a summary, and the built-in zoo.
 #include <cstdio>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "model/astra_workload.h"

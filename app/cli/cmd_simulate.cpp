@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "analysis/stats_reports.h"
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "util/format.h"
 

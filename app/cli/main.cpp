@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "app/cli/cli_args.h"
 #include "util/version.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "capture_dialog.h"
+#include "app/gui/capture_dialog.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -13,7 +13,7 @@
 #include <QProcess>
 #include <QPushButton>
 
-#include "capture_kinds.h"
+#include "capture/capture_kinds.h"
 
 namespace ts {
 

@@ -4,7 +4,7 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "main_window.h"
+#include "app/gui/main_window.h"
 #include "util/version.h"
 
 int main(int argc, char** argv) {

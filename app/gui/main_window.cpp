@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/gui/main_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -26,14 +26,14 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "capture_dialog.h"
+#include "app/gui/capture_dialog.h"
+#include "app/gui/open_ranks_dialog.h"
+#include "app/gui/shortcuts_dialog.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "memsim/formats/sim_session.h"
 #include "memsim/reports/mapping_report.h"
 #include "model/model_zoo.h"
-#include "open_ranks_dialog.h"
-#include "shortcuts_dialog.h"
 #include "util/format.h"
 #include "util/version.h"
 #include "views/charts/chart_export.h"

@@ -1,4 +1,4 @@
-#include "open_ranks_dialog.h"
+#include "app/gui/open_ranks_dialog.h"
 
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>

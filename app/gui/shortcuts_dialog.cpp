@@ -1,4 +1,4 @@
-#include "shortcuts_dialog.h"
+#include "app/gui/shortcuts_dialog.h"
 
 #include <QAction>
 #include <QDialogButtonBox>

@@ -1,4 +1,4 @@
-#include "cupti_api.h"
+#include "capture/injection/cupti_api.h"
 
 #include <dlfcn.h>
 

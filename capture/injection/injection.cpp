@@ -20,10 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include "capture_kinds.h"
-#include "cupti_api.h"
-#include "cupti_decoder.h"
-#include "wire_format.h"
+#include "capture/capture_kinds.h"
+#include "capture/cupti_decoder.h"
+#include "capture/injection/cupti_api.h"
+#include "capture/wire_format.h"
 
 namespace {
 

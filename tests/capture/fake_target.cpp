@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "wire_format.h"
+#include "capture/wire_format.h"
 
 namespace {
 

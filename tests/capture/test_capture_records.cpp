@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "cupti_decoder.h"
-#include "record_sink.h"
+#include "capture/cupti_decoder.h"
+#include "capture/record_sink.h"
 #include "session/session_summary.h"
 
 namespace ts::capture {

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <tuple>
 
+#include "capture/launcher.h"
 #include "command_test.h"
 #include "io/open_session.h"
-#include "launcher.h"
 #include "session/session_summary.h"
 
 namespace ts::capture {

@@ -6,8 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "capture_dialog.h"
-#include "main_window.h"
+#include "app/gui/capture_dialog.h"
+#include "app/gui/main_window.h"
 #include "session/session_summary.h"
 #include "views/session/session_view.h"
 

@@ -16,8 +16,8 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "app/gui/main_window.h"
 #include "io/open_session.h"
-#include "main_window.h"
 #include "memsim/engine/simulation.h"
 #include "views/charts/chart_export.h"
 #include "views/charts/chart_view.h"

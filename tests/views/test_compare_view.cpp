@@ -7,7 +7,7 @@
 #include <QTabWidget>
 #include <QtTest>
 
-#include "main_window.h"
+#include "app/gui/main_window.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/formats/from_model.h"
 #include "memsim/formats/sim_session.h"
@@ -82,6 +82,7 @@ class TestCompareView : public QObject {
     view.resize(1400, 1000);
     view.show();
     QVERIFY(view.layers());
+    QTRY_VERIFY(!view.layers()->model()->table().rows.empty());  // computed off the GUI thread
     const StatsTable& t = view.layers()->model()->table();
     QCOMPARE(t.text(0, 0), std::string("conv1 (forward)"));
     QCOMPARE(t.number(0, 1), 1'000'000.0);
@@ -90,7 +91,7 @@ class TestCompareView : public QObject {
     auto* policy = view.layers()->findChild<QComboBox*>();
     QVERIFY(policy);
     policy->setCurrentText(QStringLiteral("lru"));
-    QVERIFY(view.layers()->model()->table().number(0, 2) > 1'000'000.0);  // LRU stalls conv1
+    QTRY_VERIFY(view.layers()->model()->table().number(0, 2) > 1'000'000.0);  // LRU stalls conv1
     QVERIFY(view.layerChart()->chart()->title().contains(QStringLiteral("lru")));
     view.grab().save(QStringLiteral("compare-layers.png"));
     // Two captures have no Layers tab.

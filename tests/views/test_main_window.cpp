@@ -13,10 +13,10 @@
 #include <QTreeView>
 #include <QtTest>
 
-#include "main_window.h"
-#include "open_ranks_dialog.h"
+#include "app/gui/main_window.h"
+#include "app/gui/open_ranks_dialog.h"
+#include "app/gui/shortcuts_dialog.h"
 #include "session/session_summary.h"
-#include "shortcuts_dialog.h"
 #include "views/jobs/session_load_job.h"
 #include "views/session/session_tree_model.h"
 #include "views/session/session_view.h"

@@ -10,7 +10,7 @@
 #include <QtTest>
 #include <fstream>
 
-#include "main_window.h"
+#include "app/gui/main_window.h"
 #include "model/model_zoo.h"
 #include "views/models/model_view.h"
 #include "views/session/stats_table_model.h"

@@ -15,8 +15,8 @@
 #include <QToolTip>
 #include <QtTest>
 
+#include "app/gui/main_window.h"
 #include "io/atomic_file.h"
-#include "main_window.h"
 #include "memsim/reports/overlay.h"
 #include "model/model_zoo.h"
 #include "views/session/session_view.h"

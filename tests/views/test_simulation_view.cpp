@@ -10,8 +10,8 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "app/gui/main_window.h"
 #include "io/tscope_file.h"
-#include "main_window.h"
 #include "model/model_zoo.h"
 #include "session_fixture.h"
 #include "views/session/stats_table_model.h"
@@ -149,6 +149,7 @@ class TestSimulationView : public QObject {
     auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
     QVERIFY(compare);
     QVERIFY(compare->layers());
+    QTRY_VERIFY(!compare->layers()->model()->table().rows.empty());
     QCOMPARE(compare->layers()->model()->table().text(0, 0), std::string("conv1 (forward)"));
   }
 

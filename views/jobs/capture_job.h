@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "launcher.h"
+#include "capture/launcher.h"
 
 namespace ts {
 

@@ -35,9 +35,20 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
 
 CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const QString& nameB,
                          QWidget* parent)
-    : QWidget(parent), tables_(this, [this](std::pair<StatsTable, StatsTable> t) {
-        kernels_->setTable(std::move(t.first));
-        copies_->setTable(std::move(t.second));
+    : QWidget(parent),
+      tables_(this,
+              [this](std::pair<StatsTable, StatsTable> t) {
+                kernels_->setTable(std::move(t.first));
+                copies_->setTable(std::move(t.second));
+              }),
+      layerJob_(this, [this](Result<StatsTable> table) {
+        if (!table.ok()) {  // the run has no layer ranges, or the policy is gone: say so
+          layers_->setNotes(QString::fromStdString(table.error()));
+          return;
+        }
+        layerChart_->replaceChart(
+            makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
+        layers_->setTable(std::move(*table));
       }) {
   setObjectName(QStringLiteral("compareView"));
   auto* layout = new QVBoxLayout(this);
@@ -66,31 +77,32 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
 }
 
 void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b) {
-  // Either side may be the simulation.
+  // Either side may be the simulation; its provenance says which (no scan of either session).
   SessionPtr measured = a, simulated = b;
-  auto policies = memsim::readSimulatedSession(*simulated);
-  if (!policies.ok()) {
-    std::swap(measured, simulated);
-    policies = memsim::readSimulatedSession(*simulated);
+  if (!memsim::isSimulated(*simulated)) std::swap(measured, simulated);
+  if (!memsim::isSimulated(*simulated) || memsim::isSimulated(*measured)) return;
+  QStringList policies;
+  for (uint32_t r = 0; r < simulated->ranks.size(); ++r) {
+    if (auto p = memsim::simulatedPolicy(*simulated, r)) policies << QString::fromStdString(*p);
   }
-  if (!policies.ok() || policies->empty() || !memsim::compareLayers(*measured, *simulated, "").ok())
-    return;
+  if (policies.isEmpty()) return;
   auto* page = new QSplitter(Qt::Vertical, tabs);
   layers_ = new TablePanel(page);
   layerChart_ = new ChartView(page);
   layerChart_->suggestedName = QStringLiteral("sim_vs_measured");
   auto* policy = new QComboBox(layers_);
-  for (const memsim::SimulatedRun& r : *policies) policy->addItem(QString::fromStdString(r.policy));
+  policy->addItems(policies);
   layers_->addControl(policy);
   page->addWidget(layers_);
   page->addWidget(layerChart_);
   tabs->addTab(page, tr("Layers"));
+  // Both sessions' layer ranges are scanned: off the GUI thread.
   auto show = [this, measured, simulated, policy] {
-    auto table = memsim::compareLayers(*measured, *simulated, policy->currentText().toStdString());
-    if (!table.ok()) return;
-    layerChart_->replaceChart(
-        makeLayerComparisonChart(*table, palette().color(QPalette::Window).lightness() < 128));
-    layers_->setTable(std::move(*table));
+    layers_->setNotes(tr("Computing…"));
+    layerJob_.start(
+        [measured, simulated, name = policy->currentText().toStdString()](const Progress&) {
+          return memsim::compareLayers(*measured, *simulated, name);
+        });
   };
   connect(policy, &QComboBox::currentIndexChanged, this, show);
   show();

@@ -65,6 +65,7 @@ class CompareView : public QWidget {
   TimeNs originA_ = 0, originB_ = 0;  // the times that line up
   // The kernel and copy tables scan both sessions: computed off the GUI thread.
   JobRunner<std::pair<StatsTable, StatsTable>> tables_;
+  JobRunner<Result<StatsTable>> layerJob_;  // the Layers tab's table, per policy
 };
 
 }  // namespace ts

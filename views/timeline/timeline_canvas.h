@@ -17,16 +17,17 @@
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
 #include "timeline/zoom_history.h"
+#include "views/timeline/timeline_painter.h"
 
 namespace ts {
 
 class TimelineCanvas : public QWidget {
   Q_OBJECT
  public:
-  static constexpr int kGutter = 240;  // label column
-  static constexpr int kRulerHeight = 28;
-  static constexpr int kLaneHeight = 18;
-  static constexpr int kGroupHeight = 20;
+  static constexpr int kGutter = kTimelineGutter;  // label column
+  static constexpr int kRulerHeight = kTimelineRulerHeight;
+  static constexpr int kLaneHeight = kTimelineLaneHeight;
+  static constexpr int kGroupHeight = kTimelineGroupHeight;
 
   // `rows` may come prebuilt (the load job builds them off the GUI thread); else they are built
   // here.
@@ -36,8 +37,8 @@ class TimelineCanvas : public QWidget {
   // The canvas's keys and mouse gestures, for the shortcuts dialog: (action, keys).
   static QList<QPair<QString, QString>> navigationHelp();
 
-  const TimeAxis& axis() const { return axis_; }
-  const SessionPtr& session() const { return session_; }
+  const TimeAxis& axis() const { return view_.axis; }
+  const SessionPtr& session() const { return view_.session; }
   void setAxis(const TimeAxis& axis);
   void fitAll();
   // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().
@@ -49,18 +50,18 @@ class TimelineCanvas : public QWidget {
   void zoomToSelection();
   int canvasWidth() const { return std::max(1, width() - kGutter); }
 
-  struct Hit {
-    uint32_t row = kNone, track = kNone, event = kNone;
-  };
+  using Hit = TimelineHit;
   Hit hitAt(QPoint pos) const;
-  const Hit& selected() const { return selected_; }
+  const Hit& selected() const { return view_.selected; }
   // Events tied to the selection by a flow (the API call that launched it, the work it launched).
-  const std::vector<std::pair<uint32_t, uint32_t>>& linked() const { return linked_; }
+  const std::vector<std::pair<uint32_t, uint32_t>>& linked() const { return view_.linked; }
   // Events outlined because of the selection: the kernels that use a clicked tensor.
-  const std::vector<std::pair<uint32_t, uint32_t>>& highlighted() const { return highlighted_; }
+  const std::vector<std::pair<uint32_t, uint32_t>>& highlighted() const {
+    return view_.highlighted;
+  }
   // Events a simulation overlay ties to the selection (the kernel a transfer fed, the measured
   // kernels of a simulated kernel's layer), drawn as arrows from it.
-  const std::vector<std::pair<uint32_t, uint32_t>>& tied() const { return tied_; }
+  const std::vector<std::pair<uint32_t, uint32_t>>& tied() const { return view_.tied; }
   // Another session and layout for the same run (a simulation overlaid on it): the view, the
   // folding of rows with the same path and the selection's time stay.
   void setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows);
@@ -68,21 +69,21 @@ class TimelineCanvas : public QWidget {
   // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
   // row scrolled into sight.
   void centerOn(uint32_t track, uint32_t event);
-  std::optional<std::pair<TimeNs, TimeNs>> selection() const { return selection_; }
+  std::optional<std::pair<TimeNs, TimeNs>> selection() const { return view_.selection; }
   // The summary line of the selected range ("2.1 ms · 14 kernels · GPU 0 busy 83 % · ...").
-  QString selectionSummary() const { return selectionSummary_; }
+  QString selectionSummary() const { return view_.selectionSummary; }
   void setRowCollapsed(size_t row, bool collapsed);
   // Arranging rows: hide one (with what it groups), move it among its siblings, show all again.
   // With a persistence key (the session's files), the arrangement is saved and restored.
   void setRowHidden(size_t row, bool hidden);
-  bool rowHidden(size_t row) const { return hidden_[row]; }
+  bool rowHidden(size_t row) const { return view_.hidden[row]; }
   void moveRow(size_t row, int delta);  // -1 up, +1 down among siblings
   void showAllRows();
-  const std::vector<size_t>& rowOrder() const { return order_; }
+  const std::vector<size_t>& rowOrder() const { return view_.order; }
   void setPersistenceKey(const QString& key);
-  bool rowCollapsed(size_t row) const { return collapsed_[row]; }
-  const TimelineRows& rows() const { return *rows_; }
-  const std::shared_ptr<const TimelineRows>& rowsPtr() const { return rows_; }
+  bool rowCollapsed(size_t row) const { return view_.collapsed[row]; }
+  const TimelineRows& rows() const { return *view_.rows; }
+  const std::shared_ptr<const TimelineRows>& rowsPtr() const { return view_.rows; }
 
   // Draws the whole canvas with `painter` at `size` (the widget paints itself with it; tests and
   // the frame benchmark draw into a QImage).
@@ -109,56 +110,17 @@ class TimelineCanvas : public QWidget {
   bool event(QEvent* event) override;  // tooltips
 
  private:
-  struct VisibleRow {
-    size_t row;
-    int y, height;
-  };
-  std::vector<VisibleRow> layoutRows() const;
-  // What one frame draws with, taken once at its start; then one drawer per part of the canvas.
-  struct Frame {
-    QSize size;
-    int width = 0;  // of the event area, right of the label column
-    QPalette pal;
-    QColor base, text, alternate, mid, stripe;
-    QFont font;
-  };
-  Frame beginFrame(QPainter& p, QSize size);
-  int drawRowLabel(QPainter& p, const Frame& f, const VisibleRow& vr, size_t index);
-  void drawCounterRow(QPainter& p, const Frame& f, const VisibleRow& vr, const TimelineRow& row,
-                      int indent);
-  void drawLaneRow(QPainter& p, const Frame& f, const VisibleRow& vr, const TimelineRow& row);
-  void drawTies(QPainter& p, const Frame& f);  // the selection's flows, ties and outlines
-  void drawRuler(QPainter& p, const Frame& f);
-  void drawSelectedRange(QPainter& p, const Frame& f);
-  int rowHeight(const TimelineRow& row) const;
   void pushHistory();
   // Back or forward: the view moves from one stack to the other.
   void showFromHistory(std::optional<TimeAxis> axis);
-  QRgb eventColor(const Track& track, uint32_t event) const;
   QString tooltipFor(const Hit& hit) const;
-  // A name as drawn inside a box of `width` pixels: converted and measured once per name, then
-  // cut by an estimate (eliding exactly costs more than the box).
-  QString label(StringId name, const QFontMetrics& fm, int width);
 
-  SessionPtr session_;
-  std::shared_ptr<const TimelineRows> rows_;
-  std::vector<bool> collapsed_;
-  std::vector<bool> hidden_;
-  std::vector<size_t>
-      order_;  // display order of rows (blocks of a row and its descendants move together)
+  TimelineView view_;  // what is shown; the painter draws it
+  TimelinePainter painter_;
   QString persistenceKey_;
   std::string rowPath(size_t row) const;  // "GPU 0: A100/Stream 7": stable across reopening
   void saveArrangement() const;
   void loadArrangement();
-  TimeAxis axis_;
-  int scrollY_ = 0;
-  Hit selected_;
-  std::vector<std::pair<uint32_t, uint32_t>> linked_;
-  // Where an event is drawn now (the first visible row and lane showing it), for flow arrows.
-  std::optional<QPointF> screenPosition(uint32_t track, uint32_t event, bool atEnd) const;
-  std::optional<std::pair<TimeNs, TimeNs>> selection_;
-  QString selectionSummary_;
-  double cursorX_ = -1;  // canvas x of the mouse, for the time readout; -1 when outside
   void summarizeSelection();
   ZoomHistory history_;  // Alt+Left, Alt+Right
   // Drag state.
@@ -166,22 +128,7 @@ class TimelineCanvas : public QWidget {
   QPoint dragFrom_;
   TimeAxis dragAxis_;
   TimeNs selectFrom_ = 0;
-  LaneDraw scratch_;  // reused every frame: no allocation per lane
-  std::vector<CounterColumn> counterScratch_;
-  std::vector<ColouredRun> laneRuns_;
-  std::vector<std::pair<const Track*, DrawBox>> laneBoxes_;
-  bool navigated_ = false;
-  bool dark_ = false;  // the palette is dark (set at the start of each frame)
-  struct Label {
-    QString text;
-    int width;
-  };
-  std::unordered_map<StringId, Label> labels_;
-  // Events outlined for the selection (the kernels a clicked tensor is used by).
-  std::vector<std::pair<uint32_t, uint32_t>> highlighted_;
-  std::vector<std::pair<uint32_t, uint32_t>>
-      tied_;  // overlay links: arrows from the selection  // until the user moves the view, it
-              // follows the widget's width
+  bool navigated_ = false;  // until the user moves the view, it follows the widget's width
 };
 
 }  // namespace ts

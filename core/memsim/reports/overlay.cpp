@@ -78,277 +78,321 @@ namespace {
 
 // One GPU's simulation added to the overlaid session `s`: its tracks, counters, links and rows.
 // Returns how many tensor lanes it shows.
-size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
-               uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
-               const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
-               const OverlayOptions& options) {
-  const std::string policy = toString(r.policy);
-  s.processes.push_back({s.devices[device].rank, -1,
-                         "Tensorscope simulation (" + policy + ", GPU " +
-                             std::to_string(s.devices[device].ordinal) + ")",
-                         1 << 20});
-  const auto process = static_cast<uint32_t>(s.processes.size() - 1);
-  auto thread = [&](const char* name) {
-    s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
-    return static_cast<uint32_t>(s.threads.size() - 1);
-  };
-  const uint32_t kernelThread = thread("simulated kernels"), linkThread = thread("simulated links"),
-                 tensorThread = thread("simulated tensors");
-
-  // Measured kernels by layer group, to tie both ways.
-  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> measuredOf;
-  for (const model::MappedKernel& k : mapping.kernels) {
-    if (!k.group.empty()) measuredOf[k.group].emplace_back(k.track, k.event);
-  }
-  auto addLinks = [&](uint32_t track, uint32_t event,
-                      const std::vector<std::pair<uint32_t, uint32_t>>& to) {
-    auto& v = layout.links[(uint64_t{track} << 32) | event];
-    v.insert(v.end(), to.begin(), to.end());
-  };
-
-  // Simulated kernels, stalls before them.
-  std::vector<Span> spans;
-  for (size_t k = 0; k < w.kernels.size(); ++k) {
-    const SimKernelTime& kt = r.kernels[k];
-    if (kt.stall > 0)
-      spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall,
-                       "waiting for data before " + w.kernels[k].name});
-    spans.push_back(
-        {origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
-  }
-  std::vector<uint32_t> eventOf;
-  const uint32_t kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
-  std::vector<uint32_t> kernelEvent(w.kernels.size());
-  for (size_t k = 0, i = 0; k < w.kernels.size(); ++k) {
-    if (r.kernels[k].stall > 0) ++i;
-    kernelEvent[k] = eventOf[i++];
-  }
-  for (size_t k = 0; k < w.kernels.size(); ++k) {
-    auto m = measuredOf.find(w.kernels[k].group);
-    if (w.kernels[k].group.empty() || m == measuredOf.end()) continue;
-    addLinks(kernelTrack, kernelEvent[k], m->second);
-    for (auto [mt, me] : m->second) addLinks(mt, me, {{kernelTrack, kernelEvent[k]}});
-  }
-
-  std::string title = "Simulation: " + policy + " · " + w.name;
-  rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
-  rows.push_back({TimelineRow::Kind::Extension,
-                  "Kernels (simulated)",
-                  1,
-                  {kernelTrack},
-                  kNone,
-                  0,
-                  {},
-                  {},
-                  false,
-                  kSimKernelsRow});
-
-  // Tier usage.
-  const std::pair<const char*, int64_t> tierRows[] = {{"GPU memory (simulated)", tiers.gpuBytes},
-                                                      {"Host memory (simulated)", tiers.hostBytes},
-                                                      {"SSD (simulated)", tiers.ssdBytes}};
-  for (int tier = 0; tier < 3; ++tier) {
-    CounterTrack c;
-    c.name = tierRows[tier].first;
-    c.unit = "bytes";
-    c.device = device;
-    for (const TierUsage& u : r.usage) {
-      if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
-        continue;  // keep samples sorted
-      c.samples.push({origin + u.time, static_cast<double>(tier == 0   ? u.gpu
-                                                           : tier == 1 ? u.host
-                                                                       : u.ssd)});
+// One GPU's part of the overlay, built in steps: the process and threads its tracks go on, then
+// the simulated kernels, the tier usage, the transfers and the tensors, each a group of rows.
+class PartBuilder {
+ public:
+  PartBuilder(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
+              uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
+              const SimWorkload& w, const SimResult& r)
+      : s(s),
+        layout(layout),
+        rows(rows),
+        device(device),
+        origin(origin),
+        w(w),
+        r(r),
+        lives(analyzeVitality(w)) {
+    s.processes.push_back({s.devices[device].rank, -1,
+                           "Tensorscope simulation (" + std::string(toString(r.policy)) + ", GPU " +
+                               std::to_string(s.devices[device].ordinal) + ")",
+                           1 << 20});
+    process = static_cast<uint32_t>(s.processes.size() - 1);
+    kernelThread = thread("simulated kernels");
+    linkThread = thread("simulated links");
+    tensorThread = thread("simulated tensors");
+    // Measured kernels by layer group, to tie both ways.
+    for (const model::MappedKernel& k : mapping.kernels) {
+      if (!k.group.empty()) measuredOf[k.group].emplace_back(k.track, k.event);
     }
-    s.counters.push_back(std::move(c));
-    rows.push_back({TimelineRow::Kind::Counter,
-                    tierRows[tier].first,
-                    1,
-                    {},
-                    static_cast<uint32_t>(s.counters.size() - 1),
-                    static_cast<double>(tierRows[tier].second),
-                    {},
-                    {},
-                    false});
   }
 
-  // Transfers, a row per link; a transfer to the GPU is tied to the kernel that needed it.
-  const std::vector<TensorLife> lives = analyzeVitality(w);
-  auto neededBy = [&](int tensor, TimeNs start) -> int {
-    for (int u : lives[static_cast<size_t>(tensor)].uses) {
-      if (r.kernels[static_cast<size_t>(u)].start >= start) return u;
+  void addKernels() {
+    // Simulated kernels, stalls before them.
+    std::vector<Span> spans;
+    for (size_t k = 0; k < w.kernels.size(); ++k) {
+      const SimKernelTime& kt = r.kernels[k];
+      if (kt.stall > 0)
+        spans.push_back({origin + kt.start - kt.stall, origin + kt.start, "stall", kSimStall,
+                         "waiting for data before " + w.kernels[k].name});
+      spans.push_back(
+          {origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
     }
-    return -1;
-  };
-  std::array<std::vector<size_t>, kLinkCount> byLink;
-  for (size_t i = 0; i < r.migrations.size(); ++i)
-    byLink[static_cast<size_t>(r.migrations[i].link)].push_back(i);
-  for (Link link : {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu, Link::GpuToSsd,
-                    Link::SsdToHost, Link::HostToSsd}) {
-    const auto& list = byLink[static_cast<size_t>(link)];
-    bool always = link == Link::HostToGpu || link == Link::GpuToHost || link == Link::SsdToGpu ||
-                  link == Link::GpuToSsd;
-    if (list.empty() && !always) continue;
-    spans.clear();
-    for (size_t i : list) {
-      const Migration& m = r.migrations[i];
-      spans.push_back({origin + m.start, origin + m.end,
-                       w.tensors[static_cast<size_t>(m.tensor)].name,
-                       kMigrationPrefix + std::string(toString(link)),
-                       formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
+    std::vector<uint32_t> eventOf;
+    kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
+    kernelEvent.assign(w.kernels.size(), kNone);
+    for (size_t k = 0, i = 0; k < w.kernels.size(); ++k) {
+      if (r.kernels[k].stall > 0) ++i;
+      kernelEvent[k] = eventOf[i++];
     }
-    const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
-    if (link == Link::HostToGpu || link == Link::SsdToGpu) {
-      for (size_t j = 0; j < list.size(); ++j) {
-        const Migration& m = r.migrations[list[j]];
-        int k = neededBy(m.tensor, m.start);
-        if (k < 0) continue;
-        std::vector<std::pair<uint32_t, uint32_t>> to{
-            {kernelTrack, kernelEvent[static_cast<size_t>(k)]}};
-        if (auto mk = measuredOf.find(w.kernels[static_cast<size_t>(k)].group);
-            mk != measuredOf.end())
-          to.insert(to.end(), mk->second.begin(), mk->second.end());
-        addLinks(track, eventOf[j], to);
-      }
+    for (size_t k = 0; k < w.kernels.size(); ++k) {
+      auto m = measuredOf.find(w.kernels[k].group);
+      if (w.kernels[k].group.empty() || m == measuredOf.end()) continue;
+      addLinks(kernelTrack, kernelEvent[k], m->second);
+      for (auto [mt, me] : m->second) addLinks(mt, me, {{kernelTrack, kernelEvent[k]}});
     }
+
+    std::string title = "Simulation: " + std::string(toString(r.policy)) + " · " + w.name;
+    rows.push_back({TimelineRow::Kind::Group, title, 0, {}, kNone, 0, {}, {}, false});
     rows.push_back({TimelineRow::Kind::Extension,
-                    std::string(linkLabel(link)) + " (simulated)",
+                    "Kernels (simulated)",
                     1,
-                    {track},
+                    {kernelTrack},
                     kNone,
                     0,
                     {},
                     {},
                     false,
-                    kTransferRow});
+                    kSimKernelsRow});
   }
 
-  // Tensors: where each one is, grouped by the layer of its first use.
-  std::vector<std::vector<Span>> tensorSpans(w.tensors.size());
-  std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
-  std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
-  for (const Migration& m : r.migrations) {
-    moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
-    migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
-    tensorSpans[static_cast<size_t>(m.tensor)].push_back(
-        {origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to),
-         kTensorMoving, formatBytes(m.bytes)});
-  }
-  for (auto& v : moving) std::sort(v.begin(), v.end());
-  // The simulator moves a tensor to its new tier when the move is decided; the copy may wait for
-  // the link. Until it starts, the data is still where it was: drawn so, "queued".
-  auto queuedInto = [&](int tensor, Tier into, TimeNs at) -> const Migration* {
-    for (const Migration* m : migrationsOf[static_cast<size_t>(tensor)]) {
-      if (m->to == into && m->start == at) return m;
-    }
-    return nullptr;
-  };
-  auto stateOf = [](Tier tier) {
-    return tier == Tier::Gpu    ? std::pair(kTensorOnGpu, "on GPU")
-           : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory")
-                                : std::pair(kTensorOnSsd, "on SSD");
-  };
-  for (const Residency& res : r.residency) {
-    for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
-      auto [category, name] = stateOf(res.tier);
-      std::string label = name;
-      if (const Migration* m = b < res.end ? queuedInto(res.tensor, res.tier, b) : nullptr) {
-        std::tie(category, name) = stateOf(m->from);
-        label = std::string(name) + ", queued for " + tierName(m->to);
+  void addTierUsage(const TierConfig& tiers) {
+    // Tier usage.
+    const std::pair<const char*, int64_t> tierRows[] = {
+        {"GPU memory (simulated)", tiers.gpuBytes},
+        {"Host memory (simulated)", tiers.hostBytes},
+        {"SSD (simulated)", tiers.ssdBytes}};
+    for (int tier = 0; tier < 3; ++tier) {
+      CounterTrack c;
+      c.name = tierRows[tier].first;
+      c.unit = "bytes";
+      c.device = device;
+      for (const TierUsage& u : r.usage) {
+        if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
+          continue;  // keep samples sorted
+        c.samples.push({origin + u.time, static_cast<double>(tier == 0   ? u.gpu
+                                                             : tier == 1 ? u.host
+                                                                         : u.ssd)});
       }
-      tensorSpans[static_cast<size_t>(res.tensor)].push_back(
-          {origin + a, origin + b, label, category, {}});
+      s.counters.push_back(std::move(c));
+      rows.push_back({TimelineRow::Kind::Counter,
+                      tierRows[tier].first,
+                      1,
+                      {},
+                      static_cast<uint32_t>(s.counters.size() - 1),
+                      static_cast<double>(tierRows[tier].second),
+                      {},
+                      {},
+                      false});
     }
   }
-  auto layerOf = [&](int kernel) {
-    if (kernel < 0) return std::string("(unused)");
-    const std::string& g = w.kernels[static_cast<size_t>(kernel)].group;
-    auto slash = g.find('/');
-    return g.empty() ? std::string("(no layer)")
-                     : g.substr(slash == std::string::npos ? 0 : slash + 1);
-  };
-  std::map<std::string, std::vector<int>> byLayer;
-  std::map<std::string, int> firstBirth;
-  size_t shown = 0;
-  for (size_t t = 0; t < w.tensors.size(); ++t) {
-    if (std::find(options.classes.begin(), options.classes.end(), w.tensors[t].kind) ==
-        options.classes.end())
-      continue;
-    if (tensorSpans[t].empty()) continue;
-    std::string layer = layerOf(lives[t].birth);
-    byLayer[layer].push_back(static_cast<int>(t));
-    auto [it, fresh] = firstBirth.emplace(layer, lives[t].birth);
-    if (!fresh) it->second = std::min(it->second, lives[t].birth);
-    ++shown;
+
+  void addTransfers() {
+    // Transfers, a row per link; a transfer to the GPU is tied to the kernel that needed it.
+    auto neededBy = [&](int tensor, TimeNs start) -> int {
+      for (int u : lives[static_cast<size_t>(tensor)].uses) {
+        if (r.kernels[static_cast<size_t>(u)].start >= start) return u;
+      }
+      return -1;
+    };
+    std::vector<Span> spans;
+    std::vector<uint32_t> eventOf;
+    std::array<std::vector<size_t>, kLinkCount> byLink;
+    for (size_t i = 0; i < r.migrations.size(); ++i)
+      byLink[static_cast<size_t>(r.migrations[i].link)].push_back(i);
+    for (Link link : {Link::HostToGpu, Link::GpuToHost, Link::SsdToGpu, Link::GpuToSsd,
+                      Link::SsdToHost, Link::HostToSsd}) {
+      const auto& list = byLink[static_cast<size_t>(link)];
+      bool always = link == Link::HostToGpu || link == Link::GpuToHost || link == Link::SsdToGpu ||
+                    link == Link::GpuToSsd;
+      if (list.empty() && !always) continue;
+      spans.clear();
+      for (size_t i : list) {
+        const Migration& m = r.migrations[i];
+        spans.push_back({origin + m.start, origin + m.end,
+                         w.tensors[static_cast<size_t>(m.tensor)].name,
+                         kMigrationPrefix + std::string(toString(link)),
+                         formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
+      }
+      const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
+      if (link == Link::HostToGpu || link == Link::SsdToGpu) {
+        for (size_t j = 0; j < list.size(); ++j) {
+          const Migration& m = r.migrations[list[j]];
+          int k = neededBy(m.tensor, m.start);
+          if (k < 0) continue;
+          std::vector<std::pair<uint32_t, uint32_t>> to{
+              {kernelTrack, kernelEvent[static_cast<size_t>(k)]}};
+          if (auto mk = measuredOf.find(w.kernels[static_cast<size_t>(k)].group);
+              mk != measuredOf.end())
+            to.insert(to.end(), mk->second.begin(), mk->second.end());
+          addLinks(track, eventOf[j], to);
+        }
+      }
+      rows.push_back({TimelineRow::Kind::Extension,
+                      std::string(linkLabel(link)) + " (simulated)",
+                      1,
+                      {track},
+                      kNone,
+                      0,
+                      {},
+                      {},
+                      false,
+                      kTransferRow});
+    }
   }
-  std::vector<std::string> layers;
-  for (const auto& [layer, list] : byLayer) layers.push_back(layer);
-  std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) {
-    return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b);
-  });
-  rows.push_back(
-      {TimelineRow::Kind::Group,
-       "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")",
-       1,
-       {},
-       kNone,
-       0,
-       {},
-       {},
-       true});
-  for (const std::string& layer : layers) {
-    std::vector<int>& list = byLayer[layer];
-    std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
-      if (options.sort == OverlayOptions::SortBy::Size)
-        return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
-      return lives[static_cast<size_t>(a)].birth < lives[static_cast<size_t>(b)].birth;
+
+  // Returns how many tensors are shown (the options filter them).
+  size_t addTensors(const OverlayOptions& options) {
+    // Tensors: where each one is, grouped by the layer of its first use.
+    std::vector<std::vector<Span>> tensorSpans(w.tensors.size());
+    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
+    std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
+    for (const Migration& m : r.migrations) {
+      moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
+      migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
+      tensorSpans[static_cast<size_t>(m.tensor)].push_back(
+          {origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to),
+           kTensorMoving, formatBytes(m.bytes)});
+    }
+    for (auto& v : moving) std::sort(v.begin(), v.end());
+    // The simulator moves a tensor to its new tier when the move is decided; the copy may wait for
+    // the link. Until it starts, the data is still where it was: drawn so, "queued".
+    auto queuedInto = [&](int tensor, Tier into, TimeNs at) -> const Migration* {
+      for (const Migration* m : migrationsOf[static_cast<size_t>(tensor)]) {
+        if (m->to == into && m->start == at) return m;
+      }
+      return nullptr;
+    };
+    auto stateOf = [](Tier tier) {
+      return tier == Tier::Gpu    ? std::pair(kTensorOnGpu, "on GPU")
+             : tier == Tier::Host ? std::pair(kTensorInHost, "in host memory")
+                                  : std::pair(kTensorOnSsd, "on SSD");
+    };
+    for (const Residency& res : r.residency) {
+      for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
+        auto [category, name] = stateOf(res.tier);
+        std::string label = name;
+        if (const Migration* m = b < res.end ? queuedInto(res.tensor, res.tier, b) : nullptr) {
+          std::tie(category, name) = stateOf(m->from);
+          label = std::string(name) + ", queued for " + tierName(m->to);
+        }
+        tensorSpans[static_cast<size_t>(res.tensor)].push_back(
+            {origin + a, origin + b, label, category, {}});
+      }
+    }
+    auto layerOf = [&](int kernel) {
+      if (kernel < 0) return std::string("(unused)");
+      auto group = model::LayerGroup::parse(w.kernels[static_cast<size_t>(kernel)].group);
+      return group ? group->layer : std::string("(no layer)");
+    };
+    std::map<std::string, std::vector<int>> byLayer;
+    std::map<std::string, int> firstBirth;
+    size_t shown = 0;
+    for (size_t t = 0; t < w.tensors.size(); ++t) {
+      if (std::find(options.classes.begin(), options.classes.end(), w.tensors[t].kind) ==
+          options.classes.end())
+        continue;
+      if (tensorSpans[t].empty()) continue;
+      std::string layer = layerOf(lives[t].birth);
+      byLayer[layer].push_back(static_cast<int>(t));
+      auto [it, fresh] = firstBirth.emplace(layer, lives[t].birth);
+      if (!fresh) it->second = std::min(it->second, lives[t].birth);
+      ++shown;
+    }
+    std::vector<std::string> layers;
+    for (const auto& [layer, list] : byLayer) layers.push_back(layer);
+    std::sort(layers.begin(), layers.end(), [&](const std::string& a, const std::string& b) {
+      return std::pair(firstBirth[a], a) < std::pair(firstBirth[b], b);
     });
-    rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
-    for (int t : list) {
-      const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
-      const TensorLife& life = lives[static_cast<size_t>(t)];
-      std::string info = tensor.name + "\n" + toString(tensor.kind) +
-                         (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " +
-                         formatBytes(tensor.bytes);
-      auto kernelName = [&](int k) {
-        return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name;
-      };
-      if (life.birth >= 0)
-        info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " +
-                kernelName(life.death - 1);
-      if (tensor.global) info += " (lives across iterations)";
-      info += "\ninactive:";
-      if (life.inactive.empty()) info += " never";
-      for (size_t i = 0; i < life.inactive.size() && i < 4; ++i) {
-        const InactiveInterval& in = life.inactive[i];
-        info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) +
-                (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
+    rows.push_back(
+        {TimelineRow::Kind::Group,
+         "Tensors (" + std::to_string(shown) + " of " + std::to_string(w.tensors.size()) + ")",
+         1,
+         {},
+         kNone,
+         0,
+         {},
+         {},
+         true});
+    for (const std::string& layer : layers) {
+      std::vector<int>& list = byLayer[layer];
+      std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
+        if (options.sort == OverlayOptions::SortBy::Size)
+          return w.tensors[static_cast<size_t>(a)].bytes > w.tensors[static_cast<size_t>(b)].bytes;
+        return lives[static_cast<size_t>(a)].birth < lives[static_cast<size_t>(b)].birth;
+      });
+      rows.push_back({TimelineRow::Kind::Group, layer, 2, {}, kNone, 0, {}, {}, false});
+      for (int t : list) {
+        const SimTensor& tensor = w.tensors[static_cast<size_t>(t)];
+        const TensorLife& life = lives[static_cast<size_t>(t)];
+        std::string info = tensor.name + "\n" + toString(tensor.kind) +
+                           (tensor.shape.empty() ? "" : " · " + tensor.shape) + " · " +
+                           formatBytes(tensor.bytes);
+        auto kernelName = [&](int k) {
+          return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name;
+        };
+        if (life.birth >= 0)
+          info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " +
+                  kernelName(life.death - 1);
+        if (tensor.global) info += " (lives across iterations)";
+        info += "\ninactive:";
+        if (life.inactive.empty()) info += " never";
+        for (size_t i = 0; i < life.inactive.size() && i < 4; ++i) {
+          const InactiveInterval& in = life.inactive[i];
+          info += (i ? ", #" : " #") + std::to_string(in.from) + "–#" + std::to_string(in.to) +
+                  (in.wraps ? " (wraps)" : "") + " " + formatDuration(in.duration);
+        }
+        if (life.inactive.size() > 4)
+          info += ", " + std::to_string(life.inactive.size() - 4) + " more";
+        TimelineOverlay::Row row{TimelineRow::Kind::Extension,
+                                 tensor.name,
+                                 3,
+                                 {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])},
+                                 kNone,
+                                 0,
+                                 info,
+                                 {},
+                                 false,
+                                 kTensorRow};
+        std::set<std::string> groups;
+        for (int u : life.uses) {
+          row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
+          groups.insert(w.kernels[static_cast<size_t>(u)].group);
+        }
+        for (const std::string& g : groups) {
+          if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end())
+            row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
+        }
+        rows.push_back(std::move(row));
       }
-      if (life.inactive.size() > 4)
-        info += ", " + std::to_string(life.inactive.size() - 4) + " more";
-      TimelineOverlay::Row row{TimelineRow::Kind::Extension,
-                               tensor.name,
-                               3,
-                               {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])},
-                               kNone,
-                               0,
-                               info,
-                               {},
-                               false,
-                               kTensorRow};
-      std::set<std::string> groups;
-      for (int u : life.uses) {
-        row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
-        groups.insert(w.kernels[static_cast<size_t>(u)].group);
-      }
-      for (const std::string& g : groups) {
-        if (auto m = measuredOf.find(g); !g.empty() && m != measuredOf.end())
-          row.uses.insert(row.uses.end(), m->second.begin(), m->second.end());
-      }
-      rows.push_back(std::move(row));
     }
+    return shown;
   }
 
-  return shown;
+ private:
+  uint32_t thread(const char* name) {
+    s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
+    return static_cast<uint32_t>(s.threads.size() - 1);
+  }
+  void addLinks(uint32_t track, uint32_t event,
+                const std::vector<std::pair<uint32_t, uint32_t>>& to) {
+    auto& v = layout.links[(uint64_t{track} << 32) | event];
+    v.insert(v.end(), to.begin(), to.end());
+  }
+
+  Session& s;
+  TimelineOverlay& layout;
+  std::vector<TimelineOverlay::Row>& rows;
+  const uint32_t device;
+  const TimeNs origin;
+  const SimWorkload& w;
+  const SimResult& r;
+  const std::vector<TensorLife> lives;
+  uint32_t process = kNone, kernelThread = kNone, linkThread = kNone, tensorThread = kNone;
+  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> measuredOf;
+  uint32_t kernelTrack = kNone;
+  std::vector<uint32_t> kernelEvent;  // per simulated kernel, its event on kernelTrack
+};
+
+size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
+               uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
+               const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
+               const OverlayOptions& options) {
+  PartBuilder part(s, layout, rows, device, origin, mapping, w, r);
+  part.addKernels();
+  part.addTierUsage(tiers);
+  part.addTransfers();
+  return part.addTensors(options);
 }
 
 }  // namespace
