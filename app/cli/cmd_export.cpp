@@ -17,6 +17,7 @@
 #include "memsim/formats/sweep_table.h"
 #include "memsim/reports/layer_compare.h"
 #include "memsim/reports/overlay_run.h"
+#include "util/format.h"
 #include "util/result.h"
 #include "views/charts/chart_export.h"
 #include "views/charts/session_charts.h"
@@ -183,10 +184,14 @@ Status exportTimeline(const SessionPtr& run, std::optional<memsim::OverlayReques
   const int width = std::max(1, image.size.width() - kTimelineGutter);
   view.reset(shown, rows, width);
   if (unfold) view.collapsed.assign(view.collapsed.size(), false);
+  const TimeNs from = std::max(range.start, run->startTime()),
+               to = std::min(range.end, run->endTime());
   if (range.start != std::numeric_limits<TimeNs>::min() ||
       range.end != std::numeric_limits<TimeNs>::max()) {
-    view.axis.fit(std::max(range.start, run->startTime()), std::min(range.end, run->endTime()),
-                  width);
+    if (to <= from)
+      return Error{"--range: the run has nothing there (it lasts " +
+                   formatDuration(run->endTime() - run->startTime()) + ")"};
+    view.axis.fit(from, to, width);
   } else {
     view.fitAll(width);
   }

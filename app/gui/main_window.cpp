@@ -556,15 +556,16 @@ void MainWindow::exportCurrent(const QString& path, const WriteOptions& options)
   auto* job = new SessionExportJob(view->session(), path, options, this);
   exports_.push_back(job);
   connect(job, &SessionExportJob::progressChanged, this, &MainWindow::updateStatus);
-  connect(job, &SessionExportJob::finished, this, [this, job](bool ok, const QString& message) {
-    if (ok)
-      statusBar()->showMessage(message, 10000);
-    else
-      showError(tr("Cannot export"), message);
-    exports_.removeOne(job);
-    emit exported(ok, message);
-    jobFinished(job);
-  });
+  connect(job, &SessionExportJob::finished, this,
+          [this, job](bool ok, const QString& message, bool cancelled) {
+            if (ok || cancelled)  // a cancelled export left the file as it was: no error box
+              statusBar()->showMessage(message, 10000);
+            else
+              showError(tr("Cannot export"), message);
+            exports_.removeOne(job);
+            emit exported(ok, message);
+            jobFinished(job);
+          });
   job->start();
   updateStatus();
 }

@@ -473,6 +473,11 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
   r = cli("export " + sample + " --timeline --overlay " + path("alexnet.onnx") +
           " --policy frob --format png -o " + path("x.png"));
   EXPECT_EQ(r.exitCode, 2);
+  // A range where the run has nothing is an error, not an image of nothing.
+  r = cli("export " + sample + " --timeline --range 100s:200s --format png -o " + path("x.png"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("--range: the run has nothing there"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("x.png")));
 #endif
 }
 

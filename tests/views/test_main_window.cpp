@@ -16,7 +16,9 @@
 #include "app/gui/main_window.h"
 #include "app/gui/open_ranks_dialog.h"
 #include "app/gui/shortcuts_dialog.h"
+#include "io/tscope_file.h"
 #include "session/session_summary.h"
+#include "views/jobs/session_export_job.h"
 #include "views/jobs/session_load_job.h"
 #include "views/session/session_tree_model.h"
 #include "views/session/session_view.h"
@@ -107,6 +109,22 @@ class TestMainWindow : public QObject {
     QVERIFY(opened.wait(20000));
     QCOMPARE(w.sessionCount(), 1);
     delete mime;
+  }
+
+  // An export cancelled before it starts writes nothing and says it was cancelled.
+  void aCancelledExportWritesNothing() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    QVERIFY(s.ok());
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out.tscope"));
+    ts::SessionExportJob job(*s, out, {});
+    QSignalSpy finished(&job, &ts::SessionExportJob::finished);
+    job.cancel();
+    job.start();
+    QVERIFY(finished.wait(20000));
+    QVERIFY(!finished.at(0).at(0).toBool());
+    QVERIFY(finished.at(0).at(2).toBool());  // cancelled, told by its flag
+    QVERIFY(!QFile::exists(out));
   }
 
   void aCancelledLoadFails() {

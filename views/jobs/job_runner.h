@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "util/progress.h"
 
@@ -35,9 +36,11 @@ class JobRunner {
       done_(watcher_.result());
     });
   }
+  // Waits for every job it started, superseded ones included: none of them touches the runner
+  // (or posts to its context) after this.
   ~JobRunner() {
-    if (state_) state_->cancel.store(true);
-    watcher_.waitForFinished();
+    for (Running& r : running_) r.state->cancel.store(true);
+    for (Running& r : running_) r.future.waitForFinished();
   }
   JobRunner(const JobRunner&) = delete;
   JobRunner& operator=(const JobRunner&) = delete;
@@ -49,6 +52,7 @@ class JobRunner {
   // `work` runs on a pool thread and should return early when its Progress says cancelled.
   void start(std::function<T(const Progress&)> work) {
     if (state_) state_->cancel.store(true);
+    std::erase_if(running_, [](const Running& r) { return r.future.isFinished(); });
     state_ = std::make_shared<State>();
     const int generation = ++generation_;
     busy_ = true;
@@ -59,9 +63,14 @@ class JobRunner {
     if (progress_) {
       progress.report = [this, context, generation, state = state_](double f) {
         // At most one update per 1/1000: a loader reports per chunk, far more often.
-        // A superseded or cancelled job reports nothing more (its runner may be going away).
+        // A superseded or cancelled job reports nothing more; the bar only moves forward, at
+        // most once per 1/1000.
         const int step = static_cast<int>(std::lround(std::clamp(f, 0.0, 1.0) * 1000));
-        if (state->cancel.load() || state->lastStep.exchange(step) == step) return;
+        if (state->cancel.load()) return;
+        int last = state->lastStep.load();
+        do {
+          if (step <= last) return;
+        } while (!state->lastStep.compare_exchange_weak(last, step));
         QMetaObject::invokeMethod(
             context.data(),
             [this, context, generation, f] {
@@ -83,8 +92,10 @@ class JobRunner {
       };
     }
     // The state (the flag the Progress points to) lives as long as the work that reads it.
-    watcher_.setFuture(QtConcurrent::run(
-        [work = std::move(work), progress, state = state_] { return work(progress); }));
+    QFuture<T> future = QtConcurrent::run(
+        [work = std::move(work), progress, state = state_] { return work(progress); });
+    running_.push_back({future, state_});
+    watcher_.setFuture(future);
   }
   // Raises the running job's flag; what it returns is still delivered.
   void cancel() {
@@ -104,12 +115,17 @@ class JobRunner {
     std::atomic<bool> cancel{false};
     std::atomic<int> lastStep{-1};
   };
+  struct Running {
+    QFuture<T> future;
+    std::shared_ptr<State> state;
+  };
   QObject* context_;
   std::function<void(T)> done_;
   std::function<void(double)> progress_;
   std::function<void(const QString&)> stage_;
   QFutureWatcher<T> watcher_;
   std::shared_ptr<State> state_;
+  std::vector<Running> running_;  // every job not known to be finished, the current one last
   int generation_ = 0;
   bool busy_ = false;
 };

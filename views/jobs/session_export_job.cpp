@@ -10,7 +10,8 @@ SessionExportJob::SessionExportJob(SessionPtr session, QString path, WriteOption
       options_(options),
       job_(this, [this](Status st) {
         emit finished(st.ok(),
-                      st.ok() ? tr("Exported %1").arg(path_) : QString::fromStdString(st.error()));
+                      st.ok() ? tr("Exported %1").arg(path_) : QString::fromStdString(st.error()),
+                      st.cancelled());
       }) {
   job_.onProgress([this](double f) {
     progress_ = f;
@@ -19,8 +20,9 @@ SessionExportJob::SessionExportJob(SessionPtr session, QString path, WriteOption
 }
 
 void SessionExportJob::start() {
-  job_.start([session = session_, path = path_.toStdString(),
-              options = options_](const Progress& progress) {
+  job_.start([session = session_, path = path_.toStdString(), options = options_,
+              stopped = cancelRequested_](const Progress& progress) -> Status {
+    if (stopped) return Error::cancelled(path + ": cancelled");
     return writeSessionFile(*session, path, options, progress);
   });
 }

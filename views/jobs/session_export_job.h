@@ -19,19 +19,24 @@ class SessionExportJob : public QObject {
                    QObject* parent = nullptr);
 
   void start();
-  void cancel() { job_.cancel(); }
+  void cancel() {
+    cancelRequested_ = true;
+    job_.cancel();
+  }
   const QString& path() const { return path_; }
   double progress() const { return progress_; }
 
  signals:
   void progressChanged(double fraction);
-  void finished(bool ok, const QString& message);
+  // `cancelled`: stopped on request (the file is untouched), not a failure to show as one.
+  void finished(bool ok, const QString& message, bool cancelled);
 
  private:
   SessionPtr session_;
   QString path_;
   WriteOptions options_;
   double progress_ = 0;
+  bool cancelRequested_ = false;  // before start(): the job starts cancelled
   JobRunner<Status> job_;
 };
 

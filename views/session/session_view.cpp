@@ -41,7 +41,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     : QWidget(parent),
       session_(std::move(session)),
       path_(std::move(path)),
-      search_(this, [this](Result<std::vector<SearchHit>> hits) { searchDone(std::move(hits)); }) {
+      search_(this, [this](Search done) { searchDone(std::move(done)); }) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -93,14 +93,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   closeFind->setToolTip(tr("Close the find bar"));
   findLayout->addWidget(closeFind);
   findBar_->hide();
-  connect(findEdit_, &QLineEdit::textChanged, this, [this] {
-    searched_ = false;
-    search_.supersede();  // a search for the old text is dropped
-  });
-  connect(findRegex_, &QCheckBox::toggled, this, [this] {
-    searched_ = false;
-    search_.supersede();
-  });
+  connect(findEdit_, &QLineEdit::textChanged, this, &SessionView::resetSearch);
+  connect(findRegex_, &QCheckBox::toggled, this, &SessionView::resetSearch);
   connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
   connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
   connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
@@ -231,8 +225,18 @@ void SessionView::showOverlay(bool on) {
   shown_ = next;
   timeline_->setRows(shown_, rows);
   eventsModel_->setSession(shown_);
+  resetSearch();  // hits (and a search still running) were of the other session
+}
+
+// The search is for other text, options or session: drop its hits, a running search and a
+// step that waited for it.
+void SessionView::resetSearch() {
+  search_.supersede();
   hits_.clear();
   searched_ = false;
+  pendingStep_.reset();
+  current_ = static_cast<size_t>(kNone);
+  findCount_->clear();
 }
 
 void SessionView::setLive(bool live) {
@@ -273,11 +277,13 @@ void SessionView::runSearch() {
   findCount_->setText(tr("searching…"));
   search_.start([session = shown_, pattern = findEdit_->text().toStdString(),
                  regex = findRegex_->isChecked()](const Progress&) {
-    return findEvents(*session, pattern, regex);
+    return Search{session, findEvents(*session, pattern, regex)};
   });
 }
 
-void SessionView::searchDone(Result<std::vector<SearchHit>> hits) {
+void SessionView::searchDone(Search done) {
+  if (done.session != shown_) return;  // the view changed session meanwhile
+  Result<std::vector<SearchHit>>& hits = done.hits;
   searched_ = true;
   const std::optional<bool> pending = std::exchange(pendingStep_, std::nullopt);
   if (!hits) {

@@ -88,8 +88,13 @@ class SessionView : public QWidget {
   QLineEdit* eventsFilter_ = nullptr;
   StatsPane* stats_ = nullptr;
   ChartsPane* charts_ = nullptr;
-  void runSearch();                                      // starts the search off the GUI thread
-  void searchDone(Result<std::vector<SearchHit>> hits);  // then steps, if a step waits for it
+  void runSearch();  // starts the search off the GUI thread
+  struct Search {
+    SessionPtr session;  // searched
+    Result<std::vector<SearchHit>> hits;
+  };
+  void searchDone(Search done);  // then steps, if a step waits for it
+  void resetSearch();
   void step(bool backwards);
   QWidget* findBar_ = nullptr;
   QLineEdit* findEdit_ = nullptr;
@@ -100,7 +105,7 @@ class SessionView : public QWidget {
   bool searched_ = false;
   std::optional<bool> pendingStep_;  // Next/Previous pressed while the search runs: backwards?
   bool live_ = false;
-  JobRunner<Result<std::vector<SearchHit>>> search_;  // last: waits for its work first
+  JobRunner<Search> search_;  // last: waits for its work first
 };
 
 }  // namespace ts

@@ -47,6 +47,7 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
   view_.linked.clear();
   view_.tied.clear();
   view_.highlighted.clear();
+  painter_.clearLabels();
   update();
 }
 

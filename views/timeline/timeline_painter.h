@@ -76,6 +76,12 @@ class TimelinePainter {
  public:
   // Draws all of `view` into `size` with the colours of `colours` (light or dark).
   void paint(QPainter& p, QSize size, const TimelineView& view, const QPalette& colours);
+  // Forgets the names measured for drawing: call when the view gets another session (a new
+  // session may reuse a freed one's address).
+  void clearLabels() {
+    labels_.clear();
+    labelsOf_ = nullptr;
+  }
 
  private:
   // What one frame draws with, taken once at its start; then one drawer per part.

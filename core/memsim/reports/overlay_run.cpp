@@ -23,17 +23,17 @@ OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
     out.status = Error{"an overlay needs the measured run, opened"};
     return out;
   }
-  // The model is read once; each GPU maps its own kernels onto its training step.
-  auto model = loadModelStep(source);
-  if (!model) {
-    out.status = model.failure();
-    return out;
-  }
   if (!say("mapping kernels")) return out;
   // GPUs with kernels, the busiest first: its errors are the run's, the others' are notes.
   const std::vector<DeviceKernelTime> busy = devicesByKernelTime(*source.session);
   if (busy.empty()) {
     out.status = Error{"the run has no GPU kernels to map onto the model"};
+    return out;
+  }
+  // The model is read once; each GPU maps its own kernels onto its training step.
+  auto model = loadModelStep(source);
+  if (!model) {
+    out.status = model.failure();
     return out;
   }
   for (const DeviceKernelTime& gpuTime : busy) {
