@@ -108,7 +108,6 @@ class JobRunner {
     busy_ = false;
   }
   bool busy() const { return busy_; }
-  bool cancelled() const { return state_ && state_->cancel.load(); }
 
  private:
   struct State {

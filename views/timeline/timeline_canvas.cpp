@@ -10,9 +10,10 @@
 #include <QWheelEvent>
 #include <array>
 #include <cmath>
+#include <unordered_map>
 
+#include "analysis/range_summary.h"
 #include "util/format.h"
-#include "views/timeline/palette.h"
 #include "views/timeline/row_extensions.h"
 
 namespace ts {

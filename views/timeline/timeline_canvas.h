@@ -1,19 +1,14 @@
-// TimelineCanvas: the one widget that draws the timeline — a label gutter, the time ruler and the
-// rows of TimelineRows — with zoom, pan, range selection, hover and click. Per-frame work is
-// bounded by pixels × rows (lanes are folded, see lane_fold.h), not by the number of events.
+// TimelineCanvas: the one widget that shows the timeline — a label gutter, the time ruler and the
+// rows of TimelineRows — with zoom, pan, range selection, hover and click. It keeps what is shown
+// in a TimelineView and draws it with TimelinePainter (timeline_painter.h), whose per-frame work is
+// bounded by pixels × rows, not by the number of events.
 #pragma once
 
-#include <QColor>
-#include <QFont>
-#include <QPalette>
 #include <QWidget>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
-#include "analysis/range_summary.h"
-#include "timeline/lane_fold.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
 #include "timeline/zoom_history.h"
