@@ -10,6 +10,7 @@
 #include "io/decimal_time.h"
 #include "io/json_cursor.h"
 #include "session/occupancy.h"
+#include "session/op_inputs.h"
 #include "util/text.h"
 
 namespace ts {
@@ -25,6 +26,16 @@ struct KinetoArgs {
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
   std::string_view domain;  // NVTX domain (Tensorscope's own exports)
   std::string_view kind;    // copy kind ("HtoD"), when the name does not say
+};
+
+// A PyTorch op's recorded inputs ("Input Dims", "Input type"; record_shapes=True) as they are
+// read: kept by the importer, reused from event to event, so an op costs no allocation.
+struct OpInputScratch {
+  std::vector<int64_t> dims;      // every input's dimensions, one after another
+  std::vector<uint32_t> dimsEnd;  // where each input's end in `dims`
+  std::vector<std::string_view> types;
+  std::string text;
+  void clear() { dims.clear(), dimsEnd.clear(), types.clear(); }
 };
 
 // The fields of one trace event that Tensorscope reads, as raw JSON text (numbers are converted
@@ -97,17 +108,42 @@ class Importer {
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
   Status handle(const RawEvent& e);
-  // `correlationOnly`: API calls carry other args (AMD: "stream": "0x0") that are not ours.
-  Status parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly = false);
-  Status parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlationOnly);
+  // Which args an event's category has that are ours: API calls carry other args (AMD: "stream":
+  // "0x0"), ops whatever their framework adds (a Triton kernel's "grid" as text).
+  enum class Wanted : uint8_t { Gpu, Correlation, OpInputs };
+  static Wanted wantedFor(std::string_view cat) {
+    if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver")
+      return Wanted::Correlation;
+    if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") return Wanted::OpInputs;
+    return Wanted::Gpu;
+  }
+  Status parseArgs(std::string_view args, KinetoArgs& out, Wanted wanted);
+  Status parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted);
+  // "Input Dims" (`dims`) or "Input type" at the cursor: what is not a list of integers or a
+  // string (a TensorList's nested lists, a null) is kept as an input without dimensions or type.
+  Status opInputs(JsonCursor& c, bool dims);
+  // The op's inputs as read by its args (session/op_inputs.h), 0 when it recorded none.
+  StringId opInputsText() {
+    OpInputScratch& in = opInputs_;
+    const size_t n = std::max(in.dimsEnd.size(), in.types.size());
+    if (n == 0) return 0;
+    in.text.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t from = i == 0 || i > in.dimsEnd.size() ? 0 : in.dimsEnd[i - 1];
+      const size_t to = i < in.dimsEnd.size() ? in.dimsEnd[i] : from;
+      appendOpInput(in.text, i < in.types.size() ? in.types[i] : std::string_view{},
+                    in.dims.data() + from, to - from);
+    }
+    return b_.intern(in.text);
+  }
   // The event's args: parsed while the event was read when its category came first (the usual
   // order), else parsed now from the raw text.
-  Status argsOf(const RawEvent& e, KinetoArgs& out, bool correlationOnly = false) {
+  Status argsOf(const RawEvent& e, KinetoArgs& out) {
     if (e.argsParsed) {
       out = e.parsedArgs;
       return {};
     }
-    return parseArgs(e.args, out, correlationOnly);
+    return parseArgs(e.args, out, wantedFor(e.cat));
   }
   Status time(std::string_view text, const char* field, TimeNs& out) const;
 
@@ -128,6 +164,7 @@ class Importer {
   int64_t lastDevice_ = -1, lastStreamId_ = -1;
   uint32_t lastStream_ = kNone;
   std::vector<char> top_;       // a padded copy of one top-level value being parsed
+  OpInputScratch opInputs_;     // the current op's inputs, as its args were read
   std::vector<char> argsCopy_;  // a padded copy of one args object (M and C events)
   StringPool strings_;          // decoded strings of the current event
   ImportInfo info_;
@@ -226,16 +263,68 @@ simdjson::error_code Importer::iterateCopy(std::string_view text, od::document& 
   return argsParser_.iterate(argsCopy_.data(), text.size(), argsCopy_.size()).get(doc);
 }
 
-Status Importer::parseArgs(std::string_view args, KinetoArgs& out, bool correlationOnly) {
+Status Importer::parseArgs(std::string_view args, KinetoArgs& out, Wanted wanted) {
   if (args.empty()) return {};
   JsonCursor c(args);
   c.skipSpace();
   if (c.peek() != '{') return fail("'args' is not an object");
-  return parseArgsObject(c, out, correlationOnly);
+  return parseArgsObject(c, out, wanted);
+}
+
+Status Importer::opInputs(JsonCursor& c, bool dims) {
+  const char* key = dims ? "args 'Input Dims'" : "args 'Input type'";
+  OpInputScratch& in = opInputs_;
+  if (!c.consume('[')) {
+    if (!c.skipValue()) return cursorFail(c);
+    return {};
+  }
+  if (c.consume(']')) return {};
+  for (;;) {
+    c.skipSpace();
+    if (dims) {
+      const size_t at = c.pos(), kept = in.dims.size();
+      bool flat = c.consume('[');
+      if (flat && !c.consume(']')) {
+        for (;;) {
+          c.skipSpace();
+          const char f = c.peek();
+          std::string_view text;
+          int64_t x = 0;
+          if (!(f == '-' || (f >= '0' && f <= '9'))) {  // nested (a TensorList) or odd: skip it
+            in.dims.resize(kept);
+            flat = false;
+            break;
+          }
+          if (!c.number(text)) return cursorFail(c);
+          if (!parseJsonInteger(text, x)) return fail(std::string(key) + " holds a non-integer");
+          in.dims.push_back(x);
+          if (c.consume(',')) continue;
+          if (c.consume(']')) break;
+          return c.atEnd() ? cursorFail(c) : fail("expected ',' or ']' in " + std::string(key));
+        }
+      }
+      if (!flat) {
+        c.setPos(at);
+        if (!c.skipValue()) return cursorFail(c);
+      }
+      in.dimsEnd.push_back(static_cast<uint32_t>(in.dims.size()));
+    } else if (c.peek() == '"') {
+      std::string_view text;
+      if (!c.string(text, strings_)) return cursorFail(c);
+      in.types.push_back(text);
+    } else {
+      in.types.emplace_back();
+      if (!c.skipValue()) return cursorFail(c);
+    }
+    if (c.consume(',')) continue;
+    if (c.consume(']')) return {};
+    return c.atEnd() ? cursorFail(c) : fail("expected ',' or ']' in " + std::string(key));
+  }
 }
 
 // The cursor is at the args object's '{'.
-Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlationOnly) {
+Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) {
+  if (wanted == Wanted::OpInputs) opInputs_.clear();
   c.setPos(c.pos() + 1);
   if (c.consume('}')) return {};
   for (;;) {
@@ -280,7 +369,13 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, bool correlatio
     bool skip = false;
     int64_t* number = nullptr;
     std::array<int64_t, 3>* dims = nullptr;
-    if (correlationOnly && key != "correlation") {
+    if (wanted == Wanted::OpInputs) {
+      if (key == "Input Dims" || key == "Input type") {
+        if (Status st = opInputs(c, key == "Input Dims"); !st) return st;
+      } else {
+        skip = true;
+      }
+    } else if (wanted == Wanted::Correlation && key != "correlation") {
       skip = true;
     } else if (key == "domain" || key == "kind") {
       if (first == '"') {
@@ -400,12 +495,17 @@ Status Importer::handle(const RawEvent& e) {
       uint32_t t = thread(e);
       if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") {
         KinetoArgs a;
-        if (Status st = argsOf(e, a, true); !st) return st;
+        if (Status st = argsOf(e, a); !st) return st;
         b_.addApi(t, ts, end, name,
                   {static_cast<uint32_t>(a.correlation), 0,
                    cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
       } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
-        b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0});
+        if (!e.argsParsed) {  // read in the event when the category came first (the usual)
+          opInputs_.clear();
+          KinetoArgs unused;
+          if (Status st = parseArgs(e.args, unused, Wanted::OpInputs); !st) return st;
+        }
+        b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0, opInputsText()});
       } else if (cat == "nvtx") {
         KinetoArgs a;
         if (Status st = argsOf(e, a); !st) return st;
@@ -569,9 +669,10 @@ Status Importer::readEvent(JsonCursor& c) {
       bool readHere =
           e.ph == "X" && (apiCall || e.cat == "kernel" || e.cat == "Kernel" ||
                           e.cat == "gpu_memcpy" || e.cat == "Memcpy" || e.cat == "gpu_memset" ||
-                          e.cat == "Memset" || e.cat == "gpu_user_annotation" || e.cat == "nvtx");
+                          e.cat == "Memset" || e.cat == "gpu_user_annotation" || e.cat == "nvtx" ||
+                          e.cat == "cpu_op" || e.cat == "Operator");
       if (readHere) {
-        if (Status st = parseArgsObject(c, e.parsedArgs, apiCall); !st) return st;
+        if (Status st = parseArgsObject(c, e.parsedArgs, wantedFor(e.cat)); !st) return st;
         e.argsParsed = true;
       } else {
         size_t from = c.pos();

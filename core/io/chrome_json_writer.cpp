@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/text_sink.h"
 #include "session/occupancy.h"
+#include "session/op_inputs.h"
 #include "util/json_writer.h"
 
 namespace ts {
@@ -57,6 +58,29 @@ class Exporter {
     std::string escaped;
     JsonWriter::escape(text, escaped);
     out_.append(escaped);
+  }
+  // A PyTorch op's recorded inputs, as the profiler writes them.
+  void opInputs(std::string_view text) {
+    const std::vector<OpInput> inputs = parseOpInputs(text);
+    key("Input Dims");
+    out_.append('[');
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (i) out_.append(',');
+      out_.append('[');
+      for (size_t d = 0; d < inputs[i].dims.size(); ++d) {
+        if (d) out_.append(',');
+        number(inputs[i].dims[d]);
+      }
+      out_.append(']');
+    }
+    out_.append(']');
+    key("Input type");
+    out_.append('[');
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (i) out_.append(',');
+      string(inputs[i].type);
+    }
+    out_.append(']');
   }
   void key(std::string_view k) {
     out_.append(",\"");
@@ -217,6 +241,7 @@ void Exporter::event(const Track& t, uint32_t i) {
       out_.append(",\"args\":{\"domain\":");
       string(domain);
       if (t.nvtx.color[i]) key("color"), number(t.nvtx.color[i]);
+      if (std::string_view text = s_.str(t.nvtx.inputs[i]); !text.empty()) opInputs(text);
       out_.append("}}");
       return;
     }

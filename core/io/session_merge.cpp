@@ -75,6 +75,7 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
         case EventKind::Nvtx: {
           NvtxDetail d = t.nvtx.row(e);
           d.domain = str(d.domain);
+          d.inputs = str(d.inputs);
           ref = stream != kNone ? b.addStreamNvtx(stream, a, z, name, d)
                                 : b.addNvtx(thread, a, z, name, d);
           break;

@@ -1,16 +1,14 @@
 // Which model layer each measured GPU kernel belongs to, within one training iteration of a run.
 //
-// Iterations: the user's range, else NVTX layer ranges (an iteration starts where the first
-// layer's forward range repeats), else profiler steps (ranges named ProfilerStep#N), else repeated
-// structure (the kernel-name sequence of the busiest GPU read as blocks that repeat), else the
-// whole session. The last iteration is mapped (the first is usually a warm-up).
+// Iterations as kernel_iterations.h finds them; the last one is mapped (the first is usually a
+// warm-up).
 //
 // Kernels of that iteration, by what the run tells: NVTX forward/<layer>, backward/<layer> and
-// update/<layer> ranges around the launching API call; else PyTorch's aten:: op ranges (the
-// outermost one around the launch; the k-th conv2d of the iteration is the model's k-th Conv, an
-// autograd ...Backward range the same op counted from the end); else, when the iteration holds as
-// many kernels as the step's forward (or forward and backward) kernels, one to one by order. The
-// user's corrections (a kernel name → a layer group, or "" to leave it out) come last and win.
+// update/<layer> ranges around the launching API call; else the PyTorch ops that launched them,
+// checked against the model where the profiler recorded shapes (op_mapping.h); else, when the
+// iteration holds as many kernels as the step's forward (or forward and backward) kernels, one to
+// one by order. The user's corrections (a kernel name → a layer group, or "" to leave it out) come
+// last and win. Every kernel says how sure its group is (Certainty).
 #pragma once
 
 #include <map>
@@ -18,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kernel_iterations.h"
 #include "model/layer_group.h"
 #include "model/measured_times.h"
 #include "model/model_graph.h"
@@ -25,10 +24,6 @@
 #include "session/session.h"
 
 namespace ts::model {
-
-struct TimeRange {
-  TimeNs start = 0, end = 0;
-};
 
 struct MappingOptions {
   uint32_t device = kNone;             // the GPU whose kernels to map; kNone: the busiest
@@ -40,6 +35,7 @@ struct MappedKernel {
   uint32_t track = kNone, event = kNone;
   std::string group;  // "forward/<layer>", "backward/<layer>", "update/<layer>"; empty: unmapped
   MappingMethod by = MappingMethod::None;  // None: unmapped
+  Certainty certainty = Certainty::None;   // how sure `group` is
   int64_t ns = 0;                          // its duration
 };
 
@@ -51,7 +47,9 @@ struct KernelMapping {
   size_t iteration = 0;               // the one mapped
   uint32_t device = kNone;  // the GPU whose kernels are mapped (as asked, else the busiest)
   std::vector<MappedKernel> kernels;  // of the mapped iteration, in start order
-  int64_t mappedNs = 0, totalNs = 0;  // kernel time mapped / in the iteration
+  // Kernel time in the iteration; mapped to a layer by evidence (guesses not counted), of that
+  // checked or stated; and placed by guess (Certainty::Guess).
+  int64_t totalNs = 0, mappedNs = 0, checkedNs = 0, guessedNs = 0;
   struct Unmapped {
     std::string name;
     size_t count = 0;
@@ -62,8 +60,16 @@ struct KernelMapping {
       groups;           // every layer group of the model, in step order (for corrections)
   MeasuredTimes times;  // what applyMeasuredTimes takes
 
-  double coverage() const {
+  double coverage() const {  // mapped by evidence, guesses not counted
     return totalNs > 0 ? static_cast<double>(mappedNs) / static_cast<double>(totalNs) : 0;
+  }
+  // Shares of the iteration's kernel time whose group was checked (shapes) or stated (NVTX,
+  // user), and that was placed by guess.
+  double checkedShare() const {
+    return totalNs > 0 ? static_cast<double>(checkedNs) / static_cast<double>(totalNs) : 0;
+  }
+  double guessedShare() const {
+    return totalNs > 0 ? static_cast<double>(guessedNs) / static_cast<double>(totalNs) : 0;
   }
   TimeNs origin() const { return iterations.empty() ? 0 : iterations[iteration].start; }
 };

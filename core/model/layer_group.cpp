@@ -55,4 +55,24 @@ std::string_view toString(MappingMethod method) {
   return "?";
 }
 
+std::string_view toString(Certainty certainty) {
+  switch (certainty) {
+    case Certainty::None:
+      return "—";
+    case Certainty::Guess:
+      return "guess";
+    case Certainty::Order:
+      return "order";
+    case Certainty::Checked:
+      return "checked";
+    case Certainty::Stated:
+      return "stated";
+  }
+  return "?";
+}
+
+bool isChecked(Certainty certainty) {
+  return certainty == Certainty::Checked || certainty == Certainty::Stated;
+}
+
 }  // namespace ts::model

@@ -13,6 +13,9 @@ namespace ts::model {
 
 enum class Phase : uint8_t { Forward, Backward, Update };
 
+// The layer of update/(optimizer): optimizer kernels whose parameter, so layer, is not known.
+inline constexpr const char* kOptimizerLayer = "(optimizer)";
+
 std::string_view toString(Phase phase);  // "forward", "backward", "update"
 
 struct LayerGroup {
@@ -36,5 +39,20 @@ enum class MappingMethod : uint8_t {
 };
 
 std::string_view toString(MappingMethod method);  // "none", "nvtx", "aten", "order", "user"
+
+// How sure a kernel's layer group is, from least to most. Shown beside every mapped kernel, and
+// what the summary's "checked" share counts (Checked and Stated).
+enum class Certainty : uint8_t {
+  None,     // unmapped
+  Guess,    // no model op of its own: placed with the kernels launched just before it (a counter
+            // update, a reshape, the loss); not counted as mapped in the coverage
+  Order,    // by order alone: its op is of the layer's kind at the layer's place but no shapes
+            // were recorded to check it, or one to one with the step's kernels by count
+  Checked,  // its op is of the layer's kind and the shapes the profiler recorded agree
+  Stated,   // the run says so itself (an NVTX forward/<layer> range) or the user did
+};
+
+std::string_view toString(Certainty certainty);  // "—", "guess", "order", "checked", "stated"
+bool isChecked(Certainty certainty);             // Checked or Stated
 
 }  // namespace ts::model

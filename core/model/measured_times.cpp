@@ -95,29 +95,40 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
   std::set<std::string> names;
   for (const Layer& l : layers) names.insert(l.name);
   bool any = false;
+  std::vector<size_t> untimedUpdates;  // update kernels of layers without their own update time
   for (size_t l = 0; l < layers.size(); ++l) {
     auto f = m.forwardNs.find(layers[l].name), b = m.backwardNs.find(layers[l].name);
-    if (f == m.forwardNs.end() && b == m.backwardNs.end()) {
-      r.unmapped.push_back(layers[l].name);
-      continue;
-    }
-    any = true;
-    ++r.layersMapped;
-    std::vector<size_t> fwd, bwd;
+    auto u = m.updateNs.find(layers[l].name);
+    std::vector<size_t> fwd, bwd, upd;
     for (size_t k = 0; k < step.kernels.size(); ++k) {
       const StepKernel& kernel = step.kernels[k];
       if (kernel.op < 0 || layerOf[static_cast<size_t>(kernel.op)] != static_cast<int>(l)) continue;
       if (kernel.phase == KernelPhase::Forward)
         fwd.push_back(k);
-      else if (kernel.phase == KernelPhase::BackwardInput ||
-               kernel.phase == KernelPhase::BackwardWeight)
+      else if (kernel.phase == KernelPhase::Update)
+        upd.push_back(k);
+      else
         bwd.push_back(k);
     }
-    if (f != m.forwardNs.end()) share(step, fwd, f->second);
-    if (b != m.backwardNs.end()) share(step, bwd, b->second);
+    if (u == m.updateNs.end()) untimedUpdates.insert(untimedUpdates.end(), upd.begin(), upd.end());
+    if (f == m.forwardNs.end() && b == m.backwardNs.end() && u == m.updateNs.end()) {
+      r.unmapped.push_back(layers[l].name);
+      continue;
+    }
+    any = true;
+    ++r.layersMapped;
+    if (f != m.forwardNs.end()) share(step, fwd, f->second), ++r.forwardTimed;
+    if (b != m.backwardNs.end()) share(step, bwd, b->second), ++r.backwardTimed;
+    if (u != m.updateNs.end()) share(step, upd, u->second), ++r.updateTimed;
   }
-  for (const auto& [name, ns] : m.forwardNs) {
-    if (!names.count(name)) r.unknown.push_back(name);
+  if (auto o = m.updateNs.find(kOptimizerLayer); o != m.updateNs.end())
+    share(step, untimedUpdates, o->second);
+  for (const auto* phase : {&m.forwardNs, &m.backwardNs, &m.updateNs}) {
+    for (const auto& [name, ns] : *phase) {
+      if (!names.count(name) && name != kOptimizerLayer &&
+          std::find(r.unknown.begin(), r.unknown.end(), name) == r.unknown.end())
+        r.unknown.push_back(name);
+    }
   }
   if (any) {
     r.method = MappingMethod::Nvtx;
@@ -129,6 +140,7 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
   for (size_t k = 0; k < step.kernels.size(); ++k) {
     if (step.kernels[k].phase == KernelPhase::Forward) order.push_back(k);
   }
+  const size_t forwardKernels = order.size();
   if (m.kernelNs.size() != order.size()) {
     for (size_t k = 0; k < step.kernels.size(); ++k) {
       if (step.kernels[k].phase == KernelPhase::BackwardInput ||
@@ -141,6 +153,8 @@ MappingReport applyMeasuredTimes(const ModelGraph& g, const MeasuredTimes& m, Tr
       step.kernels[order[i]].durationNs = std::max<int64_t>(1, m.kernelNs[i]);
     r.method = MappingMethod::Order;
     r.layersMapped = r.layers;
+    r.forwardTimed = r.layers;
+    if (order.size() > forwardKernels) r.backwardTimed = r.layers;
     r.unmapped.clear();
     return r;
   }

@@ -64,7 +64,8 @@ namespace ts {
 #define TS_NVTX_COLUMNS(X)      \
   X(StringId, domain, "domain") \
   X(uint32_t, color, "color")   \
-  X(uint8_t, isMark, "is_mark")
+  X(uint8_t, isMark, "is_mark") \
+  X(StringId, inputs, "inputs") /* a PyTorch op's recorded inputs (session/op_inputs.h) */
 
 #define TS_RANGE_COLUMNS(X)         \
   X(StringId, category, "category") \

@@ -11,10 +11,12 @@
 #include <fstream>
 #include <map>
 
+#include "io/chrome_json_writer.h"
 #include "io/open_session.h"
 #include "io/text_file.h"
 #include "io/tscope_file.h"
 #include "session/occupancy.h"
+#include "session/op_inputs.h"
 #include "session/session_summary.h"
 #include "session_fixture.h"
 
@@ -239,6 +241,61 @@ TEST(ChromeJson, RoundTripThroughTscope) {
   std::string why;
   EXPECT_TRUE(testing::sameSession(*s, **back, &why)) << why;
   fs::remove(out);
+}
+
+// A trace recorded with shapes: every op keeps its "Input Dims" and "Input type", through a
+// .tscope file and a Chrome JSON export.
+TEST(ChromeJson, OpInputsAreKept) {
+  SessionPtr s = open(
+      kineto("kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz"));
+  ASSERT_TRUE(s);
+  auto firstConv = [](const Session& session) {
+    for (const Track& t : session.tracks) {
+      if (t.kind != EventKind::Nvtx) continue;
+      for (uint32_t e = 0; e < t.size(); ++e) {
+        if (session.str(t.hot.name[e]) == "aten::conv2d")
+          return std::string(session.str(t.nvtx.inputs[e]));
+      }
+    }
+    return std::string("(none)");
+  };
+  // Independently (Python's json module): the first aten::conv2d's input and weight.
+  const std::vector<OpInput> inputs = parseOpInputs(firstConv(*s));
+  ASSERT_GE(inputs.size(), 2u) << firstConv(*s);
+  EXPECT_EQ(inputs[0], (OpInput{"float", {32, 3, 224, 224}}));
+  EXPECT_EQ(inputs[1], (OpInput{"float", {64, 3, 7, 7}}));
+  size_t withInputs = 0;
+  for (const Track& t : s->tracks) {
+    if (t.kind != EventKind::Nvtx) continue;
+    for (StringId id : t.nvtx.inputs) withInputs += !s->str(id).empty();
+  }
+  EXPECT_EQ(withInputs,
+            23622u);  // the Operator events with a non-empty "Input Dims" or "Input type"
+
+  const fs::path dir = fs::temp_directory_path() / ("tscope-inputs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ASSERT_TRUE(saveSession(*s, (dir / "r.tscope").string()).ok());
+  auto back = loadSession((dir / "r.tscope").string());
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(firstConv(**back), firstConv(*s));
+  ASSERT_TRUE(exportChromeJson(*s, (dir / "r.json").string()).ok());
+  auto json = openSessionFile((dir / "r.json").string());
+  ASSERT_TRUE(json.ok()) << json.error();
+  EXPECT_EQ(firstConv(**json), firstConv(*s));
+  fs::remove_all(dir);
+}
+
+TEST(OpInputs, TextRoundTrip) {
+  const std::vector<OpInput> in = {
+      {"float", {32, 256, 56, 56}}, {"long int", {}}, {"Int", {}}, {"TensorList", {}}, {"", {}}};
+  const std::string text = formatOpInputs(in);
+  EXPECT_EQ(text, "float[32,256,56,56]; long int[]; Int[]; TensorList[]; []");
+  EXPECT_EQ(parseOpInputs(text), in);
+  EXPECT_TRUE(parseOpInputs("").empty());
+  EXPECT_TRUE(isFloatingTensor(in[0]));
+  EXPECT_FALSE(isFloatingTensor(in[1]));          // a counter
+  EXPECT_FALSE(isFloatingTensor({"float", {}}));  // a scalar
+  EXPECT_TRUE(isFloatingTensor({"c10::Half", {8}}));
 }
 
 class ChromeJsonBadInput : public ::testing::Test {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "io/open_session.h"
 #include "model/kernel_mapping.h"
@@ -186,33 +187,78 @@ TEST(KernelMapping, RepeatedStructureAndOrder) {
   EXPECT_EQ(m.coverage(), 0.0);
 }
 
-// A real PyTorch training trace (TensorBoard plugin's ResNet-50 sample, batch 32): six
-// ProfilerStep ranges; forward and backward kernels mapped through aten:: ops and autograd nodes;
-// what stays unmapped is the optimizer's elementwise work.
+// A real PyTorch training trace (TensorBoard plugin's ResNet-50 sample, batch 32, recorded with
+// shapes): six ProfilerStep ranges; forward and backward kernels mapped through aten:: ops and
+// autograd nodes and checked against the model's shapes, SGD's updates per parameter.
 TEST(KernelMapping, RealResNet50TrainingTrace) {
   auto run = openSessionFile(
       std::string(TSCOPE_SHARED_DATA) +
       "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
   ASSERT_TRUE(run.ok()) << run.error();
+  const Session& s = **run;
   auto bytes = zooModelBytes("resnet50", 32);
   ASSERT_TRUE(bytes.ok());
   auto graph = loadOnnxBytes(*bytes, "resnet50.onnx");
   ASSERT_TRUE(graph.ok()) << graph.error();
   TrainingStep step = expandTrainingStep(*graph);
-  KernelMapping m = mapKernels(**run, *graph, step);
+  KernelMapping m = mapKernels(s, *graph, step);
   EXPECT_EQ(m.method, MappingMethod::Aten);
   EXPECT_EQ(m.iterationSource, "profiler steps");
   EXPECT_EQ(m.iterations.size(), 6u);
-  EXPECT_GT(m.coverage(), 0.9);
+  EXPECT_GT(m.coverage(), 0.95);
+  EXPECT_GT(m.checkedShare(), 0.95);  // the recorded shapes agree with the model's
+  EXPECT_LT(m.guessedShare(), 0.05);
+  EXPECT_TRUE(m.unmapped.empty());
+
+  auto kernelName = [&](const MappedKernel& k) {
+    return std::string(s.str(s.tracks[k.track].hot.name[k.event]));
+  };
+  size_t counters = 0, updates = 0, residualAdds = 0;
+  std::set<std::string> updatedLayers;
+  for (size_t j = 0; j < m.kernels.size(); ++j) {
+    const MappedKernel& k = m.kernels[j];
+    const std::string name = kernelName(k);
+    auto group = LayerGroup::parse(k.group);
+    ASSERT_TRUE(group) << j << " " << name;
+    // BatchNorm's num_batches_tracked += 1 (a long counter) is no residual add: it goes, as a
+    // guess, with the convolution before its BatchNorm, in the same layer.
+    if (name.find("AddFunctor<long>") != std::string::npos) {
+      ++counters;
+      EXPECT_EQ(k.certainty, Certainty::Guess) << j;
+      ASSERT_LT(j + 1, m.kernels.size());
+      EXPECT_EQ(k.group, m.kernels[j + 1].group) << j;  // the BatchNorm kernel after it
+      EXPECT_NE(kernelName(m.kernels[j + 1]).find("bn_fw"), std::string::npos);
+    }
+    if (group->phase == Phase::Update) {
+      ++updates;
+      updatedLayers.insert(group->layer);
+      EXPECT_EQ(k.certainty, Certainty::Checked) << j;
+    }
+    // The residual add of a bottleneck (float tensors, in the forward): the block's last layer.
+    if (group->phase == Phase::Forward && name.find("AddFunctor<float>") != std::string::npos &&
+        k.certainty == Certainty::Checked) {
+      ++residualAdds;
+      EXPECT_TRUE(group->layer.ends_with(".conv3") || group->layer.ends_with(".downsample.0"))
+          << group->layer;
+    }
+  }
+  EXPECT_EQ(counters, 53u);      // one per BatchNorm
+  EXPECT_EQ(residualAdds, 16u);  // one per bottleneck
+  // SGD with momentum: three kernels per parameter (161), and zero_grad's fill of each gradient.
+  EXPECT_EQ(updates, 4u * 161u);
+  EXPECT_EQ(updatedLayers.size(), 54u);
+  EXPECT_FALSE(updatedLayers.count(kOptimizerLayer));
+
   EXPECT_TRUE(m.times.forwardNs.count("conv1") && m.times.backwardNs.count("conv1"));
   EXPECT_TRUE(m.times.forwardNs.count("fc") && m.times.backwardNs.count("fc"));
   EXPECT_GT(m.times.backwardNs.at("conv1"),
             m.times.forwardNs.at("conv1"));  // weight and input gradients
   MappingReport report = applyMeasuredTimes(*graph, m.times, step);
   EXPECT_EQ(report.layersMapped, report.layers);
-  ASSERT_FALSE(m.unmapped.empty());
-  EXPECT_NE(m.unmapped.front().name.find("AddFunctor"), std::string::npos)
-      << m.unmapped.front().name;  // SGD's updates
+  EXPECT_EQ(report.forwardTimed, 54u);
+  EXPECT_EQ(report.backwardTimed, 54u);
+  EXPECT_EQ(report.updateTimed, 54u);
+  EXPECT_TRUE(report.unknown.empty());
 }
 
 TEST(KernelMapping, CorrectionsFile) {

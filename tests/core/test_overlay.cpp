@@ -38,9 +38,10 @@ Fixture fixture() {
   f.mapping.method = model::MappingMethod::Nvtx;
   f.mapping.device = 0;
   f.mapping.iterations = {{20, 2120}};
-  f.mapping.kernels = {{f.kernelTrack, 0, "forward/L1", model::MappingMethod::Nvtx, 100},
-                       {f.kernelTrack, 1, "forward/L2", model::MappingMethod::Nvtx, 200},
-                       {f.kernelTrack, 2, "backward/L1", model::MappingMethod::Nvtx, 100}};
+  f.mapping.kernels = {
+      {f.kernelTrack, 0, "forward/L1", model::MappingMethod::Nvtx, model::Certainty::Stated, 100},
+      {f.kernelTrack, 1, "forward/L2", model::MappingMethod::Nvtx, model::Certainty::Stated, 200},
+      {f.kernelTrack, 2, "backward/L1", model::MappingMethod::Nvtx, model::Certainty::Stated, 100}};
   f.mapping.totalNs = f.mapping.mappedNs = 400;
 
   f.w.name = "toy";

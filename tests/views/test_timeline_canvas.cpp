@@ -152,6 +152,10 @@ class TestTimelineCanvas : public QObject {
                               "Theoretical occupancy", "Correlation id", "Stream", "Launched by"}) {
       QVERIFY2(details.contains(QString::fromLatin1(field)), field);
     }
+    // The PyTorch op the launch ran in (the sample recorded no shapes: no inputs row).
+    QVERIFY2(details.contains(QStringLiteral("PyTorch op")), qPrintable(details));
+    QVERIFY(details.contains(QStringLiteral("aten::")));
+    QVERIFY(!details.contains(QStringLiteral("Op inputs")));
     QVERIFY(details.contains(QStringLiteral("864 × 1 × 1")));
     QVERIFY(details.contains(QStringLiteral("62.5 %")));
     QImage shot = view.grab().toImage();

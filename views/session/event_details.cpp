@@ -2,6 +2,7 @@
 
 #include <QObject>
 
+#include "model/launch_context.h"
 #include "session/occupancy.h"
 #include "util/format.h"
 
@@ -109,6 +110,7 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     case EventKind::Nvtx:
       html += row(QObject::tr("Domain"), esc(s.str(t.nvtx.domain[e])));
       html += row(QObject::tr("Depth"), QString::number(t.hot.lane[e]));
+      if (t.nvtx.inputs[e]) html += row(QObject::tr("Inputs"), esc(s.str(t.nvtx.inputs[e])));
       if (t.nvtx.color[e])
         html += row(QObject::tr("Colour"),
                     QStringLiteral("#%1").arg(t.nvtx.color[e], 8, 16, QLatin1Char('0')));
@@ -129,6 +131,14 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     html += row(from ? QObject::tr("Launched by") : QObject::tr("Launches"),
                 QObject::tr("%1 at %2")
                     .arg(esc(s.str(other.hot.name[oe])), dur(other.hot.start[oe] - s.startTime())));
+    // The PyTorch op the launching call ran in (the outermost aten:: one), with its inputs.
+    if (!from || other.kind != EventKind::Api || other.thread == kNone) continue;
+    for (const auto& hit : model::EnclosingRanges(s).at(other.thread, other.hot.start[oe])) {
+      if (hit.name.rfind("aten::", 0) != 0) continue;
+      html += row(QObject::tr("PyTorch op"), esc(hit.name));
+      if (!hit.inputs.empty()) html += row(QObject::tr("Op inputs"), esc(hit.inputs));
+      break;
+    }
   }
   return html + QStringLiteral("</table>");
 }

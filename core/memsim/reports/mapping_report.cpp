@@ -44,16 +44,25 @@ std::array<int64_t, 2> iterationCopies(const Session& run, const model::KernelMa
 }  // namespace
 
 std::string mappingSentence(const model::KernelMapping& m) {
-  char coverage[32];
-  std::snprintf(coverage, sizeof coverage, "%.1f %%", 100 * m.coverage());
-  return "by " + std::string(model::toString(m.method)) + ", iteration " +
-         std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) + " (" +
-         m.iterationSource + "), " + coverage + " of its kernel time mapped";
+  auto pct = [](double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %%", 100 * share);
+    return std::string(text);
+  };
+  std::string s = "by " + std::string(model::toString(m.method)) + ", iteration " +
+                  std::to_string(m.iteration + 1) + " of " + std::to_string(m.iterations.size()) +
+                  " (" + m.iterationSource + "), " + pct(m.coverage()) +
+                  " of its kernel time mapped (" + pct(m.checkedShare()) + " checked)";
+  if (m.guessedNs > 0) s += ", " + pct(m.guessedShare()) + " placed by guess";
+  return s;
 }
 
 std::string mappingSentence(const MappingSummary& s) {
-  return mappingSentence(s.kernels) + ", " + std::to_string(s.timed.layersMapped) + " of " +
-         std::to_string(s.timed.layers) + " layers timed";
+  const model::MappingReport& t = s.timed;
+  const std::string of = " of " + std::to_string(t.layers);
+  return mappingSentence(s.kernels) + "; layers timed: forward " + std::to_string(t.forwardTimed) +
+         of + ", backward " + std::to_string(t.backwardTimed) + of + ", update " +
+         std::to_string(t.updateTimed) + of;
 }
 
 StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
@@ -65,7 +74,8 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
                {"duration_ns", "Duration", StatsUnit::Duration},
                {"kernel", "Kernel", StatsUnit::Text},
                {"layer", "Layer", StatsUnit::Text},
-               {"by", "Mapped by", StatsUnit::Text}};
+               {"by", "Mapped by", StatsUnit::Text},
+               {"certainty", "Sure", StatsUnit::Text}};
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const model::MappedKernel& k = m.kernels[i];
     const Track& track = run.tracks[k.track];
@@ -77,6 +87,7 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
     row.emplace_back(k.group.empty() ? std::string("(unmapped)") : k.group);
     row.emplace_back(k.by == model::MappingMethod::None ? std::string("—")
                                                         : std::string(model::toString(k.by)));
+    row.emplace_back(std::string(model::toString(k.certainty)));
     t.rows.push_back(std::move(row));
   }
   if (!m.unmapped.empty()) {
@@ -88,6 +99,12 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
     if (m.unmapped.size() > 8) note += "; …";
     t.notes.push_back(note);
   }
+  t.notes.push_back(
+      "Sure: stated (an NVTX layer range or your correction), checked (the op that launched it "
+      "is of the layer's kind and its recorded shapes agree), order (of the layer's kind at the "
+      "layer's place with no shapes recorded to check, or one to one with the model's kernels by "
+      "count), guess (no model op of its own: placed with the kernels launched before it; not "
+      "counted as mapped).");
   t.notes.push_back(
       "Start is measured from the iteration's first kernel. Correct a kernel with simulate "
       "--corrections FILE "
