@@ -34,7 +34,8 @@ constexpr const char* kHelp =
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
     "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
     "           [--json | --csv] [-o SIM.tscope] [--plan PLAN.csv] [--published FILE]\n"
-    "           [--iteration T0:T1] [--corrections FILE] [--mapping | --compare]   (with "
+    "           [--iteration T0:T1 | --step N] [--corrections FILE] [--mapping | --compare]   "
+    "(with "
     "--session)\n"
     "       tensorscope-cli simulate ... --sweep KEY=FROM..TO:STEP\n"
     "\n"
@@ -59,7 +60,9 @@ constexpr const char* kHelp =
     "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) "
     "within\n"
     "                 its last iteration (NVTX layers, ProfilerStep#N ranges or repeated kernels)\n"
-    "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms)\n"
+    "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms): the\n"
+    "                 kernels that start in it\n"
+    "--step N         map the N-th iteration found (from 1) instead of the last\n"
     "--corrections F  lines 'kernel name<TAB>forward/<layer>' (or an empty layer: leave it out)\n"
     "--mapping        print which measured kernel is which layer, and stop\n"
     "--compare        measured against simulated (first policy): summary, per layer, per kernel,\n"
@@ -207,10 +210,10 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
 
 int runSimulate(const std::vector<std::string>& argv) {
   Args args;
-  std::set<std::string> valued = {"--g10",    "--model",     "--batch",      "--session",
-                                  "--device", "--optimizer", "--policy",     "--tiers",
-                                  "--preset", "-o",          "--sweep",      "--published",
-                                  "--plan",   "--iteration", "--corrections"};
+  std::set<std::string> valued = {"--g10",    "--model",     "--batch",       "--session",
+                                  "--device", "--optimizer", "--policy",      "--tiers",
+                                  "--preset", "-o",          "--sweep",       "--published",
+                                  "--plan",   "--iteration", "--corrections", "--step"};
   for (const TierField& f : tierFields()) valued.insert("--" + std::string(f.key));
   if (std::string e =
           args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"});
@@ -239,10 +242,13 @@ int runSimulate(const std::vector<std::string>& argv) {
     return usage("--batch, --session, --device and --optimizer go with --model");
   }
   const bool mappingOnly = args.flag("--mapping"), compare = args.flag("--compare");
-  if ((mappingOnly || compare || args.option("--iteration") || args.option("--corrections")) &&
+  if ((mappingOnly || compare || args.option("--iteration") || args.option("--corrections") ||
+       args.option("--step")) &&
       in.sessionPath.empty()) {
-    return usage("--mapping, --compare, --iteration and --corrections need --session");
+    return usage("--mapping, --compare, --iteration, --step and --corrections need --session");
   }
+  if (args.option("--iteration") && args.option("--step"))
+    return usage("give one of --iteration or --step");
   if (mappingOnly && compare) return usage("give one of --mapping or --compare");
   if (auto b = args.option("--batch")) {
     unsigned long long n = 0;
@@ -306,6 +312,12 @@ int runSimulate(const std::vector<std::string>& argv) {
       in.mapping.iteration = model::TimeRange{
           start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
     }
+    if (auto n = args.option("--step")) {
+      unsigned long long step = 0;
+      if (!parseUnsigned(*n, step) || step == 0 || step > (1u << 24))
+        return usage("--step wants a positive number");
+      in.mapping.iterationIndex = static_cast<size_t>(step - 1);
+    }
     if (auto c = args.option("--corrections")) {
       auto corrections = model::loadCorrections(*c);
       if (!corrections) return failure(corrections.error());
@@ -314,6 +326,12 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   MappingSummary mapping;
   auto workload = loadWorkload(in, &mapping);
+  if (in.mapping.iterationIndex && mapping.mapped &&
+      *in.mapping.iterationIndex >= mapping.kernels.iterations.size()) {
+    return failure(in.sessionPath + ": --step " + std::to_string(*in.mapping.iterationIndex + 1) +
+                   ": the run has " + std::to_string(mapping.kernels.iterations.size()) +
+                   " iterations (" + mapping.kernels.iterationSource + ")");
+  }
   if (mappingOnly && mapping.mapped) {  // shown also when nothing maps: the user corrects from it
     StatsTable table = mappingTable(*in.session, mapping.kernels);
     int rc = emitTables({table},

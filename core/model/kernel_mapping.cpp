@@ -144,9 +144,10 @@ KernelMapping mapKernels(const Session& s, const ModelGraph& graph, const Traini
   m.iterationSource = its.source;
   m.iterations = its.ranges;
   if (its.members.empty()) return m;  // the range asked for holds no kernel
-  m.iteration = m.iterations.size() - 1;
+  m.iteration =
+      std::min(options.iterationIndex.value_or(its.members.size() - 1), its.members.size() - 1);
   std::vector<LaunchedKernel> mine;
-  for (size_t i : its.members.back()) {
+  for (size_t i : its.members[m.iteration]) {
     mine.push_back(all[i]);
     m.kernels.push_back({all[i].track, all[i].event, {}, {}, {}, all[i].end - all[i].start});
   }

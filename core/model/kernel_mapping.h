@@ -26,8 +26,10 @@
 namespace ts::model {
 
 struct MappingOptions {
-  uint32_t device = kNone;             // the GPU whose kernels to map; kNone: the busiest
-  std::optional<TimeRange> iteration;  // absolute session times; launches inside count
+  uint32_t device = kNone;               // the GPU whose kernels to map; kNone: the busiest
+  std::optional<TimeRange> iteration;    // absolute session times; kernels starting inside count
+  std::optional<size_t> iterationIndex;  // which detected iteration (from 0); the last if unset
+                                         // or past the end
   std::map<std::string, std::string> corrections;  // kernel name → "forward/<layer>" ... or ""
 };
 

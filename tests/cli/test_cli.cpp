@@ -407,6 +407,15 @@ TEST_F(Cli, SimulateMapsARunAndComparesItsIteration) {
       << r.out;
   EXPECT_NE(r.out.find(",aten,guess"),
             std::string::npos);  // adaptive average pooling: not in the zoo model
+  // Another iteration than the last, and one the run does not have.
+  r = cli(base + " --mapping --step 1");
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("by aten, iteration 1 of 2 (repeated kernels)"), std::string::npos) << r.out;
+  r = cli(base + " --mapping --step 3");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.out.find(sample + ": --step 3: the run has 2 iterations (repeated kernels)"),
+            std::string::npos)
+      << r.out;
   r = cli(base + " --mapping");
   EXPECT_NE(r.out.find("by aten, iteration 2 of 2 (repeated kernels), 97.4 % of its kernel time "
                        "mapped (0.0 % checked), 2.6 % placed by guess"),
