@@ -13,6 +13,7 @@
 #include "app/cli/cli_args.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
+#include "memsim/formats/run_tiers.h"
 #include "memsim/formats/sim_session.h"
 #include "memsim/formats/sweep_table.h"
 #include "memsim/reports/layer_compare.h"
@@ -81,7 +82,8 @@ std::string helpText() {
          "                  GPU (simulated kernels, tier usage, transfers per link, tensor lanes): "
          "--batch\n"
          "                  (default 1), --policy (default g10), --preset and --gpu-mem for the "
-         "tiers;\n"
+         "tiers\n"
+         "                  (default: G10's with the run's GPU memory and pinned-copy bandwidth);\n"
          "                  --unfold opens every folded row (the tensors, the kernel names)\n";
 }
 
@@ -312,6 +314,13 @@ int runExport(const std::vector<std::string>& argv) {
   auto session = openSessionFiles(args.positional());
   if (!session) return fail(session.error());
   const Session& s = **session;
+  if (overlay && !args.option("--preset")) {  // G10's defaults with the run's GPU
+    overlay->tiers = memsim::tiersForRun(*memsim::tierPreset("g10-default"), s).tiers;
+    if (auto g = args.option("--gpu-mem")) {
+      if (Status st = memsim::setTierField(overlay->tiers, "gpu-mem", *g); !st)
+        return fail(st.error());
+    }
+  }
   if (range.from) options.stats.start = s.startTime() + *range.from;
   if (range.to) options.stats.end = s.startTime() + *range.to;
   Status st;

@@ -11,6 +11,7 @@
 #include "io/tscope_file.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/formats/g10_published.h"
+#include "memsim/formats/run_tiers.h"
 #include "memsim/formats/sim_session.h"
 #include "memsim/formats/sweep_table.h"
 #include "memsim/formats/workload_source.h"
@@ -68,7 +69,9 @@ constexpr const char* kHelp =
     "--compare        measured against simulated (first policy): summary, per layer, per kernel,\n"
     "                 bytes per direction\n"
     "Tiers start from --preset (default g10-default: G10's 40 GiB GPU, 128 GiB host, 3.2 GiB/s "
-    "SSD)\n"
+    "SSD;\n"
+    "with --session, its GPU's memory and the bandwidth of its pinned copies where it recorded "
+    "them)\n"
     "or --tiers FILE (\"key = value\" lines or JSON, keys as the options without --); options "
     "override.\n"
     "--json           an array with one object per policy (policy, feasible, iteration_ns, "
@@ -276,7 +279,37 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   if (policies.empty()) policies = allPolicies();
 
+  if (!in.sessionPath.empty()) {
+    auto opened = openSessionFile(in.sessionPath);
+    if (!opened) return failure(opened.error());
+    in.session = *opened;
+    if (auto r = args.option("--iteration")) {
+      RelativeRange range;
+      if (!parseRelativeRange(*r, range)) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
+      TimeNs start = in.session->startTime();
+      in.mapping.iteration = model::TimeRange{
+          start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
+    }
+    if (auto n = args.option("--step")) {
+      unsigned long long step = 0;
+      if (!parseUnsigned(*n, step) || step == 0 || step > (1u << 24))
+        return usage("--step wants a positive number");
+      in.mapping.iterationIndex = static_cast<size_t>(step - 1);
+    }
+    if (auto c = args.option("--corrections")) {
+      auto corrections = model::loadCorrections(*c);
+      if (!corrections) return failure(corrections.error());
+      in.mapping.corrections = std::move(*corrections);
+    }
+  }
+  // The starting tiers: the user's preset or file, else G10's defaults with a measured run's GPU.
   TierConfig tiers = *tierPreset("g10-default");
+  std::string tiersNote;
+  if (in.session && !args.option("--preset") && !args.option("--tiers")) {
+    RunTiers fromRun = tiersForRun(tiers, *in.session, in.mapping.device);
+    tiers = fromRun.tiers;
+    tiersNote = "Tiers: " + fromRun.note + " (--preset or --tiers to choose others).";
+  }
   if (auto p = args.option("--preset")) {
     auto preset = tierPreset(*p);
     if (!preset) return usage("no tier preset '" + *p + "'");
@@ -301,29 +334,6 @@ int runSimulate(const std::vector<std::string>& argv) {
     return runSweep(in, policies, tiers, *sweep, args.option("-o"));
   }
 
-  if (!in.sessionPath.empty()) {
-    auto opened = openSessionFile(in.sessionPath);
-    if (!opened) return failure(opened.error());
-    in.session = *opened;
-    if (auto r = args.option("--iteration")) {
-      RelativeRange range;
-      if (!parseRelativeRange(*r, range)) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
-      TimeNs start = in.session->startTime();
-      in.mapping.iteration = model::TimeRange{
-          start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
-    }
-    if (auto n = args.option("--step")) {
-      unsigned long long step = 0;
-      if (!parseUnsigned(*n, step) || step == 0 || step > (1u << 24))
-        return usage("--step wants a positive number");
-      in.mapping.iterationIndex = static_cast<size_t>(step - 1);
-    }
-    if (auto c = args.option("--corrections")) {
-      auto corrections = model::loadCorrections(*c);
-      if (!corrections) return failure(corrections.error());
-      in.mapping.corrections = std::move(*corrections);
-    }
-  }
   MappingSummary mapping;
   auto workload = loadWorkload(in, &mapping);
   if (in.mapping.iterationIndex && mapping.mapped &&
@@ -397,6 +407,7 @@ int runSimulate(const std::vector<std::string>& argv) {
     table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
                           mappingSentence(mapping) + " (--mapping lists the kernels).");
   }
+  if (!tiersNote.empty()) table.notes.push_back(tiersNote);
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }
 

@@ -14,8 +14,10 @@
 #include "memsim/engine/vitality.h"
 #include "memsim/formats/from_model.h"
 #include "memsim/formats/g10_workload.h"
+#include "memsim/formats/run_tiers.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "session/session_builder.h"
 
 namespace ts::memsim {
 
@@ -202,6 +204,56 @@ TEST(Memsim, MalformedWorkloadsNameFileAndLine) {
 }  // namespace ts::memsim
 
 namespace ts::memsim {
+
+// A measured run is simulated on its own GPU: its memory, and the rate of its pinned copies of
+// 1 MiB or more (pageable and small ones say little about the link).
+TEST(Memsim, TiersForARunTakeItsGpu) {
+  SessionBuilder b;
+  const uint32_t gpu = b.device(b.rank(0), 0);
+  b.deviceInfo(gpu).name = "Tesla V100-SXM2-32GB";
+  b.deviceInfo(gpu).memoryBytes = 34'089'730'048;
+  const uint32_t stream = b.stream(gpu, 7);
+  const StringId copy = b.intern("Memcpy HtoD");
+  auto add = [&](TimeNs start, TimeNs ns, uint64_t bytes, MemoryKind host) {
+    MemcpyDetail d;
+    d.bytes = bytes;
+    d.copyKind = CopyKind::HtoD;
+    d.srcKind = host;
+    d.dstKind = MemoryKind::Device;
+    b.addMemcpy(stream, start, start + ns, copy, d);
+  };
+  add(0, 1'000'000, 12'000'000, MemoryKind::Pinned);           // 12 GB/s
+  add(2'000'000, 1'000'000, 11'000'000, MemoryKind::Pinned);   // 11 GB/s: the median of three
+  add(4'000'000, 1'000'000, 10'000'000, MemoryKind::Pinned);   // 10 GB/s
+  add(6'000'000, 1'000'000, 2'000'000, MemoryKind::Pageable);  // staged: not the link
+  add(8'000'000, 1'000, 4'096, MemoryKind::Pinned);            // too small to say
+  auto run = b.build();
+  ASSERT_TRUE(run.ok()) << run.error();
+  const TierConfig g10 = *tierPreset("g10-default");
+  RunTiers t = tiersForRun(g10, **run);
+  EXPECT_TRUE(t.gpuFromRun && t.linkFromRun);
+  EXPECT_EQ(t.tiers.gpuBytes, 34'089'730'048);
+  EXPECT_DOUBLE_EQ(t.tiers.gpuHostBandwidth, 11e9);
+  EXPECT_EQ(t.tiers.hostBytes, g10.hostBytes);  // the rest stays G10's
+  EXPECT_EQ(t.tiers.name, "g10-default with the run's Tesla V100-SXM2-32GB");
+  EXPECT_NE(t.note.find("GPU memory 31.75 GiB: the run's Tesla V100-SXM2-32GB"), std::string::npos)
+      << t.note;
+  EXPECT_NE(tiersSentence(t.tiers).find(
+                "GPU 31.7 GiB, host 128 GiB, SSD 2.91 TiB, GPU ↔ host 10.2 GiB/s"),
+            std::string::npos)
+      << tiersSentence(t.tiers);
+
+  // A run that names no memory and copied nothing pinned keeps G10's and says so.
+  SessionBuilder bare;
+  bare.device(bare.rank(0), 0);
+  auto none = bare.build();
+  ASSERT_TRUE(none.ok());
+  RunTiers kept = tiersForRun(g10, **none, 0);
+  EXPECT_FALSE(kept.gpuFromRun || kept.linkFromRun);
+  EXPECT_EQ(kept.tiers.gpuBytes, g10.gpuBytes);
+  EXPECT_NE(kept.note.find("the run does not say how much"), std::string::npos) << kept.note;
+  EXPECT_NE(kept.note.find("no pinned copy"), std::string::npos) << kept.note;
+}
 
 TEST(Memsim, TierPresetsAndValues) {
   for (const std::string& name : tierPresetNames()) {

@@ -90,6 +90,12 @@ class TestOverlayView : public QObject {
     QVERIFY(k.coverage() > 0.95 && k.coverage() < 1.0);
     QCOMPARE(pane->mappingTable()->model()->rowCount(), 39);
     QVERIFY(pane->summary()->text().contains(QStringLiteral("by aten, iteration 2 of 2")));
+    // Simulated on the run's own GPU (the sample's A100), and the summary says so.
+    QCOMPARE(pane->current()->tiers.gpuBytes,
+             static_cast<int64_t>(measured->devices[0].memoryBytes));
+    QVERIFY2(pane->summary()->text().contains(
+                 QStringLiteral("Tiers: g10-default with the run's NVIDIA A100-PG509-200: GPU ")),
+             qPrintable(pane->summary()->text()));
 
     // The timeline now draws the overlaid copy: the simulation under GPU 0's Compute rows.
     TimelineCanvas* canvas = view->timeline();
@@ -102,9 +108,10 @@ class TestOverlayView : public QObject {
     QVERIFY(group < rowNamed(rows, "Stream 7"));
     size_t gpu = rowNamed(rows, "GPU memory (simulated)");
     QVERIFY(gpu != static_cast<size_t>(kNone));
-    QCOMPARE(rows[gpu].capacity, 40.0 * (1 << 30));
+    QCOMPARE(rows[gpu].capacity,
+             static_cast<double>(measured->devices[0].memoryBytes));  // the run's A100: 39.4 GiB
     QCOMPARE(rows[rowNamed(rows, "Kernels (simulated)")].lanes.size(), size_t{1});
-    QCOMPARE(pane->shownGpu()->run.result.summary.stall, TimeNs{0});  // 40 GiB: everything fits
+    QCOMPARE(pane->shownGpu()->run.result.summary.stall, TimeNs{0});  // 39 GiB: everything fits
 
     // A small GPU: transfers and stalls appear.
     pane->gpuMemory()->setText(QStringLiteral("1GB"));

@@ -16,6 +16,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "memsim/formats/run_tiers.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/format.h"
@@ -78,6 +79,12 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   controls->addWidget(new QLabel(tr("Policy"), this));
   controls->addWidget(policy_);
   preset_ = new QComboBox(this);
+  // First and chosen: G10's defaults with this run's own GPU, when the run says what it is.
+  const memsim::RunTiers fromRun = memsim::tiersForRun(*memsim::tierPreset("g10-default"), *run_);
+  if (fromRun.gpuFromRun || fromRun.linkFromRun) {
+    preset_->addItem(runPresetName());
+    preset_->setItemData(0, QString::fromStdString(fromRun.note), Qt::ToolTipRole);
+  }
   for (const std::string& name : memsim::tierPresetNames())
     preset_->addItem(QString::fromStdString(name));
   controls->addWidget(new QLabel(tr("Tiers"), this));
@@ -234,8 +241,18 @@ QCheckBox* OverlayPane::classBox(memsim::TensorClass role) const {
   return nullptr;
 }
 
+QString OverlayPane::runPresetName() {
+  return tr("this run's GPU");
+}
+
+std::optional<memsim::TierConfig> OverlayPane::presetTiers(const QString& name) const {
+  if (name == runPresetName())
+    return memsim::tiersForRun(*memsim::tierPreset("g10-default"), *run_).tiers;
+  return memsim::tierPreset(name.toStdString());
+}
+
 void OverlayPane::applyPreset(const QString& name) {
-  auto preset = memsim::tierPreset(name.toStdString());
+  auto preset = presetTiers(name);
   if (!preset) return;
   request_.tiers = *preset;
   gpu_->setText(gb(preset->gpuBytes));
@@ -247,7 +264,7 @@ void OverlayPane::applyPreset(const QString& name) {
 
 // The fields on top of the preset; an error names the field.
 Status OverlayPane::readControls() {
-  auto preset = memsim::tierPreset(preset_->currentText().toStdString());
+  auto preset = presetTiers(preset_->currentText());
   memsim::TierConfig tiers = preset ? *preset : request_.tiers;
   const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_},
                                                        {"host-mem", host_},
@@ -363,7 +380,7 @@ void OverlayPane::showGpu() {
                htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
           .arg(r.gpus.size())
-          .arg(mapping));
+          .arg(mapping + tr("<br>Tiers: %1").arg(htmlText(tiersSentence(r.tiers)))));
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
   stage_->setText(tr("Planned in %1, simulated in %2.")

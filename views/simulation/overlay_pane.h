@@ -80,6 +80,9 @@ class OverlayPane : public QWidget {
   void present(std::shared_ptr<const memsim::OverlayRun> run);
   void showGpu();
   void applyPreset(const QString& name);
+  // The tiers a preset entry stands for: a named preset, or G10's defaults with the run's GPU.
+  static QString runPresetName();
+  std::optional<memsim::TierConfig> presetTiers(const QString& name) const;
 
   SessionPtr run_;
   memsim::OverlayRequest request_;

@@ -271,4 +271,14 @@ Result<TierConfig> loadTierConfig(const std::string& path) {
   return c;
 }
 
+std::string tiersSentence(const TierConfig& c) {
+  auto rate = [](double bytesPerSecond) {
+    return formatBytes(static_cast<uint64_t>(std::max(0.0, bytesPerSecond))) + "/s";
+  };
+  return c.name + ": GPU " + formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, c.gpuBytes))) +
+         ", host " + formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, c.hostBytes))) +
+         ", SSD " + formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, c.ssdBytes))) +
+         ", GPU ↔ host " + rate(c.gpuHostBandwidth) + ", SSD " + rate(c.ssdGpuBandwidth);
+}
+
 }  // namespace ts::memsim

@@ -56,6 +56,10 @@ Status setTierField(TierConfig& config, std::string_view key, std::string_view v
 // first selects the starting values. Errors name the file and line.
 Result<TierConfig> loadTierConfig(const std::string& path);
 
+// The tiers in one line, sizes and rates in binary units: "g10-default: GPU 40 GiB, host 128 GiB,
+// SSD 2.91 TiB, GPU ↔ host …/s, SSD …/s".
+std::string tiersSentence(const TierConfig& config);
+
 // Byte and rate text in decimal (GB = 1e9) or binary (GiB = 2^30) units.
 std::optional<int64_t> parseBytes(std::string_view text);
 std::optional<double> parseBandwidth(std::string_view text);  // bytes per second
