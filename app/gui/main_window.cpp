@@ -40,6 +40,7 @@
 #include "views/jobs/session_export_job.h"
 #include "views/jobs/session_load_job.h"
 #include "views/models/model_view.h"
+#include "views/session/name_style.h"
 #include "views/session/session_view.h"
 #include "views/simulation/compare_view.h"
 #include "views/simulation/overlay_pane.h"
@@ -226,6 +227,16 @@ void MainWindow::createActions() {
                  [](TimelineCanvas* c) { c->back(); });
   timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right),
                  [](TimelineCanvas* c) { c->forward(); });
+  view->addSeparator();
+  QAction* shortNames = view->addAction(tr("Short &Kernel Names"));
+  shortNames->setObjectName(QStringLiteral("shortKernelNames"));
+  shortNames->setCheckable(true);
+  shortNames->setChecked(NameStyle::instance().shortNames());
+  shortNames->setToolTip(
+      tr("List kernels by their function name alone (no namespaces, template arguments or "
+         "parameters); the full name stays in tooltips, filters and exports"));
+  connect(shortNames, &QAction::toggled, this,
+          [](bool on) { NameStyle::instance().setShortNames(on); });
 
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(openModelAction_);

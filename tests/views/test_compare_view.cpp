@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
@@ -16,6 +17,7 @@
 #include "model/onnx_loader.h"
 #include "session_fixture.h"
 #include "views/charts/chart_view.h"
+#include "views/session/name_style.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
 #include "views/simulation/compare_view.h"
@@ -39,6 +41,8 @@ class TestCompareView : public QObject {
     QVERIFY(window.compareSessions(0, 1));
     auto* view = qobject_cast<CompareView*>(window.tabs()->currentWidget());
     QVERIFY(view);
+    // Both on one scale from the start, each from its own session's start.
+    QCOMPARE(view->timelineB()->axis().nsPerPixel(), view->timelineA()->axis().nsPerPixel());
     // Zooming A moves B to the same stretch from its own start.
     TimelineCanvas* a = view->timelineA();
     TimelineCanvas* b = view->timelineB();
@@ -53,6 +57,25 @@ class TestCompareView : public QObject {
     const StatsTable& k = view->kernels()->model()->table();
     QVERIFY(k.rows.size() > 16);
     QCOMPARE(std::get<std::string>(k.rows.back()[0]), std::string("all kernels"));
+    // Names listed short (Nsight's style), in full in the tooltip and when toggled off.
+    const QAbstractItemModel* shown = view->kernels()->view()->model();
+    int templated = -1;
+    for (int r = 0; r < shown->rowCount() && templated < 0; ++r) {
+      if (shown->index(r, 0).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("void ")))
+        templated = r;
+    }
+    QVERIFY(templated >= 0);
+    const QModelIndex cell = shown->index(templated, 0);
+    const QString full = cell.data(Qt::ToolTipRole).toString();
+    QVERIFY2(!cell.data().toString().contains(QLatin1Char('(')),
+             qPrintable(cell.data().toString()));
+    QVERIFY(full.contains(cell.data().toString()));
+    ts::NameStyle::instance().setShortNames(false);
+    QCOMPARE(shown->index(templated, 0).data().toString(), full);
+    ts::NameStyle::instance().setShortNames(true);
+    // The name column, not Δ %, takes the width left over.
+    QVERIFY(view->kernels()->view()->columnWidth(0) >
+            view->kernels()->view()->columnWidth(shown->columnCount() - 1));
     QVERIFY(view->copies()->model()->rowCount() >= 2);
     window.grab().save(QStringLiteral("compare.png"));
   }

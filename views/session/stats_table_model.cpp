@@ -1,5 +1,7 @@
 #include "views/session/stats_table_model.h"
 
+#include "views/session/name_style.h"
+
 namespace ts {
 
 void StatsTableModel::setTable(StatsTable table) {
@@ -16,6 +18,12 @@ int StatsTableModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(table_.columns.size());
 }
 
+StatsTableModel::StatsTableModel(QObject* parent) : QAbstractTableModel(parent) {
+  connect(&NameStyle::instance(), &NameStyle::changed, this, [this] {
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+  });
+}
+
 QVariant StatsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   auto r = static_cast<size_t>(index.row()), c = static_cast<size_t>(index.column());
@@ -23,6 +31,9 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const {
   const bool text = column.unit == StatsUnit::Text;
   switch (role) {
     case Qt::DisplayRole:
+      return text ? NameStyle::instance().shown(table_.text(r, c))
+                  : QString::fromStdString(table_.text(r, c));
+    case FilterRole:
       return QString::fromStdString(table_.text(r, c));
     case Qt::ToolTipRole:
       // Kernel names run long: the whole name on hover.

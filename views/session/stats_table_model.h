@@ -1,5 +1,6 @@
 // StatsTableModel: one statistics table (core StatsTable) as a Qt model. Cells show human units;
-// sorting uses the raw numbers (SortRole), so "2 ms" sorts after "900 µs".
+// sorting uses the raw numbers (SortRole), so "2 ms" sorts after "900 µs". Kernel names show
+// short or in full as NameStyle says, always in full in the tooltip and for sorting and filters.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -12,8 +13,9 @@ class StatsTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   static constexpr int SortRole = Qt::UserRole + 1;
+  static constexpr int FilterRole = Qt::UserRole + 2;  // text cells in full, numbers as shown
 
-  explicit StatsTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  explicit StatsTableModel(QObject* parent = nullptr);
 
   void setTable(StatsTable table);
   const StatsTable& table() const { return table_; }

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "io/atomic_file.h"
+#include "views/session/name_style.h"
 #include "views/session/stats_table_model.h"
 
 namespace ts {
@@ -42,6 +43,7 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(StatsTableModel::SortRole);
   proxy_->setFilterKeyColumn(-1);
+  proxy_->setFilterRole(StatsTableModel::FilterRole);  // full kernel names, also when shown short
   proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
   view_ = new QTableView(this);
   view_->setModel(proxy_);
@@ -56,6 +58,7 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(notes_);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(&NameStyle::instance(), &NameStyle::changed, this, &TablePanel::fitColumns);
   connect(copy, &QToolButton::clicked, this, &TablePanel::copyRows);
   connect(exportButton, &QToolButton::clicked, this, &TablePanel::exportDialog);
 }
@@ -76,10 +79,25 @@ void TablePanel::setTable(StatsTable table) {
   // Each table comes in its own order (by total, by GPU, by op): show that until the user sorts.
   view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   proxy_->sort(-1);
+  fitColumns();
+}
+
+// Columns as wide as their contents, names at most 480 px (they can be thousands of characters);
+// the name column, not the last one, takes the width left over.
+void TablePanel::fitColumns() {
+  QHeaderView* header = view_->horizontalHeader();
+  const std::vector<StatsColumn>& columns = model_->table().columns;
+  int name = -1;
+  for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
+    header->setSectionResizeMode(col, QHeaderView::Interactive);
+    const StatsColumn& c = columns[static_cast<size_t>(col)];
+    if (name < 0 && c.unit == StatsUnit::Text && (c.key == "name" || c.key == "kernel")) name = col;
+  }
   view_->resizeColumnsToContents();
-  // Names can be thousands of characters: keep the columns before them readable.
   for (int col = 0; col < model_->columnCount(); ++col)
     view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
+  header->setStretchLastSection(name < 0);
+  if (name >= 0) header->setSectionResizeMode(name, QHeaderView::Stretch);
 }
 
 StatsTable TablePanel::shownTable(bool selectedOnly) const {

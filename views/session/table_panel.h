@@ -37,6 +37,7 @@ class TablePanel : public QWidget {
   void setNotes(const QString& notes);
 
  private:
+  void fitColumns();
   void copyRows();
   void exportDialog();
 

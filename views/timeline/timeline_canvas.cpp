@@ -323,7 +323,9 @@ TimelineCanvas::Hit TimelineCanvas::hitAt(QPoint pos) const {
 
 void TimelineCanvas::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
-  if (!navigated_) view_.fitAll(canvasWidth());  // the whole session at the new width
+  if (navigated_) return;
+  view_.fitAll(canvasWidth());  // the whole session at the new width
+  emit viewChanged();           // a compare view's other timeline takes the same scale
 }
 
 void TimelineCanvas::paintEvent(QPaintEvent*) {

@@ -61,7 +61,8 @@ RunTiers tiersForRun(const TierConfig& base, const Session& run, uint32_t device
   if (double bw = measuredLinkBandwidth(run, device); bw > 0) {
     r.tiers.gpuHostBandwidth = bw;
     r.linkFromRun = true;
-    r.note += "; GPU ↔ host " + gibText(bw) + "/s, the median of its pinned copies of 1 MiB or more";
+    r.note +=
+        "; GPU ↔ host " + gibText(bw) + "/s, the median of its pinned copies of 1 MiB or more";
   } else {
     r.note += "; GPU ↔ host " + gibText(base.gpuHostBandwidth) + "/s (" + base.name +
               "): no pinned copy of 1 MiB or more to measure";
