@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -223,45 +224,62 @@ std::vector<Interval> busyIntervals(const Track& t, TimeNs start, TimeNs end) {
   return iv;
 }
 
-// What the CPU threads of the GPU's rank did during [g.start, g.end): the API calls and ranges
-// that cover most of it.
+// What the CPU threads of the GPU's rank did during [g.start, g.end), most telling first: the CUDA
+// API calls (the GPU often waits on cudaMalloc or a synchronisation), then ranges inside or
+// across the gap, then — once — the innermost range around all of it ("in aten::addmm"). Calls of
+// one name add up: twelve cudaMalloc calls may fill a gap that no single one does.
 std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
   uint32_t rank = s.devices[device].rank;
-  // Per name: the most of the gap one of its events covers, and the shortest such event. Ties
-  // go to the shorter event: the innermost range says more than the one wrapping the whole run.
-  struct Cover {
-    TimeNs overlap = 0;
-    TimeNs length = 0;
+  struct Activity {
+    TimeNs overlap = 0;                                  // summed over its events, at most the gap
+    TimeNs length = std::numeric_limits<TimeNs>::max();  // its shortest event
+    size_t count = 0;
+    bool api = false;
+    bool enclosing = true;  // every event of it covers the whole gap
   };
-  std::map<std::string, Cover> covered;
+  std::map<std::string, Activity> by;
   for (const Track& t : s.tracks) {
     if (t.thread == kNone || s.processes[s.threads[t.thread].process].rank != rank) continue;
     if (t.kind != EventKind::Api && t.kind != EventKind::Nvtx && t.kind != EventKind::Range)
       continue;
     forEachInRange(t, g.start, g.end, [&](uint32_t e) {
-      TimeNs overlap = std::min(t.hot.end[e], g.end) - std::max(t.hot.start[e], g.start);
-      TimeNs length = t.hot.end[e] - t.hot.start[e];
-      Cover& c = covered[std::string(s.str(t.hot.name[e]))];
-      if (overlap > c.overlap || (overlap == c.overlap && length < c.length)) c = {overlap, length};
+      Activity& a = by[std::string(s.str(t.hot.name[e]))];
+      a.overlap += std::min(t.hot.end[e], g.end) - std::max(t.hot.start[e], g.start);
+      a.length = std::min(a.length, t.hot.end[e] - t.hot.start[e]);
+      ++a.count;
+      a.api = a.api || t.kind == EventKind::Api;
+      a.enclosing = a.enclosing && t.hot.start[e] <= g.start && t.hot.end[e] >= g.end;
     });
   }
-  if (covered.empty()) return "no CPU activity recorded";
-  auto percent = [&](TimeNs t) {
-    return static_cast<int>(
-        std::lround(100.0 * static_cast<double>(t) / static_cast<double>(g.length())));
-  };
-  std::vector<std::tuple<int, TimeNs, std::string>> top;  // share %, event length, name
-  for (auto& [name, c] : covered) top.emplace_back(percent(c.overlap), c.length, name);
-  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
-    if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
-    if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) < std::get<1>(b);
-    return std::get<2>(a) < std::get<2>(b);
+  if (by.empty()) return "no CPU activity recorded";
+  using Entry = std::pair<const std::string*, const Activity*>;
+  std::vector<Entry> inside, around;
+  for (const auto& [name, a] : by)
+    (a.enclosing && !a.api ? around : inside).emplace_back(&name, &a);
+  auto tier = [](const Activity& a) { return a.api ? 0 : 1; };
+  std::sort(inside.begin(), inside.end(), [&](const Entry& x, const Entry& y) {
+    if (tier(*x.second) != tier(*y.second)) return tier(*x.second) < tier(*y.second);
+    if (x.second->overlap != y.second->overlap) return x.second->overlap > y.second->overlap;
+    return *x.first < *y.first;
+  });
+  std::sort(around.begin(), around.end(), [](const Entry& x, const Entry& y) {
+    if (x.second->length != y.second->length) return x.second->length < y.second->length;
+    return *x.first < *y.first;
   });
   std::string out;
-  for (size_t i = 0; i < top.size() && i < 3; ++i) {
-    if (i) out += "; ";
-    out += std::get<2>(top[i]) + " (" + std::to_string(std::get<0>(top[i])) + "%)";
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  size_t listed = 0;
+  for (size_t i = 0; i < inside.size() && listed < (around.empty() ? 3u : 2u); ++i) {
+    const Activity& a = *inside[i].second;
+    const TimeNs overlap = std::min(a.overlap, g.length());
+    const long pct = std::lround(100.0 * static_cast<double>(overlap) /
+                                 static_cast<double>(std::max<TimeNs>(g.length(), 1)));
+    if (pct == 0 && (listed > 0 || !around.empty())) continue;  // explains nothing of it
+    ++listed;
+    add(*inside[i].first + (a.count > 1 ? " ×" + std::to_string(a.count) : "") + " (" +
+        std::to_string(pct) + "%)");
   }
+  if (!around.empty()) add("in " + *around.front().first);
   return out;
 }
 
@@ -274,8 +292,10 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
                   col("busy_pct", "Busy %", StatsUnit::Percent)};
   for (int b = 0; b < o.buckets; ++b) {
     auto [bs, be] = bucketBounds(start, end, o.buckets, b);
-    util.columns.push_back(col("bucket_" + std::to_string(b),
-                               "+" + formatDuration(bs - s.startTime()), StatsUnit::Percent));
+    util.columns.push_back(
+        col("bucket_" + std::to_string(b),
+            "+" + formatTimestamp(bs - s.startTime(), std::max<TimeNs>(1, be - bs)),
+            StatsUnit::Percent));
   }
   StatsTable gaps{"gpu_gaps",
                   "GPU idle gaps (no kernel running) of at least " + formatDuration(o.minGap),
@@ -339,8 +359,10 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
       "named by their start from the session start.");
   gaps.notes.push_back(
       std::to_string(total) + " gaps between kernels; the " + std::to_string(gaps.rows.size()) +
-      " longest listed. Start is from the session start; CPU activity = API calls and ranges "
-      "on the GPU's rank's threads, with the share of the gap each covers.");
+      " longest listed. Start is from the session start; CPU activity = what the GPU's rank's "
+      "threads did meanwhile: CUDA API calls first, then ranges inside the gap, each with the "
+      "share of the gap its calls cover (×N: that many calls), then the innermost range around "
+      "the whole gap (\"in …\").");
   return {std::move(util), std::move(gaps)};
 }
 

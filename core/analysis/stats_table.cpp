@@ -114,7 +114,32 @@ double StatsTable::number(size_t row, size_t column) const {
 }
 
 std::string StatsTable::text(size_t row, size_t column) const {
+  if (columns[column].unit == StatsUnit::Timestamp) {
+    const StatsCell& cell = rows[row][column];
+    if (const auto* ns = std::get_if<int64_t>(&cell))
+      return formatTimestamp(*ns, timestampResolution());
+  }
   return formatCell(rows[row][column], columns[column].unit);
+}
+
+TimeNs StatsTable::timestampResolution() const {
+  if (resolutionOf_ == rows.data() && resolutionRows_ == rows.size()) return resolution_;
+  std::vector<int64_t> times;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].unit != StatsUnit::Timestamp) continue;
+    for (const auto& row : rows) {
+      if (const auto* ns = std::get_if<int64_t>(&row[c])) times.push_back(*ns);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  TimeNs best = 0;
+  for (size_t i = 1; i < times.size(); ++i) {
+    const TimeNs gap = times[i] - times[i - 1];
+    if (gap > 0 && (best == 0 || gap < best)) best = gap;
+  }
+  resolutionOf_ = rows.data(), resolutionRows_ = rows.size(),
+  resolution_ = std::max<TimeNs>(best, 1);
+  return resolution_;
 }
 
 std::string statsToText(const StatsTable& t) {

@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "util/time_ns.h"
+
 namespace ts {
 
 // How a column's numbers are read and shown. CSV and JSON carry the raw value (ns, bytes,
@@ -32,6 +34,15 @@ struct StatsTable {
 
   double number(size_t row, size_t column) const;     // 0 for text and empty cells
   std::string text(size_t row, size_t column) const;  // the cell in human units
+  // The smallest difference between two times of the table's Timestamp columns (at least 1 ns):
+  // how finely text() prints them, so that neighbouring rows never read the same.
+  TimeNs timestampResolution() const;
+
+  // A cache of timestampResolution(), not part of the table (public only so that tables stay
+  // aggregates): valid for the rows it was found for.
+  mutable const void* resolutionOf_ = nullptr;
+  mutable size_t resolutionRows_ = 0;
+  mutable TimeNs resolution_ = 0;
 };
 
 // The cell as a person reads it: "1.234 ms", "12.5 %", "1.5 GiB", "1,234".

@@ -1,5 +1,6 @@
 #include "util/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -19,6 +20,23 @@ std::string formatDuration(TimeNs ns) {
     std::snprintf(buf, sizeof buf, "%.4g ms", v / 1e6);
   else
     std::snprintf(buf, sizeof buf, "%.4g s", v / 1e9);
+  return buf;
+}
+
+std::string formatTimestamp(TimeNs t, TimeNs resolution) {
+  const double v = static_cast<double>(t), a = std::fabs(v);
+  if (a < 1e3) return formatDuration(t);
+  const double unit = a < 1e6 ? 1e3 : a < 1e9 ? 1e6 : 1e9;
+  const char* name = a < 1e6 ? "µs" : a < 1e9 ? "ms" : "s";
+  // Four significant digits at least; more until a step of `resolution` shows.
+  int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(a / unit))));
+  if (resolution > 0) {
+    const double needed = std::ceil(std::log10(unit / static_cast<double>(resolution)) - 1e-9);
+    decimals = std::max(decimals, static_cast<int>(needed));
+  }
+  decimals = std::clamp(decimals, 0, unit == 1e9 ? 9 : unit == 1e6 ? 6 : 3);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v / unit, name);
   return buf;
 }
 

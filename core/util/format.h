@@ -10,7 +10,11 @@
 
 namespace ts {
 
-std::string formatDuration(TimeNs ns);    // "12.3 µs", "4.56 ms", "1.234 s"
+std::string formatDuration(TimeNs ns);  // "12.3 µs", "4.56 ms", "1.234 s"
+// A time on the session's clock (from its start): four significant digits like formatDuration,
+// or more where `resolution` (the smallest difference that must show: an event's duration, the
+// gap to the neighbouring row) needs them — "43.28512 s" for an 822 µs kernel 43 s in.
+std::string formatTimestamp(TimeNs t, TimeNs resolution);
 std::string formatBytes(uint64_t bytes);  // "512 B", "1.5 MiB"
 std::string formatCount(uint64_t n);      // "1,234,567"
 

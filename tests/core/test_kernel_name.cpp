@@ -22,7 +22,8 @@ TEST(KernelName, FunctionNameAlone) {
        "softmax_warp_forward"},
       {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
        "namespace)::clamp_min_scalar_kernel_impl(at::TensorIterator&, "
-       "c10::Scalar)::{lambda()#1}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, "
+       "c10::Scalar)::{lambda()#1}::operator()() const::{lambda(float)#1}, "
+       "at::detail::Array<char*, "
        "2> >(int, at::native::(anonymous namespace)::clamp_min_scalar_kernel_impl(at::"
        "TensorIterator&, c10::Scalar)::{lambda()#1}::operator()() const::{lambda(float)#1}, "
        "at::detail::Array<char*, 2>)",

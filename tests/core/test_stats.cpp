@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "analysis/intervals.h"
 #include "analysis/session_compare.h"
@@ -148,6 +149,22 @@ TEST(Stats, MemoryAndApiSummariesByHand) {
   EXPECT_DOUBLE_EQ(cell(t, launch, "time_pct"), 75);
 }
 
+// Bucket columns of a short range 43 s into the sample are named apart: +43.27 s, +43.28 s, …
+TEST(Stats, UtilisationBucketsOfAShortRangeHaveDistinctNames) {
+  auto s = openSessionFile(TSCOPE_SAMPLE);
+  ASSERT_TRUE(s.ok()) << s.error();
+  StatsOptions o;
+  o.buckets = 10;
+  o.start = (*s)->startTime() + 43'270'000'000;
+  o.end = (*s)->startTime() + 43'370'000'000;
+  auto tables = computeStats(**s, StatsReport::GpuUtil, o);
+  ASSERT_TRUE(tables.ok());
+  std::set<std::string> titles;
+  for (const StatsColumn& c : (*tables)[0].columns) titles.insert(c.title);
+  EXPECT_EQ(titles.size(), (*tables)[0].columns.size());
+  EXPECT_TRUE(titles.count("+43.28 s")) << *titles.rbegin();
+}
+
 TEST(Stats, UtilisationGapsAndOverlapByHand) {
   SessionPtr s = handSession();
   StatsOptions o;
@@ -170,7 +187,16 @@ TEST(Stats, UtilisationGapsAndOverlapByHand) {
   ASSERT_EQ(gaps.rows.size(), 1u);  // [550, 1000) on GPU 0; the 50 ns gap is too short
   EXPECT_DOUBLE_EQ(cell(gaps, 0, "start_ns"), 550);
   EXPECT_DOUBLE_EQ(cell(gaps, 0, "duration_ns"), 450);
-  EXPECT_EQ(std::get<std::string>(gaps.rows[0][3]), "step (100%)");
+  EXPECT_EQ(std::get<std::string>(gaps.rows[0][3]), "in step");  // the range around the gap
+
+  // Timestamps as many digits as their neighbours need: gaps 1 ms apart 43 s in.
+  StatsTable near{"t", "t", {{"start_ns", "Start", StatsUnit::Timestamp}}, {}, {}};
+  near.rows = {{int64_t{43'280'000'000}}, {int64_t{43'281'000'000}}, {int64_t{43'283'500'000}}};
+  EXPECT_EQ(near.timestampResolution(), 1'000'000);
+  EXPECT_EQ(near.text(0, 0), "43.280 s");
+  EXPECT_EQ(near.text(1, 0), "43.281 s");
+  near.rows.push_back({int64_t{43'283'500'100}});  // rows changed: found again
+  EXPECT_EQ(near.text(0, 0), "43.2800000 s");
 
   StatsTable ov = one(*s, StatsReport::Overlap);
   size_t all = 0, htod = 1;

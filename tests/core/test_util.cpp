@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "util/csv.h"
+#include "util/format.h"
 #include "util/result.h"
 
 namespace ts {
@@ -37,6 +38,20 @@ TEST(Util, ErrorsKeepTheirCodeThroughEarlyReturns) {
   EXPECT_EQ(framed.message, "run.json: no such thing");
   EXPECT_EQ(framed.code, ErrorCode::NotFound);
   EXPECT_EQ(Error{"bad"}.code, ErrorCode::Invalid);  // the default
+}
+
+// Times on the session's clock carry the digits their resolution needs, and no more than four
+// significant ones otherwise.
+TEST(Util, TimestampsShowTheirResolution) {
+  EXPECT_EQ(formatTimestamp(43'285'120'000, 0), "43.29 s");
+  EXPECT_EQ(formatTimestamp(43'285'120'000, 822'000), "43.2851 s");  // an 822 µs kernel
+  EXPECT_EQ(formatTimestamp(43'285'942'000, 822'000), "43.2859 s");  // its end: not the same
+  EXPECT_EQ(formatTimestamp(43'285'120'000, 1), "43.285120000 s");
+  EXPECT_EQ(formatTimestamp(4'346'000'000, 4'346'000'000), "4.346 s");
+  EXPECT_EQ(formatTimestamp(1'500'000, 1'000), "1.500 ms");
+  EXPECT_EQ(formatTimestamp(12'345, 1), "12.345 µs");
+  EXPECT_EQ(formatTimestamp(999, 1), "999 ns");
+  EXPECT_EQ(formatTimestamp(-2'000'000'000, 0), "-2.000 s");
 }
 
 TEST(Util, CsvFieldsRoundTrip) {

@@ -32,10 +32,14 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
   const TimeNs start = t.hot.start[e], end = t.hot.end[e];
   QString html = QStringLiteral("<p><b>%1</b></p><table>").arg(esc(s.str(t.hot.name[e])));
   html += row(QObject::tr("Kind"), esc(toString(t.kind)));
-  html +=
-      row(QObject::tr("Start"),
-          QObject::tr("%1 after session start (%2 ns)").arg(dur(start - s.startTime())).arg(start));
-  html += row(QObject::tr("End"), QObject::tr("%1 (%2 ns)").arg(dur(end - s.startTime())).arg(end));
+  // Start and end to the digits the duration needs: an 822 µs kernel 43 s in is not "43.29 s".
+  const TimeNs length = std::max<TimeNs>(1, end - start);
+  auto at = [&](TimeNs t) {
+    return QString::fromStdString(formatTimestamp(t - s.startTime(), length));
+  };
+  html += row(QObject::tr("Start"),
+              QObject::tr("%1 after session start (%2 ns)").arg(at(start)).arg(start));
+  html += row(QObject::tr("End"), QObject::tr("%1 (%2 ns)").arg(at(end)).arg(end));
   html += row(QObject::tr("Duration"), dur(end - start));
   if (t.device != kNone) html += row(QObject::tr("Device"), esc(s.deviceLabel(t.device)));
   if (t.stream != kNone) html += row(QObject::tr("Stream"), esc(s.streamLabel(t.stream)));

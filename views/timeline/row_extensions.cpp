@@ -20,9 +20,10 @@ QString html(std::string_view v) {
 
 // "1.2 ms → 1.5 ms (300 µs)", from the session's start.
 QString when(const Session& s, const Track& t, uint32_t e) {
+  const TimeNs length = std::max<TimeNs>(1, t.hot.end[e] - t.hot.start[e]);
   return tr("%1 → %2 (%3)")
-      .arg(QString::fromStdString(formatDuration(t.hot.start[e] - s.startTime())),
-           QString::fromStdString(formatDuration(t.hot.end[e] - s.startTime())),
+      .arg(QString::fromStdString(formatTimestamp(t.hot.start[e] - s.startTime(), length)),
+           QString::fromStdString(formatTimestamp(t.hot.end[e] - s.startTime(), length)),
            QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])));
 }
 

@@ -355,7 +355,9 @@ QString TimelineCanvas::tooltipFor(const Hit& hit) const {
   }
   return tr("<b>%1</b><br>start %2<br>duration %3<br>%4")
       .arg(QString::fromUtf8(name.data(), static_cast<int>(name.size())).toHtmlEscaped(),
-           QString::fromStdString(formatDuration(t.hot.start[e] - view_.session->startTime())),
+           QString::fromStdString(
+               formatTimestamp(t.hot.start[e] - view_.session->startTime(),
+                               std::max<TimeNs>(1, t.hot.end[e] - t.hot.start[e]))),
            QString::fromStdString(formatDuration(t.hot.end[e] - t.hot.start[e])), where);
 }
 
