@@ -421,9 +421,24 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
   }
 }
 
+// The PyTorch profiler's notes about itself, not about the program: the span of the whole trace
+// (category "Trace", on a pseudo-process "Spans" or "Traces"), its "Iteration Start: …" marks and
+// "Record Window End" (on an empty pid). Drawn, they are rows of their own that stretch the
+// session past the real activity; they are left out and counted.
+bool isProfilerBookkeeping(const RawEvent& e, char ph) {
+  if (ph == 'X' && e.cat == "Trace") return true;
+  if (ph != 'i' && ph != 'I') return false;
+  return (e.pid == "Traces" && e.name.rfind("Iteration Start: ", 0) == 0) ||
+         (e.pid.empty() && e.name == "Record Window End");
+}
+
 Status Importer::handle(const RawEvent& e) {
   const char ph = e.ph.empty() ? '\0' : e.ph[0];
   if (ph == 'M') return {};  // metadata is read in readEvent
+  if (isProfilerBookkeeping(e, ph)) {
+    ++info_.bookkeeping;
+    return {};
+  }
   TimeNs ts = 0;
   if (Status st = time(e.ts, "ts", ts); !st) return st;
   minTime_ = std::min(minTime_, ts);

@@ -15,6 +15,7 @@ struct ImportInfo {
   TimeNs firstTimestamp = 0;   // earliest event time, before any rank clock offset
   size_t events = 0;           // source events read
   size_t skipped = 0;          // events of kinds Tensorscope does not model
+  size_t bookkeeping = 0;      // the profiler's notes about itself, left out (its trace span…)
   int32_t distributedRank = -1;
   std::string host;  // the source's host name, when it says (else the file name labels the rank)
 };

@@ -70,7 +70,15 @@ std::string Session::threadLabel(uint32_t thread) const {
   if (thread >= threads.size()) return "Thread ?";
   const Thread& t = threads[thread];
   if (t.tid < 0) return t.name.empty() ? "Thread" : t.name;
-  std::string label = "Thread " + std::to_string(t.tid);
+  const std::string tid = std::to_string(t.tid);
+  // A name that already holds the id ("thread 25738 (python)", as Kineto names threads) is the
+  // label itself, not "Thread 25738: thread 25738 (python)".
+  if (t.name.find(tid) != std::string::npos) {
+    std::string label = t.name;
+    if (label.rfind("thread ", 0) == 0) label[0] = 'T';
+    return label;
+  }
+  std::string label = "Thread " + tid;
   if (!t.name.empty()) label += ": " + t.name;
   return label;
 }

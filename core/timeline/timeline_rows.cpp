@@ -6,6 +6,39 @@
 
 namespace ts {
 
+std::string annotationRowName(const Session& s, const std::vector<uint32_t>& tracks) {
+  bool ops = false, annotations = false, nvtx = false, marks = false;
+  for (uint32_t ti : tracks) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Nvtx) continue;
+    StringId last = kNone;  // domains come in long runs: look each up once per run
+    for (StringId d : t.nvtx.domain) {
+      if (d == last) continue;
+      last = d;
+      const std::string_view domain = s.str(d);
+      if (domain == "cpu_op" || domain == "Operator")
+        ops = true;
+      else if (domain == "user_annotation")
+        annotations = true;
+      else if (domain == "instant")  // a trace's instant events of no category
+        marks = true;
+      else
+        nvtx = true;
+    }
+  }
+  std::vector<std::string> parts;
+  if (ops) parts.emplace_back("CPU ops");
+  if (annotations) parts.emplace_back("annotations");
+  if (nvtx) parts.emplace_back("NVTX");
+  if (marks) parts.emplace_back("marks");
+  if (parts.empty()) return "NVTX";
+  std::string name = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i)
+    name += (i + 1 == parts.size() ? " + " : ", ") + parts[i];
+  if (name[0] >= 'a' && name[0] <= 'z') name[0] = static_cast<char>(name[0] - 'a' + 'A');
+  return name;
+}
+
 void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) {
   for (size_t ci = 0; ci < session_->counters.size(); ++ci) {
     const CounterTrack& c = session_->counters[ci];
@@ -238,9 +271,11 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
         add({TimelineRow::Kind::Group, s.threadLabel(t), base + 1, {}, kNone, -1, 0});
         const std::pair<EventKind, const char*> kinds[] = {
             {EventKind::Api, "CUDA API"}, {EventKind::Nvtx, "NVTX"}, {EventKind::Range, "Ranges"}};
-        for (auto [kind, name] : kinds) {
+        for (auto [kind, kindName] : kinds) {
           auto [lanes, n] = lanesOf(byThread[t], [kind](const Track& x) { return x.kind == kind; });
           if (!n) continue;
+          const std::string name =
+              kind == EventKind::Nvtx ? annotationRowName(s, byThread[t]) : kindName;
           TimelineRow::Kind rowKind = kind == EventKind::Api    ? TimelineRow::Kind::Api
                                       : kind == EventKind::Nvtx ? TimelineRow::Kind::Nvtx
                                                                 : TimelineRow::Kind::Range;

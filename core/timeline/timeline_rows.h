@@ -15,6 +15,11 @@
 
 namespace ts {
 
+// A thread's annotation row (its NVTX-kind tracks) named by what it holds: "CPU ops" (PyTorch's
+// ops), "annotations" (its user_annotation ranges), "NVTX", "marks" (a trace's instant events),
+// or several of them ("CPU ops + annotations").
+std::string annotationRowName(const Session& session, const std::vector<uint32_t>& tracks);
+
 struct TimelineRow {
   // Extension rows come from other modules (the simulation overlay, below): `extension` names
   // what they are, and the views draw them with what is registered for that name

@@ -251,6 +251,35 @@ TEST(TimelineRows, NsightLayoutOfTheFixture) {
   EXPECT_TRUE(rows[8].kind == TimelineRow::Kind::Counter);
 }
 
+// A thread's annotation row says what it holds: PyTorch's CPU ops, its annotations, NVTX.
+TEST(TimelineRows, AnnotationRowsAreNamedByWhatTheyHold) {
+  auto rowsOf = [](std::vector<std::string> domains) {
+    SessionBuilder b;
+    const uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+    TimeNs t = 0;
+    for (const std::string& d : domains) {
+      b.addNvtx(thread, t, t + 10, b.intern("op"), {b.intern(d), 0, 0});
+      t += 20;
+    }
+    auto s = b.build();
+    EXPECT_TRUE(s.ok());
+    std::vector<std::string> labels;
+    const TimelineRows rows(*s);
+    for (const TimelineRow& r : rows.rows()) {
+      if (r.kind == TimelineRow::Kind::Nvtx) labels.push_back(r.label);
+    }
+    return labels;
+  };
+  EXPECT_EQ(rowsOf({"cpu_op", "cpu_op"}), std::vector<std::string>{"CPU ops"});
+  EXPECT_EQ(rowsOf({"Operator", "user_annotation"}),
+            std::vector<std::string>{"CPU ops + annotations"});
+  EXPECT_EQ(rowsOf({"user_annotation"}), std::vector<std::string>{"Annotations"});
+  EXPECT_EQ(rowsOf({"NVTX", "cpu_op"}), std::vector<std::string>{"CPU ops + NVTX"});
+  EXPECT_EQ(rowsOf({"instant", "cpu_op", "user_annotation"}),
+            std::vector<std::string>{"CPU ops, annotations + marks"});
+  EXPECT_EQ(rowsOf({"my-domain"}), std::vector<std::string>{"NVTX"});
+}
+
 TEST(TimelineRows, CopyRowsHoldOnlyTheirKind) {
   auto s = generateSyntheticSession({20'000, 2, 2, 3});
   ASSERT_TRUE(s.ok());

@@ -209,7 +209,7 @@ class TestTimelineCanvas : public QObject {
     view.showEvents(session.startTime(), session.endTime() + 1);
     ts::EventsTableModel* model = view.eventsModel();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(model->rowCount(), 870);  // every event of the sample, once
+    QCOMPARE(model->rowCount(), 867);  // every event of the sample, once
     model->sort(ts::EventsTableModel::Duration, Qt::DescendingOrder);
     ts::TimeNs longest = 0;
     for (const ts::Track& t : session.tracks) {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "session/session_summary.h"
+#include "timeline/timeline_rows.h"
 #include "util/format.h"
 #include "views/timeline/qt_text.h"
 
@@ -115,10 +116,11 @@ void SessionTreeModel::build() {
       int& tn = threadNode[track.thread];
       if (tn < 0)
         tn = add(processNode[p], NodeKind::Thread, plainText(s.threadLabel(track.thread)));
-      const char* what = track.kind == EventKind::Api    ? "CUDA API"
-                         : track.kind == EventKind::Nvtx ? "NVTX"
-                                                         : "Ranges";
-      int leaf = add(tn, NodeKind::ThreadTrack, tr(what));
+      const QString what = track.kind == EventKind::Api ? tr("CUDA API")
+                           : track.kind == EventKind::Nvtx
+                               ? QString::fromStdString(annotationRowName(s, {t}))
+                               : tr("Ranges");
+      int leaf = add(tn, NodeKind::ThreadTrack, what);
       nodes_[static_cast<size_t>(leaf)].tracks.push_back(t);
     }
   }
