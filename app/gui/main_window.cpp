@@ -333,9 +333,26 @@ void MainWindow::openFiles(const QStringList& paths) {
       openModel(path);
     else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
       openSweep(path);
-    else
+    else if (!focusOpen(path))
       startLoad({path});
   }
+}
+
+// A session file that is open already, or loading, is not opened twice: its tab comes forward.
+bool MainWindow::focusOpen(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  for (int i = 0; i < tabs_->count(); ++i) {
+    SessionView* v = sessionView(i);
+    if (!v || v->timeline()->persistenceKey() != absolute) continue;
+    tabs_->setCurrentIndex(i);
+    statusBar()->showMessage(tr("%1 is open already").arg(QFileInfo(path).fileName()), 5000);
+    return true;
+  }
+  for (const SessionLoadJob* job : jobs_) {
+    if (job->paths().size() == 1 && QFileInfo(job->paths().front()).absoluteFilePath() == absolute)
+      return true;
+  }
+  return false;
 }
 
 // ONNX models open in a model tab (layer table, training step, ASTRA-sim / Chakra export).

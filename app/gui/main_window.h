@@ -107,6 +107,7 @@ class MainWindow : public QMainWindow {
   SessionView* newSessionView(SessionPtr session, const QString& title,
                               std::shared_ptr<const TimelineRows> rows = nullptr);
   void exportDialog();
+  bool focusOpen(const QString& path);  // true: already open (its tab now current) or loading
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void showError(const QString& title, const QString& message);
   void closeCurrent();

@@ -64,9 +64,18 @@ class TestMainWindow : public QObject {
     MainWindow w;
     w.show();
     QSignalSpy idle(&w, &MainWindow::idle);
-    w.openFiles({QStringLiteral(TSCOPE_SAMPLE), QStringLiteral(TSCOPE_SAMPLE)});
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("copy.tscope"));
+    QVERIFY(QFile::copy(QStringLiteral(TSCOPE_SAMPLE), copy));
+    // The same file twice opens once.
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE), copy, QStringLiteral(TSCOPE_SAMPLE)});
     QVERIFY(idle.wait(20000));
     QCOMPARE(w.sessionCount(), 2);
+    // Opening it again brings its tab forward instead of a duplicate.
+    w.tabs()->setCurrentIndex(1);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QCOMPARE(w.sessionCount(), 2);
+    QCOMPARE(w.tabs()->currentIndex(), 0);
     QAction* close = nullptr;
     for (QAction* a : w.shortcutActions()) {
       if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W)) close = a;

@@ -197,6 +197,11 @@ class TestTimelineCanvas : public QObject {
     findRegex(view)->setChecked(true);
     view.findNext(false);
     QTRY_VERIFY(view.findStatus().contains(QStringLiteral("invalid regular expression")));
+    // Esc in the find field closes the bar.
+    QVERIFY(edit->isVisible());
+    edit->setFocus();
+    QTest::keyClick(edit, Qt::Key_Escape);
+    QTRY_VERIFY(!edit->isVisible());
   }
 
   void eventsTableListsSortsFiltersAndCentres() {

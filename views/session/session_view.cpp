@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -99,6 +100,13 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
   connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
   connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
+  // Esc closes it, as in a browser's or an editor's find bar, and gives the timeline the keys.
+  auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), findBar_);
+  escape->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(escape, &QShortcut::activated, this, [this] {
+    findBar_->hide();
+    timeline_->setFocus();
+  });
   topLayout->addWidget(findBar_);
   shown_ = session_;
   timeline_ = new TimelineCanvas(session_, std::move(rows), top);

@@ -75,6 +75,7 @@ class TimelineCanvas : public QWidget {
   void moveRow(size_t row, int delta);  // -1 up, +1 down among siblings
   void showAllRows();
   const std::vector<size_t>& rowOrder() const { return view_.order; }
+  const QString& persistenceKey() const { return persistenceKey_; }
   void setPersistenceKey(const QString& key);
   bool rowCollapsed(size_t row) const { return view_.collapsed[row]; }
   const TimelineRows& rows() const { return *view_.rows; }
