@@ -423,11 +423,16 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
 // ...), from the shortest kernel's bin to the longest's: the shape of a run's kernels at a glance.
 StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
   constexpr int kPerDecade = 4;
-  std::vector<int64_t> durations;
+  std::vector<int64_t> durations;  // the nonzero ones: a log scale has no bin for 0
+  size_t zeros = 0;                // kernels the trace gives no duration (below its resolution)
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Kernel || !gpuTrackSelected(t, o)) continue;
     forEachInRange(t, o.start, o.end, [&](uint32_t e) {
-      durations.push_back(std::max<int64_t>(1, t.hot.end[e] - t.hot.start[e]));
+      const int64_t d = t.hot.end[e] - t.hot.start[e];
+      if (d <= 0)
+        ++zeros;
+      else
+        durations.push_back(d);
     });
   }
   StatsTable table{"kern_hist", "Kernel durations (log-spaced bins)", {}, {}, {}};
@@ -439,7 +444,13 @@ StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
                    col("time_pct", "Time %", StatsUnit::Percent)};
   table.notes.push_back(scopeNote(s, o));
   table.notes.push_back(
-      "Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To.");
+      "Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To; "
+      "kernels of zero duration (shorter than the trace's resolution) have a row of their own.");
+  const auto n = static_cast<double>(durations.size() + zeros);
+  if (zeros > 0) {
+    table.rows.push_back({int64_t{0}, int64_t{0}, static_cast<int64_t>(zeros),
+                          100.0 * static_cast<double>(zeros) / n, int64_t{0}, 0.0});
+  }
   if (durations.empty()) return table;
   auto binOf = [](int64_t d) {
     return static_cast<int>(std::floor(std::log10(static_cast<double>(d)) * kPerDecade + 1e-9));
@@ -458,7 +469,6 @@ StatsTable durationHistogram(const Session& s, const StatsOptions& o) {
     totals[i] += d;
     all += d;
   }
-  const auto n = static_cast<double>(durations.size());
   for (size_t i = 0; i < counts.size(); ++i) {
     int bin = first + static_cast<int>(i);
     table.rows.push_back(

@@ -232,6 +232,28 @@ TEST(Stats, DurationHistogramByHand) {
   EXPECT_NEAR(pct, 100, 1e-9);
 }
 
+// Kernels the trace gives no duration get a row of their own, not a "1 ns" bin followed by
+// empty bins up to the real ones.
+TEST(Stats, ZeroDurationKernelsHaveTheirOwnHistogramRow) {
+  SessionBuilder b;
+  const uint32_t stream = b.stream(b.device(b.rank(0), 0), 7);
+  const StringId k = b.intern("k");
+  b.addKernel(stream, 0, 0, k, {});
+  b.addKernel(stream, 10, 10, k, {});
+  b.addKernel(stream, 20, 120, k, {});
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  StatsTable t = one(**s, StatsReport::KernHist);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(cell(t, 0, "bin_start_ns"), 0);
+  EXPECT_EQ(cell(t, 0, "bin_end_ns"), 0);
+  EXPECT_EQ(cell(t, 0, "count"), 2);
+  EXPECT_NEAR(cell(t, 0, "count_pct"), 200.0 / 3, 1e-9);
+  EXPECT_EQ(cell(t, 1, "bin_start_ns"), 100);  // the 100 ns kernel's bin, and nothing between
+  EXPECT_EQ(cell(t, 1, "count"), 1);
+  EXPECT_NEAR(cell(t, 1, "time_pct"), 100, 1e-9);
+}
+
 TEST(Stats, RangeCountsIntersectingEventsAndClipsBusyTime) {
   SessionPtr s = handSession();
   StatsOptions o;
