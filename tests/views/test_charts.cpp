@@ -2,6 +2,7 @@
 // size and scale), SVG (valid XML with the chart's title and axis labels) and PDF (a header and
 // one page); the charts carry the table's numbers; the timeline exports too. The PNGs are kept
 // beside the test binary for a look.
+#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -209,6 +210,17 @@ class TestCharts : public QObject {
     QVERIFY(table.ok());
     // The largest is drawn last (on top).
     QCOMPARE(set->at(set->count() - 1), table->front().number(0, 1) / 1e6);
+    // One bar per kernel name up to 15, every category distinct (equal ones would merge bars),
+    // and the title counts what is drawn.
+    const int expected = std::min<int>(15, static_cast<int>(table->front().rows.size()));
+    QCOMPARE(set->count(), expected);
+    auto* axis = qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Vertical).front());
+    QVERIFY(axis);
+    const QStringList categories = axis->categories();
+    QCOMPARE(static_cast<int>(QSet<QString>(categories.begin(), categories.end()).size()),
+             expected);
+    QVERIFY2(chart->title().contains(QStringLiteral("Top %1 kernels").arg(expected)),
+             qPrintable(chart->title()));
     std::unique_ptr<QChart> histogram(
         makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
     QBarSet* bins = qobject_cast<QBarSeries*>(histogram->series().front())->barSets().front();

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "analysis/intervals.h"
+#include "session/kernel_name.h"
 #include "util/format.h"
 
 namespace ts {
@@ -84,18 +85,30 @@ QChart* histogram(const StatsTable& t, const ChartOptions& o) {
 }
 
 QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
-  QChart* chart = newChart(QObject::tr("Top %1 kernels by total time").arg(o.topN), o.dark);
+  size_t n = std::min(t.rows.size(), static_cast<size_t>(std::max(o.topN, 1)));
+  // The title counts the bars drawn (a run may have fewer kernel names than asked for).
+  QChart* chart = newChart(QObject::tr("Top %1 kernels by total time").arg(n), o.dark);
   auto* set = new QBarSet(QObject::tr("Total time (ms)"));
   QStringList names;
   int total = column(t, "total_ns");
-  size_t n = std::min(t.rows.size(), static_cast<size_t>(std::max(o.topN, 1)));
   double most = 0;
-  // Horizontal bars go bottom-up: the largest is listed last, so it is drawn on top.
+  // Horizontal bars go bottom-up: the largest is listed last, so it is drawn on top. Names are
+  // short (Nsight's style); the categories of a bar axis must differ, or bars merge: a name that
+  // repeats (two template instances of one kernel) gets its rank.
   for (size_t i = n; i-- > 0;) {
     double ms = t.number(i, static_cast<size_t>(total)) / 1e6;
     *set << ms;
     most = std::max(most, ms);
-    names << clippedName(std::get<std::string>(t.rows[i].back()));
+    const std::string& full = std::get<std::string>(t.rows[i].back());
+    QString name = clippedName(std::string(shortKernelName(full)));
+    for (size_t j = 0; j < n; ++j) {
+      if (j != i &&
+          shortKernelName(std::get<std::string>(t.rows[j].back())) == shortKernelName(full)) {
+        name = QStringLiteral("%1 (#%2)").arg(name).arg(i + 1);
+        break;
+      }
+    }
+    names << name;
   }
   auto* series = new QHorizontalBarSeries;
   series->append(set);
