@@ -25,6 +25,7 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <cstring>
 
 #include "app/gui/capture_dialog.h"
 #include "app/gui/open_ranks_dialog.h"
@@ -562,7 +563,9 @@ void MainWindow::exportDialog() {
   QStringList filters;
   for (const char* f : kExportFilters) filters << tr(f);
   QString selected = filters.front();
-  QString path = QFileDialog::getSaveFileName(this, tr("Export session"), {},
+  const QString suggested = suggestedExportPath(tabs_->currentIndex());
+  if (suggested.endsWith(QLatin1String(".json"))) selected = filters[1];
+  QString path = QFileDialog::getSaveFileName(this, tr("Export session"), suggested,
                                               filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return;
   WriteOptions options;
@@ -576,6 +579,33 @@ void MainWindow::exportDialog() {
   const QString& ext = extensions[std::min(index, 3)];
   if (index >= 0 && !path.endsWith(ext)) path += ext;
   exportCurrent(path, options);
+}
+
+// Beside the tab's first file, under its name: a trace is offered as a .tscope session, a
+// session as Chrome JSON (never the file itself).
+QString MainWindow::suggestedExportPath(int tab) const {
+  const QString source = tabs_->tabToolTip(tab).section(QLatin1Char('\n'), 0, 0);
+  if (source.isEmpty()) return {};
+  const QFileInfo info(source);
+  QString base = info.fileName();
+  for (const char* ext : {".json.gz", ".json", ".sqlite", ".tscope", ".gz"}) {
+    if (base.endsWith(QLatin1String(ext), Qt::CaseInsensitive)) {
+      base.chop(static_cast<qsizetype>(std::strlen(ext)));
+      break;
+    }
+  }
+  const bool session = source.endsWith(QLatin1String(".tscope"), Qt::CaseInsensitive);
+  return info.dir().filePath(base +
+                             (session ? QStringLiteral(".json") : QStringLiteral(".tscope")));
+}
+
+std::pair<int, int> MainWindow::compareDefaults() const {
+  QList<int> sessions;
+  for (int i = 0; i < tabs_->count(); ++i) {
+    if (sessionView(i)) sessions << i;
+  }
+  if (sessions.size() < 2) return {-1, -1};
+  return {sessions[sessions.size() - 2], sessions.back()};  // the two opened last
 }
 
 void MainWindow::exportCurrent(const QString& path, const WriteOptions& options) {
@@ -925,7 +955,10 @@ void MainWindow::compareDialog() {
     first->addItem(tabs_->tabText(i), i);
     second->addItem(tabs_->tabText(i), i);
   }
-  second->setCurrentIndex(1);
+  // The two sessions opened last, the newer as B.
+  const auto [a, b] = compareDefaults();
+  first->setCurrentIndex(first->findData(a));
+  second->setCurrentIndex(second->findData(b));
   form->addRow(tr("A (before):"), first);
   form->addRow(tr("B (after):"), second);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);

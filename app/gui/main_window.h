@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "io/open_session.h"
 #include "memsim/formats/workload_source.h"
@@ -34,6 +35,10 @@ class TimelineRows;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
+  // The file Export… offers for a tab, and the tabs Compare Sessions… offers (-1 when fewer than
+  // two sessions are open).
+  QString suggestedExportPath(int tab) const;
+  std::pair<int, int> compareDefaults() const;
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 

@@ -37,6 +37,12 @@ class TestCompareView : public QObject {
         {QStringLiteral(TSCOPE_SAMPLE),
          QStringLiteral(TSCOPE_SHARED_DATA "/kineto/hta-trace_filter--sampled_rank-0.json.gz")});
     while (opened.count() < 2) QVERIFY(opened.wait(20000));
+    // A trace is offered for export as a session beside it.
+    for (int i = 0; i < 2; ++i) {
+      if (!window.tabs()->tabToolTip(i).endsWith(QLatin1String(".json.gz"))) continue;
+      QVERIFY(window.suggestedExportPath(i).endsWith(
+          QLatin1String("/kineto/hta-trace_filter--sampled_rank-0.tscope")));
+    }
     QVERIFY(!window.compareSessions(0, 0));  // a session with itself is no comparison
     QVERIFY(window.compareSessions(0, 1));
     auto* view = qobject_cast<CompareView*>(window.tabs()->currentWidget());

@@ -2,7 +2,9 @@
 // cancellation, recent files, shortcuts.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -83,6 +85,12 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.tabs()->currentIndex(), sampleTab);
     QVERIFY(!idle.wait(500));  // no load started
     QCOMPARE(w.sessionCount(), 2);
+    // Compare Sessions… offers the two opened last; Export… a name beside the file, never it.
+    QCOMPARE(w.compareDefaults(), std::make_pair(0, 1));
+    QCOMPARE(
+        w.suggestedExportPath(sampleTab),
+        QFileInfo(QStringLiteral(TSCOPE_SAMPLE)).dir().filePath(QStringLiteral("sample.json")));
+    QCOMPARE(w.suggestedExportPath(1 - sampleTab), dir.filePath(QStringLiteral("copy.json")));
     QAction* close = nullptr;
     for (QAction* a : w.shortcutActions()) {
       if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W)) close = a;
