@@ -12,12 +12,14 @@
 #include <map>
 #include <set>
 
+#include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
 #include "io/open_session.h"
 #include "io/text_file.h"
 #include "io/tscope_file.h"
 #include "session/occupancy.h"
 #include "session/op_inputs.h"
+#include "session/session_builder.h"
 #include "session/session_summary.h"
 #include "session_fixture.h"
 
@@ -299,6 +301,15 @@ TEST(ChromeJson, ProfilerBookkeepingIsLeftOut) {
     EXPECT_NE(p.name, "Traces");
   }
   for (const Thread& t : s->threads) EXPECT_NE(t.name, "PyTorch Profiler");
+  // What was left out is counted: AlexNet's trace span, Iteration Start and Record Window End.
+  const std::string alexnet =
+      kineto("hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
+  auto text = readTextFile(alexnet);
+  ASSERT_TRUE(text.ok());
+  SessionBuilder b;
+  auto info = importChromeJson(alexnet, text->view(), b, b.rank(0));
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->bookkeeping, 3u);
   // Kineto's own thread names hold the id: the label is the name, not "Thread 25738: thread …".
   SessionPtr r50 = open(
       kineto("kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz"));
