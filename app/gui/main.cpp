@@ -1,8 +1,12 @@
-// tensorscope: the GUI. `tensorscope [FILE...] [--screenshot OUT.png]`.
+// tensorscope: the GUI. `tensorscope [FILE...] [--simulate MODEL --batch N] [--screenshot
+// OUT.png]`.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "app/gui/main_window.h"
 #include "util/version.h"
@@ -29,12 +33,39 @@ int main(int argc, char** argv) {
   QCommandLineOption ranks(QStringLiteral("ranks"),
                            QStringLiteral("Open the files together as one multi-rank session."));
   parser.addOption(ranks);
+  QCommandLineOption simulate(
+      QStringLiteral("simulate"),
+      QStringLiteral("Once the run has loaded, simulate MODEL's memory tiers on its timeline "
+                     "(Model > Simulate Memory Tiers): an ONNX file or a built-in model's name "
+                     "(tensorscope-cli model zoo)."),
+      QStringLiteral("MODEL"));
+  parser.addOption(simulate);
+  QCommandLineOption batch(QStringLiteral("batch"),
+                           QStringLiteral("The run's batch size, with --simulate (default 32)."),
+                           QStringLiteral("N"), QStringLiteral("32"));
+  parser.addOption(batch);
   parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Session files to open."),
                                QStringLiteral("[FILE...]"));
   parser.process(app);
 
+  bool batchOk = false;
+  const int batchSize = parser.value(batch).toInt(&batchOk);
+  if (!batchOk || batchSize < 1) {
+    std::fprintf(stderr, "tensorscope: --batch %s: not a positive number\n",
+                 qPrintable(parser.value(batch)));
+    return 2;
+  }
   ts::MainWindow window;
   window.show();
+  QString modelPath = parser.value(simulate);
+  if (!modelPath.isEmpty() && !QFileInfo::exists(modelPath)) {  // a built-in model's name
+    modelPath = window.zooModelFile(QStringLiteral("--simulate"), modelPath);
+    if (modelPath.isEmpty()) {
+      std::fprintf(stderr, "tensorscope: --simulate %s: no such file or built-in model (%s)\n",
+                   qPrintable(parser.value(simulate)), qPrintable(window.lastError()));
+      return 2;
+    }
+  }
   const QString shotPath = parser.value(screenshot);
   int exitCode = 0;
   if (!shotPath.isEmpty()) {
@@ -51,10 +82,26 @@ int main(int argc, char** argv) {
       }
       QApplication::exit(exitCode);
     };
-    // takeShot is copied: this block ends long before the signal fires.
-    QObject::connect(&window, &ts::MainWindow::idle, &window,
-                     [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
+    // takeShot is copied: this block ends long before the signal fires. With --simulate, the
+    // shot waits for the simulation (its pane says when it has a result or an error).
+    if (modelPath.isEmpty())
+      QObject::connect(&window, &ts::MainWindow::idle, &window,
+                       [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
+    else {
+      QObject::connect(&window, &ts::MainWindow::overlayUpdated, &window,
+                       [&window, takeShot] { QTimer::singleShot(300, &window, takeShot); });
+      QObject::connect(&window, &ts::MainWindow::loadFailed, &window,
+                       [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
+    }
     if (parser.positionalArguments().isEmpty()) QTimer::singleShot(100, &window, takeShot);
+  }
+  if (!modelPath.isEmpty()) {  // on the first session that opens
+    auto once = std::make_shared<QMetaObject::Connection>();
+    *once = QObject::connect(
+        &window, &ts::MainWindow::sessionOpened, &window, [&window, once, modelPath, batchSize] {
+          QObject::disconnect(*once);
+          window.simulateOnTimeline(window.tabs()->currentIndex(), modelPath, batchSize);
+        });
   }
   if (parser.isSet(ranks))
     window.openRanks(parser.positionalArguments());

@@ -11,7 +11,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -26,8 +25,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cstring>
+#include <functional>
 
 #include "app/gui/capture_dialog.h"
+#include "app/gui/model_dialog.h"
 #include "app/gui/open_ranks_dialog.h"
 #include "app/gui/shortcuts_dialog.h"
 #include "io/atomic_file.h"
@@ -209,20 +210,26 @@ void MainWindow::createActions() {
   findPreviousAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  auto timelineAction = [&](const QString& text, const QKeySequence& key, auto apply) {
+  auto timelineAction = [&](const QString& text, const QKeySequence& key, auto apply,
+                            const QString& moreKeys = {}) {
     QAction* a = view->addAction(text, this, [this, apply] {
-      if (SessionView* v = sessionView(tabs_->currentIndex())) apply(v->timeline());
+      if (TimelineCanvas* c = currentTimeline()) apply(c);
     });
     a->setShortcut(key);
+    if (!moreKeys.isEmpty()) a->setProperty(kMoreKeysProperty, moreKeys);
     viewActions_.push_back(a);
   };
-  timelineAction(tr("Zoom &In"), QKeySequence(Qt::Key_W),
-                 [](TimelineCanvas* c) { c->zoomBy(1.5); });
-  timelineAction(tr("Zoom &Out"), QKeySequence(Qt::Key_S),
-                 [](TimelineCanvas* c) { c->zoomBy(1 / 1.5); });
-  timelineAction(tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_Z),
-                 [](TimelineCanvas* c) { c->zoomToSelection(); });
-  timelineAction(tr("Show &All"), QKeySequence(Qt::Key_H), [](TimelineCanvas* c) { c->fitAll(); });
+  timelineAction(
+      tr("Zoom &In"), QKeySequence(Qt::Key_W), [](TimelineCanvas* c) { c->zoomBy(1.5); },
+      tr("Ctrl+Wheel up"));
+  timelineAction(
+      tr("Zoom &Out"), QKeySequence(Qt::Key_S), [](TimelineCanvas* c) { c->zoomBy(1 / 1.5); },
+      tr("Ctrl+Wheel down"));
+  timelineAction(
+      tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_Z),
+      [](TimelineCanvas* c) { c->zoomToSelection(); }, tr("double-click the range"));
+  timelineAction(
+      tr("Show &All"), QKeySequence(Qt::Key_H), [](TimelineCanvas* c) { c->fitAll(); }, tr("Home"));
   view->addSeparator();
   timelineAction(tr("&Back"), QKeySequence(Qt::ALT | Qt::Key_Left),
                  [](TimelineCanvas* c) { c->back(); });
@@ -266,13 +273,12 @@ void MainWindow::createActions() {
   simulate
       ->addAction(tr("Memory Tiers of a &Model…"), this,
                   [this] {
-                    QString path = chooseModel(tr("Simulate a model's training step"));
-                    if (path.isEmpty()) return;
-                    auto batch = chooseBatch(tr("Batch size of the training step:"));
-                    if (!batch) return;
+                    auto chosen = chooseModel(tr("Simulate a model's training step"),
+                                              tr("Batch size of the step:"));
+                    if (!chosen) return;
                     memsim::WorkloadSource source;
-                    source.modelPath = path.toStdString();
-                    source.batch = *batch;
+                    source.modelPath = chosen->path.toStdString();
+                    source.batch = chosen->batch;
                     openSimulation(source);
                   })
       ->setStatusTip(tr("What-if: the training step of an ONNX model (roofline times) under the "
@@ -284,13 +290,11 @@ void MainWindow::createActions() {
                                             "model's layers for their measured times."));
       return;
     }
-    QString path = chooseModel(tr("The run's model"));
-    if (path.isEmpty()) return;
-    auto batch = chooseBatch(tr("Batch size of the run:"));
-    if (!batch) return;
+    auto chosen = chooseModel(tr("The run's model"), tr("Batch size of the run:"));
+    if (!chosen) return;
     memsim::WorkloadSource source;
-    source.modelPath = path.toStdString();
-    source.batch = *batch;
+    source.modelPath = chosen->path.toStdString();
+    source.batch = chosen->batch;
     source.session = run->session();  // the open run: not read again, saved or not
     source.sessionPath = run->path().toStdString();
     openSimulation(source);
@@ -305,13 +309,19 @@ void MainWindow::createActions() {
 }
 
 QList<QAction*> MainWindow::shortcutActions() const {
+  // In menu order, as the user meets them; an action in two menus once.
   QList<QAction*> result;
-  for (QAction* a : {openAction_, openRanksAction_, openModelAction_, captureAction_, exportAction_,
-                     closeAction_, cancelAction_, quitAction_, findAction_, findNextAction_,
-                     findPreviousAction_, shortcutsAction_, simulateTimelineAction_}) {
-    if (!a->shortcut().isEmpty()) result.push_back(a);
+  std::function<void(const QMenu*)> walk = [&](const QMenu* menu) {
+    for (QAction* a : menu->actions()) {
+      if (a->menu())
+        walk(a->menu());
+      else if (!a->shortcut().isEmpty() && !result.contains(a))
+        result.push_back(a);
+    }
+  };
+  for (QAction* top : menuBar()->actions()) {
+    if (top->menu()) walk(top->menu());
   }
-  result += viewActions_;
   return result;
 }
 
@@ -375,27 +385,29 @@ void MainWindow::simulateOnTimelineDialog() {
     showError(title, tr("Open a run first: the simulation of its model is drawn on its timeline."));
     return;
   }
-  QString path = chooseModel(tr("The run's model"));
-  if (path.isEmpty()) return;
-  if (auto batch = chooseBatch(tr("Batch size of the run:")))
-    simulateOnTimeline(tabs_->currentIndex(), path, *batch);
+  if (auto chosen = chooseModel(tr("The run's model"), tr("Batch size of the run:")))
+    simulateOnTimeline(tabs_->currentIndex(), chosen->path, chosen->batch);
 }
 
-// An ONNX file, or one of the built-in models written to the cache; empty when cancelled (or
-// after an error, shown).
-QString MainWindow::chooseModel(const QString& title) {
-  QStringList choices{tr("An ONNX file…")};
-  for (const std::string& name : model::zooModels())
-    choices << tr("Built-in: %1").arg(QString::fromStdString(name));
-  bool ok = false;
-  const QString choice = QInputDialog::getItem(this, title, tr("Model:"), choices, 0, false, &ok);
-  if (!ok) return {};
-  if (choice == choices.front())
-    return QFileDialog::getOpenFileName(this, title, {}, tr("ONNX models (*.onnx);;All files (*)"));
-  const std::string name = choice.mid(choice.indexOf(QLatin1Char(' ')) + 1).toStdString();
-  auto bytes = model::zooModelBytes(name);
+// An ONNX file, or one of the built-in models written to the cache, with the batch; none when
+// cancelled (or after an error, shown).
+std::optional<MainWindow::ModelChoice> MainWindow::chooseModel(const QString& title,
+                                                               const QString& batchLabel) {
+  ModelDialog dialog(title, batchLabel, this);
+  if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+  ModelChoice chosen{dialog.file(), dialog.batch()};
+  if (!dialog.builtIn().isEmpty()) {
+    chosen.path = zooModelFile(title, dialog.builtIn());
+    if (chosen.path.isEmpty()) return std::nullopt;
+  }
+  return chosen;
+}
+
+// A built-in model as a file in the cache (the simulations read ONNX files).
+QString MainWindow::zooModelFile(const QString& title, const QString& name) {
+  auto bytes = model::zooModelBytes(name.toStdString());
   QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
-  const QString path = cache.filePath(QString::fromStdString(name) + QStringLiteral(".onnx"));
+  const QString path = cache.filePath(name + QStringLiteral(".onnx"));
   if (!bytes || !cache.mkpath(QStringLiteral("."))) {
     showError(title, bytes ? tr("Cannot create %1").arg(cache.path())
                            : QString::fromStdString(bytes.error()));
@@ -408,16 +420,12 @@ QString MainWindow::chooseModel(const QString& title) {
   return path;
 }
 
-std::optional<int> MainWindow::chooseBatch(const QString& label) {
-  bool ok = false;
-  int batch = QInputDialog::getInt(this, tr("Batch size"), label, 32, 1, 1 << 16, 1, &ok);
-  return ok ? std::optional(batch) : std::nullopt;
-}
-
 OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, int64_t batch) {
   SessionView* view = sessionView(tab);
   if (!view) return nullptr;
-  return view->simulateOnTimeline(modelPath, batch);
+  OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
+  connect(pane, &OverlayPane::updated, this, &MainWindow::overlayUpdated);
+  return pane;
 }
 
 // Every session tab is made here, so each is wired once (however often it simulates).
@@ -449,6 +457,9 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   CompareView::Simulated s;
   s.measuredOrigin = gpu->mapping.kernels.origin();
   s.simulatedOrigin = 0;
+  if (!gpu->mapping.kernels.iterations.empty())
+    s.measuredEnd = gpu->mapping.kernels.iterations[gpu->mapping.kernels.iteration].end;
+  s.simulatedEnd = simulated->endTime();
   s.summary = memsim::comparisonSummary(*view->session(), gpu->workload, policy.result,
                                         gpu->mapping.kernels);
   s.layers = memsim::layerComparison(gpu->workload, policy.result, gpu->mapping.kernels);
@@ -679,6 +690,21 @@ int MainWindow::sessionCount() const {
 
 SessionView* MainWindow::sessionView(int index) const {
   return qobject_cast<SessionView*>(tabs_->widget(index));
+}
+
+TimelineCanvas* MainWindow::currentTimeline() const {
+  QWidget* tab = tabs_->currentWidget();
+  if (!tab) return nullptr;
+  for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget()) {
+    if (auto* canvas = qobject_cast<TimelineCanvas*>(w); canvas && tab->isAncestorOf(canvas))
+      return canvas;
+  }
+  TimelineCanvas* first = nullptr;
+  for (TimelineCanvas* c : tab->findChildren<TimelineCanvas*>()) {
+    if (c->isVisibleTo(tab)) return c;
+    if (!first) first = c;
+  }
+  return first;
 }
 
 void MainWindow::closeCurrent() {

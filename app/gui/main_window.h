@@ -30,6 +30,7 @@ struct CaptureRequest;
 class SessionExportJob;
 class SessionLoadJob;
 class SessionView;
+class TimelineCanvas;
 class TimelineRows;
 
 class MainWindow : public QMainWindow {
@@ -69,6 +70,9 @@ class MainWindow : public QMainWindow {
   SessionView* captureView() const { return captureView_; }
   int sessionCount() const;
   SessionView* sessionView(int index) const;
+  // The timeline the View menu acts on: in the current tab (a session, a comparison, a
+  // simulation), the one with focus, else the first shown.
+  TimelineCanvas* currentTimeline() const;
   QTabWidget* tabs() const { return tabs_; }
   int pendingLoads() const { return static_cast<int>(jobs_.size()); }
   int pendingExports() const { return static_cast<int>(exports_.size()); }
@@ -79,6 +83,9 @@ class MainWindow : public QMainWindow {
   // Model → Simulate Memory Tiers on the session in `tab` (its Simulation tab); null when the tab
   // holds no session.
   OverlayPane* simulateOnTimeline(int tab, const QString& modelPath, int64_t batch);
+  // A built-in model written to the cache as an ONNX file (the simulations read files); empty
+  // after an error, shown under `title`.
+  QString zooModelFile(const QString& title, const QString& name);
   // A session tab's simulation against the run, in a compare tab of its own (null without one).
   CompareView* compareWithSimulation(SessionView* view);
 
@@ -90,6 +97,7 @@ class MainWindow : public QMainWindow {
   void captureFinished(bool ok, const QString& message);
   void captureUpdated();  // the capture tab shows a newer snapshot
   void modelOpened(const QString& path, bool ok);
+  void overlayUpdated();  // a simulation on a timeline has its result (or its error)
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -104,8 +112,11 @@ class MainWindow : public QMainWindow {
   void exportTimelineImageDialog();
   void compareDialog();
   void simulateOnTimelineDialog();
-  QString chooseModel(const QString& title);
-  std::optional<int> chooseBatch(const QString& label);
+  struct ModelChoice {
+    QString path;
+    int batch = 0;
+  };
+  std::optional<ModelChoice> chooseModel(const QString& title, const QString& batchLabel);
   void askStopCapture();
   void showCaptureSnapshot(SessionPtr session);
   void replaceCaptureView(SessionPtr session, const QString& title, bool live);

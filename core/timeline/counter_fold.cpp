@@ -60,4 +60,10 @@ void foldCounter(const CounterTrack& c, const CounterSummary& s, const TimeAxis&
   }
 }
 
+double counterCeiling(const CounterSummary& summary, double capacity) {
+  if (capacity > 0 && (summary.max <= 0 || summary.max * 1.5 >= capacity))
+    return std::max(capacity, summary.max);
+  return summary.max > 0 ? summary.max * 1.1 : 1.0;  // a margin over the peak
+}
+
 }  // namespace ts

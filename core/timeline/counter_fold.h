@@ -18,6 +18,12 @@ struct CounterSummary {
 
 CounterSummary summarizeCounter(const CounterTrack& counter);
 
+// The value a counter row's top stands for. A row with a capacity (a memory tier) is scaled to it
+// when the peak comes near it (the headroom is what matters); else to the data, so a 1.75 GiB peak
+// in 128 GiB of host memory is a shape, not a line on the floor. The capacity line is drawn only
+// when it is on the scale (capacity <= ceiling).
+double counterCeiling(const CounterSummary& summary, double capacity);
+
 // One column per pixel with samples in it (value held from each sample to the next).
 struct CounterColumn {
   int x;

@@ -116,6 +116,21 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[4].kind, TimelineRow::Kind::Extension);
   EXPECT_EQ(rows[4].extension, kSimKernelsRow);
   EXPECT_EQ(rows[4].depth, rows[1].depth + 1);
+  // GPU memory shows beside the kernels; host memory, SSD and the links start folded in a group,
+  // so the simulation takes a few rows, not the screen.
+  const size_t gpuRow = rowNamed(rows, "GPU memory (simulated)"),
+               folded = rowNamed(rows, "Host, SSD and links");
+  ASSERT_NE(folded, size_t{kNone});
+  EXPECT_EQ(rows[gpuRow].depth, rows[4].depth);
+  EXPECT_EQ(rows[folded].kind, TimelineRow::Kind::Group);
+  EXPECT_TRUE(rows[folded].startsCollapsed);
+  for (const char* inside :
+       {"Host memory (simulated)", "SSD (simulated)", "host → GPU (simulated)"}) {
+    const size_t at = rowNamed(rows, inside);
+    ASSERT_NE(at, size_t{kNone}) << inside;
+    EXPECT_GT(at, folded) << inside;
+    EXPECT_EQ(rows[at].depth, rows[folded].depth + 1) << inside;
+  }
   // Every measured row is still there, once.
   for (size_t i = 0; i < plain.size(); ++i)
     EXPECT_NE(rowNamed(rows, plain[i].label), size_t{kNone}) << plain[i].label;

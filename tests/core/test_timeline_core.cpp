@@ -355,6 +355,24 @@ TEST(EventSearch, SubstringRegexAndWrapAround) {
 
 namespace ts {
 
+TEST(CounterCeiling, ScaledToTheDataUnlessThePeakNearsTheCapacity) {
+  CounterSummary small;
+  small.max = 1.75 * (1 << 30);  // a 1.75 GiB peak in 128 GiB of host memory
+  const double host = 128.0 * (1 << 30);
+  EXPECT_DOUBLE_EQ(counterCeiling(small, host), small.max * 1.1);  // the shape shows
+  EXPECT_LT(counterCeiling(small, host), host);                    // so no capacity line
+  CounterSummary near;
+  near.max = 30.0 * (1 << 30);  // 30 of 31.7 GiB: the headroom is the point
+  EXPECT_DOUBLE_EQ(counterCeiling(near, 31.7 * (1 << 30)), 31.7 * (1 << 30));
+  CounterSummary over;
+  over.max = 50;
+  EXPECT_DOUBLE_EQ(counterCeiling(over, 40), 50);  // over capacity: the peak is the top
+  CounterSummary empty;
+  EXPECT_DOUBLE_EQ(counterCeiling(empty, host), host);  // nothing used: the capacity
+  EXPECT_DOUBLE_EQ(counterCeiling(empty, 0), 1.0);
+  EXPECT_DOUBLE_EQ(counterCeiling(over, 0), 55);  // no capacity: the data and a margin
+}
+
 TEST(CounterFold, MinMaxPerPixelFromBlocks) {
   SessionBuilder b;
   uint32_t device = b.device(b.rank(0), 0);

@@ -258,7 +258,30 @@ class TestMainWindow : public QObject {
     ts::ShortcutsDialog dialog(actions);
     auto* table = dialog.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
     QVERIFY(table);
-    QCOMPARE(table->rowCount(), actions.size() + ts::TimelineCanvas::navigationHelp().size());
+    // One row per action and gesture, under a heading per menu, in menu order (File first, the
+    // timeline's gestures last); no key listed twice; the keys column wide enough for its text.
+    QStringList headings, listed;
+    for (int r = 0; r < table->rowCount(); ++r) {
+      if (table->columnSpan(r, 0) == 2) {
+        headings << table->item(r, 0)->text();
+        continue;
+      }
+      listed << table->item(r, 1)->text();
+      const QFontMetrics fm(table->item(r, 1)->font());
+      QVERIFY2(table->columnWidth(1) >= fm.horizontalAdvance(table->item(r, 1)->text()),
+               qPrintable(table->item(r, 1)->text()));
+    }
+    QCOMPARE(listed.size(), actions.size() + ts::TimelineCanvas::navigationHelp().size());
+    QCOMPARE(headings.first(), QStringLiteral("File"));
+    QCOMPARE(headings.last(), QStringLiteral("Timeline"));
+    QVERIFY(headings.indexOf(QStringLiteral("Edit")) < headings.indexOf(QStringLiteral("View")));
+    QCOMPARE(QSet<QString>(headings.begin(), headings.end()).size(), headings.size());
+    QStringList singleKeys;
+    for (const QString& keys : listed) {
+      for (const QString& k : keys.split(QStringLiteral(", "))) singleKeys << k;
+    }
+    QCOMPARE(QSet<QString>(singleKeys.begin(), singleKeys.end()).size(), singleKeys.size());
+    QVERIFY(listed.contains(QStringLiteral("H, Home")));  // View → Show All and the canvas's key
   }
 };
 

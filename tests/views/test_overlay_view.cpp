@@ -141,7 +141,7 @@ class TestOverlayView : public QObject {
     canvas->centerOn(transferTrack, 0);
     QPoint at;
     for (int y = TimelineCanvas::kRulerHeight; y < canvas->height() && at.isNull(); ++y) {
-      QPoint p(TimelineCanvas::kGutter + canvas->canvasWidth() / 2, y);
+      QPoint p(canvas->gutter() + canvas->canvasWidth() / 2, y);
       if (canvas->hitAt(p).track == transferTrack) at = p;
     }
     QVERIFY2(!at.isNull(), "the transfer is not under the middle of the canvas");
@@ -208,15 +208,32 @@ class TestOverlayView : public QObject {
              static_cast<double>(shown.run.result.summary.linkBytes[0]));
     TimelineCanvas* a = compare->timelineA();
     TimelineCanvas* b = compare->timelineB();
-    a->setAxis(TimeAxis(shown.mapping.kernels.origin() + 2'000'000, 5000.0));
+    // It opens on the two iterations, the longer filling the width (not the session's view at a
+    // width the canvas did not have yet).
+    QCoreApplication::processEvents();
+    const TimeNs origin = shown.mapping.kernels.origin();
+    const auto& it = shown.mapping.kernels.iterations[shown.mapping.kernels.iteration];
+    const double span =
+        static_cast<double>(std::max(compare->timelineB()->session()->endTime(), it.end - origin));
+    const double shownNs = a->axis().nsPerPixel() * a->canvasWidth();
+    QVERIFY2(
+        a->axis().start() <= origin && a->axis().timeAt(a->canvasWidth()) >= origin + span &&
+            shownNs < span * 1.1,
+        qPrintable(QStringLiteral("%1 ns shown for a %2 ns iteration").arg(shownNs).arg(span)));
+    QCOMPARE(b->axis().nsPerPixel(), a->axis().nsPerPixel());
+    window.grab().save(QStringLiteral("compare-simulated.png"));
+    // The View menu's keys work here too: W zooms both, H shows all of A.
+    QAction* zoomIn = nullptr;
+    for (QAction* action : window.shortcutActions())
+      if (action->shortcut() == QKeySequence(Qt::Key_W)) zoomIn = action;
+    QVERIFY(zoomIn);
+    const double before = a->axis().nsPerPixel();
+    zoomIn->trigger();
+    QVERIFY(a->axis().nsPerPixel() < before);
+    QCOMPARE(b->axis().nsPerPixel(), a->axis().nsPerPixel());
+    a->setAxis(TimeAxis(origin + 2'000'000, 5000.0));
     QCOMPARE(b->axis().start(), TimeNs{2'000'000});
     QCOMPARE(b->axis().nsPerPixel(), 5000.0);
-    const double span = static_cast<double>(
-        std::max(shown.run.result.summary.iteration,
-                 shown.mapping.kernels.iterations.back().end - shown.mapping.kernels.origin()));
-    a->setAxis(TimeAxis(shown.mapping.kernels.origin() - static_cast<TimeNs>(span / 50),
-                        span * 1.1 / a->canvasWidth()));
-    window.grab().save(QStringLiteral("compare-simulated.png"));
 
     // Removing the overlay gives the run back.
     window.tabs()->setCurrentIndex(0);

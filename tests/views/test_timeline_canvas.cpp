@@ -5,6 +5,7 @@
 #include <QHelpEvent>
 #include <QLineEdit>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTextBrowser>
@@ -52,6 +53,67 @@ QCheckBox* findRegex(ts::SessionView& view) {
 class TestTimelineCanvas : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() {
+    // Settings (the label column's width, row arrangements) go to a test location, not the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("TensorscopeTest"));
+    QSettings().remove(QStringLiteral("view/labelColumnWidth"));
+  }
+
+  void labelColumnIsDraggedWiderAndRemembered() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QCOMPARE(canvas.gutter(), TimelineCanvas::kGutter);
+    const int y = 200;
+    QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(canvas.gutter(), y));
+    QTest::mouseMove(&canvas, QPoint(canvas.gutter() + 160, y));
+    QTest::mouseRelease(&canvas, Qt::LeftButton, {}, QPoint(canvas.gutter() + 160, y));
+    QCOMPARE(canvas.gutter(), TimelineCanvas::kGutter + 160);
+    QCOMPARE(canvas.canvasWidth(), 1200 - TimelineCanvas::kGutter - 160);
+    QCOMPARE(canvas.selected().event, ts::kNone);  // the drag selected nothing under it
+    TimelineCanvas next(s.value());                // the next timeline opens with the width chosen
+    QCOMPARE(next.gutter(), TimelineCanvas::kGutter + 160);
+    // It never takes the events' place: at most the canvas less 200 px, at least 120 px.
+    canvas.setGutter(5000);
+    QCOMPARE(canvas.gutter(), 1000);
+    canvas.setGutter(3);
+    QCOMPARE(canvas.gutter(), ts::kTimelineMinGutter);
+    QSettings().remove(QStringLiteral("view/labelColumnWidth"));
+  }
+
+  void panesStartUsableAndKeepTheirSizes() {
+    QSettings().remove(QStringLiteral("view/timelineSplitter"));
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    auto view = std::make_unique<ts::SessionView>(s.value(), QStringLiteral("sample.tscope"));
+    view->resize(1400, 900);
+    view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+    auto* split = view->findChild<QSplitter*>(QStringLiteral("timelineSplitter"));
+    QVERIFY(split);
+    QVERIFY(split->handleWidth() >= 6);
+    const QList<int> sizes = split->sizes();
+    QVERIFY2(sizes[1] * 100 >= (sizes[0] + sizes[1]) * 35,
+             qPrintable(QStringLiteral("%1 / %2").arg(sizes[0]).arg(sizes[1])));
+    // Dragged by its handle, the next session opens with the same split.
+    QSplitterHandle* handle = split->handle(1);
+    const QPoint mid(handle->width() / 2, handle->height() / 2);
+    QTest::mousePress(handle, Qt::LeftButton, {}, mid);
+    QTest::mouseMove(handle, mid + QPoint(0, -150));
+    QTest::mouseRelease(handle, Qt::LeftButton, {}, mid + QPoint(0, -150));
+    const QList<int> dragged = split->sizes();
+    QVERIFY(dragged[1] > sizes[1] + 100);
+    view.reset();
+    ts::SessionView next(s.value(), QStringLiteral("sample.tscope"));
+    next.resize(1400, 900);
+    next.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&next));
+    QCOMPARE(next.findChild<QSplitter*>(QStringLiteral("timelineSplitter"))->sizes(), dragged);
+    QSettings().remove(QStringLiteral("view/timelineSplitter"));
+  }
+
   void keyboardZoomAndPan() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     QVERIFY(s.ok());
@@ -110,6 +172,35 @@ class TestTimelineCanvas : public QObject {
     QTest::keyClick(&canvas, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(canvas.axis().start(), sel->first);
     QVERIFY(canvas.axis().nsPerPixel() < before.nsPerPixel() / 4);  // 200 of 960 px
+  }
+
+  void rulerDoubleClickZoomsAndRangeStaysInTheSession() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    const int y = TimelineCanvas::kRulerHeight / 2, x0 = canvas.gutter();
+    // Dragged past the session's end (the view has a 1 % margin each side): the range stops there.
+    QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(x0 + 600, y));
+    QTest::mouseMove(&canvas, QPoint(1199, y));
+    QTest::mouseRelease(&canvas, Qt::LeftButton, {}, QPoint(1199, y));
+    QVERIFY(canvas.selection().has_value());
+    QCOMPARE(canvas.selection()->second, s.value()->endTime());
+    // A click inside the range keeps it, and a double-click there zooms to it (as the README says).
+    const auto range = *canvas.selection();
+    const int inside = x0 + static_cast<int>(canvas.axis().xOf((range.first + range.second) / 2));
+    QSignalSpy cleared(&canvas, &TimelineCanvas::rangeCleared);
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, QPoint(inside, y));
+    QCOMPARE(cleared.count(), 0);
+    QTest::mouseDClick(&canvas, Qt::LeftButton, {}, QPoint(inside, y));
+    QVERIFY(canvas.selection().has_value());
+    QCOMPARE(canvas.axis().start(), range.first);
+    // A click outside it drops it.
+    canvas.fitAll();
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, QPoint(x0 + 5, y));
+    QVERIFY(!canvas.selection().has_value());
+    QCOMPARE(cleared.count(), 1);
   }
 
   void clickSelectsAndDetailsShowEveryField() {

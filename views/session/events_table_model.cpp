@@ -81,6 +81,14 @@ int EventsTableModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString EventsTableModel::whereOf(uint32_t track) const {
+  const Session& s = *session_;
+  const Track& t = s.tracks[track];
+  return QString::fromStdString(t.thread != kNone
+                                    ? s.threadLabel(t.thread)
+                                    : s.deviceLabel(t.device) + " · " + s.streamLabel(t.stream));
+}
+
 uint32_t EventsTableModel::correlation(const Ref& r) const {
   const Track& t = session_->tracks[r.track];
   switch (t.kind) {
@@ -112,9 +120,7 @@ QString EventsTableModel::text(const Ref& r, int column) const {
     case Kind:
       return QString::fromUtf8(toString(t.kind).data());
     case Where:
-      return QString::fromStdString(t.thread != kNone ? s.threadLabel(t.thread)
-                                                      : s.deviceLabel(t.device) + " · " +
-                                                            s.streamLabel(t.stream));
+      return whereOf(r.track);
     case Correlation: {
       uint32_t c = correlation(r);
       return c ? QString::number(c) : QString();

@@ -32,6 +32,9 @@ class EventsTableModel : public QAbstractTableModel {
   const Ref& ref(int row) const { return rows_[static_cast<size_t>(row)]; }
   // The given rows (all when empty) as RFC 4180 CSV with a header.
   QString toCsv(const QList<int>& rows = {}) const;
+  // The Stream / thread cell of a track's events (one per track: the column's width is set from
+  // these, not from millions of rows).
+  QString whereOf(uint32_t track) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

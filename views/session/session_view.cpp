@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
@@ -151,6 +152,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   eventsTable_->verticalHeader()->setDefaultSectionSize(18);
   eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name,
                                                          QHeaderView::Stretch);
+  fitEventsColumns();
   eventsLayout->addWidget(eventsTable_, 1);
   bottom_->addTab(events, tr("Events"));
   stats_ = new StatsPane(session_, bottom_);
@@ -189,12 +191,26 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     TimeNs t1 = range ? range->second : timeline_->axis().end(timeline_->canvasWidth());
     showEvents(t0, t1, row);
   });
+  // The timeline over the tabbed panes: charts and tables need room (their axis labels, more
+  // than a row or two), so the panes start at 42 %; handles wide enough to find; sizes remembered
+  // (for every session) once the user drags them.
   right->setStretchFactor(0, 3);
-  right->setStretchFactor(1, 1);
-  right->setSizes({520, 220});
+  right->setStretchFactor(1, 2);
+  right->setSizes({580, 420});
+  right->setChildrenCollapsible(false);
+  bottom_->setMinimumHeight(140);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 4);
   splitter->setSizes({280, 1000});
+  for (auto [split, key] :
+       {std::pair(right, "view/timelineSplitter"), std::pair(splitter, "view/treeSplitter")}) {
+    split->setHandleWidth(7);
+    split->setObjectName(QLatin1String(key).mid(5));
+    split->restoreState(QSettings().value(QLatin1String(key)).toByteArray());
+    connect(split, &QSplitter::splitterMoved, this,
+            [split, key] { QSettings().setValue(QLatin1String(key), split->saveState()); });
+  }
+  verticalSplit_ = right;
   timeline_->fitAll();
 }
 
@@ -216,6 +232,11 @@ OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t b
   });
   bottom_->addTab(overlay_, tr("Simulation"));
   bottom_->setCurrentWidget(overlay_);
+  // Its controls, summary and tables need half the height: grow the panes if they are smaller.
+  const QList<int> sizes = verticalSplit_->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  if (total > 0 && sizes.value(1) < total / 2)
+    verticalSplit_->setSizes({total - total / 2, total / 2});
   return overlay_;
 }
 
@@ -233,6 +254,7 @@ void SessionView::showOverlay(bool on) {
   shown_ = next;
   timeline_->setRows(shown_, rows);
   eventsModel_->setSession(shown_);
+  fitEventsColumns();
   resetSearch();  // hits (and a search still running) were of the other session
 }
 
@@ -338,6 +360,24 @@ void SessionView::step(bool backwards) {
 
 QString SessionView::findStatus() const {
   return findCount_->text();
+}
+
+void SessionView::fitEventsColumns() {
+  const QFontMetrics fm(eventsTable_->font());
+  const int pad = 2 * fm.averageCharWidth() + 8;
+  auto set = [&](int column, int textWidth) {
+    eventsTable_->setColumnWidth(column, std::min(textWidth + pad, 420));
+  };
+  // The widest times and kinds the table prints; the stream or thread of every track (a few
+  // hundred labels, not the events).
+  set(EventsTableModel::Start, fm.horizontalAdvance(QStringLiteral("999.999 ms")));
+  set(EventsTableModel::Duration, fm.horizontalAdvance(QStringLiteral("999.999 ms")));
+  set(EventsTableModel::Kind, fm.horizontalAdvance(QStringLiteral("memcpy")));
+  set(EventsTableModel::Correlation, fm.horizontalAdvance(QStringLiteral("Correlation")));
+  int where = fm.horizontalAdvance(QStringLiteral("Stream / thread"));
+  for (uint32_t t = 0; t < shown_->tracks.size(); ++t)
+    where = std::max(where, fm.horizontalAdvance(eventsModel_->whereOf(t)));
+  set(EventsTableModel::Where, where);
 }
 
 QString SessionView::overviewHtml() const {

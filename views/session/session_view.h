@@ -68,9 +68,12 @@ class SessionView : public QWidget {
 
  private:
   QString overviewHtml() const;
+  // The events table's columns as wide as what they hold (the name column takes the rest).
+  void fitEventsColumns();
 
   void showOverlay(bool on);
 
+  QSplitter* verticalSplit_ = nullptr;  // the timeline over the tabbed panes
   SessionPtr session_;
   SessionPtr shown_;  // session_, or the overlaid copy the timeline draws
   std::shared_ptr<const TimelineRows> baseRows_;

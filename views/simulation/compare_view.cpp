@@ -5,6 +5,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <tuple>
 
 #include "analysis/session_compare.h"
@@ -73,6 +74,9 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
   addLayersTab(tabs, a, b);
   connect(a_, &TimelineCanvas::viewChanged, this, [this] { follow(a_, b_); });
   connect(b_, &TimelineCanvas::viewChanged, this, [this] { follow(b_, a_); });
+  // The same time lines up only when both label columns are as wide.
+  connect(a_, &TimelineCanvas::gutterChanged, b_, &TimelineCanvas::setGutter);
+  connect(b_, &TimelineCanvas::gutterChanged, a_, &TimelineCanvas::setGutter);
   a_->fitAll();
 }
 
@@ -121,9 +125,11 @@ void CompareView::setSimulated(const Simulated& s) {
     tabs_->insertTab(at++, *panel, title);
   }
   tabs_->setCurrentIndex(0);
-  // Both from the iteration's start, at A's scale.
-  const TimeAxis& axis = a_->axis();
-  a_->setAxis(TimeAxis(originA_ - static_cast<TimeNs>(axis.nsPerPixel() * 20), axis.nsPerPixel()));
+  // Both from the iteration's start, the longer of the two iterations filling the width (B
+  // follows A's view).
+  const TimeNs span =
+      std::max<TimeNs>({s.measuredEnd - s.measuredOrigin, s.simulatedEnd - s.simulatedOrigin, 1});
+  a_->setHomeRange(originA_ - span / 50, originA_ + span + span / 50);
 }
 
 // The other timeline shows the same stretch, measured from its own origin (the session's start,

@@ -38,6 +38,7 @@ class CompareView : public QWidget {
   // and per-kernel tables come first.
   struct Simulated {
     TimeNs measuredOrigin = 0, simulatedOrigin = 0;
+    TimeNs measuredEnd = 0, simulatedEnd = 0;  // the iterations' ends: the first view shows both
     StatsTable summary, layers, kernels, traffic;
   };
   void setSimulated(const Simulated& s);

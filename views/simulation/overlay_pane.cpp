@@ -29,25 +29,20 @@ namespace ts {
 
 namespace {
 
-// Exact: binary units when the preset is a whole number of GiB (G10's "40 GB" is 40 GiB).
-QString gb(int64_t bytes) {
-  constexpr int64_t GiB = int64_t{1} << 30;
-  if (bytes % GiB == 0) return QString::number(bytes / GiB) + QStringLiteral("GiB");
-  return QString::number(static_cast<double>(bytes) / 1e9, 'g', 15) + QStringLiteral("GB");
+// Sizes and rates in the one unit system the product prints (binary: GiB, GiB/s); a field
+// left as shown keeps the preset's exact value (OverlayPane::readControls).
+QString bytesText(int64_t bytes) {
+  return QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, bytes))));
 }
-// In GiB/s when that reads back exactly (the presets' 15.754 GiB/s), else in GB/s.
-QString gbps(double rate) {
-  constexpr double GiB = 1u << 30;
-  const QString binary = QString::number(rate / GiB, 'g', 12);
-  if (binary.toDouble() * GiB == rate) return binary + QStringLiteral("GiB/s");
-  return QString::number(rate / 1e9, 'g', 15) + QStringLiteral("GB/s");
+QString rateText(double rate) {
+  return QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, rate)))) +
+         QStringLiteral("/s");
 }
 
 QLineEdit* field(QWidget* parent, const QString& tip) {
   auto* e = new QLineEdit(parent);
-  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.754GiB/s")) +
-                     14);  // a preset's value, whole
-  e->setMaximumWidth(130);
+  e->setMinimumWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("15.75 GiB/s")) + 14);
+  e->setMaximumWidth(120);
   e->setToolTip(tip);
   return e;
 }
@@ -89,11 +84,11 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
     preset_->addItem(QString::fromStdString(name));
   controls->addWidget(new QLabel(tr("Tiers"), this));
   controls->addWidget(preset_);
-  gpu_ = field(this, tr("GPU memory (GB, GiB, MB… e.g. 40GiB)"));
+  gpu_ = field(this, tr("GPU memory: a size with its unit (40 GiB, 42.9 GB, 512 MiB)"));
   host_ = field(this, tr("Host memory for tensors"));
   ssd_ = field(this, tr("SSD capacity"));
-  pcie_ = field(this, tr("GPU ↔ host bandwidth, each way (e.g. 15.754GB/s)"));
-  ssdBw_ = field(this, tr("SSD bandwidth (e.g. 3.2GB/s)"));
+  pcie_ = field(this, tr("GPU ↔ host bandwidth, each way (15.75 GiB/s, 16 GB/s)"));
+  ssdBw_ = field(this, tr("SSD bandwidth (3.2 GB/s, 2.98 GiB/s)"));
   // The tiers on a row of their own, so the tab stays narrow enough for the track tree beside it.
   auto* fields = new QHBoxLayout;
   for (auto [label, edit] : {std::pair(tr("GPU memory"), gpu_), std::pair(tr("Host memory"), host_),
@@ -110,10 +105,13 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   progress_->setRange(0, 0);  // busy: the stages have no measurable length
   progress_->setMaximumWidth(90);
   progress_->hide();
-  controls->addWidget(progress_);
+  fields->addSpacing(8);
+  fields->addWidget(progress_);
   stage_ = new QLabel(this);
-  controls->addWidget(stage_, 1);
-  fields->addStretch(1);
+  stage_->setMinimumWidth(120);
+  stage_->setWordWrap(true);
+  fields->addWidget(stage_, 1);
+  controls->addStretch(1);
   layout->addLayout(controls);
   layout->addLayout(fields);
 
@@ -153,17 +151,17 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   connect(gpuChooser_, &QComboBox::currentIndexChanged, this, [this] {
     if (current_) showGpu();
   });
-  draw->addWidget(gpuChooser_);
+  controls->addWidget(gpuChooser_);
   compare_ = new QPushButton(tr("Compare side by side"), this);
   compare_->setToolTip(
       tr("The run and the simulated step stacked on one time axis, with the per-kernel and "
          "per-layer tables"));
   compare_->setEnabled(false);
   connect(compare_, &QPushButton::clicked, this, &OverlayPane::compareRequested);
-  draw->addWidget(compare_);
+  controls->addWidget(compare_);
   auto* remove = new QPushButton(tr("Remove overlay"), this);
   connect(remove, &QPushButton::clicked, this, &OverlayPane::removeRequested);
-  draw->addWidget(remove);
+  controls->addWidget(remove);
   layout->addLayout(draw);
 
   summary_ = new QLabel(tr("Simulating…"), this);
@@ -255,11 +253,12 @@ void OverlayPane::applyPreset(const QString& name) {
   auto preset = presetTiers(name);
   if (!preset) return;
   request_.tiers = *preset;
-  gpu_->setText(gb(preset->gpuBytes));
-  host_->setText(gb(preset->hostBytes));
-  ssd_->setText(gb(preset->ssdBytes));
-  pcie_->setText(gbps(preset->gpuHostBandwidth));
-  ssdBw_->setText(gbps(preset->ssdGpuBandwidth));
+  gpu_->setText(bytesText(preset->gpuBytes));
+  host_->setText(bytesText(preset->hostBytes));
+  ssd_->setText(bytesText(preset->ssdBytes));
+  pcie_->setText(rateText(preset->gpuHostBandwidth));
+  ssdBw_->setText(rateText(preset->ssdGpuBandwidth));
+  for (QLineEdit* e : {gpu_, host_, ssd_, pcie_, ssdBw_}) shownPreset_[e] = e->text();
 }
 
 // The fields on top of the preset; an error names the field.
@@ -271,8 +270,11 @@ Status OverlayPane::readControls() {
                                                        {"ssd", ssd_},
                                                        {"pcie-bw", pcie_},
                                                        {"ssd-bw", ssdBw_}};
-  for (auto [key, edit] : fields)
+  for (auto [key, edit] : fields) {
+    // As shown for the preset (rounded to three digits): the preset's exact value stays.
+    if (preset && edit->text() == shownPreset_.value(edit)) continue;
     TS_RETURN_IF_ERROR(memsim::setTierField(tiers, key, edit->text().trimmed().toStdString()));
+  }
   TS_RETURN_IF_ERROR(tiers.validate());
   request_.tiers = tiers;
   request_.policy =

@@ -6,6 +6,7 @@
 // the simulation against the measurement per kernel and per layer.
 #pragma once
 
+#include <QHash>
 #include <QWidget>
 #include <functional>
 #include <map>
@@ -95,6 +96,7 @@ class OverlayPane : public QWidget {
   QLineEdit* ssd_ = nullptr;
   QLineEdit* pcie_ = nullptr;
   QLineEdit* ssdBw_ = nullptr;
+  QHash<const QLineEdit*, QString> shownPreset_;  // each field's text as the preset set it
   QSpinBox* batch_ = nullptr;
   QComboBox* sort_ = nullptr;
   std::vector<std::pair<memsim::TensorClass, QCheckBox*>> classes_;

@@ -18,6 +18,10 @@
 
 namespace ts {
 
+namespace {
+constexpr char kGutterKey[] = "view/labelColumnWidth";
+}  // namespace
+
 TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows,
                                QWidget* parent)
     : QWidget(parent) {
@@ -26,6 +30,8 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const Timelin
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(400, 200);
+  view_.gutter = std::max(kTimelineMinGutter,
+                          QSettings().value(QLatin1String(kGutterKey), kTimelineGutter).toInt());
 }
 
 void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
@@ -53,16 +59,32 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
 }
 
 QList<QPair<QString, QString>> TimelineCanvas::navigationHelp() {
+  // What only the canvas does; its View-menu keys (W, S, H, Ctrl+Z) are listed with those actions.
   return {
-      {tr("Zoom in / out around the cursor"), tr("Ctrl+Wheel (W / S: View menu)")},
-      {tr("Pan left / right"), tr("A / D, ← / →, Shift+Wheel, middle-drag")},
+      {tr("Zoom in / out around the cursor"), tr("Ctrl+Wheel")},
+      {tr("Pan left / right"), tr("A / D, ← / →, Shift+Wheel, middle-drag or Alt+drag")},
       {tr("Scroll rows"), tr("Wheel, ↑ / ↓")},
-      {tr("Show the whole session"), tr("Home (H: View menu)")},
       {tr("Select a time range"), tr("Drag on the ruler")},
-      {tr("Zoom to the selected range"), tr("Double-click the range (Ctrl+Z: View menu)")},
+      {tr("Drop the selected range"), tr("Click on the ruler outside it")},
       {tr("Select an event (details below)"), tr("Click")},
       {tr("Fold or unfold a group"), tr("Click its label")},
+      {tr("Hide or move a row"), tr("Right-click its label")},
+      {tr("Widen the label column"), tr("Drag its right edge")},
   };
+}
+
+TimeNs TimelineCanvas::clampToSession(TimeNs t) const {
+  return std::clamp(t, view_.session->startTime(), view_.session->endTime());
+}
+
+void TimelineCanvas::setGutter(int width) {
+  width = std::clamp(width, kTimelineMinGutter, std::max(kTimelineMinGutter, this->width() - 200));
+  if (width == view_.gutter) return;
+  view_.gutter = width;
+  if (!navigated_) fitHome();
+  update();
+  emit gutterChanged(width);
+  emit viewChanged();
 }
 
 void TimelineCanvas::setAxis(const TimeAxis& axis) {
@@ -110,8 +132,8 @@ void TimelineCanvas::forward() {
 void TimelineCanvas::zoomBy(double factor) {
   navigated_ = true;
   QPoint cursor = mapFromGlobal(QCursor::pos());
-  double x =
-      rect().contains(cursor) && cursor.x() > kGutter ? cursor.x() - kGutter : canvasWidth() / 2.0;
+  double x = rect().contains(cursor) && cursor.x() > view_.gutter ? cursor.x() - view_.gutter
+                                                                  : canvasWidth() / 2.0;
   view_.axis.zoomAround(x, factor);
   update();
   emit viewChanged();
@@ -170,6 +192,8 @@ void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
     nsPerPixel = static_cast<double>(end - start) * 10 / width;
   view_.axis =
       TimeAxis(start + (end - start) / 2 - static_cast<TimeNs>(nsPerPixel * width / 2), nsPerPixel);
+  // A row inside a folded group (the simulation's transfers): its groups unfold.
+  revealTrack(t);
   // Scroll to the first visible row that draws the track.
   for (const VisibleRow& vr : visibleRows(view_)) {
     for (const auto& lane : (*view_.rows)[vr.row].lanes) {
@@ -186,6 +210,25 @@ void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
   }
   update();
   emit viewChanged();
+}
+
+void TimelineCanvas::revealTrack(const Track& t) {
+  const TimelineRows& rows = *view_.rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    bool draws = false;
+    for (const auto& lane : rows[i].lanes) {
+      for (const LaneView& view : lane) draws = draws || view.track == &t;
+    }
+    if (!draws) continue;
+    if (view_.hidden[i]) continue;  // hidden by the user: another row may show it
+    int depth = rows[i].depth;
+    for (size_t j = i; j-- > 0 && depth > 0;) {  // the groups it sits in, innermost first
+      if (rows[j].depth >= depth) continue;
+      depth = rows[j].depth;
+      if (view_.collapsed[j]) view_.collapsed[j] = false;
+    }
+    return;
+  }
 }
 
 std::string TimelineCanvas::rowPath(size_t row) const {
@@ -290,7 +333,7 @@ void TimelineCanvas::loadArrangement() {
 }
 
 void TimelineCanvas::contextMenuEvent(QContextMenuEvent* e) {
-  if (e->pos().x() >= kGutter || e->pos().y() < kRulerHeight) return;
+  if (e->pos().x() >= view_.gutter || e->pos().y() < kRulerHeight) return;
   for (const VisibleRow& vr : visibleRows(view_)) {
     if (e->pos().y() < vr.y || e->pos().y() >= vr.y + vr.height) continue;
     const size_t row = vr.row;
@@ -324,8 +367,24 @@ TimelineCanvas::Hit TimelineCanvas::hitAt(QPoint pos) const {
 void TimelineCanvas::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
   if (navigated_) return;
-  view_.fitAll(canvasWidth());  // the whole session at the new width
-  emit viewChanged();           // a compare view's other timeline takes the same scale
+  fitHome();           // the whole session (or the home range) at the new width
+  emit viewChanged();  // a compare view's other timeline takes the same scale
+}
+
+void TimelineCanvas::fitHome() {
+  if (home_)
+    view_.axis.fit(home_->first, home_->second, canvasWidth());
+  else
+    view_.fitAll(canvasWidth());
+}
+
+void TimelineCanvas::setHomeRange(TimeNs t0, TimeNs t1) {
+  if (t1 <= t0) return;
+  home_ = std::pair(t0, t1);
+  navigated_ = false;
+  fitHome();
+  update();
+  emit viewChanged();
 }
 
 void TimelineCanvas::paintEvent(QPaintEvent*) {
@@ -378,7 +437,7 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
   navigated_ = true;
   double steps = e->angleDelta().y() / 120.0;
   if (e->modifiers() & Qt::ControlModifier) {
-    view_.axis.zoomAround(e->position().x() - kGutter, std::pow(1.25, steps));
+    view_.axis.zoomAround(e->position().x() - view_.gutter, std::pow(1.25, steps));
   } else if (e->modifiers() & Qt::ShiftModifier) {
     view_.axis.panPixels(-steps * canvasWidth() / 10.0);
   } else {
@@ -442,14 +501,20 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
     return;
   }
   if (e->button() != Qt::LeftButton) return;
-  if (pos.y() < kRulerHeight && pos.x() >= kGutter) {  // range selection on the ruler
-    drag_ = Drag::Select;
-    selectFrom_ = view_.axis.timeAt(pos.x() - kGutter);
-    view_.selection.reset();
-    update();
+  if (onGutterEdge(pos)) {  // the label column's edge: dragged wider or narrower
+    drag_ = Drag::Gutter;
     return;
   }
-  if (pos.x() < kGutter) {  // a click on a group label folds or unfolds it
+  if (pos.y() < kRulerHeight && pos.x() >= view_.gutter) {  // range selection on the ruler
+    // The range starts when the mouse moves: a click inside the range keeps it (a double-click
+    // there zooms to it), a click elsewhere drops it on release.
+    drag_ = Drag::Select;
+    dragFrom_ = pos;
+    selectMoved_ = false;
+    selectFrom_ = clampToSession(view_.axis.timeAt(pos.x() - view_.gutter));
+    return;
+  }
+  if (pos.x() < view_.gutter) {  // a click on a group label folds or unfolds it
     for (const VisibleRow& vr : visibleRows(view_)) {
       const TimelineRow& row = (*view_.rows)[vr.row];
       if (pos.y() < vr.y || pos.y() >= vr.y + vr.height) continue;
@@ -469,12 +534,20 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
 
 void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
   QPoint pos = e->position().toPoint();
-  double x = pos.x() >= kGutter ? pos.x() - kGutter : -1.0;
+  double x = pos.x() >= view_.gutter ? pos.x() - view_.gutter : -1.0;
   if (x != view_.cursorX) {
     view_.cursorX = x;
-    update(QRect(0, 0, kGutter, kRulerHeight));  // the readout only
+    update(QRect(0, 0, view_.gutter, kRulerHeight));  // the readout only
   }
-  if (drag_ == Drag::Pan) {
+  if (drag_ == Drag::None) {
+    if (onGutterEdge(pos))
+      setCursor(Qt::SplitHCursor);
+    else
+      unsetCursor();
+  }
+  if (drag_ == Drag::Gutter) {
+    setGutter(pos.x());
+  } else if (drag_ == Drag::Pan) {
     view_.axis = dragAxis_;
     view_.axis.panPixels(dragFrom_.x() - pos.x());
     view_.scrollY = std::max(0, view_.scrollY - (pos.y() - dragFrom_.y()));
@@ -482,14 +555,26 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
     update();
     emit viewChanged();
   } else if (drag_ == Drag::Select) {
-    TimeNs at = view_.axis.timeAt(std::max(0, pos.x() - kGutter));
+    selectMoved_ = selectMoved_ || std::abs(pos.x() - dragFrom_.x()) >= 3;
+    if (!selectMoved_) return;
+    TimeNs at = clampToSession(view_.axis.timeAt(std::max(0, pos.x() - view_.gutter)));
     view_.selection = std::pair(std::min(selectFrom_, at), std::max(selectFrom_, at));
     update();
   }
 }
 
 void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
-  if (drag_ == Drag::Select) {
+  if (drag_ == Drag::Gutter) QSettings().setValue(QLatin1String(kGutterKey), view_.gutter);
+  if (drag_ == Drag::Select && !selectMoved_) {
+    const bool inside = view_.selection && selectFrom_ >= view_.selection->first &&
+                        selectFrom_ <= view_.selection->second;
+    if (!inside && view_.selection) {
+      view_.selection.reset();
+      summarizeSelection();
+      update();
+      emit rangeCleared();
+    }
+  } else if (drag_ == Drag::Select) {
     if (view_.selection && view_.selection->second - view_.selection->first <= 0)
       view_.selection.reset();
     summarizeSelection();
@@ -527,7 +612,7 @@ void TimelineCanvas::summarizeSelection() {
 }
 
 void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
-  TimeNs at = view_.axis.timeAt(e->position().x() - kGutter);
+  TimeNs at = view_.axis.timeAt(e->position().x() - view_.gutter);
   if (view_.selection && at >= view_.selection->first && at <= view_.selection->second)
     zoomTo(view_.selection->first, view_.selection->second);
 }

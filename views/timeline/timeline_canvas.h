@@ -19,7 +19,7 @@ namespace ts {
 class TimelineCanvas : public QWidget {
   Q_OBJECT
  public:
-  static constexpr int kGutter = kTimelineGutter;  // label column
+  static constexpr int kGutter = kTimelineGutter;  // the label column's default width
   static constexpr int kRulerHeight = kTimelineRulerHeight;
   static constexpr int kLaneHeight = kTimelineLaneHeight;
   static constexpr int kGroupHeight = kTimelineGroupHeight;
@@ -36,6 +36,9 @@ class TimelineCanvas : public QWidget {
   const SessionPtr& session() const { return view_.session; }
   void setAxis(const TimeAxis& axis);
   void fitAll();
+  // The stretch the canvas opens on (and keeps fitting as its width settles, until the user moves
+  // the view): the whole session unless set.
+  void setHomeRange(TimeNs t0, TimeNs t1);
   // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().
   void zoomTo(TimeNs t0, TimeNs t1);
   void back();
@@ -43,7 +46,10 @@ class TimelineCanvas : public QWidget {
   // Keyboard zoom: around the mouse when it is over the canvas, else around the middle.
   void zoomBy(double factor);
   void zoomToSelection();
-  int canvasWidth() const { return std::max(1, width() - kGutter); }
+  int canvasWidth() const { return std::max(1, width() - view_.gutter); }
+  // The label column's width: dragged at its edge, remembered for every timeline.
+  int gutter() const { return view_.gutter; }
+  void setGutter(int width);
 
   using Hit = TimelineHit;
   Hit hitAt(QPoint pos) const;
@@ -92,6 +98,7 @@ class TimelineCanvas : public QWidget {
   // A row's label was clicked (rows with events): the events table shows that row.
   void rowActivated(size_t row);
   void viewChanged();
+  void gutterChanged(int width);  // the label column was dragged (a compare view keeps both equal)
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -110,6 +117,7 @@ class TimelineCanvas : public QWidget {
   // Back or forward: the view moves from one stack to the other.
   void showFromHistory(std::optional<TimeAxis> axis);
   QString tooltipFor(const Hit& hit) const;
+  void revealTrack(const Track& t);  // unfolds the groups around the first row drawing `t`
 
   TimelineView view_;  // what is shown; the painter draws it
   TimelinePainter painter_;
@@ -120,10 +128,15 @@ class TimelineCanvas : public QWidget {
   void summarizeSelection();
   ZoomHistory history_;  // Alt+Left, Alt+Right
   // Drag state.
-  enum class Drag { None, Pan, Select } drag_ = Drag::None;
+  enum class Drag { None, Pan, Select, Gutter } drag_ = Drag::None;
   QPoint dragFrom_;
   TimeAxis dragAxis_;
   TimeNs selectFrom_ = 0;
+  bool selectMoved_ = false;              // a press on the ruler became a drag
+  TimeNs clampToSession(TimeNs t) const;  // a selected range stays within the session
+  bool onGutterEdge(QPoint pos) const { return std::abs(pos.x() - view_.gutter) <= 3; }
+  std::optional<std::pair<TimeNs, TimeNs>> home_;  // setHomeRange
+  void fitHome();
   bool navigated_ = false;  // until the user moves the view, it follows the widget's width
 };
 

@@ -13,8 +13,8 @@ namespace ts {
 
 namespace {
 
-constexpr int kGutter = kTimelineGutter, kRulerHeight = kTimelineRulerHeight,
-              kLaneHeight = kTimelineLaneHeight, kGroupHeight = kTimelineGroupHeight;
+constexpr int kRulerHeight = kTimelineRulerHeight, kLaneHeight = kTimelineLaneHeight,
+              kGroupHeight = kTimelineGroupHeight;
 constexpr double kMinBoxPx = 3.0;  // narrower events fold into runs
 
 }  // namespace
@@ -119,7 +119,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineView& view,
 TimelinePainter::Frame TimelinePainter::beginFrame(QPainter& p, QSize size) {
   Frame f;
   f.size = size;
-  f.width = size.width() - kGutter;
+  f.width = size.width() - view_->gutter;
   f.pal = *palette_;
   f.base = f.pal.color(QPalette::Base);
   f.text = f.pal.color(QPalette::Text);
@@ -154,9 +154,9 @@ int TimelinePainter::drawRowLabel(QPainter& p, const Frame& f, const VisibleRow&
     QFont bold = font;
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(indent + 14, vr.y, kGutter - indent - 18, vr.height), Qt::AlignVCenter,
+    p.drawText(QRect(indent + 14, vr.y, v.gutter - indent - 18, vr.height), Qt::AlignVCenter,
                QFontMetrics(bold).elidedText(QString::fromStdString(row.label), Qt::ElideRight,
-                                             kGutter - indent - 18));
+                                             v.gutter - indent - 18));
     p.setFont(font);
     return -1;
   }
@@ -182,8 +182,8 @@ int TimelinePainter::drawRowLabel(QPainter& p, const Frame& f, const VisibleRow&
     indent += 12;
   }
   p.drawText(
-      QRect(indent, vr.y, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
-      fm.elidedText(QString::fromStdString(row.label), Qt::ElideRight, kGutter - indent - 4));
+      QRect(indent, vr.y, v.gutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+      fm.elidedText(QString::fromStdString(row.label), Qt::ElideMiddle, v.gutter - indent - 4));
   return indent;
 }
 
@@ -202,14 +202,15 @@ void TimelinePainter::drawCounterRow(QPainter& p, const Frame& f, const VisibleR
     return bytes ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v))))
                  : QString::number(v, 'g', 4);
   };
-  p.drawText(QRect(indent, vr.y + kLaneHeight, kGutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+  p.drawText(QRect(indent, vr.y + kLaneHeight, v.gutter - indent - 4, kLaneHeight),
+             Qt::AlignVCenter,
              row.capacity > 0
                  ? QCoreApplication::translate("TimelineCanvas", "peak %1 of %2")
                        .arg(value(cs.max), value(row.capacity))
                  : QCoreApplication::translate("TimelineCanvas", "max %1").arg(value(cs.max)));
   foldCounter(*row.counter, cs, a, width, counterScratch_);
   const double top = vr.y + 3, bottom = vr.y + vr.height - 2;
-  const double ceiling = std::max(cs.max, row.capacity);
+  const double ceiling = counterCeiling(cs, row.capacity);
   const double span = ceiling > cs.min ? ceiling - cs.min : 1.0;
   const double floor = std::min(0.0, cs.min);
   auto yOf = [&](double v) {
@@ -219,24 +220,29 @@ void TimelinePainter::drawCounterRow(QPainter& p, const Frame& f, const VisibleR
   QColor fillLight = fill;
   fillLight.setAlpha(90);
   p.save();
-  p.setClipRect(QRect(kGutter, std::max(vr.y, kRulerHeight), width, vr.height));
+  p.setClipRect(QRect(v.gutter, std::max(vr.y, kRulerHeight), width, vr.height));
   for (const CounterColumn& col : counterScratch_) {
     double yHi = yOf(col.max), yLo = yOf(col.min);
-    p.fillRect(QRectF(kGutter + col.x, yHi, 1, bottom - yHi), fillLight);
-    p.fillRect(QRectF(kGutter + col.x, yHi, 1, std::max(1.0, yLo - yHi)), fill);
+    p.fillRect(QRectF(v.gutter + col.x, yHi, 1, bottom - yHi), fillLight);
+    p.fillRect(QRectF(v.gutter + col.x, yHi, 1, std::max(1.0, yLo - yHi)), fill);
   }
   if (row.capacity > 0) {
-    p.setPen(QPen(QColor(0xe1, 0x57, 0x59), 1, Qt::DashLine));
-    p.drawLine(QPointF(kGutter, yOf(row.capacity)), QPointF(kGutter + width, yOf(row.capacity)));
+    if (row.capacity <= ceiling) {  // the capacity line, where it is on the scale
+      p.setPen(QPen(QColor(0xe1, 0x57, 0x59), 1, Qt::DashLine));
+      p.drawLine(QPointF(v.gutter, yOf(row.capacity)),
+                 QPointF(v.gutter + width, yOf(row.capacity)));
+    }
     if (row.counter->size() > 0 && cs.max > 0) {
-      const double x = kGutter + a.xOf(cs.maxTime), y = yOf(cs.max);
+      const double x = v.gutter + a.xOf(cs.maxTime), y = yOf(cs.max);
       p.setPen(text);
       p.setBrush(QColor(0xe1, 0x57, 0x59));
       p.drawPolygon(QPolygonF({QPointF(x - 4, y - 6), QPointF(x + 4, y - 6), QPointF(x, y)}));
       p.setBrush(Qt::NoBrush);
-      p.drawText(QPointF(x + 6, vr.y + 12.0),
-                 QCoreApplication::translate("TimelineCanvas", "peak %1")
-                     .arg(value(cs.max)));  // inside the row, whatever the scale
+      // Inside the row whatever the scale; left of the mark when the right edge is near.
+      const QString peak =
+          QCoreApplication::translate("TimelineCanvas", "peak %1").arg(value(cs.max));
+      const int w = QFontMetrics(f.font).horizontalAdvance(peak);
+      p.drawText(QPointF(x + 6 + w > v.gutter + width ? x - 6 - w : x + 6, vr.y + 12.0), peak);
     }
   }
   p.restore();
@@ -252,8 +258,8 @@ void TimelinePainter::drawLaneRow(QPainter& p, const Frame& f, const VisibleRow&
   const QPalette& pal = f.pal;
   const QFontMetrics fm(f.font);
   p.save();
-  p.setClipRect(QRect(kGutter, std::max(vr.y, kRulerHeight), width, vr.height));
-  p.translate(kGutter, 0);
+  p.setClipRect(QRect(v.gutter, std::max(vr.y, kRulerHeight), width, vr.height));
+  p.translate(v.gutter, 0);
   for (size_t lane = 0; lane < row.lanes.size(); ++lane) {
     const int y = vr.y + 1 + static_cast<int>(lane) * kLaneHeight;
     // Runs of every view sharing the lane (the streams of Compute, the kernels, copies and
@@ -324,7 +330,7 @@ void TimelinePainter::drawTies(QPainter& p, const Frame& f) {
   if (v.selected.track != kNone &&
       (!v.linked.empty() || !v.tied.empty() || !v.highlighted.empty())) {
     p.save();
-    p.setClipRect(QRect(kGutter, kRulerHeight, width, size.height() - kRulerHeight));
+    p.setClipRect(QRect(v.gutter, kRulerHeight, width, size.height() - kRulerHeight));
     p.setRenderHint(QPainter::Antialiasing);
     QPen pen(pal.color(QPalette::Highlight), 1.5);
     p.setPen(pen);
@@ -372,7 +378,7 @@ void TimelinePainter::drawRuler(QPainter& p, const Frame& f) {
   const QColor &text = f.text, &mid = f.mid;
   // Gutter separator and ruler on top.
   p.setPen(mid);
-  p.drawLine(kGutter - 1, 0, kGutter - 1, size.height());
+  p.drawLine(v.gutter - 1, 0, v.gutter - 1, size.height());
   QRect ruler(0, 0, size.width(), kRulerHeight);
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.setPen(text);
@@ -384,14 +390,21 @@ void TimelinePainter::drawRuler(QPainter& p, const Frame& f) {
     readout = QString::fromStdString(formatDuration(a.timeAt(v.cursorX) - v.session->startTime())) +
               QStringLiteral("  ·  ") + readout;
   }
-  p.drawText(QRect(8, 0, kGutter - 12, kRulerHeight), Qt::AlignVCenter, readout);
+  p.drawText(QRect(8, 0, v.gutter - 12, kRulerHeight), Qt::AlignVCenter, readout);
+  const QFontMetrics fm(f.font);
+  p.save();
+  p.setClipRect(QRect(v.gutter, 0, width, kRulerHeight));
   for (const RulerTick& tick : rulerTicks(a, width, 90, v.session->startTime())) {
-    int x = kGutter + static_cast<int>(std::lround(a.xOf(tick.time)));
+    int x = v.gutter + static_cast<int>(std::lround(a.xOf(tick.time)));
     p.setPen(mid);
     p.drawLine(x, kRulerHeight - 8, x, kRulerHeight);
     p.setPen(text);
-    p.drawText(x + 3, kRulerHeight - 10, QString::fromStdString(tick.label));
+    // A label that would run past the right edge goes left of its tick (ticks are 90 px apart).
+    const QString label = QString::fromStdString(tick.label);
+    const int w = fm.horizontalAdvance(label);
+    p.drawText(x + 3 + w > size.width() ? x - 3 - w : x + 3, kRulerHeight - 10, label);
   }
+  p.restore();
   p.setPen(mid);
   p.drawLine(0, kRulerHeight - 1, size.width(), kRulerHeight - 1);
 }
@@ -403,13 +416,26 @@ void TimelinePainter::drawSelectedRange(QPainter& p, const Frame& f) {
   const QSize size = f.size;
   // The selected range: shaded, with its duration.
   if (v.selection) {
-    double x0 = kGutter + a.xOf(v.selection->first), x1 = kGutter + a.xOf(v.selection->second);
+    double x0 = v.gutter + a.xOf(v.selection->first), x1 = v.gutter + a.xOf(v.selection->second);
     QColor shade = pal.color(QPalette::Highlight);
     shade.setAlpha(50);
     p.fillRect(QRectF(x0, 0, x1 - x0, size.height()), shade);
-    p.setPen(pal.color(QPalette::Highlight));
-    p.drawText(QRectF(std::max<double>(x0, kGutter) + 2, 0, size.width(), 12), Qt::AlignLeft,
-               v.selectionSummary);
+    // The summary as a tag in the ruler's top band, above the tick labels: at the range's start,
+    // kept inside the event area.
+    if (!v.selectionSummary.isEmpty()) {
+      p.setFont(f.font);
+      const QFontMetrics fm(f.font);
+      const int w = fm.horizontalAdvance(v.selectionSummary) + 16, h = fm.height() + 2;
+      const double left =
+          std::clamp<double>(x0, v.gutter, std::max<double>(v.gutter, size.width() - w));
+      const QRectF tag(left, 1, std::min(w, size.width() - v.gutter), h);
+      p.fillRect(tag, pal.color(QPalette::Window));
+      p.setPen(pal.color(QPalette::Highlight));
+      p.drawRect(tag.adjusted(0, 0, -1, -1));
+      p.drawText(
+          tag.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+          fm.elidedText(v.selectionSummary, Qt::ElideRight, static_cast<int>(tag.width()) - 8));
+    }
   }
 }
 
@@ -423,7 +449,7 @@ std::optional<QPointF> eventPosition(const TimelineView& v, uint32_t track, uint
     for (size_t l = 0; l < row.lanes.size(); ++l) {
       for (const LaneView& view : row.lanes[l]) {
         if (view.track != &t || view.lane != lane || view.subset) continue;
-        double x = kGutter + v.axis.xOf(atEnd ? t.hot.end[event] : t.hot.start[event]);
+        double x = v.gutter + v.axis.xOf(atEnd ? t.hot.end[event] : t.hot.start[event]);
         return QPointF(x, vr.y + 1 + static_cast<double>(l) * kLaneHeight + kLaneHeight / 2.0);
       }
     }
@@ -433,14 +459,14 @@ std::optional<QPointF> eventPosition(const TimelineView& v, uint32_t track, uint
 
 TimelineHit hitTest(const TimelineView& v, QPoint pos) {
   TimelineHit hit;
-  if (pos.x() < kGutter || pos.y() < kRulerHeight) return hit;
+  if (pos.x() < v.gutter || pos.y() < kRulerHeight) return hit;
   for (const VisibleRow& vr : visibleRows(v)) {
     if (pos.y() < vr.y || pos.y() >= vr.y + vr.height) continue;
     hit.row = static_cast<uint32_t>(vr.row);
     const TimelineRow& row = (*v.rows)[vr.row];
     int lane = (pos.y() - vr.y - 1) / kLaneHeight;
     if (lane < 0 || static_cast<size_t>(lane) >= row.lanes.size()) return hit;
-    double x = pos.x() - kGutter;
+    double x = pos.x() - v.gutter;
     for (const LaneView& view : row.lanes[static_cast<size_t>(lane)]) {
       uint32_t e = pickLane(view, v.axis, x, 2.0);
       if (e != kNone) {

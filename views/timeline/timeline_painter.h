@@ -27,8 +27,9 @@
 
 namespace ts {
 
-inline constexpr int kTimelineGutter = 240;  // the label column
-inline constexpr int kTimelineRulerHeight = 28;
+inline constexpr int kTimelineGutter = 240;  // the label column's default width
+inline constexpr int kTimelineMinGutter = 120;
+inline constexpr int kTimelineRulerHeight = 38;  // a band for the range summary over the ticks
 inline constexpr int kTimelineLaneHeight = 18;
 inline constexpr int kTimelineGroupHeight = 20;
 
@@ -50,7 +51,8 @@ struct TimelineView {
   std::vector<std::pair<uint32_t, uint32_t>> highlighted;  // outlined (a tensor's kernels)
   std::optional<std::pair<TimeNs, TimeNs>> selection;      // the selected range
   QString selectionSummary;
-  double cursorX = -1;  // x of the mouse in the event area, for the readout; -1: outside
+  double cursorX = -1;           // x of the mouse in the event area, for the readout; -1: outside
+  int gutter = kTimelineGutter;  // width of the label column (the user can drag its edge)
 
   // `rows` for `session` as their layout starts them (folded rows folded, all shown, in order),
   // the axis on the whole session for `width` pixels of events.
@@ -105,8 +107,7 @@ class TimelinePainter {
   // cut by an estimate (eliding exactly costs more than the box).
   QString label(StringId name, const QFontMetrics& fm, int width);
 
-  static constexpr int kGutter = kTimelineGutter, kRulerHeight = kTimelineRulerHeight,
-                       kLaneHeight = kTimelineLaneHeight;
+  static constexpr int kRulerHeight = kTimelineRulerHeight, kLaneHeight = kTimelineLaneHeight;
   const TimelineView* view_ = nullptr;  // during paint()
   const QPalette* palette_ = nullptr;
   bool dark_ = false;  // the palette is dark (set at the start of each frame)

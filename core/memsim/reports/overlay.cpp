@@ -165,9 +165,14 @@ class PartBuilder {
                                                                          : u.ssd)});
       }
       s.counters.push_back(std::move(c));
+      // The GPU's memory shows with the kernels; host memory, SSD and the links sit in a group
+      // that starts folded, so the measured streams and threads stay on screen below.
+      if (tier == 1)
+        rows.push_back(
+            {TimelineRow::Kind::Group, "Host, SSD and links", 1, {}, kNone, 0, {}, {}, true});
       rows.push_back({TimelineRow::Kind::Counter,
                       tierRows[tier].first,
-                      1,
+                      tier == 0 ? 1 : 2,
                       {},
                       static_cast<uint32_t>(s.counters.size() - 1),
                       static_cast<double>(tierRows[tier].second),
@@ -220,7 +225,7 @@ class PartBuilder {
       }
       rows.push_back({TimelineRow::Kind::Extension,
                       std::string(linkLabel(link)) + " (simulated)",
-                      1,
+                      2,
                       {track},
                       kNone,
                       0,
