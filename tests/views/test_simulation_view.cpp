@@ -18,6 +18,7 @@
 #include "views/session/table_panel.h"
 #include "views/simulation/compare_view.h"
 #include "views/simulation/simulation_view.h"
+#include "views/simulation/tier_control.h"
 #include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
@@ -90,7 +91,18 @@ class TestSimulationView : public QObject {
     QComboBox* preset = view.findChildren<QComboBox*>().at(1);
     preset->setCurrentText(QStringLiteral("h200-141"));
     settle(view);
-    QCOMPARE(view.gpuMemory()->value(), 141);
+    QCOMPARE(view.gpuMemory()->exact(), 141e9);  // the preset's own bytes, not the GiB shown
+    QCOMPARE(view.gpuMemory()->spinBox()->text(), QStringLiteral("131.32 GiB"));
+    // Typed into the spin box: the slider follows, in the same unit (GiB, not GB), with ticks.
+    view.gpuMemory()->spinBox()->setValue(24);
+    QCOMPARE(view.gpuMemory()->slider()->value(), 48);  // half-GiB steps
+    QCOMPARE(view.gpuMemory()->exact(), 24.0 * (1 << 30));
+    QVERIFY(view.gpuMemory()->slider()->tickPosition() != QSlider::NoTicks);
+    settle(view);
+    QVERIFY2(view.findChild<QLabel*>(QStringLiteral("tierValues"))
+                 ->text()
+                 .contains(QStringLiteral("GPU 24 GiB")),
+             qPrintable(view.findChild<QLabel*>(QStringLiteral("tierValues"))->text()));
     QCOMPARE(view.current().result.summary.iteration,
              view.current().result.summary.ideal);  // G10 fits BERT in 141 GB
   }

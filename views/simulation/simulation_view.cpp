@@ -5,28 +5,17 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "memsim/formats/run_tiers.h"
 #include "memsim/reports/mapping_report.h"
 #include "util/format.h"
+#include "views/simulation/tier_control.h"
 #include "views/timeline/qt_text.h"
 #include "views/timeline/timeline_canvas.h"
 
 namespace ts {
-
-namespace {
-
-QSlider* slider(int lo, int hi, int value, QWidget* parent) {
-  auto* s = new QSlider(Qt::Horizontal, parent);
-  s->setRange(lo, hi);
-  s->setValue(value);
-  s->setMinimumWidth(180);
-  return s;
-}
-
-}  // namespace
 
 SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
     : QWidget(parent),
@@ -41,11 +30,23 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   for (memsim::Policy p : memsim::allPolicies())
     policy_->addItem(QString::fromLatin1(memsim::toString(p)));
   preset_ = new QComboBox(panel);
+  // A measured run's model: G10's defaults with the run's own GPU first, as on the timeline.
+  if (source_.session) {
+    const memsim::RunTiers fromRun = memsim::tiersForRun(base_, *source_.session);
+    if (fromRun.gpuFromRun || fromRun.linkFromRun) {
+      runTiers_ = fromRun.tiers;
+      preset_->addItem(runPresetName());
+      preset_->setItemData(0, QString::fromStdString(fromRun.note), Qt::ToolTipRole);
+    }
+  }
   for (const std::string& name : memsim::tierPresetNames())
     preset_->addItem(QString::fromStdString(name));
-  gpu_ = slider(1, 256, 43, panel);  // 40 GiB ≈ 43 GB
-  host_ = slider(0, 1024, 137, panel);
-  ssd_ = slider(5, 320, 34, panel);
+  gpu_ = new TierControl(QStringLiteral("GiB"), 0.5, 1024, 0.5, panel);
+  host_ = new TierControl(QStringLiteral("GiB"), 0, 2048, 1, panel);
+  ssd_ = new TierControl(QStringLiteral("GiB/s"), 0.1, 64, 0.1, panel);
+  gpu_->setObjectName(QStringLiteral("gpuMemory"));
+  host_->setObjectName(QStringLiteral("hostMemory"));
+  ssd_->setObjectName(QStringLiteral("ssdBandwidth"));
   batch_ = new QSpinBox(panel);
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(source_.batch));
@@ -53,6 +54,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   batch_->setToolTip(source_.isModel() ? tr("Batch size of the model's training step")
                                        : tr("A G10 workload has a fixed batch"));
   values_ = new QLabel(panel);
+  values_->setObjectName(QStringLiteral("tierValues"));
   values_->setWordWrap(true);
   form->addRow(tr("Policy"), policy_);
   form->addRow(tr("Tiers preset"), preset_);
@@ -75,7 +77,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
     mapping_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(mapping_);
   }
-  panel->setMaximumWidth(360);
+  panel->setMaximumWidth(420);
   layout->addWidget(panel);
   auto* right = new QWidget(this);
   body_ = new QVBoxLayout(right);
@@ -90,37 +92,39 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
     applyPreset(name);
     schedule();
   });
-  for (QSlider* s : {gpu_, host_, ssd_})
-    connect(s, &QSlider::valueChanged, this, &SimulationView::schedule);
+  for (TierControl* c : {gpu_, host_, ssd_})
+    connect(c, &TierControl::changed, this, &SimulationView::schedule);
   connect(policy_, &QComboBox::currentIndexChanged, this, &SimulationView::schedule);
   connect(batch_, &QSpinBox::valueChanged, this, &SimulationView::schedule);
   schedule();
 }
 
 // Sliders start from a preset; the preset's other fields (bandwidths, latencies) stay.
+QString SimulationView::runPresetName() {
+  return tr("this run's GPU");
+}
+
 void SimulationView::applyPreset(const QString& name) {
-  auto preset = memsim::tierPreset(name.toStdString());
+  auto preset =
+      name == runPresetName() && runTiers_ ? runTiers_ : memsim::tierPreset(name.toStdString());
   if (!preset) return;
   base_ = *preset;
-  const QSignalBlocker a(gpu_), b(host_), c(ssd_);
-  gpu_->setValue(static_cast<int>(std::llround(static_cast<double>(preset->gpuBytes) / 1e9)));
-  host_->setValue(static_cast<int>(std::llround(static_cast<double>(preset->hostBytes) / 1e9)));
-  ssd_->setValue(static_cast<int>(std::llround(preset->ssdGpuBandwidth / 1e8)));
+  gpu_->setExact(static_cast<double>(preset->gpuBytes));
+  host_->setExact(static_cast<double>(preset->hostBytes));
+  ssd_->setExact(preset->ssdGpuBandwidth);
 }
 
 memsim::TierConfig SimulationView::tiers() const {
   memsim::TierConfig t = base_;
-  t.gpuBytes = static_cast<int64_t>(gpu_->value()) * 1'000'000'000;
-  t.hostBytes = static_cast<int64_t>(host_->value()) * 1'000'000'000;
-  t.ssdGpuBandwidth = t.ssdHostBandwidth = ssd_->value() * 1e8;
+  t.gpuBytes = static_cast<int64_t>(std::llround(gpu_->exact()));
+  t.hostBytes = static_cast<int64_t>(std::llround(host_->exact()));
+  t.ssdGpuBandwidth = t.ssdHostBandwidth = ssd_->exact();
   return t;
 }
 
 void SimulationView::schedule() {
-  values_->setText(tr("GPU %1 GB · host %2 GB · SSD %3 GB/s")
-                       .arg(gpu_->value())
-                       .arg(host_->value())
-                       .arg(ssd_->value() / 10.0, 0, 'f', 1));
+  // Every tier, the ones without a control too, in the units the controls use.
+  values_->setText(QString::fromStdString(memsim::tiersSentence(tiers())).toHtmlEscaped());
   sinceChange_.start();
   if (running_) {
     pending_ = true;  // merged: the newest values run when this one ends

@@ -18,12 +18,12 @@
 class QComboBox;
 class QPushButton;
 class QLabel;
-class QSlider;
 class QSpinBox;
 class QVBoxLayout;
 
 namespace ts {
 
+class TierControl;
 class TimelineCanvas;
 
 class SimulationView : public QWidget {
@@ -39,10 +39,10 @@ class SimulationView : public QWidget {
   }  // how the measured run maps onto the model (null without one)
   QComboBox* policy() const { return policy_; }
   QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
-  QSlider* gpuMemory() const { return gpu_; }              // GB (1e9 bytes)
-  QSlider* hostMemory() const { return host_; }            // GB
-  QSlider* ssdBandwidth() const { return ssd_; }           // tenths of GB/s
-  QSpinBox* batch() const { return batch_; }  // models only (disabled for G10 workloads)
+  TierControl* gpuMemory() const { return gpu_; }          // GiB
+  TierControl* hostMemory() const { return host_; }
+  TierControl* ssdBandwidth() const { return ssd_; }  // GiB/s
+  QSpinBox* batch() const { return batch_; }          // models only (disabled for G10 workloads)
   const memsim::WhatIf& current() const { return current_; }
   bool busy() const { return running_; }
   double lastLatencyMs() const { return lastLatencyMs_; }  // control change → redrawn
@@ -65,6 +65,7 @@ class SimulationView : public QWidget {
   void present(Outcome outcome);
   memsim::TierConfig tiers() const;
   void applyPreset(const QString& name);
+  static QString runPresetName();
 
   memsim::WorkloadSource source_;
   std::shared_ptr<const memsim::SimWorkload> workload_;  // loaded for workloadBatch_
@@ -73,9 +74,10 @@ class SimulationView : public QWidget {
   memsim::WhatIf current_;
   QComboBox* policy_ = nullptr;
   QComboBox* preset_ = nullptr;
-  QSlider* gpu_ = nullptr;
-  QSlider* host_ = nullptr;
-  QSlider* ssd_ = nullptr;
+  TierControl* gpu_ = nullptr;
+  TierControl* host_ = nullptr;
+  TierControl* ssd_ = nullptr;
+  std::optional<memsim::TierConfig> runTiers_;  // G10's defaults with the measured run's GPU
   QSpinBox* batch_ = nullptr;
   QLabel* values_ = nullptr;
   QPushButton* compare_ = nullptr;

@@ -1,0 +1,39 @@
+// TierControl: one tier setting of the what-if (a size or a bandwidth) as a slider with ticks and
+// a spin box beside it, both in the product's one unit system (GiB, GiB/s). A value set from a
+// preset stays exact (141 GB is not rounded to 131.32 GiB) until the user moves either control.
+#pragma once
+
+#include <QWidget>
+
+class QDoubleSpinBox;
+class QSlider;
+
+namespace ts {
+
+class TierControl : public QWidget {
+  Q_OBJECT
+ public:
+  // `unit` is "GiB" (sizes) or "GiB/s" (bandwidths); [min, max] and `step` in that unit.
+  TierControl(const QString& unit, double min, double max, double step, QWidget* parent = nullptr);
+
+  void setExact(double base);  // bytes or bytes/s (a preset's value), without `changed`
+  double exact() const;        // bytes or bytes/s: the preset's value unless the user moved it
+  void setValue(double units);  // in the unit shown, as the user would type it (emits `changed`)
+  double value() const;         // in the unit shown
+  QSlider* slider() const { return slider_; }
+  QDoubleSpinBox* spinBox() const { return spin_; }
+
+ signals:
+  void changed();
+
+ private:
+  void fromSpin(double units);
+  double factor_ = 1;  // bytes (or bytes/s) per unit
+  double step_ = 1;
+  double exact_ = 0;
+  bool edited_ = false;
+  QSlider* slider_ = nullptr;
+  QDoubleSpinBox* spin_ = nullptr;
+};
+
+}  // namespace ts
