@@ -2,7 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +26,9 @@ namespace od = simdjson::ondemand;
 struct KinetoArgs {
   int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
   int64_t bytes = 0, fromDevice = -1, toDevice = -1;
+  int64_t externalId = -1;
+  // The profiler's own estimates for a kernel; negative: not reported.
+  double estOccupancy = -1, blocksPerSm = -1, warpsPerSm = -1;
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
   std::string_view domain;  // NVTX domain (Tensorscope's own exports)
   std::string_view kind;    // copy kind ("HtoD"), when the name does not say
@@ -343,6 +349,17 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
         return fail("args '" + std::string(key) + "' is not an integer");
       return {};
     };
+    auto real = [&](double& dst) -> Status {
+      std::string_view text;
+      if (!isNumber) return fail("args '" + std::string(key) + "' is not a number");
+      if (!c.number(text)) return cursorFail(c);
+      const std::string digits(text);
+      char* end = nullptr;
+      dst = std::strtod(digits.c_str(), &end);
+      if (!end || *end != '\0' || !std::isfinite(dst) || dst < 0)
+        return fail("args '" + std::string(key) + "' is not a non-negative number");
+      return {};
+    };
     auto triple = [&](std::array<int64_t, 3>& dst) -> Status {
       if (first != '[') return fail("args '" + std::string(key) + "' is not an array");
       c.setPos(c.pos() + 1);
@@ -368,6 +385,7 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
     };
     bool skip = false;
     int64_t* number = nullptr;
+    double* fraction = nullptr;
     std::array<int64_t, 3>* dims = nullptr;
     if (wanted == Wanted::OpInputs) {
       if (key == "Input Dims" || key == "Input type") {
@@ -403,6 +421,14 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       number = &out.fromDevice;
     else if (key == "toDevice" || key == "dst device")
       number = &out.toDevice;
+    else if (key == "external id" || key == "External id")
+      number = &out.externalId;
+    else if (key == "est. achieved occupancy %")
+      fraction = &out.estOccupancy;
+    else if (key == "blocks per SM")
+      fraction = &out.blocksPerSm;
+    else if (key == "warps per SM")
+      fraction = &out.warpsPerSm;
     else if (key == "grid")
       dims = &out.grid;
     else if (key == "block")
@@ -411,6 +437,8 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       skip = true;
     if (number) {
       if (Status st = integer(*number); !st) return st;
+    } else if (fraction) {
+      if (Status st = real(*fraction); !st) return st;
     } else if (dims) {
       if (Status st = triple(*dims); !st) return st;
     }
@@ -418,6 +446,29 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
     if (c.consume(',')) continue;
     if (c.consume('}')) return {};
     return c.atEnd() ? cursorFail(c) : fail("expected ',' or '}' in 'args'");
+  }
+}
+
+// The profiler's estimates for a kernel, fixed-point, with a bit for each one reported.
+void setReportedStats(const KinetoArgs& a, KernelDetail& k) {
+  auto fixed = [](double v, double scale, double max) {
+    return std::llround(std::min(v * scale, max));
+  };
+  if (a.estOccupancy >= 0) {
+    k.reportedStats |= kReportedOccupancy;
+    k.estOccupancyX100 = static_cast<uint16_t>(fixed(a.estOccupancy, 100, 10000));
+  }
+  if (a.blocksPerSm >= 0) {
+    k.reportedStats |= kReportedBlocksPerSm;
+    k.blocksPerSmX1000 = static_cast<uint32_t>(fixed(a.blocksPerSm, 1000, 4e9));
+  }
+  if (a.warpsPerSm >= 0) {
+    k.reportedStats |= kReportedWarpsPerSm;
+    k.warpsPerSmX1000 = static_cast<uint32_t>(fixed(a.warpsPerSm, 1000, 4e9));
+  }
+  if (a.externalId >= 0 && a.externalId <= UINT32_MAX) {
+    k.reportedStats |= kReportedExternalId;
+    k.externalId = static_cast<uint32_t>(a.externalId);
   }
 }
 
@@ -471,6 +522,7 @@ Status Importer::handle(const RawEvent& e) {
           k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(a.registers, 0, 65535));
           // Kineto reports static + dynamic shared memory as one number.
           k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(a.sharedMemory, 0));
+          setReportedStats(a, k);
           b_.addKernel(stream, ts, end, name, k);
         } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
           MemcpyDetail m;

@@ -29,6 +29,19 @@ class Exporter {
   Status run();
 
  private:
+  // A fixed-point value (`scaled` / `scale`) as a JSON number with no trailing zeros: 0.625, 5.
+  void fixed(uint64_t scaled, uint64_t scale) {
+    number(static_cast<int64_t>(scaled / scale));
+    uint64_t rest = scaled % scale;
+    if (!rest) return;
+    std::string digits;
+    for (uint64_t unit = scale / 10; unit > 0; unit /= 10) {
+      digits += static_cast<char>('0' + rest / unit % 10);
+    }
+    while (!digits.empty() && digits.back() == '0') digits.pop_back();
+    out_.append('.');
+    out_.append(digits);
+  }
   void number(int64_t v) {
     char buf[24];
     auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -172,7 +185,16 @@ void Exporter::event(const Track& t, uint32_t i) {
       number(k.blockX), out_.append(','), number(k.blockY), out_.append(','), number(k.blockZ);
       out_.append(']');
       if (k.mangled) key("mangled name"), string(s_.str(k.mangled));
-      if (auto occ = estimatedAchievedOccupancy(s_.devices[t.device], k)) {
+      // What the profiler reported comes back as it was; else Tensorscope's own estimate.
+      if (k.reportedStats & kReportedExternalId) key("external id"), number(k.externalId);
+      if (k.reportedStats & kReportedBlocksPerSm)
+        key("blocks per SM"), fixed(k.blocksPerSmX1000, 1000);
+      if (k.reportedStats & kReportedWarpsPerSm)
+        key("warps per SM"), fixed(k.warpsPerSmX1000, 1000);
+      if (k.reportedStats & kReportedOccupancy) {
+        key("est. achieved occupancy %");
+        fixed(k.estOccupancyX100, 100);
+      } else if (auto occ = estimatedAchievedOccupancy(s_.devices[t.device], k)) {
         key("est. achieved occupancy %");
         number(std::llround(*occ * 100));
       }

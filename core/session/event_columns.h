@@ -21,22 +21,30 @@ namespace ts {
   X(StringId, name, "name") \
   X(uint16_t, lane, "lane")
 
-#define TS_KERNEL_COLUMNS(X)                                   \
-  X(StringId, mangled, "mangled")                              \
-  X(uint32_t, correlation, "correlation")                      \
-  X(uint32_t, context, "context")                              \
-  X(uint32_t, gridX, "grid_x")                                 \
-  X(uint32_t, gridY, "grid_y")                                 \
-  X(uint32_t, gridZ, "grid_z")                                 \
-  X(uint32_t, blockX, "block_x")                               \
-  X(uint32_t, blockY, "block_y")                               \
-  X(uint32_t, blockZ, "block_z")                               \
-  X(uint16_t, registersPerThread, "registers_per_thread")      \
-  X(uint32_t, staticSharedMemory, "static_shared_memory")      \
-  X(uint32_t, dynamicSharedMemory, "dynamic_shared_memory")    \
-  X(uint32_t, localMemoryPerThread, "local_memory_per_thread") \
-  X(uint8_t, launchType, "launch_type")                        \
-  X(uint32_t, graphId, "graph_id")
+#define TS_KERNEL_COLUMNS(X)                                                                   \
+  X(StringId, mangled, "mangled")                                                              \
+  X(uint32_t, correlation, "correlation")                                                      \
+  X(uint32_t, context, "context")                                                              \
+  X(uint32_t, gridX, "grid_x")                                                                 \
+  X(uint32_t, gridY, "grid_y")                                                                 \
+  X(uint32_t, gridZ, "grid_z")                                                                 \
+  X(uint32_t, blockX, "block_x")                                                               \
+  X(uint32_t, blockY, "block_y")                                                               \
+  X(uint32_t, blockZ, "block_z")                                                               \
+  X(uint16_t, registersPerThread, "registers_per_thread")                                      \
+  X(uint32_t, staticSharedMemory, "static_shared_memory")                                      \
+  X(uint32_t, dynamicSharedMemory, "dynamic_shared_memory")                                    \
+  X(uint32_t, localMemoryPerThread, "local_memory_per_thread")                                 \
+  X(uint8_t, launchType, "launch_type")                                                        \
+  X(uint32_t, graphId, "graph_id")                                                             \
+  /* What the PyTorch profiler reports (Kineto args), with a bit each in reportedStats:    */  \
+  /* 1 est. achieved occupancy (in hundredths of a percent), 2 blocks and 4 warps per SM    */ \
+  /* (in thousandths), 8 the op's external id.                                             */  \
+  X(uint8_t, reportedStats, "reported_stats")                                                  \
+  X(uint16_t, estOccupancyX100, "est_occupancy_x100")                                          \
+  X(uint32_t, blocksPerSmX1000, "blocks_per_sm_x1000")                                         \
+  X(uint32_t, warpsPerSmX1000, "warps_per_sm_x1000")                                           \
+  X(uint32_t, externalId, "external_id")
 
 #define TS_MEMCPY_COLUMNS(X)              \
   X(uint64_t, bytes, "bytes")             \
@@ -112,6 +120,10 @@ namespace ts {
 
 TS_DEFINE_TABLE(HotRow, HotColumns, TS_HOT_COLUMNS)
 TS_DEFINE_TABLE(KernelDetail, KernelColumns, TS_KERNEL_COLUMNS)
+
+// KernelDetail::reportedStats bits.
+inline constexpr uint8_t kReportedOccupancy = 1, kReportedBlocksPerSm = 2, kReportedWarpsPerSm = 4,
+                         kReportedExternalId = 8;
 TS_DEFINE_TABLE(MemcpyDetail, MemcpyColumns, TS_MEMCPY_COLUMNS)
 TS_DEFINE_TABLE(MemsetDetail, MemsetColumns, TS_MEMSET_COLUMNS)
 TS_DEFINE_TABLE(ApiDetail, ApiColumns, TS_API_COLUMNS)

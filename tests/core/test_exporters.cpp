@@ -62,19 +62,35 @@ class Export : public ::testing::Test {
     EXPECT_EQ(a.flows, b.flows);
     EXPECT_EQ(a.counterSamples, b.counterSamples);
     EXPECT_TRUE(events(s) == events(**back)) << "times or names changed";
-    // Kernel details survive too.
-    std::vector<std::tuple<TimeNs, uint32_t, uint32_t, uint16_t>> ka, kb;
+    // Kernel details survive too, with what the profiler reported (per-SM figures, external id,
+    // occupancy).
+    using KernelKey =
+        std::tuple<TimeNs, uint32_t, uint32_t, uint16_t, uint8_t, uint32_t, uint32_t, uint32_t>;
+    std::vector<KernelKey> ka, kb;
+    std::vector<std::pair<TimeNs, uint16_t>> occupancyA, occupancyB;
     for (const Session* x : {&s, back->get()}) {
       auto& k = x == &s ? ka : kb;
+      auto& occupancy = x == &s ? occupancyA : occupancyB;
       for (const Track& t : x->tracks) {
         if (t.kind != EventKind::Kernel) continue;
-        for (uint32_t i = 0; i < t.size(); ++i)
+        for (uint32_t i = 0; i < t.size(); ++i) {
+          const uint8_t stats = t.kernels.reportedStats[i];
           k.emplace_back(t.hot.start[i], t.kernels.gridX[i], t.kernels.blockX[i],
-                         t.kernels.registersPerThread[i]);
+                         t.kernels.registersPerThread[i], stats & ~kReportedOccupancy,
+                         t.kernels.blocksPerSmX1000[i], t.kernels.warpsPerSmX1000[i],
+                         t.kernels.externalId[i]);
+          if (stats & kReportedOccupancy)
+            occupancy.emplace_back(t.hot.start[i], t.kernels.estOccupancyX100[i]);
+        }
       }
       std::sort(k.begin(), k.end());
+      std::sort(occupancy.begin(), occupancy.end());
     }
     EXPECT_TRUE(ka == kb);
+    // A kernel without the profiler's occupancy is written with Tensorscope's estimate (for the
+    // tools that read that key), so the file has more of them; the reported ones stay as they were.
+    EXPECT_TRUE(
+        std::includes(occupancyB.begin(), occupancyB.end(), occupancyA.begin(), occupancyA.end()));
   }
 
   fs::path dir_;
@@ -87,7 +103,30 @@ TEST_F(Export, ChromeJsonRoundTripOfARealTrace) {
       std::string(TSCOPE_SHARED_DATA) +
       "/kineto/hta-critical_path--alexnet--benchmark_result_2869224_1695835535_trace.json.gz");
   ASSERT_TRUE(s.ok()) << s.error();
+  // Every kernel of this trace carries the profiler's figures: the first one's, as the file says.
+  size_t reported = 0, kernels = 0;
+  for (const Track& t : (*s)->tracks) {
+    if (t.kind != EventKind::Kernel) continue;
+    for (uint32_t i = 0; i < t.size(); ++i, ++kernels)
+      reported += t.kernels.reportedStats[i] == (kReportedOccupancy | kReportedBlocksPerSm |
+                                                 kReportedWarpsPerSm | kReportedExternalId);
+  }
+  EXPECT_EQ(reported, kernels);
+  EXPECT_EQ(kernels, 79u);
+  const Track* first = nullptr;  // the first kernel: external id 218, 8 blocks and 64 warps per
+                                 // SM, 63 % est. achieved occupancy in the file
+  for (const Track& t : (*s)->tracks) {
+    if (t.kind == EventKind::Kernel && t.size() && (!first || t.hot.start[0] < first->hot.start[0]))
+      first = &t;
+  }
+  ASSERT_NE(first, nullptr);
+  KernelDetail k = first->kernels.row(0);
+  EXPECT_EQ(k.externalId, 218u);
+  EXPECT_EQ(k.blocksPerSmX1000, 8000u);
+  EXPECT_EQ(k.warpsPerSmX1000, 64000u);
+  EXPECT_EQ(k.estOccupancyX100, 6300u);
   roundTrip(**s, "alexnet.json");
+  roundTrip(**s, "alexnet.tscope");
   roundTrip(**s, "alexnet.json.gz");
   auto triton = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
                                 "/kineto/hta-triton_example--triton_example.json.gz");

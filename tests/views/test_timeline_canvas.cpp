@@ -8,6 +8,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QToolTip>
 #include <QtTest>
@@ -249,6 +250,29 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(!details.contains(QStringLiteral("Op inputs")));
     QVERIFY(details.contains(QStringLiteral("864 × 1 × 1")));
     QVERIFY(details.contains(QStringLiteral("62.5 %")));
+    // What the profiler itself reported for the kernel (Kineto's args), beside our estimate.
+    for (const char* reported : {"External id\\s+218", "63 % \\(as the trace states\\)",
+                                 "Per SM \\(as the trace states\\)\\s+8 blocks, 64 warps"}) {
+      QVERIFY2(details.contains(QRegularExpression(QString::fromUtf8(reported))), reported);
+    }
+    // "Launched by" is a link: clicked, the launching call is selected and its details shown.
+    const auto launcher = canvas->linked()[0];
+    int linkAt = -1;
+    for (QTextBlock b = view.details()->document()->begin(); b.isValid() && linkAt < 0;
+         b = b.next()) {
+      for (auto it = b.begin(); !it.atEnd() && linkAt < 0; ++it) {
+        if (it.fragment().charFormat().anchorHref().startsWith(QStringLiteral("event:")))
+          linkAt = it.fragment().position() + 1;
+      }
+    }
+    QVERIFY(linkAt >= 0);
+    QTextCursor link(view.details()->document());
+    link.setPosition(linkAt);
+    QTest::mouseClick(view.details()->viewport(), Qt::LeftButton, {},
+                      view.details()->cursorRect(link).center());
+    QCOMPARE(canvas->selected().track, launcher.first);
+    QCOMPARE(canvas->selected().event, launcher.second);
+    QVERIFY(view.details()->toPlainText().startsWith(QStringLiteral("cudaLaunchKernel")));
     QImage shot = view.grab().toImage();
     shot.save(QStringLiteral("timeline-sample-zoomed.png"));
     QVERIFY(colours(shot) > 20);

@@ -26,6 +26,19 @@ QString dur(TimeNs ns) {
 
 }  // namespace
 
+QString eventLink(uint32_t track, uint32_t event) {
+  return QStringLiteral("event:%1:%2").arg(track).arg(event);
+}
+
+std::optional<std::pair<uint32_t, uint32_t>> parseEventLink(const QString& link) {
+  const QStringList parts = link.split(QLatin1Char(':'));
+  if (parts.size() != 3 || parts[0] != QLatin1String("event")) return std::nullopt;
+  bool a = false, b = false;
+  const uint32_t track = parts[1].toUInt(&a), event = parts[2].toUInt(&b);
+  if (!a || !b) return std::nullopt;
+  return std::pair(track, event);
+}
+
 QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
   if (track >= s.tracks.size() || e >= s.tracks[track].size()) return {};
   const Track& t = s.tracks[track];
@@ -64,6 +77,22 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
       if (k.localMemoryPerThread)
         html +=
             row(QObject::tr("Local memory per thread"), esc(formatBytes(k.localMemoryPerThread)));
+      // The PyTorch profiler's own figures, as it reported them.
+      if (k.reportedStats & kReportedExternalId)
+        html += row(QObject::tr("External id"), QString::number(k.externalId));
+      if (k.reportedStats & kReportedOccupancy)
+        html += row(
+            QObject::tr("Est. achieved occupancy"),
+            QObject::tr("%1 % (as the trace states)").arg(k.estOccupancyX100 / 100.0, 0, 'g', 4));
+      if (k.reportedStats & (kReportedBlocksPerSm | kReportedWarpsPerSm)) {
+        QStringList parts;
+        if (k.reportedStats & kReportedBlocksPerSm)
+          parts << QObject::tr("%1 blocks").arg(k.blocksPerSmX1000 / 1000.0, 0, 'g', 4);
+        if (k.reportedStats & kReportedWarpsPerSm)
+          parts << QObject::tr("%1 warps").arg(k.warpsPerSmX1000 / 1000.0, 0, 'g', 4);
+        html += row(QObject::tr("Per SM (as the trace states)"),
+                    parts.join(QStringLiteral(", ")) + QObject::tr(" on average over the grid"));
+      }
       if (auto o = theoreticalOccupancy(s.devices[t.device], k)) {
         html += row(QObject::tr("Theoretical occupancy"),
                     QObject::tr("%1 % (%2 blocks, %3 warps per SM; limited by %4)")
@@ -132,9 +161,12 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     uint32_t ot = from ? s.flows.srcTrack[f] : s.flows.dstTrack[f];
     uint32_t oe = from ? s.flows.srcEvent[f] : s.flows.dstEvent[f];
     const Track& other = s.tracks[ot];
+    // A link: the details view selects and centres the other end (eventLink).
     html += row(from ? QObject::tr("Launched by") : QObject::tr("Launches"),
-                QObject::tr("%1 at %2")
-                    .arg(esc(s.str(other.hot.name[oe])), dur(other.hot.start[oe] - s.startTime())));
+                QStringLiteral("<a href='%1'>%2</a>")
+                    .arg(eventLink(ot, oe), QObject::tr("%1 at %2")
+                                                .arg(esc(s.str(other.hot.name[oe])),
+                                                     dur(other.hot.start[oe] - s.startTime()))));
     // The PyTorch op the launching call ran in (the outermost aten:: one), with its inputs.
     if (!from || other.kind != EventKind::Api || other.thread == kNone) continue;
     for (const auto& hit : model::EnclosingRanges(s).at(other.thread, other.hot.start[oe])) {

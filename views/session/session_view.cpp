@@ -118,6 +118,16 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   details_ = new QTextBrowser(bottom_);
   details_->setObjectName(QStringLiteral("details"));
   details_->setHtml(tr("<p>Click an event in the timeline to see all its fields.</p>"));
+  // "Launched by" and "Launches" go to the other event: selected, centred, its details shown.
+  details_->setOpenLinks(false);
+  connect(details_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    auto target = parseEventLink(url.toString());
+    if (!target || target->first >= shown_->tracks.size() ||
+        target->second >= shown_->tracks[target->first].size())
+      return;
+    timeline_->centerOn(target->first, target->second);
+    timeline_->select(target->first, target->second);
+  });
   overview_ = new QTextBrowser(bottom_);
   overview_->setObjectName(QStringLiteral("overview"));
   overview_->setOpenLinks(false);

@@ -16,8 +16,8 @@ class TierControl : public QWidget {
   // `unit` is "GiB" (sizes) or "GiB/s" (bandwidths); [min, max] and `step` in that unit.
   TierControl(const QString& unit, double min, double max, double step, QWidget* parent = nullptr);
 
-  void setExact(double base);  // bytes or bytes/s (a preset's value), without `changed`
-  double exact() const;        // bytes or bytes/s: the preset's value unless the user moved it
+  void setExact(double base);   // bytes or bytes/s (a preset's value), without `changed`
+  double exact() const;         // bytes or bytes/s: the preset's value unless the user moved it
   void setValue(double units);  // in the unit shown, as the user would type it (emits `changed`)
   double value() const;         // in the unit shown
   QSlider* slider() const { return slider_; }
