@@ -321,8 +321,9 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
     for (double f : bucketCoverage(iv, start, end, o.buckets)) row.emplace_back(100.0 * f);
     util.rows.push_back(std::move(row));
   };
+  const std::vector<bool> active = s.activeDevices();
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
-    if (o.device != kNone && d != o.device) continue;
+    if (o.device != kNone ? d != o.device : !active[d]) continue;  // idle GPUs only when asked
     if (progress.cancelled()) break;
     progress.update(static_cast<double>(d) / static_cast<double>(s.devices.size()));
     std::vector<Interval> device;
@@ -377,8 +378,9 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
                    col("overlap_pct", "Overlapped %", StatsUnit::Percent),
                    col("exposed_ns", "Exposed", StatsUnit::Duration),
                    col("compute_ns", "Compute time", StatsUnit::Duration)};
+  const std::vector<bool> active = s.activeDevices();
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
-    if (o.device != kNone && d != o.device) continue;
+    if (o.device != kNone ? d != o.device : !active[d]) continue;
     std::vector<Interval> compute;
     std::array<std::vector<Interval>, kCopyKindCount> byKind;
     for (const Track& t : s.tracks) {

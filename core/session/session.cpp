@@ -39,6 +39,17 @@ size_t Session::eventCount() const {
   return n;
 }
 
+std::vector<bool> Session::activeDevices() const {
+  std::vector<bool> active(devices.size(), false);
+  for (const Track& t : tracks) {
+    if (t.device < devices.size() && t.size()) active[t.device] = true;
+  }
+  for (const CounterTrack& c : counters) {
+    if (c.device < devices.size() && !c.samples.time.empty()) active[c.device] = true;
+  }
+  return active;
+}
+
 std::string Session::deviceLabel(uint32_t device) const {
   if (device >= devices.size()) return "GPU ?";
   const Device& d = devices[device];

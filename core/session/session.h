@@ -72,6 +72,9 @@ class Session {
 
   // "GPU 0: NVIDIA A100-SXM4-40GB", prefixed with the rank label in multi-rank sessions.
   std::string deviceLabel(uint32_t device) const;
+  // By device: whether any track (kernels, copies, memsets) or counter is on it. A trace lists
+  // every GPU of the machine; those that ran nothing stay out of choosers and tables.
+  std::vector<bool> activeDevices() const;
   // "Stream 7" (or its user-given name).
   std::string streamLabel(uint32_t stream) const;
   // "python (1234)" / "Thread 5678: name".

@@ -356,6 +356,23 @@ TEST(Stats, RealTraceSpotChecks) {
   EXPECT_EQ(cell(api, launch, "total_ns"), 3'056'561'000);
   StatsTable m = one(**s, StatsReport::MemTime);
   EXPECT_EQ(cell(m, rowOf(m, "operation", "HtoD"), "count"), 16);
+  // The trace lists eight A100s; only GPU 0 ran anything: the utilisation and overlap tables
+  // have its rows alone (the seven idle GPUs come only when one is asked for).
+  EXPECT_EQ((*s)->devices.size(), 8u);
+  const std::vector<bool> active = (*s)->activeDevices();
+  EXPECT_EQ(std::count(active.begin(), active.end(), true), 1);
+  auto util = computeStats(**s, StatsReport::GpuUtil, {});
+  ASSERT_TRUE(util.ok());
+  for (size_t r = 0; r < util->front().rows.size(); ++r)
+    EXPECT_EQ(std::get<std::string>(util->front().rows[r][0]).find("GPU 1"), std::string::npos);
+  StatsTable overlap = one(**s, StatsReport::Overlap);
+  for (size_t r = 0; r < overlap.rows.size(); ++r)
+    EXPECT_EQ(std::get<std::string>(overlap.rows[r][0]).rfind("GPU 0", 0), 0u);
+  StatsOptions idle;
+  idle.device = 3;
+  auto asked = computeStats(**s, StatsReport::GpuUtil, idle);
+  ASSERT_TRUE(asked.ok());
+  EXPECT_FALSE(asked->front().rows.empty());  // asked for, an idle GPU has its (empty) row
 }
 
 }  // namespace ts

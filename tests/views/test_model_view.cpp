@@ -3,6 +3,7 @@
 // beside the test binary.
 #include <QFile>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -63,6 +64,11 @@ class TestModelView : public QObject {
     view->layers()->filter()->setText(QStringLiteral("layer4.2"));
     QVERIFY(view->layers()->proxy()->rowCount() > 5 && view->layers()->proxy()->rowCount() < 20);
     window.grab().save(QStringLiteral("model-resnet50.png"));
+    // The Export button shows its whole text beside its menu arrow.
+    auto* exportButton = view->findChild<QPushButton*>(QStringLiteral("modelExport"));
+    QVERIFY(exportButton && exportButton->menu());
+    QVERIFY(exportButton->width() >=
+            exportButton->fontMetrics().horizontalAdvance(exportButton->text()) + 20);
   }
 
   void exportsAstraAndChakra() {

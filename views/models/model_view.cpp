@@ -11,9 +11,9 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "io/atomic_file.h"
@@ -41,9 +41,10 @@ ModelView::ModelView(QString path, QWidget* parent) : QWidget(parent), path_(std
   optimizer_ = new QComboBox(this);
   optimizer_->addItem(tr("SGD with momentum"));
   optimizer_->addItem(tr("Adam"));
-  auto* exportButton = new QToolButton(this);
-  exportButton->setText(tr("Export"));
-  exportButton->setPopupMode(QToolButton::InstantPopup);
+  // A push button with a menu: the style leaves room for its arrow (a tool button's instant
+  // popup drew the arrow over the text).
+  auto* exportButton = new QPushButton(tr("Export"), this);
+  exportButton->setObjectName(QStringLiteral("modelExport"));
   auto* menu = new QMenu(exportButton);
   menu->addAction(tr("ASTRA-sim workload (text)…"), this, [this] { exportDialog(false); });
   menu->addAction(tr("Chakra execution traces…"), this, [this] { exportDialog(true); });

@@ -431,10 +431,7 @@ QString SessionView::overviewHtml() const {
   html += tr("<h3>Devices</h3>");
   if (s.devices.empty()) html += tr("<p>No GPU in this session.</p>");
   // GPUs the trace lists but that ran nothing get one line, not a table each.
-  std::vector<bool> active(s.devices.size(), false);
-  for (const Track& t : s.tracks) {
-    if (t.device != kNone) active[t.device] = true;
-  }
+  const std::vector<bool> active = s.activeDevices();
   QStringList idle;
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     if (!active[d]) idle << htmlText(s.deviceLabel(d));

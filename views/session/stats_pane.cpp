@@ -52,7 +52,9 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent)
   device_ = new QComboBox(this);
   device_->setObjectName(QStringLiteral("statsDevice"));
   device_->addItem(tr("All GPUs"), QVariant::fromValue<uint>(kNone));
+  const std::vector<bool> active = session_->activeDevices();  // not the trace's idle GPUs
   for (uint32_t d = 0; d < session_->devices.size(); ++d) {
+    if (!active[d]) continue;
     device_->addItem(QString::fromStdString(session_->deviceLabel(d)),
                      QVariant::fromValue<uint>(d));
   }
