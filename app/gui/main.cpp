@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/gui/main_window.h"
+#include "app/gui/walk_report.h"
 #include "util/version.h"
 
 int main(int argc, char** argv) {
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   }
   ts::MainWindow window;
   window.show();
+  ts::installWalkReport(window);  // only with TSCOPE_WALK_REPORT set (the GUI walk test)
   QString modelPath = parser.value(simulate);
   if (!modelPath.isEmpty() && !QFileInfo::exists(modelPath)) {  // a built-in model's name
     modelPath = window.zooModelFile(QStringLiteral("--simulate"), modelPath);

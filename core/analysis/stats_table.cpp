@@ -180,6 +180,12 @@ std::string statsToText(const StatsTable& t) {
     }
   }
   if (t.rows.empty()) out += "(no rows)\n";
+  bool legend = false;
+  for (const StatsColumn& c : t.columns) {
+    if (c.description.empty()) continue;
+    out += (legend ? "" : "\n") + c.title + ": " + c.description + "\n";
+    legend = true;
+  }
   for (const std::string& n : t.notes) out += "\n" + n;
   if (!t.notes.empty()) out += "\n";
   return out;

@@ -20,6 +20,9 @@ struct StatsColumn {
   std::string key;    // machine name: CSV header, JSON key ("total_ns", "time_pct")
   std::string title;  // header for people ("Total time")
   StatsUnit unit = StatsUnit::Text;
+  // What the values mean, when the title cannot say it: the GUI's header tooltip, a legend line
+  // under the text table.
+  std::string description = {};
 };
 
 // Empty, text, an integer (counts, ns, bytes) or a real (percent, bandwidth, means).

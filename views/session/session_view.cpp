@@ -7,12 +7,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -242,11 +244,16 @@ OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t b
   });
   bottom_->addTab(overlay_, tr("Simulation"));
   bottom_->setCurrentWidget(overlay_);
-  // Its controls, summary and tables need half the height: grow the panes if they are smaller.
-  const QList<int> sizes = verticalSplit_->sizes();
-  const int total = sizes.value(0) + sizes.value(1);
-  if (total > 0 && sizes.value(1) < total / 2)
-    verticalSplit_->setSizes({total - total / 2, total / 2});
+  // Its controls, summary and tables need more than half the height: grow the panes if they are
+  // smaller (now, and once more when a view not yet laid out has its size).
+  auto grow = [split = QPointer<QSplitter>(verticalSplit_)] {
+    if (!split) return;
+    const QList<int> sizes = split->sizes();
+    const int total = sizes.value(0) + sizes.value(1), want = total * 11 / 20;
+    if (total > 0 && sizes.value(1) < want) split->setSizes({total - want, want});
+  };
+  grow();
+  QTimer::singleShot(0, this, grow);
   return overlay_;
 }
 

@@ -54,6 +54,9 @@ QVariant StatsTableModel::headerData(int section, Qt::Orientation orientation, i
   const StatsColumn& column = table_.columns[static_cast<size_t>(section)];
   if (role == Qt::DisplayRole) return QString::fromStdString(column.title);
   if (role == Qt::ToolTipRole) {
+    if (!column.description.empty())
+      return QStringLiteral("%1: %2").arg(QString::fromStdString(column.title),
+                                          QString::fromStdString(column.description));
     return QStringLiteral("%1 (%2)").arg(
         QString::fromStdString(column.key),
         QString::fromStdString(std::string(toString(column.unit))));

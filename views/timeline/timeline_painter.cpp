@@ -422,7 +422,8 @@ void TimelinePainter::drawSelectedRange(QPainter& p, const Frame& f) {
     p.fillRect(QRectF(x0, 0, x1 - x0, size.height()), shade);
     // The summary as a tag in the ruler's top band, above the tick labels: at the range's start,
     // kept inside the event area.
-    if (!v.selectionSummary.isEmpty()) {
+    // Not for a range wholly outside the view (its tag would sit over times it does not cover).
+    if (!v.selectionSummary.isEmpty() && x1 >= v.gutter && x0 <= size.width()) {
       p.setFont(f.font);
       const QFontMetrics fm(f.font);
       const int w = fm.horizontalAdvance(v.selectionSummary) + 16, h = fm.height() + 2;

@@ -75,7 +75,12 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
                {"kernel", "Kernel", StatsUnit::Text},
                {"layer", "Layer", StatsUnit::Text},
                {"by", "Mapped by", StatsUnit::Text},
-               {"certainty", "Sure", StatsUnit::Text}};
+               {"certainty", "Sure", StatsUnit::Text,
+                "stated (an NVTX layer range or your correction), checked (the op that "
+                "launched it is of the layer's kind and its recorded shapes agree), order (of the "
+                "layer's kind at the layer's place with no shapes recorded to check, or one to one "
+                "with the model's kernels by count), guess (no model op of its own: placed with "
+                "the kernels launched before it; not counted as mapped)"}};
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const model::MappedKernel& k = m.kernels[i];
     const Track& track = run.tracks[k.track];
@@ -99,12 +104,6 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
     if (m.unmapped.size() > 8) note += "; …";
     t.notes.push_back(note);
   }
-  t.notes.push_back(
-      "Sure: stated (an NVTX layer range or your correction), checked (the op that launched it "
-      "is of the layer's kind and its recorded shapes agree), order (of the layer's kind at the "
-      "layer's place with no shapes recorded to check, or one to one with the model's kernels by "
-      "count), guess (no model op of its own: placed with the kernels launched before it; not "
-      "counted as mapped).");
   t.notes.push_back(
       "Start is measured from the iteration's first kernel. Correct a kernel with simulate "
       "--corrections FILE "
