@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/gui/main_window.h"
+#include "app/gui/theme.h"
 #include "app/gui/walk_report.h"
 #include "util/version.h"
 
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
                  qPrintable(parser.value(batch)));
     return 2;
   }
+  if (ts::savedTheme() != ts::Theme::System) ts::applyTheme(ts::savedTheme());
   ts::MainWindow window;
   window.show();
   ts::installWalkReport(window);  // only with TSCOPE_WALK_REPORT set (the GUI walk test)

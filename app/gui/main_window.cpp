@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QDialog>
@@ -31,6 +32,7 @@
 #include "app/gui/model_dialog.h"
 #include "app/gui/open_ranks_dialog.h"
 #include "app/gui/shortcuts_dialog.h"
+#include "app/gui/theme.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "memsim/formats/sim_session.h"
@@ -245,6 +247,18 @@ void MainWindow::createActions() {
          "parameters); the full name stays in tooltips, filters and exports"));
   connect(shortNames, &QAction::toggled, this,
           [](bool on) { NameStyle::instance().setShortNames(on); });
+  QMenu* themes = view->addMenu(tr("&Theme"));
+  auto* themeGroup = new QActionGroup(this);
+  const Theme current = savedTheme();
+  for (auto [theme, text] :
+       {std::pair(Theme::System, tr("&System")), std::pair(Theme::Light, tr("&Light")),
+        std::pair(Theme::Dark, tr("&Dark"))}) {
+    QAction* a = themes->addAction(text, this, [theme] { applyTheme(theme); });
+    a->setObjectName(QStringLiteral("theme-") + themeName(theme));
+    a->setCheckable(true);
+    a->setChecked(theme == current);
+    themeGroup->addAction(a);
+  }
 
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(openModelAction_);

@@ -69,7 +69,8 @@ QJsonObject timelineReport(const TimelineCanvas* c) {
   QJsonObject t;
   const TimeAxis& a = c->axis();
   t[QStringLiteral("start")] = static_cast<double>(a.start() - c->session()->startTime());
-  t[QStringLiteral("end")] = static_cast<double>(a.end(c->canvasWidth()) - c->session()->startTime());
+  t[QStringLiteral("end")] =
+      static_cast<double>(a.end(c->canvasWidth()) - c->session()->startTime());
   t[QStringLiteral("sessionDuration")] = static_cast<double>(c->session()->duration());
   const QPoint at = c->mapToGlobal(QPoint(0, 0));  // where a click lands on it
   t[QStringLiteral("x")] = at.x();
@@ -105,14 +106,16 @@ QJsonObject walkReport(const MainWindow& window) {
     r[QStringLiteral("dialog")] = modal->windowTitle();
     r[QStringLiteral("dialogClipped")] = clipped(modal);
   }
-  if (const TimelineCanvas* c = window.currentTimeline()) r[QStringLiteral("timeline")] = timelineReport(c);
+  if (const TimelineCanvas* c = window.currentTimeline())
+    r[QStringLiteral("timeline")] = timelineReport(c);
   if (const SessionView* v = window.sessionView(window.tabs()->currentIndex())) {
     const QTabWidget* panes = v->bottomTabs();
     r[QStringLiteral("pane")] = panes->tabText(panes->currentIndex());
     r[QStringLiteral("paneHeight")] = panes->height();
     r[QStringLiteral("events")] = v->eventsTable()->model()->rowCount();
     r[QStringLiteral("details")] = v->details()->toPlainText().left(2000);
-    if (const OverlayPane* o = v->overlayPane()) r[QStringLiteral("simulation")] = o->summary()->text();
+    if (const OverlayPane* o = v->overlayPane())
+      r[QStringLiteral("simulation")] = o->summary()->text();
   }
   r[QStringLiteral("lastError")] = window.lastError();
   return r;

@@ -18,6 +18,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/open_ranks_dialog.h"
 #include "app/gui/shortcuts_dialog.h"
+#include "app/gui/theme.h"
 #include "io/tscope_file.h"
 #include "session/session_summary.h"
 #include "views/jobs/session_export_job.h"
@@ -242,6 +243,21 @@ class TestMainWindow : public QObject {
              qPrintable(w.lastError()));
     QVERIFY(!w.capturing());
 #endif
+  }
+
+  void themeIsChosenAndRemembered() {
+    MainWindow w;
+    auto* dark = w.findChild<QAction*>(QStringLiteral("theme-dark"));
+    auto* system = w.findChild<QAction*>(QStringLiteral("theme-system"));
+    QVERIFY(dark && system);
+    dark->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 128);
+    QCOMPARE(ts::savedTheme(), ts::Theme::Dark);
+    w.findChild<QAction*>(QStringLiteral("theme-light"))->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 128);
+    QVERIFY(QApplication::palette().color(QPalette::Base).lightness() > 200);
+    system->trigger();
+    QCOMPARE(ts::savedTheme(), ts::Theme::System);
   }
 
   void shortcutsAreListed() {

@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -78,6 +79,11 @@ void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
 void ChartsPane::setChart(const QString& name) {
   int i = chart_->findData(name);
   if (i >= 0) chart_->setCurrentIndex(i);
+}
+
+void ChartsPane::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::PaletteChange) rebuild();
 }
 
 void ChartsPane::rebuild() {

@@ -42,6 +42,7 @@ class ChartsPane : public QWidget {
   bool showSimulationChart(const QString& name);
   void present(Result<std::vector<StatsTable>> result);
   void showEvent(QShowEvent* event) override;
+  void changeEvent(QEvent* event) override;  // a new palette (View → Theme): drawn again
 
   SessionPtr session_;
   std::vector<memsim::SimulatedRun> simulated_;  // when the session is a simulation
