@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -277,6 +278,8 @@ int runExport(const std::vector<std::string>& argv) {
   options.logScale = args.flag("--log");
   options.topN = top;
   options.dark = args.flag("--dark");
+  if (!args.positional().empty())  // under the chart's title: what it shows
+    options.sessionName = std::filesystem::path(args.positional().front()).filename().string();
   if (auto g = args.option("--gpu")) {
     if (!parseUnsigned(*g, n)) return usage("--gpu needs an index");
     options.stats.device = static_cast<uint32_t>(n);

@@ -14,6 +14,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextDocumentFragment>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -57,7 +58,11 @@ class TestCharts : public QObject {
       if (xml.readNext() == QXmlStreamReader::Characters) texts << xml.text().toString().trimmed();
     }
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-    QVERIFY2(texts.contains(chart->title()), qPrintable(name));
+    // The title's lines (the chart's name; for a session chart, what it covers) are text in it.
+    const QString plain = QTextDocumentFragment::fromHtml(chart->title()).toPlainText();
+    for (const QString& line :
+         plain.split(QRegularExpression(QStringLiteral("[\\n\\x{2028}]")), Qt::SkipEmptyParts))
+      QVERIFY2(texts.contains(line.trimmed()), qPrintable(name + QStringLiteral(": ") + line));
     bool axisTitle = false;
     for (QAbstractAxis* axis : chart->axes()) axisTitle |= texts.contains(axis->titleText());
     QVERIFY2(axisTitle, qPrintable(name));
@@ -83,10 +88,24 @@ class TestCharts : public QObject {
       SessionChart kind;
       QVERIFY(sessionChartFromName(name, kind));
       QString error;
-      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, {}, &error));
+      ChartOptions named;
+      named.sessionName = "sample.tscope";
+      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, named, &error));
       QVERIFY2(chart, qPrintable(error));
+      // An exported image says what it shows: the session and the range under the title.
+      QVERIFY2(chart->title().contains(QStringLiteral("sample.tscope · 0 s – 43.4")),
+               qPrintable(chart->title()));
       checkExports(chart.get(), name);
     }
+    // A range and a GPU are named too.
+    ChartOptions ranged;
+    ranged.stats.start = session_->startTime() + 30'000'000'000;
+    ranged.stats.end = session_->startTime() + 31'500'000'000;
+    ranged.stats.device = 0;
+    const QString subject = chartSubject(*session_, ranged);
+    QVERIFY2(subject.contains(QStringLiteral("30.00 s – 31.50 s")) &&
+                 subject.contains(QStringLiteral("GPU 0")),
+             qPrintable(subject));
   }
 
   // The memory-tier charts, from a simulated session written and read back, and a sweep.

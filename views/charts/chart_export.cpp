@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <QTextDocumentFragment>
 
 #include "io/atomic_file.h"
 
@@ -86,7 +87,8 @@ Status exportChart(QChart* chart, QSize size, ImageFormat format, const QString&
       [&](QPainter& p, QSize s) {
         scene.render(&p, QRectF(0, 0, s.width(), s.height()), QRectF(0, 0, s.width(), s.height()));
       },
-      size, format, path, scale, chart->title());
+      size, format, path, scale,
+      QTextDocumentFragment::fromHtml(chart->title()).toPlainText());  // metadata: plain text
   scene.removeItem(chart);
   if (previous) previous->addItem(chart);
   return st;

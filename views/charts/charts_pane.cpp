@@ -76,6 +76,11 @@ void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
   rebuild();
 }
 
+void ChartsPane::setSessionName(const QString& name) {
+  options_.sessionName = name.toStdString();
+  rebuild();
+}
+
 void ChartsPane::setChart(const QString& name) {
   int i = chart_->findData(name);
   if (i >= 0) chart_->setCurrentIndex(i);

@@ -29,6 +29,7 @@ class ChartsPane : public QWidget {
 
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   void setChart(const QString& name);
+  void setSessionName(const QString& name);  // under each chart's title (and in its exports)
   ChartView* view() const { return view_; }
   bool busy() const { return job_.busy(); }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.

@@ -9,6 +9,8 @@
 #include <QLogValueAxis>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 
 #include "analysis/intervals.h"
 #include "session/kernel_name.h"
@@ -60,8 +62,11 @@ QChart* histogram(const StatsTable& t, const ChartOptions& o) {
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
   x->append(bins);
-  x->setTitleText(QObject::tr("Kernel duration (bin start; four bins per decade)"));
-  x->setLabelsAngle(-60);
+  x->setTitleText(QObject::tr("Kernel duration (bin start, four bins per decade)"));
+  // Upright while each bin has room for its label ("178 µs"), slanted only when many bins share
+  // the axis: rotated labels were cut to "…" in a pane of usual height.
+  x->setLabelsAngle(bins.size() <= 14 ? 0 : -45);
+  chart->legend()->hide();  // one series, named by the axis
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
   QAbstractAxis* y = nullptr;
@@ -78,7 +83,7 @@ QChart* histogram(const StatsTable& t, const ChartOptions& o) {
     lin->setLabelFormat(QStringLiteral("%g"));
     y = lin;
   }
-  y->setTitleText(QObject::tr("Kernels (count)"));
+  y->setTitleText(QObject::tr("Kernels"));
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   return chart;
@@ -134,9 +139,23 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   x->setTitleText(QObject::tr("Time from session start (ms)"));
   x->setRange(static_cast<double>(start - s.startTime()) / 1e6,
               static_cast<double>(end - s.startTime()) / 1e6);
+  // Ticks at round times from the session start (1, 2 or 5 × 10^k ms), not at tenths of an odd
+  // range.
+  const double span = std::max(1e-6, x->max() - x->min());
+  double step = std::pow(10.0, std::floor(std::log10(span / 6)));
+  for (double m : {2.0, 5.0, 10.0}) {
+    if (span / step <= 8) break;
+    step = std::pow(10.0, std::floor(std::log10(span / 6))) * m;
+  }
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(0);
+  x->setTickInterval(step);
+  x->setLabelFormat(QStringLiteral("%g"));
   auto* y = new QValueAxis;
-  y->setTitleText(QObject::tr("Busy (% of time with a kernel running)"));
+  y->setTitleText(QObject::tr("Busy % (a kernel running)"));
   y->setRange(0, 100);
+  y->setTickCount(6);  // 0, 20, … 100
+  y->setLabelFormat(QStringLiteral("%g"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   int first = column(t, "bucket_0");
@@ -227,19 +246,51 @@ QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOption
   return makeChartFromTable(s, chart, tables->front(), o);
 }
 
+QString chartSubject(const Session& s, const ChartOptions& o) {
+  QStringList parts;
+  // The name the user opened it by; else the file it was first read from.
+  if (!o.sessionName.empty())
+    parts << QString::fromStdString(o.sessionName);
+  else if (!s.provenance.sources.empty())
+    parts << QString::fromStdString(
+        std::filesystem::path(s.provenance.sources.front().path).filename().string());
+  const TimeNs start = std::max(o.stats.start, s.startTime()),
+               end = std::min(o.stats.end, s.endTime());
+  const TimeNs length = std::max<TimeNs>(1, end - start);
+  const QString to = QString::fromStdString(formatTimestamp(end - s.startTime(), length));
+  // The session's start reads "0 s" in the end's unit, not "0 ns".
+  const QString from = start == s.startTime()
+                           ? QStringLiteral("0") + to.mid(to.indexOf(QLatin1Char(' ')))
+                           : QString::fromStdString(formatTimestamp(start - s.startTime(), length));
+  parts << QStringLiteral("%1 – %2").arg(from, to);
+  if (o.stats.device != kNone && o.stats.device < s.devices.size())
+    parts << QString::fromStdString(s.deviceLabel(o.stats.device));
+  return parts.join(QStringLiteral(" · "));
+}
+
 QChart* makeChartFromTable(const Session& s, SessionChart chart, const StatsTable& t,
                            const ChartOptions& o) {
+  QChart* made = nullptr;
   switch (chart) {
     case SessionChart::KernelHistogram:
-      return histogram(t, o);
+      made = histogram(t, o);
+      break;
     case SessionChart::TopKernels:
-      return topKernels(t, o);
+      made = topKernels(t, o);
+      break;
     case SessionChart::GpuUtilisation:
-      return utilisation(s, t, o);
+      made = utilisation(s, t, o);
+      break;
     case SessionChart::CopyBandwidth:
-      return bandwidth(t, o);
+      made = bandwidth(t, o);
+      break;
   }
-  return nullptr;
+  // What the chart is of, so an exported image says it without its file name: the session and
+  // the range (and GPU) it covers, under the title.
+  if (made)
+    made->setTitle(QStringLiteral("%1<br><span style='font-weight:normal'>%2</span>")
+                       .arg(made->title().toHtmlEscaped(), chartSubject(s, o).toHtmlEscaped()));
+  return made;
 }
 
 }  // namespace ts

@@ -24,10 +24,14 @@ struct ChartOptions {
   bool logScale = false;  // histogram: logarithmic count axis
   int topN = 15;          // top kernels
   bool dark = false;
+  std::string sessionName;  // shown under the title (the tab's or the file's name)
 };
 
 // The statistics report a chart is drawn from (its first table).
 StatsReport chartReport(SessionChart chart);
+
+// What a chart covers, shown under its title: "sample.tscope · 1.2 s – 3.4 s · GPU 0: …".
+QString chartSubject(const Session& session, const ChartOptions& options);
 
 // The chart (owned by the caller) from its report's table, already computed: cheap, so it can
 // run on the GUI thread while the report runs off it.

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QClipboard>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -170,6 +171,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   stats_ = new StatsPane(session_, bottom_);
   bottom_->addTab(stats_, tr("Statistics"));
   charts_ = new ChartsPane(session_, bottom_);
+  charts_->setSessionName(QFileInfo(path_).fileName());
   bottom_->addTab(charts_, tr("Charts"));
   connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
   connect(copy, &QToolButton::clicked, this, [this] {
