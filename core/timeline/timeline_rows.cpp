@@ -153,6 +153,16 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
       if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
       add({TimelineRow::Kind::Group, label, base, {}, d, -1, 0});
+      {  // the GPU's utilisation, drawn in its header row
+        std::vector<uint32_t> kernels;
+        for (uint32_t ti : byDevice[d]) {
+          if (s.tracks[ti].kind == EventKind::Kernel) kernels.push_back(ti);
+        }
+        if (!kernels.empty()) {
+          busy_.push_back(std::make_unique<BusyIndex>(buildBusyIndex(s, kernels)));
+          rows_.back().busy = busy_.back().get();
+        }
+      }
       // Compute: every kernel of the GPU on one row, drawn over each other where streams overlap.
       TimelineRow compute{TimelineRow::Kind::Compute, "Compute", base + 1, {{}}, d, -1, 0};
       for (uint32_t ti : byDevice[d]) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "session/session.h"
+#include "timeline/busy_index.h"
 #include "timeline/counter_fold.h"
 #include "timeline/event_style.h"
 #include "timeline/lane_fold.h"
@@ -54,6 +55,8 @@ struct TimelineRow {
   // one of its events is selected.
   const std::vector<std::pair<uint32_t, uint32_t>>* uses = nullptr;
   std::string extension = {};  // Extension rows: the module's name for them
+  // A GPU's group row: when a kernel ran, drawn in the row as the GPU's utilisation per pixel.
+  const BusyIndex* busy = nullptr;
 };
 
 // Rows a simulation adds to a measured timeline, placed under each simulated GPU right after its
@@ -128,6 +131,7 @@ class TimelineRows {
   std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
   std::vector<std::unique_ptr<LaneSummary>> summaries_;          // block summaries of big lanes
   std::vector<std::unique_ptr<CounterSummary>> counterSummaries_;
+  std::vector<std::unique_ptr<BusyIndex>> busy_;  // per GPU with kernels (its group row's lane)
   void addCounterRows(uint32_t device, uint32_t process, int depth);
 };
 

@@ -6,6 +6,7 @@
 #include "session/session_builder.h"
 #include "session_fixture.h"
 #include "synth/synthetic_session.h"
+#include "timeline/busy_index.h"
 #include "timeline/lane_fold.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
@@ -323,6 +324,29 @@ TEST(RangeSummary, KernelsBusyTimeAndCopies) {
   RangeSummary part = summarizeRange(**s, 120, 320);
   EXPECT_EQ(part.kernels, 2u);
   EXPECT_DOUBLE_EQ(part.gpuBusy[0], 50.0 / 200.0);  // [120,150) and [300,320)
+
+  // The GPU's header row carries its busy index: the same union, any stretch by two searches.
+  TimelineRows rows(*s);
+  const BusyIndex* busy = rows[0].busy;
+  ASSERT_NE(busy, nullptr);
+  EXPECT_EQ(rows[0].kind, TimelineRow::Kind::Group);
+  ASSERT_EQ(busy->start.size(), 2u);  // [0,150) and [300,400)
+  EXPECT_EQ(busy->end[0], 150);
+  EXPECT_EQ(busy->busyIn(0, 400), 250);
+  EXPECT_EQ(busy->busyIn(120, 320), 50);
+  EXPECT_EQ(busy->busyIn(150, 300), 0);
+  EXPECT_EQ(busy->busyIn(-50, 1000), 250);
+  // Per pixel column at 50 ns / px: [0,50) busy, …, [150,200) idle, [350,400) busy.
+  std::vector<float> columns;
+  foldBusy(*busy, TimeAxis(0, 50.0), 10, columns);
+  ASSERT_EQ(columns.size(), 10u);
+  EXPECT_FLOAT_EQ(columns[0], 1.0f);
+  EXPECT_FLOAT_EQ(columns[2], 1.0f);
+  EXPECT_FLOAT_EQ(columns[3], 0.0f);
+  EXPECT_FLOAT_EQ(columns[7], 1.0f);
+  EXPECT_FLOAT_EQ(columns[8], 0.0f);
+  foldBusy(*busy, TimeAxis(0, 400.0), 2, columns);  // zoomed out: the share, not a max
+  EXPECT_FLOAT_EQ(columns[0], 250.0f / 400.0f);
 }
 
 }  // namespace ts

@@ -424,10 +424,27 @@ bool TimelineCanvas::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     Hit hit = hitAt(help->pos());
-    if (hit.event != kNone)
+    const TimelineRow* row = hit.row < view_.rows->size() ? &(*view_.rows)[hit.row] : nullptr;
+    if (hit.event != kNone) {
       QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
-    else
+    } else if (row && row->busy && help->pos().x() >= view_.gutter) {
+      // A GPU's header row: its utilisation around the cursor (5 px).
+      const double x = help->pos().x() - view_.gutter;
+      const TimeNs a = view_.axis.timeAt(x - 2), b = view_.axis.timeAt(x + 3);
+      const double share =
+          b > a ? static_cast<double>(row->busy->busyIn(a, b)) / static_cast<double>(b - a) : 0.0;
+      QToolTip::showText(help->globalPos(),
+                         tr("%1<br>busy %2 % of %3 around %4 (a kernel running)")
+                             .arg(QString::fromStdString(row->label).toHtmlEscaped())
+                             .arg(share * 100, 0, 'f', share < 0.1 ? 1 : 0)
+                             .arg(QString::fromStdString(formatDuration(b - a)),
+                                  QString::fromStdString(formatTimestamp(
+                                      view_.axis.timeAt(x) - view_.session->startTime(),
+                                      std::max<TimeNs>(1, b - a)))),
+                         this);
+    } else {
       QToolTip::hideText();
+    }
     return true;
   }
   return QWidget::event(e);

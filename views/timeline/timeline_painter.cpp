@@ -105,7 +105,10 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineView& view,
     if (vr.y + vr.height < kRulerHeight || vr.y > size.height()) continue;
     const TimelineRow& row = (*v.rows)[vr.row];
     const int indent = drawRowLabel(p, f, vr, vi);
-    if (indent < 0) continue;  // a group row: its label is all of it
+    if (indent < 0) {  // a group row: its label, and a GPU's utilisation
+      if (row.busy) drawBusy(p, f, vr, *row.busy);
+      continue;
+    }
     if (row.kind == TimelineRow::Kind::Counter)
       drawCounterRow(p, f, vr, row, indent);
     else
@@ -185,6 +188,26 @@ int TimelinePainter::drawRowLabel(QPainter& p, const Frame& f, const VisibleRow&
       QRect(indent, vr.y, v.gutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
       fm.elidedText(QString::fromStdString(row.label), Qt::ElideMiddle, v.gutter - indent - 4));
   return indent;
+}
+
+// A GPU's utilisation in its header row: per pixel column, a bar as tall as the share of that
+// column's time with a kernel running (two binary searches per column).
+void TimelinePainter::drawBusy(QPainter& p, const Frame& f, const VisibleRow& vr,
+                               const BusyIndex& busy) {
+  const TimelineView& v = *view_;
+  foldBusy(busy, v.axis, f.width, busyScratch_);
+  const double top = vr.y + 3, bottom = vr.y + vr.height - 2;
+  QColor fill(0x59, 0xa1, 0x4f);
+  fill.setAlpha(dark_ ? 200 : 170);
+  p.save();
+  p.setClipRect(QRect(v.gutter, std::max(vr.y, kRulerHeight), f.width, vr.height));
+  for (size_t x = 0; x < busyScratch_.size(); ++x) {
+    const float share = busyScratch_[x];
+    if (share <= 0) continue;
+    const double h = std::max(1.0, share * (bottom - top));
+    p.fillRect(QRectF(v.gutter + static_cast<double>(x), bottom - h, 1, h), fill);
+  }
+  p.restore();
 }
 
 // Min/max per pixel column from the counter's block summaries, filled down to the baseline,

@@ -99,6 +99,7 @@ class TimelinePainter {
   void drawCounterRow(QPainter& p, const Frame& f, const VisibleRow& vr, const TimelineRow& row,
                       int indent);
   void drawLaneRow(QPainter& p, const Frame& f, const VisibleRow& vr, const TimelineRow& row);
+  void drawBusy(QPainter& p, const Frame& f, const VisibleRow& vr, const BusyIndex& busy);
   void drawTies(QPainter& p, const Frame& f);  // the selection's flows, ties and outlines
   void drawRuler(QPainter& p, const Frame& f);
   void drawSelectedRange(QPainter& p, const Frame& f);
@@ -114,6 +115,7 @@ class TimelinePainter {
   // Reused every frame: no allocation per lane.
   LaneDraw scratch_;
   std::vector<CounterColumn> counterScratch_;
+  std::vector<float> busyScratch_;
   std::vector<ColouredRun> laneRuns_;
   std::vector<std::pair<const Track*, DrawBox>> laneBoxes_;
   struct Label {

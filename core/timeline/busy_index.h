@@ -1,0 +1,29 @@
+// BusyIndex: when a GPU ran at least one kernel — the union of its kernels' intervals, with the
+// busy time before each — so the busy share of any stretch costs two binary searches. The GPU's
+// header row on the timeline draws it per pixel column (a utilisation lane whose cost is bounded
+// by pixels, not kernels).
+#pragma once
+
+#include <vector>
+
+#include "session/session.h"
+#include "timeline/time_axis.h"
+
+namespace ts {
+
+struct BusyIndex {
+  std::vector<TimeNs> start, end;  // disjoint, sorted
+  std::vector<TimeNs> before;      // busy time before start[i]
+
+  TimeNs busyBefore(TimeNs t) const;
+  TimeNs busyIn(TimeNs a, TimeNs b) const { return b > a ? busyBefore(b) - busyBefore(a) : 0; }
+  bool empty() const { return start.empty(); }
+};
+
+// From the kernel tracks of one device.
+BusyIndex buildBusyIndex(const Session& session, const std::vector<uint32_t>& kernelTracks);
+
+// The busy share (0 to 1) of each of `width` pixel columns of `axis`, into `out`.
+void foldBusy(const BusyIndex& index, const TimeAxis& axis, int width, std::vector<float>& out);
+
+}  // namespace ts
