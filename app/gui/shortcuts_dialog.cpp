@@ -85,7 +85,10 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
-  resize(std::max(640, 320 + table->horizontalHeader()->sectionSize(1)), 560);
+  // Tall enough for every row without scrolling on a 1280×800 screen, wide enough for the keys.
+  const int rowsHeight = table->verticalHeader()->defaultSectionSize() * (table->rowCount() + 1);
+  resize(std::max(640, 360 + table->horizontalHeader()->sectionSize(1)),
+         std::min(720, rowsHeight + 90));
 }
 
 }  // namespace ts

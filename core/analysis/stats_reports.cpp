@@ -337,7 +337,19 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
       streams.emplace_back("  " + s.streamLabel(t.stream), std::move(iv));
     }
     addRow(s.deviceLabel(d), deviceKernels, device);
-    for (Interval g : gapsBetween(device, o.minGap)) allGaps.push_back({d, g});
+    // A gap that runs across an end of the range (a kernel before it, the next one inside) is a
+    // gap between kernels too, clipped to the range: the range's ends bound it like kernels.
+    bool before = false, after = false;
+    for (const Track& t : s.tracks) {
+      if (t.kind != EventKind::Kernel || t.device != d || !t.size()) continue;
+      before = before || t.hot.start[0] < start;
+      after = after || t.hot.end[t.size() - 1] > end || t.hot.start[t.size() - 1] >= end;
+    }
+    std::vector<Interval> bounded = device;
+    if (before) bounded.push_back({start - 1, start});  // 1 ns outside: merging keeps it
+    if (after) bounded.push_back({end, end + 1});
+    mergeIntervals(bounded);
+    for (Interval g : gapsBetween(bounded, o.minGap)) allGaps.push_back({d, g});
     for (auto& [label, iv] : streams) {
       size_t n = iv.size();
       addRow(label, n, iv);

@@ -504,6 +504,10 @@ Status Importer::handle(const RawEvent& e) {
       maxTime_ = std::max(maxTime_, end);
       StringId name = b_.intern(e.name);
       std::string_view cat = e.cat;
+      // The PyTorch profiler's categories: the file is a Kineto trace, not any Chrome trace.
+      if (!info_.pytorch && (cat == "cpu_op" || cat == "cuda_runtime" || cat == "Operator" ||
+                             cat == "Runtime" || cat == "python_function"))
+        info_.pytorch = true;
       if (isGpuCategory(cat)) {
         KinetoArgs a;
         if (Status st = argsOf(e, a); !st) return st;

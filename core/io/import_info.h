@@ -16,6 +16,7 @@ struct ImportInfo {
   size_t events = 0;           // source events read
   size_t skipped = 0;          // events of kinds Tensorscope does not model
   size_t bookkeeping = 0;      // the profiler's notes about itself, left out (its trace span…)
+  bool pytorch = false;        // PyTorch profiler (Kineto) categories seen: a Kineto trace
   int32_t distributedRank = -1;
   std::string host;  // the source's host name, when it says (else the file name labels the rank)
 };

@@ -69,7 +69,7 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0));
   if (!imported) return imported.failure();
   info = imported.value();
-  b.provenance().sources.push_back({path, "chrome-json"});
+  b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});
   return {};
 }
 

@@ -51,8 +51,8 @@ void foldBusy(const BusyIndex& index, const TimeAxis& axis, int width, std::vect
     const TimeNs to = axis.timeAt(x + 1);
     const TimeNs busyTo = index.busyBefore(to);
     if (to > from)
-      out[static_cast<size_t>(x)] =
-          static_cast<float>(static_cast<double>(busyTo - busyFrom) / static_cast<double>(to - from));
+      out[static_cast<size_t>(x)] = static_cast<float>(static_cast<double>(busyTo - busyFrom) /
+                                                       static_cast<double>(to - from));
     from = to;
     busyFrom = busyTo;
   }

@@ -121,6 +121,9 @@ TEST(ChromeJson, AlexNetFieldsAndFlows) {
   bool named = false;
   for (const Process& p : s->processes) named = named || p.name == "python3.10";
   EXPECT_TRUE(named);
+  // A PyTorch profiler trace is said to be one (its cpu_op and cuda_runtime events).
+  ASSERT_EQ(s->provenance.sources.size(), 1u);
+  EXPECT_EQ(s->provenance.sources[0].format, "kineto-json");
 }
 
 TEST(ChromeJson, BaseTimeAndDriverCalls) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/intervals.h"
 #include "analysis/session_compare.h"
@@ -188,6 +189,22 @@ TEST(Stats, UtilisationGapsAndOverlapByHand) {
   EXPECT_DOUBLE_EQ(cell(gaps, 0, "start_ns"), 550);
   EXPECT_DOUBLE_EQ(cell(gaps, 0, "duration_ns"), 450);
   EXPECT_EQ(std::get<std::string>(gaps.rows[0][3]), "in step");  // the range around the gap
+  // A range that starts or ends inside that gap still lists it, clipped to the range (the
+  // kernels before and after bound it).
+  for (auto [from, to, gapStart, gapLength] :
+       {std::tuple<TimeNs, TimeNs, TimeNs, TimeNs>{700, 1100, 700, 300},
+        {0, 800, 550, 250},
+        {600, 900, 600, 300}}) {
+    StatsOptions clipped = o;
+    clipped.start = s->startTime() + from;
+    clipped.end = s->startTime() + to;
+    auto t = computeStats(*s, StatsReport::GpuUtil, clipped);
+    ASSERT_TRUE(t.ok());
+    const StatsTable& g = (*t)[1];
+    ASSERT_EQ(g.rows.size(), 1u) << from << ".." << to;
+    EXPECT_DOUBLE_EQ(cell(g, 0, "start_ns"), gapStart) << from << ".." << to;
+    EXPECT_DOUBLE_EQ(cell(g, 0, "duration_ns"), gapLength) << from << ".." << to;
+  }
 
   // Timestamps as many digits as their neighbours need: gaps 1 ms apart 43 s in.
   StatsTable near{"t", "t", {{"start_ns", "Start", StatsUnit::Timestamp}}, {}, {}};

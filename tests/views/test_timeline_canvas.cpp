@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSplitter>
@@ -173,6 +174,36 @@ class TestTimelineCanvas : public QObject {
     QTest::keyClick(&canvas, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(canvas.axis().start(), sel->first);
     QVERIFY(canvas.axis().nsPerPixel() < before.nsPerPixel() / 4);  // 200 of 960 px
+  }
+
+  void rangeTagKeepsSmallBusySharesAndLabelsShortenNames() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    TimelineCanvas canvas(s.value());
+    canvas.resize(1200, 600);
+    canvas.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    // 30.2 s to the end: the GPU ran 0.1 % of it (tensorscope-cli stats agrees), not "0 %".
+    const int y = TimelineCanvas::kRulerHeight / 2;
+    const auto xOf = [&](double seconds) {
+      return canvas.gutter() +
+             static_cast<int>(canvas.axis().xOf(s.value()->startTime() +
+                                                static_cast<ts::TimeNs>(seconds * 1e9)));
+    };
+    QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(xOf(30.2), y));
+    QTest::mouseMove(&canvas, QPoint(xOf(36), y));
+    QTest::mouseMove(&canvas, QPoint(1199, y));
+    QTest::mouseRelease(&canvas, Qt::LeftButton, {}, QPoint(1199, y));
+    QVERIFY2(canvas.selectionSummary().contains(QStringLiteral("GPU 0 busy 0.1 %")),
+             qPrintable(canvas.selectionSummary()));
+    // A kernel-name row shows the kernel's function name after its share (full in the tooltip).
+    for (const ts::TimelineRow& row : canvas.rows().rows()) {
+      if (row.kind != ts::TimelineRow::Kind::KernelName) continue;
+      const std::string shown = ts::shownRowLabel(row, true);
+      QVERIFY2(shown.size() < row.label.size() || row.label.find('(') == std::string::npos,
+               shown.c_str());
+      QVERIFY(shown.find(" % ") != std::string::npos);
+      QCOMPARE(ts::shownRowLabel(row, false), row.label);
+    }
   }
 
   void rulerDoubleClickZoomsAndRangeStaysInTheSession() {
@@ -348,6 +379,12 @@ class TestTimelineCanvas : public QObject {
         launches += session.str(t.hot.name[i]) == "cudaLaunchKernel";
     }
     QCOMPARE(model->rowCount(), launches);
+    // The count line says what is listed: the matches, in the part of the range in the session.
+    const QString status = view.findChild<QLabel*>(QStringLiteral("eventsStatus"))->text();
+    QVERIFY2(
+        status.startsWith(QStringLiteral("79 events matching “cudalaunchkernel” of all rows in "
+                                         "43.43 s")),
+        qPrintable(status));
     QString csv = model->toCsv({0});
     QVERIFY(
         csv.startsWith(QStringLiteral("Name,Start,Duration,Kind,Stream / thread,Correlation\r\n")));
@@ -358,6 +395,9 @@ class TestTimelineCanvas : public QObject {
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
     QCOMPARE(view.timeline()->selected().track, model->ref(3).track);
     QCOMPARE(view.timeline()->selected().event, model->ref(3).event);
+    // ... and the list stays, to step through it (its details wait in their tab).
+    QCOMPARE(view.bottomTabs()->currentWidget()->objectName(), QStringLiteral("eventsPane"));
+    QVERIFY(view.details()->toPlainText().startsWith(QStringLiteral("cudaLaunchKernel")));
   }
 
   void rowsHideMoveAndComeBackAfterReopening() {

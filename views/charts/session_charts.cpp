@@ -105,7 +105,7 @@ QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
     *set << ms;
     most = std::max(most, ms);
     const std::string& full = std::get<std::string>(t.rows[i].back());
-    QString name = clippedName(std::string(shortKernelName(full)));
+    QString name = clippedName(std::string(shortKernelName(full)), 36);
     for (size_t j = 0; j < n; ++j) {
       if (j != i &&
           shortKernelName(std::get<std::string>(t.rows[j].back())) == shortKernelName(full)) {
@@ -120,7 +120,12 @@ QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
   chart->addSeries(series);
   auto* y = new QBarCategoryAxis;
   y->append(names);
-  y->setTitleText(QObject::tr("Kernel"));
+  // No axis title and no legend (one series, named by the x axis): the names get the room, in a
+  // smaller font, so fifteen fit a pane of usual height instead of turning into "…".
+  QFont small = y->labelsFont();
+  small.setPixelSize(10);
+  y->setLabelsFont(small);
+  chart->legend()->hide();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   auto* x = new QValueAxis;
@@ -185,10 +190,14 @@ QChart* bandwidth(const StatsTable& t, const ChartOptions& o) {
   int bw = column(t, "bandwidth"), op = column(t, "operation");
   double most = 0;
   for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string& kind = std::get<std::string>(t.rows[r][static_cast<size_t>(op)]);
+    // Copies only: a memset's fill rate (hundreds of GB/s) is no copy bandwidth and would flatten
+    // the copies' bars (the Statistics table still lists it).
+    if (kind.rfind("Memset", 0) == 0) continue;
     double g = t.number(r, static_cast<size_t>(bw)) / 1e9;
     *set << g;
     most = std::max(most, g);
-    kinds << QString::fromStdString(std::get<std::string>(t.rows[r][static_cast<size_t>(op)]));
+    kinds << QString::fromStdString(kind);
   }
   auto* series = new QBarSeries;
   series->append(set);
@@ -201,7 +210,8 @@ QChart* bandwidth(const StatsTable& t, const ChartOptions& o) {
   auto* y = new QValueAxis;
   y->setRange(0, std::max(most * 1.1, 1e-3));
   y->applyNiceNumbers();
-  y->setTitleText(QObject::tr("Bandwidth (GB/s; total bytes / total copy time)"));
+  y->setTitleText(QObject::tr("GB/s (bytes / copy time)"));
+  chart->legend()->hide();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   return chart;

@@ -86,10 +86,13 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
             QObject::tr("%1 % (as the trace states)").arg(k.estOccupancyX100 / 100.0, 0, 'g', 4));
       if (k.reportedStats & (kReportedBlocksPerSm | kReportedWarpsPerSm)) {
         QStringList parts;
+        auto count = [](uint32_t x1000, const QString& one, const QString& many) {
+          return (x1000 == 1000 ? one : many).arg(x1000 / 1000.0, 0, 'g', 4);
+        };
         if (k.reportedStats & kReportedBlocksPerSm)
-          parts << QObject::tr("%1 blocks").arg(k.blocksPerSmX1000 / 1000.0, 0, 'g', 4);
+          parts << count(k.blocksPerSmX1000, QObject::tr("%1 block"), QObject::tr("%1 blocks"));
         if (k.reportedStats & kReportedWarpsPerSm)
-          parts << QObject::tr("%1 warps").arg(k.warpsPerSmX1000 / 1000.0, 0, 'g', 4);
+          parts << count(k.warpsPerSmX1000, QObject::tr("%1 warp"), QObject::tr("%1 warps"));
         html += row(QObject::tr("Per SM (as the trace states)"),
                     parts.join(QStringLiteral(", ")) + QObject::tr(" on average over the grid"));
       }
@@ -164,9 +167,9 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     // A link: the details view selects and centres the other end (eventLink).
     html += row(from ? QObject::tr("Launched by") : QObject::tr("Launches"),
                 QStringLiteral("<a href='%1'>%2</a>")
-                    .arg(eventLink(ot, oe), QObject::tr("%1 at %2")
-                                                .arg(esc(s.str(other.hot.name[oe])),
-                                                     dur(other.hot.start[oe] - s.startTime()))));
+                    .arg(eventLink(ot, oe),
+                         QObject::tr("%1 at %2")
+                             .arg(esc(s.str(other.hot.name[oe])), at(other.hot.start[oe]))));
     // The PyTorch op the launching call ran in (the outermost aten:: one), with its inputs.
     if (!from || other.kind != EventKind::Api || other.thread == kNone) continue;
     for (const auto& hit : model::EnclosingRanges(s).at(other.thread, other.hot.start[oe])) {

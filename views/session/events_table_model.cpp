@@ -4,11 +4,16 @@
 
 #include "util/csv.h"
 #include "util/format.h"
+#include "views/session/name_style.h"
 
 namespace ts {
 
 EventsTableModel::EventsTableModel(SessionPtr session, QObject* parent)
-    : QAbstractTableModel(parent), session_(std::move(session)) {}
+    : QAbstractTableModel(parent), session_(std::move(session)) {
+  connect(&NameStyle::instance(), &NameStyle::changed, this, [this] {
+    if (!rows_.empty()) emit dataChanged(index(0, Name), index(rowCount() - 1, Name));
+  });
+}
 
 void EventsTableModel::setSession(SessionPtr session) {
   beginResetModel();
@@ -132,6 +137,14 @@ QString EventsTableModel::text(const Ref& r, int column) const {
 QVariant EventsTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= static_cast<int>(rows_.size())) return {};
   const Ref& r = rows_[static_cast<size_t>(index.row())];
+  if (index.column() == Name && session_->tracks[r.track].kind == EventKind::Kernel &&
+      (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+    // Kernels as View → Short Kernel Names says, in full in the tooltip (and in CSV, sorting and
+    // the filter, which use text()).
+    const std::string_view name = session_->str(session_->tracks[r.track].hot.name[r.event]);
+    return role == Qt::DisplayRole ? NameStyle::instance().shown(name)
+                                   : QString::fromUtf8(name.data(), static_cast<int>(name.size()));
+  }
   if (role == Qt::DisplayRole) return text(r, index.column());
   if (role == Qt::TextAlignmentRole &&
       (index.column() == Start || index.column() == Duration || index.column() == Correlation)) {

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
@@ -139,6 +140,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   bottom_->addTab(details_, tr("Details"));
   // Events: a range (drag on the ruler) or a row (click its label), sortable, filterable, copyable.
   auto* events = new QWidget(bottom_);
+  events->setObjectName(QStringLiteral("eventsPane"));
   auto* eventsLayout = new QVBoxLayout(events);
   eventsLayout->setContentsMargins(2, 2, 2, 2);
   auto* eventsBar = new QHBoxLayout;
@@ -151,6 +153,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
   eventsStatus_ =
       new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
+  eventsStatus_->setObjectName(QStringLiteral("eventsStatus"));
   eventsBar->addWidget(eventsFilter_, 1);
   eventsBar->addWidget(copy);
   eventsBar->addWidget(eventsStatus_, 2);
@@ -174,6 +177,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   charts_->setSessionName(QFileInfo(path_).fileName());
   bottom_->addTab(charts_, tr("Charts"));
   connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
+  connect(eventsFilter_, &QLineEdit::textChanged, this, &SessionView::updateEventsStatus);
   connect(copy, &QToolButton::clicked, this, [this] {
     QList<int> rows;
     for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
@@ -182,12 +186,14 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   });
   connect(eventsTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
     const EventsTableModel::Ref& r = eventsModel_->ref(index.row());
+    // Centred and selected, its details ready, but the list stays: the user steps through it.
+    const QScopedValueRollback keepList(stayOnEvents_, true);
     timeline_->centerOn(r.track, r.event);
     timeline_->select(r.track, r.event);
   });
   connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
     details_->setHtml(eventDetailsHtml(*shown_, track, event));
-    bottom_->setCurrentWidget(details_);
+    if (!stayOnEvents_) bottom_->setCurrentWidget(details_);
   });
   connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
     showEvents(t0, t1);
@@ -302,15 +308,26 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
     what = QString::fromStdString(r.label);
   }
   eventsModel_->setRange(t0, t1, row == static_cast<size_t>(kNone) ? nullptr : &views);
-  eventsStatus_->setText(
-      tr("%1 events of %2 in %3%4")
-          .arg(QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount()))),
-               what, QString::fromStdString(formatDuration(t1 - t0)),
-               eventsModel_->truncated() ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows)
-                                         : QString()));
+  // The stretch as it is within the session (a view's margins lie outside it).
+  eventsWhat_ = what;
+  eventsSpan_ = std::min(t1, shown_->endTime()) - std::max(t0, shown_->startTime());
+  updateEventsStatus();
   // The Statistics and Charts tabs follow the range too: stay there when the user is reading them.
   if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_)
     bottom_->setCurrentIndex(2);
+}
+
+void SessionView::updateEventsStatus() {
+  const QString shown =
+      QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->rowCount())));
+  const QString span = QString::fromStdString(formatDuration(std::max<TimeNs>(0, eventsSpan_)));
+  const QString cut = eventsModel_->truncated()
+                          ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows)
+                          : QString();
+  eventsStatus_->setText(eventsFilter_->text().isEmpty()
+                             ? tr("%1 events of %2 in %3%4").arg(shown, eventsWhat_, span, cut)
+                             : tr("%1 events matching “%2” of %3 in %4%5")
+                                   .arg(shown, eventsFilter_->text(), eventsWhat_, span, cut));
 }
 
 void SessionView::showFind() {
@@ -433,6 +450,7 @@ QString SessionView::overviewHtml() const {
         row(tr("Memsets"), htmlText(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
   html += row(tr("CUDA API calls"), htmlText(formatCount(r.apiCalls)));
   html += row(tr("NVTX ranges"), htmlText(formatCount(r.nvtxRanges)));
+  if (r.nvtxMarks) html += row(tr("NVTX marks"), htmlText(formatCount(r.nvtxMarks)));
   if (r.otherRanges) html += row(tr("Other ranges"), htmlText(formatCount(r.otherRanges)));
   html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
   html += QStringLiteral("</table>");

@@ -70,10 +70,14 @@ class SessionView : public QWidget {
   QString overviewHtml() const;
   // The events table's columns as wide as what they hold (the name column takes the rest).
   void fitEventsColumns();
+  void updateEventsStatus();  // "N events [matching …] of ROWS in SPAN"
 
   void showOverlay(bool on);
 
   QSplitter* verticalSplit_ = nullptr;  // the timeline over the tabbed panes
+  bool stayOnEvents_ = false;           // a selection made from the events list keeps it shown
+  QString eventsWhat_;                  // the rows the events list shows
+  TimeNs eventsSpan_ = 0;
   SessionPtr session_;
   SessionPtr shown_;  // session_, or the overlaid copy the timeline draws
   std::shared_ptr<const TimelineRows> baseRows_;

@@ -130,6 +130,9 @@ void CompareView::setSimulated(const Simulated& s) {
   const TimeNs span =
       std::max<TimeNs>({s.measuredEnd - s.measuredOrigin, s.simulatedEnd - s.simulatedOrigin, 1});
   a_->setHomeRange(originA_ - span / 50, originA_ + span + span / 50);
+  // Both rulers count from the iterations that line up: the same time reads the same on both.
+  a_->setRulerOrigin(originA_);
+  b_->setRulerOrigin(originB_);
 }
 
 // The other timeline shows the same stretch, measured from its own origin (the session's start,

@@ -119,6 +119,8 @@ memsim::TierConfig SimulationView::tiers() const {
   t.gpuBytes = static_cast<int64_t>(std::llround(gpu_->exact()));
   t.hostBytes = static_cast<int64_t>(std::llround(host_->exact()));
   t.ssdGpuBandwidth = t.ssdHostBandwidth = ssd_->exact();
+  // Moved off the preset: it no longer is the preset, and the summary says so.
+  if (gpu_->edited() || host_->edited() || ssd_->edited()) t.name += " (edited)";
   return t;
 }
 

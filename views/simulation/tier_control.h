@@ -20,6 +20,7 @@ class TierControl : public QWidget {
   double exact() const;         // bytes or bytes/s: the preset's value unless the user moved it
   void setValue(double units);  // in the unit shown, as the user would type it (emits `changed`)
   double value() const;         // in the unit shown
+  bool edited() const { return edited_; }  // moved by the user since the preset
   QSlider* slider() const { return slider_; }
   QDoubleSpinBox* spinBox() const { return spin_; }
 

@@ -14,6 +14,7 @@
 
 #include "analysis/range_summary.h"
 #include "util/format.h"
+#include "views/session/name_style.h"
 #include "views/timeline/row_extensions.h"
 
 namespace ts {
@@ -32,6 +33,11 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const Timelin
   setMinimumSize(400, 200);
   view_.gutter = std::max(kTimelineMinGutter,
                           QSettings().value(QLatin1String(kGutterKey), kTimelineGutter).toInt());
+  view_.shortNames = NameStyle::instance().shortNames();
+  connect(&NameStyle::instance(), &NameStyle::changed, this, [this] {
+    view_.shortNames = NameStyle::instance().shortNames();
+    update();
+  });
 }
 
 void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
@@ -70,6 +76,7 @@ QList<QPair<QString, QString>> TimelineCanvas::navigationHelp() {
       {tr("Fold or unfold a group"), tr("Click its label")},
       {tr("Hide or move a row"), tr("Right-click its label")},
       {tr("Widen the label column"), tr("Drag its right edge")},
+      {tr("Close Find"), tr("Esc (in the Find bar)")},
   };
 }
 
@@ -425,7 +432,18 @@ bool TimelineCanvas::event(QEvent* e) {
     auto* help = static_cast<QHelpEvent*>(e);
     Hit hit = hitAt(help->pos());
     const TimelineRow* row = hit.row < view_.rows->size() ? &(*view_.rows)[hit.row] : nullptr;
-    if (hit.event != kNone) {
+    if (help->pos().x() < view_.gutter && help->pos().y() >= kRulerHeight) {
+      // A label: in full (a kernel's whole name), with what the row holds.
+      for (const VisibleRow& vr : visibleRows(view_)) {
+        if (help->pos().y() < vr.y || help->pos().y() >= vr.y + vr.height) continue;
+        const TimelineRow& r = (*view_.rows)[vr.row];
+        QString tip = QString::fromStdString(r.label).toHtmlEscaped();
+        if (r.events) tip += tr("<br>%1 events").arg(QString::fromStdString(formatCount(r.events)));
+        QToolTip::showText(help->globalPos(), tip, this);
+        return true;
+      }
+      QToolTip::hideText();
+    } else if (hit.event != kNone) {
       QToolTip::showText(help->globalPos(), tooltipFor(hit), this);
     } else if (row && row->busy && help->pos().x() >= view_.gutter) {
       // A GPU's header row: its utilisation around the cursor (5 px).
@@ -613,10 +631,15 @@ void TimelineCanvas::summarizeSelection() {
   parts << (r.kernels == 1 ? tr("1 kernel")
                            : tr("%1 kernels").arg(QString::fromStdString(formatCount(r.kernels))));
   for (size_t d = 0; d < r.gpuBusy.size(); ++d) {
-    if (r.gpuBusy[d] > 0)
+    if (r.gpuBusy[d] > 0) {
+      // A small share keeps a digit (0.1 %, not 0 %); below that it is said to be small.
+      const double pct = r.gpuBusy[d] * 100;
       parts << tr("GPU %1 busy %2 %")
                    .arg(view_.session->devices[d].ordinal)
-                   .arg(r.gpuBusy[d] * 100, 0, 'f', 0);
+                   .arg(pct < 0.05 ? QStringLiteral("< 0.1")
+                        : pct < 10 ? QString::number(pct, 'f', 1)
+                                   : QString::number(pct, 'f', 0));
+    }
   }
   for (int k = 0; k < kCopyKindCount; ++k) {
     if (r.copyBytes[static_cast<size_t>(k)]) {

@@ -39,6 +39,11 @@ class TimelineCanvas : public QWidget {
   // The stretch the canvas opens on (and keeps fitting as its width settles, until the user moves
   // the view): the whole session unless set.
   void setHomeRange(TimeNs t0, TimeNs t1);
+  // The time the ruler counts from (the session's start unless set).
+  void setRulerOrigin(TimeNs origin) {
+    view_.rulerOrigin = origin;
+    update();
+  }
   // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().
   void zoomTo(TimeNs t0, TimeNs t1);
   void back();

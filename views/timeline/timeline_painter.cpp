@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "session/kernel_name.h"
 #include "util/format.h"
 #include "views/timeline/palette.h"
 #include "views/timeline/row_extensions.h"
@@ -18,6 +19,14 @@ constexpr int kRulerHeight = kTimelineRulerHeight, kLaneHeight = kTimelineLaneHe
 constexpr double kMinBoxPx = 3.0;  // narrower events fold into runs
 
 }  // namespace
+
+std::string shownRowLabel(const TimelineRow& row, bool shortNames) {
+  // A kernel-name row reads "13.7 % <name>": the share stays, the name is shortened.
+  if (!shortNames || row.kind != TimelineRow::Kind::KernelName) return row.label;
+  const size_t split = row.label.find("% ");
+  if (split == std::string::npos) return std::string(shortKernelName(row.label));
+  return row.label.substr(0, split + 2) + std::string(shortKernelName(row.label.substr(split + 2)));
+}
 
 void TimelineView::reset(SessionPtr s, std::shared_ptr<const TimelineRows> r, int width) {
   session = std::move(s);
@@ -184,9 +193,9 @@ int TimelinePainter::drawRowLabel(QPainter& p, const Frame& f, const VisibleRow&
     p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(swatch));
     indent += 12;
   }
-  p.drawText(
-      QRect(indent, vr.y, v.gutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
-      fm.elidedText(QString::fromStdString(row.label), Qt::ElideMiddle, v.gutter - indent - 4));
+  p.drawText(QRect(indent, vr.y, v.gutter - indent - 4, kLaneHeight), Qt::AlignVCenter,
+             fm.elidedText(QString::fromStdString(shownRowLabel(row, v.shortNames)),
+                           Qt::ElideMiddle, v.gutter - indent - 4));
   return indent;
 }
 
@@ -409,15 +418,16 @@ void TimelinePainter::drawRuler(QPainter& p, const Frame& f) {
   QString readout = QCoreApplication::translate("TimelineCanvas", "%1 / px")
                         .arg(QString::fromStdString(
                             formatDuration(static_cast<TimeNs>(std::ceil(a.nsPerPixel())))));
+  const TimeNs origin = v.rulerOrigin.value_or(v.session->startTime());
   if (v.cursorX >= 0) {
-    readout = QString::fromStdString(formatDuration(a.timeAt(v.cursorX) - v.session->startTime())) +
+    readout = QString::fromStdString(formatDuration(a.timeAt(v.cursorX) - origin)) +
               QStringLiteral("  ·  ") + readout;
   }
   p.drawText(QRect(8, 0, v.gutter - 12, kRulerHeight), Qt::AlignVCenter, readout);
   const QFontMetrics fm(f.font);
   p.save();
   p.setClipRect(QRect(v.gutter, 0, width, kRulerHeight));
-  for (const RulerTick& tick : rulerTicks(a, width, 90, v.session->startTime())) {
+  for (const RulerTick& tick : rulerTicks(a, width, 90, origin)) {
     int x = v.gutter + static_cast<int>(std::lround(a.xOf(tick.time)));
     p.setPen(mid);
     p.drawLine(x, kRulerHeight - 8, x, kRulerHeight);

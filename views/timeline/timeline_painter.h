@@ -53,6 +53,10 @@ struct TimelineView {
   QString selectionSummary;
   double cursorX = -1;           // x of the mouse in the event area, for the readout; -1: outside
   int gutter = kTimelineGutter;  // width of the label column (the user can drag its edge)
+  bool shortNames = true;        // kernel-name rows by function name (View → Short Kernel Names)
+  // What the ruler counts from: the session's start unless set (a comparison lines up two runs
+  // at their iterations, and both rulers count from there).
+  std::optional<TimeNs> rulerOrigin;
 
   // `rows` for `session` as their layout starts them (folded rows folded, all shown, in order),
   // the axis on the whole session for `width` pixels of events.
@@ -67,6 +71,8 @@ struct VisibleRow {
 };
 
 int timelineRowHeight(const TimelineRow& row);
+// A row's label as drawn: with short names, a kernel-name row's kernel by its function name.
+std::string shownRowLabel(const TimelineRow& row, bool shortNames);
 // The rows shown, top to bottom, with their y (scroll applied; the ruler above).
 std::vector<VisibleRow> visibleRows(const TimelineView& view);
 TimelineHit hitTest(const TimelineView& view, QPoint pos);
