@@ -46,6 +46,13 @@ int colours(const QImage& image) {
   return static_cast<int>(seen.size());
 }
 
+// Shows `w` at `size` and waits until it is on screen (false if it never is).
+bool shown(QWidget& w, QSize size = {1200, 600}) {
+  w.resize(size);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
 QCheckBox* findRegex(ts::SessionView& view) {
   return view.findChild<QCheckBox*>(QStringLiteral("findRegex"));
 }
@@ -65,9 +72,7 @@ class TestTimelineCanvas : public QObject {
   void labelColumnIsDraggedWiderAndRemembered() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     QCOMPARE(canvas.gutter(), TimelineCanvas::kGutter);
     const int y = 200;
     QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(canvas.gutter(), y));
@@ -120,9 +125,7 @@ class TestTimelineCanvas : public QObject {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     QVERIFY(s.ok());
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     const ts::TimeAxis full = canvas.axis();
     QTest::keyClick(&canvas, Qt::Key_W);
     QVERIFY(canvas.axis().nsPerPixel() < full.nsPerPixel());
@@ -142,9 +145,7 @@ class TestTimelineCanvas : public QObject {
   void computeRowUnfoldsIntoKernelNames() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     QCOMPARE(canvas.rows()[1].label, std::string("Compute"));
     QVERIFY(canvas.rowCollapsed(1));  // folded at first, like Nsight
     QVERIFY(canvas.rows()[2].kind == ts::TimelineRow::Kind::KernelName);
@@ -158,9 +159,7 @@ class TestTimelineCanvas : public QObject {
   void rulerSelectionAndZoomToIt() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     const int y = TimelineCanvas::kRulerHeight / 2;
     QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(TimelineCanvas::kGutter + 100, y));
     QTest::mouseMove(&canvas, QPoint(TimelineCanvas::kGutter + 300, y));
@@ -179,9 +178,7 @@ class TestTimelineCanvas : public QObject {
   void rangeTagKeepsSmallBusySharesAndLabelsShortenNames() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     // 30.2 s to the end: the GPU ran 0.1 % of it (tensorscope-cli stats agrees), not "0 %".
     const int y = TimelineCanvas::kRulerHeight / 2;
     const auto xOf = [&](double seconds) {
@@ -209,9 +206,7 @@ class TestTimelineCanvas : public QObject {
   void rulerDoubleClickZoomsAndRangeStaysInTheSession() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     TimelineCanvas canvas(s.value());
-    canvas.resize(1200, 600);
-    canvas.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+    QVERIFY(shown(canvas));
     const int y = TimelineCanvas::kRulerHeight / 2, x0 = canvas.gutter();
     // Dragged past the session's end (the view has a 1 % margin each side): the range stops there.
     QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(x0 + 600, y));
