@@ -564,6 +564,7 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
             int index = tabs_->addTab(view, job->title());
             tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
             tabs_->setCurrentIndex(index);
+            view->setFocus();  // its timeline: the View keys work at once
             for (const QString& path : job->paths()) addRecent(path);
             emit sessionOpened(job->paths().front());
             jobFinished(job);

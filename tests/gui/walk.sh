@@ -111,6 +111,16 @@ walk_sample() {
   no_clipped
   shot open
 
+  STEP=keys-at-start  # no click first: the timeline has the keys from the start
+  xdotool key w
+  sleep 0.3
+  report
+  local zoomed
+  zoomed=$(awk -v a="$(field start)" -v b="$(field end)" 'BEGIN { print b - a }')
+  awk -v z="$zoomed" -v s="$span" 'BEGIN { exit !(z < s * 0.8) }' || fail "W right after opening did not zoom ($zoomed of $span ns)"
+  xdotool key h
+  sleep 0.3
+
   STEP=ruler-drag
   canvas_geometry
   local y=$((CY + RULER - 8)) x0=$((CX + GUTTER + 100)) x1=$((CX + GUTTER + 400))

@@ -232,6 +232,9 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   }
   verticalSplit_ = right;
   timeline_->fitAll();
+  // Focus given to the tab goes to its timeline, so its keys work from the start (the track
+  // tree would take W, S, H as a keyboard search).
+  setFocusProxy(timeline_);
 }
 
 OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t batch) {

@@ -82,21 +82,24 @@ void TablePanel::setTable(StatsTable table) {
   fitColumns();
 }
 
-// Columns as wide as their contents, names at most 480 px (they can be thousands of characters);
-// the name column, not the last one, takes the width left over.
+// Columns as wide as their contents, names at most 480 px (they can be thousands of characters).
 void TablePanel::fitColumns() {
   QHeaderView* header = view_->horizontalHeader();
   const std::vector<StatsColumn>& columns = model_->table().columns;
-  int name = -1;
+  // The column that takes the width left over: the name, else the first text column (a copy
+  // kind, a GPU); never a number, which would sit far from its header.
+  int name = -1, text = -1;
   for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
     header->setSectionResizeMode(col, QHeaderView::Interactive);
     const StatsColumn& c = columns[static_cast<size_t>(col)];
     if (name < 0 && c.unit == StatsUnit::Text && (c.key == "name" || c.key == "kernel")) name = col;
+    if (text < 0 && c.unit == StatsUnit::Text) text = col;
   }
+  if (name < 0) name = text;
   view_->resizeColumnsToContents();
   for (int col = 0; col < model_->columnCount(); ++col)
     view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
-  header->setStretchLastSection(name < 0);
+  header->setStretchLastSection(false);
   if (name >= 0) header->setSectionResizeMode(name, QHeaderView::Stretch);
 }
 
