@@ -46,6 +46,10 @@ int colours(const QImage& image) {
   return static_cast<int>(seen.size());
 }
 
+bool nothingSelected(ts::SessionView& view) {
+  return view.timeline()->selected().event == ts::kNone;
+}
+
 // Shows `w` at `size` and waits until it is on screen (false if it never is).
 bool shown(QWidget& w, QSize size = {1200, 600}) {
   w.resize(size);
@@ -314,6 +318,9 @@ class TestTimelineCanvas : public QObject {
     auto* edit = view.findChild<QLineEdit*>(QStringLiteral("findEdit"));
     QVERIFY(edit);
     QTest::keyClicks(edit, QStringLiteral("launchkernel"));  // any case
+    // The count shows while typing, before Enter.
+    QTRY_COMPARE(view.findStatus(), QStringLiteral("79 matches"));
+    QVERIFY(nothingSelected(view));
     QTest::keyClick(edit, Qt::Key_Return);
     // The search runs off the GUI thread; the jump follows when it is done.
     QTRY_VERIFY2(view.findStatus().contains(QStringLiteral(" of ")), qPrintable(view.findStatus()));

@@ -100,6 +100,14 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   findLayout->addWidget(closeFind);
   findBar_->hide();
   connect(findEdit_, &QLineEdit::textChanged, this, &SessionView::resetSearch);
+  // The match count while typing: a search once the text rests for 250 ms (off the GUI thread;
+  // a newer text supersedes it).
+  findDebounce_ = new QTimer(this);
+  findDebounce_->setSingleShot(true);
+  findDebounce_->setInterval(250);
+  connect(findDebounce_, &QTimer::timeout, this, [this] {
+    if (!findEdit_->text().isEmpty() && !searched_ && !search_.busy()) runSearch();
+  });
   connect(findRegex_, &QCheckBox::toggled, this, &SessionView::resetSearch);
   connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
   connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
@@ -295,6 +303,7 @@ void SessionView::resetSearch() {
   pendingStep_.reset();
   current_ = static_cast<size_t>(kNone);
   findCount_->clear();
+  if (findDebounce_) findDebounce_->start();
 }
 
 void SessionView::setLive(bool live) {

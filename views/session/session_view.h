@@ -17,6 +17,7 @@ class QLineEdit;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
+class QTimer;
 class QSplitter;
 
 namespace ts {
@@ -75,6 +76,7 @@ class SessionView : public QWidget {
   void showOverlay(bool on);
 
   QSplitter* verticalSplit_ = nullptr;  // the timeline over the tabbed panes
+  QTimer* findDebounce_ = nullptr;      // the search while typing
   bool stayOnEvents_ = false;           // a selection made from the events list keeps it shown
   QString eventsWhat_;                  // the rows the events list shows
   TimeNs eventsSpan_ = 0;
