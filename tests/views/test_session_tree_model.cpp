@@ -69,7 +69,7 @@ class TestSessionTreeModel : public QObject {
     SessionTreeModel model(session);
     QModelIndex gpu = model.index(0, 0);
     QModelIndex kernels = model.index(0, 0, gpu);
-    QCOMPARE(kernels.data().toString(), QStringLiteral("Kernels"));
+    QCOMPARE(kernels.data().toString(), QStringLiteral("Compute"));
     QVariantList tracks = kernels.data(SessionTreeModel::TracksRole).toList();
     QCOMPARE(tracks.size(), 1);
     QVERIFY(session->tracks[tracks[0].toUInt()].kind == ts::EventKind::Kernel);

@@ -66,7 +66,7 @@ void SessionTreeModel::build() {
         return slot;
       };
       if (track.kind == EventKind::Kernel) {
-        int k = touch(dn.kernels, dn.device, NodeKind::Group, tr("Kernels"));
+        int k = touch(dn.kernels, dn.device, NodeKind::Group, tr("Compute"));
         nodes_[static_cast<size_t>(k)].alsoElsewhere = true;
         nodes_[static_cast<size_t>(k)].tracks.push_back(t);
       }
