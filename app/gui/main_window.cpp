@@ -23,6 +23,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cstring>
@@ -564,7 +565,9 @@ void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options)
             int index = tabs_->addTab(view, job->title());
             tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
             tabs_->setCurrentIndex(index);
-            view->setFocus();  // its timeline: the View keys work at once
+            // Its timeline takes the keys at once (the track tree would search on W, S, H);
+            // given once this load's handler is done, not inside it.
+            QTimer::singleShot(0, view, [view] { view->setFocus(); });
             for (const QString& path : job->paths()) addRecent(path);
             emit sessionOpened(job->paths().front());
             jobFinished(job);
