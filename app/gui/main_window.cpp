@@ -248,6 +248,19 @@ void MainWindow::createActions() {
          "parameters); the full name stays in tooltips, filters and exports"));
   connect(shortNames, &QAction::toggled, this,
           [](bool on) { NameStyle::instance().setShortNames(on); });
+  QAction* overviewStrip = view->addAction(tr("&Overview Strip"));
+  overviewStrip->setObjectName(QStringLiteral("overviewStrip"));
+  overviewStrip->setCheckable(true);
+  overviewStrip->setChecked(SessionView::overviewStripSaved());
+  overviewStrip->setToolTip(
+      tr("A minimap of the whole session above the timeline: each GPU's busy share and the CPU's "
+         "activity, with the view framed; click, drag or double-click it to move the view"));
+  connect(overviewStrip, &QAction::toggled, this, [this](bool on) {
+    QSettings().setValue(QStringLiteral("view/overview"), on);
+    for (int i = 0; i < tabs_->count(); ++i) {
+      if (SessionView* v = sessionView(i)) v->setOverviewStripShown(on);
+    }
+  });
   QMenu* themes = view->addMenu(tr("&Theme"));
   auto* themeGroup = new QActionGroup(this);
   const Theme current = savedTheme();

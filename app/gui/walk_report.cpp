@@ -16,6 +16,7 @@
 #include "io/atomic_file.h"
 #include "views/session/session_view.h"
 #include "views/simulation/overlay_pane.h"
+#include "views/timeline/overview_strip.h"
 #include "views/timeline/timeline_canvas.h"
 
 namespace ts {
@@ -114,6 +115,11 @@ QJsonObject walkReport(const MainWindow& window) {
     r[QStringLiteral("paneHeight")] = panes->height();
     r[QStringLiteral("events")] = v->eventsTable()->model()->rowCount();
     r[QStringLiteral("details")] = v->details()->toPlainText().left(2000);
+    if (OverviewStrip* strip = v->overviewStrip(); strip->isVisible()) {
+      r[QStringLiteral("overviewY")] = strip->mapToGlobal(QPoint(0, 0)).y();
+      r[QStringLiteral("overviewHeight")] = strip->height();
+      r[QStringLiteral("overviewLanes")] = static_cast<int>(strip->lanes().size());
+    }
     if (const OverlayPane* o = v->overlayPane())
       r[QStringLiteral("simulation")] = o->summary()->text();
   }

@@ -14,6 +14,7 @@
 #include "memsim/formats/g10_workload.h"
 #include "memsim/reports/overlay.h"
 #include "synth/synthetic_session.h"
+#include "timeline/overview.h"
 #include "views/timeline/timeline_canvas.h"
 
 namespace {
@@ -72,6 +73,15 @@ void BM_BuildRows(benchmark::State& state) {
   }
 }
 
+// Folding the whole session for the overview strip (at 1,600 columns): done when the strip's
+// width or the rows change, so it must stay well under a frame's budget on a big session.
+void BM_FoldOverview(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  ts::TimeAxis axis;
+  axis.fit(c.session()->startTime(), c.session()->endTime(), 1600);
+  for (auto _ : state) benchmark::DoNotOptimize(ts::foldOverview(c.rows(), axis, 1600));
+}
+
 // A BERT-256 simulation (G10 at 24 GB: 1.6 k kernels, 6 k tensors with thousands of transfers)
 // laid over a 1 M-event run: building the overlaid session and its rows (what the Simulation tab
 // adds after the simulation itself), then frames with every tensor lane unfolded.
@@ -128,6 +138,7 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
 }
 
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildOverlayBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderOverlayFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderFrame)

@@ -423,3 +423,51 @@ TEST(CounterFold, MinMaxPerPixelFromBlocks) {
 }
 
 }  // namespace ts
+
+#include "timeline/overview.h"
+
+namespace ts {
+
+TEST(Overview, GpuBusyShareAndCpuActivityPerColumn) {
+  SessionBuilder b;
+  uint32_t dev = b.device(b.rank(0), 0);
+  uint32_t s1 = b.stream(dev, 1);
+  KernelDetail k{};
+  b.addKernel(s1, 0, 100, b.intern("a"), k);
+  b.addKernel(s1, 300, 400, b.intern("b"), k);
+  uint32_t th = b.thread(b.process(b.rank(0), 7), 7);
+  ApiDetail api{};
+  for (TimeNs t : {10, 20, 30, 210})  // three calls in the first column, one in the third
+    b.addApi(th, t, t + 5, b.intern("cudaLaunchKernel"), api);
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  TimelineRows rows(*s);
+  std::vector<OverviewLane> lanes = foldOverview(rows, TimeAxis(0, 100.0), 4);
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(lanes[0].kind, OverviewLane::Kind::Gpu);
+  EXPECT_EQ(lanes[0].label, "GPU 0");
+  EXPECT_EQ(lanes[0].values, (std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f}));
+  EXPECT_EQ(lanes[1].kind, OverviewLane::Kind::Cpu);
+  EXPECT_EQ(lanes[1].counts, (std::vector<uint32_t>{3, 0, 1, 0}));
+  EXPECT_FLOAT_EQ(lanes[1].values[2], 1.0f / 3.0f);
+  EXPECT_TRUE(foldOverview(rows, TimeAxis(0, 100.0), 0).empty());
+}
+
+TEST(Overview, ManyGpusFoldIntoOneMeanLane) {
+  SessionBuilder b;
+  KernelDetail k{};
+  const uint32_t rank = b.rank(0);
+  for (int g = 0; g < 6; ++g) {  // GPU g busy for the first g * 10 ns of [0, 100)
+    uint32_t s = b.stream(b.device(rank, g), 1);
+    if (g > 0) b.addKernel(s, 0, g * 10, b.intern("k"), k);
+  }
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  TimelineRows rows(*s);
+  std::vector<OverviewLane> lanes = foldOverview(rows, TimeAxis(0, 100.0), 1);
+  ASSERT_EQ(lanes.size(), 1u);  // no CPU threads: no CPU lane; GPU 0 ran nothing: not counted
+  EXPECT_EQ(lanes[0].label, "5 GPUs (mean)");
+  EXPECT_FLOAT_EQ(lanes[0].values[0], (0.1f + 0.2f + 0.3f + 0.4f + 0.5f) / 5.0f);
+}
+
+}  // namespace ts

@@ -154,6 +154,28 @@ walk_sample() {
   near "$(awk -v a="$(field start)" -v b="$(field end)" 'BEGIN { print b - a }')" "$span" "$(awk -v s="$span" 'BEGIN { print s * 0.02 }')" ||
     fail "H did not show the whole session"
 
+  STEP=overview  # the minimap: a drag on it zooms to what it covers, a click centres the view
+  [ "$(field overviewLanes)" -ge 2 ] || fail "the overview strip shows $(field overviewLanes) lanes"
+  local oy=$(($(field overviewY) + $(field overviewHeight) / 2)) q=$((CW - GUTTER))
+  xdotool mousemove $((CX + GUTTER + q / 4)) "$oy" mousedown 1 mousemove $((CX + GUTTER + q / 3)) "$oy" \
+    mousemove $((CX + GUTTER + q / 2)) "$oy" mouseup 1
+  sleep 0.4
+  report
+  local tol
+  tol=$(awk -v s="$span" 'BEGIN { print s * 0.02 }')
+  near "$(field start)" "$(awk -v s="$span" 'BEGIN { print s * 1.02 / 4 - s / 100 }')" "$tol" &&
+    near "$(field end)" "$(awk -v s="$span" 'BEGIN { print s * 1.02 / 2 - s / 100 }')" "$tol" ||
+    fail "the overview drag did not zoom to its second quarter (view $(field start) to $(field end) of $span ns)"
+  shot overview
+  xdotool mousemove $((CX + GUTTER + q * 3 / 4)) "$oy" click 1  # centred there, the same zoom
+  sleep 0.4
+  report
+  near "$(awk -v a="$(field start)" -v b="$(field end)" 'BEGIN { print (a + b) / 2 }')" \
+    "$(awk -v s="$span" 'BEGIN { print s * 1.02 * 3 / 4 - s / 100 }')" "$tol" ||
+    fail "a click on the overview did not centre the view there (view $(field start) to $(field end))"
+  xdotool key h
+  sleep 0.3
+
   STEP=label-column
   local gutter=$GUTTER
   xdotool mousemove $((CX + gutter)) $((CY + 150)) mousedown 1 mousemove $((CX + gutter + 60)) $((CY + 150)) \

@@ -19,6 +19,7 @@
 #include "synth/synthetic_session.h"
 #include "views/session/events_table_model.h"
 #include "views/session/session_view.h"
+#include "views/timeline/overview_strip.h"
 #include "views/timeline/timeline_canvas.h"
 
 using ts::TimelineCanvas;
@@ -123,6 +124,99 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&next));
     QCOMPARE(next.findChild<QSplitter*>(QStringLiteral("timelineSplitter"))->sizes(), dragged);
     QSettings().remove(QStringLiteral("view/timelineSplitter"));
+  }
+
+  void overviewStripShowsTheSessionAndMovesTheView() {
+    QSettings().remove(QStringLiteral("view/overview"));
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    ts::SessionView view(s.value(), QStringLiteral("sample.tscope"));
+    QVERIFY(shown(view, {1400, 900}));
+    ts::OverviewStrip* strip = view.overviewStrip();
+    TimelineCanvas* canvas = view.timeline();
+    QVERIFY(strip->isVisible());
+    QCOMPARE(strip->mapTo(&view, QPoint(0, 0)).x(), canvas->mapTo(&view, QPoint(0, 0)).x());
+    QCOMPARE(strip->width(), canvas->width());  // its columns are the canvas's columns
+    const auto& lanes = strip->lanes();
+    QVERIFY(lanes.size() >= 2);
+    QCOMPARE(lanes.front().kind, ts::OverviewLane::Kind::Gpu);
+    QCOMPARE(lanes.back().kind, ts::OverviewLane::Kind::Cpu);
+    for (const ts::OverviewLane& lane : lanes) {
+      QCOMPARE(static_cast<int>(lane.values.size()), canvas->canvasWidth());
+      QVERIFY(*std::max_element(lane.values.begin(), lane.values.end()) > 0.0f);
+    }
+    // Shown all, the window frames the whole strip.
+    canvas->fitAll();
+    auto [from, to] = strip->windowSpan();
+    QVERIFY(std::abs(from - canvas->gutter()) <= 1);
+    QVERIFY(std::abs(to - strip->width()) <= 1);
+    // Zoomed to a quarter, it frames a quarter.
+    const ts::TimeNs t0 = s.value()->startTime(), span = s.value()->duration();
+    canvas->zoomTo(t0 + span / 2, t0 + span * 3 / 4);
+    std::tie(from, to) = strip->windowSpan();
+    const int columns = canvas->canvasWidth();
+    QVERIFY2(std::abs((to - from) - columns * 100 / 102 / 4) <= 3,
+             qPrintable(QStringLiteral("%1..%2 of %3").arg(from).arg(to).arg(columns)));
+    const ts::TimeAxis overview = strip->axis();
+    auto viewSpan = [&] {
+      return canvas->axis().end(canvas->canvasWidth()) - canvas->axis().start();
+    };
+    auto viewMiddle = [&] { return canvas->axis().start() + viewSpan() / 2; };
+    const ts::TimeNs zoomed = viewSpan();
+    const double slack = overview.nsPerPixel() * 2;
+    const int y = strip->height() / 2;
+    // A click left of the window centres the view there, at the same zoom.
+    const int clickX = canvas->gutter() + 50;
+    QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(clickX, y));
+    QVERIFY(std::abs(viewMiddle() - overview.timeAt(clickX - canvas->gutter())) <= slack);
+    QVERIFY(std::abs(viewSpan() - zoomed) <= zoomed / 100);
+    // Dragging the window pans by what the drag covers on the strip; Back undoes the drag.
+    std::tie(from, to) = strip->windowSpan();
+    const ts::TimeNs before = canvas->axis().start();
+    const QPoint grab((from + to) / 2, y);
+    QTest::mousePress(strip, Qt::LeftButton, {}, grab);
+    QTest::mouseMove(strip, grab + QPoint(60, 0));
+    QTest::mouseMove(strip, grab + QPoint(120, 0));
+    QTest::mouseRelease(strip, Qt::LeftButton, {}, grab + QPoint(120, 0));
+    QVERIFY(std::abs(canvas->axis().start() - before - overview.nsPerPixel() * 120) <= slack);
+    canvas->back();
+    QCOMPARE(canvas->axis().start(), before);
+    // Dragging its right edge widens the view, keeping its start.
+    std::tie(from, to) = strip->windowSpan();
+    const ts::TimeNs start = canvas->axis().start();
+    QTest::mousePress(strip, Qt::LeftButton, {}, QPoint(to, y));
+    QTest::mouseMove(strip, QPoint(to + 40, y));
+    QTest::mouseMove(strip, QPoint(to + 80, y));
+    QTest::mouseRelease(strip, Qt::LeftButton, {}, QPoint(to + 80, y));
+    QCOMPARE(canvas->axis().start(), start);
+    QVERIFY(std::abs(canvas->axis().end(canvas->canvasWidth()) -
+                     overview.timeAt(to + 80 - canvas->gutter())) <= slack);
+    // Dragging elsewhere zooms to what it covers.
+    const int a = strip->width() - 300, b = strip->width() - 100;
+    QTest::mousePress(strip, Qt::LeftButton, {}, QPoint(a, y));
+    QTest::mouseMove(strip, QPoint(a + 100, y));
+    QTest::mouseMove(strip, QPoint(b, y));
+    QTest::mouseRelease(strip, Qt::LeftButton, {}, QPoint(b, y));
+    QVERIFY(std::abs(canvas->axis().start() - overview.timeAt(a - canvas->gutter())) <= slack);
+    QVERIFY(std::abs(viewSpan() - (overview.timeAt(b - canvas->gutter()) -
+                                   overview.timeAt(a - canvas->gutter()))) <= slack);
+    // Double-click: everything again.
+    QTest::mouseDClick(strip, Qt::LeftButton, {}, QPoint(clickX, y));
+    std::tie(from, to) = strip->windowSpan();
+    QVERIFY(std::abs(from - canvas->gutter()) <= 1 && std::abs(to - strip->width()) <= 1);
+    // With the window filling the strip, a drag inside it is a new stretch, not a pan.
+    QTest::mousePress(strip, Qt::LeftButton, {}, QPoint(clickX + 100, y));
+    QTest::mouseMove(strip, QPoint(clickX + 150, y));
+    QTest::mouseMove(strip, QPoint(clickX + 300, y));
+    QTest::mouseRelease(strip, Qt::LeftButton, {}, QPoint(clickX + 300, y));
+    QVERIFY(std::abs(viewSpan() - (overview.timeAt(clickX + 300 - canvas->gutter()) -
+                                   overview.timeAt(clickX + 100 - canvas->gutter()))) <= slack);
+    // The tooltip names the time and each lane's value there.
+    QHelpEvent help(QEvent::ToolTip, QPoint(clickX, y), strip->mapToGlobal(QPoint(clickX, y)));
+    QCoreApplication::sendEvent(strip, &help);
+    QVERIFY(QToolTip::text().contains(QStringLiteral("busy")));
+    QVERIFY(QToolTip::text().contains(QStringLiteral("CPU:")));
+    view.setOverviewStripShown(false);
+    QVERIFY(!strip->isVisible());
   }
 
   void keyboardZoomAndPan() {

@@ -30,6 +30,7 @@
 #include "views/session/session_tree_model.h"
 #include "views/session/stats_pane.h"
 #include "views/simulation/overlay_pane.h"
+#include "views/timeline/overview_strip.h"
 #include "views/timeline/qt_text.h"
 #include "views/timeline/timeline_canvas.h"
 
@@ -124,6 +125,9 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   shown_ = session_;
   timeline_ = new TimelineCanvas(session_, std::move(rows), top);
   baseRows_ = timeline_->rowsPtr();
+  overviewStrip_ = new OverviewStrip(timeline_, top);
+  overviewStrip_->setVisible(overviewStripSaved());
+  topLayout->addWidget(overviewStrip_);
   topLayout->addWidget(timeline_, 1);
   bottom_ = new QTabWidget(right);
   bottom_->setDocumentMode(true);
@@ -243,6 +247,14 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   // Focus given to the tab goes to its timeline, so its keys work from the start (the track
   // tree would take W, S, H as a keyboard search).
   setFocusProxy(timeline_);
+}
+
+bool SessionView::overviewStripSaved() {
+  return QSettings().value(QStringLiteral("view/overview"), true).toBool();
+}
+
+void SessionView::setOverviewStripShown(bool shown) {
+  overviewStrip_->setVisible(shown);
 }
 
 OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t batch) {

@@ -24,6 +24,7 @@ namespace ts {
 
 class SessionTreeModel;
 class TimelineCanvas;
+class OverviewStrip;
 class EventsTableModel;
 class ChartsPane;
 class StatsPane;
@@ -40,6 +41,11 @@ class SessionView : public QWidget {
   SessionTreeModel* treeModel() const { return model_; }
   QTreeView* treeView() const { return tree_; }
   TimelineCanvas* timeline() const { return timeline_; }
+  // The minimap above the timeline (View → Overview Strip; shown unless the user hid it, which
+  // every tab remembers: QSettings "view/overview").
+  OverviewStrip* overviewStrip() const { return overviewStrip_; }
+  void setOverviewStripShown(bool shown);
+  static bool overviewStripSaved();
   QTextBrowser* details() const { return details_; }
 
   // Find (Ctrl+F): events by name, substring or regular expression; F3 / Shift+F3 step through
@@ -89,6 +95,7 @@ class SessionView : public QWidget {
   QTreeView* tree_ = nullptr;
   QTextBrowser* overview_ = nullptr;
   TimelineCanvas* timeline_ = nullptr;
+  OverviewStrip* overviewStrip_ = nullptr;
   QTextBrowser* details_ = nullptr;
   QTabWidget* bottom_ = nullptr;
   EventsTableModel* eventsModel_ = nullptr;

@@ -46,6 +46,10 @@ class TimelineCanvas : public QWidget {
   }
   // Zooms so [t0, t1) fills the canvas; the previous view can be restored with back().
   void zoomTo(TimeNs t0, TimeNs t1);
+  // Keeps the current view for back() before a gesture elsewhere moves it with setAxis (the
+  // overview strip's window drag).
+  void recordView() { pushHistory(); }
+  TimeNs rulerOrigin() const { return view_.rulerOrigin.value_or(view_.session->startTime()); }
   void back();
   void forward();
   // Keyboard zoom: around the mouse when it is over the canvas, else around the middle.
