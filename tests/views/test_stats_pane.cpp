@@ -86,12 +86,21 @@ class TestStatsPane : public QObject {
     StatsPane pane(session_);
     pane.show();
     QVERIFY(waitForTable(pane));
-    for (const char* name :
-         {"mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps", "overlap", "kern_sum"}) {
-      pane.setTableName(QString::fromLatin1(name));
+    // Every report the CLI has (its names from core, so a new one cannot be left out), and the
+    // idle gaps of gpu_util as a table of their own; kern_sum last, for the range checks below.
+    std::vector<std::string> names{"gpu_gaps"};
+    for (StatsReport r : allStatsReports()) {
+      if (r != StatsReport::KernSum) names.emplace_back(toString(r));
+    }
+    names.emplace_back("kern_sum");
+    auto* chooser = pane.findChild<QComboBox*>(QStringLiteral("statsReport"));
+    QVERIFY(chooser);
+    QCOMPARE(chooser->count(), static_cast<int>(names.size()));
+    for (const std::string& name : names) {
+      pane.setTableName(QString::fromStdString(name));
       QVERIFY(waitForTable(pane));
-      QCOMPARE(pane.model()->table().report, std::string(name));
-      QVERIFY2(pane.model()->rowCount() > 0, name);
+      QCOMPARE(pane.model()->table().report, name);
+      QVERIFY2(pane.model()->rowCount() > 0, name.c_str());
     }
     // A range over the whole session holds all 79 kernels; its last 60 ms hold fewer.
     TimeNs end = session_->endTime();

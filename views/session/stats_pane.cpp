@@ -32,6 +32,7 @@ constexpr Choice kChoices[] = {
     {"gpu_gaps", StatsReport::GpuUtil, 1, "GPU idle gaps"},
     {"overlap", StatsReport::Overlap, 0, "Copy / compute overlap"},
     {"kern_hist", StatsReport::KernHist, 0, "Kernel duration histogram"},
+    {"layer_sum", StatsReport::LayerSum, 0, "Kernels by model layer"},
 };
 
 }  // namespace
