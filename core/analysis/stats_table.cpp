@@ -40,13 +40,6 @@ std::string realText(double v, const char* format) {
   return buf;
 }
 
-std::string bandwidthText(double bytesPerSecond) {
-  static const char* units[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s"};
-  int u = 0;
-  while (std::fabs(bytesPerSecond) >= 1000 && u < 4) bytesPerSecond /= 1000, ++u;
-  return realText(bytesPerSecond, "%.3g") + " " + units[u];
-}
-
 // Raw value for CSV: integers as they are, reals with enough digits to read back.
 std::string rawText(const StatsCell& cell) {
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
@@ -101,7 +94,7 @@ std::string formatCell(const StatsCell& cell, StatsUnit unit) {
     case StatsUnit::Bytes:
       return formatBytes(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)));
     case StatsUnit::Bandwidth:
-      return bandwidthText(v);
+      return formatBandwidth(v);
   }
   return rawText(cell);
 }

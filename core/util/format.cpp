@@ -53,6 +53,16 @@ std::string formatBytes(uint64_t bytes) {
   return buf;
 }
 
+std::string formatBandwidth(double bytesPerSecond) {
+  static const char* units[] = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"};
+  double v = bytesPerSecond;
+  int u = 0;
+  while (std::fabs(v) >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  return buf;
+}
+
 std::string formatCount(uint64_t n) {
   std::string digits = std::to_string(n), out;
   for (size_t i = 0; i < digits.size(); ++i) {

@@ -16,7 +16,9 @@ std::string formatDuration(TimeNs ns);  // "12.3 µs", "4.56 ms", "1.234 s"
 // gap to the neighbouring row) needs them — "43.28512 s" for an 822 µs kernel 43 s in.
 std::string formatTimestamp(TimeNs t, TimeNs resolution);
 std::string formatBytes(uint64_t bytes);  // "512 B", "1.5 MiB"
-std::string formatCount(uint64_t n);      // "1,234,567"
+// A rate in the units sizes use, so a table's bytes and bandwidths read alike: "11.2 GiB/s".
+std::string formatBandwidth(double bytesPerSecond);
+std::string formatCount(uint64_t n);  // "1,234,567"
 
 // "250", "1.5ms", "20 us", "20µs", "2s", "-3ns": a decimal with an optional unit (ns when none),
 // converted exactly (no floating point). Empty on anything else or on overflow.

@@ -54,6 +54,14 @@ TEST(Util, TimestampsShowTheirResolution) {
   EXPECT_EQ(formatTimestamp(-2'000'000'000, 0), "-2.000 s");
 }
 
+TEST(Util, SizesAndBandwidthsInTheSameBinaryUnits) {
+  EXPECT_EQ(formatBytes(512), "512 B");
+  EXPECT_EQ(formatBytes(3 * 1024 * 1024 / 2), "1.5 MiB");
+  EXPECT_EQ(formatBandwidth(12.0 * 1024 * 1024 * 1024), "12 GiB/s");
+  EXPECT_EQ(formatBandwidth(16e9), "14.9 GiB/s");  // a 16 GB/s link
+  EXPECT_EQ(formatBandwidth(800), "800 B/s");
+}
+
 TEST(Util, CsvFieldsRoundTrip) {
   std::string field;
   appendCsvField(field, "a \"b\", c");

@@ -29,6 +29,8 @@ QChart* newChart(const QString& title, bool dark) {
 
 namespace {
 
+constexpr double kGiB = 1073741824.0;  // sizes and rates in binary units, as the tables
+
 const char* kNames[] = {"kernel_histogram", "top_kernels", "gpu_util", "copy_bandwidth"};
 
 int column(const StatsTable& t, const char* key) {
@@ -194,7 +196,7 @@ QChart* bandwidth(const StatsTable& t, const ChartOptions& o) {
     // Copies only: a memset's fill rate (hundreds of GB/s) is no copy bandwidth and would flatten
     // the copies' bars (the Statistics table still lists it).
     if (kind.rfind("Memset", 0) == 0) continue;
-    double g = t.number(r, static_cast<size_t>(bw)) / 1e9;
+    double g = t.number(r, static_cast<size_t>(bw)) / kGiB;
     *set << g;
     most = std::max(most, g);
     kinds << QString::fromStdString(kind);
@@ -210,7 +212,7 @@ QChart* bandwidth(const StatsTable& t, const ChartOptions& o) {
   auto* y = new QValueAxis;
   y->setRange(0, std::max(most * 1.1, 1e-3));
   y->applyNiceNumbers();
-  y->setTitleText(QObject::tr("GB/s (bytes / copy time)"));
+  y->setTitleText(QObject::tr("GiB/s (bytes / copy time)"));
   chart->legend()->hide();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);

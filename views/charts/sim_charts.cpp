@@ -11,6 +11,7 @@
 #include <QPen>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "memsim/engine/tier_config.h"
@@ -188,8 +189,17 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
   double scale = 1;
   QString unit;
   if (const memsim::TierField* f = memsim::findTierField(sweep.key)) {
-    scale = 1e-9;
-    unit = f->unit == memsim::TierUnit::Bytes ? QObject::tr("GB") : QObject::tr("GB/s");
+    // The unit the points were given in: decimal when every one is a round number of tenths of
+    // GB ("8GB..32GB"), else binary, the tables' unit.
+    bool decimal = !sweep.points.empty();
+    for (const SweepPoint& p : sweep.points) {
+      const double tenths = p.value / 1e8;
+      decimal = decimal && std::abs(tenths - std::round(tenths)) < 1e-6;
+    }
+    scale = decimal ? 1e-9 : 1 / kGiB;
+    const bool bytes = f->unit == memsim::TierUnit::Bytes;
+    unit = decimal ? (bytes ? QObject::tr("GB") : QObject::tr("GB/s"))
+                   : (bytes ? QObject::tr("GiB") : QObject::tr("GiB/s"));
   }
   std::map<std::string, QLineSeries*> lines;
   std::vector<std::string> order;

@@ -117,9 +117,8 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
                                             esc(formatBytes(m.bytes)) + QStringLiteral(")"));
       if (end > start) {
         html +=
-            row(QObject::tr("Bandwidth"),
-                QStringLiteral("%1 GB/s").arg(
-                    static_cast<double>(m.bytes) / static_cast<double>(end - start), 0, 'f', 2));
+            row(QObject::tr("Bandwidth"), esc(formatBandwidth(static_cast<double>(m.bytes) * 1e9 /
+                                                              static_cast<double>(end - start))));
       }
       html += row(QObject::tr("Source"),
                   esc(toString(m.srcKind)) +

@@ -499,8 +499,11 @@ QString SessionView::overviewHtml() const {
     if (dev.smCount) html += row(tr("SMs"), QString::number(dev.smCount));
     if (dev.memoryBytes) html += row(tr("Memory"), htmlText(formatBytes(dev.memoryBytes)));
     if (dev.memoryBandwidthBytesPerSecond) {
-      html += row(tr("Memory bandwidth"), QStringLiteral("%1 GB/s").arg(
-                                              dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
+      // In the units of the tables (binary), and as the datasheet quotes it (decimal).
+      html += row(
+          tr("Memory bandwidth"),
+          htmlText(formatBandwidth(dev.memoryBandwidthBytesPerSecond)) +
+              QStringLiteral(" (%1 GB/s)").arg(dev.memoryBandwidthBytesPerSecond / 1e9, 0, 'f', 0));
     }
     if (dev.clockKHz) html += row(tr("Clock"), QStringLiteral("%1 MHz").arg(dev.clockKHz / 1000));
     if (dev.maxWarpsPerSm) {
