@@ -243,7 +243,20 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
         filtered(row, byDevice[d], EventKind::Memcpy, [k](const Track& t, uint32_t e) {
           return static_cast<int>(t.memcpys.copyKind[e]) == k;
         });
-        if (row.events) add(std::move(row));
+        if (!row.events) continue;
+        // A named stream that holds these copies and nothing else (a simulation's "host → GPU"
+        // link) is this row already, under the name its maker gave it: the row would repeat it
+        // line for line. Unnamed streams keep the Nsight layout (the kind's row as well).
+        uint32_t only = row.lanes[0].front().track->stream;
+        for (const LaneView& v : row.lanes[0]) {
+          if (v.track->stream != only) only = kNone;
+        }
+        if (only != kNone && !s.streams[only].name.empty()) {
+          size_t onStream = 0;
+          for (uint32_t ti : byStream[only]) onStream += s.tracks[ti].size();
+          if (onStream == row.events) continue;
+        }
+        add(std::move(row));
       }
       auto [sets, n] =
           lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });

@@ -53,7 +53,20 @@ class TestSimulationView : public QObject {
     QVERIFY(view.summary()->text().contains(QStringLiteral("g10")));
     QCOMPARE(view.timeline()->session()->ranks.size(), size_t{1});
     const TimeNs at40 = view.current().result.summary.iteration;
-    QVERIFY(!view.batch()->isEnabled());  // a G10 workload has its batch
+    // A G10 workload has its batch: said in words, not as a greyed box.
+    QVERIFY(!view.batch()->isVisible());
+    auto* fixed = view.findChild<QLabel*>(QStringLiteral("fixedBatch"));
+    QVERIFY(fixed && fixed->isVisible());
+    QCOMPARE(fixed->text(), QStringLiteral("256, fixed by the workload"));
+    // Its timeline: a row per link that carried data, named for people, no copy-kind row
+    // repeating one, and the simulation's threads without made-up ids.
+    QStringList labels;
+    for (const TimelineRow& row : view.timeline()->rows().rows())
+      labels << QString::fromStdString(row.label);
+    QVERIFY2(labels.contains(QStringLiteral("Stream 10: host → GPU")),
+             qPrintable(labels.join('|')));
+    QVERIFY2(!labels.contains(QStringLiteral("Memcpy HtoD")), qPrintable(labels.join('|')));
+    QVERIFY2(labels.contains(QStringLiteral("in host memory")), qPrintable(labels.join('|')));
 
     // Less GPU memory: more to move, never faster.
     view.gpuMemory()->setValue(24);

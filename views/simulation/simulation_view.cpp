@@ -1,6 +1,8 @@
 #include "views/simulation/simulation_view.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -50,9 +52,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   batch_ = new QSpinBox(panel);
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(source_.batch));
-  batch_->setEnabled(source_.isModel());
-  batch_->setToolTip(source_.isModel() ? tr("Batch size of the model's training step")
-                                       : tr("A G10 workload has a fixed batch"));
+  batch_->setToolTip(tr("Batch size of the model's training step"));
   values_ = new QLabel(panel);
   values_->setObjectName(QStringLiteral("tierValues"));
   values_->setWordWrap(true);
@@ -61,7 +61,23 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   form->addRow(tr("GPU memory"), gpu_);
   form->addRow(tr("Host memory"), host_);
   form->addRow(tr("SSD bandwidth"), ssd_);
-  form->addRow(tr("Batch"), batch_);
+  if (source_.isModel()) {
+    form->addRow(tr("Batch"), batch_);
+  } else {
+    // A G10 workload was traced at one batch (its directory is named MODEL-BATCH, as G10 ships
+    // them): say so rather than show a disabled box with a meaningless value.
+    batch_->hide();
+    const QString dir =
+        QFileInfo(QDir::cleanPath(QString::fromStdString(source_.g10Dir))).fileName();
+    const QString n = dir.section(QLatin1Char('-'), -1);
+    bool numeric = false;
+    n.toInt(&numeric);
+    auto* fixed = new QLabel(
+        numeric ? tr("%1, fixed by the workload").arg(n) : tr("fixed by the workload"), panel);
+    fixed->setObjectName(QStringLiteral("fixedBatch"));
+    fixed->setToolTip(tr("A G10 workload holds the kernels and tensors of one traced batch"));
+    form->addRow(tr("Batch"), fixed);
+  }
   form->addRow(values_);
   if (source_.session || !source_.sessionPath.empty()) {
     compare_ = new QPushButton(tr("Compare with the measured run"), panel);

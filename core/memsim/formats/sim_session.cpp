@@ -30,15 +30,24 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
         b.addStreamRange(compute, t.start - t.stall, t.start, stallName, {category, {}});
       b.addKernel(compute, t.start, t.end, kernelNames[k], {});
     }
+    // A stream per link that carried data, named for people ("host → GPU"). Only the host links
+    // are copies between host and device (HtoD, DtoH); the SSD's are Other, so no "Memcpy HtoD"
+    // row mixes PCIe copies with SSD reads.
     uint32_t linkStream[kLinkCount];
+    bool used[kLinkCount] = {};
+    for (const Migration& m : r.migrations) used[static_cast<int>(m.link)] = true;
     for (int l = 0; l < kLinkCount; ++l) {
+      linkStream[l] = kNone;
+      if (!used[l]) continue;
       linkStream[l] = b.stream(device, static_cast<uint32_t>(10 + l));
-      b.streamInfo(linkStream[l]).name = toString(static_cast<Link>(l));
+      b.streamInfo(linkStream[l]).name = linkLabel(static_cast<Link>(l));
     }
     for (const Migration& m : r.migrations) {
       MemcpyDetail d;
       d.bytes = static_cast<uint64_t>(m.bytes);
-      d.copyKind = m.to == Tier::Gpu ? CopyKind::HtoD : CopyKind::DtoH;
+      d.copyKind = m.link == Link::HostToGpu   ? CopyKind::HtoD
+                   : m.link == Link::GpuToHost ? CopyKind::DtoH
+                                               : CopyKind::Other;
       d.srcKind = m.from == Tier::Gpu    ? MemoryKind::Device
                   : m.from == Tier::Host ? MemoryKind::Pinned
                                          : MemoryKind::Unknown;
@@ -51,14 +60,16 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
       b.addMemcpy(linkStream[static_cast<int>(m.link)], m.start, m.end,
                   tensorNames[static_cast<size_t>(m.tensor)], d);
     }
-    uint32_t process = b.process(rank, 1);
+    // No pid or tids: there is no process, and made-up ids would read as measured ones
+    // ("Thread 1: in host memory"); negative ids are labelled by name alone.
+    uint32_t process = b.process(rank, -1);
     b.processInfo(process).name = "simulation (" + std::string(toString(r.policy)) + ")";
-    uint32_t onHost = b.thread(process, 1), onSsd = b.thread(process, 2);
+    uint32_t onHost = b.thread(process, -1), onSsd = b.thread(process, -2);
     b.threadInfo(onHost).name = "in host memory";
     b.threadInfo(onSsd).name = "on the SSD";
     // Layers as NVTX ranges, named as measured runs are annotated (forward/<layer>, ...): a run of
     // consecutive kernels of one group, from the first one's wait to the last one's end.
-    uint32_t layers = b.thread(process, 3);
+    uint32_t layers = b.thread(process, -3);
     b.threadInfo(layers).name = "layers";
     for (size_t k = 0; k < r.kernels.size();) {
       const std::string& group = w.kernels[k].group;
@@ -151,7 +162,9 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
     } else if (t.kind == EventKind::Memcpy) {
       const std::string& name = s.streams[t.stream].name;
       for (int l = 0; l < kLinkCount; ++l) {
-        if (name != toString(static_cast<Link>(l))) continue;
+        // Named for people ("host → GPU"); files written before that used the keys.
+        const auto link = static_cast<Link>(l);
+        if (name != linkLabel(link) && name != toString(link)) continue;
         for (uint64_t b : t.memcpys.bytes)
           run.linkBytes[static_cast<size_t>(l)] += static_cast<int64_t>(b);
       }
