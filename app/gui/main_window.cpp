@@ -397,7 +397,7 @@ bool MainWindow::focusOpen(const QString& path) {
 // ONNX models open in a model tab (layer table, training step, ASTRA-sim / Chakra export).
 void MainWindow::openModel(const QString& path) {
   auto* view = new ModelView(path, tabs_);
-  int index = tabs_->addTab(view, QFileInfo(path).fileName());
+  int index = tabs_->addTab(view, modelTitle(path));
   tabs_->setTabToolTip(index, path);
   tabs_->setCurrentIndex(index);
   connect(view, &ModelView::updated, this, [this, view] {
@@ -431,10 +431,27 @@ std::optional<MainWindow::ModelChoice> MainWindow::chooseModel(const QString& ti
   return chosen;
 }
 
+namespace {
+QString zooCacheDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+}
+}  // namespace
+
+QString MainWindow::modelTitle(const QString& path) {
+  const QFileInfo file(path);
+  if (QDir(file.absolutePath()) == QDir(zooCacheDir())) {  // written by zooModelFile
+    const std::string name = file.completeBaseName().toStdString();
+    for (const std::string& zoo : model::zooModels()) {
+      if (zoo == name) return tr("%1 (built-in)").arg(file.completeBaseName());
+    }
+  }
+  return file.fileName();
+}
+
 // A built-in model as a file in the cache (the simulations read ONNX files).
 QString MainWindow::zooModelFile(const QString& title, const QString& name) {
   auto bytes = model::zooModelBytes(name.toStdString());
-  QDir cache(QStandardPaths::writableLocation(QStandardPaths::CacheLocation));
+  QDir cache(zooCacheDir());
   const QString path = cache.filePath(name + QStringLiteral(".onnx"));
   if (!bytes || !cache.mkpath(QStringLiteral("."))) {
     showError(title, bytes ? tr("Cannot create %1").arg(cache.path())
@@ -520,9 +537,9 @@ void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
     auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
     tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
   });
-  QString name =
-      QFileInfo(QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir))
-          .fileName();
+  QString name = source.isModel()
+                     ? modelTitle(QString::fromStdString(source.modelPath))
+                     : QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();
   int index = tabs_->addTab(view, tr("What-if: %1").arg(name));
   tabs_->setTabToolTip(index,
                        QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
@@ -538,7 +555,7 @@ bool MainWindow::openSweep(const QString& path) {
     return false;
   }
   auto* view = new SweepView(std::move(*sweep), tabs_);
-  int index = tabs_->addTab(view, QFileInfo(path).fileName());
+  int index = tabs_->addTab(view, modelTitle(path));
   tabs_->setTabToolTip(index, path);
   tabs_->setCurrentIndex(index);
   updateCentral();

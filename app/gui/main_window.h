@@ -86,6 +86,8 @@ class MainWindow : public QMainWindow {
   // A built-in model written to the cache as an ONNX file (the simulations read files); empty
   // after an error, shown under `title`.
   QString zooModelFile(const QString& title, const QString& name);
+  // A model tab's title: the file's name, or "resnet50 (built-in)" for a built-in model's file.
+  static QString modelTitle(const QString& path);
   // A session tab's simulation against the run, in a compare tab of its own (null without one).
   CompareView* compareWithSimulation(SessionView* view);
 

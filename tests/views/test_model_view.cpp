@@ -2,10 +2,12 @@
 // control, the training-step list, ASTRA-sim and Chakra export, a bad file; a screenshot is saved
 // beside the test binary.
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -84,6 +86,20 @@ class TestModelView : public QObject {
     QVERIFY(view.exportChakra(dir_.filePath(QStringLiteral("r50")), 2, false).ok());
     QVERIFY(QFile::exists(dir_.filePath(QStringLiteral("r50.1.et"))));
     QVERIFY(!view.exportAstra(astra, QStringLiteral("PIPELINE"), 8, true).ok());
+  }
+
+  void aBuiltInModelIsTitledByItsName() {
+    QStandardPaths::setTestModeEnabled(true);  // the cache the built-in models go to
+    MainWindow window;
+    const QString file = window.zooModelFile(QStringLiteral("test"), QStringLiteral("alexnet"));
+    QVERIFY2(!file.isEmpty(), qPrintable(window.lastError()));
+    QCOMPARE(MainWindow::modelTitle(file), QStringLiteral("alexnet (built-in)"));
+    QCOMPARE(MainWindow::modelTitle(path_), QFileInfo(path_).fileName());  // a user's file
+    QSignalSpy opened(&window, &MainWindow::modelOpened);
+    window.openModel(file);
+    QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()),
+             QStringLiteral("alexnet (built-in)"));
+    QVERIFY(opened.wait(15000));
   }
 
   void aBadModelSaysWhy() {
