@@ -78,10 +78,19 @@ StatsTable stepTable(const TrainingStep& s) {
                       static_cast<int64_t>(k.flops), static_cast<int64_t>(k.bytes), names(k.inputs),
                       names(k.outputs)});
   }
+  // The weights the step holds include constants training does not update (BatchNorm running
+  // statistics): say how much is trainable, the model summary's "parameter bytes" — each
+  // trainable weight has a gradient of its size.
+  const int64_t weights = s.bytes(TensorRole::Weight);
+  const int64_t trainable = s.bytes(TensorRole::WeightGradient);
+  std::string weightText = formatCell(weights, StatsUnit::Bytes);
+  if (trainable != weights)
+    weightText += " (" + formatCell(trainable, StatsUnit::Bytes) +
+                  " trainable, the rest BatchNorm running statistics and other constants)";
   t.notes.push_back(
       std::to_string(s.kernels.size()) + " kernels, " + std::to_string(s.tensors.size()) +
       " tensors; step time " + formatCell(s.totalNs(), StatsUnit::Duration) + "; weights " +
-      formatCell(s.bytes(TensorRole::Weight), StatsUnit::Bytes) + ", activations " +
+      weightText + ", activations " +
       formatCell(s.bytes(TensorRole::Activation), StatsUnit::Bytes) + ", gradients " +
       formatCell(s.bytes(TensorRole::WeightGradient) + s.bytes(TensorRole::ActivationGradient),
                  StatsUnit::Bytes) +
@@ -108,7 +117,7 @@ StatsTable modelSummary(const ModelGraph& g) {
   add("batch", std::to_string(g.batch));
   add("ops", std::to_string(g.ops.size()) + " (" + opTypes + ")");
   add("parameters", formatCell(g.parameters(), StatsUnit::Count));
-  add("parameter bytes", formatCell(g.parameterBytes(), StatsUnit::Bytes));
+  add("parameter bytes", formatCell(g.parameterBytes(), StatsUnit::Bytes) + " (trainable weights)");
   add("FLOPs (forward)", formatCell(g.flops(), StatsUnit::Count));
   for (int i : g.inputs)
     add("input", g.tensors[static_cast<size_t>(i)].name + " " +

@@ -12,6 +12,7 @@
 
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
+#include "model/layer_table.h"
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -51,6 +52,25 @@ TEST(Model, ZooParameterCountsArePublishedOnes) {
     EXPECT_TRUE(g.warnings.empty())
         << name << ": " << (g.warnings.empty() ? "" : g.warnings.front());
   }
+}
+
+TEST(Model, StepWeightsAndParameterBytesAgree) {
+  // ResNet-50's step holds its 25.6 M parameters plus the BatchNorm running statistics: the note
+  // says both, and the trainable part is the summary's "parameter bytes".
+  ModelGraph g = zoo("resnet50");
+  StatsTable summary = modelSummary(g);
+  std::string parameterBytes;
+  for (const auto& row : summary.rows) {
+    if (std::get<std::string>(row[0]) == "parameter bytes")
+      parameterBytes = std::get<std::string>(row[1]);
+  }
+  const std::string trainable = formatCell(g.parameterBytes(), StatsUnit::Bytes);
+  EXPECT_EQ(parameterBytes, trainable + " (trainable weights)");
+  StatsTable step = stepTable(expandTrainingStep(g));
+  ASSERT_FALSE(step.notes.empty());
+  EXPECT_NE(step.notes.back().find("(" + trainable + " trainable, the rest BatchNorm"),
+            std::string::npos)
+      << step.notes.back();
 }
 
 TEST(Model, Vgg16LayerTable) {
