@@ -98,7 +98,8 @@ void TablePanel::fitColumns() {
   if (name < 0) name = text;
   view_->resizeColumnsToContents();
   for (int col = 0; col < model_->columnCount(); ++col)
-    view_->setColumnWidth(col, std::min(view_->columnWidth(col), 480));
+    view_->setColumnWidth(
+        col, std::min(view_->columnWidth(col) + 8, 480));  // + the cell margins elision keeps
   header->setStretchLastSection(false);
   if (name >= 0) header->setSectionResizeMode(name, QHeaderView::Stretch);
 }
