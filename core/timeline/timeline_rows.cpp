@@ -244,18 +244,23 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
           return static_cast<int>(t.memcpys.copyKind[e]) == k;
         });
         if (!row.events) continue;
-        // A named stream that holds these copies and nothing else (a simulation's "host → GPU"
-        // link) is this row already, under the name its maker gave it: the row would repeat it
-        // line for line. Unnamed streams keep the Nsight layout (the kind's row as well).
-        uint32_t only = row.lanes[0].front().track->stream;
+        // Named streams that hold these copies and nothing else (a simulation's "host → GPU"
+        // link) are this row already, under the names their maker gave them: the row would repeat
+        // them line for line. Unnamed streams keep the Nsight layout (the kind's row as well).
+        std::vector<uint32_t> streamsOfRow;
         for (const LaneView& v : row.lanes[0]) {
-          if (v.track->stream != only) only = kNone;
+          if (std::find(streamsOfRow.begin(), streamsOfRow.end(), v.track->stream) ==
+              streamsOfRow.end())
+            streamsOfRow.push_back(v.track->stream);
         }
-        if (only != kNone && !s.streams[only].name.empty()) {
-          size_t onStream = 0;
-          for (uint32_t ti : byStream[only]) onStream += s.tracks[ti].size();
-          if (onStream == row.events) continue;
+        size_t onStreams = 0;
+        bool named = true;
+        for (uint32_t st : streamsOfRow) {
+          named = named && st != kNone && !s.streams[st].name.empty();
+          if (!named) break;
+          for (uint32_t ti : byStream[st]) onStreams += s.tracks[ti].size();
         }
+        if (named && onStreams == row.events) continue;
         add(std::move(row));
       }
       auto [sets, n] =

@@ -66,6 +66,7 @@ class TestSimulationView : public QObject {
     QVERIFY2(labels.contains(QStringLiteral("Stream 10: host → GPU")),
              qPrintable(labels.join('|')));
     QVERIFY2(!labels.contains(QStringLiteral("Memcpy HtoD")), qPrintable(labels.join('|')));
+    QVERIFY2(!labels.contains(QStringLiteral("Memcpy Other")), qPrintable(labels.join('|')));
     QVERIFY2(labels.contains(QStringLiteral("in host memory")), qPrintable(labels.join('|')));
 
     // Less GPU memory: more to move, never faster.

@@ -165,10 +165,15 @@ class TestTimelineCanvas : public QObject {
     const double slack = overview.nsPerPixel() * 2;
     const int y = strip->height() / 2;
     // A click left of the window centres the view there, at the same zoom.
-    const int clickX = canvas->gutter() + 50;
+    const int clickX = canvas->gutter() + columns / 4;  // the view fits around it: no clamping
     QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(clickX, y));
     QVERIFY(std::abs(viewMiddle() - overview.timeAt(clickX - canvas->gutter())) <= slack);
     QVERIFY(std::abs(viewSpan() - zoomed) <= zoomed / 100);
+    // A click near the end keeps the whole view inside the session.
+    QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(strip->width() - 3, y));
+    QVERIFY(canvas->axis().end(canvas->canvasWidth()) <= overview.timeAt(columns) + slack);
+    QVERIFY(std::abs(viewSpan() - zoomed) <= zoomed / 100);
+    QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(clickX, y));
     // Dragging the window pans by what the drag covers on the strip; Back undoes the drag.
     std::tie(from, to) = strip->windowSpan();
     const ts::TimeNs before = canvas->axis().start();
@@ -494,6 +499,10 @@ class TestTimelineCanvas : public QObject {
     // ... and the list stays, to step through it (its details wait in their tab).
     QCOMPARE(view.bottomTabs()->currentWidget()->objectName(), QStringLiteral("eventsPane"));
     QVERIFY(view.details()->toPlainText().startsWith(QStringLiteral("cudaLaunchKernel")));
+    // Its start reads the same in the list and in Details (the digits its duration needs).
+    const QString start = model->index(3, ts::EventsTableModel::Start).data().toString();
+    QVERIFY2(view.details()->toPlainText().contains(start + QStringLiteral(" after session start")),
+             qPrintable(start));
   }
 
   void rowsHideMoveAndComeBackAfterReopening() {

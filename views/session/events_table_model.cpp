@@ -119,7 +119,10 @@ QString EventsTableModel::text(const Ref& r, int column) const {
       return QString::fromUtf8(name.data(), static_cast<int>(name.size()));
     }
     case Start:
-      return QString::fromStdString(formatDuration(t.hot.start[r.event] - s.startTime()));
+      // As Details prints it: to the digits the event's duration needs.
+      return QString::fromStdString(
+          formatTimestamp(t.hot.start[r.event] - s.startTime(),
+                          std::max<TimeNs>(1, t.hot.end[r.event] - t.hot.start[r.event])));
     case Duration:
       return QString::fromStdString(formatDuration(t.hot.end[r.event] - t.hot.start[r.event]));
     case Kind:

@@ -159,6 +159,14 @@ void OverviewStrip::paintEvent(QPaintEvent*) {
   p.drawLine(0, bottom, width(), bottom);
 }
 
+TimeNs OverviewStrip::clampedStart(TimeNs start, TimeNs span) const {
+  // A view that fits in the strip stays inside it: moving it never shows time outside the session.
+  const TimeAxis a = axis();
+  const TimeNs lo = a.timeAt(0), hi = a.timeAt(columns());
+  if (span >= hi - lo) return start;
+  return std::clamp(start, lo, hi - span);
+}
+
 TimeNs OverviewStrip::timeAtX(int x) const {
   return axis().timeAt(std::clamp(x - gutter(), 0, columns()));
 }
@@ -216,7 +224,9 @@ void OverviewStrip::mouseMoveEvent(QMouseEvent* event) {
   const int w = canvas_->canvasWidth();
   switch (drag_) {
     case Drag::Pan:
-      canvas_->setAxis(TimeAxis(pressStart_ + (t - pressTime_), canvas_->axis().nsPerPixel()));
+      canvas_->setAxis(
+          TimeAxis(clampedStart(pressStart_ + (t - pressTime_), pressEnd_ - pressStart_),
+                   canvas_->axis().nsPerPixel()));
       break;
     case Drag::LeftEdge: {
       TimeAxis a;
@@ -246,8 +256,8 @@ void OverviewStrip::mouseReleaseEvent(QMouseEvent* event) {
     canvas_->zoomTo(a, b);
   } else if (!moved_) {  // a click: the view, at its zoom, centred there
     const TimeNs span = pressEnd_ - pressStart_;
-    const TimeNs t = timeAtX(x);
-    canvas_->zoomTo(t - span / 2, t - span / 2 + span);
+    const TimeNs from = clampedStart(timeAtX(x) - span / 2, span);
+    canvas_->zoomTo(from, from + span);
   }
   update();
 }

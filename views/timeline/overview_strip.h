@@ -47,6 +47,7 @@ class OverviewStrip : public QWidget {
   void refold();  // when the width, the label column or the rows changed
   void drawCache();
   TimeNs timeAtX(int x) const;
+  TimeNs clampedStart(TimeNs start, TimeNs span) const;
   QString tooltipAt(int x) const;
 
   TimelineCanvas* canvas_;

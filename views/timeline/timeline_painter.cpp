@@ -337,7 +337,8 @@ void TimelinePainter::drawLaneRow(QPainter& p, const Frame& f, const VisibleRow&
                                      .arg(t.memcpys.dstDevice[b.event]),
                                  Qt::ElideRight, static_cast<int>(inner.width()));
           } else {
-            text = label(t.hot.name[b.event], fm, static_cast<int>(inner.width()));
+            text = label(t.hot.name[b.event], t.kind == EventKind::Kernel, fm,
+                         static_cast<int>(inner.width()));
           }
           if (!text.isEmpty()) p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, text);
         }
@@ -514,13 +515,16 @@ TimelineHit hitTest(const TimelineView& v, QPoint pos) {
   return hit;
 }
 
-QString TimelinePainter::label(StringId name, const QFontMetrics& fm, int width) {
+QString TimelinePainter::label(StringId name, bool kernel, const QFontMetrics& fm, int width) {
   const TimelineView& v = *view_;
-  auto it = labels_.find(name);
+  const bool shorten = kernel && v.shortNames;
+  const uint64_t key = (uint64_t{name} << 1) | (shorten ? 1 : 0);
+  auto it = labels_.find(key);
   if (it == labels_.end()) {
     std::string_view text = v.session->str(name);
+    if (shorten) text = shortKernelName(text);
     QString q = QString::fromUtf8(text.data(), static_cast<int>(text.size()));
-    it = labels_.emplace(name, Label{q, fm.horizontalAdvance(q)}).first;
+    it = labels_.emplace(key, Label{q, fm.horizontalAdvance(q)}).first;
   }
   const Label& l = it->second;
   if (l.width <= width) return l.text;

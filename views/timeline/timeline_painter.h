@@ -112,7 +112,9 @@ class TimelinePainter {
   QRgb eventColor(const Track& track, uint32_t event) const;
   // A name as drawn inside a box of `width` pixels: converted and measured once per name, then
   // cut by an estimate (eliding exactly costs more than the box).
-  QString label(StringId name, const QFontMetrics& fm, int width);
+  // An event's name cut to `width`; a kernel's by its function name alone when the view says so
+  // (View → Short Kernel Names), as the tables list it.
+  QString label(StringId name, bool kernel, const QFontMetrics& fm, int width);
 
   static constexpr int kRulerHeight = kTimelineRulerHeight, kLaneHeight = kTimelineLaneHeight;
   const TimelineView* view_ = nullptr;  // during paint()
@@ -129,7 +131,8 @@ class TimelinePainter {
     int width;
   };
   const Session* labelsOf_ = nullptr;  // the session the label cache holds names of
-  std::unordered_map<StringId, Label> labels_;
+  // By name and style (bit 0: shortened as a kernel), since a frame asks for each name again.
+  std::unordered_map<uint64_t, Label> labels_;
 };
 
 }  // namespace ts
