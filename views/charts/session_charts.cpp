@@ -159,7 +159,7 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   x->setTickInterval(step);
   x->setLabelFormat(QStringLiteral("%g"));
   auto* y = new QValueAxis;
-  y->setTitleText(QObject::tr("Busy % (a kernel running)"));
+  y->setTitleText(QObject::tr("GPU busy %"));  // a kernel running; longer titles are cut
   y->setRange(0, 100);
   y->setTickCount(6);  // 0, 20, … 100
   y->setLabelFormat(QStringLiteral("%g"));
