@@ -97,7 +97,7 @@ void OverviewStrip::drawCache() {
     p.fillRect(QRect(g, y, columns(), kLaneHeight), pal.color(QPalette::Base));
     p.setPen(pal.color(QPalette::WindowText));
     p.drawText(QRect(4, y - 1, g - 10, kLaneHeight + 2), Qt::AlignRight | Qt::AlignVCenter,
-               fontMetrics().elidedText(plainText(lane.label), Qt::ElideMiddle, g - 10));
+               QFontMetrics(font).elidedText(plainText(lane.label), Qt::ElideMiddle, g - 10));
     QColor fill(lane.kind == OverviewLane::Kind::Gpu ? kGpuColour : kCpuColour);
     fill.setAlpha(dark ? 210 : 180);
     for (size_t x = 0; x < lane.values.size(); ++x) {
