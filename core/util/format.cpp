@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "util/text.h"
 
@@ -10,16 +11,31 @@ namespace ts {
 
 std::string formatDuration(TimeNs ns) {
   char buf[48];
-  double v = static_cast<double>(ns);
-  double a = std::fabs(v);
-  if (a < 1e3)
+  const double v = static_cast<double>(ns), a = std::fabs(v);
+  if (a < 1e3) {
     std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  else if (a < 1e6)
-    std::snprintf(buf, sizeof buf, "%.3g µs", v / 1e3);
-  else if (a < 1e9)
-    std::snprintf(buf, sizeof buf, "%.4g ms", v / 1e6);
-  else
-    std::snprintf(buf, sizeof buf, "%.4g s", v / 1e9);
+    return buf;
+  }
+  // Three significant digits in µs, four above; a value that rounds up to 1000 of a unit is
+  // printed in the next (999.6 µs is "1 ms", not "1e+03 µs"), and seconds never in exponents.
+  struct Unit {
+    double scale;
+    const char* name;
+    int digits;
+  };
+  static constexpr Unit units[] = {{1e3, "µs", 3}, {1e6, "ms", 4}, {1e9, "s", 4}};
+  double shown = v;  // as rounded so far: 999.6 µs goes on as 1000 µs, "1 ms"
+  for (const Unit& u : units) {
+    if (a >= 1000 * u.scale) continue;  // a larger unit by its raw value: no rounding to carry
+    std::snprintf(buf, sizeof buf, "%.*g", u.digits, shown / u.scale);
+    const double rounded = std::strtod(buf, nullptr);
+    if (std::fabs(rounded) < 1000) {
+      std::snprintf(buf, sizeof buf, "%s %s", std::string(buf).c_str(), u.name);
+      return buf;
+    }
+    shown = rounded * u.scale;
+  }
+  std::snprintf(buf, sizeof buf, "%.0f s", v / 1e9);  // an hour: "3600 s", no exponent
   return buf;
 }
 

@@ -40,6 +40,19 @@ TEST(Util, ErrorsKeepTheirCodeThroughEarlyReturns) {
   EXPECT_EQ(Error{"bad"}.code, ErrorCode::Invalid);  // the default
 }
 
+// Durations in the unit their rounded value reads in: a kernel's std dev of 999.6 µs printed
+// "1e+03 µs" in the Statistics tab.
+TEST(Util, DurationsNeverInExponents) {
+  EXPECT_EQ(formatDuration(999), "999 ns");
+  EXPECT_EQ(formatDuration(1'780), "1.78 µs");
+  EXPECT_EQ(formatDuration(999'600), "1 ms");
+  EXPECT_EQ(formatDuration(999'400), "999 µs");
+  EXPECT_EQ(formatDuration(999'999'600), "1 s");
+  EXPECT_EQ(formatDuration(-999'600), "-1 ms");
+  EXPECT_EQ(formatDuration(43'285'120'000), "43.29 s");
+  EXPECT_EQ(formatDuration(12'345'000'000'000), "12345 s");
+}
+
 // Times on the session's clock carry the digits their resolution needs, and no more than four
 // significant ones otherwise.
 TEST(Util, TimestampsShowTheirResolution) {

@@ -7,10 +7,13 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QFile>
+#include <QGraphicsScene>
 #include <QHorizontalBarSeries>
 #include <QImage>
 #include <QLineSeries>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -21,6 +24,9 @@
 #include "app/gui/main_window.h"
 #include "io/open_session.h"
 #include "memsim/engine/simulation.h"
+#include "session/kernel_name.h"
+#include "synth/synthetic_session.h"
+#include "views/charts/bar_names.h"
 #include "views/charts/chart_export.h"
 #include "views/charts/chart_view.h"
 #include "views/charts/charts_pane.h"
@@ -240,12 +246,73 @@ class TestCharts : public QObject {
              expected);
     QVERIFY2(chart->title().contains(QStringLiteral("Top %1 kernels").arg(expected)),
              qPrintable(chart->title()));
+    // The names are drawn beside the bars, not elided to "…" by the category axis as they were
+    // in a pane of usual height: at 900 × 420 each has its line, in full.
+    BarNames* names = nullptr;
+    for (QGraphicsItem* item : chart->childItems())
+      if (auto* b = dynamic_cast<BarNames*>(item)) names = b;
+    QVERIFY(names);
+    QGraphicsScene scene;
+    scene.addItem(chart.get());
+    const auto detach = qScopeGuard([&] { scene.removeItem(chart.get()); });  // chart owns it
+    chart->setGeometry(0, 0, 900, 420);
+    QApplication::processEvents();
+    QStringList shown = names->shownNames();
+    QCOMPARE(shown.size(), expected);
+    std::vector<std::string_view> full;
+    for (int i = 0; i < expected; ++i)
+      full.push_back(std::get<std::string>(table->front().rows[static_cast<size_t>(i)].back()));
+    const std::vector<std::string> wanted = distinctShortNames(full);
+    QFontMetrics fm(names->font());
+    for (int i = 0; i < shown.size(); ++i) {
+      // In full, unless longer than the names' room (40 % of the width).
+      const QString name = QString::fromStdString(wanted[static_cast<size_t>(expected - 1 - i)]);
+      QVERIFY2(shown[i] == name || fm.horizontalAdvance(name) > 0.4 * 900, qPrintable(shown[i]));
+      QVERIFY(fm.horizontalAdvance(shown[i]) <= chart->plotArea().left());  // left of the plot
+    }
+    // In a short pane every other name is drawn, the largest always.
+    chart->setGeometry(0, 0, 900, 150);
+    QApplication::processEvents();
+    shown = names->shownNames();
+    QVERIFY(!shown.back().isEmpty());
+    QVERIFY(shown.count(QString()) > 0);
     std::unique_ptr<QChart> histogram(
         makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
     QBarSet* bins = qobject_cast<QBarSeries*>(histogram->series().front())->barSets().front();
     double kernels = 0;
     for (int i = 0; i < bins->count(); ++i) kernels += bins->at(i);
     QCOMPARE(kernels, 79.0);
+  }
+
+  // A session of two GPUs: the Charts tab chooses one (the README's "the GPU chosen"), and the
+  // chart says which under its title; one GPU is named without being chosen.
+  void chartsTabChoosesTheGpu() {
+    SyntheticSpec spec;
+    spec.gpus = 2;
+    spec.events = 4000;
+    auto two = generateSyntheticSession(spec);
+    QVERIFY(two.ok());
+    ChartsPane pane(*two);
+    pane.resize(900, 500);
+    pane.show();
+    QSignalSpy updated(&pane, &ChartsPane::updated);
+    auto settle = [&] {
+      if (!pane.busy() && updated.count() > 0) return;
+      while (pane.busy() || updated.isEmpty()) QVERIFY(updated.wait(10000));
+    };
+    settle();
+    QComboBox* device = pane.deviceChooser();
+    QVERIFY(device->isVisible());
+    QCOMPARE(device->count(), 3);  // all, GPU 0, GPU 1
+    const QString gpu1 = QString::fromStdString((*two)->deviceLabel(1));
+    QVERIFY(!pane.view()->chart()->title().contains(gpu1));
+    updated.clear();
+    pane.setDevice(1);
+    settle();
+    QVERIFY2(pane.view()->chart()->title().contains(gpu1.toHtmlEscaped()),
+             qPrintable(pane.view()->chart()->title()));
+    ChartOptions all;
+    QVERIFY(chartSubject(*session_, all).contains(QStringLiteral("GPU 0")));  // the sample's one
   }
 
   void chartsTabFollowsTheRangeAndExports() {

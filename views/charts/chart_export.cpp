@@ -1,6 +1,7 @@
 #include "views/charts/chart_export.h"
 
 #include <QChart>
+#include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPageSize>
@@ -83,6 +84,8 @@ Status exportChart(QChart* chart, QSize size, ImageFormat format, const QString&
   if (previous) previous->removeItem(chart);
   scene.addItem(chart);
   chart->setGeometry(0, 0, size.width(), size.height());
+  // What the new size changed (margins fitted to it) is laid out now, not at the next event.
+  if (QGraphicsLayout* layout = chart->layout()) layout->activate();
   Status st = exportPainting(
       [&](QPainter& p, QSize s) {
         scene.render(&p, QRectF(0, 0, s.width(), s.height()), QRectF(0, 0, s.width(), s.height()));

@@ -36,9 +36,23 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
     chart_->addItem(tr("Traffic per link and policy"), QStringLiteral("link_traffic"));
     chart_->addItem(tr("Normalised performance per policy"), QStringLiteral("policy_performance"));
   }
+  // The GPUs with events (a trace's idle GPUs would only clutter the list); none to choose
+  // between when there is one.
+  device_ = new QComboBox(this);
+  device_->setObjectName(QStringLiteral("chartsDevice"));
+  device_->addItem(tr("All GPUs"), QVariant::fromValue<uint>(kNone));
+  const std::vector<bool> active = session_->activeDevices();
+  for (uint32_t d = 0; d < session_->devices.size(); ++d) {
+    if (active[d])
+      device_->addItem(QString::fromStdString(session_->deviceLabel(d)),
+                       QVariant::fromValue<uint>(d));
+  }
+  device_->setVisible(device_->count() > 2);
+  device_->setToolTip(tr("The GPU the session charts cover"));
   log_ = new QCheckBox(tr("Log scale"), this);
   log_->setToolTip(tr("Histogram: logarithmic count axis"));
   bar->addWidget(chart_);
+  bar->addWidget(device_);
   bar->addWidget(log_);
   bar->addStretch(1);
   bar->addWidget(new QLabel(tr("Right-click the chart to export or copy it."), this));
@@ -46,6 +60,10 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
   view_ = new ChartView(this);
   layout->addWidget(view_, 1);
   connect(chart_, &QComboBox::currentIndexChanged, this, &ChartsPane::rebuild);
+  connect(device_, &QComboBox::currentIndexChanged, this, [this] {
+    options_.stats.device = device_->currentData().toUInt();
+    rebuild();
+  });
   connect(log_, &QCheckBox::toggled, this, [this](bool on) {
     options_.logScale = on;
     rebuild();
@@ -79,6 +97,11 @@ void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
 void ChartsPane::setSessionName(const QString& name) {
   options_.sessionName = name.toStdString();
   rebuild();
+}
+
+void ChartsPane::setDevice(uint32_t device) {
+  int i = device_->findData(QVariant::fromValue<uint>(device));
+  if (i >= 0) device_->setCurrentIndex(i);
 }
 
 void ChartsPane::setChart(const QString& name) {

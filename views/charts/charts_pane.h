@@ -1,8 +1,9 @@
 // ChartsPane: the Charts tab — one session chart at a time (kernel duration histogram, top
 // kernels, GPU utilisation, copy bandwidth; for a simulated session also memory tiers over time
 // per policy, traffic per link, normalised performance) for the whole session or the timeline's
-// range, in the widget's light or dark palette; right-click exports it (PNG, SVG, PDF) or copies
-// the image. The report behind a chart runs off the GUI thread, and only while the tab is shown.
+// range and one GPU or all, in the widget's light or dark palette; right-click exports it (PNG,
+// SVG, PDF) or copies the image. The report behind a chart runs off the GUI thread, and only while
+// the tab is shown.
 #pragma once
 
 #include <QWidget>
@@ -30,6 +31,8 @@ class ChartsPane : public QWidget {
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   void setChart(const QString& name);
   void setSessionName(const QString& name);  // under each chart's title (and in its exports)
+  void setDevice(uint32_t device);           // kNone: all GPUs
+  QComboBox* deviceChooser() const { return device_; }
   ChartView* view() const { return view_; }
   bool busy() const { return job_.busy(); }
   // Writes the chart shown (format by extension: .png, .svg, .pdf): an error message or empty.
@@ -49,6 +52,7 @@ class ChartsPane : public QWidget {
   std::vector<memsim::SimulatedRun> simulated_;  // when the session is a simulation
   ChartOptions options_;
   QComboBox* chart_ = nullptr;
+  QComboBox* device_ = nullptr;  // the GPU the session charts cover (or all)
   QCheckBox* log_ = nullptr;
   ChartView* view_ = nullptr;
   JobRunner<Result<std::vector<StatsTable>>> job_;

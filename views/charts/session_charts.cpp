@@ -15,6 +15,7 @@
 #include "analysis/intervals.h"
 #include "session/kernel_name.h"
 #include "util/format.h"
+#include "views/charts/bar_names.h"
 
 namespace ts {
 
@@ -96,38 +97,34 @@ QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
   // The title counts the bars drawn (a run may have fewer kernel names than asked for).
   QChart* chart = newChart(QObject::tr("Top %1 kernels by total time").arg(n), o.dark);
   auto* set = new QBarSet(QObject::tr("Total time (ms)"));
-  QStringList names;
   int total = column(t, "total_ns");
+  // Names are short (Nsight's style), with what tells apart template instances that shorten
+  // alike; the categories of a bar axis must differ too, or their bars merge.
+  std::vector<std::string_view> full;
+  for (size_t i = 0; i < n; ++i) full.push_back(std::get<std::string>(t.rows[i].back()));
+  const std::vector<std::string> shown = distinctShortNames(full);
+  QStringList categories, names, tips;
   double most = 0;
-  // Horizontal bars go bottom-up: the largest is listed last, so it is drawn on top. Names are
-  // short (Nsight's style); the categories of a bar axis must differ, or bars merge: a name that
-  // repeats (two template instances of one kernel) gets its rank.
+  // Horizontal bars go bottom-up: the largest is listed last, so it is drawn on top.
   for (size_t i = n; i-- > 0;) {
     double ms = t.number(i, static_cast<size_t>(total)) / 1e6;
     *set << ms;
     most = std::max(most, ms);
-    const std::string& full = std::get<std::string>(t.rows[i].back());
-    QString name = clippedName(std::string(shortKernelName(full)), 36);
-    for (size_t j = 0; j < n; ++j) {
-      if (j != i &&
-          shortKernelName(std::get<std::string>(t.rows[j].back())) == shortKernelName(full)) {
-        name = QStringLiteral("%1 (#%2)").arg(name).arg(i + 1);
-        break;
-      }
-    }
-    names << name;
+    categories << QString::number(i + 1);
+    names << QString::fromStdString(shown[i]);
+    tips << QStringLiteral("%1\n%2 in total")
+                .arg(QString::fromUtf8(full[i].data(), static_cast<qsizetype>(full[i].size())),
+                     QString::fromStdString(t.text(i, static_cast<size_t>(total))));
   }
   auto* series = new QHorizontalBarSeries;
   series->append(set);
   chart->addSeries(series);
+  // The axis places the bars (categories by rank); BarNames writes the names beside them.
   auto* y = new QBarCategoryAxis;
-  y->append(names);
-  // No axis title and no legend (one series, named by the x axis): the names get the room, in a
-  // smaller font, so fifteen fit a pane of usual height instead of turning into "…".
-  QFont small = y->labelsFont();
-  small.setPixelSize(10);
-  y->setLabelsFont(small);
-  chart->legend()->hide();
+  y->append(categories);
+  y->setLabelsVisible(false);
+  y->setGridLineVisible(false);
+  chart->legend()->hide();  // one series, named by the x axis
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   auto* x = new QValueAxis;
@@ -136,6 +133,7 @@ QChart* topKernels(const StatsTable& t, const ChartOptions& o) {
   x->setTitleText(QObject::tr("Total time (ms)"));
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
+  new BarNames(chart, series, names, tips);
   return chart;
 }
 
@@ -275,8 +273,16 @@ QString chartSubject(const Session& s, const ChartOptions& o) {
                            ? QStringLiteral("0") + to.mid(to.indexOf(QLatin1Char(' ')))
                            : QString::fromStdString(formatTimestamp(start - s.startTime(), length));
   parts << QStringLiteral("%1 – %2").arg(from, to);
-  if (o.stats.device != kNone && o.stats.device < s.devices.size())
-    parts << QString::fromStdString(s.deviceLabel(o.stats.device));
+  // The GPU chosen; with none chosen, the one GPU that has events, when there is one.
+  uint32_t device = o.stats.device;
+  if (device == kNone) {
+    const std::vector<bool> active = s.activeDevices();
+    if (std::count(active.begin(), active.end(), true) == 1)
+      device =
+          static_cast<uint32_t>(std::find(active.begin(), active.end(), true) - active.begin());
+  }
+  if (device != kNone && device < s.devices.size())
+    parts << QString::fromStdString(s.deviceLabel(device));
   return parts.join(QStringLiteral(" · "));
 }
 

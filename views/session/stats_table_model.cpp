@@ -1,5 +1,6 @@
 #include "views/session/stats_table_model.h"
 
+#include "session/kernel_name.h"
 #include "views/session/name_style.h"
 
 namespace ts {
@@ -7,6 +8,17 @@ namespace ts {
 void StatsTableModel::setTable(StatsTable table) {
   beginResetModel();
   table_ = std::move(table);
+  short_.assign(table_.columns.size(), {});
+  for (size_t c = 0; c < table_.columns.size(); ++c) {
+    if (table_.columns[c].unit != StatsUnit::Text) continue;
+    std::vector<std::string> cells;
+    cells.reserve(table_.rows.size());
+    for (size_t r = 0; r < table_.rows.size(); ++r) cells.push_back(table_.text(r, c));
+    const std::vector<std::string> shown =
+        distinctShortNames(std::vector<std::string_view>(cells.begin(), cells.end()));
+    short_[c].reserve(shown.size());
+    for (const std::string& s : shown) short_[c].push_back(QString::fromStdString(s));
+  }
   endResetModel();
 }
 
@@ -31,8 +43,8 @@ QVariant StatsTableModel::data(const QModelIndex& index, int role) const {
   const bool text = column.unit == StatsUnit::Text;
   switch (role) {
     case Qt::DisplayRole:
-      return text ? NameStyle::instance().shown(table_.text(r, c))
-                  : QString::fromStdString(table_.text(r, c));
+      if (text && NameStyle::instance().shortNames()) return short_[c][r];
+      return QString::fromStdString(table_.text(r, c));
     case FilterRole:
       return QString::fromStdString(table_.text(r, c));
     case Qt::ToolTipRole:

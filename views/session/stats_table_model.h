@@ -1,9 +1,12 @@
 // StatsTableModel: one statistics table (core StatsTable) as a Qt model. Cells show human units;
 // sorting uses the raw numbers (SortRole), so "2 ms" sorts after "900 µs". Kernel names show
-// short or in full as NameStyle says, always in full in the tooltip and for sorting and filters.
+// short or in full as NameStyle says, always in full in the tooltip and for sorting and filters;
+// short names that would read alike in one column carry what tells them apart.
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QString>
+#include <vector>
 
 #include "analysis/stats_table.h"
 
@@ -27,6 +30,7 @@ class StatsTableModel : public QAbstractTableModel {
 
  private:
   StatsTable table_;
+  std::vector<std::vector<QString>> short_;  // per text column, each row's short name
 };
 
 }  // namespace ts
