@@ -482,6 +482,25 @@ SessionView* MainWindow::newSessionView(SessionPtr session, const QString& title
   return view;
 }
 
+// A run against the simulation of its mapped iteration: the tables of that iteration, and where
+// the two timelines line up.
+static CompareView::Simulated simulatedComparison(const Session& measured,
+                                                  const memsim::SimWorkload& workload,
+                                                  const memsim::SimResult& result,
+                                                  const model::KernelMapping& mapping,
+                                                  const Session& simulated) {
+  CompareView::Simulated s;
+  s.measuredOrigin = mapping.origin();
+  s.simulatedOrigin = 0;
+  if (!mapping.iterations.empty()) s.measuredEnd = mapping.iterations[mapping.iteration].end;
+  s.simulatedEnd = simulated.endTime();
+  s.summary = memsim::comparisonSummary(measured, workload, result, mapping);
+  s.layers = memsim::layerComparison(workload, result, mapping);
+  s.kernels = memsim::kernelComparison(workload, result, mapping);
+  s.traffic = memsim::trafficComparison(measured, result, mapping);
+  return s;
+}
+
 CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   const OverlayPane* pane = view ? view->overlayPane() : nullptr;
   const memsim::OverlayRun* run = pane ? pane->current() : nullptr;
@@ -499,18 +518,8 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   auto* compare = new CompareView(
       view->session(), name, simulated,
       tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
-  CompareView::Simulated s;
-  s.measuredOrigin = gpu->mapping.kernels.origin();
-  s.simulatedOrigin = 0;
-  if (!gpu->mapping.kernels.iterations.empty())
-    s.measuredEnd = gpu->mapping.kernels.iterations[gpu->mapping.kernels.iteration].end;
-  s.simulatedEnd = simulated->endTime();
-  s.summary = memsim::comparisonSummary(*view->session(), gpu->workload, policy.result,
-                                        gpu->mapping.kernels);
-  s.layers = memsim::layerComparison(gpu->workload, policy.result, gpu->mapping.kernels);
-  s.kernels = memsim::kernelComparison(gpu->workload, policy.result, gpu->mapping.kernels);
-  s.traffic = memsim::trafficComparison(*view->session(), policy.result, gpu->mapping.kernels);
-  compare->setSimulated(s);
+  compare->setSimulated(simulatedComparison(*view->session(), gpu->workload, policy.result,
+                                            gpu->mapping.kernels, *simulated));
   tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(name)));
   return compare;
 }
@@ -518,25 +527,30 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
 // The what-if tab: a workload under a policy and tiers the user moves.
 void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
   auto* view = new SimulationView(source, tabs_);
-  connect(view, &SimulationView::compareRequested, this, [this, source](SessionPtr simulated) {
-    // The measured run: the one simulated, else its open tab, else the file.
-    SessionPtr measured = source.session;
-    for (int i = 0; i < tabs_->count() && !measured; ++i) {
-      if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath)
-        measured = v->session();
-    }
-    if (!measured) {
-      auto opened = openSessionFile(source.sessionPath);
-      if (!opened) {
-        showError(tr("Compare with the run"), QString::fromStdString(opened.error()));
-        return;
-      }
-      measured = *opened;
-    }
-    QString run = QFileInfo(QString::fromStdString(source.sessionPath)).fileName();
-    auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
-    tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
-  });
+  connect(
+      view, &SimulationView::compareRequested, this, [this, source, view](SessionPtr simulated) {
+        // The measured run: the one simulated, else its open tab, else the file.
+        SessionPtr measured = source.session;
+        for (int i = 0; i < tabs_->count() && !measured; ++i) {
+          if (SessionView* v = sessionView(i); v && v->path().toStdString() == source.sessionPath)
+            measured = v->session();
+        }
+        if (!measured) {
+          auto opened = openSessionFile(source.sessionPath);
+          if (!opened) {
+            showError(tr("Compare with the run"), QString::fromStdString(opened.error()));
+            return;
+          }
+          measured = *opened;
+        }
+        QString run = QFileInfo(QString::fromStdString(source.sessionPath)).fileName();
+        auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
+        // The iteration the run was mapped by: its own tables, the timelines lined up at it.
+        if (const memsim::MappingSummary* m = view->measuredMapping(); m && view->workload())
+          compare->setSimulated(simulatedComparison(
+              *measured, *view->workload(), view->current().result, m->kernels, *simulated));
+        tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
+      });
   QString name = source.isModel()
                      ? modelTitle(QString::fromStdString(source.modelPath))
                      : QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();

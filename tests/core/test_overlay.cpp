@@ -11,6 +11,7 @@
 #include "memsim/reports/overlay.h"
 #include "memsim/reports/overlay_run.h"
 #include "model/model_zoo.h"
+#include "session/session_builder.h"
 #include "session_fixture.h"
 
 namespace ts::memsim {
@@ -375,6 +376,39 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_EQ(m.number(1, 2), 200);
   EXPECT_EQ(m.text(1, 4), "forward/L2");
   EXPECT_NE(m.title.find("100.0 % of its kernel time mapped"), std::string::npos) << m.title;
+}
+
+// A training step's input batch is copied just before its first kernel: the iteration's copies
+// run from the iteration before's end, or the Summary said "copied 0 B" for a ResNet step.
+TEST(Overlay, IterationCopiesIncludeTheInputBatch) {
+  SessionBuilder b;
+  const uint32_t stream = b.stream(b.device(b.rank(0), 0), 7);
+  auto copy = [&](TimeNs start, uint64_t bytes, CopyKind kind) {
+    MemcpyDetail d;
+    d.bytes = bytes;
+    d.copyKind = kind;
+    b.addMemcpy(stream, start, start + 100, b.intern("Memcpy"), d);
+  };
+  copy(100, 1 << 20, CopyKind::HtoD);   // before the first iteration
+  copy(2500, 2 << 20, CopyKind::HtoD);  // between the two: the second's input
+  copy(3500, 1 << 10, CopyKind::DtoH);  // within the second
+  copy(4500, 4 << 20, CopyKind::HtoD);  // after it: the next one's
+  for (TimeNs t : {1000, 3000}) b.addKernel(stream, t, t + 1000, b.intern("k"), {});
+  auto run = b.build();
+  ASSERT_TRUE(run.ok());
+  model::KernelMapping m;
+  m.device = 0;
+  m.iterations = {{1000, 2000}, {3000, 4000}};
+  m.iteration = 1;
+  SimResult r;
+  StatsTable t = trafficComparison(**run, r, m);
+  EXPECT_EQ(t.text(0, 0), "host → GPU");
+  EXPECT_EQ(t.number(0, 1), 2 << 20);
+  EXPECT_EQ(t.number(1, 1), 1 << 10);
+  m.iteration = 0;  // the first counts from the run's start
+  t = trafficComparison(**run, r, m);
+  EXPECT_EQ(t.number(0, 1), 1 << 20);
+  EXPECT_EQ(t.number(1, 1), 0);
 }
 
 }  // namespace

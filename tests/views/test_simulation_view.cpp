@@ -178,6 +178,12 @@ class TestSimulationView : public QObject {
     QVERIFY(compare->layers());
     QTRY_VERIFY(!compare->layers()->model()->table().rows.empty());
     QCOMPARE(compare->layers()->model()->table().text(0, 0), std::string("conv1 (forward)"));
+    // One simulated iteration is not held against the whole run: those tables are not shown.
+    QTabWidget* tabs = compare->tabs();
+    QVERIFY(!tabs->isTabVisible(tabs->indexOf(compare->kernels())));
+    QVERIFY(!tabs->isTabVisible(tabs->indexOf(compare->copies())));
+    QVERIFY(tabs->isTabVisible(tabs->indexOf(compare->simulatedTraffic())));
+    QVERIFY(tabs->isTabVisible(tabs->indexOf(compare->layers()->parentWidget())));
   }
 
   // The open run itself (never saved: its title is no file) feeds the simulation and the compare.
@@ -204,6 +210,34 @@ class TestSimulationView : public QObject {
     auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
     QVERIFY(compare);
     QCOMPARE(compare->timelineA()->session(), run);
+  }
+
+  // A run without layer ranges (a PyTorch trace, mapped by its ops): the NVTX Layers tab would
+  // stay empty, so it goes; Per layer, from the mapping, is there.
+  void runWithoutLayerRangesToComparison() {
+    QTemporaryDir dir;
+    SessionPtr run = testing::makeLayerRun({{"aten::conv2d", 0, 2'000'000, 1'000'000}});
+    QVERIFY(run);
+    const QString onnx = writeResnet50(dir);
+    memsim::WorkloadSource source;
+    source.modelPath = onnx.toStdString();
+    source.batch = 8;
+    source.session = run;
+    source.sessionPath = "Capture (not saved)";
+    MainWindow window;
+    window.show();
+    window.openSimulation(source);
+    auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+    QVERIFY(view);
+    settle(*view);
+    QVERIFY2(view->compareButton() && view->compareButton()->isEnabled(),
+             qPrintable(view->summary()->text()));
+    view->compareButton()->click();
+    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    QVERIFY(compare && compare->layers() && compare->simulatedLayers());
+    QTabWidget* tabs = compare->tabs();
+    QTRY_VERIFY(!tabs->isTabVisible(tabs->indexOf(compare->layers()->parentWidget())));
+    QVERIFY(tabs->isTabVisible(tabs->indexOf(compare->simulatedLayers())));
   }
 };
 

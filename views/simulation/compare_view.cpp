@@ -45,6 +45,8 @@ CompareView::CompareView(SessionPtr a, const QString& nameA, SessionPtr b, const
       layerJob_(this, [this](Result<StatsTable> table) {
         if (!table.ok()) {  // the run has no layer ranges, or the policy is gone: say so
           layers_->setNotes(QString::fromStdString(table.error()));
+          layersFailed_ = true;
+          hideWholeSessionTabs();
           return;
         }
         layerChart_->replaceChart(
@@ -91,6 +93,7 @@ void CompareView::addLayersTab(QTabWidget* tabs, const SessionPtr& a, const Sess
   }
   if (policies.isEmpty()) return;
   auto* page = new QSplitter(Qt::Vertical, tabs);
+  layersPage_ = page;
   layers_ = new TablePanel(page);
   layerChart_ = new ChartView(page);
   layerChart_->suggestedName = QStringLiteral("sim_vs_measured");
@@ -125,6 +128,8 @@ void CompareView::setSimulated(const Simulated& s) {
     tabs_->insertTab(at++, *panel, title);
   }
   tabs_->setCurrentIndex(0);
+  simulated_ = true;
+  hideWholeSessionTabs();
   // Both from the iteration's start, the longer of the two iterations filling the width (B
   // follows A's view).
   const TimeNs span =
@@ -133,6 +138,16 @@ void CompareView::setSimulated(const Simulated& s) {
   // Both rulers count from the iterations that line up: the same time reads the same on both.
   a_->setRulerOrigin(originA_);
   b_->setRulerOrigin(originB_);
+}
+
+// Against one simulated iteration, whole-session tables mislead: the kernel and copy comparisons
+// go, and the NVTX Layers tab too when the run has no layer ranges (Per layer maps by the trace).
+void CompareView::hideWholeSessionTabs() {
+  if (!simulated_) return;
+  tabs_->setTabVisible(tabs_->indexOf(kernels_), false);
+  tabs_->setTabVisible(tabs_->indexOf(copies_), false);
+  tables_.supersede();
+  if (layersPage_ && layersFailed_) tabs_->setTabVisible(tabs_->indexOf(layersPage_), false);
 }
 
 // The other timeline shows the same stretch, measured from its own origin (the session's start,

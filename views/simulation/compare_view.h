@@ -1,7 +1,10 @@
 // CompareView: two sessions (before / after) — their timelines stacked on one synchronised time
 // axis (each measured from its own session's start; zoom and pan move both), and the kernel and
 // copy comparison tables; when one is a measured run with NVTX layer ranges and the other a
-// simulation of its model, also measured against simulated per layer (table and chart).
+// simulation of its model, also measured against simulated per layer (table and chart). Against
+// the simulation of one mapped iteration (from the Simulation tab) the whole-session kernel and
+// copy tables are not shown: a run of six iterations against one simulated read as −83 %; the
+// iteration's own tables (summary, per layer, per kernel, traffic) take their place.
 #pragma once
 
 #include <QWidget>
@@ -46,10 +49,12 @@ class CompareView : public QWidget {
   TablePanel* simulatedLayers() const { return simLayers_; }
   TablePanel* simulatedKernels() const { return simKernels_; }
   TablePanel* simulatedTraffic() const { return simTraffic_; }
+  QTabWidget* tabs() const { return tabs_; }
 
  private:
   void follow(TimelineCanvas* from, TimelineCanvas* to);
   void addLayersTab(QTabWidget* tabs, const SessionPtr& a, const SessionPtr& b);
+  void hideWholeSessionTabs();
 
   TimelineCanvas* a_ = nullptr;
   TimelineCanvas* b_ = nullptr;
@@ -57,6 +62,9 @@ class CompareView : public QWidget {
   TablePanel* copies_ = nullptr;
   TablePanel* layers_ = nullptr;
   ChartView* layerChart_ = nullptr;
+  QWidget* layersPage_ = nullptr;
+  bool layersFailed_ = false;  // the run has no layer ranges to compare by
+  bool simulated_ = false;     // setSimulated: one iteration against the run's
   bool syncing_ = false;
   QTabWidget* tabs_ = nullptr;
   TablePanel* simSummary_ = nullptr;

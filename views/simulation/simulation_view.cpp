@@ -184,6 +184,7 @@ void SimulationView::present(Outcome o) {
   if (o.workload) {
     workload_ = o.workload;
     workloadBatch_ = o.batch;
+    if (o.mapping) measured_ = o.mapping->mapped ? o.mapping : std::nullopt;  // reloaded
   }
   current_ = std::move(o.whatIf);
   const memsim::SimResult& r = current_.result;

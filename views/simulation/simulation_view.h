@@ -44,6 +44,12 @@ class SimulationView : public QWidget {
   TierControl* ssdBandwidth() const { return ssd_; }  // GiB/s
   QSpinBox* batch() const { return batch_; }          // models only (disabled for G10 workloads)
   const memsim::WhatIf& current() const { return current_; }
+  // What the current result simulated, and how the measured run mapped onto it (null without a
+  // measured run): what a comparison with the run needs.
+  const memsim::SimWorkload* workload() const { return workload_.get(); }
+  const memsim::MappingSummary* measuredMapping() const {
+    return measured_ ? &*measured_ : nullptr;
+  }
   bool busy() const { return running_; }
   double lastLatencyMs() const { return lastLatencyMs_; }  // control change → redrawn
 
@@ -70,6 +76,7 @@ class SimulationView : public QWidget {
   memsim::WorkloadSource source_;
   std::shared_ptr<const memsim::SimWorkload> workload_;  // loaded for workloadBatch_
   int64_t workloadBatch_ = 0;
+  std::optional<memsim::MappingSummary> measured_;  // for workload_, when a run was mapped
   memsim::TierConfig base_;
   memsim::WhatIf current_;
   QComboBox* policy_ = nullptr;

@@ -22,16 +22,22 @@ std::string layerLabel(const std::string& group) {
   return parsed ? parsed->label() : group;
 }
 
-// Bytes the run copied host → device and device → host, starting within the mapped iteration.
+// Bytes the run copied host → device and device → host for the mapped iteration: from the end of
+// the iteration before (the run's start for the first) to the end of this one. The iteration
+// spans its kernels, and its input batch is copied just before the first of them: counted from
+// the first kernel, a training step copied "0 B".
 std::array<int64_t, 2> iterationCopies(const Session& run, const model::KernelMapping& m) {
   std::array<int64_t, 2> bytes{};
+  TimeNs from = run.startTime(), to = run.endTime() + 1;
+  if (!m.iterations.empty()) {
+    from = m.iteration > 0 ? m.iterations[m.iteration - 1].end : run.startTime();
+    to = m.iterations[m.iteration].end;
+  }
   for (const Track& track : run.tracks) {
     if (track.kind != EventKind::Memcpy || (m.device != kNone && track.device != m.device))
       continue;
     for (uint32_t e = 0; e < track.size(); ++e) {
-      if (!m.iterations.empty() && (track.hot.start[e] < m.iterations[m.iteration].start ||
-                                    track.hot.start[e] >= m.iterations[m.iteration].end))
-        continue;
+      if (track.hot.start[e] < from || track.hot.start[e] >= to) continue;
       if (track.memcpys.copyKind[e] == CopyKind::HtoD)
         bytes[0] += static_cast<int64_t>(track.memcpys.bytes[e]);
       if (track.memcpys.copyKind[e] == CopyKind::DtoH)
@@ -204,7 +210,8 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
   for (int64_t b : r.summary.linkBytes) traffic += b;
   t.notes.push_back(
       "Traffic: the run copied " + formatBytes(static_cast<uint64_t>(copied[0] + copied[1])) +
-      " between host and GPU during the iteration; the simulation moves " +
+      " between host and GPU for the iteration (its input batch included, copied after the "
+      "iteration before); the simulation moves " +
       formatBytes(static_cast<uint64_t>(traffic)) + " (" + trafficSentence(r.summary) + ").");
   t.notes.push_back(
       "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
@@ -240,9 +247,10 @@ StatsTable trafficComparison(const Session& run, const SimResult& r,
     t.rows.push_back(std::move(row));
   }
   t.notes.push_back(
-      "Measured: the run's host-to-device and device-to-host copies that start within the mapped "
-      "iteration (a run "
-      "has no SSD traffic to show); simulated: the policy's transfers per link in its iteration.");
+      "Measured: the run's host-to-device and device-to-host copies that start after the "
+      "iteration before the mapped one and before the mapped one ends (its input batch "
+      "included; a run has no SSD traffic to show); simulated: the policy's transfers per link "
+      "in its iteration.");
   return t;
 }
 
