@@ -292,10 +292,13 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
                   col("busy_pct", "Busy %", StatsUnit::Percent)};
   for (int b = 0; b < o.buckets; ++b) {
     auto [bs, be] = bucketBounds(start, end, o.buckets, b);
-    util.columns.push_back(
-        col("bucket_" + std::to_string(b),
-            "+" + formatTimestamp(bs - s.startTime(), std::max<TimeNs>(1, be - bs)),
-            StatsUnit::Percent));
+    const TimeNs width = std::max<TimeNs>(1, be - bs);
+    std::string from = formatTimestamp(bs - s.startTime(), width);
+    if (bs == s.startTime()) {  // "+0 s" in its neighbours' unit, not "+0 ns"
+      const std::string next = formatTimestamp(be - s.startTime(), width);
+      from = "0" + next.substr(next.find(' '));
+    }
+    util.columns.push_back(col("bucket_" + std::to_string(b), "+" + from, StatsUnit::Percent));
   }
   StatsTable gaps{"gpu_gaps",
                   "GPU idle gaps (no kernel running) of at least " + formatDuration(o.minGap),
@@ -371,7 +374,8 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
       "Busy = at least one kernel running (concurrent kernels count once); bucket columns are "
       "named by their start from the session start.");
   gaps.notes.push_back(
-      std::to_string(total) + " gaps between kernels; the " + std::to_string(gaps.rows.size()) +
+      std::to_string(total) + " gaps of at least " + formatDuration(o.minGap) +
+      " between kernels (shorter ones not counted); the " + std::to_string(gaps.rows.size()) +
       " longest listed. Start is from the session start; CPU activity = what the GPU's rank's "
       "threads did meanwhile: CUDA API calls first, then ranges inside the gap, each with the "
       "share of the gap its calls cover (×N: that many calls), then the innermost range around "

@@ -90,7 +90,8 @@ std::string formatCell(const StatsCell& cell, StatsUnit unit) {
     case StatsUnit::Timestamp:
       return formatDuration(asInt());
     case StatsUnit::Percent:
-      return realText(v, "%.1f %%");
+      // A small share keeps two digits: a GPU 0.02 % busy is not "0.0 %".
+      return realText(v, v != 0 && std::fabs(v) < 0.095 ? "%.2g %%" : "%.1f %%");
     case StatsUnit::Bytes:
       return formatBytes(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)));
     case StatsUnit::Bandwidth:

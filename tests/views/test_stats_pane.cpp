@@ -21,6 +21,7 @@
 #include "views/session/session_view.h"
 #include "views/session/stats_pane.h"
 #include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
 #include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
@@ -185,6 +186,44 @@ class TestStatsPane : public QObject {
     view.stats()->setTableName(QStringLiteral("kern_sum"));
     QVERIFY(waitForTable(*view.stats()));
     view.grab().toImage().save(QStringLiteral("stats-sample.png"));
+  }
+
+  // The filling text column keeps its contents' width when the numbers are wider than the pane
+  // (utilisation buckets in a narrow pane read "PU / strear"), and fills the width left when
+  // they are not; in the gaps table the CPU activity fills, not the GPU's label.
+  void textColumnsKeepTheirWidth() {
+    StatsTable t{"gpu_util", "GPU utilisation", {}, {}, {}};
+    t.columns.push_back({"row", "GPU / stream", StatsUnit::Text});
+    for (int b = 0; b < 12; ++b)
+      t.columns.push_back({"bucket_" + std::to_string(b), "+12.34 s", StatsUnit::Percent});
+    std::vector<StatsCell> row{std::string("GPU 0: NVIDIA A100-PG509-200")};
+    for (int b = 0; b < 12; ++b) row.emplace_back(50.0);
+    t.rows.push_back(row);
+    TablePanel panel;
+    panel.resize(500, 300);
+    panel.show();
+    panel.setTable(t);
+    QCoreApplication::processEvents();
+    QTableView* v = panel.view();
+    const int needed =
+        v->fontMetrics().horizontalAdvance(QStringLiteral("GPU 0: NVIDIA A100-PG509-200"));
+    QVERIFY2(v->columnWidth(0) >= needed, qPrintable(QString::number(v->columnWidth(0))));
+    for (int width : {1400, 450}) {  // the pane resized: it keeps it too
+      panel.resize(width, 300);
+      QCoreApplication::processEvents();
+      QVERIFY2(v->columnWidth(0) >= needed, qPrintable(QString::number(v->columnWidth(0))));
+    }
+    // Few columns in a wide pane: the last text column fills the width.
+    StatsTable gaps{"gpu_gaps", "GPU idle gaps", {}, {}, {}};
+    gaps.columns = {{"gpu", "GPU", StatsUnit::Text},
+                    {"duration_ns", "Duration", StatsUnit::Duration},
+                    {"cpu", "CPU activity meanwhile", StatsUnit::Text}};
+    gaps.rows.push_back({std::string("GPU 0"), int64_t{1000}, std::string("cudaMalloc ×2")});
+    panel.resize(1200, 300);
+    panel.setTable(gaps);
+    QCoreApplication::processEvents();
+    QCOMPARE(v->columnWidth(0) + v->columnWidth(1) + v->columnWidth(2), v->viewport()->width());
+    QVERIFY(v->columnWidth(2) > v->columnWidth(0) * 3);
   }
 
  private:

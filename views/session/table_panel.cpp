@@ -1,6 +1,7 @@
 #include "views/session/table_panel.h"
 
 #include <QClipboard>
+#include <QEvent>
 #include <QFileDialog>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -51,7 +52,7 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   view_->verticalHeader()->setDefaultSectionSize(18);
   view_->verticalHeader()->hide();
-  view_->horizontalHeader()->setStretchLastSection(true);
+  view_->viewport()->installEventFilter(this);
   layout->addWidget(view_, 1);
   notes_ = new QLabel(this);
   notes_->setWordWrap(true);
@@ -86,22 +87,38 @@ void TablePanel::setTable(StatsTable table) {
 void TablePanel::fitColumns() {
   QHeaderView* header = view_->horizontalHeader();
   const std::vector<StatsColumn>& columns = model_->table().columns;
-  // The column that takes the width left over: the name, else the first text column (a copy
-  // kind, a GPU); never a number, which would sit far from its header.
+  // The column that takes the width left over: the name, else the last text column (an idle
+  // gap's CPU activity, a GPU's label); never a number, which would sit far from its header.
   int name = -1, text = -1;
   for (int col = 0; col < static_cast<int>(columns.size()); ++col) {
     header->setSectionResizeMode(col, QHeaderView::Interactive);
     const StatsColumn& c = columns[static_cast<size_t>(col)];
     if (name < 0 && c.unit == StatsUnit::Text && (c.key == "name" || c.key == "kernel")) name = col;
-    if (text < 0 && c.unit == StatsUnit::Text) text = col;
+    if (c.unit == StatsUnit::Text) text = col;
   }
-  if (name < 0) name = text;
+  header->setStretchLastSection(false);
   view_->resizeColumnsToContents();
   for (int col = 0; col < model_->columnCount(); ++col)
     view_->setColumnWidth(
         col, std::min(view_->columnWidth(col) + 8, 480));  // + the cell margins elision keeps
-  header->setStretchLastSection(false);
-  if (name >= 0) header->setSectionResizeMode(name, QHeaderView::Stretch);
+  fill_ = name >= 0 ? name : text;
+  fillMin_ = fill_ >= 0 ? view_->columnWidth(fill_) : 0;
+  fillWidth();
+}
+
+// Not QHeaderView::Stretch: a stretched section shrinks to its minimum when the other columns
+// are wider than the view (utilisation buckets in a narrow pane: "PU / strear").
+void TablePanel::fillWidth() {
+  if (fill_ < 0 || fill_ >= model_->columnCount()) return;
+  int others = 0;
+  for (int col = 0; col < model_->columnCount(); ++col)
+    if (col != fill_ && !view_->isColumnHidden(col)) others += view_->columnWidth(col);
+  view_->setColumnWidth(fill_, std::max(fillMin_, view_->viewport()->width() - others));
+}
+
+bool TablePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::Resize) fillWidth();
+  return QWidget::eventFilter(watched, event);
 }
 
 StatsTable TablePanel::shownTable(bool selectedOnly) const {

@@ -1,6 +1,8 @@
 // TablePanel: a StatsTable shown the way every Tensorscope table is — sortable on raw values,
 // a filter over any text column, Copy (selected rows or all shown, as CSV) and Export… (CSV or
-// JSON, atomically), with the table's notes underneath.
+// JSON, atomically), with the table's notes underneath. Columns are as wide as their contents;
+// one text column (the name, else the last text column) takes what width is left, never less
+// than its contents.
 #pragma once
 
 #include <QWidget>
@@ -36,8 +38,12 @@ class TablePanel : public QWidget {
   void addControl(QWidget* control);
   void setNotes(const QString& notes);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the viewport's resizes
+
  private:
   void fitColumns();
+  void fillWidth();  // the filling column: its contents' width or the width left, the larger
   void copyRows();
   void exportDialog();
 
@@ -47,6 +53,8 @@ class TablePanel : public QWidget {
   QLineEdit* filter_ = nullptr;
   QLabel* notes_ = nullptr;
   QHBoxLayout* bar_ = nullptr;
+  int fill_ = -1;    // the column that takes the width left over
+  int fillMin_ = 0;  // its contents' width
 };
 
 }  // namespace ts
