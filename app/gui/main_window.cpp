@@ -44,6 +44,7 @@
 #include "views/charts/chart_export.h"
 #include "views/jobs/session_export_job.h"
 #include "views/jobs/session_load_job.h"
+#include "views/models/model_title.h"
 #include "views/models/model_view.h"
 #include "views/session/name_style.h"
 #include "views/session/session_view.h"
@@ -95,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+  // Every tab opened is made current: the status line counts it then.
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
 
   // Shown while no session is open: how to start, and the recent files.
   auto* welcome = new QWidget(this);
@@ -431,21 +434,8 @@ std::optional<MainWindow::ModelChoice> MainWindow::chooseModel(const QString& ti
   return chosen;
 }
 
-namespace {
-QString zooCacheDir() {
-  return QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
-}
-}  // namespace
-
 QString MainWindow::modelTitle(const QString& path) {
-  const QFileInfo file(path);
-  if (QDir(file.absolutePath()) == QDir(zooCacheDir())) {  // written by zooModelFile
-    const std::string name = file.completeBaseName().toStdString();
-    for (const std::string& zoo : model::zooModels()) {
-      if (zoo == name) return tr("%1 (built-in)").arg(file.completeBaseName());
-    }
-  }
-  return file.fileName();
+  return ts::modelTitle(path);
 }
 
 // A built-in model as a file in the cache (the simulations read ONNX files).
@@ -734,10 +724,27 @@ void MainWindow::updateStatus() {
                                               : tr("Loading %1 sessions…").arg(jobs_.size()));
     }
   } else {
-    int open = tabs_->count();
-    statusLabel_->setText(open == 0   ? tr("Ready")
-                          : open == 1 ? tr("1 session open")
-                                      : tr("%1 sessions open").arg(open));
+    // What the tabs hold, by kind: a what-if or a comparison is no session.
+    int sessions = 0, whatIfs = 0, comparisons = 0, models = 0, sweeps = 0;
+    for (int i = 0; i < tabs_->count(); ++i) {
+      QWidget* w = tabs_->widget(i);
+      sessions += qobject_cast<SessionView*>(w) != nullptr;
+      whatIfs += qobject_cast<SimulationView*>(w) != nullptr;
+      comparisons += qobject_cast<CompareView*>(w) != nullptr;
+      models += qobject_cast<ModelView*>(w) != nullptr;
+      sweeps += qobject_cast<SweepView*>(w) != nullptr;
+    }
+    QStringList parts;
+    auto count = [&parts](int n, const QString& one, const QString& many) {
+      if (n) parts << (n == 1 ? one : many.arg(n));
+    };
+    count(sessions, tr("1 session"), tr("%1 sessions"));
+    count(models, tr("1 model"), tr("%1 models"));
+    count(whatIfs, tr("1 what-if"), tr("%1 what-ifs"));
+    count(comparisons, tr("1 comparison"), tr("%1 comparisons"));
+    count(sweeps, tr("1 sweep"), tr("%1 sweeps"));
+    statusLabel_->setText(parts.isEmpty() ? tr("Ready")
+                                          : tr("%1 open").arg(parts.join(QStringLiteral(", "))));
   }
 }
 

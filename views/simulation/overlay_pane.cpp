@@ -20,6 +20,7 @@
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/format.h"
+#include "views/models/model_title.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
 #include "views/timeline/palette.h"
@@ -63,7 +64,7 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
 
   // What to simulate: policy, tiers, batch.
   auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Model %1, batch").arg(QFileInfo(modelPath).fileName()), this));
+  controls->addWidget(new QLabel(tr("Model %1, batch").arg(modelTitle(modelPath)), this));
   batch_ = new QSpinBox(this);
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(batch));
