@@ -94,8 +94,11 @@ class TestOverlayView : public QObject {
     QCOMPARE(pane->current()->tiers.gpuBytes,
              static_cast<int64_t>(measured->devices[0].memoryBytes));
     QVERIFY2(pane->summary()->text().contains(
-                 QStringLiteral("Tiers: g10-default with the run's NVIDIA A100-PG509-200: GPU ")),
+                 QStringLiteral("Tiers: g10-default with the run's NVIDIA A100-PG509-200 (")),
              qPrintable(pane->summary()->text()));
+    QVERIFY2(pane->summary()->toolTip().contains(
+                 QStringLiteral("Tiers: g10-default with the run's NVIDIA A100-PG509-200: GPU ")),
+             qPrintable(pane->summary()->toolTip()));
 
     // The timeline now draws the overlaid copy: the simulation under GPU 0's Compute rows.
     TimelineCanvas* canvas = view->timeline();

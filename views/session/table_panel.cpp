@@ -53,6 +53,9 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   view_->verticalHeader()->setDefaultSectionSize(18);
   view_->verticalHeader()->hide();
   view_->viewport()->installEventFilter(this);
+  // A name cut in its middle keeps both ends: the function and what tells it apart
+  // ("vectorized_elementwise_ker…Functor<long> >, …>").
+  view_->setTextElideMode(Qt::ElideMiddle);
   layout->addWidget(view_, 1);
   notes_ = new QLabel(this);
   notes_->setWordWrap(true);
@@ -102,7 +105,9 @@ void TablePanel::fitColumns() {
     view_->setColumnWidth(
         col, std::min(view_->columnWidth(col) + 8, 480));  // + the cell margins elision keeps
   fill_ = name >= 0 ? name : text;
-  fillMin_ = fill_ >= 0 ? view_->columnWidth(fill_) : 0;
+  // A long name may give way down to 260 px (elided, in full in its tooltip) before the table
+  // scrolls sideways; a short label (a GPU's) keeps all of its width.
+  fillMin_ = fill_ >= 0 ? std::min(view_->columnWidth(fill_), 260) : 0;
   fillWidth();
 }
 

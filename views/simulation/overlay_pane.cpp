@@ -10,8 +10,10 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -29,6 +31,8 @@
 namespace ts {
 
 namespace {
+
+constexpr const char* kSplitKey = "view/simulationSplitter";  // the summary / tables split
 
 // Sizes and rates in the one unit system the product prints (binary: GiB, GiB/s); a field
 // left as shown keeps the preset's exact value (OverlayPane::readControls).
@@ -165,13 +169,20 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   controls->addWidget(remove);
   layout->addLayout(draw);
 
-  summary_ = new QLabel(tr("Simulating…"), this);
+  // The summary above the tables, on a splitter: a short pane gives the tables its room once the
+  // user drags the summary smaller (remembered).
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName(QStringLiteral("simulationSplitter"));
+  split->setHandleWidth(7);
+  summary_ = new QLabel(tr("Simulating…"), split);
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(summary_);
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  summary_->setMinimumHeight(summary_->fontMetrics().lineSpacing());
+  split->addWidget(summary_);
 
   // The mapping, with the user's corrections; the comparisons.
-  tabs_ = new QTabWidget(this);
+  tabs_ = new QTabWidget(split);
   mapping_ = new TablePanel(tabs_);
   assignTo_ = new QComboBox(mapping_);
   assignTo_->setMinimumContentsLength(18);
@@ -221,7 +232,15 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   tabs_->addTab(mapping_, tr("Mapping"));
   tabs_->addTab(layers_, tr("Per layer"));
   tabs_->addTab(kernels_, tr("Per kernel"));
-  layout->addWidget(tabs_, 1);
+  split->addWidget(tabs_);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  // Four lines of summary at first (result, traffic, mapping, tiers), the rest for the tables.
+  split->setSizes({4 * summary_->fontMetrics().lineSpacing() + 6, 1000});
+  split->restoreState(QSettings().value(QLatin1String(kSplitKey)).toByteArray());
+  connect(split, &QSplitter::splitterMoved, this,
+          [split] { QSettings().setValue(QLatin1String(kSplitKey), split->saveState()); });
+  layout->addWidget(split, 1);
 
   applyPreset(preset_->currentText());
   connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
@@ -352,10 +371,12 @@ void OverlayPane::showGpu() {
     for (const std::string& group : k.groups)
       assignTo_->addItem(QString::fromStdString(group), QString::fromStdString(group));
     if (int i = assignTo_->findData(keep); i >= 0) assignTo_->setCurrentIndex(i);
-    mapping = tr("Mapping: %1, %2 kernel names unmapped, corrections: %3.")
-                  .arg(htmlText(memsim::mappingSentence(g->mapping)))
-                  .arg(k.unmapped.size())
-                  .arg(request_.source.mapping.corrections.size());
+    // Counts that are zero go unsaid: the pane is short.
+    mapping = tr("Mapping: %1").arg(htmlText(memsim::mappingSentence(g->mapping)));
+    if (!k.unmapped.empty()) mapping += tr(", %1 kernel names unmapped").arg(k.unmapped.size());
+    if (const size_t n = request_.source.mapping.corrections.size(); n > 0)
+      mapping += tr(", corrections: %1").arg(n);
+    mapping += QLatin1Char('.');
   }
   for (const std::string& skipped : r.skipped)
     mapping += tr("<br>Not simulated: %1").arg(QString::fromStdString(skipped).toHtmlEscaped());
@@ -372,7 +393,7 @@ void OverlayPane::showGpu() {
       k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
   summary_->setText(
       tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 "
-         "· measured iteration %9 · GPUs simulated: %10<br>%11")
+         "· measured iteration %9%10<br>%11")
           .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)),
                QString::fromStdString(g->workload.name))
           .arg(run_->devices[g->device].ordinal)
@@ -382,8 +403,11 @@ void OverlayPane::showGpu() {
           .arg(QString::fromStdString(formatDuration(s.stall)),
                htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
-          .arg(r.gpus.size())
-          .arg(mapping + tr("<br>Tiers: %1").arg(htmlText(tiersSentence(r.tiers)))));
+          .arg(r.gpus.size() > 1 ? tr(" · GPUs simulated: %1").arg(r.gpus.size()) : QString())
+          .arg(mapping + tr("<br>Tiers: %1 (the values above; hover for all)")
+                             .arg(QString::fromStdString(r.tiers.name).toHtmlEscaped())));
+  // The tiers in full where the pane has no room for a fourth line of them.
+  summary_->setToolTip(tr("Tiers: %1").arg(QString::fromStdString(tiersSentence(r.tiers))));
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
   stage_->setText(tr("Planned in %1, simulated in %2.")

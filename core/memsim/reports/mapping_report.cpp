@@ -111,9 +111,8 @@ StatsTable mappingTable(const Session& run, const model::KernelMapping& m) {
     t.notes.push_back(note);
   }
   t.notes.push_back(
-      "Start is measured from the iteration's first kernel. A kernel in the wrong layer is "
-      "corrected in the Simulation tab (select it, choose the layer, Assign selected) or with "
-      "simulate --corrections FILE (lines: kernel name <TAB> forward/<layer>).");
+      "Start: from the iteration's first kernel. Wrong layer? Select the kernel, choose the "
+      "layer, Assign selected (or simulate --corrections FILE).");
   return t;
 }
 

@@ -131,11 +131,12 @@ std::string simulationJson(const std::vector<PolicyRun>& runs) {
 std::string trafficSentence(const SimSummary& s) {
   std::string out;
   for (Link l : kGpuLinks) {
+    if (s.linkBytes[static_cast<size_t>(l)] == 0) continue;  // the links it used
     if (!out.empty()) out += ", ";
     out += formatBytes(static_cast<uint64_t>(s.linkBytes[static_cast<size_t>(l)])) + " " +
            linkLabel(l);
   }
-  return out;
+  return out.empty() ? "no transfers" : out;
 }
 
 }  // namespace ts::memsim

@@ -19,8 +19,8 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs,
 // Every run's plan as rows: policy, kernel index and name, action, tensor, bytes.
 StatsTable planTable(const SimWorkload& workload, const std::vector<PolicyRun>& runs);
 
-// "1.5 GiB host → GPU, 0 B GPU → host, 0 B SSD → GPU, 0 B GPU → SSD": the bytes of each link to
-// and from the GPU, as the GUI's summaries and the comparison's notes say them.
+// "1.5 GiB host → GPU, 512 MiB GPU → SSD": the bytes of each link to and from the GPU that moved
+// any ("no transfers" when none did), as the GUI's summaries and the comparison's notes say them.
 std::string trafficSentence(const SimSummary& summary);
 
 // [{"policy", "feasible", "iteration_ns", "ideal_ns", "slowdown", "stall_ns", "compute_ns",
