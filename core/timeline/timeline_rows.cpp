@@ -326,4 +326,11 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
   }
 }
 
+void TimelineRows::setCounterCapacity(std::string_view counter, double capacity) {
+  for (TimelineRow& row : rows_) {
+    if (row.kind == TimelineRow::Kind::Counter && row.counter && row.counter->name == counter)
+      row.capacity = capacity;
+  }
+}
+
 }  // namespace ts

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -113,6 +114,10 @@ class TimelineRows {
   size_t size() const { return rows_.size(); }
   const TimelineRow& operator[](size_t i) const { return rows_[i]; }
   const TimelineOverlay* overlay() const { return overlay_.get(); }
+  // The capacity of the counter rows named `counter` (a memory tier's size: drawn as a line, the
+  // label "peak X of Y"), set by who knows it — a simulation knows its tiers; the session does
+  // not store them.
+  void setCounterCapacity(std::string_view counter, double capacity);
 
  private:
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }

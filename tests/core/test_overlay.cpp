@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "io/atomic_file.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/overlay.h"
 #include "memsim/reports/overlay_run.h"
+#include "memsim/reports/what_if.h"
 #include "model/model_zoo.h"
 #include "session/session_builder.h"
 #include "session_fixture.h"
@@ -409,6 +411,21 @@ TEST(Overlay, IterationCopiesIncludeTheInputBatch) {
   t = trafficComparison(**run, r, m);
   EXPECT_EQ(t.number(0, 1), 1 << 20);
   EXPECT_EQ(t.number(1, 1), 0);
+}
+
+// The what-if's tier rows are drawn against the tiers' sizes: a peak near the GPU's capacity
+// showed as a full row with no line and no "of 40 GiB".
+TEST(Overlay, WhatIfTierRowsKnowTheirCapacity) {
+  Fixture f = fixture();
+  WhatIf w = runWhatIf(f.w, Policy::G10, f.tiers);
+  ASSERT_TRUE(w.status.ok()) << w.status.error();
+  ASSERT_TRUE(w.rows);
+  std::map<std::string, double> capacity;
+  for (const TimelineRow& row : w.rows->rows())
+    if (row.kind == TimelineRow::Kind::Counter) capacity[row.counter->name] = row.capacity;
+  EXPECT_EQ(capacity["GPU memory used"], static_cast<double>(f.tiers.gpuBytes));
+  EXPECT_EQ(capacity["host memory used"], static_cast<double>(f.tiers.hostBytes));
+  EXPECT_EQ(capacity["SSD used"], static_cast<double>(f.tiers.ssdBytes));
 }
 
 }  // namespace
