@@ -24,7 +24,40 @@ bool cpuSide(TimelineRow::Kind kind) {
          kind == TimelineRow::Kind::Range;
 }
 
+// The GPU rows the strip folds: those with kernels.
+std::vector<const TimelineRow*> busyGpus(const TimelineRows& rows) {
+  std::vector<const TimelineRow*> gpus;
+  for (const TimelineRow& row : rows.rows()) {
+    if (row.busy && !row.busy->empty()) gpus.push_back(&row);
+  }
+  return gpus;
+}
+
+// The CPU lanes the strip counts: a thread's top lane of calls, annotations or ranges that is
+// measured (not a simulation overlay's) and not empty; `visit` gets each.
+template <class Visit>
+void forEachCpuLane(const TimelineRows& rows, Visit visit) {
+  const Session& s = rows.session();
+  const TimelineOverlay* overlay = rows.overlay();
+  for (const TimelineRow& row : rows.rows()) {
+    if (!cpuSide(row.kind) || row.lanes.empty()) continue;
+    for (const LaneView& view : row.lanes.front()) {
+      if (view.size() == 0) continue;
+      const auto track = static_cast<size_t>(view.track - s.tracks.data());
+      if (overlay && track < overlay->ownsTrack.size() && overlay->ownsTrack[track]) continue;
+      visit(view);
+    }
+  }
+}
+
 }  // namespace
+
+size_t overviewLaneCount(const TimelineRows& rows) {
+  const size_t gpus = busyGpus(rows).size();
+  bool cpu = false;
+  forEachCpuLane(rows, [&](const LaneView&) { cpu = true; });
+  return (gpus > kOverviewGpuLanes ? 1 : gpus) + (cpu ? 1 : 0);
+}
 
 std::vector<OverviewLane> foldOverview(const TimelineRows& rows, const TimeAxis& axis, int width) {
   std::vector<OverviewLane> lanes;
@@ -32,10 +65,7 @@ std::vector<OverviewLane> foldOverview(const TimelineRows& rows, const TimeAxis&
   const auto columns = static_cast<size_t>(width);
   const Session& s = rows.session();
 
-  std::vector<const TimelineRow*> gpus;
-  for (const TimelineRow& row : rows.rows()) {
-    if (row.busy && !row.busy->empty()) gpus.push_back(&row);
-  }
+  const std::vector<const TimelineRow*> gpus = busyGpus(rows);
   std::vector<float> share;
   if (gpus.size() <= kOverviewGpuLanes) {
     for (const TimelineRow* row : gpus) {
@@ -65,22 +95,15 @@ std::vector<OverviewLane> foldOverview(const TimelineRows& rows, const TimeAxis&
   cpu.label = "CPU";
   cpu.counts.assign(columns, 0);
   bool any = false;
-  const TimelineOverlay* overlay = rows.overlay();
-  for (const TimelineRow& row : rows.rows()) {
-    if (!cpuSide(row.kind) || row.lanes.empty()) continue;
-    for (const LaneView& view : row.lanes.front()) {
-      if (view.size() == 0) continue;
-      const auto track = static_cast<size_t>(view.track - s.tracks.data());
-      if (overlay && track < overlay->ownsTrack.size() && overlay->ownsTrack[track]) continue;
-      any = true;
-      uint32_t from = firstStartingAt(view, axis.timeAt(0));
-      for (size_t x = 0; x < columns && from < view.size(); ++x) {
-        const uint32_t to = firstStartingAt(view, axis.timeAt(static_cast<double>(x + 1)));
-        cpu.counts[x] += to - from;
-        from = to;
-      }
+  forEachCpuLane(rows, [&](const LaneView& view) {
+    any = true;
+    uint32_t from = firstStartingAt(view, axis.timeAt(0));
+    for (size_t x = 0; x < columns && from < view.size(); ++x) {
+      const uint32_t to = firstStartingAt(view, axis.timeAt(static_cast<double>(x + 1)));
+      cpu.counts[x] += to - from;
+      from = to;
     }
-  }
+  });
   if (any) {
     const uint32_t peak = *std::max_element(cpu.counts.begin(), cpu.counts.end());
     cpu.values.assign(columns, 0.0f);

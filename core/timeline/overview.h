@@ -30,4 +30,7 @@ inline constexpr size_t kOverviewGpuLanes = 4;
 // the strip shows what was measured.
 std::vector<OverviewLane> foldOverview(const TimelineRows& rows, const TimeAxis& axis, int width);
 
+// How many lanes foldOverview gives for `rows`, without folding (the strip's height).
+size_t overviewLaneCount(const TimelineRows& rows);
+
 }  // namespace ts

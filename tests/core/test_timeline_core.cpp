@@ -451,6 +451,7 @@ TEST(Overview, GpuBusyShareAndCpuActivityPerColumn) {
   EXPECT_EQ(lanes[1].counts, (std::vector<uint32_t>{3, 0, 1, 0}));
   EXPECT_FLOAT_EQ(lanes[1].values[2], 1.0f / 3.0f);
   EXPECT_TRUE(foldOverview(rows, TimeAxis(0, 100.0), 0).empty());
+  EXPECT_EQ(overviewLaneCount(rows), lanes.size());  // the strip's height, without a fold
 }
 
 TEST(Overview, ManyGpusFoldIntoOneMeanLane) {
@@ -467,6 +468,7 @@ TEST(Overview, ManyGpusFoldIntoOneMeanLane) {
   std::vector<OverviewLane> lanes = foldOverview(rows, TimeAxis(0, 100.0), 1);
   ASSERT_EQ(lanes.size(), 1u);  // no CPU threads: no CPU lane; GPU 0 ran nothing: not counted
   EXPECT_EQ(lanes[0].label, "5 GPUs (mean)");
+  EXPECT_EQ(overviewLaneCount(rows), 1u);
   EXPECT_FLOAT_EQ(lanes[0].values[0], (0.1f + 0.2f + 0.3f + 0.4f + 0.5f) / 5.0f);
 }
 

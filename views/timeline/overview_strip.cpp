@@ -34,18 +34,7 @@ OverviewStrip::OverviewStrip(TimelineCanvas* canvas, QWidget* parent)
 }
 
 QSize OverviewStrip::sizeHint() const {
-  // The lanes a session has are known from its rows without folding: GPUs with kernels (at most
-  // kOverviewGpuLanes, else one), and the CPU's.
-  size_t gpus = 0;
-  bool cpu = false;
-  for (const TimelineRow& row : canvas_->rows().rows()) {
-    if (row.busy && !row.busy->empty()) ++gpus;
-    if ((row.kind == TimelineRow::Kind::Api || row.kind == TimelineRow::Kind::Nvtx ||
-         row.kind == TimelineRow::Kind::Range) &&
-        row.events > 0)
-      cpu = true;
-  }
-  const size_t lanes = std::max<size_t>(1, (gpus > kOverviewGpuLanes ? 1 : gpus) + (cpu ? 1 : 0));
+  const size_t lanes = std::max<size_t>(1, overviewLaneCount(canvas_->rows()));
   return {400, kTop + static_cast<int>(lanes) * (kLaneHeight + 1) + kSelectionBand + 1};
 }
 
