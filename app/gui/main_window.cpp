@@ -264,6 +264,17 @@ void MainWindow::createActions() {
       if (SessionView* v = sessionView(i)) v->setOverviewStripShown(on);
     }
   });
+  QAction* utilisation = view->addAction(tr("GPU &Utilisation Lanes"));
+  utilisation->setObjectName(QStringLiteral("utilisationLanes"));
+  utilisation->setCheckable(true);
+  utilisation->setChecked(TimelineCanvas::utilisationSaved());
+  utilisation->setToolTip(
+      tr("Each GPU's busy share per pixel column on its header row (the share of the column's "
+         "time with a kernel running)"));
+  connect(utilisation, &QAction::toggled, this, [this](bool on) {
+    QSettings().setValue(QStringLiteral("view/utilisation"), on);
+    for (TimelineCanvas* c : findChildren<TimelineCanvas*>()) c->setUtilisationShown(on);
+  });
   QMenu* themes = view->addMenu(tr("&Theme"));
   auto* themeGroup = new QActionGroup(this);
   const Theme current = savedTheme();

@@ -5,8 +5,14 @@
 namespace ts {
 
 TimeNs BusyIndex::busyBefore(TimeNs t) const {
-  // The last interval starting before t: all of it before t, or the part up to t.
-  auto it = std::upper_bound(start.begin(), start.end(), t);
+  // The last interval starting before t: all of it before t, or the part up to t. Its stride
+  // first (the last sampled start <= t), then within that stride.
+  auto c = std::upper_bound(coarse.begin(), coarse.end(), t);
+  if (c == coarse.begin()) return 0;
+  const size_t lo = static_cast<size_t>(c - coarse.begin() - 1) * kStride;
+  const size_t hi = std::min(start.size(), lo + kStride);
+  auto it = std::upper_bound(start.begin() + static_cast<std::ptrdiff_t>(lo),
+                             start.begin() + static_cast<std::ptrdiff_t>(hi), t);
   if (it == start.begin()) return 0;
   const size_t i = static_cast<size_t>(it - start.begin()) - 1;
   return before[i] + (std::min(t, end[i]) - start[i]);
@@ -39,6 +45,8 @@ BusyIndex buildBusyIndex(const Session& s, const std::vector<uint32_t>& kernelTr
     index.before.push_back(busy);
     busy += b - a;
   }
+  for (size_t i = 0; i < index.start.size(); i += BusyIndex::kStride)
+    index.coarse.push_back(index.start[i]);
   return index;
 }
 

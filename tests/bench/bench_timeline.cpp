@@ -51,6 +51,20 @@ void BM_RenderFrame(benchmark::State& state) {
   }
 }
 
+// The full view without and with the GPUs' utilisation lanes, interleaved in one run: what the
+// lanes cost a frame (range(1): 0 off, 1 on).
+void BM_RenderFrameUtilisation(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  zoom(c, 0);
+  c.setUtilisationShown(state.range(1) != 0);
+  QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+  for (auto _ : state) {
+    QPainter p(&image);
+    c.render(p, image.size());
+  }
+  c.setUtilisationShown(true);
+}
+
 void BM_Pick(benchmark::State& state) {
   ts::TimelineCanvas& c = canvas(state.range(0));
   zoom(c, 0);
@@ -80,6 +94,21 @@ void BM_FoldOverview(benchmark::State& state) {
   ts::TimeAxis axis;
   axis.fit(c.session()->startTime(), c.session()->endTime(), 1600);
   for (auto _ : state) benchmark::DoNotOptimize(ts::foldOverview(c.rows(), axis, 1600));
+}
+
+// The GPUs' utilisation lanes of a frame alone (1,600 columns): folding each busy index.
+void BM_FoldBusy(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  ts::TimeAxis axis;
+  axis.fit(c.session()->startTime(), c.session()->endTime(), 1600);
+  std::vector<float> out;
+  for (auto _ : state) {
+    for (const ts::TimelineRow& row : c.rows().rows()) {
+      if (!row.busy) continue;
+      ts::foldBusy(*row.busy, axis, 1600, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
 }
 
 // A BERT-256 simulation (G10 at 24 GB: 1.6 k kernels, 6 k tensors with thousands of transfers)
@@ -139,10 +168,14 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
 
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FoldBusy)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BuildOverlayBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderOverlayFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderFrame)
     ->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderFrameUtilisation)
+    ->ArgsProduct({{10'000, 10'000'000}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 

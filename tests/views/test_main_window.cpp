@@ -6,6 +6,7 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QMimeData>
+#include <QPainter>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -258,6 +259,35 @@ class TestMainWindow : public QObject {
     QVERIFY(QApplication::palette().color(QPalette::Base).lightness() > 200);
     system->trigger();
     QCOMPARE(ts::savedTheme(), ts::Theme::System);
+  }
+
+  // View → GPU Utilisation Lanes: the lane drawn on each GPU's header row goes and comes back,
+  // in every open timeline, and the choice is remembered for new ones.
+  void utilisationLanesToggleFromTheViewMenu() {
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(opened.wait(20000));
+    auto* lanes = w.findChild<QAction*>(QStringLiteral("utilisationLanes"));
+    QVERIFY(lanes && lanes->isCheckable() && lanes->isChecked());
+    ts::TimelineCanvas* canvas = w.sessionView(0)->timeline();
+    QVERIFY(canvas->utilisationShown());
+    auto frame = [canvas] {
+      QImage image(canvas->size(), QImage::Format_ARGB32_Premultiplied);
+      QPainter p(&image);
+      canvas->render(p, image.size());
+      return image;
+    };
+    const QImage with = frame();
+    lanes->toggle();
+    QVERIFY(!canvas->utilisationShown());
+    QVERIFY(!ts::TimelineCanvas::utilisationSaved());
+    QVERIFY(frame() != with);  // the lane is gone from the GPU's header row
+    lanes->toggle();
+    QVERIFY(canvas->utilisationShown() && ts::TimelineCanvas::utilisationSaved());
+    QCOMPARE(frame(), with);
   }
 
   void shortcutsAreListed() {

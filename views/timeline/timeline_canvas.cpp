@@ -21,6 +21,7 @@ namespace ts {
 
 namespace {
 constexpr char kGutterKey[] = "view/labelColumnWidth";
+constexpr char kUtilisationKey[] = "view/utilisation";  // View → GPU Utilisation Lanes
 }  // namespace
 
 TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows,
@@ -34,10 +35,21 @@ TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const Timelin
   view_.gutter = std::max(kTimelineMinGutter,
                           QSettings().value(QLatin1String(kGutterKey), kTimelineGutter).toInt());
   view_.shortNames = NameStyle::instance().shortNames();
+  view_.utilisation = utilisationSaved();
   connect(&NameStyle::instance(), &NameStyle::changed, this, [this] {
     view_.shortNames = NameStyle::instance().shortNames();
     update();
   });
+}
+
+bool TimelineCanvas::utilisationSaved() {
+  return QSettings().value(QLatin1String(kUtilisationKey), true).toBool();
+}
+
+void TimelineCanvas::setUtilisationShown(bool shown) {
+  if (view_.utilisation == shown) return;
+  view_.utilisation = shown;
+  update();
 }
 
 void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows) {

@@ -57,6 +57,10 @@ class TimelineCanvas : public QWidget {
   void zoomToSelection();
   int canvasWidth() const { return std::max(1, width() - view_.gutter); }
   // The label column's width: dragged at its edge, remembered for every timeline.
+  // Each GPU's utilisation lane on its header row; new canvases follow the saved choice.
+  void setUtilisationShown(bool shown);
+  bool utilisationShown() const { return view_.utilisation; }
+  static bool utilisationSaved();
   int gutter() const { return view_.gutter; }
   void setGutter(int width);
 

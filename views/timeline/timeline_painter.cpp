@@ -115,7 +115,7 @@ void TimelinePainter::paint(QPainter& p, QSize size, const TimelineView& view,
     const TimelineRow& row = (*v.rows)[vr.row];
     const int indent = drawRowLabel(p, f, vr, vi);
     if (indent < 0) {  // a group row: its label, and a GPU's utilisation
-      if (row.busy) drawBusy(p, f, vr, *row.busy);
+      if (row.busy && v.utilisation) drawBusy(p, f, vr, *row.busy);
       continue;
     }
     if (row.kind == TimelineRow::Kind::Counter)

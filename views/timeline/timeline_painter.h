@@ -54,6 +54,7 @@ struct TimelineView {
   double cursorX = -1;           // x of the mouse in the event area, for the readout; -1: outside
   int gutter = kTimelineGutter;  // width of the label column (the user can drag its edge)
   bool shortNames = true;        // kernel-name rows by function name (View → Short Kernel Names)
+  bool utilisation = true;  // each GPU's busy share on its header row (View → GPU Utilisation)
   // What the ruler counts from: the session's start unless set (a comparison lines up two runs
   // at their iterations, and both rulers count from there).
   std::optional<TimeNs> rulerOrigin;
