@@ -242,39 +242,37 @@ void MainWindow::createActions() {
   timelineAction(tr("&Forward"), QKeySequence(Qt::ALT | Qt::Key_Right),
                  [](TimelineCanvas* c) { c->forward(); });
   view->addSeparator();
-  QAction* shortNames = view->addAction(tr("Short &Kernel Names"));
-  shortNames->setObjectName(QStringLiteral("shortKernelNames"));
-  shortNames->setCheckable(true);
-  shortNames->setChecked(NameStyle::instance().shortNames());
-  shortNames->setToolTip(
-      tr("List kernels by their function name alone (no namespaces, template arguments or "
-         "parameters); the full name stays in tooltips, filters and exports"));
-  connect(shortNames, &QAction::toggled, this,
-          [](bool on) { NameStyle::instance().setShortNames(on); });
-  QAction* overviewStrip = view->addAction(tr("&Overview Strip"));
-  overviewStrip->setObjectName(QStringLiteral("overviewStrip"));
-  overviewStrip->setCheckable(true);
-  overviewStrip->setChecked(SessionView::overviewStripSaved());
-  overviewStrip->setToolTip(
-      tr("A minimap of the whole session above the timeline: each GPU's busy share and the CPU's "
-         "activity, with the view framed; click, drag or double-click it to move the view"));
-  connect(overviewStrip, &QAction::toggled, this, [this](bool on) {
-    QSettings().setValue(QStringLiteral("view/overview"), on);
-    for (int i = 0; i < tabs_->count(); ++i) {
-      if (SessionView* v = sessionView(i)) v->setOverviewStripShown(on);
-    }
-  });
-  QAction* utilisation = view->addAction(tr("GPU &Utilisation Lanes"));
-  utilisation->setObjectName(QStringLiteral("utilisationLanes"));
-  utilisation->setCheckable(true);
-  utilisation->setChecked(TimelineCanvas::utilisationSaved());
-  utilisation->setToolTip(
-      tr("Each GPU's busy share per pixel column on its header row (the share of the column's "
-         "time with a kernel running)"));
-  connect(utilisation, &QAction::toggled, this, [this](bool on) {
-    QSettings().setValue(QStringLiteral("view/utilisation"), on);
-    for (TimelineCanvas* c : findChildren<TimelineCanvas*>()) c->setUtilisationShown(on);
-  });
+  // A checkable choice of the View menu, remembered by whoever `toggled` tells.
+  auto toggle = [view](const QString& text, const char* name, bool checked, const QString& tip,
+                       auto toggled) {
+    QAction* a = view->addAction(text);
+    a->setObjectName(QLatin1String(name));
+    a->setCheckable(true);
+    a->setChecked(checked);
+    a->setToolTip(tip);
+    connect(a, &QAction::toggled, view, toggled);
+  };
+  toggle(tr("Short &Kernel Names"), "shortKernelNames", NameStyle::instance().shortNames(),
+         tr("List kernels by their function name alone (no namespaces, template arguments or "
+            "parameters); the full name stays in tooltips, filters and exports"),
+         [](bool on) { NameStyle::instance().setShortNames(on); });
+  toggle(
+      tr("&Overview Strip"), "overviewStrip", SessionView::overviewStripSaved(),
+      tr("A minimap of the whole session above the timeline: each GPU's busy share and the "
+         "CPU's activity, with the view framed; click, drag or double-click it to move the view"),
+      [this](bool on) {
+        QSettings().setValue(QStringLiteral("view/overview"), on);
+        for (int i = 0; i < tabs_->count(); ++i) {
+          if (SessionView* v = sessionView(i)) v->setOverviewStripShown(on);
+        }
+      });
+  toggle(tr("GPU &Utilisation Lanes"), "utilisationLanes", TimelineCanvas::utilisationSaved(),
+         tr("Each GPU's busy share per pixel column on its header row (the share of the column's "
+            "time with a kernel running)"),
+         [this](bool on) {
+           QSettings().setValue(QStringLiteral("view/utilisation"), on);
+           for (TimelineCanvas* c : findChildren<TimelineCanvas*>()) c->setUtilisationShown(on);
+         });
   QMenu* themes = view->addMenu(tr("&Theme"));
   auto* themeGroup = new QActionGroup(this);
   const Theme current = savedTheme();

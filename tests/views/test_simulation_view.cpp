@@ -41,6 +41,20 @@ class TestSimulationView : public QObject {
     while (view.busy()) QVERIFY(updated.wait(20000));
   }
 
+  // The what-if tab of ResNet-50 (batch 8) with `run`, an open run never saved (no file), as its
+  // measured times; null when the model cannot be written.
+  static SimulationView* openUnsaved(MainWindow& window, SessionPtr run, const QTemporaryDir& dir) {
+    const QString onnx = writeResnet50(dir);
+    if (onnx.isEmpty()) return nullptr;
+    memsim::WorkloadSource source;
+    source.modelPath = onnx.toStdString();
+    source.batch = 8;
+    source.session = std::move(run);
+    source.sessionPath = "Capture (not saved)";
+    window.openSimulation(source);
+    return qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+  }
+
  private slots:
   void slidersAndPolicyReplan() {
     memsim::WorkloadSource source;
@@ -191,17 +205,9 @@ class TestSimulationView : public QObject {
     QTemporaryDir dir;
     SessionPtr run = testing::makeLayerRun({{"forward/conv1", 0, 2'000'000, 1'000'000}});
     QVERIFY(run);
-    const QString onnx = writeResnet50(dir);
-    QVERIFY(!onnx.isEmpty());
-    memsim::WorkloadSource source;
-    source.modelPath = onnx.toStdString();
-    source.batch = 8;
-    source.session = run;
-    source.sessionPath = "Capture (not saved)";
     MainWindow window;
     window.show();
-    window.openSimulation(source);
-    auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+    SimulationView* view = openUnsaved(window, run, dir);
     QVERIFY(view);
     settle(*view);
     QVERIFY(view->mapping() && view->mapping()->text().contains(QStringLiteral("by nvtx")));
@@ -218,16 +224,9 @@ class TestSimulationView : public QObject {
     QTemporaryDir dir;
     SessionPtr run = testing::makeLayerRun({{"aten::conv2d", 0, 2'000'000, 1'000'000}});
     QVERIFY(run);
-    const QString onnx = writeResnet50(dir);
-    memsim::WorkloadSource source;
-    source.modelPath = onnx.toStdString();
-    source.batch = 8;
-    source.session = run;
-    source.sessionPath = "Capture (not saved)";
     MainWindow window;
     window.show();
-    window.openSimulation(source);
-    auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
+    SimulationView* view = openUnsaved(window, run, dir);
     QVERIFY(view);
     settle(*view);
     QVERIFY2(view->compareButton() && view->compareButton()->isEnabled(),
