@@ -224,6 +224,8 @@ class TestStatsPane : public QObject {
     QCoreApplication::processEvents();
     QCOMPARE(v->columnWidth(0) + v->columnWidth(1) + v->columnWidth(2), v->viewport()->width());
     QVERIFY(v->columnWidth(2) > v->columnWidth(0) * 3);
+    v->setColumnWidth(1, v->columnWidth(1) + 50);  // the user widens one: the filling one gives
+    QCOMPARE(v->columnWidth(0) + v->columnWidth(1) + v->columnWidth(2), v->viewport()->width());
   }
 
  private:

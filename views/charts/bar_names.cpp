@@ -75,7 +75,8 @@ QStringList BarNames::shownNames() const {
   for (int i = 0; i < names_.size(); ++i) {
     // Counted from the top, so the largest (the top bar) is always named.
     const bool drawn = (names_.size() - 1 - i) % k == 0;
-    shown << (drawn ? fm.elidedText(names_[i], Qt::ElideRight, width) : QString());
+    // Cut in the middle, as the tables cut names: both the function and what tells it apart.
+    shown << (drawn ? fm.elidedText(names_[i], Qt::ElideMiddle, width) : QString());
   }
   return shown;
 }

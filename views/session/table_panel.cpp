@@ -53,6 +53,11 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   view_->verticalHeader()->setDefaultSectionSize(18);
   view_->verticalHeader()->hide();
   view_->viewport()->installEventFilter(this);
+  // A column the user widens or narrows takes its width from the filling one, as a stretched
+  // section would.
+  connect(view_->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+    if (column != fill_) fillWidth();
+  });
   // A name cut in its middle keeps both ends: the function and what tells it apart
   // ("vectorized_elementwise_ker…Functor<long> >, …>").
   view_->setTextElideMode(Qt::ElideMiddle);
@@ -88,6 +93,7 @@ void TablePanel::setTable(StatsTable table) {
 
 // Columns as wide as their contents, names at most 480 px (they can be thousands of characters).
 void TablePanel::fitColumns() {
+  fill_ = -1;  // nothing fills while the columns take their contents' widths
   QHeaderView* header = view_->horizontalHeader();
   const std::vector<StatsColumn>& columns = model_->table().columns;
   // The column that takes the width left over: the name, else the last text column (an idle
