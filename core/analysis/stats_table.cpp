@@ -90,10 +90,16 @@ std::string formatCell(const StatsCell& cell, StatsUnit unit) {
     case StatsUnit::Timestamp:
       return formatDuration(asInt());
     case StatsUnit::Percent:
-      // A small share keeps two digits: a GPU 0.02 % busy is not "0.0 %".
+      // A small share keeps two digits (a GPU 0.02 % busy is not "0.0 %"), a tiny one says so
+      // (not "7.8e-05 %").
+      if (v != 0 && std::fabs(v) < 0.001) return v < 0 ? "> -0.001 %" : "< 0.001 %";
       return realText(v, v != 0 && std::fabs(v) < 0.095 ? "%.2g %%" : "%.1f %%");
-    case StatsUnit::Bytes:
-      return formatBytes(static_cast<uint64_t>(std::max<int64_t>(asInt(), 0)));
+    case StatsUnit::Bytes: {
+      // Signed: a difference of bytes (the run moved more than the simulation) is negative.
+      const int64_t b = asInt();
+      const std::string size = formatBytes(static_cast<uint64_t>(b < 0 ? -b : b));
+      return b < 0 ? "-" + size : size;
+    }
     case StatsUnit::Bandwidth:
       return formatBandwidth(v);
   }

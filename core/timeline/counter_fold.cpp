@@ -61,7 +61,8 @@ void foldCounter(const CounterTrack& c, const CounterSummary& s, const TimeAxis&
 }
 
 double counterCeiling(const CounterSummary& summary, double capacity) {
-  if (capacity > 0 && (summary.max <= 0 || summary.max * 1.5 >= capacity))
+  // An empty tier is no tier near full: no capacity line along its top.
+  if (capacity > 0 && summary.max > 0 && summary.max * 1.5 >= capacity)
     return std::max(capacity, summary.max);
   return summary.max > 0 ? summary.max * 1.1 : 1.0;  // a margin over the peak
 }

@@ -330,6 +330,7 @@ TEST(Overlay, EachGpuGetsItsOwnSimulation) {
 TEST(Overlay, MeasuredAgainstSimulatedTables) {
   Fixture f = fixture();
   StatsTable k = kernelComparison(f.w, f.r, f.mapping);
+  EXPECT_EQ(k.columns[4].title, "Workload (layer share)");  // not "Measured": a share of it
   ASSERT_EQ(k.rows.size(), 3u);
   EXPECT_EQ(k.text(2, 1), "bwd");
   EXPECT_EQ(k.text(2, 2), "L1 (backward)");

@@ -299,6 +299,18 @@ TEST(Stats, BadOptionsAreErrors) {
   EXPECT_FALSE(computeStats(*s, StatsReport::GpuUtil, o).ok());
 }
 
+// Cells as people read them: a negative difference of bytes keeps its sign (the Traffic table
+// showed a run moving 18.4 MiB more than the simulation as Δ "0 B"), and small shares are neither
+// "0.0 %" nor in exponents ("7.8e-05 %").
+TEST(Stats, SignedBytesAndSmallShares) {
+  EXPECT_EQ(formatCell(int64_t{-19293798}, StatsUnit::Bytes), "-18.4 MiB");
+  EXPECT_EQ(formatCell(int64_t{2048}, StatsUnit::Bytes), "2 KiB");
+  EXPECT_EQ(formatCell(0.044, StatsUnit::Percent), "0.044 %");
+  EXPECT_EQ(formatCell(7.8e-05, StatsUnit::Percent), "< 0.001 %");
+  EXPECT_EQ(formatCell(0.0, StatsUnit::Percent), "0.0 %");
+  EXPECT_EQ(formatCell(12.5, StatsUnit::Percent), "12.5 %");
+}
+
 TEST(Stats, TextCsvAndJson) {
   StatsTable t{"demo",
                "Demo",

@@ -392,7 +392,9 @@ TEST(CounterCeiling, ScaledToTheDataUnlessThePeakNearsTheCapacity) {
   over.max = 50;
   EXPECT_DOUBLE_EQ(counterCeiling(over, 40), 50);  // over capacity: the peak is the top
   CounterSummary empty;
-  EXPECT_DOUBLE_EQ(counterCeiling(empty, host), host);  // nothing used: the capacity
+  // Nothing used: a flat row, no capacity line along its top (it read as a full tier).
+  EXPECT_DOUBLE_EQ(counterCeiling(empty, host), 1.0);
+  EXPECT_LT(counterCeiling(empty, host), host);
   EXPECT_DOUBLE_EQ(counterCeiling(empty, 0), 1.0);
   EXPECT_DOUBLE_EQ(counterCeiling(over, 0), 55);  // no capacity: the data and a margin
 }

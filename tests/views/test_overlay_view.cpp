@@ -238,6 +238,12 @@ class TestOverlayView : public QObject {
     QCOMPARE(b->axis().start(), TimeNs{2'000'000});
     QCOMPARE(b->axis().nsPerPixel(), 5000.0);
 
+    // What was typed is shown in the pane's units, and simulating again keeps its exact value.
+    QCOMPARE(pane->gpuMemory()->text(), QStringLiteral("954 MiB"));
+    pane->simulate();
+    QVERIFY(updated.wait(30000));
+    QCOMPARE(pane->current()->tiers.gpuBytes, int64_t{1'000'000'000});
+
     // Removing the overlay gives the run back.
     window.tabs()->setCurrentIndex(0);
     emit pane->removeRequested();

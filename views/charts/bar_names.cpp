@@ -52,10 +52,24 @@ int BarNames::nameWidth() const {
   return std::min(widest_, static_cast<int>(width * kMostShare));
 }
 
+QFont BarNames::shownFont() const {
+  // As large as 11 px, down to 8 px so that a short pane still names every bar.
+  QFont f = font_;
+  if (names_.isEmpty()) return f;
+  const double band = chart_->plotArea().height() / names_.size();
+  // A line's height includes the font's leading: two pixels of it may overlap the next name's.
+  for (int px = 11; px > 8; --px) {
+    f.setPixelSize(px);
+    if (QFontMetrics(f).height() <= band + 2) return f;
+  }
+  f.setPixelSize(8);
+  return f;
+}
+
 int BarNames::every() const {
   if (names_.isEmpty()) return 1;
   const double band = chart_->plotArea().height() / names_.size();
-  const int line = QFontMetrics(font_).height();
+  const int line = QFontMetrics(shownFont()).height() - 2;
   return band >= line ? 1 : static_cast<int>(std::ceil(line / std::max(band, 1.0)));
 }
 
@@ -70,7 +84,7 @@ QRectF BarNames::boundingRect() const {
 
 QStringList BarNames::shownNames() const {
   QStringList shown;
-  const QFontMetrics fm(font_);
+  const QFontMetrics fm(shownFont());
   const int width = nameWidth(), k = every();
   for (int i = 0; i < names_.size(); ++i) {
     // Counted from the top, so the largest (the top bar) is always named.
@@ -91,8 +105,9 @@ void BarNames::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
   auto axes = chart_->axes(Qt::Horizontal, series_);
   if (!axes.isEmpty()) ink = axes.front()->labelsBrush().color();
   painter->setPen(ink);
-  painter->setFont(font_);
-  const double line = QFontMetrics(font_).height();
+  const QFont font = shownFont();
+  painter->setFont(font);
+  const double line = QFontMetrics(font).height();
   for (int i = 0; i < shown.size(); ++i) {
     if (shown[i].isEmpty()) continue;
     const double h = std::max(band, line);

@@ -26,7 +26,8 @@ class BarNames : public QGraphicsObject {
   // What paint draws, bottom-up: each name as elided to the room, "" for a name left out where
   // bars are thinner than a line of text (every k-th is drawn then).
   QStringList shownNames() const;
-  const QFont& font() const { return font_; }
+  const QFont& font() const { return font_; }  // the largest the names are drawn in
+  QFont shownFont() const;                     // what they are drawn in at the chart's height
 
  protected:
   void hoverMoveEvent(QGraphicsSceneHoverEvent* event) override;

@@ -235,11 +235,15 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   split->addWidget(tabs_);
   split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
-  // Four lines of summary at first (result, traffic, mapping, tiers), the rest for the tables.
+  // The summary as tall as its text (fitted each time it changes), the rest for the tables —
+  // until the user drags the split, which is then kept.
+  split_ = split;
   split->setSizes({4 * summary_->fontMetrics().lineSpacing() + 6, 1000});
-  split->restoreState(QSettings().value(QLatin1String(kSplitKey)).toByteArray());
-  connect(split, &QSplitter::splitterMoved, this,
-          [split] { QSettings().setValue(QLatin1String(kSplitKey), split->saveState()); });
+  splitChosen_ = split->restoreState(QSettings().value(QLatin1String(kSplitKey)).toByteArray());
+  connect(split, &QSplitter::splitterMoved, this, [this, split] {
+    splitChosen_ = true;
+    QSettings().setValue(QLatin1String(kSplitKey), split->saveState());
+  });
   layout->addWidget(split, 1);
 
   applyPreset(preset_->currentText());
@@ -279,6 +283,7 @@ void OverlayPane::applyPreset(const QString& name) {
   pcie_->setText(rateText(preset->gpuHostBandwidth));
   ssdBw_->setText(rateText(preset->ssdGpuBandwidth));
   for (QLineEdit* e : {gpu_, host_, ssd_, pcie_, ssdBw_}) shownPreset_[e] = e->text();
+  shownTyped_.clear();  // the preset's values replace what was typed
 }
 
 // The fields on top of the preset; an error names the field.
@@ -293,9 +298,27 @@ Status OverlayPane::readControls() {
   for (auto [key, edit] : fields) {
     // As shown for the preset (rounded to three digits): the preset's exact value stays.
     if (preset && edit->text() == shownPreset_.value(edit)) continue;
-    TS_RETURN_IF_ERROR(memsim::setTierField(tiers, key, edit->text().trimmed().toStdString()));
+    QString typed = edit->text().trimmed();
+    if (auto shown = shownTyped_.find(edit); shown != shownTyped_.end() && shown->first == typed)
+      typed = shown->second;  // as normalised after the last run: what was typed then
+    TS_RETURN_IF_ERROR(memsim::setTierField(tiers, key, typed.toStdString()));
   }
   TS_RETURN_IF_ERROR(tiers.validate());
+  // Typed values shown in the one unit system the pane uses ("3GB" reads "2.79 GiB").
+  const std::pair<QLineEdit*, QString> normalised[] = {{gpu_, bytesText(tiers.gpuBytes)},
+                                                       {host_, bytesText(tiers.hostBytes)},
+                                                       {ssd_, bytesText(tiers.ssdBytes)},
+                                                       {pcie_, rateText(tiers.gpuHostBandwidth)},
+                                                       {ssdBw_, rateText(tiers.ssdGpuBandwidth)}};
+  for (auto [edit, text] : normalised) {
+    const QString typed = edit->text().trimmed();
+    if ((preset && typed == shownPreset_.value(edit)) || typed == text) continue;
+    const QString source = shownTyped_.contains(edit) && shownTyped_[edit].first == typed
+                               ? shownTyped_[edit].second
+                               : typed;
+    shownTyped_[edit] = {text, source};
+    edit->setText(text);
+  }
   request_.tiers = tiers;
   request_.policy =
       memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
@@ -348,7 +371,20 @@ void OverlayPane::present(std::shared_ptr<const memsim::OverlayRun> run) {
   }
   gpuChooser_->setVisible(run->gpus.size() > 1);
   showGpu();
+  fitSummary();
   emit updated();
+}
+
+void OverlayPane::fitSummary() {
+  if (splitChosen_ || !split_ || split_->height() <= 0) return;
+  const int width = summary_->width() > 0 ? summary_->width() : split_->width();
+  const int h = summary_->heightForWidth(width) + 4;
+  split_->setSizes({h, std::max(1, split_->height() - h - split_->handleWidth())});
+}
+
+void OverlayPane::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitSummary();
 }
 
 const memsim::GpuRun* OverlayPane::shownGpu() const {
@@ -404,17 +440,19 @@ void OverlayPane::showGpu() {
                htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
           .arg(r.gpus.size() > 1 ? tr(" · GPUs simulated: %1").arg(r.gpus.size()) : QString())
-          .arg(mapping + tr("<br>Tiers: %1 (the values above; hover for all)")
-                             .arg(QString::fromStdString(r.tiers.name).toHtmlEscaped())));
+          .arg(mapping +
+               tr("<br>Tiers: %1 (the values above; hover for all) · planned in %2, simulated in "
+                  "%3")
+                   .arg(QString::fromStdString(r.tiers.name).toHtmlEscaped(),
+                        QString::fromStdString(
+                            formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
+                        QString::fromStdString(
+                            formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9))))));
   // The tiers in full where the pane has no room for a fourth line of them.
   summary_->setToolTip(tr("Tiers: %1").arg(QString::fromStdString(tiersSentence(r.tiers))));
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
-  stage_->setText(tr("Planned in %1, simulated in %2.")
-                      .arg(QString::fromStdString(
-                               formatDuration(static_cast<TimeNs>(g->run.planSeconds * 1e9))),
-                           QString::fromStdString(
-                               formatDuration(static_cast<TimeNs>(g->run.simulateSeconds * 1e9)))));
+  stage_->clear();  // the times are in the summary: this label is for progress and problems
   compare_->setEnabled(true);
 }
 

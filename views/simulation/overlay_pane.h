@@ -23,6 +23,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTabWidget;
 
 namespace ts {
@@ -80,6 +81,8 @@ class OverlayPane : public QWidget {
   Status readControls();  // the controls into the request; the error names the field
   void present(std::shared_ptr<const memsim::OverlayRun> run);
   void showGpu();
+  void fitSummary();  // the summary's share of the split: its text's height, unless the user chose
+  void resizeEvent(QResizeEvent* event) override;  // a new width wraps the summary anew
   void applyPreset(const QString& name);
   // The tiers a preset entry stands for: a named preset, or G10's defaults with the run's GPU.
   static QString runPresetName();
@@ -97,6 +100,9 @@ class OverlayPane : public QWidget {
   QLineEdit* pcie_ = nullptr;
   QLineEdit* ssdBw_ = nullptr;
   QHash<const QLineEdit*, QString> shownPreset_;  // each field's text as the preset set it
+  // A typed value as it is shown after a run ("3GB" shows "2.79 GiB"), and what was typed: the
+  // field left as shown keeps the typed, exact value.
+  QHash<const QLineEdit*, std::pair<QString, QString>> shownTyped_;
   QSpinBox* batch_ = nullptr;
   QComboBox* sort_ = nullptr;
   std::vector<std::pair<memsim::TensorClass, QCheckBox*>> classes_;
@@ -104,6 +110,8 @@ class OverlayPane : public QWidget {
   QLabel* stage_ = nullptr;
   QLabel* summary_ = nullptr;
   QTabWidget* tabs_ = nullptr;
+  QSplitter* split_ = nullptr;  // the summary above the tables
+  bool splitChosen_ = false;    // the user set the split (now or before): it is kept
   TablePanel* mapping_ = nullptr;
   TablePanel* kernels_ = nullptr;
   TablePanel* layers_ = nullptr;

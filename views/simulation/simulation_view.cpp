@@ -206,7 +206,7 @@ void SimulationView::present(Outcome o) {
                  QString::fromStdString(workload_ ? workload_->name : std::string()),
                  QString::fromStdString(formatDuration(s.iteration)),
                  QString::fromStdString(formatDuration(s.ideal)))
-            .arg(s.slowdown, 0, 'f', 3)
+            .arg(s.slowdown, 0, 'f', 2)  // as the Simulation tab prints it
             .arg(QString::fromStdString(formatDuration(s.stall)))
             .arg(s.faults)
             .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))));
