@@ -13,6 +13,7 @@
 #include <QHorizontalBarSeries>
 #include <QImage>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -102,6 +103,20 @@ class TestCharts : public QObject {
       QVERIFY2(chart->title().contains(QStringLiteral("sample.tscope · 0 s – 43.4")),
                qPrintable(chart->title()));
       checkExports(chart.get(), name);
+    }
+    // Utilisation over the whole session, in the span's unit: a 43 s session from 0 to 43.4 s
+    // (it was drawn in ms through the buckets' middles, from 2 s to 41 s).
+    {
+      QString error;
+      std::unique_ptr<QChart> util(
+          makeSessionChart(*session_, SessionChart::GpuUtilisation, {}, &error));
+      QVERIFY2(util, qPrintable(error));
+      auto* x = qobject_cast<QValueAxis*>(util->axes(Qt::Horizontal).front());
+      QVERIFY(x && x->titleText().endsWith(QStringLiteral("(s)")));
+      auto* line = qobject_cast<QLineSeries*>(util->series().front());
+      QVERIFY(line && line->count() >= 2);
+      QCOMPARE(line->at(0).x(), 0.0);
+      QVERIFY(std::abs(line->at(line->count() - 1).x() - x->max()) < 1e-9);
     }
     // A range and a GPU are named too.
     ChartOptions ranged;

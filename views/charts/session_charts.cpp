@@ -141,11 +141,18 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   QChart* chart = newChart(QObject::tr("GPU utilisation over time"), o.dark);
   TimeNs start = std::max(o.stats.start, s.startTime()), end = std::min(o.stats.end, s.endTime());
   auto* x = new QValueAxis;
-  x->setTitleText(QObject::tr("Time from session start (ms)"));
-  x->setRange(static_cast<double>(start - s.startTime()) / 1e6,
-              static_cast<double>(end - s.startTime()) / 1e6);
-  // Ticks at round times from the session start (1, 2 or 5 × 10^k ms), not at tenths of an odd
-  // range.
+  // In the unit the span reads in (a 43 s session in s, not 10000 … 40000 ms).
+  const double length = static_cast<double>(std::max<TimeNs>(1, end - start));
+  const double unit = length >= 1e10 ? 1e9 : length >= 1e7 ? 1e6 : length >= 1e4 ? 1e3 : 1.0;
+  const QString unitName = unit == 1e9   ? QStringLiteral("s")
+                           : unit == 1e6 ? QStringLiteral("ms")
+                           : unit == 1e3 ? QStringLiteral("µs")
+                                         : QStringLiteral("ns");
+  x->setTitleText(QObject::tr("Time from session start (%1)").arg(unitName));
+  x->setRange(static_cast<double>(start - s.startTime()) / unit,
+              static_cast<double>(end - s.startTime()) / unit);
+  // Ticks at round times from the session start (1, 2 or 5 × 10^k of the unit), not at tenths of
+  // an odd range.
   const double span = std::max(1e-6, x->max() - x->min());
   double step = std::pow(10.0, std::floor(std::log10(span / 6)));
   for (double m : {2.0, 5.0, 10.0}) {
@@ -157,7 +164,7 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
   x->setTickInterval(step);
   x->setLabelFormat(QStringLiteral("%g"));
   auto* y = new QValueAxis;
-  y->setTitleText(QObject::tr("GPU busy %"));  // a kernel running; longer titles are cut
+  y->setTitleText(QObject::tr("Busy %"));  // a kernel running; longer titles are cut in short panes
   y->setRange(0, 100);
   y->setTickCount(6);  // 0, 20, … 100
   y->setLabelFormat(QStringLiteral("%g"));
@@ -171,10 +178,13 @@ QChart* utilisation(const Session& s, const StatsTable& t, const ChartOptions& o
       continue;  // idle GPUs would hide the others
     auto* line = new QLineSeries;
     line->setName(clippedName(label, 40));
+    // Steps, each bucket's share held over all of it: the line spans the whole range (drawn
+    // through the buckets' middles, it stopped short of both ends).
     for (int b = 0; b < o.stats.buckets; ++b) {
       auto [bs, be] = bucketBounds(start, end, o.stats.buckets, b);
-      double mid = static_cast<double>((bs + be) / 2 - s.startTime()) / 1e6;
-      line->append(mid, t.number(r, static_cast<size_t>(first + b)));
+      const double busy = t.number(r, static_cast<size_t>(first + b));
+      line->append(static_cast<double>(bs - s.startTime()) / unit, busy);
+      line->append(static_cast<double>(be - s.startTime()) / unit, busy);
     }
     chart->addSeries(line);
     line->attachAxis(x);
