@@ -95,6 +95,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setDocumentMode(true);
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
+  // Long file names shorten in the middle (their ends tell runs apart) before the bar scrolls a
+  // tab out of view; the full title is the tab's tooltip.
+  tabs_->setElideMode(Qt::ElideMiddle);
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   // Every tab opened is made current: the status line counts it then.
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
@@ -467,6 +470,7 @@ QString MainWindow::zooModelFile(const QString& title, const QString& name) {
 OverlayPane* MainWindow::simulateOnTimeline(int tab, const QString& modelPath, int64_t batch) {
   SessionView* view = sessionView(tab);
   if (!view) return nullptr;
+  ModelDialog::remember(modelPath, static_cast<int>(batch));  // offered again by the dialogs
   OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
   connect(pane, &OverlayPane::updated, this, &MainWindow::overlayUpdated);
   return pane;
@@ -519,7 +523,12 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
       tr("%1 (simulated)").arg(QString::fromLatin1(memsim::toString(policy.result.policy))), tabs_);
   compare->setSimulated(simulatedComparison(*view->session(), gpu->workload, policy.result,
                                             gpu->mapping.kernels, *simulated));
-  tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(name)));
+  // Named by the policy: a second comparison of the same run (from the what-if) reads apart.
+  const QString title =
+      tr("%1 ↔ %2").arg(name, QString::fromLatin1(memsim::toString(policy.result.policy)));
+  const int index = tabs_->addTab(compare, title);
+  tabs_->setTabToolTip(index, title);
+  tabs_->setCurrentIndex(index);
   return compare;
 }
 
@@ -543,12 +552,17 @@ void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
           measured = *opened;
         }
         QString run = QFileInfo(QString::fromStdString(source.sessionPath)).fileName();
-        auto* compare = new CompareView(measured, run, simulated, tr("simulated"), tabs_);
+        const QString policy = QString::fromLatin1(memsim::toString(view->current().result.policy));
+        auto* compare =
+            new CompareView(measured, run, simulated, tr("%1 (what-if)").arg(policy), tabs_);
         // The iteration the run was mapped by: its own tables, the timelines lined up at it.
         if (const memsim::MappingSummary* m = view->measuredMapping(); m && view->workload())
           compare->setSimulated(simulatedComparison(
               *measured, *view->workload(), view->current().result, m->kernels, *simulated));
-        tabs_->setCurrentIndex(tabs_->addTab(compare, tr("%1 ↔ simulated").arg(run)));
+        const QString title = tr("%1 ↔ %2 (what-if)").arg(run, policy);
+        const int index = tabs_->addTab(compare, title);
+        tabs_->setTabToolTip(index, title);
+        tabs_->setCurrentIndex(index);
       });
   QString name = source.isModel()
                      ? modelTitle(QString::fromStdString(source.modelPath))
@@ -755,6 +769,10 @@ void MainWindow::updateStatus() {
     statusLabel_->setText(parts.isEmpty() ? tr("Ready")
                                           : tr("%1 open").arg(parts.join(QStringLiteral(", "))));
   }
+}
+
+QString MainWindow::statusText() const {
+  return statusLabel_->text();
 }
 
 void MainWindow::updateCentral() {

@@ -78,6 +78,7 @@ class MainWindow : public QMainWindow {
   int pendingExports() const { return static_cast<int>(exports_.size()); }
   QStringList recentFiles() const;
   const QString& lastError() const { return lastError_; }
+  QString statusText() const;  // the status bar: what is open, by kind, or what is loading
   // Every action with a shortcut, for the shortcuts dialog and tests.
   QList<QAction*> shortcutActions() const;
   // Model → Simulate Memory Tiers on the session in `tab` (its Simulation tab); null when the tab

@@ -12,6 +12,7 @@
 #include <QSpinBox>
 
 #include "model/model_zoo.h"
+#include "views/models/model_title.h"
 
 namespace ts {
 
@@ -84,6 +85,13 @@ QString ModelDialog::file() const {
 
 int ModelDialog::batch() const {
   return batch_->value();
+}
+
+void ModelDialog::remember(const QString& modelPath, int batch) {
+  QSettings settings;
+  const QString name = builtInName(modelPath);
+  settings.setValue(QLatin1String(kLastModel), name.isEmpty() ? modelPath : name);
+  settings.setValue(QLatin1String(kLastBatch), batch);
 }
 
 void ModelDialog::accept() {

@@ -24,6 +24,9 @@ class ModelDialog : public QDialog {
   int batch() const;
 
   void accept() override;  // keeps the choice for the next time
+  // Keeps a model used without the dialog (`--simulate resnet50`), so the next one offers it: the
+  // ONNX file's path, a built-in's cache file counting as the built-in.
+  static void remember(const QString& modelPath, int batch);
 
  private:
   void update();

@@ -13,12 +13,12 @@
 #include <QHorizontalBarSeries>
 #include <QImage>
 #include <QLineSeries>
-#include <QValueAxis>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextDocumentFragment>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 #include <QtTest>
 

@@ -9,6 +9,7 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -73,6 +74,9 @@ class TestOverlayView : public QObject {
     QVERIFY(!window.simulateOnTimeline(5, model, 128));  // no such tab
 
     OverlayPane* pane = window.simulateOnTimeline(0, model, 128);
+    // The model and batch are what the model dialogs offer next (also after --simulate).
+    QCOMPARE(QSettings().value(QStringLiteral("model/last")).toString(), model);
+    QCOMPARE(QSettings().value(QStringLiteral("model/batch")).toInt(), 128);
     QVERIFY(pane);
     QSignalSpy updated(pane, &OverlayPane::updated);
     QVERIFY(pane->busy());  // off the GUI thread

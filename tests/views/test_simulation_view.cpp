@@ -198,6 +198,11 @@ class TestSimulationView : public QObject {
     QVERIFY(!tabs->isTabVisible(tabs->indexOf(compare->copies())));
     QVERIFY(tabs->isTabVisible(tabs->indexOf(compare->simulatedTraffic())));
     QVERIFY(tabs->isTabVisible(tabs->indexOf(compare->layers()->parentWidget())));
+    // Named apart from the Simulation tab's comparison of the same run (same file, same arrow).
+    QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()),
+             QStringLiteral("run.tscope ↔ g10 (what-if)"));
+    // The status bar counts the tabs by what they are: neither is a session.
+    QCOMPARE(window.statusText(), QStringLiteral("1 what-if, 1 comparison open"));
   }
 
   // The open run itself (never saved: its title is no file) feeds the simulation and the compare.

@@ -13,17 +13,20 @@ QString zooCacheDir() {
   return QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
 }
 
-QString modelTitle(const QString& path) {
+QString builtInName(const QString& path) {
   const QFileInfo file(path);
-  if (QDir(file.absolutePath()) == QDir(zooCacheDir())) {
-    const std::string name = file.completeBaseName().toStdString();
-    for (const std::string& zoo : model::zooModels()) {
-      if (zoo == name)
-        return QCoreApplication::translate("ts::modelTitle", "%1 (built-in)")
-            .arg(file.completeBaseName());
-    }
+  if (QDir(file.absolutePath()) != QDir(zooCacheDir())) return {};
+  const std::string name = file.completeBaseName().toStdString();
+  for (const std::string& zoo : model::zooModels()) {
+    if (zoo == name) return file.completeBaseName();
   }
-  return file.fileName();
+  return {};
+}
+
+QString modelTitle(const QString& path) {
+  const QString name = builtInName(path);
+  return name.isEmpty() ? QFileInfo(path).fileName()
+                        : QCoreApplication::translate("ts::modelTitle", "%1 (built-in)").arg(name);
 }
 
 }  // namespace ts

@@ -9,5 +9,6 @@ namespace ts {
 
 QString zooCacheDir();  // where built-in models are written as ONNX files
 QString modelTitle(const QString& path);
+QString builtInName(const QString& path);  // "resnet50" for its cache file; empty for others
 
 }  // namespace ts
