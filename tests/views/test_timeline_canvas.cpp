@@ -484,8 +484,16 @@ class TestTimelineCanvas : public QObject {
     const QString status = view.findChild<QLabel*>(QStringLiteral("eventsStatus"))->text();
     QVERIFY2(
         status.startsWith(QStringLiteral("79 events matching “cudalaunchkernel” of all rows in "
-                                         "43.43 s")),
+                                         "the selection (43.43 s)")),
         qPrintable(status));
+    // Every start fits its column (they read "43.237233…" when the column was sized for "ms").
+    const QFontMetrics fm(view.eventsTable()->font());
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString start = model->index(r, ts::EventsTableModel::Start).data().toString();
+      QVERIFY2(fm.horizontalAdvance(start) + 8 <=
+                   view.eventsTable()->columnWidth(ts::EventsTableModel::Start),
+               qPrintable(start));
+    }
     QString csv = model->toCsv({0});
     QVERIFY(
         csv.startsWith(QStringLiteral("Name,Start,Duration,Kind,Stream / thread,Correlation\r\n")));

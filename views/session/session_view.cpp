@@ -221,7 +221,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     auto range = timeline_->selection();
     TimeNs t0 = range ? range->first : timeline_->axis().start();
     TimeNs t1 = range ? range->second : timeline_->axis().end(timeline_->canvasWidth());
-    showEvents(t0, t1, row);
+    showEvents(t0, t1, row, range.has_value());
   });
   // The timeline over the tabbed panes: charts and tables need room (their axis labels, more
   // than a row or two), so the panes start at 42 %; handles wide enough to find; sizes remembered
@@ -323,7 +323,8 @@ void SessionView::setLive(bool live) {
   overview_->setHtml(overviewHtml());
 }
 
-void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row) {
+void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row, bool selected) {
+  eventsSelected_ = selected;
   std::vector<LaneView> views;
   QString what = tr("all rows");
   if (row != static_cast<size_t>(kNone)) {
@@ -348,10 +349,13 @@ void SessionView::updateEventsStatus() {
   const QString cut = eventsModel_->truncated()
                           ? tr(" (first %1 only)").arg(EventsTableModel::kMaxRows)
                           : QString();
+  // Which stretch: a row's count here is of the view or selection, not the row's total.
+  const QString where =
+      eventsSelected_ ? tr("in the selection (%1)").arg(span) : tr("in view (%1)").arg(span);
   eventsStatus_->setText(eventsFilter_->text().isEmpty()
-                             ? tr("%1 events of %2 in %3%4").arg(shown, eventsWhat_, span, cut)
-                             : tr("%1 events matching “%2” of %3 in %4%5")
-                                   .arg(shown, eventsFilter_->text(), eventsWhat_, span, cut));
+                             ? tr("%1 events of %2 %3%4").arg(shown, eventsWhat_, where, cut)
+                             : tr("%1 events matching “%2” of %3 %4%5")
+                                   .arg(shown, eventsFilter_->text(), eventsWhat_, where, cut));
 }
 
 void SessionView::showFind() {
@@ -430,7 +434,8 @@ void SessionView::fitEventsColumns() {
   };
   // The widest times and kinds the table prints; the stream or thread of every track (a few
   // hundred labels, not the events).
-  set(EventsTableModel::Start, fm.horizontalAdvance(QStringLiteral("999.999 ms")));
+  // A start carries the digits its duration needs: up to nanoseconds of seconds.
+  set(EventsTableModel::Start, fm.horizontalAdvance(QStringLiteral("999.999999999 s")));
   set(EventsTableModel::Duration, fm.horizontalAdvance(QStringLiteral("999.999 ms")));
   set(EventsTableModel::Kind, fm.horizontalAdvance(QStringLiteral("memcpy")));
   set(EventsTableModel::Correlation, fm.horizontalAdvance(QStringLiteral("Correlation")));

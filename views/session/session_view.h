@@ -61,7 +61,10 @@ class SessionView : public QWidget {
   // A snapshot of a capture still running: the overview says so instead of "incomplete".
   void setLive(bool live);
   // Fills the events table with [t0, t1) of every track, or of one timeline row.
-  void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone));
+  // The events of [t0, t1) on `row` (kNone: all rows); `selected`: the range is the ruler's
+  // selection, else the stretch in view.
+  void showEvents(TimeNs t0, TimeNs t1, size_t row = static_cast<size_t>(kNone),
+                  bool selected = true);
   // Model → Simulate Memory Tiers: the Simulation tab for `modelPath` at `batch` (replacing an
   // earlier one); each finished run is drawn over this timeline.
   OverlayPane* simulateOnTimeline(const QString& modelPath, int64_t batch);
@@ -86,6 +89,7 @@ class SessionView : public QWidget {
   bool stayOnEvents_ = false;           // a selection made from the events list keeps it shown
   QString eventsWhat_;                  // the rows the events list shows
   TimeNs eventsSpan_ = 0;
+  bool eventsSelected_ = true;  // of the selected range (else of the view)
   SessionPtr session_;
   SessionPtr shown_;  // session_, or the overlaid copy the timeline draws
   std::shared_ptr<const TimelineRows> baseRows_;

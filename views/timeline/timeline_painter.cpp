@@ -4,6 +4,7 @@
 #include <QPolygonF>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "session/kernel_name.h"
 #include "util/format.h"
@@ -428,15 +429,28 @@ void TimelinePainter::drawRuler(QPainter& p, const Frame& f) {
   const QFontMetrics fm(f.font);
   p.save();
   p.setClipRect(QRect(v.gutter, 0, width, kRulerHeight));
-  for (const RulerTick& tick : rulerTicks(a, width, 90, origin)) {
+  // Ticks at least 90 px apart, and wider apart than their labels: deep in a long session a
+  // label reads "43.258625862 s" (about 100 px), and 90 px made neighbours overlap.
+  std::vector<RulerTick> ticks = rulerTicks(a, width, 90, origin);
+  int widest = 0;
+  for (const RulerTick& tick : ticks)
+    widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(tick.label)));
+  if (widest + 12 > 90) ticks = rulerTicks(a, width, widest + 12, origin);
+  int lastRight = std::numeric_limits<int>::min();  // where the label before ends
+  for (const RulerTick& tick : ticks) {
     int x = v.gutter + static_cast<int>(std::lround(a.xOf(tick.time)));
     p.setPen(mid);
     p.drawLine(x, kRulerHeight - 8, x, kRulerHeight);
     p.setPen(text);
-    // A label that would run past the right edge goes left of its tick (ticks are 90 px apart).
+    // A label that would run past the right edge goes left of its tick, unless it would cover
+    // the one before: then the tick stays unlabelled.
     const QString label = QString::fromStdString(tick.label);
     const int w = fm.horizontalAdvance(label);
-    p.drawText(x + 3 + w > size.width() ? x - 3 - w : x + 3, kRulerHeight - 10, label);
+    int at = x + 3;
+    if (at + w > size.width()) at = x - 3 - w;
+    if (at < lastRight + 6) continue;
+    p.drawText(at, kRulerHeight - 10, label);
+    lastRight = at + w;
   }
   p.restore();
   p.setPen(mid);
