@@ -243,6 +243,13 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(canvas.axis().end(canvas.canvasWidth()) >= s.value()->endTime());
     canvas.back();  // the view before H
     QVERIFY(canvas.axis().start() > full.start());
+    // Panning stops at the home view's ends: D held past the end shows no time after it (the
+    // ruler read 45.5 s for a 43.43 s session), A past the start none before.
+    QTest::keyClick(&canvas, Qt::Key_W);
+    for (int i = 0; i < 40; ++i) QTest::keyClick(&canvas, Qt::Key_D);
+    QVERIFY(canvas.axis().end(canvas.canvasWidth()) <= full.end(canvas.canvasWidth()) + 1);
+    for (int i = 0; i < 40; ++i) QTest::keyClick(&canvas, Qt::Key_A);
+    QVERIFY(canvas.axis().start() >= full.start() - 1);
   }
 
   void computeRowUnfoldsIntoKernelNames() {

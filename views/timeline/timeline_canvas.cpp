@@ -106,6 +106,19 @@ void TimelineCanvas::setGutter(int width) {
   emit viewChanged();
 }
 
+// A pan stops at the home view's edges (the session and its margins): pressing D at the end
+// showed 45.5 s of a 43.43 s session. A view wider than that moves as asked.
+void TimelineCanvas::panBy(double pixels) {
+  view_.axis.panPixels(pixels);
+  const Session& s = *view_.session;
+  const TimeNs margin = std::max<TimeNs>(s.duration(), 1) / 100;  // as fitAll leaves
+  const TimeNs lo = s.startTime() - margin, hi = s.endTime() + margin;
+  const TimeNs shown = view_.axis.end(canvasWidth()) - view_.axis.start();
+  if (shown >= hi - lo) return;
+  const TimeNs start = std::clamp(view_.axis.start(), lo, hi - shown);
+  if (start != view_.axis.start()) view_.axis = TimeAxis(start, view_.axis.nsPerPixel());
+}
+
 void TimelineCanvas::setAxis(const TimeAxis& axis) {
   navigated_ = true;
   view_.axis = axis;
@@ -486,7 +499,7 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
   if (e->modifiers() & Qt::ControlModifier) {
     view_.axis.zoomAround(e->position().x() - view_.gutter, std::pow(1.25, steps));
   } else if (e->modifiers() & Qt::ShiftModifier) {
-    view_.axis.panPixels(-steps * canvasWidth() / 10.0);
+    panBy(-steps * canvasWidth() / 10.0);
   } else {
     view_.scrollY = std::max(0, view_.scrollY - static_cast<int>(steps * 3 * kLaneHeight));
   }
@@ -506,11 +519,11 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
       return;
     case Qt::Key_A:
     case Qt::Key_Left:
-      view_.axis.panPixels(-canvasWidth() / 10.0);
+      panBy(-canvasWidth() / 10.0);
       break;
     case Qt::Key_D:
     case Qt::Key_Right:
-      view_.axis.panPixels(canvasWidth() / 10.0);
+      panBy(canvasWidth() / 10.0);
       break;
     case Qt::Key_Up:
       view_.scrollY = std::max(0, view_.scrollY - kLaneHeight * 3);
@@ -596,7 +609,7 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
     setGutter(pos.x());
   } else if (drag_ == Drag::Pan) {
     view_.axis = dragAxis_;
-    view_.axis.panPixels(dragFrom_.x() - pos.x());
+    panBy(dragFrom_.x() - pos.x());
     view_.scrollY = std::max(0, view_.scrollY - (pos.y() - dragFrom_.y()));
     dragFrom_.setY(pos.y());
     update();

@@ -127,6 +127,7 @@ class TimelineCanvas : public QWidget {
 
  private:
   void pushHistory();
+  void panBy(double pixels);  // kept within the session's home view
   // Back or forward: the view moves from one stack to the other.
   void showFromHistory(std::optional<TimeAxis> axis);
   QString tooltipFor(const Hit& hit) const;
