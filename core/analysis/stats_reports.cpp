@@ -90,9 +90,10 @@ std::string scopeNote(const Session& s, const StatsOptions& o) {
   note += o.device == kNone ? "all GPUs" : s.deviceLabel(o.device);
   if (o.start != std::numeric_limits<TimeNs>::min() ||
       o.end != std::numeric_limits<TimeNs>::max()) {
-    note += "; range " + formatDuration(std::max(o.start, s.startTime()) - s.startTime()) + " to " +
-            formatDuration(std::min(o.end, s.endTime()) - s.startTime()) +
-            " from the session start";
+    const TimeNs from = std::max(o.start, s.startTime()) - s.startTime(),
+                 to = std::min(o.end, s.endTime()) - s.startTime();
+    const auto [a, b] = formatEnds(from, to);
+    note += "; range " + a + " to " + b + " from the session start";
   } else {
     note += "; whole session";
   }

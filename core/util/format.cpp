@@ -56,6 +56,15 @@ std::string formatTimestamp(TimeNs t, TimeNs resolution) {
   return buf;
 }
 
+std::pair<std::string, std::string> formatEnds(TimeNs from, TimeNs to) {
+  const TimeNs length = std::max<TimeNs>(1, to - from);
+  std::string a = formatTimestamp(from, length), b = formatTimestamp(to, length);
+  auto unitOf = [](const std::string& t) { return t.substr(t.find(' ')); };
+  if (from == 0 && to != 0) a = "0" + unitOf(b);
+  if (to == 0 && from != 0) b = "0" + unitOf(a);
+  return {a, b};
+}
+
 std::string formatBytes(uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);

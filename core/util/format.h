@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "util/time_ns.h"
 
@@ -15,6 +16,10 @@ std::string formatDuration(TimeNs ns);  // "12.3 µs", "4.56 ms", "1.234 s"
 // or more where `resolution` (the smallest difference that must show: an event's duration, the
 // gap to the neighbouring row) needs them — "43.28512 s" for an 822 µs kernel 43 s in.
 std::string formatTimestamp(TimeNs t, TimeNs resolution);
+
+// The two ends of a stretch on the session's clock, each with the digits the stretch's length
+// needs ("43.21 s", "43.40 s"); an end at 0 reads "0" in the other's unit ("0 s", not "0 ns").
+std::pair<std::string, std::string> formatEnds(TimeNs from, TimeNs to);
 std::string formatBytes(uint64_t bytes);  // "512 B", "1.5 MiB"
 // A rate in the units sizes use, so a table's bytes and bandwidths read alike: "11.2 GiB/s".
 std::string formatBandwidth(double bytesPerSecond);

@@ -65,6 +65,11 @@ TEST(Util, TimestampsShowTheirResolution) {
   EXPECT_EQ(formatTimestamp(12'345, 1), "12.345 µs");
   EXPECT_EQ(formatTimestamp(999, 1), "999 ns");
   EXPECT_EQ(formatTimestamp(-2'000'000'000, 0), "-2.000 s");
+  // A stretch's ends: both with the digits its length needs, a start at 0 in the end's unit.
+  const auto [from, to] = formatEnds(43'210'000'000, 43'400'000'000);
+  EXPECT_EQ(from, "43.21 s");
+  EXPECT_EQ(to, "43.40 s");
+  EXPECT_EQ(formatEnds(0, 43'430'000'000).first, "0 s");
 }
 
 TEST(Util, SizesAndBandwidthsInTheSameBinaryUnits) {

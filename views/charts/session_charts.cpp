@@ -276,13 +276,8 @@ QString chartSubject(const Session& s, const ChartOptions& o) {
         std::filesystem::path(s.provenance.sources.front().path).filename().string());
   const TimeNs start = std::max(o.stats.start, s.startTime()),
                end = std::min(o.stats.end, s.endTime());
-  const TimeNs length = std::max<TimeNs>(1, end - start);
-  const QString to = QString::fromStdString(formatTimestamp(end - s.startTime(), length));
-  // The session's start reads "0 s" in the end's unit, not "0 ns".
-  const QString from = start == s.startTime()
-                           ? QStringLiteral("0") + to.mid(to.indexOf(QLatin1Char(' ')))
-                           : QString::fromStdString(formatTimestamp(start - s.startTime(), length));
-  parts << QStringLiteral("%1 – %2").arg(from, to);
+  const auto [from, to] = formatEnds(start - s.startTime(), end - s.startTime());
+  parts << QStringLiteral("%1 – %2").arg(QString::fromStdString(from), QString::fromStdString(to));
   // The GPU chosen; with none chosen, the one GPU that has events, when there is one.
   uint32_t device = o.stats.device;
   if (device == kNone) {

@@ -129,10 +129,12 @@ void StatsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
   if (range) {
     options_.start = range->first;
     options_.end = range->second;
+    // Both ends with the digits the range's length needs ("43.21 s to 43.40 s").
+    const auto [from, to] =
+        formatEnds(range->first - session_->startTime(), range->second - session_->startTime());
     scope_->setText(
         tr("Range %1 to %2 from the session start (%3). Click the ruler to show the whole session.")
-            .arg(QString::fromStdString(formatDuration(range->first - session_->startTime())),
-                 QString::fromStdString(formatDuration(range->second - session_->startTime())),
+            .arg(QString::fromStdString(from), QString::fromStdString(to),
                  QString::fromStdString(formatDuration(range->second - range->first))));
   } else {
     options_.start = std::numeric_limits<TimeNs>::min();
