@@ -291,6 +291,16 @@ void MainWindow::createActions() {
 
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(openModelAction_);
+  // The built-in models as tabs of their own, as the simulate dialogs offer them.
+  QMenu* builtIn = model->addMenu(tr("Open &Built-in Model"));
+  builtIn->setObjectName(QStringLiteral("builtInModels"));
+  for (const std::string& name : model::zooModels()) {
+    const QString n = QString::fromStdString(name);
+    builtIn->addAction(n, this, [this, n] {
+      const QString path = zooModelFile(tr("Open built-in model"), n);
+      if (!path.isEmpty()) openModel(path);
+    });
+  }
   QAction* onTimeline =
       model->addAction(tr("&Simulate Memory Tiers…"), this, &MainWindow::simulateOnTimelineDialog);
   onTimeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));

@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -99,6 +100,19 @@ class TestModelView : public QObject {
     window.openModel(file);
     QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()),
              QStringLiteral("alexnet (built-in)"));
+    QVERIFY(opened.wait(15000));
+    // Model → Open Built-in Model lists the zoo and opens one as a tab (before, only a file
+    // dialog did, and a built-in needed `tensorscope-cli model zoo NAME -o` first).
+    auto* menu = window.findChild<QMenu*>(QStringLiteral("builtInModels"));
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), static_cast<qsizetype>(model::zooModels().size()));
+    QAction* resnet = nullptr;
+    for (QAction* a : menu->actions())
+      if (a->text() == QStringLiteral("resnet50")) resnet = a;
+    QVERIFY(resnet);
+    resnet->trigger();
+    QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()),
+             QStringLiteral("resnet50 (built-in)"));
     QVERIFY(opened.wait(15000));
   }
 
