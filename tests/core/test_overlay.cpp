@@ -425,7 +425,7 @@ TEST(Overlay, WhatIfTierRowsKnowTheirCapacity) {
   for (const TimelineRow& row : w.rows->rows())
     if (row.kind == TimelineRow::Kind::Counter) capacity[row.counter->name] = row.capacity;
   EXPECT_EQ(capacity["GPU memory used"], static_cast<double>(f.tiers.gpuBytes));
-  EXPECT_EQ(capacity["host memory used"], static_cast<double>(f.tiers.hostBytes));
+  EXPECT_EQ(capacity["Host memory used"], static_cast<double>(f.tiers.hostBytes));
   EXPECT_EQ(capacity["SSD used"], static_cast<double>(f.tiers.ssdBytes));
 }
 

@@ -92,7 +92,7 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
     for (const TierUsage& u : r.usage) {
       b.addCounterSample("GPU memory used", "bytes", device, kNone, u.time,
                          static_cast<double>(u.gpu));
-      b.addCounterSample("host memory used", "bytes", device, kNone, u.time,
+      b.addCounterSample("Host memory used", "bytes", device, kNone, u.time,
                          static_cast<double>(u.host));
       b.addCounterSample("SSD used", "bytes", device, kNone, u.time, static_cast<double>(u.ssd));
     }
@@ -175,10 +175,11 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
   for (const CounterTrack& c : s.counters) {
     if (c.device == kNone) continue;
     SimulatedRun& run = runs[s.devices[c.device].rank];
-    int which = c.name == "GPU memory used"    ? 0
-                : c.name == "host memory used" ? 1
-                : c.name == "SSD used"         ? 2
-                                               : -1;
+    // "host memory used": as sessions saved before 2026-12 name it.
+    int which = c.name == "GPU memory used"                                    ? 0
+                : c.name == "Host memory used" || c.name == "host memory used" ? 1
+                : c.name == "SSD used"                                         ? 2
+                                                                               : -1;
     if (which < 0) continue;
     if (run.usage.size() < c.size()) run.usage.resize(c.size());
     for (size_t i = 0; i < c.size(); ++i) {
