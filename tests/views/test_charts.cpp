@@ -286,7 +286,7 @@ class TestCharts : public QObject {
       QVERIFY(fm.horizontalAdvance(shown[i]) <= chart->plotArea().left());  // left of the plot
     }
     // A pane as short as the Charts tab at 1280 × 800 names every bar, in a smaller font.
-    chart->setGeometry(0, 0, 900, 260);
+    chart->setGeometry(0, 0, 900, 200);
     QApplication::processEvents();
     QVERIFY2(!names->shownNames().contains(QString()), qPrintable(names->shownNames().join('|')));
     QVERIFY(names->shownFont().pixelSize() < names->font().pixelSize());

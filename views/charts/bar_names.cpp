@@ -112,7 +112,8 @@ void BarNames::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
     if (shown[i].isEmpty()) continue;
     const double h = std::max(band, line);
     painter->drawText(QRectF(plot.left() - kGap - width, centre(i) - h / 2, width, h),
-                      Qt::AlignRight | Qt::AlignVCenter, shown[i]);
+                      Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip,
+                      shown[i]);  // underscores
   }
 }
 

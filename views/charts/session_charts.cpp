@@ -4,6 +4,7 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QGraphicsLayout>
 #include <QHorizontalBarSeries>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -25,6 +26,11 @@ QChart* newChart(const QString& title, bool dark) {
   chart->setTitle(title);
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->legend()->setAlignment(Qt::AlignBottom);
+  // The plot gets the pane's height: Qt's default padding (a card inside the view, margins inside
+  // it) took a third of a pane of 1280 × 800.
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setBackgroundRoundness(0);
+  chart->setMargins(QMargins(8, 4, 12, 4));
   return chart;
 }
 
