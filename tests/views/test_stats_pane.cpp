@@ -205,6 +205,10 @@ class TestStatsPane : public QObject {
     panel.setTable(t);
     QCoreApplication::processEvents();
     QTableView* v = panel.view();
+    // One line per row, elided in the middle: wrapped at ", ", a distinct kernel name lost the
+    // part that tells it apart below the row.
+    QVERIFY(!v->wordWrap());
+    QCOMPARE(v->textElideMode(), Qt::ElideMiddle);
     const int needed =
         v->fontMetrics().horizontalAdvance(QStringLiteral("GPU 0: NVIDIA A100-PG509-200"));
     QVERIFY2(v->columnWidth(0) >= needed, qPrintable(QString::number(v->columnWidth(0))));

@@ -172,6 +172,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   eventsLayout->addLayout(eventsBar);
   eventsModel_ = new EventsTableModel(session_, this);
   eventsTable_ = new QTableView(events);
+  eventsTable_->setWordWrap(false);  // one line per row: a wrapped name's rest fell out of view
+  eventsTable_->setTextElideMode(Qt::ElideMiddle);
   eventsTable_->setObjectName(QStringLiteral("eventsTable"));
   eventsTable_->setModel(eventsModel_);
   eventsTable_->setSortingEnabled(true);

@@ -61,6 +61,10 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   // A name cut in its middle keeps both ends: the function and what tells it apart
   // ("vectorized_elementwise_ker…Functor<long> >, …>").
   view_->setTextElideMode(Qt::ElideMiddle);
+  // One line per row: wrapped at ", " a name's second line fell below the 18 px row, and
+  // "vectorized_elementwise_kernel<…, AddFunctor<float>, …>" read
+  // "vectorized_elementwise_kernel<…,".
+  view_->setWordWrap(false);
   layout->addWidget(view_, 1);
   notes_ = new QLabel(this);
   notes_->setWordWrap(true);

@@ -274,8 +274,14 @@ void TimelinePainter::drawCounterRow(QPainter& p, const Frame& f, const VisibleR
       // Inside the row whatever the scale; left of the mark when the right edge is near.
       const QString peak =
           QCoreApplication::translate("TimelineCanvas", "peak %1").arg(value(cs.max));
-      const int w = QFontMetrics(f.font).horizontalAdvance(peak);
-      p.drawText(QPointF(x + 6 + w > v.gutter + width ? x - 6 - w : x + 6, vr.y + 12.0), peak);
+      const QFontMetrics fm(f.font);
+      const int w = fm.horizontalAdvance(peak);
+      const double at = x + 6 + w > v.gutter + width ? x - 6 - w : x + 6;
+      // On a backing of the row's colour: the capacity line runs at the height of the text.
+      QColor backing = f.pal.color(QPalette::Base);
+      backing.setAlpha(220);
+      p.fillRect(QRectF(at - 2, vr.y + 12.0 - fm.ascent(), w + 4, fm.height()), backing);
+      p.drawText(QPointF(at, vr.y + 12.0), peak);
     }
   }
   p.restore();
