@@ -514,6 +514,12 @@ static CompareView::Simulated simulatedComparison(const Session& measured,
   return s;
 }
 
+void MainWindow::addCompareTab(CompareView* compare, const QString& title) {
+  const int index = tabs_->addTab(compare, title);
+  tabs_->setTabToolTip(index, title);  // the tab may shorten it
+  tabs_->setCurrentIndex(index);
+}
+
 CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   const OverlayPane* pane = view ? view->overlayPane() : nullptr;
   const memsim::OverlayRun* run = pane ? pane->current() : nullptr;
@@ -536,9 +542,7 @@ CompareView* MainWindow::compareWithSimulation(SessionView* view) {
   // Named by the policy: a second comparison of the same run (from the what-if) reads apart.
   const QString title =
       tr("%1 ↔ %2").arg(name, QString::fromLatin1(memsim::toString(policy.result.policy)));
-  const int index = tabs_->addTab(compare, title);
-  tabs_->setTabToolTip(index, title);
-  tabs_->setCurrentIndex(index);
+  addCompareTab(compare, title);
   return compare;
 }
 
@@ -569,10 +573,7 @@ void MainWindow::openSimulation(const memsim::WorkloadSource& source) {
         if (const memsim::MappingSummary* m = view->measuredMapping(); m && view->workload())
           compare->setSimulated(simulatedComparison(
               *measured, *view->workload(), view->current().result, m->kernels, *simulated));
-        const QString title = tr("%1 ↔ %2 (what-if)").arg(run, policy);
-        const int index = tabs_->addTab(compare, title);
-        tabs_->setTabToolTip(index, title);
-        tabs_->setCurrentIndex(index);
+        addCompareTab(compare, tr("%1 ↔ %2 (what-if)").arg(run, policy));
       });
   QString name = source.isModel()
                      ? modelTitle(QString::fromStdString(source.modelPath))
@@ -1063,8 +1064,7 @@ bool MainWindow::compareSessions(int tabA, int tabB) {
   if (!a || !b || tabA == tabB) return false;
   QString nameA = tabs_->tabText(tabA), nameB = tabs_->tabText(tabB);
   auto* view = new CompareView(a->session(), nameA, b->session(), nameB, tabs_);
-  int index = tabs_->addTab(view, tr("%1 ↔ %2").arg(nameA, nameB));
-  tabs_->setCurrentIndex(index);
+  addCompareTab(view, tr("%1 ↔ %2").arg(nameA, nameB));
   return true;
 }
 

@@ -107,6 +107,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  void addCompareTab(CompareView* compare, const QString& title);  // current, titled in full
   void createActions();
   void openDialog();
   void openRanksDialog();

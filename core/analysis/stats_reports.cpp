@@ -293,12 +293,8 @@ std::vector<StatsTable> gpuUtilisation(const Session& s, const StatsOptions& o,
                   col("busy_pct", "Busy %", StatsUnit::Percent)};
   for (int b = 0; b < o.buckets; ++b) {
     auto [bs, be] = bucketBounds(start, end, o.buckets, b);
-    const TimeNs width = std::max<TimeNs>(1, be - bs);
-    std::string from = formatTimestamp(bs - s.startTime(), width);
-    if (bs == s.startTime()) {  // "+0 s" in its neighbours' unit, not "+0 ns"
-      const std::string next = formatTimestamp(be - s.startTime(), width);
-      from = "0" + next.substr(next.find(' '));
-    }
+    // "+0 s" for the first, in its end's unit, not "+0 ns".
+    const std::string from = formatEnds(bs - s.startTime(), be - s.startTime()).first;
     util.columns.push_back(col("bucket_" + std::to_string(b), "+" + from, StatsUnit::Percent));
   }
   StatsTable gaps{"gpu_gaps",

@@ -164,6 +164,10 @@ TEST(Stats, UtilisationBucketsOfAShortRangeHaveDistinctNames) {
   for (const StatsColumn& c : (*tables)[0].columns) titles.insert(c.title);
   EXPECT_EQ(titles.size(), (*tables)[0].columns.size());
   EXPECT_TRUE(titles.count("+43.28 s")) << *titles.rbegin();
+  // The whole session's first bucket starts at "+0 s", in its neighbours' unit, not "+0 ns".
+  auto whole = computeStats(**s, StatsReport::GpuUtil, StatsOptions{});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ((*whole)[0].columns[3].title, "+0 s");
 }
 
 TEST(Stats, UtilisationGapsAndOverlapByHand) {

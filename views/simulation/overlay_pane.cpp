@@ -295,6 +295,7 @@ Status OverlayPane::readControls() {
                                                        {"ssd", ssd_},
                                                        {"pcie-bw", pcie_},
                                                        {"ssd-bw", ssdBw_}};
+  QHash<QLineEdit*, QString> typedNow;  // what each field typed by the user stands for
   for (auto [key, edit] : fields) {
     // As shown for the preset (rounded to three digits): the preset's exact value stays.
     if (preset && edit->text() == shownPreset_.value(edit)) continue;
@@ -302,21 +303,19 @@ Status OverlayPane::readControls() {
     if (auto shown = shownTyped_.find(edit); shown != shownTyped_.end() && shown->first == typed)
       typed = shown->second;  // as normalised after the last run: what was typed then
     TS_RETURN_IF_ERROR(memsim::setTierField(tiers, key, typed.toStdString()));
+    typedNow[edit] = typed;
   }
   TS_RETURN_IF_ERROR(tiers.validate());
-  // Typed values shown in the one unit system the pane uses ("3GB" reads "2.79 GiB").
-  const std::pair<QLineEdit*, QString> normalised[] = {{gpu_, bytesText(tiers.gpuBytes)},
-                                                       {host_, bytesText(tiers.hostBytes)},
-                                                       {ssd_, bytesText(tiers.ssdBytes)},
-                                                       {pcie_, rateText(tiers.gpuHostBandwidth)},
-                                                       {ssdBw_, rateText(tiers.ssdGpuBandwidth)}};
-  for (auto [edit, text] : normalised) {
-    const QString typed = edit->text().trimmed();
-    if ((preset && typed == shownPreset_.value(edit)) || typed == text) continue;
-    const QString source = shownTyped_.contains(edit) && shownTyped_[edit].first == typed
-                               ? shownTyped_[edit].second
-                               : typed;
-    shownTyped_[edit] = {text, source};
+  // Typed values shown in the one unit system the pane uses ("3GB" reads "2.79 GiB"), each
+  // remembering what was typed so that, left as shown, it keeps its exact value.
+  const std::pair<QLineEdit*, QString> shownAs[] = {{gpu_, bytesText(tiers.gpuBytes)},
+                                                    {host_, bytesText(tiers.hostBytes)},
+                                                    {ssd_, bytesText(tiers.ssdBytes)},
+                                                    {pcie_, rateText(tiers.gpuHostBandwidth)},
+                                                    {ssdBw_, rateText(tiers.ssdGpuBandwidth)}};
+  for (auto [edit, text] : shownAs) {
+    if (!typedNow.contains(edit) || edit->text().trimmed() == text) continue;
+    shownTyped_[edit] = {text, typedNow[edit]};
     edit->setText(text);
   }
   request_.tiers = tiers;

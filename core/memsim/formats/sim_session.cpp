@@ -90,11 +90,12 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
                    {ssdCategory, {}});
     }
     for (const TierUsage& u : r.usage) {
-      b.addCounterSample("GPU memory used", "bytes", device, kNone, u.time,
+      b.addCounterSample(kGpuUsedCounter, "bytes", device, kNone, u.time,
                          static_cast<double>(u.gpu));
-      b.addCounterSample("Host memory used", "bytes", device, kNone, u.time,
+      b.addCounterSample(kHostUsedCounter, "bytes", device, kNone, u.time,
                          static_cast<double>(u.host));
-      b.addCounterSample("SSD used", "bytes", device, kNone, u.time, static_cast<double>(u.ssd));
+      b.addCounterSample(kSsdUsedCounter, "bytes", device, kNone, u.time,
+                         static_cast<double>(u.ssd));
     }
   }
   b.provenance().sources.push_back({w.name, "simulation"});
@@ -176,10 +177,10 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
     if (c.device == kNone) continue;
     SimulatedRun& run = runs[s.devices[c.device].rank];
     // "host memory used": as sessions saved before 2026-12 name it.
-    int which = c.name == "GPU memory used"                                    ? 0
-                : c.name == "Host memory used" || c.name == "host memory used" ? 1
-                : c.name == "SSD used"                                         ? 2
-                                                                               : -1;
+    int which = c.name == kGpuUsedCounter                                    ? 0
+                : c.name == kHostUsedCounter || c.name == "host memory used" ? 1
+                : c.name == kSsdUsedCounter                                  ? 2
+                                                                             : -1;
     if (which < 0) continue;
     if (run.usage.size() < c.size()) run.usage.resize(c.size());
     for (size_t i = 0; i < c.size(); ++i) {

@@ -15,6 +15,12 @@
 
 namespace ts::memsim {
 
+// The tier-usage counters' names: written here, read back by readSimulatedSession, and found
+// by the what-if to set each row's capacity.
+inline constexpr const char* kGpuUsedCounter = "GPU memory used";
+inline constexpr const char* kHostUsedCounter = "Host memory used";
+inline constexpr const char* kSsdUsedCounter = "SSD used";
+
 Result<SessionPtr> simulationSession(const SimWorkload& workload,
                                      const std::vector<PolicyRun>& runs, const TierConfig& tiers);
 

@@ -21,9 +21,9 @@ WhatIf runWhatIf(const SimWorkload& w, Policy policy, const TierConfig& tiers) {
   out.session = *session;
   auto rows = std::make_shared<TimelineRows>(out.session);
   // Each tier's row against its size: a peak of 39.6 GiB reads "of 40 GiB", with the line.
-  rows->setCounterCapacity("GPU memory used", static_cast<double>(tiers.gpuBytes));
-  rows->setCounterCapacity("Host memory used", static_cast<double>(tiers.hostBytes));
-  rows->setCounterCapacity("SSD used", static_cast<double>(tiers.ssdBytes));
+  rows->setCounterCapacity(kGpuUsedCounter, static_cast<double>(tiers.gpuBytes));
+  rows->setCounterCapacity(kHostUsedCounter, static_cast<double>(tiers.hostBytes));
+  rows->setCounterCapacity(kSsdUsedCounter, static_cast<double>(tiers.ssdBytes));
   out.rows = std::move(rows);
   return out;
 }
