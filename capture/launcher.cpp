@@ -216,6 +216,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         "activity will be recorded");
   }
 
+  if (!hooks.progress.enter("launching")) return Error::cancelled("capture stopped before launch");
   SocketDir sock;
   TS_RETURN_IF_ERROR(openSocket(sock));
 
@@ -265,6 +266,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     return Error{"cannot run '" + program + "': " + std::strerror(execErrno)};
   }
 
+  hooks.progress.enter("recording");  // a stop from here on saves what was recorded
   RecordSink sink;
   if (o.delaySeconds > 0)
     sink.setWindowStart(launchedAt + static_cast<TimeNs>(o.delaySeconds * 1e9));
@@ -336,7 +338,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
       }
       std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
     }
-    const bool stopWanted = (hooks.stop && hooks.stop->load()) ||
+    const bool stopWanted = hooks.progress.cancelled() ||
                             (o.durationSeconds > 0 && secondsSince(started) >= o.durationSeconds);
     const bool keepRunning = hooks.keepRunning && hooks.keepRunning->load();
     if (stopWanted && !flushAskedAt && !stopAt) {
@@ -351,10 +353,12 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
         ::kill(child, SIGTERM);
       }
     }
-    if (hooks.progress && secondsSince(lastProgress) >= 0.1) {
+    if (secondsSince(lastProgress) >= 0.1) {
       lastProgress = Clock::now();
-      hooks.progress(
-          {secondsSince(started), sink.events(), sink.dropped(), sink.connections(), !status});
+      if (hooks.live)
+        hooks.live(
+            {secondsSince(started), sink.events(), sink.dropped(), sink.connections(), !status});
+      if (o.durationSeconds > 0) hooks.progress.update(secondsSince(started) / o.durationSeconds);
     }
     // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
     // leaves the program running; or a terminated program that would not go.
@@ -376,6 +380,7 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
     sink.close(c.id);
     ::close(c.fd);
   }
+  hooks.progress.enter("saving");
   TS_RETURN_IF_ERROR(save(true));
   if (status && WIFEXITED(*status)) result.exitCode = WEXITSTATUS(*status);
   if (status && WIFSIGNALED(*status)) result.signal = WTERMSIG(*status);

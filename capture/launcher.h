@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "session/session.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace ts::capture {
@@ -48,9 +49,13 @@ struct CaptureResult {
 };
 
 struct CaptureHooks {
-  std::function<void(const CaptureProgress&)> progress;  // about ten times a second
-  std::function<void(SessionPtr)> snapshot;              // each periodic save, for a live view
-  const std::atomic<bool>* stop = nullptr;               // set to end the capture
+  // The one Progress every long job reports through (util/progress.h). Its cancel flag ends the
+  // capture — a stop, not a failure: what was recorded is saved and returned; set before the
+  // launch, nothing is run (Error::cancelled()). Stages: "launching", "recording", "saving"; the
+  // fraction moves only when a duration is set.
+  Progress progress;
+  std::function<void(const CaptureProgress&)> live;  // the counts, about ten times a second
+  std::function<void(SessionPtr)> snapshot;          // each periodic save, for a live view
   // Read when the stop comes: true leaves the program running (unrecorded) instead of asking it
   // to terminate.
   const std::atomic<bool>* keepRunning = nullptr;

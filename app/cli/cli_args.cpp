@@ -60,21 +60,23 @@ std::vector<std::string> Args::all(const std::string& name) const {
   return values;
 }
 
-bool parseUnsigned(const std::string& text, unsigned long long& out) {
-  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+std::optional<unsigned long long> parseUnsigned(const std::string& text) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
   char* end = nullptr;
   errno = 0;
-  out = std::strtoull(text.c_str(), &end, 10);
-  return errno == 0 && end && *end == '\0';
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || !end || *end != '\0') return std::nullopt;
+  return value;
 }
 
-bool parseRelativeRange(const std::string& text, RelativeRange& out) {
+std::optional<RelativeRange> parseRelativeRange(const std::string& text) {
   auto colon = text.find(':');
-  if (colon == std::string::npos) return false;
+  if (colon == std::string::npos) return std::nullopt;
   std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-  if (!a.empty() && !(out.from = parseDuration(a))) return false;
-  if (!b.empty() && !(out.to = parseDuration(b))) return false;
-  return true;
+  RelativeRange range;
+  if (!a.empty() && !(range.from = parseDuration(a))) return std::nullopt;
+  if (!b.empty() && !(range.to = parseDuration(b))) return std::nullopt;
+  return range;
 }
 
 int emitTables(const std::vector<StatsTable>& tables, const std::string& format,

@@ -32,14 +32,14 @@ class Args {
   std::vector<std::string> positional_;
 };
 
-// Parses a non-negative integer option; returns false (and an error) when it is not one.
-bool parseUnsigned(const std::string& text, unsigned long long& out);
+// A non-negative integer option's value; none when it is not one.
+std::optional<unsigned long long> parseUnsigned(const std::string& text);
 
 // "--range T0:T1": durations from the session start ("1.5ms:20ms"); either side may be empty.
 struct RelativeRange {
   std::optional<int64_t> from, to;  // ns
 };
-bool parseRelativeRange(const std::string& text, RelativeRange& out);
+std::optional<RelativeRange> parseRelativeRange(const std::string& text);
 
 // Prints tables (or writes them atomically to `path`) as "table" (text), "csv" (several tables
 // separated by an empty line) or "json" (an array when several). Returns the exit status; an error

@@ -44,10 +44,11 @@ void onInterrupt(int) {
   gStop = true;
 }
 
-bool parseSeconds(const std::string& text, double& out) {
+std::optional<double> parseSeconds(const std::string& text) {
   char* end = nullptr;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && end && *end == '\0' && out >= 0;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !(seconds >= 0)) return std::nullopt;
+  return seconds;
 }
 #endif
 
@@ -99,10 +100,16 @@ int runCapture(const std::vector<std::string>& argv) {
   o.output = capture::expandOutputName(*output);
   if (o.output.size() < 7 || o.output.substr(o.output.size() - 7) != ".tscope")
     o.output += ".tscope";
-  if (auto d = args.option("--duration"); d && !parseSeconds(*d, o.durationSeconds))
-    return usage("--duration needs seconds");
-  if (auto d = args.option("--delay"); d && !parseSeconds(*d, o.delaySeconds))
-    return usage("--delay needs seconds");
+  if (auto d = args.option("--duration")) {
+    auto seconds = parseSeconds(*d);
+    if (!seconds) return usage("--duration needs seconds");
+    o.durationSeconds = *seconds;
+  }
+  if (auto d = args.option("--delay")) {
+    auto seconds = parseSeconds(*d);
+    if (!seconds) return usage("--delay needs seconds");
+    o.delaySeconds = *seconds;
+  }
   if (auto k = args.option("--kinds")) {
     o.kinds = *k;
     if (std::string_view bad = capture::unknownCaptureKind(*k); !bad.empty())
@@ -120,7 +127,7 @@ int runCapture(const std::vector<std::string>& argv) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   capture::CaptureHooks hooks;
-  hooks.stop = &gStop;
+  hooks.progress.cancel = &gStop;  // Ctrl-C stops the recording; what was recorded is saved
   auto result = capture::runCapture(o, hooks);
   if (!result) {
     std::fprintf(stderr, "tensorscope-cli capture: %s\n", result.error().c_str());

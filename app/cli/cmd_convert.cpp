@@ -25,18 +25,21 @@ constexpr const char* kHelp =
     "complete.\n";
 }
 
-// "--shift 1=-250000" → options.shiftNs[1] = -250000; false on a malformed value.
-bool parseShift(const std::string& text, OpenOptions& options) {
+// "--shift 1=-250000" → input 1 shifted by -250000 ns; none for a malformed value.
+struct Shift {
+  size_t input = 0;
+  int64_t ns = 0;
+};
+std::optional<Shift> parseShift(const std::string& text) {
   auto eq = text.find('=');
-  unsigned long long index = 0;
-  if (eq == std::string::npos || !parseUnsigned(text.substr(0, eq), index)) return false;
+  auto index = eq == std::string::npos ? std::nullopt : parseUnsigned(text.substr(0, eq));
+  if (!index) return std::nullopt;
   std::string value = text.substr(eq + 1);
   char* end = nullptr;
   errno = 0;
   long long ns = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || errno != 0 || *end != '\0') return false;
-  options.shiftNs[static_cast<size_t>(index)] += ns;
-  return true;
+  if (value.empty() || errno != 0 || *end != '\0') return std::nullopt;
+  return Shift{static_cast<size_t>(*index), ns};
 }
 
 int runConvert(const std::vector<std::string>& argv) {
@@ -65,11 +68,13 @@ int runConvert(const std::vector<std::string>& argv) {
   }
   OpenOptions open;
   for (const std::string& shift : args.all("--shift")) {
-    if (!parseShift(shift, open)) {
+    auto parsed = parseShift(shift);
+    if (!parsed) {
       std::fprintf(stderr, "tensorscope-cli convert: --shift needs INDEX=NS, got '%s'\n",
                    shift.c_str());
       return kExitUsage;
     }
+    open.shiftNs[parsed->input] += parsed->ns;
   }
   std::vector<std::string> inputs(args.positional().begin(), args.positional().end() - 1);
   auto session = openSessionFiles(inputs, open);

@@ -107,10 +107,9 @@ Result<memsim::OverlayRequest> overlayRequest(const Args& args, const std::strin
   memsim::OverlayRequest request;
   request.source.modelPath = model;
   if (auto b = args.option("--batch")) {
-    unsigned long long n = 0;
-    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
-      return Error{"--batch wants a positive number"};
-    request.source.batch = static_cast<int64_t>(n);
+    auto n = parseUnsigned(*b);
+    if (!n || *n == 0 || *n > (1u << 24)) return Error{"--batch wants a positive number"};
+    request.source.batch = static_cast<int64_t>(*n);
   }
   if (auto p = args.option("--policy")) {
     auto policy = memsim::parsePolicy(*p);
@@ -244,27 +243,33 @@ int runExport(const std::vector<std::string>& argv) {
     return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
   if (!simChart && args.positional().empty()) return usage("no file given");
   SessionChart chart = SessionChart::KernelHistogram;
-  if (chartName && !simChart && !sessionChartFromName(QString::fromStdString(*chartName), chart))
-    return usage("unknown chart '" + *chartName + "'");
-  ImageFormat format;
+  if (chartName && !simChart) {
+    auto named = sessionChartFromName(QString::fromStdString(*chartName));
+    if (!named) return usage("unknown chart '" + *chartName + "'");
+    chart = *named;
+  }
   auto formatName = args.option("--format");
-  if (!formatName || !imageFormatFromName(QString::fromStdString(*formatName), format))
-    return usage("--format needs png, svg or pdf");
+  auto namedFormat =
+      formatName ? imageFormatFromName(QString::fromStdString(*formatName)) : std::nullopt;
+  if (!namedFormat) return usage("--format needs png, svg or pdf");
+  const ImageFormat format = *namedFormat;
   auto out = args.option("-o");
   if (!out) return usage("no output (-o OUT)");
-  unsigned long long n = 0;
   int width = 1600, height = 900, top = 15;
   if (auto w = args.option("--width")) {
-    if (!parseUnsigned(*w, n) || n < 64 || n > 20000) return usage("--width needs 64 to 20000");
-    width = static_cast<int>(n);
+    auto n = parseUnsigned(*w);
+    if (!n || *n < 64 || *n > 20000) return usage("--width needs 64 to 20000");
+    width = static_cast<int>(*n);
   }
   if (auto h = args.option("--height")) {
-    if (!parseUnsigned(*h, n) || n < 64 || n > 20000) return usage("--height needs 64 to 20000");
-    height = static_cast<int>(n);
+    auto n = parseUnsigned(*h);
+    if (!n || *n < 64 || *n > 20000) return usage("--height needs 64 to 20000");
+    height = static_cast<int>(*n);
   }
   if (auto t = args.option("--top")) {
-    if (!parseUnsigned(*t, n) || n < 1 || n > 200) return usage("--top needs 1 to 200");
-    top = static_cast<int>(n);
+    auto n = parseUnsigned(*t);
+    if (!n || *n < 1 || *n > 200) return usage("--top needs 1 to 200");
+    top = static_cast<int>(*n);
   }
   double scale = 1;
   if (auto s = args.option("--scale")) {
@@ -272,8 +277,11 @@ int runExport(const std::vector<std::string>& argv) {
     if (scale < 0.25 || scale > 8) return usage("--scale needs 0.25 to 8");
   }
   RelativeRange range;
-  if (auto r = args.option("--range"); r && !parseRelativeRange(*r, range))
-    return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
+  if (auto r = args.option("--range")) {
+    auto parsed = parseRelativeRange(*r);
+    if (!parsed) return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
+    range = *parsed;
+  }
   ChartOptions options;
   options.logScale = args.flag("--log");
   options.topN = top;
@@ -281,8 +289,9 @@ int runExport(const std::vector<std::string>& argv) {
   if (!args.positional().empty())  // under the chart's title: what it shows
     options.sessionName = std::filesystem::path(args.positional().front()).filename().string();
   if (auto g = args.option("--gpu")) {
-    if (!parseUnsigned(*g, n)) return usage("--gpu needs an index");
-    options.stats.device = static_cast<uint32_t>(n);
+    auto n = parseUnsigned(*g);
+    if (!n) return usage("--gpu needs an index");
+    options.stats.device = static_cast<uint32_t>(*n);
   }
 
   std::optional<memsim::OverlayRequest> overlay;
@@ -328,10 +337,9 @@ int runExport(const std::vector<std::string>& argv) {
   if (range.to) options.stats.end = s.startTime() + *range.to;
   Status st;
   if (chartName) {
-    QString error;
-    std::unique_ptr<QChart> c(makeSessionChart(s, chart, options, &error));
-    st = c ? exportChart(c.get(), image.size, image.format, image.path, image.scale)
-           : Status(Error{error.toStdString()});
+    auto c = makeSessionChart(s, chart, options);
+    st = c ? exportChart(c->get(), image.size, image.format, image.path, image.scale)
+           : Status(std::move(c).failure());
   } else {
     st = exportTimeline(*session, overlay, args.flag("--unfold"), options.stats, image);
   }

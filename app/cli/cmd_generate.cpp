@@ -45,11 +45,15 @@ int runGenerate(const std::vector<std::string>& argv) {
                      seed = spec.seed;
   for (Opt o : {Opt{"--events", &events}, Opt{"--gpus", &gpus}, Opt{"--streams", &streams},
                 Opt{"--seed", &seed}}) {
-    if (auto v = args.option(o.name); v && !parseUnsigned(*v, *o.out)) {
+    auto v = args.option(o.name);
+    if (!v) continue;
+    auto n = parseUnsigned(*v);
+    if (!n) {
       std::fprintf(stderr, "tensorscope-cli generate: %s needs a non-negative integer, got '%s'\n",
                    o.name, v->c_str());
       return kExitUsage;
     }
+    *o.out = *n;
   }
   if (gpus < 1 || gpus > 64 || streams < 1 || streams > 256) {
     std::fprintf(stderr, "tensorscope-cli generate: --gpus must be 1-64 and --streams 1-256\n");

@@ -84,10 +84,10 @@ int failure(const std::string& message) {
 }
 
 bool readBatch(const Args& args, int64_t& batch) {
-  unsigned long long n = 0;
   if (auto b = args.option("--batch")) {
-    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24)) return false;
-    batch = static_cast<int64_t>(n);
+    auto n = parseUnsigned(*b);
+    if (!n || *n == 0 || *n > (1u << 24)) return false;
+    batch = static_cast<int64_t>(*n);
   }
   return true;
 }
@@ -168,10 +168,9 @@ int runModel(const std::vector<std::string>& argv) {
   if (sub == "chakra") {
     auto p = args.option("--parallel");
     if (!p || *p != "DATA") return usage("chakra writes data-parallel traces: --parallel DATA");
-    unsigned long long n = 0;
     auto npus = args.option("--npus");
-    if (!npus || !parseUnsigned(*npus, n) || n == 0 || n > 65536)
-      return usage("--npus needs a positive number");
+    auto n = npus ? parseUnsigned(*npus) : std::nullopt;
+    if (!n || *n == 0 || *n > 65536) return usage("--npus needs a positive number");
     auto out = args.option("-o");
     if (!out) return usage("chakra needs -o PREFIX");
     auto st = makeStep();
@@ -179,7 +178,7 @@ int runModel(const std::vector<std::string>& argv) {
     auto layers = model::modelLayers(*graph, *st);
     if (layers.empty()) return failure(pos[1] + ": no layer with weights");
     auto written = model::writeChakra(
-        model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(n));
+        model::chakraDataParallel(layers, args.flag("--weights-only")), *out, static_cast<int>(*n));
     if (!written) return failure(written.error());
     return kExitOk;
   }
@@ -190,13 +189,14 @@ int runModel(const std::vector<std::string>& argv) {
     if (!parallel)
       return usage("--parallel needs DATA, MODEL, HYBRID_DATA_MODEL or HYBRID_MODEL_DATA");
     a.parallelism = *parallel;
-    unsigned long long n = 0;
     auto npus = args.option("--npus");
-    if (!npus || !parseUnsigned(*npus, n) || n == 0) return usage("--npus needs a positive number");
-    a.npus = static_cast<int>(n);
+    auto n = npus ? parseUnsigned(*npus) : std::nullopt;
+    if (!n || *n == 0) return usage("--npus needs a positive number");
+    a.npus = static_cast<int>(*n);
     if (auto m = args.option("--model-dim")) {
-      if (!parseUnsigned(*m, n) || n == 0) return usage("--model-dim needs a positive number");
-      a.modelDim = static_cast<int>(n);
+      auto dim = parseUnsigned(*m);
+      if (!dim || *dim == 0) return usage("--model-dim needs a positive number");
+      a.modelDim = static_cast<int>(*dim);
     }
     a.weightsOnly = args.flag("--weights-only");
     auto out = args.option("-o");

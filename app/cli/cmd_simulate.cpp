@@ -114,9 +114,9 @@ Result<SweepSpec> parseSweep(const std::string& spec) {
   const TierField* field = findTierField(key);
   auto number = [&](const std::string& text, double& out) -> bool {
     if (key == "batch") {
-      unsigned long long n = 0;
-      if (!parseUnsigned(text, n) || n == 0) return false;
-      out = static_cast<double>(n);
+      auto n = parseUnsigned(text);
+      if (!n || *n == 0) return false;
+      out = static_cast<double>(*n);
       return true;
     }
     if (field->unit == TierUnit::Bytes) {
@@ -254,10 +254,9 @@ int runSimulate(const std::vector<std::string>& argv) {
     return usage("give one of --iteration or --step");
   if (mappingOnly && compare) return usage("give one of --mapping or --compare");
   if (auto b = args.option("--batch")) {
-    unsigned long long n = 0;
-    if (!parseUnsigned(*b, n) || n == 0 || n > (1u << 24))
-      return usage("--batch wants a positive number");
-    in.batch = static_cast<int64_t>(n);
+    auto n = parseUnsigned(*b);
+    if (!n || *n == 0 || *n > (1u << 24)) return usage("--batch wants a positive number");
+    in.batch = static_cast<int64_t>(*n);
   }
   std::vector<Policy> policies;
   for (const std::string& spec : args.all("--policy")) {
@@ -284,17 +283,17 @@ int runSimulate(const std::vector<std::string>& argv) {
     if (!opened) return failure(opened.error());
     in.session = *opened;
     if (auto r = args.option("--iteration")) {
-      RelativeRange range;
-      if (!parseRelativeRange(*r, range)) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
+      auto parsed = parseRelativeRange(*r);
+      if (!parsed) return usage("--iteration needs T0:T1, e.g. 12.5ms:30ms");
+      const RelativeRange& range = *parsed;
       TimeNs start = in.session->startTime();
       in.mapping.iteration = model::TimeRange{
           start + range.from.value_or(0), range.to ? start + *range.to : in.session->endTime() + 1};
     }
     if (auto n = args.option("--step")) {
-      unsigned long long step = 0;
-      if (!parseUnsigned(*n, step) || step == 0 || step > (1u << 24))
-        return usage("--step wants a positive number");
-      in.mapping.iterationIndex = static_cast<size_t>(step - 1);
+      auto step = parseUnsigned(*n);
+      if (!step || *step == 0 || *step > (1u << 24)) return usage("--step wants a positive number");
+      in.mapping.iterationIndex = static_cast<size_t>(*step - 1);
     }
     if (auto c = args.option("--corrections")) {
       auto corrections = model::loadCorrections(*c);

@@ -88,18 +88,20 @@ int runStats(const std::vector<std::string>& argv) {
 
   StatsOptions options;
   options.perGpu = args.flag("--per-gpu");
-  unsigned long long n = 0;
   if (auto gpu = args.option("--gpu")) {
-    if (!parseUnsigned(*gpu, n)) return usage("--gpu needs a GPU index, got '" + *gpu + "'");
-    options.device = static_cast<uint32_t>(n);
+    auto n = parseUnsigned(*gpu);
+    if (!n) return usage("--gpu needs a GPU index, got '" + *gpu + "'");
+    options.device = static_cast<uint32_t>(*n);
   }
   if (auto buckets = args.option("--buckets")) {
-    if (!parseUnsigned(*buckets, n) || n < 1 || n > 1000) return usage("--buckets needs 1 to 1000");
-    options.buckets = static_cast<int>(n);
+    auto n = parseUnsigned(*buckets);
+    if (!n || *n < 1 || *n > 1000) return usage("--buckets needs 1 to 1000");
+    options.buckets = static_cast<int>(*n);
   }
   if (auto gaps = args.option("--max-gaps")) {
-    if (!parseUnsigned(*gaps, n)) return usage("--max-gaps needs a count");
-    options.maxGaps = static_cast<size_t>(n);
+    auto n = parseUnsigned(*gaps);
+    if (!n) return usage("--max-gaps needs a count");
+    options.maxGaps = static_cast<size_t>(*n);
   }
   if (auto gap = args.option("--min-gap")) {
     auto t = parseDuration(*gap);
@@ -108,8 +110,11 @@ int runStats(const std::vector<std::string>& argv) {
   }
 
   RelativeRange range;
-  if (auto text = args.option("--range"); text && !parseRelativeRange(*text, range)) {
-    return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
+  if (auto text = args.option("--range")) {
+    auto parsed = parseRelativeRange(*text);
+    if (!parsed)
+      return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
+    range = *parsed;
   }
 
   auto session = openSessionFiles(args.positional());

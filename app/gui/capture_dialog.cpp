@@ -91,22 +91,19 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-    QString error;
-    request(&error);
-    if (error.isEmpty())
+    if (auto r = request(); r.ok())
       accept();
     else
-      QMessageBox::warning(this, tr("Cannot start the capture"), error);
+      QMessageBox::warning(this, tr("Cannot start the capture"), QString::fromStdString(r.error()));
   });
   resize(760, sizeHint().height());
 }
 
-CaptureRequest CaptureDialog::request(QString* error) const {
+Result<CaptureRequest> CaptureDialog::request() const {
   CaptureRequest r;
   QString program = program_->text().trimmed();
   if (program.isEmpty()) {
-    *error = tr("Give the program to run.");
-    return r;
+    return Error{tr("Give the program to run.").toStdString()};
   }
   r.argv << program << QProcess::splitCommand(arguments_->text());
   r.workingDirectory = directory_->text().trimmed();
@@ -115,8 +112,7 @@ CaptureRequest CaptureDialog::request(QString* error) const {
   for (const QString& line : lines) {
     int eq = line.indexOf(QLatin1Char('='));
     if (eq <= 0) {
-      *error = tr("Environment line '%1' is not NAME=value.").arg(line);
-      return r;
+      return Error{tr("Environment line '%1' is not NAME=value.").arg(line).toStdString()};
     }
     r.env.append({line.left(eq).trimmed(), line.mid(eq + 1)});
   }
@@ -127,12 +123,11 @@ CaptureRequest CaptureDialog::request(QString* error) const {
     all &= box->isChecked() != (box->property("kind").toString() == QLatin1String("driver"));
   }
   if (r.kinds.isEmpty()) {
-    *error = tr("Choose at least one kind of event to record.");
-    return r;
+    return Error{tr("Choose at least one kind of event to record.").toStdString()};
   }
   if (all) r.kinds.clear();  // the default set
   r.output = output_->text().trimmed();
-  if (r.output.isEmpty()) *error = tr("Give a file to save the capture to.");
+  if (r.output.isEmpty()) return Error{tr("Give a file to save the capture to.").toStdString()};
   return r;
 }
 

@@ -6,6 +6,8 @@
 #include <QDialog>
 #include <QStringList>
 
+#include "util/result.h"
+
 class QCheckBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -27,8 +29,8 @@ class CaptureDialog : public QDialog {
  public:
   explicit CaptureDialog(QWidget* parent = nullptr);
 
-  // The request, or an error message in `error` (nothing to run, bad environment line, ...).
-  CaptureRequest request(QString* error) const;
+  // The request, or what is wrong with it (nothing to run, a bad environment line, ...).
+  Result<CaptureRequest> request() const;
   void setRequest(const CaptureRequest& request);  // also what tests fill in
 
  private:

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/gui/main_window.h"
+#include "app/gui/simulation_flow.h"
 #include "app/gui/theme.h"
 #include "app/gui/walk_report.h"
 #include "util/version.h"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   ts::installWalkReport(window);  // only with TSCOPE_WALK_REPORT set (the GUI walk test)
   QString modelPath = parser.value(simulate);
   if (!modelPath.isEmpty() && !QFileInfo::exists(modelPath)) {  // a built-in model's name
-    modelPath = window.zooModelFile(QStringLiteral("--simulate"), modelPath);
+    modelPath = window.simulation()->zooModelFile(QStringLiteral("--simulate"), modelPath);
     if (modelPath.isEmpty()) {
       std::fprintf(stderr, "tensorscope: --simulate %s: no such file or built-in model (%s)\n",
                    qPrintable(parser.value(simulate)), qPrintable(window.lastError()));
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
       QObject::connect(&window, &ts::MainWindow::idle, &window,
                        [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
     else {
-      QObject::connect(&window, &ts::MainWindow::overlayUpdated, &window,
+      QObject::connect(window.simulation(), &ts::SimulationFlow::overlayUpdated, &window,
                        [&window, takeShot] { QTimer::singleShot(300, &window, takeShot); });
       QObject::connect(&window, &ts::MainWindow::loadFailed, &window,
                        [&window, takeShot] { QTimer::singleShot(100, &window, takeShot); });
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
     *once = QObject::connect(
         &window, &ts::MainWindow::sessionOpened, &window, [&window, once, modelPath, batchSize] {
           QObject::disconnect(*once);
-          window.simulateOnTimeline(window.tabs()->currentIndex(), modelPath, batchSize);
+          window.simulation()->onTimeline(window.tabs()->currentIndex(), modelPath, batchSize);
         });
   }
   if (parser.isSet(ranks))

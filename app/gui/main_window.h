@@ -1,5 +1,7 @@
 // MainWindow: the application shell — menus, one tab per open session, drag and drop, recent
-// files, and a status bar that shows load progress with a Cancel button.
+// files, and a status bar that shows load progress with a Cancel button. What the menus start
+// beyond opening files is held by flows (app/gui/*_flow.h): capture, compare, export, simulation;
+// they reach the window through the Shell interface.
 #pragma once
 
 #include <QList>
@@ -9,8 +11,8 @@
 #include <optional>
 #include <utility>
 
+#include "app/gui/shell.h"
 #include "io/open_session.h"
-#include "memsim/formats/workload_source.h"
 
 class QAction;
 class QLabel;
@@ -23,23 +25,18 @@ class QListWidget;
 
 namespace ts {
 
-class CaptureJob;
-class CompareView;
-class OverlayPane;
-struct CaptureRequest;
-class SessionExportJob;
+class CaptureFlow;
+class CompareFlow;
+class ExportFlow;
 class SessionLoadJob;
+class SimulationFlow;
 class SessionView;
 class TimelineCanvas;
 class TimelineRows;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public Shell {
   Q_OBJECT
  public:
-  // The file Export… offers for a tab, and the tabs Compare Sessions… offers (-1 when fewer than
-  // two sessions are open).
-  QString suggestedExportPath(int tab) const;
-  std::pair<int, int> compareDefaults() const;
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -49,92 +46,55 @@ class MainWindow : public QMainWindow {
   void openRanks(const QStringList& paths, const OpenOptions& options = {});
   // Opens an ONNX model in a model tab (also what openFiles does with .onnx files).
   void openModel(const QString& path);
-  bool openSweep(const QString& path);
-  void openSimulation(
-      const memsim::WorkloadSource& source);  // the what-if tab  // a simulate --sweep table; false
-                                              // (and a message) when it is not one
-  // A compare tab for two open session tabs (by index); false when they are not two sessions.
-  bool compareSessions(int tabA, int tabB);
-  // The current tab's visible timeline as an image (.png at twice the size, .svg, .pdf): an error
-  // message or empty.
-  Status exportTimelineImage(const QString& path);
-  // Writes the current tab's session (format by extension) off the GUI thread.
-  void exportCurrent(const QString& path, const WriteOptions& options);
-  void cancelLoads();
-  // Runs a program under capture; its tab grows while it runs (File → Capture…). Without capture
-  // support in this build, explains why instead.
-  void startCapture(const CaptureRequest& request);
-  // Ends the running capture; `terminateProgram` asks the program to exit, else it runs on.
-  void stopCapture(bool terminateProgram);
-  bool capturing() const;
-  SessionView* captureView() const { return captureView_; }
+  void cancelLoads();  // and exports
+  CaptureFlow* capture() const { return capture_; }
+  CompareFlow* compare() const { return compare_; }
+  ExportFlow* exports() const { return exports_; }
+  SimulationFlow* simulation() const { return simulation_; }
   int sessionCount() const;
-  SessionView* sessionView(int index) const;
+  SessionView* sessionView(int index) const override;
   // The timeline the View menu acts on: in the current tab (a session, a comparison, a
   // simulation), the one with focus, else the first shown.
   TimelineCanvas* currentTimeline() const;
-  QTabWidget* tabs() const { return tabs_; }
+  QTabWidget* tabs() const override { return tabs_; }
   int pendingLoads() const { return static_cast<int>(jobs_.size()); }
-  int pendingExports() const { return static_cast<int>(exports_.size()); }
   QStringList recentFiles() const;
   const QString& lastError() const { return lastError_; }
   QString statusText() const;  // the status bar: what is open, by kind, or what is loading
   // Every action with a shortcut, for the shortcuts dialog and tests.
   QList<QAction*> shortcutActions() const;
-  // Model → Simulate Memory Tiers on the session in `tab` (its Simulation tab); null when the tab
-  // holds no session.
-  OverlayPane* simulateOnTimeline(int tab, const QString& modelPath, int64_t batch);
-  // A built-in model written to the cache as an ONNX file (the simulations read files); empty
-  // after an error, shown under `title`.
-  QString zooModelFile(const QString& title, const QString& name);
-  // A model tab's title: the file's name, or "resnet50 (built-in)" for a built-in model's file.
-  static QString modelTitle(const QString& path);
-  // A session tab's simulation against the run, in a compare tab of its own (null without one).
-  CompareView* compareWithSimulation(SessionView* view);
+
+  // Shell, for the flows.
+  QWidget* dialogParent() override { return this; }
+  SessionView* newSessionView(SessionPtr session, const QString& title,
+                              std::shared_ptr<const TimelineRows> rows = nullptr) override;
+  void addTab(QWidget* tab, const QString& title, const QString& tooltip) override;
+  void showError(const QString& title, const QString& message) override;
+  void showMessage(const QString& message, int milliseconds) override;
+  void addRecent(const QString& path) override;
+  void changed() override;
 
  signals:
   void sessionOpened(const QString& path);
   void loadFailed(const QString& path, const QString& message);
-  void exported(bool ok, const QString& message);
   void idle();  // no load or export in progress any more
-  void captureFinished(bool ok, const QString& message);
-  void captureUpdated();  // the capture tab shows a newer snapshot
   void modelOpened(const QString& path, bool ok);
-  void overlayUpdated();  // a simulation on a timeline has its result (or its error)
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void addCompareTab(CompareView* compare, const QString& title);  // current, titled in full
   void createActions();
   void openDialog();
   void openRanksDialog();
-  void captureDialog();
   void openModelDialog();
-  void exportTimelineImageDialog();
-  void compareDialog();
-  void simulateOnTimelineDialog();
-  struct ModelChoice {
-    QString path;
-    int batch = 0;
-  };
-  std::optional<ModelChoice> chooseModel(const QString& title, const QString& batchLabel);
-  void askStopCapture();
-  void showCaptureSnapshot(SessionPtr session);
-  void replaceCaptureView(SessionPtr session, const QString& title, bool live);
-  SessionView* newSessionView(SessionPtr session, const QString& title,
-                              std::shared_ptr<const TimelineRows> rows = nullptr);
-  void exportDialog();
   bool focusOpen(const QString& path);  // true: already open (its tab now current) or loading
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
-  void showError(const QString& title, const QString& message);
   void closeCurrent();
   void closeTab(int index);
   void showAbout();
   void showShortcuts();
-  void addRecent(const QString& path);
   void rebuildRecentMenu();
   void jobFinished(QObject* job);
   void updateStatus();
@@ -160,15 +120,14 @@ class MainWindow : public QMainWindow {
   QAction* cancelAction_ = nullptr;
   QAction* captureAction_ = nullptr;
   QAction* openModelAction_ = nullptr;
-  CaptureJob* capture_ = nullptr;
-  SessionView* captureView_ = nullptr;
-  QLabel* captureStatus_ = nullptr;
-  QToolButton* stopButton_ = nullptr;
+  CaptureFlow* capture_ = nullptr;
+  CompareFlow* compare_ = nullptr;
+  ExportFlow* exports_ = nullptr;
+  SimulationFlow* simulation_ = nullptr;
   QLabel* statusLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;
   QList<SessionLoadJob*> jobs_;
-  QList<SessionExportJob*> exports_;
   QString lastError_;
 };
 

@@ -204,16 +204,16 @@ int64_t syntheticId(std::unordered_map<std::string, int64_t>& ids, std::string_v
 
 // A pid or tid: an integer, a string of digits, or any other string (given a synthetic id).
 int64_t idOf(std::unordered_map<std::string, int64_t>& ids, std::string_view text) {
-  int64_t v = 0;
-  if (parseJsonInteger(text, v)) return v;
+  if (auto v = parseJsonInteger(text)) return *v;
   return syntheticId(ids, text);
 }
 
 Status Importer::time(std::string_view text, const char* field, TimeNs& out) const {
   if (text.empty()) return fail(std::string("missing '") + field + "'");
-  if (!parseMicrosToNs(text, out)) {
+  auto ns = parseMicrosToNs(text);
+  if (!ns)
     return fail(std::string("'") + field + "' is not a number: " + std::string(text.substr(0, 40)));
-  }
+  out = *ns;
   return {};
 }
 
@@ -231,8 +231,7 @@ uint32_t Importer::thread(const RawEvent& e) {
   int64_t tid = idOf(syntheticIds_, e.tid);
   uint32_t t = b_.thread(p, tid);
   if (e.tidIsString && b_.threadInfo(t).name.empty()) {
-    int64_t numeric = 0;
-    if (!parseJsonInteger(e.tid, numeric)) b_.threadInfo(t).name = std::string(e.tid);
+    if (!parseJsonInteger(e.tid)) b_.threadInfo(t).name = std::string(e.tid);
   }
   lastPid_.assign(e.pid);
   lastTid_.assign(e.tid);
@@ -242,13 +241,13 @@ uint32_t Importer::thread(const RawEvent& e) {
 
 uint32_t Importer::gpuStream(const RawEvent& e, const KinetoArgs& a) {
   int64_t device = a.device;
-  if (device < 0 && !parseJsonInteger(e.pid, device)) device = 0;
+  if (device < 0) device = parseJsonInteger(e.pid).value_or(0);
   int64_t stream = a.stream;
   if (stream < 0) {
     std::string_view tid = e.tid;
     if (tid.substr(0, 7) == "stream ") tid.remove_prefix(7);  // legacy "stream 7"
     while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
-    if (!parseJsonInteger(tid, stream)) stream = 0;
+    stream = parseJsonInteger(tid).value_or(0);
   }
   if (lastStream_ != kNone && device == lastDevice_ && stream == lastStreamId_ && a.context <= 0) {
     return lastStream_;
@@ -295,15 +294,15 @@ Status Importer::opInputs(JsonCursor& c, bool dims) {
           c.skipSpace();
           const char f = c.peek();
           std::string_view text;
-          int64_t x = 0;
           if (!(f == '-' || (f >= '0' && f <= '9'))) {  // nested (a TensorList) or odd: skip it
             in.dims.resize(kept);
             flat = false;
             break;
           }
           if (!c.number(text)) return cursorFail(c);
-          if (!parseJsonInteger(text, x)) return fail(std::string(key) + " holds a non-integer");
-          in.dims.push_back(x);
+          auto x = parseJsonInteger(text);
+          if (!x) return fail(std::string(key) + " holds a non-integer");
+          in.dims.push_back(*x);
           if (c.consume(',')) continue;
           if (c.consume(']')) break;
           return c.atEnd() ? cursorFail(c) : fail("expected ',' or ']' in " + std::string(key));
@@ -345,8 +344,9 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       std::string_view text;
       if (!isNumber) return fail("args '" + std::string(key) + "' is not an integer");
       if (!c.number(text)) return cursorFail(c);
-      if (!parseJsonInteger(text, dst))
-        return fail("args '" + std::string(key) + "' is not an integer");
+      auto x = parseJsonInteger(text);
+      if (!x) return fail("args '" + std::string(key) + "' is not an integer");
+      dst = *x;
       return {};
     };
     auto real = [&](double& dst) -> Status {
@@ -367,16 +367,15 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       for (size_t i = 0;; ++i) {
         c.skipSpace();
         std::string_view text;
-        int64_t x = 0;
         char f = c.peek();
         if (!(f == '-' || (f >= '0' && f <= '9'))) {
           if (!c.skipValue()) return cursorFail(c);
           return fail("args '" + std::string(key) + "' holds a non-integer");
         }
         if (!c.number(text)) return cursorFail(c);
-        if (!parseJsonInteger(text, x))
-          return fail("args '" + std::string(key) + "' holds a non-integer");
-        if (i < 3) dst[i] = x;
+        auto x = parseJsonInteger(text);
+        if (!x) return fail("args '" + std::string(key) + "' holds a non-integer");
+        if (i < 3) dst[i] = *x;
         if (c.consume(',')) continue;
         if (c.consume(']')) return {};
         return c.atEnd() ? cursorFail(c)
@@ -911,13 +910,12 @@ Status Importer::readTopField(std::string_view key, size_t from, size_t to) {
     return readDistributedInfo(info);
   }
   if (key == "baseTimeNanoseconds") {
-    int64_t base = 0;
     std::string_view raw;
     // raw_json_token() keeps the whitespace that follows a token.
-    if (doc.raw_json_token().get(raw) || !parseJsonInteger(trim(raw), base)) {
-      return fail("'baseTimeNanoseconds' is not an integer");
-    }
-    b_.rankInfo(rank_).clockOffsetNs = base;
+    std::optional<int64_t> base;
+    if (!doc.raw_json_token().get(raw)) base = parseJsonInteger(trim(raw));
+    if (!base) return fail("'baseTimeNanoseconds' is not an integer");
+    b_.rankInfo(rank_).clockOffsetNs = *base;
     sawBaseTime_ = true;
   }
   return {};

@@ -102,38 +102,39 @@ static bool fastMicros(std::string_view s, int64_t& ns) {
   return true;
 }
 
-bool parseMicrosToNs(std::string_view text, int64_t& ns) {
-  if (fastMicros(text, ns)) return true;
+std::optional<int64_t> parseMicrosToNs(std::string_view text) {
+  int64_t ns = 0;
+  if (fastMicros(text, ns)) return ns;
   Decimal d;
-  if (!parseDecimal(text, d)) return false;
+  if (!parseDecimal(text, d)) return std::nullopt;
   d.exponent += 3;
-  return toInteger(d, ns);
+  if (!toInteger(d, ns)) return std::nullopt;
+  return ns;
 }
 
-bool parseJsonInteger(std::string_view text, int64_t& value) {
+std::optional<int64_t> parseJsonInteger(std::string_view text) {
   // Fast path: up to 18 plain digits.
   size_t i = text.size() > 0 && text[0] == '-';
   if (text.size() > i && text.size() - i <= 18) {
     int64_t v = 0;
     size_t j = i;
     while (j < text.size() && text[j] >= '0' && text[j] <= '9') v = v * 10 + (text[j++] - '0');
-    if (j == text.size() && j > i) {
-      value = i ? -v : v;
-      return true;
-    }
+    if (j == text.size() && j > i) return i ? -v : v;
   }
   Decimal d;
-  if (!parseDecimal(text, d)) return false;
+  if (!parseDecimal(text, d)) return std::nullopt;
   Decimal whole = d;
   // Only exact integers: "7.0" is 7, "7.5" is not an integer.
   __int128 v = d.digits;
   for (int e = d.exponent; e < 0; ++e) {
-    if (v % 10 != 0) return false;
+    if (v % 10 != 0) return std::nullopt;
     v /= 10;
   }
   whole.digits = v;
   whole.exponent = d.exponent < 0 ? 0 : d.exponent;
-  return toInteger(whole, value);
+  int64_t value = 0;
+  if (!toInteger(whole, value)) return std::nullopt;
+  return value;
 }
 
 }  // namespace ts

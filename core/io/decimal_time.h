@@ -4,15 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace ts {
 
 // "1695835572943613", "2413669097444.592", "1.76", "-3", "1e3" (µs) → ns, rounded half away from
-// zero past the third decimal. False for anything that is not a JSON number or overflows.
-bool parseMicrosToNs(std::string_view text, int64_t& ns);
+// zero past the third decimal. None for anything that is not a JSON number or overflows.
+std::optional<int64_t> parseMicrosToNs(std::string_view text);
 
-// A JSON integer (or a number with an all-zero fraction, "7.0"); false otherwise.
-bool parseJsonInteger(std::string_view text, int64_t& value);
+// A JSON integer (or a number with an all-zero fraction, "7.0"); none otherwise.
+std::optional<int64_t> parseJsonInteger(std::string_view text);
 
 }  // namespace ts

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "app/gui/capture_dialog.h"
+#include "app/gui/capture_flow.h"
 #include "app/gui/main_window.h"
 #include "session/session_summary.h"
 #include "views/session/session_view.h"
@@ -26,17 +27,18 @@ class TestCaptureGui : public QObject {
     r.durationSeconds = 12.5;
     r.kinds = {QStringLiteral("kernel"), QStringLiteral("nvtx")};
     dialog.setRequest(r);
-    QString error;
-    CaptureRequest back = dialog.request(&error);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
+    auto request = dialog.request();
+    QVERIFY2(request.ok(), request.ok() ? "" : request.error().c_str());
+    const CaptureRequest& back = *request;
     QCOMPARE(back.argv, r.argv);
     QCOMPARE(back.env, r.env);
     QCOMPARE(back.durationSeconds, 12.5);
     QCOMPARE(back.kinds, r.kinds);
     r.argv = {};
     dialog.setRequest(r);
-    dialog.request(&error);
-    QVERIFY(error.contains(QStringLiteral("program")));
+    auto missing = dialog.request();
+    QVERIFY(!missing.ok());
+    QVERIFY(QString::fromStdString(missing.error()).contains(QStringLiteral("program")));
   }
 
   void liveTabGrowsAndHoldsTheRun() {
@@ -44,24 +46,24 @@ class TestCaptureGui : public QObject {
     MainWindow window;
     window.resize(1400, 900);
     window.show();
-    QSignalSpy finished(&window, &MainWindow::captureFinished);
-    QSignalSpy updated(&window, &MainWindow::captureUpdated);
+    QSignalSpy finished(window.capture(), &CaptureFlow::finished);
+    QSignalSpy updated(window.capture(), &CaptureFlow::updated);
     CaptureRequest r;
     r.argv = {QStringLiteral(TSCOPE_FAKE_TARGET), QStringLiteral("frames"), QStringLiteral("6"),
               QStringLiteral("200"), QStringLiteral("0")};
     r.output = dir.filePath(QStringLiteral("live.tscope"));
-    window.startCapture(r);
-    QVERIFY(window.capturing());
+    window.capture()->start(r);
+    QVERIFY(window.capture()->capturing());
     QVERIFY(updated.wait(10000));  // a first snapshot while the program still runs
-    QVERIFY(window.capturing());
-    size_t live = summarize(*window.captureView()->session()).kernels;
+    QVERIFY(window.capture()->capturing());
+    size_t live = summarize(*window.capture()->view()->session()).kernels;
     QVERIFY(live < 1200);
     window.grab().save(QStringLiteral("capture-live.png"));
     QVERIFY(finished.count() == 1 || finished.wait(20000));
     QCOMPARE(finished.front().front().toBool(), true);
     QVERIFY(updated.count() >= 2);
-    QCOMPARE(summarize(*window.captureView()->session()).kernels, size_t{1200});
-    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(window.captureView())),
+    QCOMPARE(summarize(*window.capture()->view()->session()).kernels, size_t{1200});
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(window.capture()->view())),
              QStringLiteral("live.tscope"));
     QVERIFY(QFileInfo::exists(r.output));
     window.grab().save(QStringLiteral("capture-final.png"));
@@ -70,15 +72,15 @@ class TestCaptureGui : public QObject {
   void stopEndsTheProgram() {
     QTemporaryDir dir;
     MainWindow window;
-    QSignalSpy finished(&window, &MainWindow::captureFinished);
+    QSignalSpy finished(window.capture(), &CaptureFlow::finished);
     CaptureRequest r;
     r.argv = {QStringLiteral("sleep"), QStringLiteral("30")};
     r.output = dir.filePath(QStringLiteral("stopped.tscope"));
-    window.startCapture(r);
+    window.capture()->start(r);
     QTest::qWait(200);
     QElapsedTimer timer;
     timer.start();
-    window.stopCapture(true);
+    window.capture()->stop(true);
     QVERIFY(finished.wait(10000));
     QVERIFY(timer.elapsed() < 8000);
     QVERIFY(QFileInfo::exists(r.output));

@@ -22,7 +22,9 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "app/gui/export_flow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/simulation_flow.h"
 #include "io/open_session.h"
 #include "memsim/engine/simulation.h"
 #include "session/kernel_name.h"
@@ -92,13 +94,13 @@ class TestCharts : public QObject {
   void everyChartInEveryFormat() {
     QTemporaryDir dir;
     for (const QString& name : sessionChartNames()) {
-      SessionChart kind;
-      QVERIFY(sessionChartFromName(name, kind));
-      QString error;
+      const auto kind = sessionChartFromName(name);
+      QVERIFY(kind);
       ChartOptions named;
       named.sessionName = "sample.tscope";
-      std::unique_ptr<QChart> chart(makeSessionChart(*session_, kind, named, &error));
-      QVERIFY2(chart, qPrintable(error));
+      auto made = makeSessionChart(*session_, *kind, named);
+      QVERIFY2(made.ok(), made.ok() ? "" : made.error().c_str());
+      std::unique_ptr<QChart> chart = std::move(*made);
       // An exported image says what it shows: the session and the range under the title.
       QVERIFY2(chart->title().contains(QStringLiteral("sample.tscope · 0 s – 43.4")),
                qPrintable(chart->title()));
@@ -107,10 +109,9 @@ class TestCharts : public QObject {
     // Utilisation over the whole session, in the span's unit: a 43 s session from 0 to 43.4 s
     // (it was drawn in ms through the buckets' middles, from 2 s to 41 s).
     {
-      QString error;
-      std::unique_ptr<QChart> util(
-          makeSessionChart(*session_, SessionChart::GpuUtilisation, {}, &error));
-      QVERIFY2(util, qPrintable(error));
+      auto made = makeSessionChart(*session_, SessionChart::GpuUtilisation, {});
+      QVERIFY2(made.ok(), made.ok() ? "" : made.error().c_str());
+      std::unique_ptr<QChart> util = std::move(*made);
       auto* x = qobject_cast<QValueAxis*>(util->axes(Qt::Horizontal).front());
       QVERIFY(x && x->titleText().endsWith(QStringLiteral("(s)")));
       auto* line = qobject_cast<QLineSeries*>(util->series().front());
@@ -224,7 +225,11 @@ class TestCharts : public QObject {
     MainWindow window;
     window.resize(1200, 800);
     window.show();
+    // Read off the GUI thread: the tab follows.
+    QSignalSpy opened(window.simulation(), &SimulationFlow::sweepOpened);
     window.openFiles({csv});
+    QVERIFY(opened.wait(10000));
+    QCOMPARE(opened.takeFirst().at(1).toBool(), true);
     auto* view = qobject_cast<SweepView*>(window.tabs()->currentWidget());
     QVERIFY(view);
     QCOMPARE(view->table()->model()->table().rows.size(), size_t{4});
@@ -235,14 +240,16 @@ class TestCharts : public QObject {
              1);  // lru's infeasible point left out
     QCOMPARE(qobject_cast<QLineSeries*>(lines.at(0))->at(1), QPointF(32, 1.5));
     view->grab().save(QStringLiteral("sweep-view.png"));
-    QVERIFY(!window.openSweep(bad));
+    window.simulation()->openSweep(bad);
+    QVERIFY(opened.wait(10000));
+    QCOMPARE(opened.takeFirst().at(1).toBool(), false);
     QVERIFY(window.lastError().contains(QStringLiteral("bad.csv:1")));
   }
 
   void chartsCarryTheTablesNumbers() {
-    QString error;
-    std::unique_ptr<QChart> chart(
-        makeSessionChart(*session_, SessionChart::TopKernels, {}, &error));
+    auto made = makeSessionChart(*session_, SessionChart::TopKernels, {});
+    QVERIFY(made.ok());
+    std::unique_ptr<QChart> chart = std::move(*made);
     auto* series = qobject_cast<QHorizontalBarSeries*>(chart->series().front());
     QVERIFY(series);
     QBarSet* set = series->barSets().front();
@@ -296,8 +303,9 @@ class TestCharts : public QObject {
     shown = names->shownNames();
     QVERIFY(!shown.back().isEmpty());
     QVERIFY(shown.count(QString()) > 0);
-    std::unique_ptr<QChart> histogram(
-        makeSessionChart(*session_, SessionChart::KernelHistogram, {}, &error));
+    auto madeHistogram = makeSessionChart(*session_, SessionChart::KernelHistogram, {});
+    QVERIFY(madeHistogram.ok());
+    std::unique_ptr<QChart> histogram = std::move(*madeHistogram);
     QBarSet* bins = qobject_cast<QBarSeries*>(histogram->series().front())->barSets().front();
     double kernels = 0;
     for (int i = 0; i < bins->count(); ++i) kernels += bins->at(i);
@@ -381,7 +389,7 @@ class TestCharts : public QObject {
     window.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
     QVERIFY(opened.wait(10000));
     QString png = dir.filePath(QStringLiteral("tl.png"));
-    QVERIFY(window.exportTimelineImage(png).ok());
+    QVERIFY(window.exports()->timelineImage(png).ok());
     QImage image(png);
     QVERIFY(image.width() > 1000);  // twice the canvas's size
   }

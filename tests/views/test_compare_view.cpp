@@ -8,6 +8,8 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "app/gui/compare_flow.h"
+#include "app/gui/export_flow.h"
 #include "app/gui/main_window.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/formats/from_model.h"
@@ -40,11 +42,11 @@ class TestCompareView : public QObject {
     // A trace is offered for export as a session beside it.
     for (int i = 0; i < 2; ++i) {
       if (!window.tabs()->tabToolTip(i).endsWith(QLatin1String(".json.gz"))) continue;
-      QVERIFY(window.suggestedExportPath(i).endsWith(
+      QVERIFY(window.exports()->suggestedPath(i).endsWith(
           QLatin1String("/kineto/hta-trace_filter--sampled_rank-0.tscope")));
     }
-    QVERIFY(!window.compareSessions(0, 0));  // a session with itself is no comparison
-    QVERIFY(window.compareSessions(0, 1));
+    QVERIFY(!window.compare()->compareSessions(0, 0));  // a session with itself is no comparison
+    QVERIFY(window.compare()->compareSessions(0, 1));
     auto* view = qobject_cast<CompareView*>(window.tabs()->currentWidget());
     QVERIFY(view);
     // Both on one scale from the start, each from its own session's start.

@@ -16,6 +16,9 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "app/gui/capture_flow.h"
+#include "app/gui/compare_flow.h"
+#include "app/gui/export_flow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/open_ranks_dialog.h"
 #include "app/gui/shortcuts_dialog.h"
@@ -88,11 +91,11 @@ class TestMainWindow : public QObject {
     QVERIFY(!idle.wait(500));  // no load started
     QCOMPARE(w.sessionCount(), 2);
     // Compare Sessions… offers the two opened last; Export… a name beside the file, never it.
-    QCOMPARE(w.compareDefaults(), std::make_pair(0, 1));
+    QCOMPARE(w.compare()->defaults(), std::make_pair(0, 1));
     QCOMPARE(
-        w.suggestedExportPath(sampleTab),
+        w.exports()->suggestedPath(sampleTab),
         QFileInfo(QStringLiteral(TSCOPE_SAMPLE)).dir().filePath(QStringLiteral("sample.json")));
-    QCOMPARE(w.suggestedExportPath(1 - sampleTab), dir.filePath(QStringLiteral("copy.json")));
+    QCOMPARE(w.exports()->suggestedPath(1 - sampleTab), dir.filePath(QStringLiteral("copy.json")));
     QAction* close = nullptr;
     for (QAction* a : w.shortcutActions()) {
       if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W)) close = a;
@@ -190,9 +193,9 @@ class TestMainWindow : public QObject {
              QStringLiteral("rank 1 / hta-trace_filter--sampled_rank-1"));
 
     QTemporaryDir dir;
-    QSignalSpy exported(&w, &MainWindow::exported);
+    QSignalSpy exported(w.exports(), &ts::ExportFlow::exported);
     const QString json = dir.filePath(QStringLiteral("ranks.json"));
-    w.exportCurrent(json, {});
+    w.exports()->start(json, {});
     QVERIFY(exported.wait(20000));
     QVERIFY2(exported.at(0).at(0).toBool(), qPrintable(exported.at(0).at(1).toString()));
     auto back = ts::openSessionFile(json.toStdString());
@@ -200,13 +203,13 @@ class TestMainWindow : public QObject {
     QCOMPARE(ts::summarize(**back).kernels, size_t{1154 + 1104});
 
     const QString csv = dir.filePath(QStringLiteral("api.csv"));
-    w.exportCurrent(csv, {ts::CsvTable::Api});
+    w.exports()->start(csv, {ts::CsvTable::Api});
     QVERIFY(exported.wait(20000));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readLine().startsWith("rank,start_ns,end_ns,duration_ns,name,pid,tid"));
 
-    w.exportCurrent(dir.filePath(QStringLiteral("no/such/dir/x.json")), {});
+    w.exports()->start(dir.filePath(QStringLiteral("no/such/dir/x.json")), {});
     QVERIFY(exported.wait(20000));
     QVERIFY(!exported.last().at(0).toBool());
     QVERIFY(w.lastError().contains(QStringLiteral("does not exist")));
@@ -242,7 +245,7 @@ class TestMainWindow : public QObject {
     capture->trigger();
     QVERIFY2(w.lastError().contains(QStringLiteral("without the CUDA toolkit")),
              qPrintable(w.lastError()));
-    QVERIFY(!w.capturing());
+    QVERIFY(!w.capture()->capturing());
 #endif
   }
 

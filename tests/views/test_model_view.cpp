@@ -15,7 +15,9 @@
 #include <fstream>
 
 #include "app/gui/main_window.h"
+#include "app/gui/simulation_flow.h"
 #include "model/model_zoo.h"
+#include "views/models/model_title.h"
 #include "views/models/model_view.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
@@ -92,10 +94,11 @@ class TestModelView : public QObject {
   void aBuiltInModelIsTitledByItsName() {
     QStandardPaths::setTestModeEnabled(true);  // the cache the built-in models go to
     MainWindow window;
-    const QString file = window.zooModelFile(QStringLiteral("test"), QStringLiteral("alexnet"));
+    const QString file =
+        window.simulation()->zooModelFile(QStringLiteral("test"), QStringLiteral("alexnet"));
     QVERIFY2(!file.isEmpty(), qPrintable(window.lastError()));
-    QCOMPARE(MainWindow::modelTitle(file), QStringLiteral("alexnet (built-in)"));
-    QCOMPARE(MainWindow::modelTitle(path_), QFileInfo(path_).fileName());  // a user's file
+    QCOMPARE(ts::modelTitle(file), QStringLiteral("alexnet (built-in)"));
+    QCOMPARE(ts::modelTitle(path_), QFileInfo(path_).fileName());  // a user's file
     QSignalSpy opened(&window, &MainWindow::modelOpened);
     window.openModel(file);
     QCOMPARE(window.tabs()->tabText(window.tabs()->currentIndex()),

@@ -16,7 +16,9 @@
 #include <QToolTip>
 #include <QtTest>
 
+#include "app/gui/compare_flow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/simulation_flow.h"
 #include "io/atomic_file.h"
 #include "memsim/reports/overlay.h"
 #include "model/model_zoo.h"
@@ -71,9 +73,9 @@ class TestOverlayView : public QObject {
     SessionView* view = window.sessionView(0);
     QVERIFY(view);
     const SessionPtr measured = view->session();
-    QVERIFY(!window.simulateOnTimeline(5, model, 128));  // no such tab
+    QVERIFY(!window.simulation()->onTimeline(5, model, 128));  // no such tab
 
-    OverlayPane* pane = window.simulateOnTimeline(0, model, 128);
+    OverlayPane* pane = window.simulation()->onTimeline(0, model, 128);
     // The model and batch are what the model dialogs offer next (also after --simulate).
     QCOMPARE(QSettings().value(QStringLiteral("model/last")).toString(), model);
     QCOMPARE(QSettings().value(QStringLiteral("model/batch")).toInt(), 128);
@@ -205,8 +207,13 @@ class TestOverlayView : public QObject {
     canvas->grab().save(QStringLiteral("overlay-sample-timeline.png"));
 
     // Side by side: the simulated iteration's start lines up with the measured one's.
-    CompareView* compare = window.compareWithSimulation(view);
+    // Built off the GUI thread: the tab follows.
+    QSignalSpy compared(window.compare(), &CompareFlow::opened);
+    QVERIFY(window.compare()->withSimulation(view));
+    QVERIFY(compared.wait(30000));
+    auto* compare = compared.takeFirst().at(0).value<CompareView*>();
     QVERIFY(compare);
+    QCOMPARE(window.tabs()->currentWidget(), compare);
     QVERIFY(compare->simulatedSummary());
     QCOMPARE(compare->simulatedSummary()->model()->table().text(0, 0), std::string("Iteration"));
     QCOMPARE(compare->simulatedKernels()->model()->rowCount(),
@@ -267,7 +274,7 @@ class TestOverlayView : public QObject {
     QSignalSpy opened(&window, &MainWindow::sessionOpened);
     window.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
     QVERIFY(opened.wait(20000));
-    OverlayPane* pane = window.simulateOnTimeline(0, model, 8);
+    OverlayPane* pane = window.simulation()->onTimeline(0, model, 8);
     QSignalSpy updated(pane, &OverlayPane::updated);
     QVERIFY(updated.wait(30000));
     // ViT is not the run's model: only its patch convolution and a few linears find a partner in

@@ -10,18 +10,31 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "app/gui/compare_flow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/simulation_flow.h"
 #include "io/tscope_file.h"
 #include "model/model_zoo.h"
 #include "session_fixture.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
 #include "views/simulation/compare_view.h"
+#include "views/simulation/policy_choosers.h"
 #include "views/simulation/simulation_view.h"
 #include "views/simulation/tier_control.h"
 #include "views/timeline/timeline_canvas.h"
 
 using namespace ts;
+
+// "Compare with the measured run": the comparison is built off the GUI thread, then its tab opens
+// as the current one.
+CompareView* clickCompare(MainWindow& window, SimulationView& view) {
+  QSignalSpy opened(window.compare(), &CompareFlow::opened);
+  view.compareButton()->click();
+  if (!opened.wait(30000)) return nullptr;
+  auto* compare = opened.takeFirst().at(0).value<CompareView*>();
+  return compare == window.tabs()->currentWidget() ? compare : nullptr;
+}
 
 class TestSimulationView : public QObject {
   Q_OBJECT
@@ -51,7 +64,7 @@ class TestSimulationView : public QObject {
     source.batch = 8;
     source.session = std::move(run);
     source.sessionPath = "Capture (not saved)";
-    window.openSimulation(source);
+    window.simulation()->whatIf(source);
     return qobject_cast<SimulationView*>(window.tabs()->currentWidget());
   }
 
@@ -143,7 +156,7 @@ class TestSimulationView : public QObject {
     source.modelPath = onnx.toStdString();
     source.batch = 16;
     MainWindow window;
-    window.openSimulation(source);
+    window.simulation()->whatIf(source);
     auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
     QVERIFY(view);
     settle(*view);
@@ -171,7 +184,7 @@ class TestSimulationView : public QObject {
     MainWindow window;
     window.resize(1400, 1000);
     window.show();
-    window.openSimulation(source);
+    window.simulation()->whatIf(source);
     auto* view = qobject_cast<SimulationView*>(window.tabs()->currentWidget());
     QVERIFY(view);
     settle(*view);
@@ -186,8 +199,7 @@ class TestSimulationView : public QObject {
     QVERIFY2(view->compareButton()->isEnabled(), qPrintable(view->summary()->text()));
     QCoreApplication::processEvents();
     view->grab().save(QStringLiteral("whatif-run.png"));
-    view->compareButton()->click();
-    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    auto* compare = clickCompare(window, *view);
     QVERIFY(compare);
     QVERIFY(compare->layers());
     QTRY_VERIFY(!compare->layers()->model()->table().rows.empty());
@@ -217,8 +229,7 @@ class TestSimulationView : public QObject {
     settle(*view);
     QVERIFY(view->mapping() && view->mapping()->text().contains(QStringLiteral("by nvtx")));
     QVERIFY(view->compareButton() && view->compareButton()->isEnabled());
-    view->compareButton()->click();
-    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    auto* compare = clickCompare(window, *view);
     QVERIFY(compare);
     QCOMPARE(compare->timelineA()->session(), run);
   }
@@ -236,8 +247,7 @@ class TestSimulationView : public QObject {
     settle(*view);
     QVERIFY2(view->compareButton() && view->compareButton()->isEnabled(),
              qPrintable(view->summary()->text()));
-    view->compareButton()->click();
-    auto* compare = qobject_cast<CompareView*>(window.tabs()->currentWidget());
+    auto* compare = clickCompare(window, *view);
     QVERIFY(compare && compare->layers() && compare->simulatedLayers());
     QTabWidget* tabs = compare->tabs();
     QTRY_VERIFY(!tabs->isTabVisible(tabs->indexOf(compare->layers()->parentWidget())));

@@ -1,6 +1,7 @@
 #include "views/charts/chart_export.h"
 
 #include <QChart>
+#include <QCoreApplication>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QImage>
@@ -14,16 +15,19 @@
 
 namespace ts {
 
-bool imageFormatFromName(const QString& name, ImageFormat& out) {
-  if (name == QLatin1String("png"))
-    out = ImageFormat::Png;
-  else if (name == QLatin1String("svg"))
-    out = ImageFormat::Svg;
-  else if (name == QLatin1String("pdf"))
-    out = ImageFormat::Pdf;
-  else
-    return false;
-  return true;
+std::optional<ImageFormat> imageFormatFromName(const QString& name) {
+  if (name == QLatin1String("png")) return ImageFormat::Png;
+  if (name == QLatin1String("svg")) return ImageFormat::Svg;
+  if (name == QLatin1String("pdf")) return ImageFormat::Pdf;
+  return std::nullopt;
+}
+
+Result<ImageFormat> imageFormatOfPath(const QString& path) {
+  if (auto format = imageFormatFromName(path.section(QLatin1Char('.'), -1).toLower()))
+    return *format;
+  return Error{QCoreApplication::translate("ts::ChartExport", "%1: choose .png, .svg or .pdf")
+                   .arg(path)
+                   .toStdString()};
 }
 
 Status exportPainting(const std::function<void(QPainter&, QSize)>& paint, QSize size,

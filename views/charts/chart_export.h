@@ -5,6 +5,7 @@
 #include <QSize>
 #include <QString>
 #include <functional>
+#include <optional>
 
 #include "util/result.h"
 
@@ -14,7 +15,9 @@ class QPainter;
 namespace ts {
 
 enum class ImageFormat { Png, Svg, Pdf };
-bool imageFormatFromName(const QString& name, ImageFormat& out);  // "png", "svg", "pdf"
+std::optional<ImageFormat> imageFormatFromName(const QString& name);  // "png", "svg", "pdf"
+// By the file's extension; the error names the file and the formats there are.
+Result<ImageFormat> imageFormatOfPath(const QString& path);
 
 // Draws with `paint(painter, size)` into a file of `size` logical pixels (PNG: times `scale`).
 // Written atomically; the error names the file.

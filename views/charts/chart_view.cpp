@@ -24,10 +24,7 @@ void ChartView::replaceChart(QChart* chart) {
 }
 
 Status ChartView::exportTo(const QString& path, double scale) const {
-  ImageFormat format;
-  QString ext = path.section(QLatin1Char('.'), -1).toLower();
-  if (!imageFormatFromName(ext, format))
-    return Error{tr("%1: choose .png, .svg or .pdf").arg(path).toStdString()};
+  TS_ASSIGN_OR_RETURN(const ImageFormat format, imageFormatOfPath(path));
   return exportChart(chart(), size(), format, path, scale);
 }
 

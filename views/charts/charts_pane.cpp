@@ -73,8 +73,9 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
 ChartsPane::~ChartsPane() = default;
 
 void ChartsPane::present(Result<std::vector<StatsTable>> result) {
-  SessionChart kind;
-  if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
+  const auto named = sessionChartFromName(chart_->currentData().toString());
+  if (!named) return;
+  const SessionChart kind = *named;
   QChart* chart =
       result.ok() ? makeChartFromTable(*session_, kind, result->front(), options_) : new QChart;
   if (!result.ok()) chart->setTitle(QString::fromStdString(result.error()));
@@ -122,9 +123,9 @@ void ChartsPane::rebuild() {
   stale_ = false;
   options_.dark = palette().color(QPalette::Window).lightness() < 128;
   if (showSimulationChart(chart_->currentData().toString())) return;
-  SessionChart kind;
-  if (!sessionChartFromName(chart_->currentData().toString(), kind)) return;
-  job_.start([session = session_, report = chartReport(kind),
+  const auto kind = sessionChartFromName(chart_->currentData().toString());
+  if (!kind) return;
+  job_.start([session = session_, report = chartReport(*kind),
               stats = options_.stats](const Progress& progress) {
     return computeStats(*session, report, stats, progress);
   });

@@ -241,11 +241,10 @@ QStringList sessionChartNames() {
   return names;
 }
 
-bool sessionChartFromName(const QString& name, SessionChart& out) {
+std::optional<SessionChart> sessionChartFromName(const QString& name) {
   int i = static_cast<int>(sessionChartNames().indexOf(name));
-  if (i < 0) return false;
-  out = static_cast<SessionChart>(i);
-  return true;
+  if (i < 0) return std::nullopt;
+  return static_cast<SessionChart>(i);
 }
 
 StatsReport chartReport(SessionChart chart) {
@@ -262,14 +261,10 @@ StatsReport chartReport(SessionChart chart) {
   return StatsReport::KernSum;
 }
 
-QChart* makeSessionChart(const Session& s, SessionChart chart, const ChartOptions& o,
-                         QString* error) {
-  auto tables = computeStats(s, chartReport(chart), o.stats);
-  if (!tables) {
-    if (error) *error = QString::fromStdString(tables.error());
-    return nullptr;
-  }
-  return makeChartFromTable(s, chart, tables->front(), o);
+Result<std::unique_ptr<QChart>> makeSessionChart(const Session& s, SessionChart chart,
+                                                 const ChartOptions& o) {
+  TS_ASSIGN_OR_RETURN(auto tables, computeStats(s, chartReport(chart), o.stats));
+  return std::unique_ptr<QChart>(makeChartFromTable(s, chart, tables.front(), o));
 }
 
 QString chartSubject(const Session& s, const ChartOptions& o) {

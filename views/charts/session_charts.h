@@ -6,6 +6,8 @@
 
 #include <QString>
 #include <QStringList>
+#include <memory>
+#include <optional>
 
 #include "analysis/stats_reports.h"
 #include "session/session.h"
@@ -17,7 +19,7 @@ namespace ts {
 enum class SessionChart { KernelHistogram, TopKernels, GpuUtilisation, CopyBandwidth };
 
 QStringList sessionChartNames();  // "kernel_histogram", "top_kernels", "gpu_util", "copy_bandwidth"
-bool sessionChartFromName(const QString& name, SessionChart& out);
+std::optional<SessionChart> sessionChartFromName(const QString& name);
 
 struct ChartOptions {
   StatsOptions stats;     // range and GPU, as for the tables
@@ -42,8 +44,8 @@ QChart* makeChartFromTable(const Session& session, SessionChart chart, const Sta
 // animation (charts are redrawn and exported, not watched). Every chart starts from it.
 QChart* newChart(const QString& title, bool dark);
 
-// Both steps at once (the CLI, tests); nullptr with `error` set when the report fails.
-QChart* makeSessionChart(const Session& session, SessionChart chart, const ChartOptions& options,
-                         QString* error);
+// Both steps at once (the CLI, tests); the report's error when it fails.
+Result<std::unique_ptr<QChart>> makeSessionChart(const Session& session, SessionChart chart,
+                                                 const ChartOptions& options);
 
 }  // namespace ts

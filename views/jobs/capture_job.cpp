@@ -2,47 +2,41 @@
 
 #include <QMetaObject>
 #include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace ts {
 
 CaptureJob::CaptureJob(capture::CaptureOptions options, QObject* parent)
-    : QObject(parent), options_(std::move(options)) {
+    : QObject(parent),
+      options_(std::move(options)),
+      job_(this, [this](Result<capture::CaptureResult> r) { done(std::move(r)); }) {
   qRegisterMetaType<capture::CaptureProgress>();
   qRegisterMetaType<SessionPtr>();
-  connect(&watcher_, &QFutureWatcher<Result<capture::CaptureResult>>::finished, this, [this] {
-    running_ = false;
-    auto result = watcher_.result();
-    if (!result.ok()) {
-      emit finished(false, QString::fromStdString(result.error()), {});
-      return;
-    }
-    QStringList messages;
-    for (const std::string& m : result->messages) messages << QString::fromStdString(m);
-    QString summary =
-        tr("%1: %2 events").arg(QString::fromStdString(result->output)).arg(result->events);
-    if (result->dropped) summary += tr(", %1 records dropped").arg(result->dropped);
-    if (result->exitCode)
-      summary += tr("; program exited with %1").arg(*result->exitCode);
-    else if (result->signal)
-      summary += tr("; program ended by signal %1").arg(*result->signal);
-    if (result->incomplete) summary += tr(" (incomplete)");
-    emit finished(true, summary, messages);
-  });
+  job_.onStage([this](const QString& stage) { stage_ = stage; });
 }
 
-CaptureJob::~CaptureJob() {
-  stop_->store(true);
-  watcher_.waitForFinished();
+void CaptureJob::done(Result<capture::CaptureResult> result) {
+  if (!result.ok()) {
+    emit finished(false, QString::fromStdString(result.error()), {});
+    return;
+  }
+  QStringList messages;
+  for (const std::string& m : result->messages) messages << QString::fromStdString(m);
+  QString summary =
+      tr("%1: %2 events").arg(QString::fromStdString(result->output)).arg(result->events);
+  if (result->dropped) summary += tr(", %1 records dropped").arg(result->dropped);
+  if (result->exitCode)
+    summary += tr("; program exited with %1").arg(*result->exitCode);
+  else if (result->signal)
+    summary += tr("; program ended by signal %1").arg(*result->signal);
+  if (result->incomplete) summary += tr(" (incomplete)");
+  emit finished(true, summary, messages);
 }
 
 void CaptureJob::start() {
-  running_ = true;
   QPointer<CaptureJob> self(this);
   capture::CaptureHooks hooks;
-  hooks.stop = stop_.get();
   // Hooks run on the worker: hand their data to the GUI thread.
-  hooks.progress = [self](const capture::CaptureProgress& p) {
+  hooks.live = [self](const capture::CaptureProgress& p) {
     QMetaObject::invokeMethod(
         self,
         [self, p] {
@@ -61,16 +55,15 @@ void CaptureJob::start() {
         Qt::QueuedConnection);
   };
   hooks.keepRunning = keepRunning_.get();
-  // The atomics outlive the worker: the lambda holds them.
-  watcher_.setFuture(
-      QtConcurrent::run([options = options_, hooks, stop = stop_, keep = keepRunning_] {
-        return capture::runCapture(options, hooks);
-      }));
+  job_.start([options = options_, hooks, keep = keepRunning_](const Progress& progress) mutable {
+    hooks.progress = progress;  // the stop is the job's cancel flag
+    return capture::runCapture(options, hooks);
+  });
 }
 
 void CaptureJob::stop(bool terminateProgram) {
   keepRunning_->store(!terminateProgram);
-  stop_->store(true);
+  job_.cancel();  // still delivers the result: the launcher saves what it recorded
 }
 
 }  // namespace ts

@@ -1,14 +1,18 @@
-// CaptureJob: a live capture for the GUI — runs the launcher (capture/launcher.h) on a worker
-// thread and reports its progress and its periodic snapshots on the GUI thread, so the timeline
-// grows while the program runs. Built only with the CUDA toolkit (TSCOPE_HAVE_CAPTURE).
+// CaptureJob: a live capture for the GUI — runs the launcher (capture/launcher.h) through the
+// views' one JobRunner and reports its counts and periodic snapshots on the GUI thread, so the
+// timeline grows while the program runs. Stopping raises the job's cancel flag, which the
+// launcher reads as "stop recording and save". Built only with the CUDA toolkit
+// (TSCOPE_HAVE_CAPTURE).
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
+#include <QString>
+#include <QStringList>
 #include <atomic>
 #include <memory>
 
 #include "capture/launcher.h"
+#include "views/jobs/job_runner.h"
 
 namespace ts {
 
@@ -16,14 +20,14 @@ class CaptureJob : public QObject {
   Q_OBJECT
  public:
   CaptureJob(capture::CaptureOptions options, QObject* parent = nullptr);
-  ~CaptureJob() override;
 
   void start();
   // Ends the capture; `terminateProgram` asks the program to exit (else it runs on, unrecorded).
   void stop(bool terminateProgram);
-  bool running() const { return running_; }
+  bool running() const { return job_.busy(); }
   const capture::CaptureOptions& options() const { return options_; }
   const capture::CaptureProgress& lastProgress() const { return progress_; }
+  const QString& stage() const { return stage_; }  // "launching", "recording", "saving"
 
  signals:
   void progressed(const capture::CaptureProgress& progress);
@@ -32,12 +36,15 @@ class CaptureJob : public QObject {
   void finished(bool ok, const QString& message, const QStringList& messages);
 
  private:
+  void done(Result<capture::CaptureResult> result);
+
   capture::CaptureOptions options_;
-  std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
+  // Read by the launcher when the stop comes; outlives the worker (the work holds it).
   std::shared_ptr<std::atomic<bool>> keepRunning_ = std::make_shared<std::atomic<bool>>(false);
-  QFutureWatcher<Result<capture::CaptureResult>> watcher_;
   capture::CaptureProgress progress_;
-  bool running_ = false;
+  QString stage_;
+  // Last: destroyed first, so it stops and waits for the worker while the rest still lives.
+  JobRunner<Result<capture::CaptureResult>> job_;
 };
 
 }  // namespace ts

@@ -18,13 +18,13 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "memsim/formats/run_tiers.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/format.h"
 #include "views/models/model_title.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
+#include "views/simulation/policy_choosers.h"
 #include "views/timeline/palette.h"
 #include "views/timeline/qt_text.h"
 
@@ -73,20 +73,10 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(batch));
   controls->addWidget(batch_);
-  policy_ = new QComboBox(this);
-  for (memsim::Policy p : memsim::allPolicies())
-    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
+  policy_ = new PolicyBox(this);
   controls->addWidget(new QLabel(tr("Policy"), this));
   controls->addWidget(policy_);
-  preset_ = new QComboBox(this);
-  // First and chosen: G10's defaults with this run's own GPU, when the run says what it is.
-  const memsim::RunTiers fromRun = memsim::tiersForRun(*memsim::tierPreset("g10-default"), *run_);
-  if (fromRun.gpuFromRun || fromRun.linkFromRun) {
-    preset_->addItem(runPresetName());
-    preset_->setItemData(0, QString::fromStdString(fromRun.note), Qt::ToolTipRole);
-  }
-  for (const std::string& name : memsim::tierPresetNames())
-    preset_->addItem(QString::fromStdString(name));
+  preset_ = new TierPresetBox(run_.get(), this);  // first and chosen: this run's GPU, if known
   controls->addWidget(new QLabel(tr("Tiers"), this));
   controls->addWidget(preset_);
   gpu_ = field(this, tr("GPU memory: a size with its unit (40 GiB, 42.9 GB, 512 MiB)"));
@@ -246,9 +236,9 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   });
   layout->addWidget(split, 1);
 
-  applyPreset(preset_->currentText());
-  connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    applyPreset(name);
+  applyPreset();
+  connect(preset_, &QComboBox::currentTextChanged, this, [this] {
+    applyPreset();
     simulate();
   });
   connect(policy_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
@@ -263,18 +253,8 @@ QCheckBox* OverlayPane::classBox(memsim::TensorClass role) const {
   return nullptr;
 }
 
-QString OverlayPane::runPresetName() {
-  return tr("this run's GPU");
-}
-
-std::optional<memsim::TierConfig> OverlayPane::presetTiers(const QString& name) const {
-  if (name == runPresetName())
-    return memsim::tiersForRun(*memsim::tierPreset("g10-default"), *run_).tiers;
-  return memsim::tierPreset(name.toStdString());
-}
-
-void OverlayPane::applyPreset(const QString& name) {
-  auto preset = presetTiers(name);
+void OverlayPane::applyPreset() {
+  auto preset = preset_->tiers();
   if (!preset) return;
   request_.tiers = *preset;
   gpu_->setText(bytesText(preset->gpuBytes));
@@ -288,7 +268,7 @@ void OverlayPane::applyPreset(const QString& name) {
 
 // The fields on top of the preset; an error names the field.
 Status OverlayPane::readControls() {
-  auto preset = presetTiers(preset_->currentText());
+  auto preset = preset_->tiers();
   memsim::TierConfig tiers = preset ? *preset : request_.tiers;
   const std::pair<const char*, QLineEdit*> fields[] = {{"gpu-mem", gpu_},
                                                        {"host-mem", host_},
@@ -319,8 +299,7 @@ Status OverlayPane::readControls() {
     edit->setText(text);
   }
   request_.tiers = tiers;
-  request_.policy =
-      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  request_.policy = policy_->policy();
   request_.source.batch = batch_->value();
   request_.options.sort = sort_->currentIndex() == 1 ? memsim::OverlayOptions::SortBy::Size
                                                      : memsim::OverlayOptions::SortBy::Birth;

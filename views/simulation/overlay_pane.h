@@ -28,6 +28,9 @@ class QTabWidget;
 
 namespace ts {
 
+class PolicyBox;
+class TierPresetBox;
+
 class TablePanel;
 
 class OverlayPane : public QWidget {
@@ -40,6 +43,8 @@ class OverlayPane : public QWidget {
   bool busy() const { return job_.busy(); }
   // The latest finished run (null before the first): its error, mappings, results and overlay.
   const memsim::OverlayRun* current() const { return current_.get(); }
+  // The same run, shared: a job that outlives a newer run (a comparison being built) keeps it.
+  const std::shared_ptr<const memsim::OverlayRun>& currentShared() const { return current_; }
   // The GPU the tables show (chosen when several were simulated); null before a run.
   const memsim::GpuRun* shownGpu() const;
   QComboBox* gpuChooser() const { return gpuChooser_; }
@@ -54,8 +59,8 @@ class OverlayPane : public QWidget {
   // Assigns every kernel of the mapping table's selected rows (or `names`) to `group`, re-runs.
   void assign(const QStringList& names, const QString& group);
 
-  QComboBox* policy() const { return policy_; }
-  QComboBox* preset() const { return preset_; }
+  PolicyBox* policy() const { return policy_; }
+  TierPresetBox* preset() const { return preset_; }
   QLineEdit* gpuMemory() const { return gpu_; }
   QLineEdit* hostMemory() const { return host_; }
   QLineEdit* ssdSize() const { return ssd_; }
@@ -83,17 +88,14 @@ class OverlayPane : public QWidget {
   void showGpu();
   void fitSummary();  // the summary's share of the split: its text's height, unless the user chose
   void resizeEvent(QResizeEvent* event) override;  // a new width wraps the summary anew
-  void applyPreset(const QString& name);
-  // The tiers a preset entry stands for: a named preset, or G10's defaults with the run's GPU.
-  static QString runPresetName();
-  std::optional<memsim::TierConfig> presetTiers(const QString& name) const;
+  void applyPreset();                              // the chosen preset's values into the fields
 
   SessionPtr run_;
   memsim::OverlayRequest request_;
   std::shared_ptr<const memsim::OverlayRun> current_;
   std::function<std::optional<std::pair<TimeNs, TimeNs>>()> selection_;
-  QComboBox* policy_ = nullptr;
-  QComboBox* preset_ = nullptr;
+  PolicyBox* policy_ = nullptr;
+  TierPresetBox* preset_ = nullptr;
   QLineEdit* gpu_ = nullptr;
   QLineEdit* host_ = nullptr;
   QLineEdit* ssd_ = nullptr;

@@ -10,9 +10,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "memsim/formats/run_tiers.h"
 #include "memsim/reports/mapping_report.h"
 #include "util/format.h"
+#include "views/simulation/policy_choosers.h"
 #include "views/simulation/tier_control.h"
 #include "views/timeline/qt_text.h"
 #include "views/timeline/timeline_canvas.h"
@@ -28,21 +28,9 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   auto* layout = new QHBoxLayout(this);
   auto* panel = new QWidget(this);
   auto* form = new QFormLayout(panel);
-  policy_ = new QComboBox(panel);
-  for (memsim::Policy p : memsim::allPolicies())
-    policy_->addItem(QString::fromLatin1(memsim::toString(p)));
-  preset_ = new QComboBox(panel);
+  policy_ = new PolicyBox(panel);
   // A measured run's model: G10's defaults with the run's own GPU first, as on the timeline.
-  if (source_.session) {
-    const memsim::RunTiers fromRun = memsim::tiersForRun(base_, *source_.session);
-    if (fromRun.gpuFromRun || fromRun.linkFromRun) {
-      runTiers_ = fromRun.tiers;
-      preset_->addItem(runPresetName());
-      preset_->setItemData(0, QString::fromStdString(fromRun.note), Qt::ToolTipRole);
-    }
-  }
-  for (const std::string& name : memsim::tierPresetNames())
-    preset_->addItem(QString::fromStdString(name));
+  preset_ = new TierPresetBox(source_.session.get(), panel);
   gpu_ = new TierControl(QStringLiteral("GiB"), 0.5, 1024, 0.5, panel);
   host_ = new TierControl(QStringLiteral("GiB"), 0, 2048, 1, panel);
   ssd_ = new TierControl(QStringLiteral("GiB/s"), 0.1, 64, 0.1, panel);
@@ -103,9 +91,9 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   body_->addWidget(summary_);
   layout->addWidget(right, 1);
 
-  applyPreset(preset_->currentText());
-  connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    applyPreset(name);
+  applyPreset();
+  connect(preset_, &QComboBox::currentTextChanged, this, [this] {
+    applyPreset();
     schedule();
   });
   for (TierControl* c : {gpu_, host_, ssd_})
@@ -116,13 +104,8 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
 }
 
 // Sliders start from a preset; the preset's other fields (bandwidths, latencies) stay.
-QString SimulationView::runPresetName() {
-  return tr("this run's GPU");
-}
-
-void SimulationView::applyPreset(const QString& name) {
-  auto preset =
-      name == runPresetName() && runTiers_ ? runTiers_ : memsim::tierPreset(name.toStdString());
+void SimulationView::applyPreset() {
+  auto preset = preset_->tiers();
   if (!preset) return;
   base_ = *preset;
   gpu_->setExact(static_cast<double>(preset->gpuBytes));
@@ -154,8 +137,7 @@ void SimulationView::schedule() {
 void SimulationView::start() {
   running_ = true;
   pending_ = false;
-  const memsim::Policy policy =
-      memsim::allPolicies()[static_cast<size_t>(std::max(0, policy_->currentIndex()))];
+  const memsim::Policy policy = policy_->policy();
   memsim::WorkloadSource source = source_;
   source.batch = batch_->value();
   std::shared_ptr<const memsim::SimWorkload> workload =

@@ -23,6 +23,9 @@ class QVBoxLayout;
 
 namespace ts {
 
+class PolicyBox;
+class TierPresetBox;
+
 class TierControl;
 class TimelineCanvas;
 
@@ -37,7 +40,7 @@ class SimulationView : public QWidget {
   QLabel* mapping() const {
     return mapping_;
   }  // how the measured run maps onto the model (null without one)
-  QComboBox* policy() const { return policy_; }
+  PolicyBox* policy() const { return policy_; }
   QPushButton* compareButton() const { return compare_; }  // null unless there is a measured run
   TierControl* gpuMemory() const { return gpu_; }          // GiB
   TierControl* hostMemory() const { return host_; }
@@ -46,7 +49,7 @@ class SimulationView : public QWidget {
   const memsim::WhatIf& current() const { return current_; }
   // What the current result simulated, and how the measured run mapped onto it (null without a
   // measured run): what a comparison with the run needs.
-  const memsim::SimWorkload* workload() const { return workload_.get(); }
+  const std::shared_ptr<const memsim::SimWorkload>& workload() const { return workload_; }
   const memsim::MappingSummary* measuredMapping() const {
     return measured_ ? &*measured_ : nullptr;
   }
@@ -70,8 +73,7 @@ class SimulationView : public QWidget {
   void start();
   void present(Outcome outcome);
   memsim::TierConfig tiers() const;
-  void applyPreset(const QString& name);
-  static QString runPresetName();
+  void applyPreset();  // the chosen preset's values into the controls
 
   memsim::WorkloadSource source_;
   std::shared_ptr<const memsim::SimWorkload> workload_;  // loaded for workloadBatch_
@@ -79,12 +81,11 @@ class SimulationView : public QWidget {
   std::optional<memsim::MappingSummary> measured_;  // for workload_, when a run was mapped
   memsim::TierConfig base_;
   memsim::WhatIf current_;
-  QComboBox* policy_ = nullptr;
-  QComboBox* preset_ = nullptr;
+  PolicyBox* policy_ = nullptr;
+  TierPresetBox* preset_ = nullptr;
   TierControl* gpu_ = nullptr;
   TierControl* host_ = nullptr;
   TierControl* ssd_ = nullptr;
-  std::optional<memsim::TierConfig> runTiers_;  // G10's defaults with the measured run's GPU
   QSpinBox* batch_ = nullptr;
   QLabel* values_ = nullptr;
   QPushButton* compare_ = nullptr;

@@ -1,0 +1,159 @@
+#include "app/gui/simulation_flow.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QTabWidget>
+
+#include "app/gui/compare_flow.h"
+#include "app/gui/model_dialog.h"
+#include "app/gui/shell.h"
+#include "io/atomic_file.h"
+#include "memsim/formats/sweep_table.h"
+#include "model/model_zoo.h"
+#include "views/jobs/job_runner.h"
+#include "views/models/model_title.h"
+#include "views/session/session_view.h"
+#include "views/simulation/overlay_pane.h"
+#include "views/simulation/simulation_view.h"
+#include "views/simulation/sweep_view.h"
+
+namespace ts {
+
+namespace {
+// One sweep file being read: each its own job (two files opened at once both open), gone once
+// its tab is up.
+class SweepLoad : public QObject {
+ public:
+  using Done = std::function<void(Result<memsim::SweepTable>)>;
+  SweepLoad(QObject* parent, Done done)
+      : QObject(parent), done_(std::move(done)), job_(this, [this](Result<memsim::SweepTable> r) {
+          done_(std::move(r));
+          deleteLater();  // later: this runs inside the runner's own callback
+        }) {}
+  void start(std::string path) {
+    job_.start([path = std::move(path)](const Progress&) { return memsim::loadSweepCsv(path); });
+  }
+
+ private:
+  Done done_;
+  JobRunner<Result<memsim::SweepTable>> job_;
+};
+}  // namespace
+
+SimulationFlow::SimulationFlow(Shell& shell, CompareFlow& compare, QObject* parent)
+    : QObject(parent), shell_(shell), compare_(compare) {}
+
+OverlayPane* SimulationFlow::onTimeline(int tab, const QString& modelPath, int64_t batch) {
+  SessionView* view = shell_.sessionView(tab);
+  if (!view) return nullptr;
+  ModelDialog::remember(modelPath, static_cast<int>(batch));  // offered again by the dialogs
+  OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
+  // The pane lives as long as the tab: a second simulation of the same tab reuses it.
+  connect(pane, &OverlayPane::updated, this, &SimulationFlow::overlayUpdated,
+          Qt::UniqueConnection);
+  return pane;
+}
+
+void SimulationFlow::onTimelineDialog() {
+  const QString title = tr("Simulate memory tiers on this timeline");
+  const int tab = shell_.tabs()->currentIndex();
+  if (!shell_.sessionView(tab)) {
+    shell_.showError(title,
+                     tr("Open a run first: the simulation of its model is drawn on its timeline."));
+    return;
+  }
+  if (auto chosen = chooseModel(tr("The run's model"), tr("Batch size of the run:")))
+    onTimeline(tab, chosen->path, chosen->batch);
+}
+
+std::optional<SimulationFlow::ModelChoice> SimulationFlow::chooseModel(const QString& title,
+                                                                      const QString& batchLabel) {
+  ModelDialog dialog(title, batchLabel, shell_.dialogParent());
+  if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+  ModelChoice chosen{dialog.file(), dialog.batch()};
+  if (!dialog.builtIn().isEmpty()) {
+    chosen.path = zooModelFile(title, dialog.builtIn());
+    if (chosen.path.isEmpty()) return std::nullopt;
+  }
+  return chosen;
+}
+
+QString SimulationFlow::zooModelFile(const QString& title, const QString& name) {
+  auto bytes = model::zooModelBytes(name.toStdString());
+  QDir cache(zooCacheDir());
+  const QString path = cache.filePath(name + QStringLiteral(".onnx"));
+  if (!bytes || !cache.mkpath(QStringLiteral("."))) {
+    shell_.showError(title, bytes ? tr("Cannot create %1").arg(cache.path())
+                                  : QString::fromStdString(bytes.error()));
+    return {};
+  }
+  if (Status st = writeBytesAtomically(path.toStdString(), *bytes); !st.ok()) {
+    shell_.showError(title, QString::fromStdString(st.error()));
+    return {};
+  }
+  return path;
+}
+
+void SimulationFlow::whatIf(const memsim::WorkloadSource& source) {
+  auto* view = new SimulationView(source, shell_.tabs());
+  connect(view, &SimulationView::compareRequested, this,
+          [this, view](SessionPtr simulated) { compare_.withWhatIf(*view, std::move(simulated)); });
+  QString name = source.isModel()
+                     ? modelTitle(QString::fromStdString(source.modelPath))
+                     : QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();
+  shell_.addTab(view, tr("What-if: %1").arg(name),
+                QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
+}
+
+void SimulationFlow::whatIfOfG10Dialog() {
+  QString dir = QFileDialog::getExistingDirectory(
+      shell_.dialogParent(), tr("G10 workload directory (kernels.config, tensors.config)"));
+  if (dir.isEmpty()) return;
+  memsim::WorkloadSource source;
+  source.g10Dir = dir.toStdString();
+  whatIf(source);
+}
+
+void SimulationFlow::whatIfOfModelDialog() {
+  auto chosen = chooseModel(tr("Simulate a model's training step"), tr("Batch size of the step:"));
+  if (!chosen) return;
+  memsim::WorkloadSource source;
+  source.modelPath = chosen->path.toStdString();
+  source.batch = chosen->batch;
+  whatIf(source);
+}
+
+void SimulationFlow::whatIfOfRunDialog() {
+  SessionView* run = shell_.sessionView(shell_.tabs()->currentIndex());
+  if (!run) {
+    shell_.showError(tr("Simulate this run"), tr("Open a run first: its kernels are mapped onto the "
+                                                 "model's layers for their measured times."));
+    return;
+  }
+  auto chosen = chooseModel(tr("The run's model"), tr("Batch size of the run:"));
+  if (!chosen) return;
+  memsim::WorkloadSource source;
+  source.modelPath = chosen->path.toStdString();
+  source.batch = chosen->batch;
+  source.session = run->session();  // the open run: not read again, saved or not
+  source.sessionPath = run->path().toStdString();
+  whatIf(source);
+}
+
+void SimulationFlow::openSweep(const QString& path) {
+  auto* load = new SweepLoad(this, [this, path](Result<memsim::SweepTable> sweep) {
+    if (!sweep) {
+      shell_.showError(tr("Cannot open sweep results"), QString::fromStdString(sweep.error()));
+      emit sweepOpened(path, false);
+      return;
+    }
+    auto* view = new SweepView(std::move(*sweep), shell_.tabs());
+    shell_.addTab(view, modelTitle(path), path);
+    emit sweepOpened(path, true);
+  });
+  load->start(path.toStdString());
+  shell_.showMessage(tr("Reading %1…").arg(QFileInfo(path).fileName()), 3000);
+}
+
+}  // namespace ts
