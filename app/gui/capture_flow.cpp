@@ -100,8 +100,9 @@ void CaptureFlow::start(const CaptureRequest& request) {
   });
   // Each periodic save of a running capture: the tab shows the newest snapshot, keeping the zoom
   // when the user zoomed in and following the growth otherwise.
-  connect(job_, &CaptureJob::snapshot, this,
-          [this](SessionPtr session) { replaceView(std::move(session), tr("Capture (live)"), true); });
+  connect(job_, &CaptureJob::snapshot, this, [this](SessionPtr session) {
+    replaceView(std::move(session), tr("Capture (live)"), true);
+  });
   connect(job_, &CaptureJob::finished, this, &CaptureFlow::ended);
   job_->start();
 #endif

@@ -47,9 +47,7 @@ QString policyName(const memsim::SimResult& result) {
 }  // namespace
 
 CompareFlow::CompareFlow(Shell& shell, QObject* parent)
-    : QObject(parent), shell_(shell), job_(this, [this](Result<Prepared> p) {
-        present(p);
-      }) {}
+    : QObject(parent), shell_(shell), job_(this, [this](Result<Prepared> p) { present(p); }) {}
 
 std::pair<int, int> CompareFlow::defaults() const {
   QList<int> sessions;

@@ -44,9 +44,9 @@ void ExportFlow::dialog() {
   QString selected = filters.front();
   const QString suggested = suggestedPath(shell_.tabs()->currentIndex());
   if (suggested.endsWith(QLatin1String(".json"))) selected = filters[1];
-  QString path = QFileDialog::getSaveFileName(shell_.dialogParent(), tr("Export session"),
-                                              suggested, filters.join(QStringLiteral(";;")),
-                                              &selected);
+  QString path =
+      QFileDialog::getSaveFileName(shell_.dialogParent(), tr("Export session"), suggested,
+                                   filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return;
   WriteOptions options;
   const CsvTable tables[] = {CsvTable::Kernels, CsvTable::Memcpy, CsvTable::Memset, CsvTable::Api,

@@ -33,9 +33,9 @@ class ExportFlow : public QObject {
 
   void cancel();
   int pending() const { return static_cast<int>(jobs_.size()); }
-  double progressSum() const;          // of every pending export, each in [0, 1]
-  QString firstPath() const;           // the oldest pending export's file
-  bool hasSession() const;             // the current tab holds a session to export
+  double progressSum() const;  // of every pending export, each in [0, 1]
+  QString firstPath() const;   // the oldest pending export's file
+  bool hasSession() const;     // the current tab holds a session to export
 
  signals:
   void exported(bool ok, const QString& message);

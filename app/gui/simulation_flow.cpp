@@ -50,8 +50,7 @@ OverlayPane* SimulationFlow::onTimeline(int tab, const QString& modelPath, int64
   ModelDialog::remember(modelPath, static_cast<int>(batch));  // offered again by the dialogs
   OverlayPane* pane = view->simulateOnTimeline(modelPath, batch);
   // The pane lives as long as the tab: a second simulation of the same tab reuses it.
-  connect(pane, &OverlayPane::updated, this, &SimulationFlow::overlayUpdated,
-          Qt::UniqueConnection);
+  connect(pane, &OverlayPane::updated, this, &SimulationFlow::overlayUpdated, Qt::UniqueConnection);
   return pane;
 }
 
@@ -68,7 +67,7 @@ void SimulationFlow::onTimelineDialog() {
 }
 
 std::optional<SimulationFlow::ModelChoice> SimulationFlow::chooseModel(const QString& title,
-                                                                      const QString& batchLabel) {
+                                                                       const QString& batchLabel) {
   ModelDialog dialog(title, batchLabel, shell_.dialogParent());
   if (dialog.exec() != QDialog::Accepted) return std::nullopt;
   ModelChoice chosen{dialog.file(), dialog.batch()};
@@ -127,8 +126,9 @@ void SimulationFlow::whatIfOfModelDialog() {
 void SimulationFlow::whatIfOfRunDialog() {
   SessionView* run = shell_.sessionView(shell_.tabs()->currentIndex());
   if (!run) {
-    shell_.showError(tr("Simulate this run"), tr("Open a run first: its kernels are mapped onto the "
-                                                 "model's layers for their measured times."));
+    shell_.showError(tr("Simulate this run"),
+                     tr("Open a run first: its kernels are mapped onto the "
+                        "model's layers for their measured times."));
     return;
   }
   auto chosen = chooseModel(tr("The run's model"), tr("Batch size of the run:"));

@@ -113,7 +113,15 @@ class Importer {
   Status readEvent(JsonCursor& c);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
+  // One event, by its phase; each phase's handler below it.
   Status handle(const RawEvent& e);
+  Status complete(const RawEvent& e, TimeNs ts);
+  Status gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name);
+  Status beginEnd(const RawEvent& e, char ph, TimeNs ts);
+  Status instant(const RawEvent& e, TimeNs ts);
+  Status counter(const RawEvent& e, TimeNs ts);
+  Status flow(const RawEvent& e, char ph, TimeNs ts);
+  Status asyncRange(const RawEvent& e, char ph, TimeNs ts);
   // Which args an event's category has that are ours: API calls carry other args (AMD: "stream":
   // "0x0"), ops whatever their framework adds (a Triton kernel's "grid" as text).
   enum class Wanted : uint8_t { Gpu, Correlation, OpInputs };
@@ -495,184 +503,210 @@ Status Importer::handle(const RawEvent& e) {
   maxTime_ = std::max(maxTime_, ts);
 
   switch (ph) {
-    case 'X': {
-      TimeNs dur = 0;
-      if (Status st = time(e.dur, "dur", dur); !st) return st;
-      if (dur < 0) return fail("negative 'dur'");
-      TimeNs end = ts + dur;
-      maxTime_ = std::max(maxTime_, end);
-      StringId name = b_.intern(e.name);
-      std::string_view cat = e.cat;
-      // The PyTorch profiler's categories: the file is a Kineto trace, not any Chrome trace.
-      if (!info_.pytorch && (cat == "cpu_op" || cat == "cuda_runtime" || cat == "Operator" ||
-                             cat == "Runtime" || cat == "python_function"))
-        info_.pytorch = true;
-      if (isGpuCategory(cat)) {
-        KinetoArgs a;
-        if (Status st = argsOf(e, a); !st) return st;
-        uint32_t stream = gpuStream(e, a);
-        auto corr = static_cast<uint32_t>(a.correlation);
-        auto ctx = static_cast<uint32_t>(a.context);
-        if (cat == "kernel" || cat == "Kernel") {
-          KernelDetail k;
-          k.correlation = corr;
-          k.context = ctx;
-          k.gridX = static_cast<uint32_t>(a.grid[0]), k.gridY = static_cast<uint32_t>(a.grid[1]);
-          k.gridZ = static_cast<uint32_t>(a.grid[2]);
-          k.blockX = static_cast<uint32_t>(a.block[0]),
-          k.blockY = static_cast<uint32_t>(a.block[1]);
-          k.blockZ = static_cast<uint32_t>(a.block[2]);
-          k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(a.registers, 0, 65535));
-          // Kineto reports static + dynamic shared memory as one number.
-          k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(a.sharedMemory, 0));
-          setReportedStats(a, k);
-          b_.addKernel(stream, ts, end, name, k);
-        } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
-          MemcpyDetail m;
-          parseCopyName(e.name, m);
-          if (m.copyKind == CopyKind::Other) {
-            if (auto k = copyKindFromString(a.kind)) m.copyKind = *k;
-          }
-          m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
-          int32_t device = b_.deviceInfo(b_.streamInfo(stream).device).ordinal;
-          m.srcDevice = m.srcKind == MemoryKind::Device ? device : -1;
-          m.dstDevice = m.dstKind == MemoryKind::Device ? device : -1;
-          if (a.fromDevice >= 0) m.srcDevice = static_cast<int32_t>(a.fromDevice);
-          if (a.toDevice >= 0) m.dstDevice = static_cast<int32_t>(a.toDevice);
-          if (m.copyKind == CopyKind::DtoD && m.srcDevice != m.dstDevice)
-            m.copyKind = CopyKind::PtoP;
-          m.async = 1;
-          m.correlation = corr;
-          m.context = ctx;
-          b_.addMemcpy(stream, ts, end, name, m);
-        } else if (cat == "gpu_memset" || cat == "Memset") {
-          MemsetDetail m;
-          m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
-          auto open = e.name.find('('), close = e.name.rfind(')');
-          if (open != std::string_view::npos && close > open) {
-            m.memKind = memoryKindFromName(e.name.substr(open + 1, close - open - 1));
-          }
-          m.correlation = corr;
-          m.context = ctx;
-          b_.addMemset(stream, ts, end, name, m);
-        } else if (cat == "gpu_user_annotation") {
-          b_.addStreamNvtx(stream, ts, end, name, {b_.intern(cat), 0, 0});
-        } else {  // cuda_sync
-          b_.addStreamRange(stream, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
-        }
-        return {};
-      }
-      uint32_t t = thread(e);
-      if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") {
-        KinetoArgs a;
-        if (Status st = argsOf(e, a); !st) return st;
-        b_.addApi(t, ts, end, name,
-                  {static_cast<uint32_t>(a.correlation), 0,
-                   cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
-      } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
-        if (!e.argsParsed) {  // read in the event when the category came first (the usual)
-          opInputs_.clear();
-          KinetoArgs unused;
-          if (Status st = parseArgs(e.args, unused, Wanted::OpInputs); !st) return st;
-        }
-        b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0, opInputsText()});
-      } else if (cat == "nvtx") {
-        KinetoArgs a;
-        if (Status st = argsOf(e, a); !st) return st;
-        b_.addNvtx(t, ts, end, name, {b_.intern(a.domain.empty() ? cat : a.domain), 0, 0});
-      } else {
-        b_.addRange(t, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
-      }
-      return {};
-    }
-    case 'B': {
-      uint32_t t = thread(e);
-      stacks_[t].push_back({b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)});
-      return {};
-    }
-    case 'E': {
-      uint32_t t = thread(e);
-      auto& stack = stacks_[t];
-      if (stack.empty()) {
-        ++info_.skipped;  // an E without its B: nothing to close
-        return {};
-      }
-      Open o = stack.back();
-      stack.pop_back();
-      b_.addRange(t, o.start, ts, o.name, {o.cat, o.args});
-      return {};
-    }
+    case 'X':
+      return complete(e, ts);
+    case 'B':
+    case 'E':
+      return beginEnd(e, ph, ts);
     case 'i':
     case 'I':
-    case 'n': {
-      KinetoArgs a;
-      if (e.cat == "nvtx" || isGpuCategory(e.cat)) {
-        if (Status st = argsOf(e, a); !st) return st;
-      }
-      std::string_view domain = !a.domain.empty() ? a.domain : e.cat.empty() ? "instant" : e.cat;
-      b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(domain), 0, 1});
-      return {};
-    }
-    case 'C': {
-      if (e.args.empty()) return {};
-      od::document doc;
-      if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
-      od::object obj;
-      if (doc.get_object().get(obj)) return fail("counter 'args' is not an object");
-      uint32_t p = process(e);
-      std::vector<std::pair<std::string, double>> values;
-      for (auto field : obj) {
-        std::string_view key;
-        double v = 0;
-        if (field.unescaped_key().get(key) || field.value().get_double().get(v)) {
-          return fail("counter value is not a number");
-        }
-        values.emplace_back(std::string(key), v);
-      }
-      for (const auto& [key, v] : values) {
-        std::string series =
-            values.size() == 1 ? std::string(e.name) : std::string(e.name) + "." + key;
-        b_.addCounterSample(series, {}, kNone, p, ts, v);
-      }
-      return {};
-    }
+    case 'n':
+      return instant(e, ts);
+    case 'C':
+      return counter(e, ts);
     case 's':
     case 't':
-    case 'f': {
-      // Kineto's launch flows (ac2g; "async"/"launch" in 2021 traces) repeat the correlation ids
-      // the builder links already.
-      if (e.cat == "ac2g" || (e.cat == "async" && e.name == "launch")) return {};
-      std::string key = std::string(e.cat) + '\x1f' + std::string(e.id);
-      SessionBuilder::FlowEnd here{thread(e), kNone, ts, ph != 'f' || e.bp == "e"};
-      if (ph == 's') {
-        flowTails_[key] = here;
-      } else if (auto it = flowTails_.find(key); it != flowTails_.end()) {
-        b_.addFlow(it->second, here);
-        if (ph == 't')
-          it->second = here;
-        else
-          flowTails_.erase(it);
-      }
-      return {};
-    }
+    case 'f':
+      return flow(e, ph, ts);
     case 'b':
-    case 'e': {
-      std::string key =
-          std::string(e.cat) + '\x1f' + std::string(e.id) + '\x1f' + std::string(e.name);
-      uint32_t t = thread(e);
-      if (ph == 'b') {
-        asyncOpen_[key] = {t, {b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)}};
-      } else if (auto it = asyncOpen_.find(key); it != asyncOpen_.end()) {
-        const auto& [owner, o] = it->second;
-        b_.addRange(owner, o.start, std::max(o.start, ts), o.name, {o.cat, o.args});
-        asyncOpen_.erase(it);
-      }
-      return {};
-    }
+    case 'e':
+      return asyncRange(e, ph, ts);
     default:
       ++info_.skipped;
       return {};
   }
+}
+
+// 'X': a complete event — GPU work on a stream, or CPU work (API call, op, annotation, range) on
+// a thread.
+Status Importer::complete(const RawEvent& e, TimeNs ts) {
+  TimeNs dur = 0;
+  if (Status st = time(e.dur, "dur", dur); !st) return st;
+  if (dur < 0) return fail("negative 'dur'");
+  TimeNs end = ts + dur;
+  maxTime_ = std::max(maxTime_, end);
+  StringId name = b_.intern(e.name);
+  std::string_view cat = e.cat;
+  // The PyTorch profiler's categories: the file is a Kineto trace, not any Chrome trace.
+  if (!info_.pytorch && (cat == "cpu_op" || cat == "cuda_runtime" || cat == "Operator" ||
+                         cat == "Runtime" || cat == "python_function"))
+    info_.pytorch = true;
+  if (isGpuCategory(cat)) return gpuWork(e, ts, end, name);
+  uint32_t t = thread(e);
+  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver") {
+    KinetoArgs a;
+    if (Status st = argsOf(e, a); !st) return st;
+    b_.addApi(t, ts, end, name,
+              {static_cast<uint32_t>(a.correlation), 0,
+               cat == "cuda_driver" ? ApiDomain::Driver : ApiDomain::Runtime});
+  } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
+    if (!e.argsParsed) {  // read in the event when the category came first (the usual)
+      opInputs_.clear();
+      KinetoArgs unused;
+      if (Status st = parseArgs(e.args, unused, Wanted::OpInputs); !st) return st;
+    }
+    b_.addNvtx(t, ts, end, name, {b_.intern(cat), 0, 0, opInputsText()});
+  } else if (cat == "nvtx") {
+    KinetoArgs a;
+    if (Status st = argsOf(e, a); !st) return st;
+    b_.addNvtx(t, ts, end, name, {b_.intern(a.domain.empty() ? cat : a.domain), 0, 0});
+  } else {
+    b_.addRange(t, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
+  }
+  return {};
+}
+
+// A complete event of a GPU category: kernel, copy, memset, or an annotation or sync on a stream.
+Status Importer::gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name) {
+  std::string_view cat = e.cat;
+  KinetoArgs a;
+  if (Status st = argsOf(e, a); !st) return st;
+  uint32_t stream = gpuStream(e, a);
+  auto corr = static_cast<uint32_t>(a.correlation);
+  auto ctx = static_cast<uint32_t>(a.context);
+  if (cat == "kernel" || cat == "Kernel") {
+    KernelDetail k;
+    k.correlation = corr;
+    k.context = ctx;
+    k.gridX = static_cast<uint32_t>(a.grid[0]), k.gridY = static_cast<uint32_t>(a.grid[1]);
+    k.gridZ = static_cast<uint32_t>(a.grid[2]);
+    k.blockX = static_cast<uint32_t>(a.block[0]), k.blockY = static_cast<uint32_t>(a.block[1]);
+    k.blockZ = static_cast<uint32_t>(a.block[2]);
+    k.registersPerThread = static_cast<uint16_t>(std::clamp<int64_t>(a.registers, 0, 65535));
+    // Kineto reports static + dynamic shared memory as one number.
+    k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(a.sharedMemory, 0));
+    setReportedStats(a, k);
+    b_.addKernel(stream, ts, end, name, k);
+  } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
+    MemcpyDetail m;
+    parseCopyName(e.name, m);
+    if (m.copyKind == CopyKind::Other) {
+      if (auto k = copyKindFromString(a.kind)) m.copyKind = *k;
+    }
+    m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
+    int32_t device = b_.deviceInfo(b_.streamInfo(stream).device).ordinal;
+    m.srcDevice = m.srcKind == MemoryKind::Device ? device : -1;
+    m.dstDevice = m.dstKind == MemoryKind::Device ? device : -1;
+    if (a.fromDevice >= 0) m.srcDevice = static_cast<int32_t>(a.fromDevice);
+    if (a.toDevice >= 0) m.dstDevice = static_cast<int32_t>(a.toDevice);
+    if (m.copyKind == CopyKind::DtoD && m.srcDevice != m.dstDevice) m.copyKind = CopyKind::PtoP;
+    m.async = 1;
+    m.correlation = corr;
+    m.context = ctx;
+    b_.addMemcpy(stream, ts, end, name, m);
+  } else if (cat == "gpu_memset" || cat == "Memset") {
+    MemsetDetail m;
+    m.bytes = static_cast<uint64_t>(std::max<int64_t>(a.bytes, 0));
+    auto open = e.name.find('('), close = e.name.rfind(')');
+    if (open != std::string_view::npos && close > open) {
+      m.memKind = memoryKindFromName(e.name.substr(open + 1, close - open - 1));
+    }
+    m.correlation = corr;
+    m.context = ctx;
+    b_.addMemset(stream, ts, end, name, m);
+  } else if (cat == "gpu_user_annotation") {
+    b_.addStreamNvtx(stream, ts, end, name, {b_.intern(cat), 0, 0});
+  } else {  // cuda_sync
+    b_.addStreamRange(stream, ts, end, name, {b_.intern(cat), b_.intern(e.args)});
+  }
+  return {};
+}
+
+// 'B' / 'E': a range opened and closed on its thread's stack.
+Status Importer::beginEnd(const RawEvent& e, char ph, TimeNs ts) {
+  uint32_t t = thread(e);
+  auto& stack = stacks_[t];
+  if (ph == 'B') {
+    stack.push_back({b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)});
+    return {};
+  }
+  if (stack.empty()) {
+    ++info_.skipped;  // an E without its B: nothing to close
+    return {};
+  }
+  Open o = stack.back();
+  stack.pop_back();
+  b_.addRange(t, o.start, ts, o.name, {o.cat, o.args});
+  return {};
+}
+
+// 'i' / 'I' / 'n': an instant, kept as a zero-length mark.
+Status Importer::instant(const RawEvent& e, TimeNs ts) {
+  KinetoArgs a;
+  if (e.cat == "nvtx" || isGpuCategory(e.cat)) {
+    if (Status st = argsOf(e, a); !st) return st;
+  }
+  std::string_view domain = !a.domain.empty() ? a.domain : e.cat.empty() ? "instant" : e.cat;
+  b_.addNvtx(thread(e), ts, ts, b_.intern(e.name), {b_.intern(domain), 0, 1});
+  return {};
+}
+
+// 'C': one sample of each series in args (a counter with one series is named by the event).
+Status Importer::counter(const RawEvent& e, TimeNs ts) {
+  if (e.args.empty()) return {};
+  od::document doc;
+  if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
+  od::object obj;
+  if (doc.get_object().get(obj)) return fail("counter 'args' is not an object");
+  uint32_t p = process(e);
+  std::vector<std::pair<std::string, double>> values;
+  for (auto field : obj) {
+    std::string_view key;
+    double v = 0;
+    if (field.unescaped_key().get(key) || field.value().get_double().get(v)) {
+      return fail("counter value is not a number");
+    }
+    values.emplace_back(std::string(key), v);
+  }
+  for (const auto& [key, v] : values) {
+    std::string series = values.size() == 1 ? std::string(e.name) : std::string(e.name) + "." + key;
+    b_.addCounterSample(series, {}, kNone, p, ts, v);
+  }
+  return {};
+}
+
+// 's' / 't' / 'f': a flow's start, steps and finish, tied by category and id; each step becomes
+// a flow from the previous one, bound to events by time at build().
+Status Importer::flow(const RawEvent& e, char ph, TimeNs ts) {
+  // Kineto's launch flows (ac2g; "async"/"launch" in 2021 traces) repeat the correlation ids
+  // the builder links already.
+  if (e.cat == "ac2g" || (e.cat == "async" && e.name == "launch")) return {};
+  std::string key = std::string(e.cat) + '\x1f' + std::string(e.id);
+  SessionBuilder::FlowEnd here{thread(e), kNone, ts, ph != 'f' || e.bp == "e"};
+  if (ph == 's') {
+    flowTails_[key] = here;
+  } else if (auto it = flowTails_.find(key); it != flowTails_.end()) {
+    b_.addFlow(it->second, here);
+    if (ph == 't')
+      it->second = here;
+    else
+      flowTails_.erase(it);
+  }
+  return {};
+}
+
+// 'b' / 'e': an async range, tied by category, id and name, kept on the thread that opened it.
+Status Importer::asyncRange(const RawEvent& e, char ph, TimeNs ts) {
+  std::string key = std::string(e.cat) + '\x1f' + std::string(e.id) + '\x1f' + std::string(e.name);
+  uint32_t t = thread(e);
+  if (ph == 'b') {
+    asyncOpen_[key] = {t, {b_.intern(e.name), b_.intern(e.cat), ts, b_.intern(e.args)}};
+  } else if (auto it = asyncOpen_.find(key); it != asyncOpen_.end()) {
+    const auto& [owner, o] = it->second;
+    b_.addRange(owner, o.start, std::max(o.start, ts), o.name, {o.cat, o.args});
+    asyncOpen_.erase(it);
+  }
+  return {};
 }
 
 // One trace event, the cursor at its '{'; on success the cursor is just past its '}'.

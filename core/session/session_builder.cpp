@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <functional>
 #include <numeric>
 #include <queue>
 
@@ -95,6 +96,205 @@ Status assignLanes(Track& t) {
     busy.emplace(t.effectiveEnd(i), lane);
   }
   return {};
+}
+
+// build()'s steps, in order.
+
+// Each rank's clock offset, applied once to every timestamp of the rank: events, counter
+// samples and the ends of flows known by time.
+void applyClockOffsets(
+    Session& s,
+    std::vector<std::pair<SessionBuilder::FlowEnd, SessionBuilder::FlowEnd>>& timedFlows) {
+  auto rankOfTrack = [&](const Track& t) {
+    if (t.device != kNone) return s.devices[t.device].rank;
+    return s.processes[s.threads[t.thread].process].rank;
+  };
+  for (Track& t : s.tracks) {
+    TimeNs offset = s.ranks.empty() ? 0 : s.ranks[rankOfTrack(t)].clockOffsetNs;
+    if (offset == 0) continue;
+    for (TimeNs& v : t.hot.start) v += offset;
+    for (TimeNs& v : t.hot.end) v += offset;
+  }
+  for (CounterTrack& c : s.counters) {
+    uint32_t rank = c.device != kNone    ? s.devices[c.device].rank
+                    : c.process != kNone ? s.processes[c.process].rank
+                                         : 0;
+    TimeNs offset = rank < s.ranks.size() ? s.ranks[rank].clockOffsetNs : 0;
+    for (TimeNs& v : c.samples.time) v += offset;
+  }
+  auto timedRank = [&](const SessionBuilder::FlowEnd& e) {
+    return e.stream != kNone ? s.devices[s.streams[e.stream].device].rank
+                             : s.processes[s.threads[e.thread].process].rank;
+  };
+  for (auto& [from, to] : timedFlows) {
+    from.time += s.ranks[timedRank(from)].clockOffsetNs;
+    to.time += s.ranks[timedRank(to)].clockOffsetNs;
+  }
+}
+
+// Sorts every track and assigns its lanes; `finalIndex[track][arrival]` is where each event
+// went (empty for a track that was in order). Binding flows by time needs the lane index at once
+// (`finalizeNow`).
+Status sortTracks(Session& s, bool finalizeNow, const Progress& progress,
+                  std::vector<std::vector<uint32_t>>& finalIndex) {
+  const size_t trackCount = s.tracks.size();
+  finalIndex.assign(trackCount, {});
+  for (size_t ti = 0; ti < trackCount; ++ti) {
+    if (progress.cancelled()) return Error::cancelled();
+    Track& t = s.tracks[ti];
+    std::vector<uint32_t> order = sortTrack(t);
+    if (!order.empty()) {
+      finalIndex[ti].resize(order.size());
+      for (uint32_t pos = 0; pos < order.size(); ++pos) finalIndex[ti][order[pos]] = pos;
+    }
+    if (Status st = assignLanes(t); !st)
+      return st.failure().prefixed(s.streamLabel(t.stream) + ": ");
+    if (finalizeNow) TS_RETURN_IF_ERROR(t.finalize());
+    progress.update(0.8 * static_cast<double>(ti + 1) / static_cast<double>(trackCount));
+  }
+  return {};
+}
+
+void sortCounters(Session& s) {
+  for (CounterTrack& c : s.counters) {
+    std::vector<uint32_t> order(c.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return c.samples.time[a] < c.samples.time[b]; });
+    permute(c.samples, order);
+  }
+}
+
+struct FlowRow {
+  uint32_t srcTrack, srcEvent, dstTrack, dstEvent;
+  auto operator<=>(const FlowRow&) const = default;
+};
+
+// Flows added by reference, at the events' final positions.
+std::vector<FlowRow> explicitFlows(const Session& s,
+                                   const std::vector<std::pair<EventRef, EventRef>>& added,
+                                   const std::vector<std::vector<uint32_t>>& finalIndex) {
+  const size_t trackCount = s.tracks.size();
+  auto resolve = [&](EventRef r) {
+    return finalIndex[r.track].empty() ? r.index : finalIndex[r.track][r.index];
+  };
+  std::vector<FlowRow> flows;
+  for (const auto& [from, to] : added) {
+    if (from.track >= trackCount || to.track >= trackCount) continue;
+    flows.push_back({from.track, resolve(from), to.track, resolve(to)});
+  }
+  return flows;
+}
+
+// Flows known by owner (thread or stream) and time: each end binds to the innermost event that
+// encloses its time, or (not `enclosing`) the first event that starts at or after it.
+void bindTimedFlows(
+    const Session& s,
+    const std::vector<std::pair<SessionBuilder::FlowEnd, SessionBuilder::FlowEnd>>& timed,
+    std::vector<FlowRow>& flows) {
+  if (timed.empty()) return;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> ownerTracks;  // (is stream, owner) → tracks
+  auto ownerKey = [](bool stream, uint32_t owner) { return (uint64_t{stream} << 32) | owner; };
+  for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+    const Track& t = s.tracks[ti];
+    if (t.thread != kNone)
+      ownerTracks[ownerKey(false, t.thread)].push_back(ti);
+    else if (t.stream != kNone)
+      ownerTracks[ownerKey(true, t.stream)].push_back(ti);
+  }
+  auto bind = [&](const SessionBuilder::FlowEnd& e, uint32_t& track, uint32_t& event) {
+    int bestLane = -1;
+    TimeNs bestStart = INT64_MAX;
+    bool onStream = e.stream != kNone;
+    auto it = ownerTracks.find(ownerKey(onStream, onStream ? e.stream : e.thread));
+    if (it == ownerTracks.end()) return false;
+    for (uint32_t ti : it->second) {
+      const Track& t = s.tracks[ti];
+      for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
+        if (e.enclosing) {
+          uint32_t at = t.eventAt(lane, e.time);
+          if (at != kNone && static_cast<int>(lane) > bestLane) {
+            bestLane = static_cast<int>(lane), track = ti, event = at;
+          }
+        } else {
+          LaneSpan span = t.laneRange(lane, e.time, INT64_MAX);
+          for (uint32_t p = span.begin; p < span.end; ++p) {
+            uint32_t i = t.laneEvent(lane, p);
+            if (t.hot.start[i] < e.time) continue;  // covers the time but started before it
+            if (t.hot.start[i] < bestStart) bestStart = t.hot.start[i], track = ti, event = i;
+            break;
+          }
+        }
+      }
+    }
+    return bestLane >= 0 || bestStart != INT64_MAX;
+  };
+  for (const auto& [from, to] : timed) {
+    FlowRow row{};
+    if (bind(from, row.srcTrack, row.srcEvent) && bind(to, row.dstTrack, row.dstEvent)) {
+      flows.push_back(row);
+    }
+  }
+}
+
+// API call → the GPU work it launched, by correlation id: within the GPU work's process when its
+// context names one (`processOfContext`), else within the rank when the id is unique there.
+void correlationFlows(
+    const Session& s,
+    const std::function<uint32_t(uint32_t device, uint32_t context)>& processOfContext,
+    std::vector<FlowRow>& flows) {
+  struct ApiKey {
+    uint64_t rankCorrelation;  // rank << 32 | correlation
+    uint32_t process, track, event;
+  };
+  const size_t trackCount = s.tracks.size();
+  std::vector<ApiKey> apiKeys;
+  for (uint32_t ti = 0; ti < trackCount; ++ti) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Api || t.thread == kNone) continue;
+    uint32_t process = s.threads[t.thread].process;
+    uint64_t rankBits = static_cast<uint64_t>(s.processes[process].rank) << 32;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (t.apis.correlation[i] != 0)
+        apiKeys.push_back({rankBits | t.apis.correlation[i], process, ti, i});
+    }
+  }
+  std::sort(apiKeys.begin(), apiKeys.end(),
+            [](const ApiKey& a, const ApiKey& b) { return a.rankCorrelation < b.rankCorrelation; });
+  for (uint32_t ti = 0; ti < trackCount && !apiKeys.empty(); ++ti) {
+    const Track& t = s.tracks[ti];
+    const std::vector<uint32_t>* correlation = nullptr;
+    const std::vector<uint32_t>* context = nullptr;
+    if (t.kind == EventKind::Kernel)
+      correlation = &t.kernels.correlation, context = &t.kernels.context;
+    if (t.kind == EventKind::Memcpy)
+      correlation = &t.memcpys.correlation, context = &t.memcpys.context;
+    if (t.kind == EventKind::Memset)
+      correlation = &t.memsets.correlation, context = &t.memsets.context;
+    if (!correlation) continue;
+    const Device& dev = s.devices[t.device];
+    uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if ((*correlation)[i] == 0) continue;
+      uint64_t key = rankBits | (*correlation)[i];
+      auto lo = std::lower_bound(apiKeys.begin(), apiKeys.end(), key,
+                                 [](const ApiKey& a, uint64_t k) { return a.rankCorrelation < k; });
+      auto hi = lo;
+      while (hi != apiKeys.end() && hi->rankCorrelation == key) ++hi;
+      if (lo == hi) continue;
+      // The GPU work's process, when its context says which.
+      const uint32_t process = processOfContext(t.device, (*context)[i]);
+      const ApiKey* match = nullptr;
+      if (process != kNone) {
+        for (auto it = lo; it != hi; ++it) {
+          if (it->process == process) match = &*it;
+        }
+      } else if (hi - lo == 1) {
+        match = &*lo;
+      }
+      if (match) flows.push_back({match->track, match->event, ti, i});
+    }
+  }
 }
 
 }  // namespace
@@ -272,170 +472,23 @@ void SessionBuilder::addCounterSample(std::string_view name, std::string_view un
 
 Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   Session& s = *s_;
-  const size_t trackCount = s.tracks.size();
-  // Each rank's clock offset, applied once to every timestamp of the rank.
-  auto rankOfTrack = [&](const Track& t) {
-    if (t.device != kNone) return s.devices[t.device].rank;
-    return s.processes[s.threads[t.thread].process].rank;
-  };
-  for (Track& t : s.tracks) {
-    TimeNs offset = s.ranks.empty() ? 0 : s.ranks[rankOfTrack(t)].clockOffsetNs;
-    if (offset == 0) continue;
-    for (TimeNs& v : t.hot.start) v += offset;
-    for (TimeNs& v : t.hot.end) v += offset;
-  }
-  for (CounterTrack& c : s.counters) {
-    uint32_t rank = c.device != kNone    ? s.devices[c.device].rank
-                    : c.process != kNone ? s.processes[c.process].rank
-                                         : 0;
-    TimeNs offset = rank < s.ranks.size() ? s.ranks[rank].clockOffsetNs : 0;
-    for (TimeNs& v : c.samples.time) v += offset;
-  }
-  auto timedRank = [&](const FlowEnd& e) {
-    return e.stream != kNone ? s.devices[s.streams[e.stream].device].rank
-                             : s.processes[s.threads[e.thread].process].rank;
-  };
-  for (auto& [from, to] : timedFlows_) {
-    from.time += s.ranks[timedRank(from)].clockOffsetNs;
-    to.time += s.ranks[timedRank(to)].clockOffsetNs;
-  }
+  applyClockOffsets(s, timedFlows_);
   // Arrival index → final index, per track, for resolving flows added by reference.
-  std::vector<std::vector<uint32_t>> finalIndex(trackCount);
-  for (size_t ti = 0; ti < trackCount; ++ti) {
-    if (progress.cancelled()) return Error::cancelled();
-    Track& t = s.tracks[ti];
-    std::vector<uint32_t> order = sortTrack(t);
-    if (!order.empty()) {
-      finalIndex[ti].resize(order.size());
-      for (uint32_t pos = 0; pos < order.size(); ++pos) finalIndex[ti][order[pos]] = pos;
-    }
-    if (Status st = assignLanes(t); !st)
-      return st.failure().prefixed(s.streamLabel(t.stream) + ": ");
-    if (!timedFlows_.empty()) {  // binding flows by time needs the lane index now
-      TS_RETURN_IF_ERROR(t.finalize());
-    }
-    progress.update(0.8 * static_cast<double>(ti + 1) / static_cast<double>(trackCount));
-  }
-  for (CounterTrack& c : s.counters) {
-    std::vector<uint32_t> order(c.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return c.samples.time[a] < c.samples.time[b]; });
-    permute(c.samples, order);
-  }
+  std::vector<std::vector<uint32_t>> finalIndex;
+  TS_RETURN_IF_ERROR(sortTracks(s, !timedFlows_.empty(), progress, finalIndex));
+  sortCounters(s);
 
-  // Flows: explicit ones, then API call → GPU work by correlation id.
-  struct FlowRow {
-    uint32_t srcTrack, srcEvent, dstTrack, dstEvent;
-    auto operator<=>(const FlowRow&) const = default;
-  };
-  std::vector<FlowRow> flows;
-  auto resolve = [&](EventRef r) {
-    return finalIndex[r.track].empty() ? r.index : finalIndex[r.track][r.index];
-  };
-  for (auto& [from, to] : flows_) {
-    if (from.track >= trackCount || to.track >= trackCount) continue;
-    flows.push_back({from.track, resolve(from), to.track, resolve(to)});
-  }
-  // Flows known by owner and time: find the event each end binds to.
-  std::unordered_map<uint64_t, std::vector<uint32_t>> ownerTracks;  // (is stream, owner) → tracks
-  auto ownerKey = [](bool stream, uint32_t owner) { return (uint64_t{stream} << 32) | owner; };
-  if (!timedFlows_.empty()) {
-    for (uint32_t ti = 0; ti < trackCount; ++ti) {
-      const Track& t = s.tracks[ti];
-      if (t.thread != kNone)
-        ownerTracks[ownerKey(false, t.thread)].push_back(ti);
-      else if (t.stream != kNone)
-        ownerTracks[ownerKey(true, t.stream)].push_back(ti);
-    }
-  }
-  auto bind = [&](const FlowEnd& e, uint32_t& track, uint32_t& event) {
-    int bestLane = -1;
-    TimeNs bestStart = INT64_MAX;
-    bool onStream = e.stream != kNone;
-    auto it = ownerTracks.find(ownerKey(onStream, onStream ? e.stream : e.thread));
-    if (it == ownerTracks.end()) return false;
-    for (uint32_t ti : it->second) {
-      const Track& t = s.tracks[ti];
-      for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
-        if (e.enclosing) {
-          uint32_t at = t.eventAt(lane, e.time);
-          if (at != kNone && static_cast<int>(lane) > bestLane) {
-            bestLane = static_cast<int>(lane), track = ti, event = at;
-          }
-        } else {
-          LaneSpan span = t.laneRange(lane, e.time, INT64_MAX);
-          for (uint32_t p = span.begin; p < span.end; ++p) {
-            uint32_t i = t.laneEvent(lane, p);
-            if (t.hot.start[i] < e.time) continue;  // covers the time but started before it
-            if (t.hot.start[i] < bestStart) bestStart = t.hot.start[i], track = ti, event = i;
-            break;
-          }
-        }
-      }
-    }
-    return bestLane >= 0 || bestStart != INT64_MAX;
-  };
-  for (const auto& [from, to] : timedFlows_) {
-    FlowRow row{};
-    if (bind(from, row.srcTrack, row.srcEvent) && bind(to, row.dstTrack, row.dstEvent)) {
-      flows.push_back(row);
-    }
-  }
-  struct ApiKey {
-    uint64_t rankCorrelation;  // rank << 32 | correlation
-    uint32_t process, track, event;
-  };
-  std::vector<ApiKey> apiKeys;
-  for (uint32_t ti = 0; ti < trackCount; ++ti) {
-    const Track& t = s.tracks[ti];
-    if (t.kind != EventKind::Api || t.thread == kNone) continue;
-    uint32_t process = s.threads[t.thread].process;
-    uint64_t rankBits = static_cast<uint64_t>(s.processes[process].rank) << 32;
-    for (uint32_t i = 0; i < t.size(); ++i) {
-      if (t.apis.correlation[i] != 0)
-        apiKeys.push_back({rankBits | t.apis.correlation[i], process, ti, i});
-    }
-  }
-  std::sort(apiKeys.begin(), apiKeys.end(),
-            [](const ApiKey& a, const ApiKey& b) { return a.rankCorrelation < b.rankCorrelation; });
-  for (uint32_t ti = 0; ti < trackCount && !apiKeys.empty(); ++ti) {
-    const Track& t = s.tracks[ti];
-    const std::vector<uint32_t>* correlation = nullptr;
-    const std::vector<uint32_t>* context = nullptr;
-    if (t.kind == EventKind::Kernel)
-      correlation = &t.kernels.correlation, context = &t.kernels.context;
-    if (t.kind == EventKind::Memcpy)
-      correlation = &t.memcpys.correlation, context = &t.memcpys.context;
-    if (t.kind == EventKind::Memset)
-      correlation = &t.memsets.correlation, context = &t.memsets.context;
-    if (!correlation) continue;
-    const Device& dev = s.devices[t.device];
-    uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;
-    for (uint32_t i = 0; i < t.size(); ++i) {
-      if ((*correlation)[i] == 0) continue;
-      uint64_t key = rankBits | (*correlation)[i];
-      auto lo = std::lower_bound(apiKeys.begin(), apiKeys.end(), key,
-                                 [](const ApiKey& a, uint64_t k) { return a.rankCorrelation < k; });
-      auto hi = lo;
-      while (hi != apiKeys.end() && hi->rankCorrelation == key) ++hi;
-      if (lo == hi) continue;
-      // The GPU work's process, when its context says which.
-      uint32_t process = kNone;
-      Key ctxKey{tag(kContext, t.device), (*context)[i]};
-      if (auto it = index_.find(ctxKey); it != index_.end())
-        process = s.contexts[it->second].process;
-      const ApiKey* match = nullptr;
-      if (process != kNone) {
-        for (auto it = lo; it != hi; ++it) {
-          if (it->process == process) match = &*it;
-        }
-      } else if (hi - lo == 1) {
-        match = &*lo;
-      }
-      if (match) flows.push_back({match->track, match->event, ti, i});
-    }
-  }
+  // Flows: explicit ones, then those known by owner and time, then API call → GPU work by
+  // correlation id.
+  std::vector<FlowRow> flows = explicitFlows(s, flows_, finalIndex);
+  bindTimedFlows(s, timedFlows_, flows);
+  correlationFlows(
+      s,
+      [this](uint32_t device, uint32_t context) {
+        auto it = index_.find(Key{tag(kContext, device), context});
+        return it == index_.end() ? kNone : s_->contexts[it->second].process;
+      },
+      flows);
   std::sort(flows.begin(), flows.end());
   flows.erase(std::unique(flows.begin(), flows.end()), flows.end());
   for (const FlowRow& f : flows) s.flows.push({f.srcTrack, f.srcEvent, f.dstTrack, f.dstEvent});

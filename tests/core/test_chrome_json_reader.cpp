@@ -529,6 +529,49 @@ TEST(ChromeJson, GenericChromeEvents) {
       "later");
 }
 
+// A flow with a step ('t') is two flows, each bound where its ends fall; async ranges ('b'/'e')
+// are kept on the thread that opened them, whichever thread closes them; an 'e' without its 'b'
+// is dropped.
+TEST(ChromeJson, FlowStepsAndAsyncRanges) {
+  std::string json = R"({"traceEvents": [
+    {"ph": "X", "name": "a", "cat": "app", "pid": 1, "tid": 3, "ts": 0, "dur": 10},
+    {"ph": "X", "name": "b", "cat": "app", "pid": 1, "tid": 4, "ts": 20, "dur": 10},
+    {"ph": "X", "name": "c", "cat": "app", "pid": 1, "tid": 5, "ts": 40, "dur": 10},
+    {"ph": "s", "name": "f", "cat": "io", "id": 7, "pid": 1, "tid": 3, "ts": 2},
+    {"ph": "t", "name": "f", "cat": "io", "id": 7, "pid": 1, "tid": 4, "ts": 22},
+    {"ph": "f", "name": "f", "cat": "io", "id": 7, "bp": "e", "pid": 1, "tid": 5, "ts": 42},
+    {"ph": "b", "name": "load", "cat": "net", "id": "0x1", "pid": 1, "tid": 3, "ts": 5},
+    {"ph": "e", "name": "load", "cat": "net", "id": "0x1", "pid": 1, "tid": 4, "ts": 9},
+    {"ph": "e", "name": "orphan", "cat": "net", "id": "0x2", "pid": 1, "tid": 4, "ts": 9}
+  ]})";
+  fs::path p = fs::temp_directory_path() / ("steps-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << json;
+  auto s = openSessionFile(p.string());
+  fs::remove(p);
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  auto nameAt = [&](uint32_t track, uint32_t event) {
+    return session.str(session.tracks[track].hot.name[event]);
+  };
+  std::set<std::pair<std::string, std::string>> flows;
+  for (size_t i = 0; i < session.flows.srcTrack.size(); ++i)
+    flows.emplace(nameAt(session.flows.srcTrack[i], session.flows.srcEvent[i]),
+                  nameAt(session.flows.dstTrack[i], session.flows.dstEvent[i]));
+  EXPECT_EQ(flows, (std::set<std::pair<std::string, std::string>>{{"a", "b"}, {"b", "c"}}));
+  int loads = 0;
+  for (const Track& t : session.tracks) {
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      EXPECT_NE(session.str(t.hot.name[i]), "orphan");
+      if (session.str(t.hot.name[i]) != "load") continue;
+      ++loads;
+      EXPECT_EQ(session.threads[t.thread].tid, 3);
+      EXPECT_EQ(t.hot.start[i], 5000);
+      EXPECT_EQ(t.hot.end[i], 9000);
+    }
+  }
+  EXPECT_EQ(loads, 1);
+}
+
 }  // namespace ts
 
 namespace ts {

@@ -137,4 +137,77 @@ TEST(SessionBuilder, SessionsLiveSideBySide) {
   EXPECT_EQ(a->eventCount() * 2, b->eventCount());
 }
 
+// build()'s first step: a rank's clock offset moves its events, its counters and the times its
+// flows bind at, and nothing of another rank.
+TEST(SessionBuilder, ClockOffsetsMoveEveryTimestampOfTheirRankOnly) {
+  SessionBuilder b;
+  uint32_t r0 = b.rank(0), r1 = b.rank(1);
+  b.rankInfo(r1).clockOffsetNs = 1'000;
+  uint32_t t0 = b.thread(b.process(r0, 1), 1), t1 = b.thread(b.process(r1, 2), 2);
+  uint32_t d1 = b.device(r1, 0);
+  uint32_t s1 = b.stream(d1, 7);
+  b.addRange(t0, 100, 200, b.intern("rank 0"), {});
+  b.addRange(t1, 100, 200, b.intern("rank 1"), {});
+  b.addKernel(s1, 150, 160, b.intern("k"), {});
+  b.addCounterSample("mem", "B", d1, kNone, 50, 1.0);
+  // Bound after the offset: at 1'155 the rank-1 range [1'100, 1'200] encloses it.
+  b.addFlow(SessionBuilder::FlowEnd{t1, kNone, 155, true},
+            SessionBuilder::FlowEnd{kNone, s1, 150, false});
+  auto s = b.build();
+  ASSERT_TRUE(s.ok()) << s.error();
+  for (const Track& t : (*s)->tracks) {
+    const bool rank1 =
+        t.device != kNone || (*s)->processes[(*s)->threads[t.thread].process].rank == r1;
+    EXPECT_EQ(t.hot.start[0], rank1 ? (t.kind == EventKind::Kernel ? 1'150 : 1'100) : 100);
+  }
+  EXPECT_EQ((*s)->counters.at(0).samples.time.at(0), 1'050);
+  ASSERT_EQ((*s)->flows.srcTrack.size(), 1u);
+  EXPECT_EQ((*s)->tracks[(*s)->flows.dstTrack[0]].kind, EventKind::Kernel);
+}
+
+// A flow known by owner and time binds to the deepest range enclosing its time, or (not
+// enclosing) to the first event starting at or after it — not to one that started before.
+TEST(SessionBuilder, TimedFlowsBindToTheDeepestEnclosingOrTheNextEvent) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t t = b.thread(b.process(r, 1), 1);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  b.addRange(t, 0, 100, b.intern("outer"), {});
+  b.addRange(t, 10, 50, b.intern("inner"), {});
+  b.addKernel(stream, 5, 40, b.intern("covers"), {});
+  b.addKernel(stream, 60, 70, b.intern("next"), {});
+  b.addFlow(SessionBuilder::FlowEnd{t, kNone, 20, true},
+            SessionBuilder::FlowEnd{kNone, stream, 30, false});
+  b.addFlow(SessionBuilder::FlowEnd{t, kNone, 500, true},  // nothing encloses 500: dropped
+            SessionBuilder::FlowEnd{kNone, stream, 30, false});
+  auto s = b.build();
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  ASSERT_EQ(session.flows.srcTrack.size(), 1u);
+  const Track& src = session.tracks[session.flows.srcTrack[0]];
+  const Track& dst = session.tracks[session.flows.dstTrack[0]];
+  EXPECT_EQ(session.str(src.hot.name[session.flows.srcEvent[0]]), "inner");
+  EXPECT_EQ(session.str(dst.hot.name[session.flows.dstEvent[0]]), "next");
+}
+
+// Flows added by reference follow their events through the sort.
+TEST(SessionBuilder, FlowsByReferenceFollowTheSort) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0);
+  uint32_t t = b.thread(b.process(r, 1), 1);
+  uint32_t stream = b.stream(b.device(r, 0), 7);
+  EventRef late = b.addApi(t, 50, 60, b.intern("late"), {});
+  b.addApi(t, 10, 20, b.intern("early"), {});
+  EventRef k = b.addKernel(stream, 70, 80, b.intern("k"), {});
+  b.addFlow(late, k);
+  b.addFlow(late, EventRef{99, 0});  // no such track: dropped
+  auto s = b.build();
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  ASSERT_EQ(session.flows.srcTrack.size(), 1u);
+  const Track& src = session.tracks[session.flows.srcTrack[0]];
+  EXPECT_EQ(session.flows.srcEvent[0], 1u);  // sorted second
+  EXPECT_EQ(session.str(src.hot.name[session.flows.srcEvent[0]]), "late");
+}
+
 }  // namespace ts

@@ -23,148 +23,177 @@ int SessionTreeModel::add(int parent, NodeKind kind, QString label) {
   return id;
 }
 
-void SessionTreeModel::build() {
-  const Session& s = *session_;
-  nodes_.clear();
-  add(-1, NodeKind::Group, {});  // root
-  // Per rank: a node when the session has several, else the root stands for the only rank.
-  std::vector<int> rankNode(s.ranks.size(), 0);
-  if (s.multiRank()) {
-    for (size_t r = 0; r < s.ranks.size(); ++r)
-      rankNode[r] = add(0, NodeKind::Rank, plainText(s.ranks[r].label));
+// build()'s steps, over the nodes they make; each step below its caller's order.
+class SessionTreeModel::Builder {
+ public:
+  Builder(SessionTreeModel& model, const Session& s) : m_(model), s_(s) {}
+
+  void run() {
+    m_.nodes_.clear();
+    m_.add(-1, NodeKind::Group, {});  // root
+    addRanksAndDevices();
+    processNode_.assign(s_.processes.size(), -1);
+    threadNode_.assign(s_.threads.size(), -1);
+    for (uint32_t t = 0; t < s_.tracks.size(); ++t) {
+      if (s_.tracks[t].device != kNone) addDeviceTrack(t);
+      if (s_.tracks[t].thread != kNone) addThreadTrack(t);
+    }
+    addCounters();
+    countLeaves();
+    orderDeviceChildren();
+    orderProcessesAndThreads();
+    sumParents();
   }
-  // GPUs: the device node, then Kernels (all of the device's kernels), Streams, Memory.
+
+ private:
+  // GPUs: the device node, then Compute (all of the device's kernels), Streams, Memory.
   struct DeviceNodes {
-    int device, kernels = -1, streams = -1, memory = -1;
+    int device = -1, kernels = -1, streams = -1, memory = -1;
     std::map<uint32_t, int> stream;  // session stream index → node
     std::map<int, int> copyKind;
   };
-  // Only GPUs with events or counters get a node (a trace may list every GPU of the machine);
-  // the overview still lists them all.
-  std::vector<bool> used(s.devices.size(), false);
-  for (const Track& t : s.tracks) {
-    if (t.device != kNone) used[t.device] = true;
+
+  Node& node(int id) { return m_.nodes_[static_cast<size_t>(id)]; }
+  int touch(int& slot, int parent, NodeKind kind, const QString& label) {
+    if (slot < 0) slot = m_.add(parent, kind, label);
+    return slot;
   }
-  for (const CounterTrack& c : s.counters) {
-    if (c.device != kNone) used[c.device] = true;
+
+  // Per rank: a node when the session has several, else the root stands for the only rank. Only
+  // GPUs with events or counters get a node (a trace may list every GPU of the machine); the
+  // overview still lists them all.
+  void addRanksAndDevices() {
+    rankNode_.assign(s_.ranks.size(), 0);
+    if (s_.multiRank()) {
+      for (size_t r = 0; r < s_.ranks.size(); ++r)
+        rankNode_[r] = m_.add(0, NodeKind::Rank, plainText(s_.ranks[r].label));
+    }
+    std::vector<bool> used(s_.devices.size(), false);
+    for (const Track& t : s_.tracks) {
+      if (t.device != kNone) used[t.device] = true;
+    }
+    for (const CounterTrack& c : s_.counters) {
+      if (c.device != kNone) used[c.device] = true;
+    }
+    dev_.assign(s_.devices.size(), DeviceNodes{});
+    for (uint32_t d = 0; d < s_.devices.size(); ++d) {
+      if (!used[d]) continue;
+      std::string label = "GPU " + std::to_string(s_.devices[d].ordinal);
+      if (!s_.devices[d].name.empty()) label += ": " + s_.devices[d].name;
+      dev_[d].device = m_.add(rankNode_[s_.devices[d].rank], NodeKind::Device, plainText(label));
+    }
   }
-  std::vector<DeviceNodes> dev(s.devices.size(), DeviceNodes{-1, -1, -1, -1, {}, {}});
-  for (uint32_t d = 0; d < s.devices.size(); ++d) {
-    if (!used[d]) continue;
-    std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
-    if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
-    dev[d].device = add(rankNode[s.devices[d].rank], NodeKind::Device, plainText(label));
+
+  // A GPU track appears under Compute (kernels), its stream, and Memory by copy kind.
+  void addDeviceTrack(uint32_t t) {
+    const Track& track = s_.tracks[t];
+    DeviceNodes& dn = dev_[track.device];
+    if (track.kind == EventKind::Kernel) {
+      int k = touch(dn.kernels, dn.device, NodeKind::Group, tr("Compute"));
+      node(k).alsoElsewhere = true;
+      node(k).tracks.push_back(t);
+    }
+    if (track.stream != kNone) {
+      int parent = touch(dn.streams, dn.device, NodeKind::Group, tr("Streams"));
+      auto [it, fresh] = dn.stream.try_emplace(track.stream, -1);
+      if (fresh)
+        it->second = m_.add(parent, NodeKind::Stream, plainText(s_.streamLabel(track.stream)));
+      node(it->second).tracks.push_back(t);
+    }
+    if (track.kind != EventKind::Memcpy && track.kind != EventKind::Memset) return;
+    int parent = touch(dn.memory, dn.device, NodeKind::Group, tr("Memory"));
+    node(parent).alsoElsewhere = true;
+    std::vector<int> kinds;
+    if (track.kind == EventKind::Memset) {
+      kinds.push_back(kCopyKindCount);  // memsets get their own row after the copy kinds
+    } else {
+      std::vector<bool> seen(kCopyKindCount, false);
+      for (CopyKind k : track.memcpys.copyKind) seen[static_cast<size_t>(k)] = true;
+      for (int k = 0; k < kCopyKindCount; ++k)
+        if (seen[static_cast<size_t>(k)]) kinds.push_back(k);
+    }
+    for (int k : kinds) {
+      auto [it, fresh] = dn.copyKind.try_emplace(k, -1);
+      if (fresh) {
+        QString label =
+            k == kCopyKindCount
+                ? tr("Memset")
+                : tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
+        it->second = m_.add(parent, NodeKind::CopyKind, label);
+        node(it->second).copyKind = k;
+      }
+      node(it->second).tracks.push_back(t);
+    }
   }
-  std::vector<int> processNode(s.processes.size(), -1);
-  std::vector<int> threadNode(s.threads.size(), -1);
-  for (uint32_t t = 0; t < s.tracks.size(); ++t) {
-    const Track& track = s.tracks[t];
-    if (track.device != kNone) {
-      DeviceNodes& dn = dev[track.device];
-      auto touch = [&](int& slot, int parent, NodeKind kind, const QString& label) {
-        if (slot < 0) slot = add(parent, kind, label);
-        return slot;
+
+  // A CPU track: under its process (under its rank) and thread, one leaf per track.
+  void addThreadTrack(uint32_t t) {
+    const Track& track = s_.tracks[t];
+    uint32_t p = s_.threads[track.thread].process;
+    if (processNode_[p] < 0) {
+      // Under its rank node already: no rank prefix.
+      const Process& proc = s_.processes[p];
+      QString label = proc.name.empty() ? tr("Process") : plainText(proc.name);
+      if (proc.pid >= 0) label += QStringLiteral(" (%1)").arg(proc.pid);
+      processNode_[p] = m_.add(rankNode_[proc.rank], NodeKind::Process, label);
+    }
+    int& tn = threadNode_[track.thread];
+    if (tn < 0)
+      tn = m_.add(processNode_[p], NodeKind::Thread, plainText(s_.threadLabel(track.thread)));
+    const QString what = track.kind == EventKind::Api ? tr("CUDA API")
+                         : track.kind == EventKind::Nvtx
+                             ? QString::fromStdString(annotationRowName(s_, {t}))
+                             : tr("Ranges");
+    int leaf = m_.add(tn, NodeKind::ThreadTrack, what);
+    node(leaf).tracks.push_back(t);
+  }
+
+  // Counters under their GPU, else their process, else the root.
+  void addCounters() {
+    for (const CounterTrack& counter : s_.counters) {
+      int parent = counter.device != kNone ? dev_[counter.device].device
+                   : counter.process != kNone && processNode_[counter.process] >= 0
+                       ? processNode_[counter.process]
+                       : 0;
+      QString label = plainText(counter.name);
+      if (!counter.unit.empty()) label += QStringLiteral(" (%1)").arg(plainText(counter.unit));
+      int n = m_.add(parent, NodeKind::Counter, label);
+      node(n).count = counter.size();
+    }
+  }
+
+  // A leaf counts its tracks' events (of its copy kind).
+  void countLeaves() {
+    for (Node& n : m_.nodes_) {
+      if (n.kind == NodeKind::Counter) continue;
+      if (n.copyKind >= 0 && n.copyKind < kCopyKindCount) {
+        for (uint32_t t : n.tracks) {
+          for (CopyKind k : s_.tracks[t].memcpys.copyKind)
+            n.count += static_cast<int>(k) == n.copyKind;
+        }
+      } else {
+        for (uint32_t t : n.tracks) n.count += s_.tracks[t].size();
+      }
+    }
+  }
+
+  // Streams by id, copy kinds in enum order (memsets last): stable whatever the event order was;
+  // under a GPU: Compute, Streams, Memory, then counters.
+  void orderDeviceChildren() {
+    for (DeviceNodes& dn : dev_) {
+      auto reorder = [&](int group, const auto& byKey) {
+        if (group < 0) return;
+        std::vector<int>& children = node(group).children;
+        children.clear();
+        for (const auto& [key, child] : byKey) children.push_back(child);
       };
-      if (track.kind == EventKind::Kernel) {
-        int k = touch(dn.kernels, dn.device, NodeKind::Group, tr("Compute"));
-        nodes_[static_cast<size_t>(k)].alsoElsewhere = true;
-        nodes_[static_cast<size_t>(k)].tracks.push_back(t);
-      }
-      if (track.stream != kNone) {
-        int parent = touch(dn.streams, dn.device, NodeKind::Group, tr("Streams"));
-        auto [it, fresh] = dn.stream.try_emplace(track.stream, -1);
-        if (fresh)
-          it->second = add(parent, NodeKind::Stream, plainText(s.streamLabel(track.stream)));
-        nodes_[static_cast<size_t>(it->second)].tracks.push_back(t);
-      }
-      if (track.kind == EventKind::Memcpy || track.kind == EventKind::Memset) {
-        int parent = touch(dn.memory, dn.device, NodeKind::Group, tr("Memory"));
-        nodes_[static_cast<size_t>(parent)].alsoElsewhere = true;
-        std::vector<int> kinds;
-        if (track.kind == EventKind::Memset) {
-          kinds.push_back(kCopyKindCount);  // memsets get their own row after the copy kinds
-        } else {
-          std::vector<bool> seen(kCopyKindCount, false);
-          for (CopyKind k : track.memcpys.copyKind) seen[static_cast<size_t>(k)] = true;
-          for (int k = 0; k < kCopyKindCount; ++k)
-            if (seen[static_cast<size_t>(k)]) kinds.push_back(k);
-        }
-        for (int k : kinds) {
-          auto [it, fresh] = dn.copyKind.try_emplace(k, -1);
-          if (fresh) {
-            QString label =
-                k == kCopyKindCount
-                    ? tr("Memset")
-                    : tr("Memcpy %1")
-                          .arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
-            it->second = add(parent, NodeKind::CopyKind, label);
-            nodes_[static_cast<size_t>(it->second)].copyKind = k;
-          }
-          nodes_[static_cast<size_t>(it->second)].tracks.push_back(t);
-        }
-      }
-    }
-    if (track.thread != kNone) {
-      uint32_t p = s.threads[track.thread].process;
-      if (processNode[p] < 0) {
-        // Under its rank node already: no rank prefix.
-        const Process& proc = s.processes[p];
-        QString label = proc.name.empty() ? tr("Process") : plainText(proc.name);
-        if (proc.pid >= 0) label += QStringLiteral(" (%1)").arg(proc.pid);
-        processNode[p] = add(rankNode[proc.rank], NodeKind::Process, label);
-      }
-      int& tn = threadNode[track.thread];
-      if (tn < 0)
-        tn = add(processNode[p], NodeKind::Thread, plainText(s.threadLabel(track.thread)));
-      const QString what = track.kind == EventKind::Api ? tr("CUDA API")
-                           : track.kind == EventKind::Nvtx
-                               ? QString::fromStdString(annotationRowName(s, {t}))
-                               : tr("Ranges");
-      int leaf = add(tn, NodeKind::ThreadTrack, what);
-      nodes_[static_cast<size_t>(leaf)].tracks.push_back(t);
-    }
-  }
-  for (size_t c = 0; c < s.counters.size(); ++c) {
-    const CounterTrack& counter = s.counters[c];
-    int parent = counter.device != kNone ? dev[counter.device].device
-                 : counter.process != kNone && processNode[counter.process] >= 0
-                     ? processNode[counter.process]
-                     : 0;
-    QString label = plainText(counter.name);
-    if (!counter.unit.empty()) label += QStringLiteral(" (%1)").arg(plainText(counter.unit));
-    int n = add(parent, NodeKind::Counter, label);
-    nodes_[static_cast<size_t>(n)].count = counter.size();
-  }
-  // Counts: a leaf counts its tracks' events (of its copy kind); a parent sums distinct tracks
-  // once, so a device is not counted twice for appearing under Kernels and Streams.
-  for (size_t i = nodes_.size(); i-- > 0;) {
-    Node& n = nodes_[i];
-    if (n.kind == NodeKind::Counter) continue;
-    if (n.copyKind >= 0 && n.copyKind < kCopyKindCount) {
-      for (uint32_t t : n.tracks) {
-        for (CopyKind k : s.tracks[t].memcpys.copyKind)
-          n.count += static_cast<int>(k) == n.copyKind;
-      }
-    } else if (!n.tracks.empty()) {
-      for (uint32_t t : n.tracks) n.count += s.tracks[t].size();
-    }
-  }
-  // Streams by id, copy kinds in enum order (memsets last): stable whatever the event order was.
-  for (DeviceNodes& dn : dev) {
-    auto reorder = [&](int group, const auto& byKey) {
-      if (group < 0) return;
-      std::vector<int>& children = nodes_[static_cast<size_t>(group)].children;
-      children.clear();
-      for (const auto& [key, child] : byKey) children.push_back(child);
-    };
-    std::map<std::pair<uint32_t, uint32_t>, int> byStreamId;
-    for (const auto& [stream, child] : dn.stream)
-      byStreamId[{s.streams[stream].streamId, stream}] = child;
-    reorder(dn.streams, byStreamId);
-    reorder(dn.memory, dn.copyKind);
-    // Under a GPU: Kernels, Streams, Memory, then counters.
-    if (dn.device >= 0) {
-      std::vector<int>& children = nodes_[static_cast<size_t>(dn.device)].children;
+      std::map<std::pair<uint32_t, uint32_t>, int> byStreamId;
+      for (const auto& [stream, child] : dn.stream)
+        byStreamId[{s_.streams[stream].streamId, stream}] = child;
+      reorder(dn.streams, byStreamId);
+      reorder(dn.memory, dn.copyKind);
+      if (dn.device < 0) continue;
+      std::vector<int>& children = node(dn.device).children;
       auto order = [&](int c) {
         return c == dn.kernels ? 0 : c == dn.streams ? 1 : c == dn.memory ? 2 : 3;
       };
@@ -172,48 +201,61 @@ void SessionTreeModel::build() {
                        [&](int a, int b) { return order(a) < order(b); });
     }
   }
-  // Processes and threads in the order the source asked for (sort index), then by pid / tid; GPUs
-  // come before processes.
-  std::vector<int> containers = {0};
-  for (size_t i = 1; i < nodes_.size(); ++i) {
-    if (nodes_[i].kind == NodeKind::Rank || nodes_[i].kind == NodeKind::Process)
-      containers.push_back(static_cast<int>(i));
-  }
-  std::vector<std::pair<int64_t, int64_t>> orderKey(nodes_.size(), {0, 0});
-  for (size_t p = 0; p < s.processes.size(); ++p) {
-    if (processNode[p] >= 0)
-      orderKey[static_cast<size_t>(processNode[p])] = {s.processes[p].sortIndex,
-                                                       s.processes[p].pid};
-  }
-  for (size_t t = 0; t < s.threads.size(); ++t) {
-    if (threadNode[t] >= 0)
-      orderKey[static_cast<size_t>(threadNode[t])] = {s.threads[t].sortIndex, s.threads[t].tid};
-  }
-  for (int c : containers) {
-    std::vector<int>& children = nodes_[static_cast<size_t>(c)].children;
-    // GPUs keep their place ahead (key 0, position), processes and threads follow by (sort
-    // index, id), counters come last (key 2, position).
-    auto key = [&](int n) {
-      const Node& node = nodes_[static_cast<size_t>(n)];
-      auto [sortIndex, id] = orderKey[static_cast<size_t>(n)];
-      if (node.kind == NodeKind::Process || node.kind == NodeKind::Thread) {
-        return std::tuple<int, int64_t, int64_t>(1, sortIndex, id);
-      }
-      return std::tuple<int, int64_t, int64_t>(node.kind == NodeKind::Counter ? 2 : 0, n, 0);
-    };
-    std::stable_sort(children.begin(), children.end(),
-                     [&](int a, int b) { return key(a) < key(b); });
-  }
-  // Nodes without tracks of their own sum their children — except a device, whose events appear
-  // both under Kernels and under Streams: it counts its streams only.
-  for (size_t i = nodes_.size(); i-- > 1;) {
-    Node& n = nodes_[i];
-    if (!n.tracks.empty() || n.kind == NodeKind::Counter) continue;
-    for (int c : n.children) {
-      const Node& child = nodes_[static_cast<size_t>(c)];
-      if (!child.alsoElsewhere && child.kind != NodeKind::Counter) n.count += child.count;
+
+  // Processes and threads in the order the source asked for (sort index), then by pid / tid;
+  // GPUs keep their place ahead, counters come last.
+  void orderProcessesAndThreads() {
+    std::vector<int> containers = {0};
+    for (size_t i = 1; i < m_.nodes_.size(); ++i) {
+      if (m_.nodes_[i].kind == NodeKind::Rank || m_.nodes_[i].kind == NodeKind::Process)
+        containers.push_back(static_cast<int>(i));
+    }
+    std::vector<std::pair<int64_t, int64_t>> orderKey(m_.nodes_.size(), {0, 0});
+    for (size_t p = 0; p < s_.processes.size(); ++p) {
+      if (processNode_[p] >= 0)
+        orderKey[static_cast<size_t>(processNode_[p])] = {s_.processes[p].sortIndex,
+                                                          s_.processes[p].pid};
+    }
+    for (size_t t = 0; t < s_.threads.size(); ++t) {
+      if (threadNode_[t] >= 0)
+        orderKey[static_cast<size_t>(threadNode_[t])] = {s_.threads[t].sortIndex,
+                                                         s_.threads[t].tid};
+    }
+    for (int c : containers) {
+      std::vector<int>& children = node(c).children;
+      auto key = [&](int n) {
+        const Node& child = m_.nodes_[static_cast<size_t>(n)];
+        auto [sortIndex, id] = orderKey[static_cast<size_t>(n)];
+        if (child.kind == NodeKind::Process || child.kind == NodeKind::Thread)
+          return std::tuple<int, int64_t, int64_t>(1, sortIndex, id);
+        return std::tuple<int, int64_t, int64_t>(child.kind == NodeKind::Counter ? 2 : 0, n, 0);
+      };
+      std::stable_sort(children.begin(), children.end(),
+                       [&](int a, int b) { return key(a) < key(b); });
     }
   }
+
+  // Nodes without tracks of their own sum their children — once each: a device's events appear
+  // both under Compute and under Streams, and it counts its streams only.
+  void sumParents() {
+    for (size_t i = m_.nodes_.size(); i-- > 1;) {
+      Node& n = m_.nodes_[i];
+      if (!n.tracks.empty() || n.kind == NodeKind::Counter) continue;
+      for (int c : n.children) {
+        const Node& child = node(c);
+        if (!child.alsoElsewhere && child.kind != NodeKind::Counter) n.count += child.count;
+      }
+    }
+  }
+
+  SessionTreeModel& m_;
+  const Session& s_;
+  std::vector<int> rankNode_, processNode_, threadNode_;
+  std::vector<DeviceNodes> dev_;
+};
+
+void SessionTreeModel::build() {
+  Builder(*this, *session_).run();
 }
 
 int SessionTreeModel::nodeOf(const QModelIndex& index) const {

@@ -51,6 +51,7 @@ class SessionTreeModel : public QAbstractItemModel {
   const SessionPtr& session() const { return session_; }
 
  private:
+  class Builder;  // build()'s steps
   int add(int parent, NodeKind kind, QString label);
   void build();
   int nodeOf(const QModelIndex& index) const;
