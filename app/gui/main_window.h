@@ -57,7 +57,6 @@ class MainWindow : public QMainWindow, public Shell {
   // simulation), the one with focus, else the first shown.
   TimelineCanvas* currentTimeline() const;
   QTabWidget* tabs() const override { return tabs_; }
-  int pendingLoads() const { return static_cast<int>(jobs_.size()); }
   QStringList recentFiles() const;
   const QString& lastError() const { return lastError_; }
   QString statusText() const;  // the status bar: what is open, by kind, or what is loading

@@ -129,11 +129,4 @@ int64_t ModelGraph::flops() const {
   return n;
 }
 
-int ModelGraph::tensorIndex(const std::string& name) const {
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 }  // namespace ts::model

@@ -77,7 +77,6 @@ struct ModelGraph {
   int64_t parameters() const;  // trainable weight elements
   int64_t parameterBytes() const;
   int64_t flops() const;
-  int tensorIndex(const std::string& name) const;  // -1 when absent
 };
 
 // Estimates FLOPs of every op from its shapes and attributes (a multiply-add counts 2); ops

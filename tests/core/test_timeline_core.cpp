@@ -8,6 +8,7 @@
 #include "synth/synthetic_session.h"
 #include "timeline/busy_index.h"
 #include "timeline/lane_fold.h"
+#include "timeline/row_arrangement.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
 #include "timeline/zoom_history.h"
@@ -472,6 +473,52 @@ TEST(Overview, ManyGpusFoldIntoOneMeanLane) {
   EXPECT_EQ(lanes[0].label, "5 GPUs (mean)");
   EXPECT_EQ(overviewLaneCount(rows), 1u);
   EXPECT_FLOAT_EQ(lanes[0].values[0], (0.1f + 0.2f + 0.3f + 0.4f + 0.5f) / 5.0f);
+}
+
+// Rows are known by their path, so an arrangement saved on one layout applies to the next:
+// saved rows in their saved places, new rows after them in their own order, a gone row
+// forgotten, hidden rows hidden.
+TEST(RowArrangement, SurvivesRowsAddedAndGone) {
+  SessionPtr s = testing::makeFixtureSession();
+  ASSERT_TRUE(s);
+  TimelineRows rows(s);
+  const std::vector<std::string> paths = rowPaths(rows);
+  ASSERT_GE(paths.size(), 4u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].depth > 0) {
+      EXPECT_NE(paths[i].find('/'), std::string::npos) << paths[i];
+    }
+    EXPECT_EQ(paths[i].substr(paths[i].rfind('/') + 1), rows[i].label);
+  }
+  // The user moved the last row first and hid the second.
+  std::vector<size_t> order(paths.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = (i + order.size() - 1) % order.size();
+  std::vector<bool> hidden(paths.size(), false);
+  hidden[1] = true;
+  const RowArrangement saved = savedArrangement(paths, order, hidden);
+  EXPECT_EQ(saved.order.front(), paths.back());
+  EXPECT_EQ(saved.hidden, std::vector<std::string>{paths[1]});
+
+  // Reopened: the same rows come back as arranged.
+  std::vector<size_t> order2;
+  std::vector<bool> hidden2;
+  applyArrangement(saved, paths, order2, hidden2);
+  EXPECT_EQ(order2, order);
+  EXPECT_EQ(hidden2, hidden);
+
+  // A layout with a new row (inserted at 2) and without the old row 3.
+  std::vector<std::string> next = paths;
+  next.erase(next.begin() + 3);
+  next.insert(next.begin() + 2, "GPU 9/New row");
+  applyArrangement(saved, next, order2, hidden2);
+  ASSERT_EQ(order2.size(), next.size());
+  EXPECT_EQ(next[order2.front()], paths.back());    // saved first, still first
+  EXPECT_EQ(next[order2.back()], "GPU 9/New row");  // unsaved: after the saved ones
+  EXPECT_TRUE(hidden2[1]);                          // still hidden
+  EXPECT_FALSE(hidden2[2]);                         // the new row is shown
+  std::vector<size_t> sorted = order2;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i);  // a permutation
 }
 
 }  // namespace ts

@@ -39,7 +39,6 @@ class SessionView : public QWidget {
   const SessionPtr& session() const { return session_; }
   const QString& path() const { return path_; }
   SessionTreeModel* treeModel() const { return model_; }
-  QTreeView* treeView() const { return tree_; }
   TimelineCanvas* timeline() const { return timeline_; }
   // The minimap above the timeline (View → Overview Strip; shown unless the user hid it, which
   // every tab remembers: QSettings "view/overview").

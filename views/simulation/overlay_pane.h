@@ -47,7 +47,6 @@ class OverlayPane : public QWidget {
   const std::shared_ptr<const memsim::OverlayRun>& currentShared() const { return current_; }
   // The GPU the tables show (chosen when several were simulated); null before a run.
   const memsim::GpuRun* shownGpu() const;
-  QComboBox* gpuChooser() const { return gpuChooser_; }
   // Where the "iteration from the timeline selection" button reads the selection.
   void setSelectionSource(std::function<std::optional<std::pair<TimeNs, TimeNs>>()> source) {
     selection_ = std::move(source);
@@ -63,8 +62,6 @@ class OverlayPane : public QWidget {
   TierPresetBox* preset() const { return preset_; }
   QLineEdit* gpuMemory() const { return gpu_; }
   QLineEdit* hostMemory() const { return host_; }
-  QLineEdit* ssdSize() const { return ssd_; }
-  QLineEdit* pcieBandwidth() const { return pcie_; }
   QLineEdit* ssdBandwidth() const { return ssdBw_; }
   QSpinBox* batch() const { return batch_; }
   QLabel* summary() const { return summary_; }
@@ -74,7 +71,6 @@ class OverlayPane : public QWidget {
   TablePanel* mappingTable() const { return mapping_; }
   TablePanel* kernelTable() const { return kernels_; }
   TablePanel* layerTable() const { return layers_; }
-  QComboBox* assignTo() const { return assignTo_; }
   QPushButton* compareButton() const { return compare_; }
 
  signals:

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "analysis/range_summary.h"
+#include "timeline/row_arrangement.h"
 #include "util/format.h"
 #include "views/session/name_style.h"
 #include "views/timeline/row_extensions.h"
@@ -264,16 +265,7 @@ void TimelineCanvas::revealTrack(const Track& t) {
 }
 
 std::string TimelineCanvas::rowPath(size_t row) const {
-  // The labels of the row and of the rows it sits under, in the layout's original order.
-  std::string path = (*view_.rows)[row].label;
-  int depth = (*view_.rows)[row].depth;
-  for (size_t i = row; i-- > 0 && depth > 0;) {
-    if ((*view_.rows)[i].depth < depth) {
-      depth = (*view_.rows)[i].depth;
-      path = (*view_.rows)[i].label + "/" + path;
-    }
-  }
-  return path;
+  return ts::rowPath(*view_.rows, row);
 }
 
 void TimelineCanvas::setRowHidden(size_t row, bool hidden) {
@@ -329,38 +321,40 @@ void TimelineCanvas::setPersistenceKey(const QString& key) {
   loadArrangement();
 }
 
+// The arrangement's math is core's (timeline/row_arrangement); here only where it is kept.
+static QString arrangementGroup(const QString& key) {
+  return QStringLiteral("timeline/") + QString::number(qHash(key), 16);
+}
+
+static QStringList qStrings(const std::vector<std::string>& v) {
+  QStringList out;
+  for (const std::string& s : v) out << QString::fromStdString(s);
+  return out;
+}
+
+static std::vector<std::string> stdStrings(const QStringList& list) {
+  std::vector<std::string> out;
+  for (const QString& s : list) out.push_back(s.toStdString());
+  return out;
+}
+
 void TimelineCanvas::saveArrangement() const {
   if (persistenceKey_.isEmpty()) return;
-  QStringList hidden, order;
-  for (size_t i : view_.order) {
-    QString path = QString::fromStdString(rowPath(i));
-    order << path;
-    if (view_.hidden[i]) hidden << path;
-  }
+  const RowArrangement a = savedArrangement(rowPaths(*view_.rows), view_.order, view_.hidden);
   QSettings settings;
-  settings.beginGroup(QStringLiteral("timeline/") + QString::number(qHash(persistenceKey_), 16));
+  settings.beginGroup(arrangementGroup(persistenceKey_));
   settings.setValue(QStringLiteral("key"), persistenceKey_);
-  settings.setValue(QStringLiteral("order"), order);
-  settings.setValue(QStringLiteral("hidden"), hidden);
+  settings.setValue(QStringLiteral("order"), qStrings(a.order));
+  settings.setValue(QStringLiteral("hidden"), qStrings(a.hidden));
 }
 
 void TimelineCanvas::loadArrangement() {
   QSettings settings;
-  settings.beginGroup(QStringLiteral("timeline/") + QString::number(qHash(persistenceKey_), 16));
+  settings.beginGroup(arrangementGroup(persistenceKey_));
   if (settings.value(QStringLiteral("key")).toString() != persistenceKey_) return;
-  const QStringList order = settings.value(QStringLiteral("order")).toStringList();
-  const QStringList hidden = settings.value(QStringLiteral("hidden")).toStringList();
-  std::unordered_map<std::string, int> rank;
-  for (int i = 0; i < order.size(); ++i) rank.emplace(order[i].toStdString(), i);
-  // Saved rows take their saved places; rows the file did not have before keep theirs after them.
-  std::vector<std::pair<int, size_t>> keyed;
-  for (size_t i = 0; i < view_.rows->size(); ++i) {
-    auto it = rank.find(rowPath(i));
-    keyed.emplace_back(it != rank.end() ? it->second : static_cast<int>(order.size() + i), i);
-    view_.hidden[i] = hidden.contains(QString::fromStdString(rowPath(i)));
-  }
-  std::stable_sort(keyed.begin(), keyed.end());
-  for (size_t i = 0; i < keyed.size(); ++i) view_.order[i] = keyed[i].second;
+  const RowArrangement saved{stdStrings(settings.value(QStringLiteral("order")).toStringList()),
+                             stdStrings(settings.value(QStringLiteral("hidden")).toStringList())};
+  applyArrangement(saved, rowPaths(*view_.rows), view_.order, view_.hidden);
   update();
 }
 

@@ -80,60 +80,97 @@ namespace {
 
 enum class Selection { Greedy, FarthestFirst };
 
-Plan buildG10(Policy variant, Selection selection, const SimWorkload& w,
-              const std::vector<TensorLife>& lives, const TierConfig& tiers) {
-  Plan plan;
-  plan.policy = variant;
-  plan.unifiedMemory = variant == Policy::G10;
-  plan.hostAllowed = variant != Policy::G10Gds;
-  plan.evictFarthestFirst = true;
-  const int n = static_cast<int>(w.kernels.size());
-  if (n == 0) return plan;
-
-  // 1. Memory each kernel needs with dead tensors freed.
-  std::vector<int64_t> resident(static_cast<size_t>(n), 0);
-  int64_t globals = 0;
-  for (const TensorLife& life : lives) {
-    const int64_t bytes = w.tensors[static_cast<size_t>(life.tensor)].bytes;
-    if (life.global) {
-      globals += bytes;
-      continue;
-    }
-    if (life.uses.empty()) continue;
-    for (int k = life.birth; k < life.death; ++k) resident[static_cast<size_t>(k)] += bytes;
-    plan.actions.push_back({life.birth, life.tensor, Action::Allocate});
-  }
-  for (int64_t& r : resident) r += globals;
-  const auto target = static_cast<int64_t>(static_cast<double>(tiers.gpuBytes) * 0.99);
-  const int64_t hostCapacity = plan.hostAllowed ? tiers.hostBytes : 0;
-  std::vector<int64_t> hostUse(static_cast<size_t>(n), 0);
-
-  // 2. Candidates: every inactive interval longer than one kernel.
-  std::vector<Candidate> candidates;
-  for (const TensorLife& life : lives) {
-    for (const InactiveInterval& iv : life.inactive) {
-      int to = iv.wraps ? iv.to + n : iv.to;
-      if (to - iv.from < 2) continue;  // one idle kernel: nothing to gain
-      candidates.push_back({life.tensor, iv.from, to, iv.duration});
-    }
+// One plan, built in the steps the file's comment lists; the state they share is here.
+class G10Builder {
+ public:
+  G10Builder(Policy variant, Selection selection, const SimWorkload& w,
+             const std::vector<TensorLife>& lives, const TierConfig& tiers)
+      : selection_(selection),
+        w_(w),
+        lives_(lives),
+        tiers_(tiers),
+        n_(static_cast<int>(w.kernels.size())),
+        ssdOut_(w, tiers.ssdGpuBandwidth),
+        ssdIn_(w, tiers.ssdGpuBandwidth),
+        pcieOut_(w, tiers.gpuHostBandwidth),
+        pcieIn_(w, tiers.gpuHostBandwidth) {
+    plan_.policy = variant;
+    plan_.unifiedMemory = variant == Policy::G10;
+    plan_.hostAllowed = variant != Policy::G10Gds;
+    plan_.evictFarthestFirst = true;
   }
 
-  Budget ssdOut(w, tiers.ssdGpuBandwidth), ssdIn(w, tiers.ssdGpuBandwidth);
-  Budget pcieOut(w, tiers.gpuHostBandwidth), pcieIn(w, tiers.gpuHostBandwidth);
-  const double delta = 0.5;  // G10's safety margin on a prefetch's estimated time
+  Plan run() {
+    if (n_ == 0) return plan_;
+    residentMemory();
+    collectCandidates();
+    if (selection_ == Selection::Greedy) selectGreedily();
+    if (overTarget()) evictEarlyWhereBandwidthRanOut();
+    pullPrefetchesEarlier();
+    addFrees(w_, lives_, plan_.actions);
+    sortActions(plan_.actions);
+    plan_.note = selection_ == Selection::Greedy ? "intervals by memory-time gain (G10's order)"
+                                                 : "intervals by farthest next use";
+    return plan_;
+  }
+
+ private:
   struct Decision {
     Tier tier = Tier::None;
     int evictDone = -1, prefetch = -1;  // memory is free strictly between the two
   };
+  struct Chosen {
+    int tensor, evictDone, prefetch;
+  };
+  static constexpr double kDelta = 0.5;  // G10's safety margin on a prefetch's estimated time
+
+  int64_t bytesOf(int tensor) const { return w_.tensors[static_cast<size_t>(tensor)].bytes; }
+  bool overTarget() const {
+    return *std::max_element(resident_.begin(), resident_.end()) > target_;
+  }
+
+  // 1. Memory each kernel needs with dead tensors freed (and every tensor allocated at birth).
+  void residentMemory() {
+    resident_.assign(static_cast<size_t>(n_), 0);
+    int64_t globals = 0;
+    for (const TensorLife& life : lives_) {
+      const int64_t bytes = bytesOf(life.tensor);
+      if (life.global) {
+        globals += bytes;
+        continue;
+      }
+      if (life.uses.empty()) continue;
+      for (int k = life.birth; k < life.death; ++k) resident_[static_cast<size_t>(k)] += bytes;
+      plan_.actions.push_back({life.birth, life.tensor, Action::Allocate});
+    }
+    for (int64_t& r : resident_) r += globals;
+    target_ = static_cast<int64_t>(static_cast<double>(tiers_.gpuBytes) * 0.99);
+    hostCapacity_ = plan_.hostAllowed ? tiers_.hostBytes : 0;
+    hostUse_.assign(static_cast<size_t>(n_), 0);
+  }
+
+  // 2. Candidates: every inactive interval longer than one kernel.
+  void collectCandidates() {
+    for (const TensorLife& life : lives_) {
+      for (const InactiveInterval& iv : life.inactive) {
+        int to = iv.wraps ? iv.to + n_ : iv.to;
+        if (to - iv.from < 2) continue;  // one idle kernel: nothing to gain
+        candidates_.push_back({life.tensor, iv.from, to, iv.duration});
+      }
+    }
+    taken_.assign(candidates_.size(), 0);
+  }
+
   // Where the interval's tensor would go and when it would be away, given the bandwidth left.
-  auto decide = [&](const Candidate& c) {
+  Decision decide(const Candidate& c) const {
     Decision out;
-    const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
+    const int64_t bytes = bytesOf(c.tensor);
     const auto b = static_cast<double>(bytes);
-    const double ssdOneWay = static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) +
-                             b * 1e9 / tiers.ssdGpuBandwidth;
+    const double ssdOneWay =
+        static_cast<double>(tiers_.systemLatencyNs + tiers_.ssdWriteLatencyNs) +
+        b * 1e9 / tiers_.ssdGpuBandwidth;
     const double hostOneWay =
-        static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth;
+        static_cast<double>(tiers_.systemLatencyNs) + b * 1e9 / tiers_.gpuHostBandwidth;
     const auto d = static_cast<double>(c.duration);
     auto window = [&](const Budget& o, const Budget& i, Tier tier) {
       int e = o.forward(b, c.from, c.to);
@@ -144,163 +181,177 @@ Plan buildG10(Policy variant, Selection selection, const SimWorkload& w,
     };
     auto hostHasRoom = [&] {
       for (int i = c.from; i < c.to; ++i) {
-        if (hostUse[static_cast<size_t>(i % n)] + bytes > hostCapacity) return false;
+        if (hostUse_[static_cast<size_t>(i % n_)] + bytes > hostCapacity_) return false;
       }
       return true;
     };
-    const bool hostOk = d > (2 + delta) * hostOneWay && hostHasRoom();
-    if (d > (2 + delta) * ssdOneWay) {
+    const bool hostOk = d > (2 + kDelta) * hostOneWay && hostHasRoom();
+    if (d > (2 + kDelta) * ssdOneWay) {
       // The SSD when its spare bandwidth empties the tensor about as fast as an idle link would;
       // when earlier choices have congested it, host memory (if it has room) instead.
       int idealClear = c.from;
       for (double t = 0; idealClear < c.to; ++idealClear) {
-        t += static_cast<double>(w.kernels[static_cast<size_t>(idealClear % n)].duration);
+        t += static_cast<double>(w_.kernels[static_cast<size_t>(idealClear % n_)].duration);
         if (t >= ssdOneWay) break;
       }
-      int done = ssdOut.forward(b, c.from, c.to);
+      int done = ssdOut_.forward(b, c.from, c.to);
       bool ssdFree = done >= 0 && done <= idealClear;
-      if (!(!ssdFree && hostOk && window(pcieOut, pcieIn, Tier::Host)))
-        window(ssdOut, ssdIn, Tier::Ssd);
+      if (!(!ssdFree && hostOk && window(pcieOut_, pcieIn_, Tier::Host)))
+        window(ssdOut_, ssdIn_, Tier::Ssd);
     } else if (hostOk) {
-      window(pcieOut, pcieIn, Tier::Host);
+      window(pcieOut_, pcieIn_, Tier::Host);
     }
     return out;
-  };
+  }
+
   // Over-target memory × time the interval would remove: only the kernels it is really away for.
-  auto gain = [&](const Candidate& c, Decision& d) {
+  double gain(const Candidate& c, Decision& d) const {
     d = decide(c);
     if (d.tier == Tier::None) return 0.0;
     double g = 0;
     for (int i = d.evictDone + 1; i < d.prefetch; ++i) {
-      const auto k = static_cast<size_t>(i % n);
-      if (resident[k] > target) g += static_cast<double>(w.kernels[k].duration);
+      const auto k = static_cast<size_t>(i % n_);
+      if (resident_[k] > target_) g += static_cast<double>(w_.kernels[k].duration);
     }
-    return g * static_cast<double>(w.tensors[static_cast<size_t>(c.tensor)].bytes);
-  };
-  std::priority_queue<std::pair<double, int>> queue;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    Decision d;
-    double g = gain(candidates[i], d);
-    if (g > 0) queue.push({g, static_cast<int>(i)});
+    return g * static_cast<double>(bytesOf(c.tensor));
   }
-  auto overTarget = [&] { return *std::max_element(resident.begin(), resident.end()) > target; };
-  struct Chosen {
-    int tensor, evictDone, prefetch;
-  };
-  std::vector<Chosen> chosen;
-  std::vector<char> taken(candidates.size(), 0);
 
   // 3. Greedy selection, lazily re-evaluated: a gain only shrinks as memory is freed and
   // bandwidth taken, so a popped candidate still ahead of the next stale one is the best.
-  while (selection == Selection::Greedy && !queue.empty() && overTarget()) {
-    int index = queue.top().second;
-    queue.pop();
-    const Candidate& c = candidates[static_cast<size_t>(index)];
-    Decision d;
-    double g = gain(c, d);
-    if (g <= 0) continue;
-    if (!queue.empty() && g < queue.top().first) {
-      queue.push({g, index});
-      continue;
+  void selectGreedily() {
+    std::priority_queue<std::pair<double, int>> queue;
+    for (size_t i = 0; i < candidates_.size(); ++i) {
+      Decision d;
+      double g = gain(candidates_[i], d);
+      if (g > 0) queue.push({g, static_cast<int>(i)});
     }
-    const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
-    const auto b = static_cast<double>(bytes);
-    if (d.tier == Tier::Ssd) {
-      ssdOut.takeForward(b, c.from);
-      ssdIn.takeBackward(b, c.to);
-    } else {
-      pcieOut.takeForward(b, c.from);
-      pcieIn.takeBackward(b, c.to);
-      for (int i = c.from; i < c.to; ++i) hostUse[static_cast<size_t>(i % n)] += bytes;
+    while (!queue.empty() && overTarget()) {
+      int index = queue.top().second;
+      queue.pop();
+      const Candidate& c = candidates_[static_cast<size_t>(index)];
+      Decision d;
+      double g = gain(c, d);
+      if (g <= 0) continue;
+      if (!queue.empty() && g < queue.top().first) {
+        queue.push({g, index});
+        continue;
+      }
+      const int64_t bytes = bytesOf(c.tensor);
+      const auto b = static_cast<double>(bytes);
+      if (d.tier == Tier::Ssd) {
+        ssdOut_.takeForward(b, c.from);
+        ssdIn_.takeBackward(b, c.to);
+      } else {
+        pcieOut_.takeForward(b, c.from);
+        pcieIn_.takeBackward(b, c.to);
+        for (int i = c.from; i < c.to; ++i) hostUse_[static_cast<size_t>(i % n_)] += bytes;
+      }
+      for (int i = d.evictDone + 1; i < d.prefetch; ++i)
+        resident_[static_cast<size_t>(i % n_)] -= bytes;
+      plan_.actions.push_back(
+          {c.from % n_, c.tensor, d.tier == Tier::Ssd ? Action::EvictToSsd : Action::EvictToHost});
+      chosen_.push_back({c.tensor, d.evictDone, d.prefetch});
+      taken_[static_cast<size_t>(index)] = 1;
     }
-    for (int i = d.evictDone + 1; i < d.prefetch; ++i)
-      resident[static_cast<size_t>(i % n)] -= bytes;
-    plan.actions.push_back(
-        {c.from % n, c.tensor, d.tier == Tier::Ssd ? Action::EvictToSsd : Action::EvictToHost});
-    chosen.push_back({c.tensor, d.evictDone, d.prefetch});
-    taken[static_cast<size_t>(index)] = 1;
   }
 
   // 3b. Where the spare bandwidth ran out and memory is still over the target, evicting on
   // demand would stall each kernel for its own evictions. Evict early instead, on the busy link,
   // the idle tensors needed again farthest in the future (Belady's choice), and time their
   // return by ideal kernel times; the simulator charges the congestion.
-  if (overTarget()) {
+  void evictEarlyWhereBandwidthRanOut() {
     struct Away {
       int candidate, evictDone, prefetch;
       bool toHost;
     };
     // Each unused interval's window on an otherwise idle link, filed under its first free kernel.
-    std::vector<std::vector<Away>> freeFrom(static_cast<size_t>(n));
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      const Candidate& c = candidates[i];
-      if (taken[i] || c.to > n) continue;
-      const auto b = static_cast<double>(w.tensors[static_cast<size_t>(c.tensor)].bytes);
-      const bool toHost = plan.hostAllowed &&
-                          c.duration > (2 + delta) * (static_cast<double>(tiers.systemLatencyNs) +
-                                                      b * 1e9 / tiers.gpuHostBandwidth);
+    std::vector<std::vector<Away>> freeFrom(static_cast<size_t>(n_));
+    for (size_t i = 0; i < candidates_.size(); ++i) {
+      const Candidate& c = candidates_[i];
+      if (taken_[i] || c.to > n_) continue;
+      const auto b = static_cast<double>(bytesOf(c.tensor));
+      const bool toHost = plan_.hostAllowed &&
+                          c.duration > (2 + kDelta) * (static_cast<double>(tiers_.systemLatencyNs) +
+                                                       b * 1e9 / tiers_.gpuHostBandwidth);
       const double oneWay =
-          toHost ? static_cast<double>(tiers.systemLatencyNs) + b * 1e9 / tiers.gpuHostBandwidth
-                 : static_cast<double>(tiers.systemLatencyNs + tiers.ssdWriteLatencyNs) +
-                       b * 1e9 / tiers.ssdGpuBandwidth;
+          toHost ? static_cast<double>(tiers_.systemLatencyNs) + b * 1e9 / tiers_.gpuHostBandwidth
+                 : static_cast<double>(tiers_.systemLatencyNs + tiers_.ssdWriteLatencyNs) +
+                       b * 1e9 / tiers_.ssdGpuBandwidth;
       int evictDone = c.from;
-      for (double t = static_cast<double>(w.kernels[static_cast<size_t>(c.from)].duration);
+      for (double t = static_cast<double>(w_.kernels[static_cast<size_t>(c.from)].duration);
            evictDone + 1 < c.to && t < oneWay;) {
-        t += static_cast<double>(w.kernels[static_cast<size_t>(++evictDone)].duration);
+        t += static_cast<double>(w_.kernels[static_cast<size_t>(++evictDone)].duration);
       }
       int prefetch = c.to;
-      for (double t = 0; prefetch > evictDone + 1 && t < (1 + delta) * oneWay;)
-        t += static_cast<double>(w.kernels[static_cast<size_t>(--prefetch)].duration);
+      for (double t = 0; prefetch > evictDone + 1 && t < (1 + kDelta) * oneWay;)
+        t += static_cast<double>(w_.kernels[static_cast<size_t>(--prefetch)].duration);
       if (prefetch > evictDone + 1)
         freeFrom[static_cast<size_t>(evictDone + 1)].push_back(
             {static_cast<int>(i), evictDone, prefetch, toHost});
     }
     std::priority_queue<std::pair<int, size_t>> open;  // (window end, index into pool)
     std::vector<Away> pool;
-    for (int k = 0; k < n; ++k) {
+    for (int k = 0; k < n_; ++k) {
       for (const Away& a : freeFrom[static_cast<size_t>(k)]) {
         pool.push_back(a);
         open.push({a.prefetch, pool.size() - 1});
       }
-      while (resident[static_cast<size_t>(k)] > target && !open.empty()) {
+      while (resident_[static_cast<size_t>(k)] > target_ && !open.empty()) {
         const Away a = pool[open.top().second];
         open.pop();
         if (a.prefetch <= k) continue;
-        const Candidate& c = candidates[static_cast<size_t>(a.candidate)];
-        const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
+        const Candidate& c = candidates_[static_cast<size_t>(a.candidate)];
+        const int64_t bytes = bytesOf(c.tensor);
         bool toHost = a.toHost;
         for (int j = c.from; toHost && j < c.to; ++j)
-          toHost = hostUse[static_cast<size_t>(j)] + bytes <= hostCapacity;
+          toHost = hostUse_[static_cast<size_t>(j)] + bytes <= hostCapacity_;
         if (toHost) {
-          for (int j = c.from; j < c.to; ++j) hostUse[static_cast<size_t>(j)] += bytes;
+          for (int j = c.from; j < c.to; ++j) hostUse_[static_cast<size_t>(j)] += bytes;
         }
         for (int j = a.evictDone + 1; j < a.prefetch; ++j)
-          resident[static_cast<size_t>(j)] -= bytes;
-        plan.actions.push_back(
+          resident_[static_cast<size_t>(j)] -= bytes;
+        plan_.actions.push_back(
             {c.from, c.tensor, toHost ? Action::EvictToHost : Action::EvictToSsd});
-        chosen.push_back({c.tensor, a.evictDone, a.prefetch});
+        chosen_.push_back({c.tensor, a.evictDone, a.prefetch});
       }
     }
   }
 
   // 4. Earlier prefetches where memory allows: a late prefetch stalls a kernel, an early one
   // only costs memory that is free anyway.
-  std::sort(chosen.begin(), chosen.end(),
-            [](const Chosen& a, const Chosen& b) { return a.prefetch < b.prefetch; });
-  for (Chosen& c : chosen) {
-    const int64_t bytes = w.tensors[static_cast<size_t>(c.tensor)].bytes;
-    while (c.prefetch - 1 > c.evictDone &&
-           resident[static_cast<size_t>((c.prefetch - 1) % n)] + bytes <= target) {
-      --c.prefetch;
-      resident[static_cast<size_t>(c.prefetch % n)] += bytes;
+  void pullPrefetchesEarlier() {
+    std::sort(chosen_.begin(), chosen_.end(),
+              [](const Chosen& a, const Chosen& b) { return a.prefetch < b.prefetch; });
+    for (Chosen& c : chosen_) {
+      const int64_t bytes = bytesOf(c.tensor);
+      while (c.prefetch - 1 > c.evictDone &&
+             resident_[static_cast<size_t>((c.prefetch - 1) % n_)] + bytes <= target_) {
+        --c.prefetch;
+        resident_[static_cast<size_t>(c.prefetch % n_)] += bytes;
+      }
+      plan_.actions.push_back({c.prefetch % n_, c.tensor, Action::Prefetch});
     }
-    plan.actions.push_back({c.prefetch % n, c.tensor, Action::Prefetch});
   }
-  addFrees(w, lives, plan.actions);
-  sortActions(plan.actions);
-  plan.note = selection == Selection::Greedy ? "intervals by memory-time gain (G10's order)"
-                                             : "intervals by farthest next use";
-  return plan;
+
+  const Selection selection_;
+  const SimWorkload& w_;
+  const std::vector<TensorLife>& lives_;
+  const TierConfig& tiers_;
+  const int n_;
+  Plan plan_;
+  std::vector<int64_t> resident_;  // GPU bytes each kernel needs, as the plan stands
+  int64_t target_ = 0;             // 99 % of the GPU's memory
+  int64_t hostCapacity_ = 0;
+  std::vector<int64_t> hostUse_;  // host bytes during each kernel
+  std::vector<Candidate> candidates_;
+  std::vector<char> taken_;  // by candidate: chosen in step 3
+  Budget ssdOut_, ssdIn_, pcieOut_, pcieIn_;
+  std::vector<Chosen> chosen_;
+};
+
+Plan buildG10(Policy variant, Selection selection, const SimWorkload& w,
+              const std::vector<TensorLife>& lives, const TierConfig& tiers) {
+  return G10Builder(variant, selection, w, lives, tiers).run();
 }
 
 }  // namespace
