@@ -14,6 +14,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "capture/record_sink.h"
 #include "capture/wire_format.h"
@@ -191,6 +194,245 @@ std::string findCuptiLibrary() {
   return firstExisting(candidates);
 }
 
+namespace {
+
+// runCapture()'s steps.
+
+// The captured program's environment: the injection library, the socket it reports to, one
+// CUPTI for the activity records and for NVTX (a --env TSCOPE_CUPTI_LIBRARY wins, else the one
+// found, else the soname through the loader's path: the injection library says so when that
+// fails too), the kinds to record, then the user's own variables.
+std::vector<std::string> captureEnvironment(const CaptureOptions& o, const std::string& injection,
+                                            const std::string& socketPath) {
+  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection,
+                                  "TSCOPE_CAPTURE_SOCKET=" + socketPath};
+  std::string cupti = findCuptiLibrary();
+  for (const auto& [k, v] : o.env) {
+    if (k == "TSCOPE_CUPTI_LIBRARY" && !v.empty()) cupti = v;
+  }
+  if (cupti.empty()) cupti = TSCOPE_CUPTI_SONAME;
+  env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
+  env.push_back("NVTX_INJECTION64_PATH=" + cupti);
+  if (!o.kinds.empty()) env.push_back("TSCOPE_CAPTURE_KINDS=" + o.kinds);
+  for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
+  return env;
+}
+
+// Starts the program; exec failures travel back through a close-on-exec pipe (EOF means the
+// program started), so "cannot run" is an error here rather than an exit status later.
+Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
+                     const std::vector<std::string>& env) {
+  int errPipe[2];
+  if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(errPipe[0]);
+    ::close(errPipe[1]);
+    return Error{std::string("fork: ") + std::strerror(errno)};
+  }
+  if (child == 0) {
+    ::close(errPipe[0]);
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    if (!o.workingDirectory.empty() && ::chdir(o.workingDirectory.c_str()) != 0) {
+      int e = errno;
+      (void)!::write(errPipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(program.c_str(), args.data());
+    int e = errno;
+    (void)!::write(errPipe[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(errPipe[1]);
+  int execErrno = 0;
+  ssize_t got = ::read(errPipe[0], &execErrno, sizeof execErrno);
+  ::close(errPipe[0]);
+  if (got == sizeof execErrno) {
+    ::waitpid(child, nullptr, 0);
+    return Error{"cannot run '" + program + "': " + std::strerror(execErrno)};
+  }
+  return child;
+}
+
+// The recording of a running program: its processes' connections read into the sink, the
+// periodic saves, the stop (flush first, then terminate unless asked to leave it running), and
+// the program's end.
+class Recording {
+ public:
+  Recording(const CaptureOptions& o, const CaptureHooks& hooks, pid_t child, int listener,
+            TimeNs launchedAt, Clock::time_point started, CaptureResult& result)
+      : o_(o),
+        hooks_(hooks),
+        child_(child),
+        listener_(listener),
+        started_(started),
+        lastSave_(started),
+        lastProgress_(started),
+        result_(result) {
+    if (o.delaySeconds > 0)
+      sink_.setWindowStart(launchedAt + static_cast<TimeNs>(o.delaySeconds * 1e9));
+    provenance_.toolVersion = kVersion;
+    provenance_.sources.push_back({o.output, "capture"});
+    for (const std::string& a : o.argv)
+      provenance_.captureCommand += (provenance_.captureCommand.empty() ? "" : " ") + a;
+  }
+  ~Recording() {
+    for (const Conn& c : conns_) ::close(c.fd);
+  }
+
+  // Until the program ended and its processes hung up (or have had 5 s to), or a stop that
+  // leaves the program running; then the final save.
+  Status run() {
+    for (;;) {
+      reap();
+      readConnections();
+      handleStop();
+      report();
+      if (done()) break;
+      if (secondsSince(lastSave_) >= o_.saveIntervalSeconds && sink_.events() != savedEvents_) {
+        lastSave_ = Clock::now();
+        if (Status st = save(false); !st) result_.messages.push_back(st.error());
+      }
+    }
+    for (Conn& c : conns_) {
+      sink_.close(c.id);
+      ::close(c.fd);
+    }
+    conns_.clear();
+    hooks_.progress.enter("saving");
+    TS_RETURN_IF_ERROR(save(true));
+    if (status_ && WIFEXITED(*status_)) result_.exitCode = WEXITSTATUS(*status_);
+    if (status_ && WIFSIGNALED(*status_)) result_.signal = WTERMSIG(*status_);
+    result_.events = sink_.events();
+    result_.dropped = sink_.dropped();
+    result_.incomplete = !sink_.complete();
+    for (const std::string& m : sink_.messages()) result_.messages.push_back(m);
+    return {};
+  }
+
+ private:
+  struct Conn {
+    int fd;
+    size_t id;
+  };
+  static constexpr double kFlushWait = 0.3;  // seconds for the flushed records to arrive
+
+  // The program's exit first, then every connection made before it: a process that connects,
+  // writes and exits between two polls is still read to the end.
+  void reap() {
+    if (status_) return;
+    int st = 0;
+    if (::waitpid(child_, &st, WNOHANG) == child_) {
+      status_ = st;
+      exitedAt_ = Clock::now();
+    }
+  }
+
+  void readConnections() {
+    for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;)
+      conns_.push_back({fd, sink_.open()});
+    std::vector<pollfd> fds;
+    fds.push_back({listener_, POLLIN, 0});
+    for (const Conn& c : conns_) fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 50) <= 0) return;
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Conn& c = conns_[i - 1];
+      ssize_t r = ::read(c.fd, buffer_.data(), buffer_.size());
+      if (r > 0) {
+        if (Status st = sink_.feed(c.id, std::string_view(buffer_.data(), static_cast<size_t>(r)));
+            !st) {
+          result_.messages.push_back(st.error());
+        }
+      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        sink_.close(c.id);
+        ::close(c.fd);
+        c.fd = -1;
+      }
+    }
+    std::erase_if(conns_, [](const Conn& c) { return c.fd < 0; });
+  }
+
+  // A stop (the cancel flag, or the duration) first asks every process to flush what CUPTI
+  // holds, then a moment later stops: the program is terminated unless asked to keep running.
+  void handleStop() {
+    const bool stopWanted =
+        hooks_.progress.cancelled() ||
+        (o_.durationSeconds > 0 && secondsSince(started_) >= o_.durationSeconds);
+    if (stopWanted && !flushAskedAt_ && !stopAt_) {
+      flushAskedAt_ = Clock::now();
+      for (const Conn& c : conns_) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
+    }
+    if (flushAskedAt_ && !stopAt_ &&
+        (conns_.empty() || status_ || secondsSince(*flushAskedAt_) >= kFlushWait)) {
+      stopAt_ = Clock::now();
+      if (!status_ && !keepRunning()) ::kill(child_, SIGTERM);
+    }
+  }
+
+  void report() {
+    if (secondsSince(lastProgress_) < 0.1) return;
+    lastProgress_ = Clock::now();
+    if (hooks_.live)
+      hooks_.live(
+          {secondsSince(started_), sink_.events(), sink_.dropped(), sink_.connections(), !status_});
+    if (o_.durationSeconds > 0) hooks_.progress.update(secondsSince(started_) / o_.durationSeconds);
+  }
+
+  // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
+  // leaves the program running; or a terminated program that would not go (killed after 5 s).
+  bool done() {
+    if (status_ && (conns_.empty() || secondsSince(*exitedAt_) > 5)) return true;
+    if (stopAt_ && keepRunning()) return true;
+    if (stopAt_ && !status_ && secondsSince(*stopAt_) > 5) {
+      ::kill(child_, SIGKILL);
+      int st = 0;
+      ::waitpid(child_, &st, 0);
+      status_ = st;
+      exitedAt_ = Clock::now();
+    }
+    return false;
+  }
+
+  bool keepRunning() const { return hooks_.keepRunning && hooks_.keepRunning->load(); }
+
+  Status save(bool final) {
+    Provenance p = provenance_;
+    p.incomplete = !final;
+    if (final && status_) {
+      if (WIFEXITED(*status_))
+        p.exitCode = WEXITSTATUS(*status_);
+      else if (WIFSIGNALED(*status_))
+        p.exitCode = 128 + WTERMSIG(*status_);
+    }
+    TS_ASSIGN_OR_RETURN(SessionPtr session, sink_.snapshot(p));
+    TS_RETURN_IF_ERROR(writeSessionFile(*session, o_.output));
+    if (hooks_.snapshot) hooks_.snapshot(session);
+    savedEvents_ = sink_.events();
+    return {};
+  }
+
+  const CaptureOptions& o_;
+  const CaptureHooks& hooks_;
+  const pid_t child_;
+  const int listener_;
+  const Clock::time_point started_;
+  Clock::time_point lastSave_, lastProgress_;
+  CaptureResult& result_;
+  RecordSink sink_;
+  Provenance provenance_;
+  std::vector<Conn> conns_;
+  std::optional<int> status_;
+  std::optional<Clock::time_point> exitedAt_, stopAt_, flushAskedAt_;
+  size_t savedEvents_ = 0;
+  std::string buffer_ = std::string(1 << 20, '\0');
+};
+
+}  // namespace
+
 Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& hooks) {
   if (o.argv.empty()) return Error{"no program to capture"};
   std::string program = resolveProgram(o.argv[0]);
@@ -219,175 +461,13 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   if (!hooks.progress.enter("launching")) return Error::cancelled("capture stopped before launch");
   SocketDir sock;
   TS_RETURN_IF_ERROR(openSocket(sock));
-
-  // exec failures travel back through a close-on-exec pipe: EOF means the program started.
-  int errPipe[2];
-  if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
-  std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection,
-                                  "TSCOPE_CAPTURE_SOCKET=" + sock.path};
-  // One CUPTI for the activity records and for NVTX: a --env TSCOPE_CUPTI_LIBRARY wins, else
-  // the one found, else the soname through the loader's path (the injection library says so
-  // when that fails too).
-  std::string cupti = findCuptiLibrary();
-  for (const auto& [k, v] : o.env) {
-    if (k == "TSCOPE_CUPTI_LIBRARY" && !v.empty()) cupti = v;
-  }
-  if (cupti.empty()) cupti = TSCOPE_CUPTI_SONAME;
-  env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
-  env.push_back("NVTX_INJECTION64_PATH=" + cupti);
-  if (!o.kinds.empty()) env.push_back("TSCOPE_CAPTURE_KINDS=" + o.kinds);
-  for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
+  const std::vector<std::string> env = captureEnvironment(o, injection, sock.path);
   const TimeNs launchedAt = realtimeNow();
   const Clock::time_point started = Clock::now();
-  pid_t child = ::fork();
-  if (child < 0) return Error{std::string("fork: ") + std::strerror(errno)};
-  if (child == 0) {
-    ::close(errPipe[0]);
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    if (!o.workingDirectory.empty() && ::chdir(o.workingDirectory.c_str()) != 0) {
-      int e = errno;
-      (void)!::write(errPipe[1], &e, sizeof e);
-      ::_exit(127);
-    }
-    std::vector<char*> args;
-    for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(program.c_str(), args.data());
-    int e = errno;
-    (void)!::write(errPipe[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::close(errPipe[1]);
-  int execErrno = 0;
-  ssize_t got = ::read(errPipe[0], &execErrno, sizeof execErrno);
-  ::close(errPipe[0]);
-  if (got == sizeof execErrno) {
-    ::waitpid(child, nullptr, 0);
-    return Error{"cannot run '" + program + "': " + std::strerror(execErrno)};
-  }
-
+  TS_ASSIGN_OR_RETURN(const pid_t child, launch(o, program, env));
   hooks.progress.enter("recording");  // a stop from here on saves what was recorded
-  RecordSink sink;
-  if (o.delaySeconds > 0)
-    sink.setWindowStart(launchedAt + static_cast<TimeNs>(o.delaySeconds * 1e9));
-  struct Conn {
-    int fd;
-    size_t id;
-  };
-  std::vector<Conn> conns;
-  std::optional<int> status;
-  std::optional<Clock::time_point> exitedAt, stopAt, flushAskedAt;
-  constexpr double kFlushWait = 0.3;  // seconds for the flushed records to arrive
-  Clock::time_point lastSave = started, lastProgress = started;
-  size_t savedEvents = 0;
-  std::string buffer(1 << 20, '\0');
-
-  Provenance provenance;
-  provenance.toolVersion = kVersion;
-  provenance.sources.push_back({o.output, "capture"});
-  for (const std::string& a : o.argv)
-    provenance.captureCommand += (provenance.captureCommand.empty() ? "" : " ") + a;
-
-  auto save = [&](bool final) -> Status {
-    Provenance p = provenance;
-    p.incomplete = !final;
-    if (final && status) {
-      if (WIFEXITED(*status))
-        p.exitCode = WEXITSTATUS(*status);
-      else if (WIFSIGNALED(*status))
-        p.exitCode = 128 + WTERMSIG(*status);
-    }
-    auto session = sink.snapshot(p);
-    if (!session) return session.failure();
-    if (Status st = writeSessionFile(**session, o.output); !st) return st;
-    if (hooks.snapshot) hooks.snapshot(*session);
-    savedEvents = sink.events();
-    return {};
-  };
-
-  for (;;) {
-    // The program's exit first, then every connection made before it: a process that connects,
-    // writes and exits between two polls is still read to the end.
-    if (!status) {
-      int st = 0;
-      if (::waitpid(child, &st, WNOHANG) == child) {
-        status = st;
-        exitedAt = Clock::now();
-      }
-    }
-    for (int fd; (fd = ::accept4(sock.listener, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;)
-      conns.push_back({fd, sink.open()});
-    std::vector<pollfd> fds;
-    fds.push_back({sock.listener, POLLIN, 0});
-    for (const Conn& c : conns) fds.push_back({c.fd, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), 50) > 0) {
-      for (size_t i = 1; i < fds.size(); ++i) {
-        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        Conn& c = conns[i - 1];
-        ssize_t r = ::read(c.fd, buffer.data(), buffer.size());
-        if (r > 0) {
-          if (Status st = sink.feed(c.id, std::string_view(buffer.data(), static_cast<size_t>(r)));
-              !st) {
-            result.messages.push_back(st.error());
-          }
-        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          sink.close(c.id);
-          ::close(c.fd);
-          c.fd = -1;
-        }
-      }
-      std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
-    }
-    const bool stopWanted = hooks.progress.cancelled() ||
-                            (o.durationSeconds > 0 && secondsSince(started) >= o.durationSeconds);
-    const bool keepRunning = hooks.keepRunning && hooks.keepRunning->load();
-    if (stopWanted && !flushAskedAt && !stopAt) {
-      // First ask every process to flush what CUPTI holds, then (a moment later) stop.
-      flushAskedAt = Clock::now();
-      for (const Conn& c : conns) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
-    }
-    if (flushAskedAt && !stopAt &&
-        (conns.empty() || status || secondsSince(*flushAskedAt) >= kFlushWait)) {
-      stopAt = Clock::now();
-      if (!status && !keepRunning) {
-        ::kill(child, SIGTERM);
-      }
-    }
-    if (secondsSince(lastProgress) >= 0.1) {
-      lastProgress = Clock::now();
-      if (hooks.live)
-        hooks.live(
-            {secondsSince(started), sink.events(), sink.dropped(), sink.connections(), !status});
-      if (o.durationSeconds > 0) hooks.progress.update(secondsSince(started) / o.durationSeconds);
-    }
-    // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
-    // leaves the program running; or a terminated program that would not go.
-    if (status && (conns.empty() || secondsSince(*exitedAt) > 5)) break;
-    if (stopAt && keepRunning) break;
-    if (stopAt && !status && secondsSince(*stopAt) > 5) {
-      ::kill(child, SIGKILL);
-      int st = 0;
-      ::waitpid(child, &st, 0);
-      status = st;
-      exitedAt = Clock::now();
-    }
-    if (secondsSince(lastSave) >= o.saveIntervalSeconds && sink.events() != savedEvents) {
-      lastSave = Clock::now();
-      if (Status st = save(false); !st) result.messages.push_back(st.error());
-    }
-  }
-  for (const Conn& c : conns) {
-    sink.close(c.id);
-    ::close(c.fd);
-  }
-  hooks.progress.enter("saving");
-  TS_RETURN_IF_ERROR(save(true));
-  if (status && WIFEXITED(*status)) result.exitCode = WEXITSTATUS(*status);
-  if (status && WIFSIGNALED(*status)) result.signal = WTERMSIG(*status);
-  result.events = sink.events();
-  result.dropped = sink.dropped();
-  result.incomplete = !sink.complete();
-  for (const std::string& m : sink.messages()) result.messages.push_back(m);
+  Recording recording(o, hooks, child, sock.listener, launchedAt, started, result);
+  TS_RETURN_IF_ERROR(recording.run());
   return result;
 }
 

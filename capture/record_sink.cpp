@@ -250,31 +250,57 @@ bool RecordSink::complete() const {
   return true;
 }
 
-Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
-  SessionBuilder b;
-  // One rank per capture file; processes (the target and its children) below it.
-  int32_t rankNumber = -1;
-  std::string host;
-  for (const Connection& c : conns_) {
-    if (c.hello && rankNumber < 0) rankNumber = c.info.rank;
-    if (c.hello && host.empty()) host = c.host;
+// snapshot()'s steps: one rank for the capture, then per connection (a process) its devices,
+// contexts and streams, and its records by kind.
+class RecordSink::Snapshot {
+ public:
+  Snapshot(const RecordSink& sink) : sink_(sink), ids_(sink.names_.size(), kNone) {}
+
+  Result<SessionPtr> build(const Provenance& provenance) {
+    addRank();
+    for (const Connection& c : sink_.conns_) {
+      if (!c.hello) continue;
+      process_ = b_.process(rank_, c.info.pid);
+      if (b_.processInfo(process_).name.empty()) b_.processInfo(process_).name = c.command;
+      addDevices(c);
+      addContextsAndStreams(c);
+      addKernels(c);
+      addCopies(c);
+      addMemsets(c);
+      addApis(c);
+      addSyncs(c);
+      addMarkers(c);
+    }
+    // A program that never initialised CUDA connects nothing: a valid session without GPU events.
+    b_.provenance() = provenance;
+    b_.provenance().incomplete = provenance.incomplete || !sink_.complete();
+    b_.provenance().droppedRecords = sink_.dropped();
+    return b_.build();
   }
-  uint32_t rank = b.rank(std::max(rankNumber, 0));
-  b.rankInfo(rank).host = host;
-  if (rankNumber >= 0) b.rankInfo(rank).label = "rank " + std::to_string(rankNumber) + " / " + host;
-  std::vector<StringId> ids(names_.size(), kNone);
-  auto name = [&](uint32_t i) {
-    if (ids[i] == kNone) ids[i] = b.intern(names_[i]);
-    return ids[i];
-  };
-  std::unordered_map<uint32_t, StringId> demangled;  // mangled index → demangled name
-  TimeNs last = 0;
-  for (const Connection& c : conns_) {
-    if (!c.hello) continue;
-    uint32_t process = b.process(rank, c.info.pid);
-    if (b.processInfo(process).name.empty()) b.processInfo(process).name = c.command;
+
+ private:
+  // One rank per capture file; processes (the target and its children) below it.
+  void addRank() {
+    int32_t rankNumber = -1;
+    std::string host;
+    for (const Connection& c : sink_.conns_) {
+      if (c.hello && rankNumber < 0) rankNumber = c.info.rank;
+      if (c.hello && host.empty()) host = c.host;
+    }
+    rank_ = b_.rank(std::max(rankNumber, 0));
+    b_.rankInfo(rank_).host = host;
+    if (rankNumber >= 0)
+      b_.rankInfo(rank_).label = "rank " + std::to_string(rankNumber) + " / " + host;
+  }
+
+  StringId name(uint32_t i) {
+    if (ids_[i] == kNone) ids_[i] = b_.intern(sink_.names_[i]);
+    return ids_[i];
+  }
+
+  void addDevices(const Connection& c) {
     for (const auto& [d, text] : c.devices) {
-      Device& dev = b.deviceInfo(b.device(rank, static_cast<int32_t>(d.id)));
+      Device& dev = b_.deviceInfo(b_.device(rank_, static_cast<int32_t>(d.id)));
       dev.name = text.first;
       dev.uuid = text.second;
       dev.computeMajor = d.computeMajor, dev.computeMinor = d.computeMinor, dev.smCount = d.smCount;
@@ -288,30 +314,37 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       dev.maxSharedMemoryPerSm = d.maxSharedMemoryPerSm,
       dev.maxSharedMemoryPerBlock = d.maxSharedMemoryPerBlock;
     }
-    std::map<uint32_t, uint32_t> contextDevice;  // CUPTI context id → device id
+  }
+
+  void addContextsAndStreams(const Connection& c) {
+    contextDevice_.clear();
     for (const ContextFrame& x : c.contexts) {
-      contextDevice[x.contextId] = x.deviceId;
-      b.contextInfo(b.context(b.device(rank, static_cast<int32_t>(x.deviceId)), x.contextId))
-          .process = process;
+      contextDevice_[x.contextId] = x.deviceId;
+      b_.contextInfo(b_.context(b_.device(rank_, static_cast<int32_t>(x.deviceId)), x.contextId))
+          .process = process_;
     }
-    auto stream = [&](uint32_t device, uint32_t context, uint32_t streamId) {
-      uint32_t d = b.device(rank, static_cast<int32_t>(device));
-      uint32_t s = b.stream(d, streamId);
-      Stream& info = b.streamInfo(s);
-      if (info.context == kNone) {
-        info.context = b.context(d, context);
-        b.contextInfo(info.context).process = process;
-      }
-      return s;
-    };
     for (const StreamFrame& x : c.streams) {
-      auto it = contextDevice.find(x.contextId);
-      if (it != contextDevice.end())
-        b.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
+      auto it = contextDevice_.find(x.contextId);
+      if (it != contextDevice_.end())
+        b_.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
     }
-    const TimeNs from = windowStart_;
+  }
+
+  // The session stream of a record, its context (of this process) made on first use.
+  uint32_t stream(uint32_t device, uint32_t context, uint32_t streamId) {
+    uint32_t d = b_.device(rank_, static_cast<int32_t>(device));
+    uint32_t s = b_.stream(d, streamId);
+    Stream& info = b_.streamInfo(s);
+    if (info.context == kNone) {
+      info.context = b_.context(d, context);
+      b_.contextInfo(info.context).process = process_;
+    }
+    return s;
+  }
+
+  void addKernels(const Connection& c) {
     for (const auto& [k, mangled] : c.kernels) {
-      if (k.end < from) continue;
+      if (k.end < from()) continue;
       KernelDetail d;
       d.mangled = name(mangled);
       d.correlation = k.correlationId;
@@ -325,13 +358,16 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       d.dynamicSharedMemory = k.dynamicSharedMemory;
       d.localMemoryPerThread = k.localMemoryPerThread;
       d.graphId = k.graphId;
-      auto [it, fresh] = demangled.try_emplace(mangled, kNone);
-      if (fresh) it->second = b.intern(demangle(names_[mangled]));
-      b.addKernel(stream(k.deviceId, k.contextId, k.streamId), k.start, k.end, it->second, d);
-      last = std::max(last, k.end);
+      auto [it, fresh] = demangled_.try_emplace(mangled, kNone);
+      if (fresh) it->second = b_.intern(demangle(sink_.names_[mangled]));
+      b_.addKernel(stream(k.deviceId, k.contextId, k.streamId), k.start, k.end, it->second, d);
+      last_ = std::max(last_, k.end);
     }
+  }
+
+  void addCopies(const Connection& c) {
     for (const MemcpyFrame& m : c.memcpys) {
-      if (m.end < from) continue;
+      if (m.end < from()) continue;
       MemcpyDetail d;
       d.bytes = m.bytes;
       d.copyKind = copyKindOf(m.copyKind);
@@ -352,11 +388,15 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" +
                           std::string(memoryWord(d.srcKind)) + " -> " +
                           std::string(memoryWord(d.dstKind)) + ")";
-      b.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b.intern(label), d);
-      last = std::max(last, m.end);
+      b_.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
+                   d);
+      last_ = std::max(last_, m.end);
     }
+  }
+
+  void addMemsets(const Connection& c) {
     for (const MemsetFrame& m : c.memsets) {
-      if (m.end < from) continue;
+      if (m.end < from()) continue;
       MemsetDetail d;
       d.bytes = m.bytes;
       d.value = m.value;
@@ -364,49 +404,54 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
       d.correlation = m.correlationId;
       d.context = m.contextId;
       std::string label = "Memset (" + std::string(memoryWord(d.memKind)) + ")";
-      b.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b.intern(label), d);
-      last = std::max(last, m.end);
+      b_.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
+                   d);
+      last_ = std::max(last_, m.end);
     }
+  }
+
+  void addApis(const Connection& c) {
     for (const auto& [a, n] : c.apis) {
-      if (a.end < from) continue;
+      if (a.end < from()) continue;
       ApiDetail d;
       d.correlation = a.correlationId;
       d.returnCode = a.returnValue;
       d.domain = a.driver ? ApiDomain::Driver : ApiDomain::Runtime;
-      uint32_t thread = b.thread(b.process(rank, static_cast<int64_t>(a.processId)), a.threadId);
-      b.addApi(thread, a.start, a.end, name(n), d);
-      last = std::max(last, a.end);
+      b_.addApi(thread(a.processId, a.threadId), a.start, a.end, name(n), d);
+      last_ = std::max(last_, a.end);
     }
-    // Synchronisation: a range on the stream it waited for (context-wide ones on the device-wide
-    // row), named as Kineto names its cuda_sync events.
+  }
+
+  // Synchronisation: a range on the stream it waited for (context-wide ones on the device-wide
+  // row), named as Kineto names its cuda_sync events.
+  void addSyncs(const Connection& c) {
+    static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event",
+                                       "Stream Sync", "Context Sync"};
     for (const SyncFrame& x : c.syncs) {
-      last = std::max(last, x.end);
-      auto device = contextDevice.find(x.contextId);
-      if (device == contextDevice.end() || x.end < from) continue;
-      static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event",
-                                         "Stream Sync", "Context Sync"};
+      last_ = std::max(last_, x.end);
+      auto device = contextDevice_.find(x.contextId);
+      if (device == contextDevice_.end() || x.end < from()) continue;
       const char* label = x.type < 5 ? kSyncNames[x.type] : kSyncNames[0];
-      b.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end,
-                       b.intern(label), {b.intern("cuda_sync"), b.intern("")});
+      b_.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end,
+                        b_.intern(label), {b_.intern("cuda_sync"), b_.intern("")});
     }
-    // NVTX: START and END records pair by id; a range still open at the end lasts to the last
-    // record seen (kept, not dropped).
+  }
+
+  // NVTX: START and END records pair by id; a range still open at the end lasts to the last
+  // record seen (kept, not dropped).
+  void addMarkers(const Connection& c) {
     std::unordered_map<uint64_t, const Connection::Marker*> open;
     auto addRange = [&](const Connection::Marker& m, TimeNs end) {
-      if (end < from) return;
-      uint32_t thread =
-          b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
-      b.addNvtx(thread, m.frame.timestamp, std::max(end, m.frame.timestamp), name(m.name),
-                {name(m.domain), 0, 0});
+      if (end < from()) return;
+      b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
+                 std::max(end, m.frame.timestamp), name(m.name), {name(m.domain), 0, 0});
     };
     for (const Connection::Marker& m : c.markers) {
-      last = std::max(last, m.frame.timestamp);
+      last_ = std::max(last_, m.frame.timestamp);
       if (m.frame.flags & kMarkerInstant) {
-        if (m.frame.timestamp < from) continue;
-        uint32_t thread =
-            b.thread(b.process(rank, static_cast<int64_t>(m.frame.processId)), m.frame.threadId);
-        b.addNvtx(thread, m.frame.timestamp, m.frame.timestamp, name(m.name),
-                  {name(m.domain), 0, 1});
+        if (m.frame.timestamp < from()) continue;
+        b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
+                   m.frame.timestamp, name(m.name), {name(m.domain), 0, 1});
       } else if (m.frame.flags & kMarkerStart) {
         open[m.frame.id] = &m;
       } else if (m.frame.flags & kMarkerEnd) {
@@ -417,13 +462,27 @@ Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
         }
       }
     }
-    for (const auto& [id, m] : open) addRange(*m, last);
+    for (const auto& [id, m] : open) addRange(*m, last_);
   }
-  // A program that never initialised CUDA connects nothing: a valid session without GPU events.
-  b.provenance() = provenance;
-  b.provenance().incomplete = provenance.incomplete || !complete();
-  b.provenance().droppedRecords = dropped();
-  return b.build();
+
+  uint32_t thread(uint64_t processId, uint64_t threadId) {
+    return b_.thread(b_.process(rank_, static_cast<int64_t>(processId)),
+                     static_cast<int64_t>(threadId));
+  }
+  TimeNs from() const { return sink_.windowStart_; }
+
+  const RecordSink& sink_;
+  SessionBuilder b_;
+  uint32_t rank_ = 0;
+  uint32_t process_ = 0;  // the connection being added
+  std::vector<StringId> ids_;
+  std::unordered_map<uint32_t, StringId> demangled_;  // mangled index → demangled name
+  std::map<uint32_t, uint32_t> contextDevice_;        // CUPTI context id → device id
+  TimeNs last_ = 0;                                   // the latest record seen, over connections
+};
+
+Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
+  return Snapshot(*this).build(provenance);
 }
 
 }  // namespace ts::capture

@@ -40,6 +40,7 @@ class RecordSink {
   const std::vector<std::string>& messages() const { return messages_; }
 
  private:
+  class Snapshot;  // snapshot()'s steps
   struct Connection {
     std::string pending;  // bytes of an incomplete frame
     bool hello = false, ended = false, broken = false;

@@ -169,6 +169,83 @@ Result<std::unique_ptr<QChart>> simulationChart(const Args& args, const std::str
   return c;
 }
 
+// What to draw from which files: the combinations of options that make sense (a usage error
+// names the one that does not).
+Status checkInputs(const Args& args, const std::optional<std::string>& chartName, bool simChart,
+                   const std::vector<std::string>& simFiles) {
+  if (!chartName == !args.flag("--timeline"))
+    return Error{"give one of --chart NAME or --timeline"};
+  if ((args.option("--batch") || args.option("--preset") || args.option("--gpu-mem") ||
+       args.flag("--unfold")) &&
+      !args.option("--overlay")) {
+    return Error{
+        "--batch, --preset, --gpu-mem and --unfold go with --timeline --overlay MODEL.onnx"};
+  }
+  if (args.option("--overlay") && chartName)
+    return Error{"--overlay draws on the timeline: use --timeline"};
+  const bool layerChart = chartName && *chartName == "sim_vs_measured";
+  if (layerChart && (args.positional().size() != 1 || args.all("--sim").size() != 1))
+    return Error{"sim_vs_measured needs one measured FILE and one --sim SIM.tscope"};
+  if (simChart && *chartName == "sweep" && !args.option("--sweep"))
+    return Error{"the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)"};
+  if (simChart && *chartName != "sweep" && simFiles.empty())
+    return Error{"simulation charts need --sim SIM.tscope (from simulate -o)"};
+  if (!simChart && args.positional().empty()) return Error{"no file given"};
+  return {};
+}
+
+// The image: format, file, size in pixels and the PNG scale.
+Result<Image> imageOptions(const Args& args) {
+  auto formatName = args.option("--format");
+  auto format =
+      formatName ? imageFormatFromName(QString::fromStdString(*formatName)) : std::nullopt;
+  if (!format) return Error{"--format needs png, svg or pdf"};
+  auto out = args.option("-o");
+  if (!out) return Error{"no output (-o OUT)"};
+  Image image{*format, QString::fromStdString(*out), QSize(1600, 900), 1};
+  if (auto w = args.option("--width")) {
+    auto n = parseUnsigned(*w);
+    if (!n || *n < 64 || *n > 20000) return Error{"--width needs 64 to 20000"};
+    image.size.setWidth(static_cast<int>(*n));
+  }
+  if (auto h = args.option("--height")) {
+    auto n = parseUnsigned(*h);
+    if (!n || *n < 64 || *n > 20000) return Error{"--height needs 64 to 20000"};
+    image.size.setHeight(static_cast<int>(*n));
+  }
+  if (auto s = args.option("--scale")) {
+    image.scale = std::atof(s->c_str());
+    if (image.scale < 0.25 || image.scale > 8) return Error{"--scale needs 0.25 to 8"};
+  }
+  return image;
+}
+
+// What the chart shows: its range (from the session's start, into `range`), GPU, top N, scale
+// and palette, and the session's name under its title.
+Result<ChartOptions> chartOptionsOf(const Args& args, RelativeRange& range) {
+  ChartOptions options;
+  options.logScale = args.flag("--log");
+  options.dark = args.flag("--dark");
+  if (auto t = args.option("--top")) {
+    auto n = parseUnsigned(*t);
+    if (!n || *n < 1 || *n > 200) return Error{"--top needs 1 to 200"};
+    options.topN = static_cast<int>(*n);
+  }
+  if (auto r = args.option("--range")) {
+    auto parsed = parseRelativeRange(*r);
+    if (!parsed) return Error{"--range needs T0:T1, e.g. 1.5ms:20ms"};
+    range = *parsed;
+  }
+  if (!args.positional().empty())  // under the chart's title: what it shows
+    options.sessionName = std::filesystem::path(args.positional().front()).filename().string();
+  if (auto g = args.option("--gpu")) {
+    auto n = parseUnsigned(*g);
+    if (!n) return Error{"--gpu needs an index"};
+    options.stats.device = static_cast<uint32_t>(*n);
+  }
+  return options;
+}
+
 // The timeline of `run` (with a simulation overlaid when asked), over `range` or all of it.
 Status exportTimeline(const SessionPtr& run, std::optional<memsim::OverlayRequest> overlay,
                       bool unfold, const StatsOptions& range, const Image& image) {
@@ -221,78 +298,22 @@ int runExport(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   auto chartName = args.option("--chart");
-  if (!chartName == !args.flag("--timeline"))
-    return usage("give one of --chart NAME or --timeline");
-  if ((args.option("--batch") || args.option("--preset") || args.option("--gpu-mem") ||
-       args.flag("--unfold")) &&
-      !args.option("--overlay")) {
-    return usage(
-        "--batch, --preset, --gpu-mem and --unfold go with --timeline --overlay MODEL.onnx");
-  }
-  if (args.option("--overlay") && chartName)
-    return usage("--overlay draws on the timeline: use --timeline");
   const bool simChart = chartName && simChartNames().contains(QString::fromStdString(*chartName));
   std::vector<std::string> simFiles = args.all("--sim");
-  const bool layerChart = chartName && *chartName == "sim_vs_measured";
-  if (layerChart && (args.positional().size() != 1 || simFiles.size() != 1))
-    return usage("sim_vs_measured needs one measured FILE and one --sim SIM.tscope");
   if (simChart && *chartName != "sweep" && simFiles.empty()) simFiles = args.positional();
-  if (simChart && *chartName == "sweep" && !args.option("--sweep"))
-    return usage("the sweep chart needs --sweep SWEEP.csv (from simulate --sweep -o)");
-  if (simChart && *chartName != "sweep" && simFiles.empty())
-    return usage("simulation charts need --sim SIM.tscope (from simulate -o)");
-  if (!simChart && args.positional().empty()) return usage("no file given");
+  if (Status st = checkInputs(args, chartName, simChart, simFiles); !st) return usage(st.error());
   SessionChart chart = SessionChart::KernelHistogram;
   if (chartName && !simChart) {
     auto named = sessionChartFromName(QString::fromStdString(*chartName));
     if (!named) return usage("unknown chart '" + *chartName + "'");
     chart = *named;
   }
-  auto formatName = args.option("--format");
-  auto namedFormat =
-      formatName ? imageFormatFromName(QString::fromStdString(*formatName)) : std::nullopt;
-  if (!namedFormat) return usage("--format needs png, svg or pdf");
-  const ImageFormat format = *namedFormat;
-  auto out = args.option("-o");
-  if (!out) return usage("no output (-o OUT)");
-  int width = 1600, height = 900, top = 15;
-  if (auto w = args.option("--width")) {
-    auto n = parseUnsigned(*w);
-    if (!n || *n < 64 || *n > 20000) return usage("--width needs 64 to 20000");
-    width = static_cast<int>(*n);
-  }
-  if (auto h = args.option("--height")) {
-    auto n = parseUnsigned(*h);
-    if (!n || *n < 64 || *n > 20000) return usage("--height needs 64 to 20000");
-    height = static_cast<int>(*n);
-  }
-  if (auto t = args.option("--top")) {
-    auto n = parseUnsigned(*t);
-    if (!n || *n < 1 || *n > 200) return usage("--top needs 1 to 200");
-    top = static_cast<int>(*n);
-  }
-  double scale = 1;
-  if (auto s = args.option("--scale")) {
-    scale = std::atof(s->c_str());
-    if (scale < 0.25 || scale > 8) return usage("--scale needs 0.25 to 8");
-  }
+  auto image = imageOptions(args);
+  if (!image) return usage(image.error());
   RelativeRange range;
-  if (auto r = args.option("--range")) {
-    auto parsed = parseRelativeRange(*r);
-    if (!parsed) return usage("--range needs T0:T1, e.g. 1.5ms:20ms");
-    range = *parsed;
-  }
-  ChartOptions options;
-  options.logScale = args.flag("--log");
-  options.topN = top;
-  options.dark = args.flag("--dark");
-  if (!args.positional().empty())  // under the chart's title: what it shows
-    options.sessionName = std::filesystem::path(args.positional().front()).filename().string();
-  if (auto g = args.option("--gpu")) {
-    auto n = parseUnsigned(*g);
-    if (!n) return usage("--gpu needs an index");
-    options.stats.device = static_cast<uint32_t>(*n);
-  }
+  auto chartOptions = chartOptionsOf(args, range);
+  if (!chartOptions) return usage(chartOptions.error());
+  ChartOptions& options = *chartOptions;
 
   std::optional<memsim::OverlayRequest> overlay;
   if (auto model = args.option("--overlay")) {
@@ -311,7 +332,6 @@ int runExport(const std::vector<std::string>& argv) {
   static char* qtArgv[] = {qtName, nullptr};
   QApplication app(qtArgc, qtArgv);
 
-  const Image image{format, QString::fromStdString(*out), QSize(width, height), scale};
   auto fail = [](const std::string& m) {
     std::fprintf(stderr, "tensorscope-cli export: %s\n", m.c_str());
     return kExitFailure;
@@ -319,7 +339,7 @@ int runExport(const std::vector<std::string>& argv) {
   if (simChart) {
     auto c = simulationChart(args, *chartName, simFiles, options.dark);
     if (!c) return fail(c.error());
-    Status st = exportChart(c->get(), image.size, image.format, image.path, image.scale);
+    Status st = exportChart(c->get(), image->size, image->format, image->path, image->scale);
     return st.ok() ? kExitOk : fail(st.error());
   }
 
@@ -338,10 +358,10 @@ int runExport(const std::vector<std::string>& argv) {
   Status st;
   if (chartName) {
     auto c = makeSessionChart(s, chart, options);
-    st = c ? exportChart(c->get(), image.size, image.format, image.path, image.scale)
+    st = c ? exportChart(c->get(), image->size, image->format, image->path, image->scale)
            : Status(std::move(c).failure());
   } else {
-    st = exportTimeline(*session, overlay, args.flag("--unfold"), options.stats, image);
+    st = exportTimeline(*session, overlay, args.flag("--unfold"), options.stats, *image);
   }
   return st.ok() ? kExitOk : fail(st.error());
 }

@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "capture/launcher.h"
 #include "command_test.h"
@@ -233,6 +237,51 @@ TEST_F(Launcher, CommandLine) {
                                              const char* r = std::getenv("RANK");
                                              return r ? std::atoi(r) : 0;
                                            }()));
+}
+
+// The stop is the Progress's cancel flag, as for every long job: before the launch nothing runs;
+// while recording, what was recorded is saved, and the program is either terminated or (keep
+// running) left alone. The stages come in order.
+TEST_F(Launcher, AStopThroughProgressSavesWhatWasRecorded) {
+  std::atomic<bool> stop{true};
+  std::vector<std::string> stages;
+  CaptureHooks hooks;
+  hooks.progress.cancel = &stop;
+  hooks.progress.stage = [&](std::string_view s) { stages.emplace_back(s); };
+  CaptureOptions o;
+  o.argv = {"sleep", "30"};
+  o.output = path("never.tscope");
+  auto r = runCapture(o, hooks);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.cancelled()) << r.error();
+  EXPECT_FALSE(fs::exists(o.output));
+
+  // Stopped a moment after the launch, the program left running.
+  stop = false;
+  stages.clear();
+  std::atomic<bool> keep{true};
+  hooks.keepRunning = &keep;
+  int live = 0;
+  hooks.live = [&](const CaptureProgress&) {
+    if (++live == 3) stop = true;  // about 0.3 s in
+  };
+  const std::string pidFile = path("kept.pid");
+  o.argv = {"sh", "-c", "echo $$ > '" + pidFile + "'; exec sleep 30"};
+  o.output = path("kept.tscope");
+  auto t0 = std::chrono::steady_clock::now();
+  r = runCapture(o, hooks);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_FALSE(r->exitCode);  // still running: no exit to report
+  EXPECT_FALSE(r->signal);
+  EXPECT_TRUE(fs::exists(o.output));
+  EXPECT_EQ(stages, (std::vector<std::string>{"launching", "recording", "saving"}));
+  // The program it left running is this test's to end.
+  pid_t pid = 0;
+  std::ifstream(pidFile) >> pid;
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(::kill(pid, SIGKILL), 0);  // still there to kill: it was left running
+  ::waitpid(pid, nullptr, 0);
 }
 
 }  // namespace ts::capture
