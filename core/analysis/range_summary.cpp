@@ -6,7 +6,7 @@
 
 namespace ts {
 
-RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
+RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end, const Progress& progress) {
   RangeSummary r;
   r.start = start;
   r.end = end;
@@ -15,6 +15,7 @@ RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end) {
   std::vector<std::vector<Interval>> busy(s.devices.size());
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Kernel && t.kind != EventKind::Memcpy) continue;
+    if (progress.cancelled()) return r;  // a newer selection: this one is not shown
     for (uint32_t lane = 0; lane < t.laneCount(); ++lane) {
       LaneSpan span = t.laneRange(lane, start, end);
       for (uint32_t p = span.begin; p < span.end; ++p) {

@@ -10,9 +10,11 @@
 #include <map>
 #include <memory>
 
+#include "analysis/range_summary.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/formats/g10_workload.h"
 #include "memsim/reports/overlay.h"
+#include "session/session_summary.h"
 #include "synth/synthetic_session.h"
 #include "timeline/overview.h"
 #include "views/timeline/timeline_canvas.h"
@@ -166,6 +168,19 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
   }
 }
 
+// What the GUI computes when a range is selected (the ruler's tag) and when a session tab opens
+// (its overview): the whole session at worst, so they are measured against a frame's 16 ms.
+void BM_SummarizeWholeRange(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  const ts::Session& s = *c.session();
+  for (auto _ : state) benchmark::DoNotOptimize(ts::summarizeRange(s, s.startTime(), s.endTime()));
+}
+
+void BM_SummarizeSession(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(ts::summarize(*c.session()));
+}
+
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldBusy)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
@@ -177,6 +192,8 @@ BENCHMARK(BM_RenderFrame)
 BENCHMARK(BM_RenderFrameUtilisation)
     ->ArgsProduct({{10'000, 10'000'000}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SummarizeWholeRange)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SummarizeSession)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

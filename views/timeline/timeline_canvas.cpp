@@ -27,7 +27,7 @@ constexpr char kUtilisationKey[] = "view/utilisation";  // View → GPU Utilisat
 
 TimelineCanvas::TimelineCanvas(SessionPtr session, std::shared_ptr<const TimelineRows> rows,
                                QWidget* parent)
-    : QWidget(parent) {
+    : QWidget(parent), summaryJob_(this, [this](RangeSummary r) { showSelectionSummary(r); }) {
   view_.reset(std::move(session), std::move(rows), 1000);
   setObjectName(QStringLiteral("timelineCanvas"));
   setMouseTracking(true);
@@ -643,8 +643,20 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent*) {
 
 void TimelineCanvas::summarizeSelection() {
   view_.selectionSummary.clear();
+  if (!view_.selection) {
+    summaryJob_.supersede();
+    return;
+  }
+  const auto [from, to] = *view_.selection;
+  view_.selectionSummary =
+      QString::fromStdString(formatDuration(to - from)) + QStringLiteral("  ·  …");
+  summaryJob_.start([session = view_.session, from, to](const Progress& progress) {
+    return summarizeRange(*session, from, to, progress);
+  });
+}
+
+void TimelineCanvas::showSelectionSummary(const RangeSummary& r) {
   if (!view_.selection) return;
-  RangeSummary r = summarizeRange(*view_.session, view_.selection->first, view_.selection->second);
   QStringList parts;
   parts << QString::fromStdString(formatDuration(r.end - r.start));
   parts << (r.kernels == 1 ? tr("1 kernel")
@@ -668,6 +680,8 @@ void TimelineCanvas::summarizeSelection() {
     }
   }
   view_.selectionSummary = parts.join(QStringLiteral("  ·  "));
+  update();
+  emit selectionSummarized();
 }
 
 void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {

@@ -9,9 +9,11 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/range_summary.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_rows.h"
 #include "timeline/zoom_history.h"
+#include "views/jobs/job_runner.h"
 #include "views/timeline/timeline_painter.h"
 
 namespace ts {
@@ -107,7 +109,8 @@ class TimelineCanvas : public QWidget {
  signals:
   void eventSelected(uint32_t track, uint32_t event);
   void rangeSelected(TimeNs start, TimeNs end);
-  void rangeCleared();  // a click on the ruler dropped the selection
+  void rangeCleared();         // a click on the ruler dropped the selection
+  void selectionSummarized();  // the range tag has its counts (computed off the GUI thread)
   // A row's label was clicked (rows with events): the events table shows that row.
   void rowActivated(size_t row);
   void viewChanged();
@@ -139,7 +142,8 @@ class TimelineCanvas : public QWidget {
   std::string rowPath(size_t row) const;  // "GPU 0: A100/Stream 7": stable across reopening
   void saveArrangement() const;
   void loadArrangement();
-  void summarizeSelection();
+  void summarizeSelection();  // the tag's duration now, its counts from summaryJob_
+  void showSelectionSummary(const RangeSummary& r);
   ZoomHistory history_;  // Alt+Left, Alt+Right
   // Drag state.
   enum class Drag { None, Pan, Select, Gutter } drag_ = Drag::None;
@@ -152,6 +156,8 @@ class TimelineCanvas : public QWidget {
   std::optional<std::pair<TimeNs, TimeNs>> home_;  // setHomeRange
   void fitHome();
   bool navigated_ = false;  // until the user moves the view, it follows the widget's width
+  // Last: destroyed first, so a running summary is waited for while the canvas still lives.
+  JobRunner<RangeSummary> summaryJob_;
 };
 
 }  // namespace ts
