@@ -181,6 +181,18 @@ void BM_SummarizeSession(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ts::summarize(*c.session()));
 }
 
+// A click on an event: what launched it and what it launched, found among the session's flows.
+void BM_SelectEvent(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(state.range(0));
+  const ts::Session& s = *c.session();
+  uint32_t track = 0;
+  while (track + 1 < s.tracks.size() && s.tracks[track].kind != ts::EventKind::Kernel) ++track;
+  const uint32_t event = static_cast<uint32_t>(s.tracks[track].size() / 2);
+  for (auto _ : state) c.select(track, event);
+  state.counters["flows"] = static_cast<double>(s.flows.srcTrack.size());
+  state.counters["linked"] = static_cast<double>(c.linked().size());
+}
+
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldBusy)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
@@ -194,6 +206,7 @@ BENCHMARK(BM_RenderFrameUtilisation)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SummarizeWholeRange)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SummarizeSession)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SelectEvent)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Pick)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
