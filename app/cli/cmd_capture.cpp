@@ -129,6 +129,10 @@ int runCapture(const std::vector<std::string>& argv) {
   capture::CaptureHooks hooks;
   hooks.progress.cancel = &gStop;  // Ctrl-C stops the recording; what was recorded is saved
   auto result = capture::runCapture(o, hooks);
+  if (result.cancelled()) {  // Ctrl-C before the program started: nothing ran
+    std::fprintf(stderr, "tensorscope-cli capture: stopped before the program started\n");
+    return 128 + SIGINT;
+  }
   if (!result) {
     std::fprintf(stderr, "tensorscope-cli capture: %s\n", result.error().c_str());
     return kExitFailure;

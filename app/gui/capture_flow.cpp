@@ -55,6 +55,10 @@ void CaptureFlow::dialog() {
 #endif
 }
 
+SessionView* CaptureFlow::view() const {
+  return view_;
+}
+
 bool CaptureFlow::capturing() const {
 #ifdef TSCOPE_HAVE_CAPTURE
   return job_ && job_->running();

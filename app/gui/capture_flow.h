@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include "session/session.h"
@@ -32,7 +33,7 @@ class CaptureFlow : public QObject {
   void stop(bool terminateProgram);
   void askStop();  // the Stop button: stop only, or stop and terminate
   bool capturing() const;
-  SessionView* view() const { return view_; }  // the capture's tab (null before a snapshot)
+  SessionView* view() const;  // the capture's tab (null before a snapshot)
 
  signals:
   void finished(bool ok, const QString& message);
@@ -44,7 +45,7 @@ class CaptureFlow : public QObject {
 
   Shell& shell_;
   CaptureJob* job_ = nullptr;
-  SessionView* view_ = nullptr;
+  QPointer<SessionView> view_;  // null again when the user closes the tab
   QLabel* status_ = nullptr;
   QToolButton* stopButton_ = nullptr;
 };

@@ -13,6 +13,7 @@
 #include "memsim/formats/sim_session.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/overlay_run.h"
+#include "views/jobs/one_shot_job.h"
 #include "views/session/session_view.h"
 #include "views/simulation/overlay_pane.h"
 #include "views/simulation/simulation_view.h"
@@ -46,8 +47,14 @@ QString policyName(const memsim::SimResult& result) {
 
 }  // namespace
 
-CompareFlow::CompareFlow(Shell& shell, QObject* parent)
-    : QObject(parent), shell_(shell), job_(this, [this](Result<Prepared> p) { present(p); }) {}
+CompareFlow::CompareFlow(Shell& shell, QObject* parent) : QObject(parent), shell_(shell) {}
+
+void CompareFlow::start(const QString& errorTitle,
+                        std::function<Result<Prepared>(const Progress&)> prepare) {
+  runOnce<Result<Prepared>>(
+      this, std::move(prepare),
+      [this, errorTitle](const Result<Prepared>& prepared) { present(prepared, errorTitle); });
+}
 
 std::pair<int, int> CompareFlow::defaults() const {
   QList<int> sessions;
@@ -118,17 +125,18 @@ bool CompareFlow::withSimulation(SessionView* view) {
   p.title = tr("%1 ↔ %2").arg(p.measuredName, policy);
   shell_.showMessage(tr("Comparing %1 with its simulation…").arg(p.measuredName), 5000);
   // The run is shared, not copied: the job keeps it while the pane moves on to a newer one.
-  job_.start([p, run, gpu](const Progress& progress) mutable -> Result<Prepared> {
-    if (!progress.enter("simulated session")) return Error::cancelled();
-    const memsim::PolicyRun& policyRun = gpu->run;
-    auto simulated = memsim::simulationSession(gpu->workload, {policyRun}, run->tiers);
-    TS_ASSIGN_OR_RETURN(p.simulated, std::move(simulated));
-    if (!progress.enter("comparison tables")) return Error::cancelled();
-    p.tables = simulatedComparison(*p.measured, gpu->workload, policyRun.result,
-                                   gpu->mapping.kernels, *p.simulated);
-    p.lineUp = true;
-    return p;
-  });
+  start(tr("Cannot compare with the simulation"),
+        [p, run, gpu](const Progress& progress) mutable -> Result<Prepared> {
+          if (!progress.enter("simulated session")) return Error::cancelled();
+          const memsim::PolicyRun& policyRun = gpu->run;
+          auto simulated = memsim::simulationSession(gpu->workload, {policyRun}, run->tiers);
+          TS_ASSIGN_OR_RETURN(p.simulated, std::move(simulated));
+          if (!progress.enter("comparison tables")) return Error::cancelled();
+          p.tables = simulatedComparison(*p.measured, gpu->workload, policyRun.result,
+                                         gpu->mapping.kernels, *p.simulated);
+          p.lineUp = true;
+          return p;
+        });
   return true;
 }
 
@@ -150,26 +158,26 @@ void CompareFlow::withWhatIf(const SimulationView& view, SessionPtr simulated) {
   std::optional<model::KernelMapping> mapping;
   if (const memsim::MappingSummary* m = view.measuredMapping()) mapping = m->kernels;
   shell_.showMessage(tr("Comparing %1 with the what-if…").arg(p.measuredName), 5000);
-  job_.start([p, path = source.sessionPath, workload = view.workload(),
-              result = view.current().result,
-              mapping = std::move(mapping)](const Progress& progress) mutable -> Result<Prepared> {
-    if (!p.measured) {
-      if (!progress.enter("reading the run")) return Error::cancelled();
-      TS_ASSIGN_OR_RETURN(p.measured, openSessionFile(path));
-    }
-    if (mapping && workload) {
-      if (!progress.enter("comparison tables")) return Error::cancelled();
-      p.tables = simulatedComparison(*p.measured, *workload, result, *mapping, *p.simulated);
-      p.lineUp = true;
-    }
-    return p;
-  });
+  start(tr("Compare with the run"),
+        [p, path = source.sessionPath, workload = view.workload(), result = view.current().result,
+         mapping = std::move(mapping)](const Progress& progress) mutable -> Result<Prepared> {
+          if (!p.measured) {
+            if (!progress.enter("reading the run")) return Error::cancelled();
+            TS_ASSIGN_OR_RETURN(p.measured, openSessionFile(path, progress));
+          }
+          if (mapping && workload) {
+            if (!progress.enter("comparison tables")) return Error::cancelled();
+            p.tables = simulatedComparison(*p.measured, *workload, result, *mapping, *p.simulated);
+            p.lineUp = true;
+          }
+          return p;
+        });
 }
 
-void CompareFlow::present(const Result<Prepared>& prepared) {
+void CompareFlow::present(const Result<Prepared>& prepared, const QString& errorTitle) {
   if (!prepared) {
     if (!prepared.cancelled()) {
-      shell_.showError(tr("Cannot compare with the run"), QString::fromStdString(prepared.error()));
+      shell_.showError(errorTitle, QString::fromStdString(prepared.error()));
       emit failed(QString::fromStdString(prepared.error()));
     }
     return;

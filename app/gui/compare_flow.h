@@ -1,17 +1,18 @@
 // CompareFlow: every comparison the window opens — two session tabs side by side, and a run
 // against its simulation (from a session tab's Simulation pane, or from a what-if). The
 // simulated session and the iteration's four tables scan the measured run, so they are built
-// off the GUI thread; the tab opens when they are ready (`opened`). A newer request supersedes
-// one still being built.
+// off the GUI thread; the tab opens when they are ready (`opened`). Each request is a job of its
+// own: two comparisons asked for one after the other both open.
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <utility>
 
 #include "memsim/formats/workload_source.h"
+#include "util/progress.h"
 #include "util/result.h"
-#include "views/jobs/job_runner.h"
 #include "views/simulation/compare_view.h"
 
 namespace ts {
@@ -37,7 +38,6 @@ class CompareFlow : public QObject {
   // A what-if's current result against the run it simulated: the run's open tab, else its file
   // (read off the GUI thread).
   void withWhatIf(const SimulationView& view, SessionPtr simulated);
-  bool busy() const { return job_.busy(); }
 
  signals:
   void opened(CompareView* view);
@@ -51,10 +51,11 @@ class CompareFlow : public QObject {
     CompareView::Simulated tables;
     bool lineUp = false;  // tables and origins set: the run was mapped onto the workload
   };
-  void present(const Result<Prepared>& prepared);
+  // Builds `prepare` off the GUI thread, then opens its tab (or shows its error under `title`).
+  void start(const QString& errorTitle, std::function<Result<Prepared>(const Progress&)> prepare);
+  void present(const Result<Prepared>& prepared, const QString& errorTitle);
 
   Shell& shell_;
-  JobRunner<Result<Prepared>> job_;
 };
 
 }  // namespace ts

@@ -11,7 +11,7 @@
 #include "io/atomic_file.h"
 #include "memsim/formats/sweep_table.h"
 #include "model/model_zoo.h"
-#include "views/jobs/job_runner.h"
+#include "views/jobs/one_shot_job.h"
 #include "views/models/model_title.h"
 #include "views/session/session_view.h"
 #include "views/simulation/overlay_pane.h"
@@ -19,27 +19,6 @@
 #include "views/simulation/sweep_view.h"
 
 namespace ts {
-
-namespace {
-// One sweep file being read: each its own job (two files opened at once both open), gone once
-// its tab is up.
-class SweepLoad : public QObject {
- public:
-  using Done = std::function<void(Result<memsim::SweepTable>)>;
-  SweepLoad(QObject* parent, Done done)
-      : QObject(parent), done_(std::move(done)), job_(this, [this](Result<memsim::SweepTable> r) {
-          done_(std::move(r));
-          deleteLater();  // later: this runs inside the runner's own callback
-        }) {}
-  void start(std::string path) {
-    job_.start([path = std::move(path)](const Progress&) { return memsim::loadSweepCsv(path); });
-  }
-
- private:
-  Done done_;
-  JobRunner<Result<memsim::SweepTable>> job_;
-};
-}  // namespace
 
 SimulationFlow::SimulationFlow(Shell& shell, CompareFlow& compare, QObject* parent)
     : QObject(parent), shell_(shell), compare_(compare) {}
@@ -142,17 +121,19 @@ void SimulationFlow::whatIfOfRunDialog() {
 }
 
 void SimulationFlow::openSweep(const QString& path) {
-  auto* load = new SweepLoad(this, [this, path](Result<memsim::SweepTable> sweep) {
-    if (!sweep) {
-      shell_.showError(tr("Cannot open sweep results"), QString::fromStdString(sweep.error()));
-      emit sweepOpened(path, false);
-      return;
-    }
-    auto* view = new SweepView(std::move(*sweep), shell_.tabs());
-    shell_.addTab(view, modelTitle(path), path);
-    emit sweepOpened(path, true);
-  });
-  load->start(path.toStdString());
+  // Each file its own job: two sweep files opened together both open.
+  runOnce<Result<memsim::SweepTable>>(
+      this, [file = path.toStdString()](const Progress&) { return memsim::loadSweepCsv(file); },
+      [this, path](const Result<memsim::SweepTable>& sweep) {
+        if (!sweep) {
+          shell_.showError(tr("Cannot open sweep results"), QString::fromStdString(sweep.error()));
+          emit sweepOpened(path, false);
+          return;
+        }
+        auto* view = new SweepView(*sweep, shell_.tabs());
+        shell_.addTab(view, modelTitle(path), path);
+        emit sweepOpened(path, true);
+      });
   shell_.showMessage(tr("Reading %1…").arg(QFileInfo(path).fileName()), 3000);
 }
 

@@ -128,9 +128,14 @@ walk_sample() {
   local y=$((CY + RULER - 8)) x0=$((CX + GUTTER + 100)) x1=$((CX + GUTTER + 400))
   xdotool mousemove "$x0" "$y" mousedown 1 mousemove $((x0 + 50)) "$y" mousemove "$x1" "$y" mouseup 1
   sleep 0.5
-  report
+  # The tag's counts come from a background job: a slow (sanitizer) build may need a moment more.
   local summary
-  summary=$(field selectionSummary)
+  for _ in $(seq 10); do
+    report
+    summary=$(field selectionSummary)
+    case "$summary" in *kernel*) break ;; esac
+    sleep 0.5
+  done
   expect_contains "the range summary" "$summary" "kernel"
   [ "$(field pane)" = Events ] || fail "the pane after a range is '$(field pane)'"
   [ "$(field events)" -gt 0 ] || fail "the events table is empty"

@@ -214,6 +214,17 @@ class TestOverlayView : public QObject {
     auto* compare = compared.takeFirst().at(0).value<CompareView*>();
     QVERIFY(compare);
     QCOMPARE(window.tabs()->currentWidget(), compare);
+    {
+      // Asked for twice before either is built: both open (one request does not drop another).
+      const int tabs = window.tabs()->count();
+      QVERIFY(window.compare()->withSimulation(view));
+      QVERIFY(window.compare()->withSimulation(view));
+      QTRY_COMPARE_WITH_TIMEOUT(compared.count(), 2, 30000);
+      QCOMPARE(window.tabs()->count(), tabs + 2);
+      for (int i = 0; i < 2; ++i) delete compared.at(i).at(0).value<CompareView*>();
+      compared.clear();
+      window.tabs()->setCurrentWidget(compare);
+    }
     QVERIFY(compare->simulatedSummary());
     QCOMPARE(compare->simulatedSummary()->model()->table().text(0, 0), std::string("Iteration"));
     QCOMPARE(compare->simulatedKernels()->model()->rowCount(),

@@ -11,10 +11,13 @@ CaptureJob::CaptureJob(capture::CaptureOptions options, QObject* parent)
       job_(this, [this](Result<capture::CaptureResult> r) { done(std::move(r)); }) {
   qRegisterMetaType<capture::CaptureProgress>();
   qRegisterMetaType<SessionPtr>();
-  job_.onStage([this](const QString& stage) { stage_ = stage; });
 }
 
 void CaptureJob::done(Result<capture::CaptureResult> result) {
+  if (result.cancelled()) {  // stopped before the program started: nothing ran, nothing to show
+    emit finished(true, tr("Capture stopped before the program started: nothing was recorded"), {});
+    return;
+  }
   if (!result.ok()) {
     emit finished(false, QString::fromStdString(result.error()), {});
     return;

@@ -27,12 +27,12 @@ class CaptureJob : public QObject {
   bool running() const { return job_.busy(); }
   const capture::CaptureOptions& options() const { return options_; }
   const capture::CaptureProgress& lastProgress() const { return progress_; }
-  const QString& stage() const { return stage_; }  // "launching", "recording", "saving"
 
  signals:
   void progressed(const capture::CaptureProgress& progress);
   void snapshot(SessionPtr session);
-  // The file was written (ok) or the capture could not start; `messages` are warnings for the user.
+  // The file was written (ok), or the capture could not start (not ok), or it was stopped before
+  // the program started (ok, nothing written); `messages` are warnings for the user.
   void finished(bool ok, const QString& message, const QStringList& messages);
 
  private:
@@ -42,7 +42,6 @@ class CaptureJob : public QObject {
   // Read by the launcher when the stop comes; outlives the worker (the work holds it).
   std::shared_ptr<std::atomic<bool>> keepRunning_ = std::make_shared<std::atomic<bool>>(false);
   capture::CaptureProgress progress_;
-  QString stage_;
   // Last: destroyed first, so it stops and waits for the worker while the rest still lives.
   JobRunner<Result<capture::CaptureResult>> job_;
 };

@@ -8,15 +8,15 @@ SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* 
     : QObject(parent),
       paths_(std::move(paths)),
       options_(std::move(options)),
-      job_(this, [this](LoadOutcome outcome) {
+      job_(this, [this](const Result<Loaded>& outcome) {
         if (cancelRequested_) {  // asked to stop: not opened, even if the load got there first
           emit failed(tr("%1: cancelled").arg(title()), true);
           return;
         }
-        if (outcome.session)
-          emit loaded(outcome.session, outcome.rows);
+        if (outcome)
+          emit loaded(outcome->session, outcome->rows);
         else
-          emit failed(outcome.error, outcome.cancelled);
+          emit failed(QString::fromStdString(outcome.error()), outcome.cancelled());
       }) {
   job_.onProgress([this](double f) {
     progress_ = f;
@@ -33,14 +33,12 @@ QString SessionLoadJob::title() const {
 void SessionLoadJob::start() {
   std::vector<std::string> paths;
   for (const QString& p : paths_) paths.push_back(p.toStdString());
-  job_.start([paths, options = options_, stopped = cancelRequested_](const Progress& progress) {
-    if (stopped) return LoadOutcome{nullptr, nullptr, {}, true};
-    auto result = openSessionFiles(paths, options, progress);
-    if (!result)
-      return LoadOutcome{nullptr, nullptr, QString::fromStdString(result.error()),
-                         result.cancelled()};
-    auto rows = std::make_shared<const TimelineRows>(result.value());
-    return LoadOutcome{result.value(), std::move(rows), {}, false};
+  job_.start([paths, options = options_,
+              stopped = cancelRequested_](const Progress& progress) -> Result<Loaded> {
+    if (stopped) return Error::cancelled();
+    TS_ASSIGN_OR_RETURN(SessionPtr session, openSessionFiles(paths, options, progress));
+    auto rows = std::make_shared<const TimelineRows>(session);
+    return Loaded{std::move(session), std::move(rows)};
   });
 }
 

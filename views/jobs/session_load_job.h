@@ -15,11 +15,9 @@
 
 namespace ts {
 
-struct LoadOutcome {
+struct Loaded {
   SessionPtr session;
   std::shared_ptr<const TimelineRows> rows;  // the timeline layout, built off the GUI thread too
-  QString error;
-  bool cancelled = false;  // stopped on request: not a failure to show as one
 };
 
 class SessionLoadJob : public QObject {
@@ -45,7 +43,7 @@ class SessionLoadJob : public QObject {
   OpenOptions options_;
   double progress_ = 0;
   bool cancelRequested_ = false;  // before start(): the job starts cancelled
-  JobRunner<LoadOutcome> job_;
+  JobRunner<Result<Loaded>> job_;
 };
 
 }  // namespace ts

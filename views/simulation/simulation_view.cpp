@@ -150,7 +150,7 @@ void SimulationView::start() {
       auto loaded = memsim::loadWorkload(source, &mapping);
       o.mapping = mapping;
       if (!loaded) {
-        o.loadError = loaded.error();
+        o.load = std::move(loaded).failure();
         return o;
       }
       workload = std::make_shared<const memsim::SimWorkload>(std::move(*loaded));
@@ -170,8 +170,9 @@ void SimulationView::present(Outcome o) {
   }
   current_ = std::move(o.whatIf);
   const memsim::SimResult& r = current_.result;
-  if (!o.loadError.empty()) {
-    summary_->setText(tr("Cannot load the workload: %1").arg(QString::fromStdString(o.loadError)));
+  if (!o.load.ok()) {
+    summary_->setText(
+        tr("Cannot load the workload: %1").arg(QString::fromStdString(o.load.error())));
   } else if (!current_.status.ok()) {
     summary_->setText(QString::fromStdString(current_.status.error()));
   } else if (!r.feasible) {

@@ -65,7 +65,7 @@ class SimulationView : public QWidget {
   struct Outcome {
     std::shared_ptr<const memsim::SimWorkload> workload;
     int64_t batch = 0;
-    std::string loadError;
+    Status load;                                    // the workload's, when it was (re)loaded
     std::optional<memsim::MappingSummary> mapping;  // when the workload was (re)loaded
     memsim::WhatIf whatIf;
   };
