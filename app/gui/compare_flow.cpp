@@ -187,6 +187,7 @@ void CompareFlow::present(const Result<Prepared>& prepared, const QString& error
       new CompareView(p.measured, p.measuredName, p.simulated, p.simulatedName, shell_.tabs());
   if (p.lineUp) compare->setSimulated(p.tables);
   shell_.addTab(compare, p.title, p.title);
+  shell_.showMessage({}, 0);  // the "Comparing…" line is done
   emit opened(compare);
 }
 
