@@ -381,7 +381,8 @@ class RecordSink::Snapshot {
           m.peer || srcOnDevice ? static_cast<int32_t>(m.peer ? m.srcDeviceId : m.deviceId) : -1;
       d.dstDevice =
           m.peer || dstOnDevice ? static_cast<int32_t>(m.peer ? m.dstDeviceId : m.deviceId) : -1;
-      if (m.peer && m.srcDeviceId != m.dstDeviceId) d.copyKind = CopyKind::PtoP;
+      // Peer-to-peer only between two devices: a peer record within one device is a DtoD copy.
+      if (m.peer) d.copyKind = m.srcDeviceId != m.dstDeviceId ? CopyKind::PtoP : CopyKind::DtoD;
       d.async = m.async;
       d.correlation = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
       d.context = m.contextId;
@@ -437,32 +438,26 @@ class RecordSink::Snapshot {
     }
   }
 
-  // NVTX: START and END records pair by id; a range still open at the end lasts to the last
-  // record seen (kept, not dropped).
+  // NVTX: START and END records pair by id, whichever arrived first (CUPTI keeps a buffer per
+  // thread, so a range's END can be delivered before its START); a range with no END lasts to
+  // the last record seen (kept, not dropped).
   void addMarkers(const Connection& c) {
-    std::unordered_map<uint64_t, const Connection::Marker*> open;
-    auto addRange = [&](const Connection::Marker& m, TimeNs end) {
-      if (end < from()) return;
-      b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
-                 std::max(end, m.frame.timestamp), name(m.name), {name(m.domain), 0, 0});
-    };
+    std::unordered_map<uint64_t, TimeNs> ends;
     for (const Connection::Marker& m : c.markers) {
       last_ = std::max(last_, m.frame.timestamp);
-      if (m.frame.flags & kMarkerInstant) {
-        if (m.frame.timestamp < from()) continue;
-        b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
-                   m.frame.timestamp, name(m.name), {name(m.domain), 0, 1});
-      } else if (m.frame.flags & kMarkerStart) {
-        open[m.frame.id] = &m;
-      } else if (m.frame.flags & kMarkerEnd) {
-        auto it = open.find(m.frame.id);
-        if (it != open.end()) {
-          addRange(*it->second, m.frame.timestamp);
-          open.erase(it);
-        }
-      }
+      if ((m.frame.flags & kMarkerEnd) && !(m.frame.flags & (kMarkerStart | kMarkerInstant)))
+        ends.emplace(m.frame.id, m.frame.timestamp);
     }
-    for (const auto& [id, m] : open) addRange(*m, last_);
+    for (const Connection::Marker& m : c.markers) {
+      const bool instant = m.frame.flags & kMarkerInstant;
+      if (!instant && !(m.frame.flags & kMarkerStart)) continue;
+      auto end = ends.find(m.frame.id);
+      const TimeNs until = instant ? m.frame.timestamp : end != ends.end() ? end->second : last_;
+      if (until < from()) continue;
+      b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
+                 std::max(until, m.frame.timestamp), name(m.name),
+                 {name(m.domain), 0, static_cast<uint8_t>(instant ? 1 : 0)});
+    }
   }
 
   uint32_t thread(uint64_t processId, uint64_t threadId) {

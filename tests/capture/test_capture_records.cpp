@@ -224,6 +224,32 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(nvtx->hot.end[0], 1'600'000);
 }
 
+// CUPTI keeps a buffer per thread, so a range's END may be delivered before its START: they still
+// pair by id. A peer record within one device is a DtoD copy, not PtoP.
+TEST(CaptureRecords, EndBeforeStartPairsAndSameDevicePeerCopiesAreDtoD) {
+  Records r;
+  r.peer.dstDeviceId = 0;  // from device 0 to device 0
+  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(
+      sink.feed(c, stream({p(r.device), p(r.context), p(r.end), p(r.peer), p(r.start)})).ok());
+  sink.close(c);
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  const Track* nvtx = trackOf(*s, EventKind::Nvtx);
+  ASSERT_TRUE(nvtx);
+  ASSERT_EQ(nvtx->size(), 1u);
+  EXPECT_EQ(s->str(nvtx->hot.name[0]), "forward/conv1");
+  EXPECT_EQ(nvtx->hot.start[0], 800'000);
+  EXPECT_EQ(nvtx->hot.end[0], 1'600'000);  // its END, not the last record seen
+  const Track* copy = trackOf(*s, EventKind::Memcpy);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->memcpys.copyKind[0], CopyKind::DtoD);
+  EXPECT_EQ(copy->memcpys.srcDevice[0], 0);
+  EXPECT_EQ(copy->memcpys.dstDevice[0], 0);
+}
+
 TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {
   Records r;
   std::string bytes = stream(r.all(), /*end=*/false);
