@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -218,10 +219,39 @@ std::vector<std::string> captureEnvironment(const CaptureOptions& o, const std::
   return env;
 }
 
+// The environment the program starts with: this process's, with `overrides` ("NAME=value")
+// replacing variables of the same name and the rest appended, in order.
+std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides) {
+  auto nameOf = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  std::vector<std::string> merged;
+  for (char** e = environ; e && *e; ++e) merged.emplace_back(*e);
+  for (const std::string& o : overrides) {
+    const std::string name = nameOf(o);
+    auto it = std::find_if(merged.begin(), merged.end(),
+                           [&](const std::string& e) { return nameOf(e) == name; });
+    if (it != merged.end())
+      *it = o;
+    else
+      merged.push_back(o);
+  }
+  return merged;
+}
+
 // Starts the program; exec failures travel back through a close-on-exec pipe (EOF means the
-// program started), so "cannot run" is an error here rather than an exit status later.
+// program started), so "cannot run" is an error here rather than an exit status later. Its
+// arguments and environment are built before fork(): the child of a threaded process (the GUI)
+// may only make async-signal-safe calls, and an allocation could wait forever on a malloc lock
+// another thread held at the fork.
 Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
                      const std::vector<std::string>& env) {
+  const std::vector<std::string> environment = mergedEnvironment(env);
+  std::vector<char*> envp;
+  for (const std::string& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const char* directory = o.workingDirectory.empty() ? nullptr : o.workingDirectory.c_str();
   int errPipe[2];
   if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
   pid_t child = ::fork();
@@ -230,18 +260,14 @@ Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
     ::close(errPipe[1]);
     return Error{std::string("fork: ") + std::strerror(errno)};
   }
-  if (child == 0) {
+  if (child == 0) {  // only async-signal-safe calls from here to exec
     ::close(errPipe[0]);
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    if (!o.workingDirectory.empty() && ::chdir(o.workingDirectory.c_str()) != 0) {
+    if (directory && ::chdir(directory) != 0) {
       int e = errno;
       (void)!::write(errPipe[1], &e, sizeof e);
       ::_exit(127);
     }
-    std::vector<char*> args;
-    for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(program.c_str(), args.data());
+    ::execve(program.c_str(), args.data(), envp.data());
     int e = errno;
     (void)!::write(errPipe[1], &e, sizeof e);
     ::_exit(127);

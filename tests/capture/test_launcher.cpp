@@ -284,4 +284,29 @@ TEST_F(Launcher, AStopThroughProgressSavesWhatWasRecorded) {
   ::waitpid(pid, nullptr, 0);
 }
 
+// The program sees this process's environment, the capture's variables, and the user's --env
+// last (it wins over both); the working directory is its own.
+TEST_F(Launcher, TheProgramGetsTheMergedEnvironmentAndItsDirectory) {
+  ::setenv("TSCOPE_TEST_INHERITED", "kept", 1);
+  ::setenv("TSCOPE_TEST_REPLACED", "old", 1);
+  CaptureOptions o;
+  const std::string out = path("env.txt");
+  o.argv = {"sh", "-c",
+            "echo \"$TSCOPE_TEST_INHERITED|$TSCOPE_TEST_REPLACED|$TSCOPE_CAPTURE_KINDS|"
+            "$TSCOPE_CUPTI_LIBRARY|$(pwd)\" > '" +
+                out + "'"};
+  o.output = path("env.tscope");
+  o.kinds = "kernel";
+  o.env = {{"TSCOPE_TEST_REPLACED", "new"}, {"TSCOPE_CUPTI_LIBRARY", "/x/libcupti.so"}};
+  o.workingDirectory = fs::temp_directory_path().string();
+  auto r = runCapture(o);
+  ::unsetenv("TSCOPE_TEST_INHERITED");
+  ::unsetenv("TSCOPE_TEST_REPLACED");
+  ASSERT_TRUE(r.ok()) << r.error();
+  std::string line;
+  std::getline(std::ifstream(out), line);
+  EXPECT_EQ(line,
+            "kept|new|kernel|/x/libcupti.so|" + fs::canonical(fs::temp_directory_path()).string());
+}
+
 }  // namespace ts::capture
