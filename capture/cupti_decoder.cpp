@@ -164,6 +164,9 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+      // A failed synchronisation (a cudaEventQuery on an event not reached yet: NOT_READY) waited
+      // for nothing; shown, a polling loop would flood the row with "Event Sync" ranges.
+      if (s->returnValue != 0) return;
       SyncFrame f;
       f.start = static_cast<int64_t>(s->start), f.end = static_cast<int64_t>(s->end);
       f.contextId = s->contextId, f.streamId = s->streamId, f.correlationId = s->correlationId;

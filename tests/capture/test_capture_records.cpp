@@ -250,6 +250,27 @@ TEST(CaptureRecords, EndBeforeStartPairsAndSameDevicePeerCopiesAreDtoD) {
   EXPECT_EQ(copy->memcpys.dstDevice[0], 0);
 }
 
+// A synchronisation that failed (cudaEventQuery before the event was reached) waited for nothing:
+// a polling loop would otherwise flood the row with "Event Sync" ranges.
+TEST(CaptureRecords, FailedSynchronisationsAreNotRanges) {
+  Records r;
+  CUpti_ActivitySynchronization2 query = r.sync;
+  query.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+  query.returnValue = 600;  // CUDA_ERROR_NOT_READY
+  query.start = 2'400'000, query.end = 2'400'100;
+  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream({p(r.device), p(r.context), p(r.sync), p(query)})).ok());
+  sink.close(c);
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  const Track* syncs = trackOf(*s, EventKind::Range);
+  ASSERT_TRUE(syncs);
+  ASSERT_EQ(syncs->size(), 1u);
+  EXPECT_EQ(s->str(syncs->hot.name[0]), "Stream Sync");
+}
+
 TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {
   Records r;
   std::string bytes = stream(r.all(), /*end=*/false);
