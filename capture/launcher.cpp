@@ -335,7 +335,7 @@ class Recording {
     result_.events = sink_.events();
     result_.dropped = sink_.dropped();
     result_.incomplete = !sink_.complete();
-    for (const std::string& m : sink_.messages()) result_.messages.push_back(m);
+    for (const std::string& m : sink_.warnings()) result_.messages.push_back(m);
     return {};
   }
 

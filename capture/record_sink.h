@@ -38,6 +38,9 @@ class RecordSink {
   size_t connections() const { return conns_.size(); }
   // Warnings and errors the targets sent (another profiler attached, CUPTI errors), in order.
   const std::vector<std::string>& messages() const { return messages_; }
+  uint64_t incompleteRecords() const { return incomplete_; }  // left out: no timestamps
+  // messages(), then what the sink itself has to say (records left out), for the user.
+  std::vector<std::string> warnings() const;
 
  private:
   class Snapshot;  // snapshot()'s steps
@@ -63,6 +66,7 @@ class RecordSink {
   };
 
   Status frame(Connection& c, FrameType type, std::string_view payload);
+  bool incomplete(int64_t start, int64_t end);  // counts a record without timestamps
   uint32_t intern(const std::string& s);
 
   std::vector<Connection> conns_;
@@ -70,6 +74,7 @@ class RecordSink {
   std::unordered_map<std::string, uint32_t> nameIndex_;
   std::vector<std::string> messages_;
   size_t events_ = 0;
+  uint64_t incomplete_ = 0;
   TimeNs windowStart_ = INT64_MIN;
 };
 

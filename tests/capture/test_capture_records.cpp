@@ -271,6 +271,31 @@ TEST(CaptureRecords, FailedSynchronisationsAreNotRanges) {
   EXPECT_EQ(s->str(syncs->hot.name[0]), "Stream Sync");
 }
 
+// CUPTI leaves the timestamps of a record it could not complete at zero: left out and counted,
+// not placed at t = 0 (which stretched the session back to the epoch).
+TEST(CaptureRecords, RecordsWithoutTimestampsAreCountedNotPlacedAtZero) {
+  Records r;
+  CUpti_ActivityKernel10 unfinished = r.kernel;
+  unfinished.start = 0, unfinished.end = 0;
+  CUpti_ActivityAPI noEnd = r.launch;
+  noEnd.end = 0;
+  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream({p(r.device), p(r.context), p(r.kernel), p(unfinished),
+                                   p(r.launch), p(noEnd)}))
+                  .ok());
+  sink.close(c);
+  EXPECT_EQ(sink.incompleteRecords(), 2u);
+  ASSERT_FALSE(sink.warnings().empty());
+  EXPECT_NE(sink.warnings().back().find("2 records"), std::string::npos) << sink.warnings().back();
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(summarize(*s).kernels, 1u);
+  EXPECT_EQ(summarize(*s).apiCalls, 1u);
+  EXPECT_EQ(s->startTime(), 900'000);  // the launch, not 0
+}
+
 TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {
   Records r;
   std::string bytes = stream(r.all(), /*end=*/false);
