@@ -131,6 +131,17 @@ struct Records {
   }
 };
 
+const CUpti_Activity* activity(const auto& r) {
+  return reinterpret_cast<const CUpti_Activity*>(&r);
+}
+
+// `records` as one process's whole stream, into `sink`.
+void feedProcess(RecordSink& sink, const std::vector<const CUpti_Activity*>& records) {
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream(records)).ok());
+  sink.close(c);
+}
+
 SessionPtr build(RecordSink& sink) {
   Provenance p;
   auto s = sink.snapshot(p);
@@ -229,12 +240,9 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
 TEST(CaptureRecords, EndBeforeStartPairsAndSameDevicePeerCopiesAreDtoD) {
   Records r;
   r.peer.dstDeviceId = 0;  // from device 0 to device 0
-  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
   RecordSink sink;
-  size_t c = sink.open();
-  ASSERT_TRUE(
-      sink.feed(c, stream({p(r.device), p(r.context), p(r.end), p(r.peer), p(r.start)})).ok());
-  sink.close(c);
+  feedProcess(sink, {activity(r.device), activity(r.context), activity(r.end), activity(r.peer),
+                     activity(r.start)});
   SessionPtr s = build(sink);
   ASSERT_TRUE(s);
   const Track* nvtx = trackOf(*s, EventKind::Nvtx);
@@ -258,11 +266,8 @@ TEST(CaptureRecords, FailedSynchronisationsAreNotRanges) {
   query.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
   query.returnValue = 600;  // CUDA_ERROR_NOT_READY
   query.start = 2'400'000, query.end = 2'400'100;
-  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
   RecordSink sink;
-  size_t c = sink.open();
-  ASSERT_TRUE(sink.feed(c, stream({p(r.device), p(r.context), p(r.sync), p(query)})).ok());
-  sink.close(c);
+  feedProcess(sink, {activity(r.device), activity(r.context), activity(r.sync), activity(query)});
   SessionPtr s = build(sink);
   ASSERT_TRUE(s);
   const Track* syncs = trackOf(*s, EventKind::Range);
@@ -279,13 +284,9 @@ TEST(CaptureRecords, RecordsWithoutTimestampsAreCountedNotPlacedAtZero) {
   unfinished.start = 0, unfinished.end = 0;
   CUpti_ActivityAPI noEnd = r.launch;
   noEnd.end = 0;
-  auto p = [](const auto& x) { return reinterpret_cast<const CUpti_Activity*>(&x); };
   RecordSink sink;
-  size_t c = sink.open();
-  ASSERT_TRUE(sink.feed(c, stream({p(r.device), p(r.context), p(r.kernel), p(unfinished),
-                                   p(r.launch), p(noEnd)}))
-                  .ok());
-  sink.close(c);
+  feedProcess(sink, {activity(r.device), activity(r.context), activity(r.kernel),
+                     activity(unfinished), activity(r.launch), activity(noEnd)});
   EXPECT_EQ(sink.incompleteRecords(), 2u);
   ASSERT_FALSE(sink.warnings().empty());
   EXPECT_NE(sink.warnings().back().find("2 records"), std::string::npos) << sink.warnings().back();
