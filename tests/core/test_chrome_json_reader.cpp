@@ -29,6 +29,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `json` written to a temporary file named after `name`, opened as users open files, removed.
+Result<SessionPtr> openJsonText(const std::string& name, const std::string& json) {
+  const fs::path p =
+      fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << json;
+  auto s = openSessionFile(p.string());
+  fs::remove(p);
+  return s;
+}
+
 std::string kineto(const std::string& name) {
   return std::string(TSCOPE_SHARED_DATA) + "/kineto/" + name;
 }
@@ -495,10 +505,7 @@ TEST(ChromeJson, GenericChromeEvents) {
     {"ph": "C", "name": "mem", "pid": "browser", "ts": 6, "args": {"heap": 12, "gpu": 3}},
     {"ph": "P", "name": "sample", "pid": "browser", "tid": 3, "ts": 5}
   ]})";
-  fs::path p = fs::temp_directory_path() / ("generic-" + std::to_string(::getpid()) + ".json");
-  std::ofstream(p) << json;
-  auto s = openSessionFile(p.string());
-  fs::remove(p);
+  auto s = openJsonText("generic", json);
   ASSERT_TRUE(s.ok()) << s.error();
   const Session& session = **s;
   ASSERT_EQ(session.processes.size(), 1u);
@@ -544,10 +551,7 @@ TEST(ChromeJson, FlowStepsAndAsyncRanges) {
     {"ph": "e", "name": "load", "cat": "net", "id": "0x1", "pid": 1, "tid": 4, "ts": 9},
     {"ph": "e", "name": "orphan", "cat": "net", "id": "0x2", "pid": 1, "tid": 4, "ts": 9}
   ]})";
-  fs::path p = fs::temp_directory_path() / ("steps-" + std::to_string(::getpid()) + ".json");
-  std::ofstream(p) << json;
-  auto s = openSessionFile(p.string());
-  fs::remove(p);
+  auto s = openJsonText("steps", json);
   ASSERT_TRUE(s.ok()) << s.error();
   const Session& session = **s;
   auto nameAt = [&](uint32_t track, uint32_t event) {
@@ -584,10 +588,7 @@ TEST(ChromeJson, EscapedKeysAndStringsAreUnescaped) {
     {"ph": "X", "name": "plain", "\u0063at": "k\u0065rnel", "pid": 0, "tid": 7, "ts": 3, "dur": 1,
      "args": {"\u0064evice": 1, "stream": 7, "grid": [2, 1, 1], "block": [64, 1, 1]}}
   ])";
-  fs::path p = fs::temp_directory_path() / ("escapes-" + std::to_string(::getpid()) + ".json");
-  std::ofstream(p) << json;
-  auto s = openSessionFile(p.string());
-  fs::remove(p);
+  auto s = openJsonText("escapes", json);
   ASSERT_TRUE(s.ok()) << s.error();
   const Session& session = **s;
   SessionSummary r = summarize(session);
