@@ -1,6 +1,7 @@
 #include "capture/cupti_decoder.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace ts::capture {
 
@@ -181,12 +182,24 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       return;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-      return;  // enabled so that CUPTI keeps framework ids; nothing of ours uses them yet
+      return;  // not enabled by the injection (nothing of ours reads framework ids): ignored
     default:
       --decoded_;
       ++unknown_;
       lastUnknownKind_ = static_cast<uint32_t>(record->kind);
       return;
+  }
+}
+
+void releaseClientMemory(CUpti_Activity* record) {
+  if (record->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+    auto* d = reinterpret_cast<CUpti_ActivityDevice5*>(record);
+    std::free(const_cast<char*>(d->name));
+    d->name = nullptr;
+  } else if (record->kind == CUPTI_ACTIVITY_KIND_OVERHEAD) {
+    auto* o = reinterpret_cast<CUpti_ActivityOverhead3*>(record);
+    std::free(o->overheadData);
+    o->overheadData = nullptr;
   }
 }
 

@@ -36,4 +36,8 @@ class CuptiDecoder {
   uint32_t lastUnknownKind_ = 0;
 };
 
+// Frees what CUPTI allocated in a record for the client to free (a device's name, an overhead
+// record's details), once the record is decoded: CUPTI's buffers themselves are reused.
+void releaseClientMemory(CUpti_Activity* record);
+
 }  // namespace ts::capture

@@ -11,12 +11,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "capture/record_sink.h"
@@ -199,10 +202,11 @@ namespace {
 
 // runCapture()'s steps.
 
-// The captured program's environment: the injection library, the socket it reports to, one
-// CUPTI for the activity records and for NVTX (a --env TSCOPE_CUPTI_LIBRARY wins, else the one
-// found, else the soname through the loader's path: the injection library says so when that
-// fails too), the kinds to record, then the user's own variables.
+// The captured program's environment: the injection library (for the driver and for NVTX), the
+// socket it reports to, the CUPTI it opens unless the program holds one already (a --env
+// TSCOPE_CUPTI_LIBRARY wins, else the one found, else the soname through the loader's path: the
+// injection library says so when that fails too), the kinds to record, then the user's own
+// variables.
 std::vector<std::string> captureEnvironment(const CaptureOptions& o, const std::string& injection,
                                             const std::string& socketPath) {
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection,
@@ -213,7 +217,8 @@ std::vector<std::string> captureEnvironment(const CaptureOptions& o, const std::
   }
   if (cupti.empty()) cupti = TSCOPE_CUPTI_SONAME;
   env.push_back("TSCOPE_CUPTI_LIBRARY=" + cupti);
-  env.push_back("NVTX_INJECTION64_PATH=" + cupti);
+  // NVTX goes through the injection library too, which forwards to the CUPTI it records with.
+  env.push_back("NVTX_INJECTION64_PATH=" + injection);
   if (!o.kinds.empty()) env.push_back("TSCOPE_CAPTURE_KINDS=" + o.kinds);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   return env;
@@ -262,6 +267,7 @@ Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
   }
   if (child == 0) {  // only async-signal-safe calls from here to exec
     ::close(errPipe[0]);
+    ::setpgid(0, 0);  // a group of its own: a stop signals the processes it starts too
     if (directory && ::chdir(directory) != 0) {
       int e = errno;
       (void)!::write(errPipe[1], &e, sizeof e);
@@ -272,6 +278,7 @@ Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
     (void)!::write(errPipe[1], &e, sizeof e);
     ::_exit(127);
   }
+  ::setpgid(child, child);  // as the child does: whichever runs first, the group exists
   ::close(errPipe[1]);
   int execErrno = 0;
   ssize_t got = ::read(errPipe[0], &execErrno, sizeof execErrno);
@@ -283,9 +290,11 @@ Result<pid_t> launch(const CaptureOptions& o, const std::string& program,
   return child;
 }
 
-// The recording of a running program: its processes' connections read into the sink, the
-// periodic saves, the stop (flush first, then terminate unless asked to leave it running), and
-// the program's end.
+// The recording of a running program. A reader thread takes every process's connection into the
+// sink as fast as the records come, so a slow save never backs up into the program; this thread
+// watches the program, saves snapshots now and then, and handles the stop: a flush request to
+// every process, a wait for each to answer (FlushDone) or for the wait to run out, then — unless
+// asked to leave it running — SIGTERM to the program's process group.
 class Recording {
  public:
   Recording(const CaptureOptions& o, const CaptureHooks& hooks, pid_t child, int listener,
@@ -305,37 +314,34 @@ class Recording {
     for (const std::string& a : o.argv)
       provenance_.captureCommand += (provenance_.captureCommand.empty() ? "" : " ") + a;
   }
-  ~Recording() {
-    for (const Conn& c : conns_) ::close(c.fd);
-  }
+  ~Recording() { stopReader(); }
 
   // Until the program ended and its processes hung up (or have had 5 s to), or a stop that
   // leaves the program running; then the final save.
   Status run() {
+    reader_ = std::thread([this] { readLoop(); });
     for (;;) {
       reap();
-      readConnections();
       handleStop();
       report();
       if (done()) break;
-      if (secondsSince(lastSave_) >= o_.saveIntervalSeconds && sink_.events() != savedEvents_) {
+      if (secondsSince(lastSave_) >= o_.saveIntervalSeconds && events() != savedEvents_) {
         lastSave_ = Clock::now();
-        if (Status st = save(false); !st) result_.messages.push_back(st.error());
+        if (Status st = save(false); !st) note(st.error());
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    for (Conn& c : conns_) {
-      sink_.close(c.id);
-      ::close(c.fd);
-    }
-    conns_.clear();
+    stopReader();
     hooks_.progress.enter("saving");
     TS_RETURN_IF_ERROR(save(true));
     if (status_ && WIFEXITED(*status_)) result_.exitCode = WEXITSTATUS(*status_);
     if (status_ && WIFSIGNALED(*status_)) result_.signal = WTERMSIG(*status_);
+    std::lock_guard<std::mutex> lock(lock_);
     result_.events = sink_.events();
     result_.dropped = sink_.dropped();
     result_.incomplete = !sink_.complete();
     for (const std::string& m : sink_.warnings()) result_.messages.push_back(m);
+    for (const std::string& m : notes_) result_.messages.push_back(m);
     return {};
   }
 
@@ -343,8 +349,77 @@ class Recording {
   struct Conn {
     int fd;
     size_t id;
+    bool flushAsked = false;
   };
-  static constexpr double kFlushWait = 0.3;  // seconds for the flushed records to arrive
+  static constexpr double kFlushWait = 3;  // seconds for every process to answer a flush
+
+  // The reader thread: new connections, then whatever arrived, until stopReader().
+  void readLoop() {
+    std::string buffer(1 << 20, '\0');
+    while (!stopReading_) {
+      for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) {
+        std::lock_guard<std::mutex> lock(lock_);
+        conns_.push_back({fd, sink_.open()});
+      }
+      if (flushWanted_) {
+        for (Conn& c : conns_) {
+          if (!c.flushAsked) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
+          c.flushAsked = true;
+        }
+      }
+      std::vector<pollfd> fds;
+      fds.push_back({listener_, POLLIN, 0});
+      for (const Conn& c : conns_) fds.push_back({c.fd, POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), 50) <= 0) {
+        ++passes_;
+        continue;
+      }
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        Conn& c = conns_[i - 1];
+        ssize_t r = ::read(c.fd, buffer.data(), buffer.size());
+        if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        std::lock_guard<std::mutex> lock(lock_);
+        if (r > 0) {
+          if (Status st = sink_.feed(c.id, std::string_view(buffer.data(), static_cast<size_t>(r)));
+              !st) {
+            notes_.push_back(st.error());
+          }
+          continue;
+        }
+        sink_.close(c.id);
+        ::close(c.fd);
+        c.fd = -1;
+      }
+      std::lock_guard<std::mutex> lock(lock_);
+      std::erase_if(conns_, [](const Conn& c) { return c.fd < 0; });
+      openConnections_ = conns_.size();
+      ++passes_;
+    }
+  }
+
+  // Stops the reader; connections still open are read no more.
+  void stopReader() {
+    if (!reader_.joinable()) return;
+    stopReading_ = true;
+    reader_.join();
+    std::lock_guard<std::mutex> lock(lock_);
+    for (Conn& c : conns_) {
+      sink_.close(c.id);
+      ::close(c.fd);
+    }
+    conns_.clear();
+    openConnections_ = 0;
+  }
+
+  void note(std::string text) {
+    std::lock_guard<std::mutex> lock(lock_);
+    notes_.push_back(std::move(text));
+  }
+  size_t events() {
+    std::lock_guard<std::mutex> lock(lock_);
+    return sink_.events();
+  }
 
   // The program's exit first, then every connection made before it: a process that connects,
   // writes and exits between two polls is still read to the end.
@@ -354,77 +429,81 @@ class Recording {
     if (::waitpid(child_, &st, WNOHANG) == child_) {
       status_ = st;
       exitedAt_ = Clock::now();
+      passesAtExit_ = passes_;
     }
-  }
-
-  void readConnections() {
-    for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;)
-      conns_.push_back({fd, sink_.open()});
-    std::vector<pollfd> fds;
-    fds.push_back({listener_, POLLIN, 0});
-    for (const Conn& c : conns_) fds.push_back({c.fd, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), 50) <= 0) return;
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Conn& c = conns_[i - 1];
-      ssize_t r = ::read(c.fd, buffer_.data(), buffer_.size());
-      if (r > 0) {
-        if (Status st = sink_.feed(c.id, std::string_view(buffer_.data(), static_cast<size_t>(r)));
-            !st) {
-          result_.messages.push_back(st.error());
-        }
-      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-        sink_.close(c.id);
-        ::close(c.fd);
-        c.fd = -1;
-      }
-    }
-    std::erase_if(conns_, [](const Conn& c) { return c.fd < 0; });
   }
 
   // A stop (the cancel flag, or the duration) first asks every process to flush what CUPTI
-  // holds, then a moment later stops: the program is terminated unless asked to keep running.
+  // holds; once all have answered (or kFlushWait ran out) the program is terminated, unless asked
+  // to keep running.
   void handleStop() {
     const bool stopWanted =
         hooks_.progress.cancelled() ||
         (o_.durationSeconds > 0 && secondsSince(started_) >= o_.durationSeconds);
-    if (stopWanted && !flushAskedAt_ && !stopAt_) {
+    if (stopWanted && !flushAskedAt_) {
       flushAskedAt_ = Clock::now();
-      for (const Conn& c : conns_) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
+      flushWanted_ = true;
     }
-    if (flushAskedAt_ && !stopAt_ &&
-        (conns_.empty() || status_ || secondsSince(*flushAskedAt_) >= kFlushWait)) {
+    if (!flushAskedAt_ || stopAt_) return;
+    bool answered = false;
+    {
+      std::lock_guard<std::mutex> lock(lock_);
+      answered = sink_.flushAnswered() && std::all_of(conns_.begin(), conns_.end(),
+                                                      [](const Conn& c) { return c.flushAsked; });
+    }
+    if (answered || status_ || secondsSince(*flushAskedAt_) >= kFlushWait) {
       stopAt_ = Clock::now();
-      if (!status_ && !keepRunning()) ::kill(child_, SIGTERM);
+      if (!answered && !status_) {
+        note("not every process answered the flush before the stop within " +
+             std::to_string(static_cast<int>(kFlushWait)) +
+             " s: records still in its buffers were lost");
+      }
+      if (!status_ && !keepRunning()) signalProgram(SIGTERM);
     }
+  }
+
+  // The program runs in a process group of its own (launch()): the signal reaches the processes
+  // it started too.
+  void signalProgram(int sig) {
+    if (::kill(-child_, sig) != 0) ::kill(child_, sig);
   }
 
   void report() {
     if (secondsSince(lastProgress_) < 0.1) return;
     lastProgress_ = Clock::now();
-    if (hooks_.live)
-      hooks_.live(
-          {secondsSince(started_), sink_.events(), sink_.dropped(), sink_.connections(), !status_});
+    CaptureProgress p{secondsSince(started_), 0, 0, 0, !status_};
+    {
+      std::lock_guard<std::mutex> lock(lock_);
+      p.events = sink_.events(), p.dropped = sink_.dropped(), p.processes = sink_.connections();
+    }
+    if (hooks_.live) hooks_.live(p);
     if (o_.durationSeconds > 0) hooks_.progress.update(secondsSince(started_) / o_.durationSeconds);
   }
 
   // Done: the program ended and its processes hung up (or have had 5 s to); or a stop that
   // leaves the program running; or a terminated program that would not go (killed after 5 s).
   bool done() {
-    if (status_ && (conns_.empty() || secondsSince(*exitedAt_) > 5)) return true;
+    // Two reader passes after the exit: one that began after it has accepted and read what the
+    // program's processes left.
+    if (status_ &&
+        ((openConnections_ == 0 && passes_ >= passesAtExit_ + 2) || secondsSince(*exitedAt_) > 5))
+      return true;
     if (stopAt_ && keepRunning()) return true;
     if (stopAt_ && !status_ && secondsSince(*stopAt_) > 5) {
-      ::kill(child_, SIGKILL);
+      signalProgram(SIGKILL);
       int st = 0;
       ::waitpid(child_, &st, 0);
       status_ = st;
       exitedAt_ = Clock::now();
+      passesAtExit_ = passes_;
     }
     return false;
   }
 
   bool keepRunning() const { return hooks_.keepRunning && hooks_.keepRunning->load(); }
 
+  // A snapshot is taken under the lock (the reader waits meanwhile, the program does not); the
+  // file is written outside it.
   Status save(bool final) {
     Provenance p = provenance_;
     p.incomplete = !final;
@@ -434,10 +513,17 @@ class Recording {
       else if (WIFSIGNALED(*status_))
         p.exitCode = 128 + WTERMSIG(*status_);
     }
-    TS_ASSIGN_OR_RETURN(SessionPtr session, sink_.snapshot(p));
-    TS_RETURN_IF_ERROR(writeSessionFile(*session, o_.output));
-    if (hooks_.snapshot) hooks_.snapshot(session);
-    savedEvents_ = sink_.events();
+    size_t events = 0;
+    Result<SessionPtr> session = Error{""};
+    {
+      std::lock_guard<std::mutex> lock(lock_);
+      session = sink_.snapshot(p);
+      events = sink_.events();
+    }
+    if (!session) return Error{session.error()};
+    TS_RETURN_IF_ERROR(writeSessionFile(**session, o_.output));
+    if (hooks_.snapshot) hooks_.snapshot(*session);
+    savedEvents_ = events;
     return {};
   }
 
@@ -448,13 +534,20 @@ class Recording {
   const Clock::time_point started_;
   Clock::time_point lastSave_, lastProgress_;
   CaptureResult& result_;
-  RecordSink sink_;
   Provenance provenance_;
-  std::vector<Conn> conns_;
   std::optional<int> status_;
   std::optional<Clock::time_point> exitedAt_, stopAt_, flushAskedAt_;
   size_t savedEvents_ = 0;
-  std::string buffer_ = std::string(1 << 20, '\0');
+
+  std::thread reader_;
+  std::atomic<bool> stopReading_{false}, flushWanted_{false};
+  std::atomic<size_t> openConnections_{0};
+  std::atomic<uint64_t> passes_{0};  // of the reader's loop
+  uint64_t passesAtExit_ = 0;
+  std::mutex lock_;  // the sink, the connections and the notes: the reader's and this thread's
+  RecordSink sink_;
+  std::vector<Conn> conns_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace

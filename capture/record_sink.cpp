@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
+#include "capture/cupti_version.h"
 #include "session/session_builder.h"
 
 namespace ts::capture {
@@ -63,6 +66,8 @@ std::string_view memoryWord(MemoryKind k) {
 
 // CUPTI_ACTIVITY_FLAG_MARKER_*.
 constexpr uint32_t kMarkerInstant = 1u << 0, kMarkerStart = 1u << 1, kMarkerEnd = 1u << 2;
+// CUPTI_SYNCHRONIZATION_INVALID_VALUE: the stream of a context-wide synchronisation.
+constexpr uint32_t kNoSyncStream = 0xFFFFFFFFu;
 
 }  // namespace
 
@@ -123,7 +128,18 @@ Status RecordSink::feed(size_t id, std::string_view bytes) {
 
 void RecordSink::close(size_t id) {
   Connection& c = conns_[id];
-  if (!c.pending.empty()) c.broken = true;  // the process died inside a record
+  c.open = false;
+  // The process died inside a record — unless it had answered a stop's flush request: it was
+  // then terminated while sending what it recorded after the stop, which nobody asked for.
+  if (!c.pending.empty() && !c.flushed) c.broken = true;
+  if (c.flushed) c.pending.clear();
+}
+
+bool RecordSink::flushAnswered() const {
+  for (const Connection& c : conns_) {
+    if (c.open && !c.ended && !c.flushed && !c.broken) return false;
+  }
+  return true;
 }
 
 // CUPTI leaves a record's timestamps zero when it could not complete it (the context ended, a
@@ -139,6 +155,16 @@ std::vector<std::string> RecordSink::warnings() const {
   if (incomplete_)
     out.push_back(std::to_string(incomplete_) +
                   " records CUPTI could not complete (no timestamps) were left out");
+  uint64_t backlog = 0, unreadable = 0;
+  for (const Connection& c : conns_) backlog += c.backlogDropped, unreadable += c.unreadable;
+  if (backlog)
+    out.push_back(std::to_string(backlog) +
+                  " records were dropped in the program because the launcher did not keep up "
+                  "(the program is never made to wait for it)");
+  if (unreadable)
+    out.push_back(std::to_string(unreadable) +
+                  " records CUPTI handed back could not be read (incomplete or invalid) and were "
+                  "left out");
   return out;
 }
 
@@ -235,6 +261,10 @@ Status RecordSink::frame(Connection& c, FrameType type, std::string_view payload
       (type == FrameType::Dropped    ? c.dropped
        : type == FrameType::Overhead ? c.overhead
                                      : c.unknown) += n.count;
+      if (type == FrameType::Dropped && n.detail == static_cast<uint32_t>(DropCause::Backlog))
+        c.backlogDropped += n.count;
+      if (type == FrameType::Dropped && n.detail == static_cast<uint32_t>(DropCause::Unreadable))
+        c.unreadable += n.count;
       return {};
     }
     case FrameType::Message: {
@@ -245,6 +275,9 @@ Status RecordSink::frame(Connection& c, FrameType type, std::string_view payload
     }
     case FrameType::End:
       c.ended = true;
+      return {};
+    case FrameType::FlushDone:
+      c.flushed = true;
       return {};
   }
   // A newer injection library may send frames this launcher does not know: skip them.
@@ -266,7 +299,7 @@ uint64_t RecordSink::unknown() const {
 
 bool RecordSink::complete() const {
   for (const Connection& c : conns_) {
-    if (!c.ended || c.broken || !c.pending.empty()) return false;
+    if (!(c.ended || c.flushed) || c.broken || !c.pending.empty()) return false;
   }
   return true;
 }
@@ -292,14 +325,27 @@ class RecordSink::Snapshot {
       addSyncs(c);
       addMarkers(c);
     }
+    nameSharedStreams();
     // A program that never initialised CUDA connects nothing: a valid session without GPU events.
     b_.provenance() = provenance;
+    b_.provenance().profiler = profiler();
     b_.provenance().incomplete = provenance.incomplete || !sink_.complete();
     b_.provenance().droppedRecords = sink_.dropped();
     return b_.build();
   }
 
  private:
+  // The CUPTI the first process that loaded one recorded with, and the one this was built with.
+  std::string profiler() const {
+    for (const Connection& c : sink_.conns_) {
+      if (c.hello && c.info.cuptiVersion) {
+        return "CUPTI " + cuptiVersionText(c.info.cuptiVersion) + ", built with " +
+               cuptiVersionText(c.info.cuptiBuiltVersion);
+      }
+    }
+    return "";
+  }
+
   // One rank per capture file; processes (the target and its children) below it.
   void addRank() {
     int32_t rankNumber = -1;
@@ -339,10 +385,12 @@ class RecordSink::Snapshot {
 
   void addContextsAndStreams(const Connection& c) {
     contextDevice_.clear();
+    nullStream_.clear();
     for (const ContextFrame& x : c.contexts) {
       contextDevice_[x.contextId] = x.deviceId;
-      b_.contextInfo(b_.context(b_.device(rank_, static_cast<int32_t>(x.deviceId)), x.contextId))
-          .process = process_;
+      nullStream_[x.contextId] = x.nullStreamId;
+      const uint32_t d = b_.device(rank_, static_cast<int32_t>(x.deviceId));
+      b_.contextInfo(b_.context(d, contextId(d, x.contextId))).process = process_;
     }
     for (const StreamFrame& x : c.streams) {
       auto it = contextDevice_.find(x.contextId);
@@ -351,17 +399,44 @@ class RecordSink::Snapshot {
     }
   }
 
-  // The session stream of a record, its context (of this process) made on first use.
+  // The session stream of a record, its context (of this process) made on first use. Streams are
+  // the process's own (CUPTI numbers them per process).
   uint32_t stream(uint32_t device, uint32_t context, uint32_t streamId) {
     uint32_t d = b_.device(rank_, static_cast<int32_t>(device));
-    uint32_t s = b_.stream(d, streamId);
+    uint32_t s = b_.stream(d, streamId, process_);
     Stream& info = b_.streamInfo(s);
     if (info.context == kNone) {
-      info.context = b_.context(d, context);
+      info.context = b_.context(d, contextId(d, context));
       b_.contextInfo(info.context).process = process_;
+      streamOwners_[{d, streamId}].insert(process_);
+      madeStreams_.push_back({s, d, streamId, process_});
     }
     return s;
   }
+
+  // The session's id for a context of this process: CUPTI's, unless another process on the same
+  // device has that number too (CUPTI numbers contexts per process); then the next free one, so
+  // that kernels still find their process's API calls by correlation.
+  uint32_t contextId(uint32_t device, uint32_t cuptiId) {
+    auto [it, fresh] = contextIds_.try_emplace({device, cuptiId, process_}, cuptiId);
+    if (!fresh) return it->second;
+    uint32_t id = cuptiId;
+    while (!usedContexts_.insert({device, id}).second) ++id;
+    it->second = id;
+    return id;
+  }
+
+  // Two processes with a stream of the same number on one GPU: each row says whose it is.
+  void nameSharedStreams() {
+    for (const MadeStream& m : madeStreams_) {
+      if (streamOwners_[{m.device, m.streamId}].size() < 2) continue;
+      Stream& info = b_.streamInfo(m.stream);
+      if (info.name.empty()) info.name = "pid " + std::to_string(b_.processInfo(m.process).pid);
+    }
+  }
+  struct MadeStream {
+    uint32_t stream, device, streamId, process;
+  };
 
   void addKernels(const Connection& c) {
     for (const auto& [k, mangled] : c.kernels) {
@@ -369,7 +444,7 @@ class RecordSink::Snapshot {
       KernelDetail d;
       d.mangled = name(mangled);
       d.correlation = k.correlationId;
-      d.context = k.contextId;
+      d.context = contextId(b_.device(rank_, static_cast<int32_t>(k.deviceId)), k.contextId);
       d.gridX = static_cast<uint32_t>(k.gridX), d.gridY = static_cast<uint32_t>(k.gridY),
       d.gridZ = static_cast<uint32_t>(k.gridZ);
       d.blockX = static_cast<uint32_t>(k.blockX), d.blockY = static_cast<uint32_t>(k.blockY),
@@ -406,7 +481,7 @@ class RecordSink::Snapshot {
       if (m.peer) d.copyKind = m.srcDeviceId != m.dstDeviceId ? CopyKind::PtoP : CopyKind::DtoD;
       d.async = m.async;
       d.correlation = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
-      d.context = m.contextId;
+      d.context = contextId(b_.device(rank_, static_cast<int32_t>(m.deviceId)), m.contextId);
       std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" +
                           std::string(memoryWord(d.srcKind)) + " -> " +
                           std::string(memoryWord(d.dstKind)) + ")";
@@ -424,7 +499,7 @@ class RecordSink::Snapshot {
       d.value = m.value;
       d.memKind = memoryKindOf(m.memoryKind);
       d.correlation = m.correlationId;
-      d.context = m.contextId;
+      d.context = contextId(b_.device(rank_, static_cast<int32_t>(m.deviceId)), m.contextId);
       std::string label = "Memset (" + std::string(memoryWord(d.memKind)) + ")";
       b_.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
                    d);
@@ -453,8 +528,17 @@ class RecordSink::Snapshot {
       last_ = std::max(last_, x.end);
       auto device = contextDevice_.find(x.contextId);
       if (device == contextDevice_.end() || x.end < from()) continue;
+      // A context-wide wait (cudaDeviceSynchronize, cudaCtxSynchronize) names no stream
+      // (CUPTI_SYNCHRONIZATION_INVALID_VALUE): drawn on the context's default stream rather
+      // than on a row of its own for a stream that does not exist.
+      uint32_t streamId = x.streamId;
+      if (streamId == kNoSyncStream) {
+        auto null = nullStream_.find(x.contextId);
+        if (null == nullStream_.end()) continue;
+        streamId = null->second;
+      }
       const char* label = x.type < 5 ? kSyncNames[x.type] : kSyncNames[0];
-      b_.addStreamRange(stream(device->second, x.contextId, x.streamId), x.start, x.end,
+      b_.addStreamRange(stream(device->second, x.contextId, streamId), x.start, x.end,
                         b_.intern(label), {b_.intern("cuda_sync"), b_.intern("")});
     }
   }
@@ -494,7 +578,13 @@ class RecordSink::Snapshot {
   std::vector<StringId> ids_;
   std::unordered_map<uint32_t, StringId> demangled_;  // mangled index → demangled name
   std::map<uint32_t, uint32_t> contextDevice_;        // CUPTI context id → device id
-  TimeNs last_ = 0;                                   // the latest record seen, over connections
+  std::map<uint32_t, uint32_t> nullStream_;           // CUPTI context id → its NULL stream
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> contextIds_;  // (device, CUPTI
+                                                                             // id, process)
+  std::set<std::pair<uint32_t, uint32_t>> usedContexts_;  // (device, session context id)
+  std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> streamOwners_;  // processes
+  std::vector<MadeStream> madeStreams_;
+  TimeNs last_ = 0;  // the latest record seen, over connections
 };
 
 Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {

@@ -28,13 +28,16 @@ class RecordSink {
   // Keep only events that end at or after `from` (CUPTI clock): --delay.
   void setWindowStart(TimeNs from) { windowStart_ = from; }
 
-  // The records so far as a session. `complete`: every connection sent its End frame.
+  // The records so far as a session. Complete when every connection sent its End frame, or
+  // answered the launcher's flush request (a stop: what came after it is not wanted).
   Result<SessionPtr> snapshot(const Provenance& provenance) const;
 
   size_t events() const { return events_; }
   uint64_t dropped() const;  // records CUPTI reported as dropped, all processes
   uint64_t unknown() const;  // CUPTI records of kinds not decoded
-  bool complete() const;     // every connection ended cleanly (End frame, no partial bytes)
+  bool complete() const;     // every connection ended cleanly (End or FlushDone, no partial bytes)
+  // Every connection still open has answered the flush request (FlushDone) or ended.
+  bool flushAnswered() const;
   size_t connections() const { return conns_.size(); }
   // Warnings and errors the targets sent (another profiler attached, CUPTI errors), in order.
   const std::vector<std::string>& messages() const { return messages_; }
@@ -46,10 +49,12 @@ class RecordSink {
   class Snapshot;  // snapshot()'s steps
   struct Connection {
     std::string pending;  // bytes of an incomplete frame
-    bool hello = false, ended = false, broken = false;
+    bool open = true;
+    bool hello = false, ended = false, broken = false, flushed = false;
     HelloFrame info;
     std::string host, command;
     uint64_t dropped = 0, unknown = 0, overhead = 0;
+    uint64_t backlogDropped = 0, unreadable = 0;  // of `dropped`: by the target's queue, unreadable
     std::vector<std::pair<KernelFrame, uint32_t>> kernels;  // with the mangled name's index
     std::vector<MemcpyFrame> memcpys;
     std::vector<MemsetFrame> memsets;

@@ -12,9 +12,10 @@
 
 namespace ts::capture {
 
-inline constexpr uint32_t kWireVersion = 1;
+inline constexpr uint32_t kWireVersion = 2;
 inline constexpr uint32_t kMaxFrameBytes = 1u << 20;  // a name longer than this is cut
-// The one message the launcher sends back: flush CUPTI's buffers now (before a stop).
+// The one message the launcher sends back: flush CUPTI's buffers now (before a stop). The target
+// answers with a FlushDone frame once everything recorded until then is on its way.
 inline constexpr char kFlushRequest = 'F';
 
 enum class FrameType : uint32_t {
@@ -31,8 +32,16 @@ enum class FrameType : uint32_t {
   Dropped = 11,  // records CUPTI could not keep
   Message = 12,  // an error or warning from the target side, for the user
   Overhead = 13,
-  Unknown = 14,  // CUPTI record kinds we do not decode: counted
-  End = 15,      // the target flushed everything and is exiting
+  Unknown = 14,    // CUPTI record kinds we do not decode: counted
+  End = 15,        // the target flushed everything and is exiting
+  FlushDone = 16,  // the answer to kFlushRequest: every record before it has been sent
+};
+
+// Why records were dropped (CountFrame.detail of a Dropped frame).
+enum class DropCause : uint32_t {
+  Cupti = 0,       // CUPTI could not keep them (its buffers were full)
+  Backlog = 1,     // the launcher did not keep up and the target's queue was full
+  Unreadable = 2,  // CUPTI handed back a record it could not read (incomplete or invalid)
 };
 
 // Natural alignment (no packing): frames are copied with memcpy at both ends, which are one
@@ -41,9 +50,10 @@ struct HelloFrame {
   uint32_t version = kWireVersion;
   int32_t pid = 0;
   int32_t ppid = 0;
-  int32_t rank = -1;  // from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
-  uint32_t cuptiVersion = 0;
-  int64_t clockStartNs = 0;  // CUPTI timestamp when the library started
+  int32_t rank = -1;               // from RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
+  uint32_t cuptiVersion = 0;       // cuptiGetVersion of the library loaded; 0 when none was
+  uint32_t cuptiBuiltVersion = 0;  // CUPTI_API_VERSION of the headers the injection was built with
+  int64_t clockStartNs = 0;        // CUPTI timestamp when the library started
   // then: string host, string command line
 };
 
@@ -122,7 +132,7 @@ struct SyncFrame {
 
 struct CountFrame {  // Dropped, Overhead, Unknown
   uint64_t count = 0;
-  uint32_t detail = 0;  // Unknown: the CUPTI kind
+  uint32_t detail = 0;  // Dropped: the DropCause; Unknown: the CUPTI kind
 };
 
 // Appends frames to a byte buffer.
@@ -153,6 +163,12 @@ class FrameWriter {
   }
   std::string& bytes() { return buf_; }
   void clear() { buf_.clear(); }
+  // The frames written so far, leaving the writer empty.
+  std::string take() {
+    std::string out = std::move(buf_);
+    buf_.clear();
+    return out;
+  }
 
  private:
   template <class U>

@@ -56,6 +56,7 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   if (!s.provenance.captureCommand.empty())
     w.key("capture_command").value(s.provenance.captureCommand);
   if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
+  if (!s.provenance.profiler.empty()) w.key("profiler").value(s.provenance.profiler);
   w.key("dropped_records").value(s.provenance.droppedRecords);
   w.endObject();
 }
@@ -87,6 +88,8 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     if (s.provenance.exitCode) std::printf(" (exit status %d)", *s.provenance.exitCode);
     std::printf("\n");
   }
+  if (!s.provenance.profiler.empty())
+    std::printf("  recorded by   %s\n", s.provenance.profiler.c_str());
   if (s.provenance.droppedRecords) {
     std::printf("  DROPPED       %s records the profiler could not keep\n",
                 formatCount(s.provenance.droppedRecords).c_str());

@@ -7,14 +7,20 @@
 
 #include <cupti.h>
 
+#include <cstdint>
 #include <string>
 
 namespace ts::capture {
 
+// NVTX's injection entry point (nvToolsExt's InitializeInjectionNvtx2): it is handed the
+// function that returns NVTX's export tables.
+using NvtxInjectionInit = int (*)(const void* (*getExportTable)(uint32_t));
+
 struct CuptiApi {
+  decltype(&::cuptiActivityDisable) activityDisable = nullptr;
   decltype(&::cuptiActivityEnable) activityEnable = nullptr;
+  decltype(&::cuptiActivityEnableAllSyncRecords) activityEnableAllSyncRecords = nullptr;
   decltype(&::cuptiActivityFlushAll) activityFlushAll = nullptr;
-  decltype(&::cuptiActivityFlushPeriod) activityFlushPeriod = nullptr;
   decltype(&::cuptiActivityGetNextRecord) activityGetNextRecord = nullptr;
   decltype(&::cuptiActivityGetNumDroppedRecords) activityGetNumDroppedRecords = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) activityRegisterCallbacks = nullptr;
@@ -22,12 +28,19 @@ struct CuptiApi {
   decltype(&::cuptiGetResultString) getResultString = nullptr;
   decltype(&::cuptiGetTimestamp) getTimestamp = nullptr;
   decltype(&::cuptiGetVersion) getVersion = nullptr;
+  decltype(&::cuptiSetThreadIdType) setThreadIdType = nullptr;
+  decltype(&::cuptiSubscribe_v2) subscribe = nullptr;
+  NvtxInjectionInit initializeNvtx = nullptr;  // may be missing: NVTX then records nothing
+  std::string path;                            // the library bound to
+  uint32_t version = 0;                        // its cuptiGetVersion
+  std::string versionNote;  // a warning about the version (same major, other minor), or empty
 };
 
-// Loads CUPTI once: the file named in TSCOPE_CUPTI_LIBRARY (the launcher sets it), else
+// Loads CUPTI once (thread-safe: NVTX's injection and the driver's may race): a libcupti the
+// process already holds (PyTorch loads its own: a second copy would not see the first's
+// activity), else the file named in TSCOPE_CUPTI_LIBRARY (the launcher sets it), else
 // `fallbackSoname` through the dynamic loader's search path. nullptr with *error set when no
-// library, one of the entry points, or a recent enough API version (CUPTI_API_VERSION of the
-// headers built against) is missing.
+// library, one of the entry points, or the CUDA major version this build reads is missing.
 const CuptiApi* loadCupti(const char* fallbackSoname, std::string* error);
 
 }  // namespace ts::capture

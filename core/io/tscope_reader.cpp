@@ -198,6 +198,8 @@ Status Reader::readMeta() {
       p.createdUtc = value;
     else if (key == "capture_command")
       p.captureCommand = value;
+    else if (key == "profiler")
+      p.profiler = value;
     else if (key == "incomplete")
       p.incomplete = value == "1";
     else if (key == "exit_code")

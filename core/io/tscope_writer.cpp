@@ -81,6 +81,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
       {"tool_version", p.toolVersion},
       {"created_utc", p.createdUtc},
       {"capture_command", p.captureCommand},
+      {"profiler", p.profiler},
       {"incomplete", p.incomplete ? "1" : "0"},
       {"flow_count", std::to_string(s.flows.srcTrack.size())},
   };

@@ -36,7 +36,8 @@ struct Provenance {
   std::string toolVersion;  // Tensorscope version that wrote the session
   std::string createdUtc;   // ISO 8601
   std::vector<SourceFile> sources;
-  std::string captureCommand;   // argv joined for display, for captured sessions
+  std::string captureCommand;  // argv joined for display, for captured sessions
+  std::string profiler;  // what recorded it, with versions ("CUPTI 13.0.1, built with 13.0.1")
   std::optional<int> exitCode;  // of the captured program
   bool incomplete = false;      // capture ended before a final flush (crash, kill)
   uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep

@@ -345,7 +345,13 @@ uint32_t SessionBuilder::context(uint32_t device, uint32_t contextId) {
 }
 
 uint32_t SessionBuilder::stream(uint32_t device, uint32_t streamId) {
-  uint32_t found = lookup({tag(kStream, device), streamId}, s_->streams.size());
+  return stream(device, streamId, kNone);
+}
+
+uint32_t SessionBuilder::stream(uint32_t device, uint32_t streamId, uint32_t process) {
+  // kNone + 1 wraps to 0: the key of a stream given without a process.
+  const uint64_t owner = static_cast<uint32_t>(process + 1);
+  uint32_t found = lookup({tag(kStream, device), (owner << 32) | streamId}, s_->streams.size());
   if (found != kNone) return found;
   Stream st;
   st.device = device;

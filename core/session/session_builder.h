@@ -30,6 +30,9 @@ class SessionBuilder {
   uint32_t thread(uint32_t process, int64_t tid);
   uint32_t context(uint32_t device, uint32_t contextId);
   uint32_t stream(uint32_t device, uint32_t streamId);
+  // A stream of one process (an index): CUPTI numbers streams per process, so two processes on
+  // one GPU may both have a stream 7 and must not share its row.
+  uint32_t stream(uint32_t device, uint32_t streamId, uint32_t process);
   Rank& rankInfo(uint32_t rank) { return s_->ranks[rank]; }
   Device& deviceInfo(uint32_t device) { return s_->devices[device]; }
   Process& processInfo(uint32_t process) { return s_->processes[process]; }

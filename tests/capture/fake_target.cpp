@@ -5,9 +5,17 @@
 //   fake_target frames B K CODE    plays a GPU program's record stream itself: B batches of K
 //                                  kernels, 0.4 s apart, then End — what the live view shows
 //   fake_target crash B K          the same, then dies inside a record (no End)
+//   fake_target cupti T B K MS [fork] [forever]
+//                                  with the fake CUPTI (tests/capture/fake_cupti.cpp) as
+//                                  TSCOPE_CUPTI_LIBRARY: T threads launch B batches of K kernels,
+//                                  MS ms apart (forever: until terminated); "fork": a child is
+//                                  forked in the middle and exits through exit(); the fake's log
+//                                  gets each thread's id and the kernels produced
+//   fake_target nvtx               calls the injection library's NVTX entry point
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +23,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "capture/wire_format.h"
 
@@ -88,9 +99,81 @@ int playFrames(int batches, int kernels, bool crash) {
   return 0;
 }
 
+void logLine(const std::string& line) {
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard(lock);
+  if (const char* path = std::getenv("TSCOPE_FAKE_CUPTI_LOG")) {
+    if (FILE* f = std::fopen(path, "a")) {
+      std::fprintf(f, "%s\n", line.c_str());
+      std::fclose(f);
+    }
+  }
+}
+
+void* fakeCupti(const char* symbol) {
+  const char* path = std::getenv("TSCOPE_CUPTI_LIBRARY");
+  void* lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  void* fn = lib ? dlsym(lib, symbol) : nullptr;
+  if (!fn) {
+    std::fprintf(stderr, "fake_target: the fake CUPTI (%s) is not loaded\n", path ? path : "-");
+    std::exit(6);
+  }
+  return fn;
+}
+
+// The injection is initialised as the driver does, then threads launch kernels into the fake.
+int playCupti(int argc, char** argv) {
+  const int threads = std::atoi(argv[2]), batches = std::atoi(argv[3]),
+            perBatch = std::atoi(argv[4]), gapMs = std::atoi(argv[5]);
+  bool forkChild = false, forever = false;
+  for (int i = 6; i < argc; ++i) {
+    forkChild |= std::strcmp(argv[i], "fork") == 0;
+    forever |= std::strcmp(argv[i], "forever") == 0;
+  }
+  inject();
+  auto kernels = reinterpret_cast<void (*)(uint32_t, uint32_t)>(fakeCupti("tscopeFakeKernels"));
+  auto produced = reinterpret_cast<uint64_t (*)()>(fakeCupti("tscopeFakeProduced"));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([=] {
+      logLine("tid " + std::to_string(::syscall(SYS_gettid)));
+      for (int b = 0; forever || b < batches; ++b) {
+        kernels(static_cast<uint32_t>(perBatch), static_cast<uint32_t>(7 + t));
+        ::usleep(static_cast<useconds_t>(gapMs) * 1000);
+      }
+    });
+  }
+  if (forkChild) {
+    ::usleep(static_cast<useconds_t>(gapMs) * 1000 * static_cast<useconds_t>(batches) / 2);
+    pid_t child = fork();
+    if (child == 0) {
+      ::usleep(50'000);
+      std::exit(0);  // through the atexit handlers, as a data-loader worker ends
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 7;
+  }
+  for (std::thread& t : pool) t.join();
+  logLine("produced " + std::to_string(produced()));
+  return 0;
+}
+
+int callNvtxEntry() {
+  const char* path = std::getenv("CUDA_INJECTION64_PATH");
+  void* lib = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  auto init = lib ? reinterpret_cast<int (*)(const void* (*)(uint32_t))>(
+                        dlsym(lib, "InitializeInjectionNvtx2"))
+                  : nullptr;
+  if (!init) return 8;
+  return init([](uint32_t) -> const void* { return nullptr; }) == 1 ? 0 : 9;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 6 && std::strcmp(argv[1], "cupti") == 0) return playCupti(argc, argv);
+  if (argc == 2 && std::strcmp(argv[1], "nvtx") == 0) return callNvtxEntry();
   if (argc >= 4 && (std::strcmp(argv[1], "frames") == 0 || std::strcmp(argv[1], "crash") == 0)) {
     int played =
         playFrames(std::atoi(argv[2]), std::atoi(argv[3]), std::strcmp(argv[1], "crash") == 0);

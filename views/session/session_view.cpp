@@ -533,6 +533,7 @@ QString SessionView::overviewHtml() const {
     html += row(tr("Source"), htmlText(src.path + " (" + src.format + ")"));
   if (!p.captureCommand.empty()) html += row(tr("Command"), htmlText(p.captureCommand));
   if (p.exitCode) html += row(tr("Exit code"), QString::number(*p.exitCode));
+  if (!p.profiler.empty()) html += row(tr("Recorded by"), htmlText(p.profiler));
   html += QStringLiteral("</table>");
   return html;
 }
