@@ -60,7 +60,9 @@ struct Fake {
 
 Fake& F = *new Fake;
 
-pid_t tid() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+pid_t tid() {
+  return static_cast<pid_t>(::syscall(SYS_gettid));
+}
 
 uint64_t now() {
   timespec t{};
@@ -78,7 +80,9 @@ void log(const std::string& line) {
 }
 
 // Each record is stored as [u64 size][record, padded to 8 bytes].
-size_t slot(size_t bytes) { return 8 + ((bytes + 7) & ~size_t{7}); }
+size_t slot(size_t bytes) {
+  return 8 + ((bytes + 7) & ~size_t{7});
+}
 
 Buffer requestBuffer() {
   Buffer b;
@@ -156,8 +160,12 @@ void workerLoop() {
 }
 
 // The fake's lock across a fork, so the child never inherits it held.
-void forkPrepare() { F.lock.lock(); }
-void forkRelease() { F.lock.unlock(); }
+void forkPrepare() {
+  F.lock.lock();
+}
+void forkRelease() {
+  F.lock.unlock();
+}
 
 // Run at exit (or unload): one more buffer, after the client finished.
 __attribute__((destructor)) void lateAtUnload() {
@@ -231,8 +239,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   {
     std::unique_lock<std::mutex> lock(F.lock);
     if (!F.complete) return CUPTI_ERROR_INVALID_OPERATION;
-    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
-      log("forced " + std::to_string(F.produced.load()));
+    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) log("forced " + std::to_string(F.produced.load()));
     // Partial buffers: the global one first, then every thread's.
     if (F.global.used) out.push_back(F.global);
     F.global = Buffer{};
@@ -274,7 +281,9 @@ FAKE_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, s
   return CUPTI_SUCCESS;
 }
 
-FAKE_EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t) { return CUPTI_SUCCESS; }
+FAKE_EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t) {
+  return CUPTI_SUCCESS;
+}
 
 FAKE_EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t, const char** name) {
   *name = "cudaLaunchKernel_v7000";
@@ -364,4 +373,6 @@ FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
   toWorker(out);
 }
 
-FAKE_EXPORT uint64_t tscopeFakeProduced() { return F.produced.load(); }
+FAKE_EXPORT uint64_t tscopeFakeProduced() {
+  return F.produced.load();
+}

@@ -98,8 +98,8 @@ TEST_F(FakeCupti, LiveSnapshotsWhileRunningAndEveryRecordOnce) {
   EXPECT_FALSE(r->incomplete) << ::testing::PrintToString(r->messages);
   ASSERT_FALSE(live.empty());
   // Snapshots before the last: at least two taken while kernels were still coming.
-  const size_t during = std::count_if(live.begin(), live.end() - 1,
-                                      [](size_t k) { return k > 0 && k < 4000; });
+  const size_t during =
+      std::count_if(live.begin(), live.end() - 1, [](size_t k) { return k > 0 && k < 4000; });
   EXPECT_GE(during, 2u) << ::testing::PrintToString(live);
 
   SessionPtr s = open(o.output);
@@ -122,8 +122,8 @@ TEST_F(FakeCupti, LiveSnapshotsWhileRunningAndEveryRecordOnce) {
   EXPECT_EQ(sum.apiCalls, 4000u);
   EXPECT_EQ(s->provenance.profiler, "CUPTI 13.0.1, built with 13.0.1");
   // The two records the fake CUPTI could not complete or read are counted, not drawn.
-  EXPECT_TRUE(mentions(r->messages, "1 records CUPTI could not complete")) <<
-      ::testing::PrintToString(r->messages);
+  EXPECT_TRUE(mentions(r->messages, "1 records CUPTI could not complete"))
+      << ::testing::PrintToString(r->messages);
   EXPECT_TRUE(mentions(r->messages, "1 records CUPTI handed back could not be read"));
 }
 
