@@ -126,6 +126,10 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
+      // CUPTI describes every GPU in the machine, also those CUDA_VISIBLE_DEVICES hides from the
+      // program: they can run none of its work, and a row or a device count for them would be
+      // wrong.
+      if (!d->isCudaVisible) return;
       DeviceFrame f;
       f.id = d->id;
       f.computeMajor = static_cast<int32_t>(d->computeCapabilityMajor);

@@ -31,9 +31,13 @@
 #include <thread>
 #include <vector>
 
+#include "cupti_records.h"
+
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
+
+using ts::capture::testing::record;
 
 struct Buffer {
   uint8_t* data = nullptr;
@@ -116,14 +120,6 @@ void toWorker(std::vector<Buffer>& buffers) {
   buffers.clear();
 }
 
-template <class T>
-T record(CUpti_ActivityKind kind) {
-  T r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = kind;
-  return r;
-}
-
 // A buffer delivered after the stream's end (the kinds disabled at exit).
 void deliverLate() {
   if (!F.request || !F.complete) return;
@@ -202,8 +198,15 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
       d.id = 0, d.numMultiprocessors = 132, d.computeCapabilityMajor = 9;
       d.globalMemorySize = 141ull << 30;
       d.name = ::strdup("Fake H200");  // the client's to free
+      d.isCudaVisible = 1;
+      // A second GPU that CUDA_VISIBLE_DEVICES hides: CUPTI describes it all the same.
+      auto hidden = d;
+      hidden.id = 1;
+      hidden.name = ::strdup("Fake hidden H200");
+      hidden.isCudaVisible = 0;
       Buffer b = requestBuffer();
       append(b, &d, sizeof d, out);
+      append(b, &hidden, sizeof hidden, out);
       atOnce.push_back(b);
     } else if (kind == CUPTI_ACTIVITY_KIND_CONTEXT) {
       auto c = record<CUpti_ActivityContext3>(kind);

@@ -3,23 +3,20 @@
 // peer copies, demangling and dropped counts.
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "capture/cupti_decoder.h"
 #include "capture/record_sink.h"
+#include "cupti_records.h"
 #include "session/session_summary.h"
 
 namespace ts::capture {
 
 namespace {
 
-template <class T>
-T record(CUpti_ActivityKind kind) {
-  T r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = kind;
-  return r;
-}
+using testing::record;
 
 std::string namer(bool driver, uint32_t cbid) {
   if (driver && cbid == 307) return "cuLaunchKernel";
@@ -55,6 +52,7 @@ std::string stream(const std::vector<const CUpti_Activity*>& records, bool end =
 struct Records {
   CUpti_ActivityDevice5 device = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
   CUpti_ActivityDevice5 device1 = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
+  CUpti_ActivityDevice5 hidden = record<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
   CUpti_ActivityContext3 context = record<CUpti_ActivityContext3>(CUPTI_ACTIVITY_KIND_CONTEXT);
   CUpti_ActivityKernel10 kernel =
       record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -85,8 +83,11 @@ struct Records {
     device.maxRegistersPerMultiprocessor = 65536;
     device.maxSharedMemoryPerMultiprocessor = 233472;
     device.maxThreadsPerBlock = 1024;
+    device.isCudaVisible = 1;
     device1 = device;
     device1.id = 1;
+    hidden = device;
+    hidden.id = 2, hidden.isCudaVisible = 0;  // hidden by CUDA_VISIBLE_DEVICES
     context.contextId = 1, context.deviceId = 0;
     kernel.start = 1'000'000, kernel.end = 1'500'000;
     kernel.deviceId = 0, kernel.contextId = 1, kernel.streamId = 13, kernel.correlationId = 77;
@@ -125,9 +126,9 @@ struct Records {
   }
   std::vector<const CUpti_Activity*> all() const {
     auto p = [](const auto& r) { return reinterpret_cast<const CUpti_Activity*>(&r); };
-    return {p(device), p(device1),    p(context),  p(stream),   p(kernel), p(launch),
-            p(htod),   p(peer),       p(memset),   p(start),    p(end),    p(mark),
-            p(sync),   p(driverCall), p(external), p(overhead), p(unknown)};
+    return {p(device), p(device1), p(hidden),     p(context),  p(stream),   p(kernel),
+            p(launch), p(htod),    p(peer),       p(memset),   p(start),    p(end),
+            p(mark),   p(sync),    p(driverCall), p(external), p(overhead), p(unknown)};
   }
 };
 
@@ -182,7 +183,7 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->provenance.droppedRecords, 7u);
   ASSERT_EQ(s->ranks.size(), 1u);
   EXPECT_EQ(s->ranks[0].label, "rank 3 / node7");
-  ASSERT_EQ(s->devices.size(), 2u);
+  ASSERT_EQ(s->devices.size(), 2u);  // the hidden GPU is not one of the program's
   EXPECT_EQ(s->devices[0].name, "NVIDIA H200");
   EXPECT_EQ(s->devices[0].smCount, 132);
 
@@ -334,6 +335,72 @@ TEST(CaptureRecords, ChildProcessesAreStreamsOfTheirOwn) {
   for (const Process& p : s->processes) sawChild |= p.pid == 5151;
   EXPECT_TRUE(sawChild);
   EXPECT_EQ(summarize(*s).apiCalls, 3u);  // the parent's runtime and driver calls, the child's call
+}
+
+// CUPTI numbers contexts and streams per process, so two processes on one GPU both have context 1
+// and stream 13: each keeps a context and a stream row of its own, rows say whose they are, and
+// every kernel stays tied to its own process's launch.
+TEST(CaptureRecords, ProcessesSharingContextAndStreamNumbersStayApart) {
+  Records a, b;
+  b.launch.processId = 5151, b.launch.threadId = 5152;
+  b.kernel.start = 3'000'000, b.kernel.end = 3'200'000;
+  b.launch.start = 2'900'000, b.launch.end = 2'950'000;
+  RecordSink sink;
+  size_t first = sink.open(), second = sink.open();
+  ASSERT_TRUE(sink.feed(first, stream({activity(a.device), activity(a.context), activity(a.kernel),
+                                       activity(a.launch)},
+                                      true, 4242))
+                  .ok());
+  ASSERT_TRUE(sink.feed(second, stream({activity(b.device), activity(b.context), activity(b.kernel),
+                                        activity(b.launch)},
+                                       true, 5151))
+                  .ok());
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->devices.size(), 1u);
+  ASSERT_EQ(s->contexts.size(), 2u);
+  EXPECT_NE(s->contexts[0].contextId, s->contexts[1].contextId);
+  EXPECT_NE(s->contexts[0].process, s->contexts[1].process);
+  std::vector<std::string> names;
+  for (const Stream& st : s->streams) {
+    EXPECT_EQ(st.streamId, 13u);
+    names.push_back(st.name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"pid 4242", "pid 5151"}));
+  ASSERT_EQ(s->flows.srcTrack.size(), 2u);
+  for (size_t f = 0; f < s->flows.srcTrack.size(); ++f) {
+    const Track& launch = s->tracks[s->flows.srcTrack[f]];
+    const Track& kernel = s->tracks[s->flows.dstTrack[f]];
+    int pid = s->processes[s->threads[launch.thread].process].pid;
+    const Stream& st = s->streams[kernel.stream];
+    EXPECT_EQ(s->contexts[st.context].process, s->threads[launch.thread].process);
+    EXPECT_EQ(st.name, "pid " + std::to_string(pid));
+    // The launch precedes its own kernel (the other process's kernel is elsewhere in time).
+    EXPECT_LT(launch.hot.start[s->flows.srcEvent[f]], kernel.hot.start[s->flows.dstEvent[f]]);
+    EXPECT_GT(launch.hot.start[s->flows.srcEvent[f]] + 200'000,
+              kernel.hot.start[s->flows.dstEvent[f]]);
+  }
+}
+
+// cudaDeviceSynchronize names no stream (CUPTI_SYNCHRONIZATION_INVALID_VALUE): the wait is drawn on
+// the context's NULL stream, not on a row for a stream 4294967295 that does not exist.
+TEST(CaptureRecords, AContextWideSynchronisationIsOnTheNullStream) {
+  Records r;
+  r.context.nullStreamId = 7;
+  CUpti_ActivitySynchronization2 wait = r.sync;
+  wait.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+  wait.streamId = 0xFFFFFFFFu;
+  RecordSink sink;
+  feedProcess(sink, {activity(r.device), activity(r.context), activity(wait)});
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  const Track* syncs = trackOf(*s, EventKind::Range);
+  ASSERT_TRUE(syncs);
+  ASSERT_EQ(syncs->size(), 1u);
+  ASSERT_EQ(s->streams.size(), 1u);
+  EXPECT_EQ(s->streams[syncs->stream].streamId, 7u);
+  EXPECT_EQ(s->streams[syncs->stream].context, 0u);
 }
 
 TEST(CaptureRecords, CorruptStreamsAreErrorsNotCrashes) {
