@@ -155,8 +155,10 @@ std::vector<std::string> RecordSink::warnings() const {
   if (incomplete_)
     out.push_back(std::to_string(incomplete_) +
                   " records CUPTI could not complete (no timestamps) were left out");
-  uint64_t backlog = 0, unreadable = 0;
+  uint64_t backlog = 0, unreadable = 0, all = dropped();
   for (const Connection& c : conns_) backlog += c.backlogDropped, unreadable += c.unreadable;
+  if (uint64_t cupti = all - backlog - unreadable)
+    out.push_back(std::to_string(cupti) + " records CUPTI dropped (its buffers were full)");
   if (backlog)
     out.push_back(std::to_string(backlog) +
                   " records were dropped in the program because the launcher did not keep up "

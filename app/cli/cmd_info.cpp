@@ -91,7 +91,7 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
   if (!s.provenance.profiler.empty())
     std::printf("  recorded by   %s\n", s.provenance.profiler.c_str());
   if (s.provenance.droppedRecords) {
-    std::printf("  DROPPED       %s records the profiler could not keep\n",
+    std::printf("  LOST          %s records while recording: some events are missing\n",
                 formatCount(s.provenance.droppedRecords).c_str());
   }
   if (s.provenance.incomplete)

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
 
   size_t wrong = 0;
   for (size_t i = 0; i < 2 * half; ++i) wrong += sum[i] != static_cast<float>(i % 1000) + 1.0f;
-  std::printf("pair_add: %zu floats on %d GPU(s), %zu wrong\n", 2 * half, gpus, wrong);
+  // "of N visible": the GPUs CUDA lets this program use (CUDA_VISIBLE_DEVICES), which
+  // tests/gpu/gpu-check.sh compares with the devices in the capture.
+  std::printf("pair_add: %zu floats on %d GPU(s) of %d visible, %zu wrong\n", 2 * half, gpus,
+              devices, wrong);
   return wrong == 0 ? 0 : 2;
 }

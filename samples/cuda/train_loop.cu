@@ -2,9 +2,13 @@
 // over a few "layers" (a tiled matmul-like kernel and an elementwise activation), on several
 // streams, with pinned and pageable copies, and NVTX ranges named forward/<layer> and
 // backward/<layer> so that measured kernels map to layers.
+// Usage: train_loop [STEPS] [TIMES_FILE]: TIMES_FILE receives each step's wall time in
+// nanoseconds, one a line (tests/gpu/gpu-check.sh compares steady-state steps with and without
+// capture, leaving out start-up and the save).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -68,7 +72,10 @@ int main(int argc, char** argv) {
   dim3 block(kTile, kTile), grid((dim + kTile - 1) / kTile, (batch + kTile - 1) / kTile);
   const size_t elems = static_cast<size_t>(batch) * dim;
 
+  std::vector<long long> stepNs;
+  stepNs.reserve(steps > 0 ? steps : 0);
   for (int step = 0; step < steps; ++step) {
+    const auto stepStart = std::chrono::steady_clock::now();
     nvtxRangePushA(("step " + std::to_string(step)).c_str());
     // Input batch: pinned copy on its own stream, overlapping the previous step's update.
     for (size_t i = 0; i < elems; ++i) pinned[i] = pageable[i];
@@ -98,6 +105,21 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(loss.data(), acts[layers], elems * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK(cudaStreamSynchronize(update));
     nvtxRangePop();
+    stepNs.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - stepStart)
+                         .count());
+  }
+  if (argc > 2) {
+    std::FILE* f = std::fopen(argv[2], "w");
+    if (!f) {
+      std::fprintf(stderr, "train_loop: cannot write %s\n", argv[2]);
+      return 1;
+    }
+    for (long long ns : stepNs) std::fprintf(f, "%lld\n", ns);
+    if (std::fclose(f) != 0) {
+      std::fprintf(stderr, "train_loop: cannot write %s\n", argv[2]);
+      return 1;
+    }
   }
   std::printf("train_loop: %d steps of %d layers\n", steps, layers);
   return 0;

@@ -1,100 +1,238 @@
 #!/usr/bin/env bash
-# The capture check on a GPU machine (one command, a few minutes): builds capture and the CUDA
-# samples, captures both, checks event kinds, counts, devices and bytes, and measures the overhead
-# of capture (wall time with and without, median of 5), also against torch.profiler on a small
-# PyTorch loop when torch is installed. Budget: <= 3 % overhead, zero dropped records.
-# Usage: tests/gpu/gpu-check.sh [OUTDIR]   (results: OUTDIR/results.json, sessions beside it)
-set -euo pipefail
+# The capture check on a GPU machine: one command, about two minutes. It captures the two CUDA
+# samples (and a small PyTorch loop when torch sees the GPU), checks kinds, counts, bytes, devices
+# and completeness of each session, and measures what capture costs a training step.
+#
+#   tests/gpu/gpu-check.sh OUTDIR [--bundle DIR]
+#
+# OUTDIR receives gpu-check.log (everything printed), results.json (every check and number) and
+# the captured sessions; build.log too when the script builds. Exit status: 0 when every check
+# passed, 1 when one failed, 2 when the machine cannot run the check (no GPU, old driver, build
+# failure).
+#
+# Binaries: with --bundle, those of tests/gpu/make-bundle.sh (built on a machine with the
+# project's packages, for a GPU machine without them); else a lean build of the CLI, capture and
+# the samples in build/gpu-check (no GUI, warnings not errors: the check is of capture, not of
+# this compiler's warnings).
+#
+# Overhead: the per-step wall time of train_loop after its warm-up steps, median of the steps,
+# median of alternating runs with and without capture, so CUPTI's start-up and the save are not
+# counted as a slower step. Budget: 3 %. With torch: the same for a PyTorch loop, beside
+# torch.profiler's overhead on that loop.
+set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${1:-${OUT:-/tmp/tscope-gpu-check}}
-mkdir -p "$OUT"
-nvidia-smi -L || { echo "gpu-check: no GPU visible (nvidia-smi failed)"; exit 1; }
-if [ ! -f build/default/build.ninja ]; then cmake --preset default >/dev/null; fi
-cmake --build --preset default --target tensorscope-cli tensorscope_inject pair_add train_loop >/dev/null
-CLI=build/default/bin/tensorscope-cli
-PAIR=build/default/samples/cuda/pair_add
-LOOP=build/default/samples/cuda/train_loop
-N=$((1 << 26))   # floats per array
-STEPS=200
 
-$CLI capture -o "$OUT/pair_add.tscope" -- "$PAIR" "$N"
-$CLI capture -o "$OUT/train_loop.tscope" -- "$LOOP" "$STEPS"
-$CLI info --json "$OUT/pair_add.tscope" > "$OUT/pair_add.json"
-$CLI info --json "$OUT/train_loop.tscope" > "$OUT/train_loop.json"
-$CLI stats "$OUT/train_loop.tscope" --report kern_sum --format json > "$OUT/train_loop.kern_sum.json"
+usage() { echo "usage: tests/gpu/gpu-check.sh OUTDIR [--bundle DIR]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+OUT=$1
+shift
+BUNDLE=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) [ $# -ge 2 ] || usage; BUNDLE=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+mkdir -p "$OUT" || { echo "gpu-check: cannot create $OUT" >&2; exit 2; }
+OUT=$(cd "$OUT" && pwd)
+exec > >(tee "$OUT/gpu-check.log") 2>&1
+TEE=$!
+SCRATCH=$(mktemp -d)
+# At exit the log is whole before the caller collects it: tee has read everything and ended.
+trap 'rm -rf "$SCRATCH"; exec >&- 2>&-; wait "$TEE" 2>/dev/null' EXIT
+cannot() { echo "gpu-check: cannot run: $*"; exit 2; }
 
-# Wall time of a command, in seconds.
-wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-plain=$(for i in 1 2 3 4 5; do wall "$LOOP" "$STEPS"; done | median)
-captured=$(for i in 1 2 3 4 5; do wall $CLI capture -o "$OUT/overhead.tscope" -- "$LOOP" "$STEPS"; done | median)
-pplain=$(for i in 1 2 3 4 5; do wall "$PAIR" "$N"; done | median)
-pcaptured=$(for i in 1 2 3 4 5; do wall $CLI capture -o "$OUT/overhead.tscope" -- "$PAIR" "$N"; done | median)
+echo "gpu-check: $(date -u +%FT%TZ) on $(hostname)"
+command -v python3 >/dev/null || cannot "python3 is needed to check the results"
+command -v nvidia-smi >/dev/null || cannot "nvidia-smi not found (no NVIDIA driver)"
+nvidia-smi -L || cannot "nvidia-smi lists no GPU"
+# CUDA 13.0 needs an R580 driver or newer (its release notes: >= 580.65.06 on Linux).
+DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1 | tr -d ' ')
+echo "driver $DRIVER"
+python3 -c 'import sys; v = [int(x) for x in sys.argv[1].split(".")]; sys.exit(0 if v >= [580, 65, 6] else 1)' \
+  "$DRIVER" || cannot "driver $DRIVER is older than CUDA 13 needs (580.65.06)"
 
-torch_line='null'
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  cat > "$OUT/torch_loop.py" <<'PY'
+if [ -n "$BUNDLE" ]; then
+  BUNDLE=$(cd "$BUNDLE" && pwd) || cannot "no bundle at $BUNDLE"
+  BIN=$BUNDLE/bin
+  export LD_LIBRARY_PATH="$BUNDLE/lib/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  echo "gpu-check: building build/gpu-check (log: $OUT/build.log)"
+  if ! { cmake -S . -B build/gpu-check -G Ninja -DCMAKE_BUILD_TYPE=Release -DTSCOPE_BUILD_GUI=OFF \
+           -DTSCOPE_BUILD_TESTS=OFF -DTSCOPE_BUILD_BENCH=OFF &&
+         cmake --build build/gpu-check --target tensorscope-cli tensorscope_inject pair_add train_loop; } \
+       > "$OUT/build.log" 2>&1; then
+    tail -30 "$OUT/build.log"
+    cannot "the build failed (whole log: $OUT/build.log)"
+  fi
+  BIN=build/gpu-check/bin
+  [ -x build/gpu-check/samples/cuda/pair_add ] && BIN_SAMPLES=build/gpu-check/samples/cuda
+fi
+CLI=$BIN/tensorscope-cli
+SAMPLES=${BIN_SAMPLES:-$BIN}
+PAIR=$SAMPLES/pair_add
+LOOP=$SAMPLES/train_loop
+for f in "$CLI" "$PAIR" "$LOOP"; do [ -x "$f" ] || cannot "$f is missing (nvcc not found at build time?)"; done
+
+N=$((1 << 26))  # floats per array
+STEPS=200       # the captured train_loop
+TSTEPS=300      # the timed runs: the first WARMUP steps are left out
+WARMUP=50
+RUNS=3
+failed=0
+step() { echo; echo "== $*"; }
+
+step "pair_add, plain (the GPUs CUDA lets it use)"
+"$PAIR" "$N" | tee "$SCRATCH/pair_add.out" || failed=1
+step "pair_add, captured"
+"$CLI" capture -o "$OUT/pair_add.tscope" -- "$PAIR" "$N" || failed=1
+step "train_loop, captured"
+"$CLI" capture -o "$OUT/train_loop.tscope" -- "$LOOP" "$STEPS" || failed=1
+for s in pair_add train_loop; do
+  "$CLI" info --json "$OUT/$s.tscope" > "$SCRATCH/$s.json" || failed=1
+  "$CLI" info "$OUT/$s.tscope"
+done
+
+step "train_loop step time: $RUNS runs each way, alternating, $TSTEPS steps, first $WARMUP left out"
+for r in $(seq "$RUNS"); do
+  "$LOOP" "$TSTEPS" "$SCRATCH/plain.$r.steps" >/dev/null || failed=1
+  "$CLI" capture -o "$SCRATCH/timed.$r.tscope" -- "$LOOP" "$TSTEPS" "$SCRATCH/captured.$r.steps" \
+    >/dev/null || failed=1
+done
+
+TORCH=0
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  TORCH=1
+  cat > "$SCRATCH/torch_loop.py" <<'PY'
+# A small PyTorch training loop; writes its per-step wall times (ns, after a synchronize) to
+# argv[1]. "--torch-profiler TRACE" profiles it with torch.profiler and exports TRACE.
 import sys, time, torch
-profile = len(sys.argv) > 1 and sys.argv[1] == "torch"
+steps, warmup = 150, 30
 model = torch.nn.Sequential(*[torch.nn.Linear(2048, 2048) for _ in range(8)]).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 x = torch.randn(512, 2048, device="cuda")
+times = []
 def run():
-    for _ in range(100):
+    for _ in range(steps):
+        t0 = time.perf_counter_ns()
         opt.zero_grad(); model(x).sum().backward(); opt.step()
-    torch.cuda.synchronize()
-if profile:
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]) as p:
+        torch.cuda.synchronize()
+        times.append(time.perf_counter_ns() - t0)
+if len(sys.argv) > 3 and sys.argv[2] == "--torch-profiler":
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=acts) as p:
         run()
-    p.export_chrome_trace(sys.argv[2])
+    p.export_chrome_trace(sys.argv[3])
 else:
     run()
+open(sys.argv[1], "w").write("\n".join(str(t) for t in times) + "\n")
 PY
-  tplain=$(for i in 1 2 3; do wall python3 "$OUT/torch_loop.py"; done | median)
-  ttorch=$(for i in 1 2 3; do wall python3 "$OUT/torch_loop.py" torch "$OUT/torch_trace.json"; done | median)
-  tours=$(for i in 1 2 3; do wall $CLI capture -o "$OUT/torch_loop.tscope" -- python3 "$OUT/torch_loop.py"; done | median)
-  torch_line="{\"plain_s\": $tplain, \"torch_profiler_s\": $ttorch, \"tensorscope_s\": $tours}"
+  step "PyTorch loop step time: plain, torch.profiler, Tensorscope capture"
+  for r in $(seq "$RUNS"); do
+    python3 "$SCRATCH/torch_loop.py" "$SCRATCH/torch_plain.$r.steps" || failed=1
+    python3 "$SCRATCH/torch_loop.py" "$SCRATCH/torch_profiler.$r.steps" --torch-profiler \
+      "$SCRATCH/torch_trace.json" || failed=1
+    "$CLI" capture -o "$OUT/torch_loop.tscope" -- python3 "$SCRATCH/torch_loop.py" \
+      "$SCRATCH/torch_captured.$r.steps" || failed=1
+  done
+  "$CLI" info --json "$OUT/torch_loop.tscope" > "$SCRATCH/torch_loop.json" || failed=1
+  "$CLI" info "$OUT/torch_loop.tscope"
+else
+  echo "gpu-check: torch with CUDA not found: the PyTorch comparison is left out"
 fi
 
-python3 - "$OUT" "$N" "$STEPS" "$plain" "$captured" "$pplain" "$pcaptured" "$torch_line" <<'PY'
-import json, sys
-out, n, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-plain, captured, pplain, pcaptured = map(float, sys.argv[4:8])
-torch = json.loads(sys.argv[8])
-pair = json.load(open(f"{out}/pair_add.json"))
-loop = json.load(open(f"{out}/train_loop.json"))
-failures = []
+step "checks"
+python3 - "$OUT" "$SCRATCH" "$N" "$STEPS" "$RUNS" "$WARMUP" "$TORCH" "$DRIVER" "$failed" <<'PY'
+import json, re, statistics, sys
+out, scratch = sys.argv[1], sys.argv[2]
+n, steps, runs, warmup, torch, driver, failed = sys.argv[3:10]
+n, steps, runs, warmup, torch = int(n), int(steps), int(runs), int(warmup), torch == "1"
+checks = []
 def check(what, ok):
     print(("ok   " if ok else "FAIL ") + what)
-    if not ok: failures.append(what)
-gpus = min(len(pair["devices"]), 2)
+    checks.append({"check": what, "ok": bool(ok)})
+def load(name):
+    try:
+        return json.load(open(f"{scratch}/{name}.json"))
+    except (OSError, ValueError) as e:
+        check(f"{name}: session readable ({e})", False)
+        return None
+def step_median(name, r, warm):
+    with open(f"{scratch}/{name}.{r}.steps") as f:
+        ns = [int(line) for line in f if line.strip()]
+    return statistics.median(ns[warm:])
+def overhead(plain, captured, warm):
+    try:
+        p = [step_median(plain, r, warm) for r in range(1, runs + 1)]
+        c = [step_median(captured, r, warm) for r in range(1, runs + 1)]
+    except (OSError, ValueError) as e:
+        check(f"{captured}: step times written ({e})", False)
+        return None
+    mp, mc = statistics.median(p), statistics.median(c)
+    return {"plain_step_ns": mp, "step_ns": mc, "overhead": mc / mp - 1,
+            "runs_plain_ns": p, "runs_ns": c}
+
+check("every command exited 0", failed == "0")
+printed = open(f"{scratch}/pair_add.out").read()
+m = re.search(r"on (\d+) GPU\(s\) of (\d+) visible, (\d+) wrong", printed)
+check("pair_add printed its GPUs and a correct sum", m is not None and m.group(3) == "0")
+visible = int(m.group(2)) if m else -1
+gpus = int(m.group(1)) if m else -1
+pair, loop = load("pair_add"), load("train_loop")
 half = n // 2
-check("pair_add exit code 0", pair.get("exit_code") == 0)
-check("pair_add 4 kernels (2 streams x 2 halves)", pair["kernels"] == 4)
-check("pair_add 8 HtoD copies of all input bytes", pair["memcpy"]["HtoD"] == 8 and pair["memcpy_bytes"]["HtoD"] == 2 * 2 * half * 4)
-check("pair_add 2 DtoH copies of the sum", pair["memcpy"]["DtoH"] == 2 and pair["memcpy_bytes"]["DtoH"] == 2 * half * 4)
-if gpus == 2:
-    check("pair_add 1 peer copy GPU 1 -> GPU 0", pair["memcpy"]["PtoP"] == 1 and pair["memcpy_bytes"]["PtoP"] == half * 4)
-else:
-    check("pair_add device-to-device copy on one GPU", pair["memcpy"]["DtoD"] >= 1)
-check("pair_add NVTX range", pair["nvtx_ranges"] >= 1)
+if pair:
+    check(f"pair_add: {len(pair['devices'])} devices in the session = {visible} visible to CUDA",
+          len(pair["devices"]) == visible)
+    check("pair_add exit code 0", pair.get("exit_code") == 0)
+    check("pair_add 4 kernels (2 streams x 2 halves)", pair["kernels"] == 4)
+    check("pair_add 8 HtoD copies of all input bytes",
+          pair["memcpy"]["HtoD"] == 8 and pair["memcpy_bytes"]["HtoD"] == 2 * 2 * half * 4)
+    check("pair_add 2 DtoH copies of the sum",
+          pair["memcpy"]["DtoH"] == 2 and pair["memcpy_bytes"]["DtoH"] == 2 * half * 4)
+    if gpus == 2:
+        check("pair_add 1 peer copy GPU 1 -> GPU 0",
+              pair["memcpy"]["PtoP"] == 1 and pair["memcpy_bytes"]["PtoP"] == half * 4)
+    else:
+        check("pair_add 1 device-to-device copy on one GPU, no PtoP",
+              pair["memcpy"]["DtoD"] == 1 and pair["memcpy"]["PtoP"] == 0)
+    check("pair_add 1 NVTX range", pair["nvtx_ranges"] == 1)
 layers = 4
-check("train_loop exit code 0", loop.get("exit_code") == 0)
-check("train_loop kernels = steps x 20", loop["kernels"] == steps * (4 * layers + layers))
-check("train_loop NVTX ranges = steps x 10", loop["nvtx_ranges"] == steps * (2 + 2 * layers))
-check("train_loop HtoD / DtoH per step", loop["memcpy"]["HtoD"] == steps and loop["memcpy"]["DtoH"] == steps)
-check("train_loop memsets", loop["memsets"] == layers)
-for s in (pair, loop):
+if loop:
+    check("train_loop exit code 0", loop.get("exit_code") == 0)
+    check("train_loop kernels = steps x 20", loop["kernels"] == steps * (4 * layers + layers))
+    check("train_loop NVTX ranges = steps x 10", loop["nvtx_ranges"] == steps * (2 + 2 * layers))
+    check("train_loop 1 HtoD and 1 DtoH per step",
+          loop["memcpy"]["HtoD"] == steps and loop["memcpy"]["DtoH"] == steps)
+    check("train_loop memsets", loop["memsets"] == layers)
+    check("train_loop launches tied to kernels (flows >= kernels)", loop["flows"] >= loop["kernels"])
+sessions = [s for s in (pair, loop) if s]
+result = {"driver": driver, "visible_gpus": visible, "devices": pair["devices"] if pair else None}
+loop_over = overhead("plain", "captured", warmup)
+if loop_over:
+    check(f"train_loop step overhead {100 * loop_over['overhead']:.2f} % <= 3 %",
+          loop_over["overhead"] <= 0.03)
+result["train_loop"] = loop_over
+if torch:
+    t = load("torch_loop")
+    if t:
+        sessions.append(t)
+        check("torch loop: kernels recorded (>= 150 steps x 16)", t["kernels"] >= 150 * 16)
+        check("torch loop exit code 0", t.get("exit_code") == 0)
+    ours = overhead("torch_plain", "torch_captured", 30)
+    theirs = overhead("torch_plain", "torch_profiler", 30)
+    if ours and theirs:
+        check(f"torch loop step overhead {100 * ours['overhead']:.2f} % <= 3 % "
+              f"(torch.profiler: {100 * theirs['overhead']:.2f} %)", ours["overhead"] <= 0.03)
+    result["torch"] = {"tensorscope": ours, "torch_profiler": theirs}
+for s in sessions:
     check(f"{s['file']}: zero dropped records", s.get("dropped_records", 0) == 0)
     check(f"{s['file']}: complete", not s["incomplete"])
-over = captured / plain - 1
-pover = pcaptured / pplain - 1
-check(f"train_loop overhead {100 * over:.2f} % <= 3 %", over <= 0.03)
-check(f"pair_add overhead {100 * pover:.2f} % <= 3 %", pover <= 0.03)
-result = {"gpus": pair["devices"], "train_loop": {"plain_s": plain, "captured_s": captured, "overhead": over},
-          "pair_add": {"plain_s": pplain, "captured_s": pcaptured, "overhead": pover}, "torch": torch,
-          "failures": failures}
-json.dump(result, open(f"{out}/results.json", "w"), indent=2)
-print(json.dumps(result, indent=2))
-sys.exit(1 if failures else 0)
+    check(f"{s['file']}: recorded by CUPTI 13", s.get("profiler", "").startswith("CUPTI 13"))
+result["checks"] = checks
+result["failures"] = [c["check"] for c in checks if not c["ok"]]
+with open(f"{out}/results.json", "w") as f:
+    json.dump(result, f, indent=2)
+print(f"\n{len(checks) - len(result['failures'])} of {len(checks)} checks passed; "
+      f"results: {out}/results.json")
+sys.exit(1 if result["failures"] else 0)
 PY

@@ -462,8 +462,9 @@ QString SessionView::overviewHtml() const {
   }
   if (s.provenance.droppedRecords) {
     html +=
-        tr("<p style='color:#c0392b'><b>%1 records dropped</b> by the profiler (its buffers were "
-           "full): some events are missing.</p>")
+        tr("<p style='color:#c0392b'><b>%1 records lost</b> while recording (dropped by CUPTI "
+           "when its buffers were full, unreadable, or dropped in the program when the launcher "
+           "fell behind): some events are missing.</p>")
             .arg(s.provenance.droppedRecords);
   }
   html += QStringLiteral("<table>");
