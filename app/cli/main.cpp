@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  info FILE... [--json]        devices, duration and event counts of session files\n"
     "  convert IN OUT               convert a session (format chosen by OUT's extension)\n"
     "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
+    "  diagnose FILE... [--json]    where GPU time goes: idle by cause, compute/communication\n"
+    "                               overlap, per rank\n"
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
     "  simulate --g10 DIR|--model M  memory tiers: G10 and baseline plans, simulated iterations\n"
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "convert") return runConvert(args);
   if (command == "generate") return runGenerate(args);
   if (command == "stats") return runStats(args);
+  if (command == "diagnose") return runDiagnose(args);
   if (command == "capture") return runCapture(args);
   if (command == "model") return runModel(args);
   if (command == "compare") return runCompare(args);

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/diagnosis_tables.h"
 #include "analysis/intervals.h"
 #include "util/format.h"
 
@@ -15,9 +16,11 @@ namespace ts {
 
 namespace {
 
-constexpr std::array kReports = {StatsReport::KernSum,  StatsReport::MemTime, StatsReport::MemSize,
-                                 StatsReport::ApiSum,   StatsReport::GpuUtil, StatsReport::Overlap,
-                                 StatsReport::KernHist, StatsReport::LayerSum};
+constexpr std::array kReports = {
+    StatsReport::KernSum,     StatsReport::MemTime,  StatsReport::MemSize,
+    StatsReport::ApiSum,      StatsReport::GpuUtil,  StatsReport::Overlap,
+    StatsReport::KernHist,    StatsReport::LayerSum, StatsReport::Temporal,
+    StatsReport::KernelTypes, StatsReport::Idle,     StatsReport::CommOverlap};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -584,6 +587,14 @@ std::string_view toString(StatsReport r) {
       return "kern_hist";
     case StatsReport::LayerSum:
       return "layer_sum";
+    case StatsReport::Temporal:
+      return "temporal";
+    case StatsReport::KernelTypes:
+      return "kernel_types";
+    case StatsReport::Idle:
+      return "idle";
+    case StatsReport::CommOverlap:
+      return "comm_overlap";
   }
   return "kern_sum";
 }
@@ -607,6 +618,15 @@ std::string_view describe(StatsReport r) {
     case StatsReport::LayerSum:
       return "GPU kernels by model layer (NVTX forward/<layer>, backward/<layer>, update/<layer> "
              "around their launches)";
+    case StatsReport::Temporal:
+      return "per rank: kernel span, idle, compute and non-compute time (HTA's temporal "
+             "breakdown)";
+    case StatsReport::KernelTypes:
+      return "per rank: time computing, communicating (nccl*), moving memory, and each overlap";
+    case StatsReport::Idle:
+      return "per stream: idle time by cause (host wait, kernel wait, other, unknown)";
+    case StatsReport::CommOverlap:
+      return "per rank: share of communication time overlapped by computation";
   }
   return "";
 }
@@ -679,6 +699,24 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
     case StatsReport::LayerSum:
       out.push_back(layerSummary(s, o));
       break;
+    case StatsReport::Temporal:
+    case StatsReport::KernelTypes:
+    case StatsReport::Idle:
+    case StatsReport::CommOverlap: {
+      DiagnoseOptions d;
+      d.range = {o.start, o.end};
+      auto diagnosis = diagnose(s, d, progress);
+      if (!diagnosis) return diagnosis.failure();
+      DiagnosisTable which = report == StatsReport::Temporal      ? DiagnosisTable::Temporal
+                             : report == StatsReport::KernelTypes ? DiagnosisTable::KernelTypes
+                             : report == StatsReport::Idle        ? DiagnosisTable::Idle
+                                                                  : DiagnosisTable::CommOverlap;
+      out.push_back(diagnosisTable(*diagnosis, which));
+      // A rank is the unit of these figures: one GPU of it cannot be picked out.
+      if (o.device != kNone)
+        out.back().notes.push_back("Per rank: --gpu does not apply to this report.");
+      break;
+    }
   }
   if (progress.cancelled()) return Error::cancelled();
   progress.update(1.0);

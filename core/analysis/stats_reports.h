@@ -16,7 +16,21 @@
 
 namespace ts {
 
-enum class StatsReport { KernSum, MemTime, MemSize, ApiSum, GpuUtil, Overlap, KernHist, LayerSum };
+enum class StatsReport {
+  KernSum,
+  MemTime,
+  MemSize,
+  ApiSum,
+  GpuUtil,
+  Overlap,
+  KernHist,
+  LayerSum,
+  // The diagnosis's breakdowns (analysis/diagnosis.h), HolisticTraceAnalysis's definitions.
+  Temporal,
+  KernelTypes,
+  Idle,
+  CommOverlap,
+};
 
 std::span<const StatsReport> allStatsReports();
 std::string_view toString(StatsReport report);  // "kern_sum", ...

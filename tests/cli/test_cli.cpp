@@ -30,7 +30,7 @@ using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
   for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help",
-                          "stats --help", "model --help"}) {
+                          "stats --help", "model --help", "diagnose --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -55,6 +55,10 @@ TEST_F(Cli, UsageErrorsExitTwo) {
                           "stats x.tscope --range 1min:2min",
                           "stats x.tscope --buckets 0",
                           "stats x.tscope --min-gap soon",
+                          "diagnose",
+                          "diagnose x.tscope --json --csv",
+                          "diagnose x.tscope --kernel-wait soon",
+                          "diagnose x.tscope --range 5",
                           "model",
                           "model frob x.onnx",
                           "model table",
@@ -228,6 +232,59 @@ TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("no GPU 99"), std::string::npos) << r.out;
   r = cli("stats " + path("missing.json"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
+}
+
+// The JSON keys the issue documents, on the two sampled ranks as one session; the values are
+// checked against a computation from the raw files in tests/core/test_breakdown.cpp.
+TEST_F(Cli, DiagnoseGivesOneJsonObjectPerRankAndStream) {
+  CliRun r = cli("diagnose --json " + rankTrace(0) + " " + rankTrace(1));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  simdjson::dom::array temporal = doc["temporal"];
+  ASSERT_EQ(temporal.size(), 2u);
+  EXPECT_EQ(int64_t(temporal.at(0)["rank"]), 0);
+  EXPECT_EQ(int64_t(temporal.at(1)["rank"]), 1);
+  EXPECT_EQ(int64_t(temporal.at(0)["kernel_span_ns"]), 1'222'847'000);
+  for (simdjson::dom::element t : temporal) {
+    EXPECT_EQ(int64_t(t["kernel_span_ns"]),
+              int64_t(t["idle_ns"]) + int64_t(t["compute_ns"]) + int64_t(t["non_compute_ns"]));
+  }
+  size_t streams = 0;
+  for (simdjson::dom::element i : doc["idle"]) {
+    ++streams;
+    for (const char* key : {"rank", "stream", "host_wait_ns", "kernel_wait_ns", "other_ns"})
+      EXPECT_FALSE(i[key].error()) << key;
+  }
+  EXPECT_EQ(streams, 10u);  // five streams on each rank
+  bool sawTriple = false;
+  for (simdjson::dom::element k : doc["kernel_types"]) {
+    sawTriple |=
+        std::string_view(k["type"]) == "COMPUTATION overlapping COMMUNICATION overlapping MEMORY";
+  }
+  EXPECT_TRUE(sawTriple);
+  simdjson::dom::array comm = doc["comm_overlap"];
+  ASSERT_EQ(comm.size(), 2u);
+  EXPECT_NEAR(double(comm.at(0)["percent"]), 14.946, 1e-3);
+  EXPECT_EQ(uint64_t(doc["coverage"]["gpu_ops_with_launch"]), 1204u + 1154u);
+
+  // The same tables through stats, and as CSV.
+  r = cli("stats " + rankTrace(0) + " --report temporal,idle --format csv");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("rank,kernel_span_ns,idle_ns"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank,stream,host_wait_ns,kernel_wait_ns,other_ns,unknown_ns"),
+            std::string::npos)
+      << r.out;
+  std::string out = path("d.csv");
+  ASSERT_EQ(cli("diagnose --csv -o " + out + " " + rankTrace(0)).exitCode, 0);
+  EXPECT_TRUE(fs::file_size(out) > 0);
+
+  r = cli("diagnose --range 2s:1s " + rankTrace(0));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("the range is empty"), std::string::npos) << r.out;
+  r = cli("diagnose " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
 }

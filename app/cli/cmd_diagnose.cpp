@@ -1,0 +1,149 @@
+// tensorscope-cli diagnose: why a training run's GPU time goes where it goes — per rank the
+// temporal breakdown, the overlap of computation, communication and memory work, idle time by
+// cause per stream and communication/computation overlap (HolisticTraceAnalysis's definitions),
+// as one JSON object, CSV tables or text tables.
+#include <cstdio>
+#include <variant>
+
+#include "analysis/diagnosis_tables.h"
+#include "app/cli/cli_args.h"
+#include "io/atomic_file.h"
+#include "io/open_session.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace ts::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli diagnose FILE... [--range T0:T1] [--kernel-wait DUR]\n"
+    "                                [--json|--csv|--table] [-o OUT]\n"
+    "\n"
+    "Where the GPU time of a run goes, per rank (several FILEs are opened together as one\n"
+    "multi-rank session), as HolisticTraceAnalysis defines it:\n"
+    "  temporal      kernel span, idle, compute and non-compute time\n"
+    "  kernel_types  time in COMPUTATION, COMMUNICATION (nccl*), MEMORY (copies, memsets) and\n"
+    "                each \"X overlapping Y\" combination\n"
+    "  idle          per stream, idle time before each operation by cause: host wait (its\n"
+    "                launch started after the stream's previous operation ended), kernel wait\n"
+    "                (a gap under --kernel-wait), other, unknown (launch not in the trace)\n"
+    "  comm_overlap  share of communication time overlapped by computation\n"
+    "Options:\n"
+    "  --range T0:T1     only this time range, from the session start (1.5ms:20ms, 2s:)\n"
+    "  --kernel-wait DUR gaps shorter than this are kernel wait (default 30ns)\n"
+    "  --json            one object: {\"temporal\": [...], \"kernel_types\": [...], \"idle\": "
+    "[...],\n"
+    "                    \"comm_overlap\": [...], \"coverage\": {...}}; times in ns\n"
+    "  --csv             the tables as CSV, separated by an empty line\n"
+    "  --table           the tables as text (default)\n"
+    "  -o OUT            write to OUT (atomically) instead of standard output\n";
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli diagnose: %s\n\n%s", message.c_str(), kHelp);
+  return kExitUsage;
+}
+
+void cell(JsonWriter& w, const StatsCell& c) {
+  if (const auto* s = std::get_if<std::string>(&c))
+    w.value(*s);
+  else if (const auto* i = std::get_if<int64_t>(&c))
+    w.value(*i);
+  else if (const auto* d = std::get_if<double>(&c))
+    w.value(*d);
+  else
+    w.null();
+}
+
+// Each table's rows as objects keyed by column, under the table's report name.
+std::string toJson(const Diagnosis& d, const std::vector<StatsTable>& tables) {
+  JsonWriter w;
+  w.beginObject();
+  for (const StatsTable& t : tables) {
+    w.key(t.report).beginArray();
+    for (const auto& row : t.rows) {
+      w.beginObject();
+      for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+        w.key(t.columns[c].key);
+        cell(w, row[c]);
+      }
+      w.endObject();
+    }
+    w.endArray();
+  }
+  // How much the figures rest on: idle causes need each operation's launching call.
+  w.key("coverage").beginObject();
+  w.key("gpu_ops").value(static_cast<uint64_t>(d.gpuOps));
+  w.key("gpu_ops_in_session").value(static_cast<uint64_t>(d.gpuOpsInSession));
+  w.key("gpu_ops_with_launch").value(static_cast<uint64_t>(d.gpuOpsWithLaunch));
+  w.endObject();
+  w.key("notes").beginArray();
+  for (const StatsTable& t : tables) {
+    for (const std::string& n : t.notes) w.value(t.report + ": " + n);
+  }
+  w.endArray();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+}  // namespace
+
+int runDiagnose(const std::vector<std::string>& argv) {
+  Args args;
+  if (std::string e = args.parse(argv, {"--range", "--kernel-wait", "-o"},
+                                 {"--json", "--csv", "--table", "--help", "-h"});
+      !e.empty()) {
+    return usage(e);
+  }
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (args.positional().empty()) return usage("no file given");
+  if (args.flag("--json") + args.flag("--csv") + args.flag("--table") > 1)
+    return usage("--json, --csv and --table exclude each other");
+  DiagnoseOptions options;
+  if (auto text = args.option("--kernel-wait")) {
+    auto t = parseDuration(*text);
+    if (!t || *t < 0) return usage("--kernel-wait needs a duration such as 30ns, got '" + *text + "'");
+    options.kernelWaitBelow = *t;
+  }
+  RelativeRange range;
+  if (auto text = args.option("--range")) {
+    auto parsed = parseRelativeRange(*text);
+    if (!parsed)
+      return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
+    range = *parsed;
+  }
+  auto session = openSessionFiles(args.positional());
+  if (!session) {
+    std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", session.error().c_str());
+    return kExitFailure;
+  }
+  const Session& s = **session;
+  if (range.from) options.range.start = s.startTime() + *range.from;
+  if (range.to) options.range.end = s.startTime() + *range.to;
+  auto diagnosis = diagnose(s, options);
+  if (!diagnosis) {
+    std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", diagnosis.error().c_str());
+    return kExitFailure;
+  }
+  std::vector<StatsTable> tables;
+  for (DiagnosisTable t : {DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
+                           DiagnosisTable::Idle, DiagnosisTable::CommOverlap})
+    tables.push_back(diagnosisTable(*diagnosis, t));
+  if (!args.flag("--json"))
+    return emitTables(tables, args.flag("--csv") ? "csv" : "table", args.option("-o"), "diagnose");
+  std::string out = toJson(*diagnosis, tables);
+  if (auto path = args.option("-o")) {
+    if (Status st = writeBytesAtomically(*path, out); !st) {
+      std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace ts::cli

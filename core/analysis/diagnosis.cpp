@@ -1,0 +1,33 @@
+#include "analysis/diagnosis.h"
+
+namespace ts {
+
+Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Progress& progress) {
+  if (o.range.end <= o.range.start)
+    return Error{"the range is empty (its end is not after its start)"};
+  Diagnosis d;
+  if (!progress.enter("GPU operations")) return Error::cancelled();
+  std::vector<RankOps> ranks = collectRankOps(s, o.range);
+  for (const RankOps& r : ranks) {
+    d.gpuOps += r.count;
+    d.temporal.push_back(temporalBreakdown(r));
+    for (const TypeSetTime& t : kernelTypeOverlap(r)) d.kernelTypes.push_back(t);
+    d.commOverlap.push_back(commOverlap(r));
+  }
+  progress.update(0.4);
+  if (!progress.enter("idle time")) return Error::cancelled();
+  LaunchIndex launches(s);
+  d.gpuOpsWithLaunch = launches.known();
+  for (const Track& t : s.tracks) {
+    if (isGpuOp(t.kind)) d.gpuOpsInSession += t.size();
+  }
+  IdleOptions io;
+  io.range = o.range;
+  io.kernelWaitBelow = o.kernelWaitBelow;
+  d.gaps = idleGaps(s, launches, io);
+  d.idle = idleByStream(s, d.gaps);
+  progress.update(1.0);
+  return d;
+}
+
+}  // namespace ts
