@@ -362,6 +362,8 @@ class Recording {
         conns_.push_back({fd, sink_.open()});
       }
       if (flushWanted_) {
+        // Under the lock: the main thread reads flushAsked to know when every process answered.
+        std::lock_guard<std::mutex> lock(lock_);
         for (Conn& c : conns_) {
           if (!c.flushAsked) (void)!::send(c.fd, &kFlushRequest, 1, MSG_NOSIGNAL);
           c.flushAsked = true;

@@ -105,7 +105,8 @@ int runDiagnose(const std::vector<std::string>& argv) {
   DiagnoseOptions options;
   if (auto text = args.option("--kernel-wait")) {
     auto t = parseDuration(*text);
-    if (!t || *t < 0) return usage("--kernel-wait needs a duration such as 30ns, got '" + *text + "'");
+    if (!t || *t < 0)
+      return usage("--kernel-wait needs a duration such as 30ns, got '" + *text + "'");
     options.kernelWaitBelow = *t;
   }
   RelativeRange range;

@@ -10,9 +10,9 @@
 namespace ts {
 
 struct CommOverlap {
-  int32_t rank = 0;            // Rank::rank
-  TimeNs communicating = 0;    // union of communication kernels
-  TimeNs overlapped = 0;       // ... during which a computation kernel runs
+  int32_t rank = 0;          // Rank::rank
+  TimeNs communicating = 0;  // union of communication kernels
+  TimeNs overlapped = 0;     // ... during which a computation kernel runs
   // overlapped / communicating in %, none when the rank does not communicate.
   std::optional<double> percent() const {
     if (communicating <= 0) return std::nullopt;

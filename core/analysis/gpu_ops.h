@@ -34,12 +34,12 @@ struct AnalysisRange {
 
 // One rank's GPU operations inside a range.
 struct RankOps {
-  uint32_t rank = 0;        // index into Session::ranks
-  int32_t rankNumber = 0;   // Rank::rank: the trace's distributedInfo.rank
-  size_t count = 0;         // operations intersecting the range
-  TimeNs first = 0;         // start of the first, clipped
-  TimeNs last = 0;          // end of the last, clipped
-  std::vector<Interval> busy;                             // merged, all types
+  uint32_t rank = 0;           // index into Session::ranks
+  int32_t rankNumber = 0;      // Rank::rank: the trace's distributedInfo.rank
+  size_t count = 0;            // operations intersecting the range
+  TimeNs first = 0;            // start of the first, clipped
+  TimeNs last = 0;             // end of the last, clipped
+  std::vector<Interval> busy;  // merged, all types
   std::array<std::vector<Interval>, kOpTypeCount> byType;  // merged, one type each
 };
 

@@ -18,8 +18,7 @@ std::string_view toString(IdleCause cause) {
   return "unknown";
 }
 
-std::vector<IdleGap> idleGaps(const Session& s, const LaunchIndex& launches,
-                              const IdleOptions& o) {
+std::vector<IdleGap> idleGaps(const Session& s, const LaunchIndex& launches, const IdleOptions& o) {
   struct Op {
     TimeNs start, end;
     uint32_t track, event;

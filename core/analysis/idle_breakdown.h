@@ -39,9 +39,9 @@ std::vector<IdleGap> idleGaps(const Session& session, const LaunchIndex& launche
                               const IdleOptions& options);
 
 struct StreamIdle {
-  int32_t rank = 0;         // Rank::rank
-  uint32_t stream = 0;      // index into Session::streams
-  uint32_t streamId = 0;    // the trace's number for it
+  int32_t rank = 0;       // Rank::rank
+  uint32_t stream = 0;    // index into Session::streams
+  uint32_t streamId = 0;  // the trace's number for it
   std::array<TimeNs, kIdleCauseCount> time{};
   std::array<uint32_t, kIdleCauseCount> gaps{};
 };

@@ -11,8 +11,8 @@
 namespace ts {
 
 struct TypeSetTime {
-  int32_t rank = 0;    // Rank::rank
-  uint8_t types = 0;   // bit (1 << OpType) per type running
+  int32_t rank = 0;   // Rank::rank
+  uint8_t types = 0;  // bit (1 << OpType) per type running
   TimeNs time = 0;
 };
 

@@ -40,7 +40,9 @@ const StreamIdle* idleOf(const Diagnosis& d, int32_t rank, uint32_t streamId) {
   return nullptr;
 }
 
-TimeNs at(const StreamIdle& i, IdleCause c) { return i.time[static_cast<int>(c)]; }
+TimeNs at(const StreamIdle& i, IdleCause c) {
+  return i.time[static_cast<int>(c)];
+}
 
 // One GPU, streams 7 and 8, one CPU thread launching everything:
 //   stream 7: compute  [0, 100)   launched at -10
