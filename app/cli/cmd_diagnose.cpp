@@ -22,6 +22,10 @@ constexpr const char* kHelp =
     "\n"
     "Where the GPU time of a run goes, per rank (several FILEs are opened together as one\n"
     "multi-rank session), as HolisticTraceAnalysis defines it:\n"
+    "  steps         per training step (ProfilerStep#N, NVTX step N / iteration N, repeated\n"
+    "                forward/<layer> ranges, else the repeated kernel sequence): step time, GPU\n"
+    "                busy by kind, exposed communication, idle by cause, data loading, forward,\n"
+    "                backward and optimizer CPU time where annotated, outliers\n"
     "  temporal      kernel span, idle, compute and non-compute time\n"
     "  kernel_types  time in COMPUTATION, COMMUNICATION (nccl*), MEMORY (copies, memsets) and\n"
     "                each \"X overlapping Y\" combination\n"
@@ -32,7 +36,8 @@ constexpr const char* kHelp =
     "Options:\n"
     "  --range T0:T1     only this time range, from the session start (1.5ms:20ms, 2s:)\n"
     "  --kernel-wait DUR gaps shorter than this are kernel wait (default 30ns)\n"
-    "  --json            one object: {\"temporal\": [...], \"kernel_types\": [...], \"idle\": "
+    "  --json            one object: {\"steps\": [...], \"temporal\": [...], \"kernel_types\": "
+    "[...], \"idle\": "
     "[...],\n"
     "                    \"comm_overlap\": [...], \"coverage\": {...}}; times in ns\n"
     "  --csv             the tables as CSV, separated by an empty line\n"
@@ -130,8 +135,9 @@ int runDiagnose(const std::vector<std::string>& argv) {
     return kExitFailure;
   }
   std::vector<StatsTable> tables;
-  for (DiagnosisTable t : {DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
-                           DiagnosisTable::Idle, DiagnosisTable::CommOverlap})
+  for (DiagnosisTable t :
+       {DiagnosisTable::Steps, DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
+        DiagnosisTable::Idle, DiagnosisTable::CommOverlap})
     tables.push_back(diagnosisTable(*diagnosis, t));
   if (!args.flag("--json"))
     return emitTables(tables, args.flag("--csv") ? "csv" : "table", args.option("-o"), "diagnose");

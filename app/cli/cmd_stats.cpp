@@ -23,7 +23,7 @@ std::string helpText() {
       "FILEs are opened together as one multi-rank session. Reports (default: all of them):\n";
   for (StatsReport r : allStatsReports()) {
     std::string name(toString(r));
-    h += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') +
+    h += "  " + name + std::string(name.size() < 13 ? 13 - name.size() : 1, ' ') +
          std::string(describe(r)) + "\n";
   }
   h += "Options:\n"

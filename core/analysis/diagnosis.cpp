@@ -6,6 +6,7 @@ Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Pro
   if (o.range.end <= o.range.start)
     return Error{"the range is empty (its end is not after its start)"};
   Diagnosis d;
+  d.sessionStart = s.startTime();
   if (!progress.enter("GPU operations")) return Error::cancelled();
   std::vector<RankOps> ranks = collectRankOps(s, o.range);
   for (const RankOps& r : ranks) {
@@ -26,6 +27,8 @@ Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Pro
   io.kernelWaitBelow = o.kernelWaitBelow;
   d.gaps = idleGaps(s, launches, io);
   d.idle = idleByStream(s, d.gaps);
+  if (!progress.enter("steps")) return Error::cancelled();
+  d.steps = findSteps(s, launches, d.gaps, o.range);
   progress.update(1.0);
   return d;
 }

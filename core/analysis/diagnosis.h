@@ -1,6 +1,6 @@
 // "Why is this step slow": the analyses of core/analysis run together on a session or a range —
-// temporal breakdown, kernel-type overlap, idle time by cause, communication/computation overlap
-// — with what they rest on counted, so that the product can say how sure each figure is.
+// the steps, temporal breakdown, kernel-type overlap, idle time by cause, communication/computation
+// overlap — with what they rest on counted, so that the product can say how sure each figure is.
 #pragma once
 
 #include <vector>
@@ -8,6 +8,7 @@
 #include "analysis/comm_overlap.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/kernel_type_overlap.h"
+#include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "util/progress.h"
 #include "util/result.h"
@@ -20,6 +21,8 @@ struct DiagnoseOptions {
 };
 
 struct Diagnosis {
+  TimeNs sessionStart = 0;  // tables give times from it
+  StepTable steps;
   std::vector<TemporalBreakdown> temporal;  // one per rank with GPU work
   std::vector<TypeSetTime> kernelTypes;     // by rank, then type set
   std::vector<StreamIdle> idle;             // by stream

@@ -6,6 +6,100 @@ namespace ts {
 
 namespace {
 
+StatsTable stepsTable(const Diagnosis& d) {
+  const StepTable& st = d.steps;
+  StatsTable t{
+      "steps",
+      "Training steps",
+      {{"rank", "Rank", StatsUnit::Count},
+       {"step", "Step", StatsUnit::Count, "the step's number in its name, else 1, 2, …"},
+       {"start_ns", "Start", StatsUnit::Timestamp, "the step's CPU range, from the session start"},
+       {"end_ns", "End", StatsUnit::Timestamp},
+       {"step_ns", "Step time", StatsUnit::Duration},
+       {"gpu_start_ns", "GPU start", StatsUnit::Timestamp,
+        "the first GPU operation the step launched (its projection on the GPU)"},
+       {"gpu_end_ns", "GPU end", StatsUnit::Timestamp, "the end of its last operation"},
+       {"gpu_busy_ns", "GPU busy", StatsUnit::Duration, "union of its GPU operations"},
+       {"gpu_idle_ns", "GPU idle", StatsUnit::Duration,
+        "GPU start to GPU end with none of its operations running"},
+       {"compute_ns", "Compute", StatsUnit::Duration},
+       {"communication_ns", "Communication", StatsUnit::Duration, "nccl* kernels"},
+       {"memory_ns", "Memory", StatsUnit::Duration, "copies and memsets"},
+       {"exposed_comm_ns", "Exposed comm.", StatsUnit::Duration,
+        "communication not overlapped by computation"},
+       {"host_wait_ns", "Host wait Σ", StatsUnit::Duration,
+        "idle before its operations by cause, summed over its streams (as the idle "
+        "report): more than the step time when several streams wait at once"},
+       {"kernel_wait_ns", "Kernel wait Σ", StatsUnit::Duration},
+       {"other_ns", "Other idle Σ", StatsUnit::Duration},
+       {"unknown_ns", "Unknown idle Σ", StatsUnit::Duration},
+       {"dataloader_ns", "Data loading", StatsUnit::Duration,
+        "CPU time in enumerate(DataLoader) ranges (empty: not annotated)"},
+       {"forward_ns", "Forward", StatsUnit::Duration,
+        "CPU time in forward ranges (empty: not annotated)"},
+       {"backward_ns", "Backward", StatsUnit::Duration,
+        "CPU time in backward ranges and autograd functions"},
+       {"optimizer_ns", "Optimizer", StatsUnit::Duration,
+        "CPU time in Optimizer.step / zero_grad and optimizer ranges"},
+       {"outlier", "Outlier", StatsUnit::Text}},
+      {},
+      {}};
+  auto rel = [&](TimeNs at) -> StatsCell { return at - d.sessionStart; };
+  auto opt = [](const std::optional<TimeNs>& v) -> StatsCell {
+    if (!v) return std::monostate{};
+    return *v;
+  };
+  for (const Step& s : st.steps) {
+    StatsCell gpuStart = std::monostate{}, gpuEnd = std::monostate{};
+    if (s.ops) gpuStart = rel(s.gpuStart), gpuEnd = rel(s.gpuEnd);
+    t.rows.push_back({int64_t{s.rankNumber},
+                      s.number,
+                      rel(s.start),
+                      rel(s.end),
+                      s.duration(),
+                      gpuStart,
+                      gpuEnd,
+                      s.busy,
+                      s.gpuIdle(),
+                      s.byType[static_cast<int>(OpType::Computation)],
+                      s.byType[static_cast<int>(OpType::Communication)],
+                      s.byType[static_cast<int>(OpType::Memory)],
+                      s.exposedCommunication,
+                      s.idle[static_cast<int>(IdleCause::HostWait)],
+                      s.idle[static_cast<int>(IdleCause::KernelWait)],
+                      s.idle[static_cast<int>(IdleCause::Other)],
+                      s.idle[static_cast<int>(IdleCause::Unknown)],
+                      opt(s.dataLoader),
+                      opt(s.forward),
+                      opt(s.backward),
+                      opt(s.optimizer),
+                      std::string(s.outlier ? "yes" : "")});
+  }
+  if (st.source.empty()) {
+    t.notes.push_back(
+        "No steps found: no ProfilerStep#N or step/iteration ranges, no repeated forward/<layer> "
+        "ranges, no repeated kernel sequence.");
+    return t;
+  }
+  if (st.steps.empty()) {
+    t.notes.push_back("No step starts in the range.");
+    return t;
+  }
+  size_t outliers = 0;
+  for (const Step& s : st.steps) outliers += s.outlier;
+  t.notes.push_back(formatCount(st.steps.size()) + " steps, from " + st.source +
+                    ": step time mean " + formatDuration(static_cast<TimeNs>(st.mean)) +
+                    ", median " + formatDuration(static_cast<TimeNs>(st.median)) + ", min " +
+                    formatDuration(st.min) + ", max " + formatDuration(st.max) + "; " +
+                    formatCount(outliers) +
+                    " outlier(s) (over 3 scaled MADs and 5 % above the median).");
+  if (st.source == "repeated kernels")
+    t.notes.push_back(
+        "The trace marks no steps: these are read from the kernel sequence that "
+        "repeats, and may not match the program's own iterations.");
+  return t;
+}
+
 StatsTable temporal(const Diagnosis& d) {
   StatsTable t{"temporal",
                "GPU time by rank: idle, compute, non-compute",
@@ -109,6 +203,8 @@ StatsTable commOverlapTable(const Diagnosis& d) {
 
 StatsTable diagnosisTable(const Diagnosis& d, DiagnosisTable which) {
   switch (which) {
+    case DiagnosisTable::Steps:
+      return stepsTable(d);
     case DiagnosisTable::Temporal:
       return temporal(d);
     case DiagnosisTable::KernelTypes:

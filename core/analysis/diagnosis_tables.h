@@ -8,7 +8,7 @@
 
 namespace ts {
 
-enum class DiagnosisTable { Temporal, KernelTypes, Idle, CommOverlap };
+enum class DiagnosisTable { Steps, Temporal, KernelTypes, Idle, CommOverlap };
 
 StatsTable diagnosisTable(const Diagnosis& diagnosis, DiagnosisTable which);
 

@@ -17,10 +17,10 @@ namespace ts {
 namespace {
 
 constexpr std::array kReports = {
-    StatsReport::KernSum,     StatsReport::MemTime,  StatsReport::MemSize,
-    StatsReport::ApiSum,      StatsReport::GpuUtil,  StatsReport::Overlap,
-    StatsReport::KernHist,    StatsReport::LayerSum, StatsReport::Temporal,
-    StatsReport::KernelTypes, StatsReport::Idle,     StatsReport::CommOverlap};
+    StatsReport::KernSum,    StatsReport::MemTime,  StatsReport::MemSize,     StatsReport::ApiSum,
+    StatsReport::GpuUtil,    StatsReport::Overlap,  StatsReport::KernHist,    StatsReport::LayerSum,
+    StatsReport::Steps,      StatsReport::Temporal, StatsReport::KernelTypes, StatsReport::Idle,
+    StatsReport::CommOverlap};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -587,6 +587,8 @@ std::string_view toString(StatsReport r) {
       return "kern_hist";
     case StatsReport::LayerSum:
       return "layer_sum";
+    case StatsReport::Steps:
+      return "steps";
     case StatsReport::Temporal:
       return "temporal";
     case StatsReport::KernelTypes:
@@ -618,6 +620,9 @@ std::string_view describe(StatsReport r) {
     case StatsReport::LayerSum:
       return "GPU kernels by model layer (NVTX forward/<layer>, backward/<layer>, update/<layer> "
              "around their launches)";
+    case StatsReport::Steps:
+      return "per training step: time, GPU busy by kind, idle by cause, exposed communication, "
+             "data loading";
     case StatsReport::Temporal:
       return "per rank: kernel span, idle, compute and non-compute time (HTA's temporal "
              "breakdown)";
@@ -699,6 +704,7 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
     case StatsReport::LayerSum:
       out.push_back(layerSummary(s, o));
       break;
+    case StatsReport::Steps:
     case StatsReport::Temporal:
     case StatsReport::KernelTypes:
     case StatsReport::Idle:
@@ -707,7 +713,8 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
       d.range = {o.start, o.end};
       auto diagnosis = diagnose(s, d, progress);
       if (!diagnosis) return diagnosis.failure();
-      DiagnosisTable which = report == StatsReport::Temporal      ? DiagnosisTable::Temporal
+      DiagnosisTable which = report == StatsReport::Steps         ? DiagnosisTable::Steps
+                             : report == StatsReport::Temporal    ? DiagnosisTable::Temporal
                              : report == StatsReport::KernelTypes ? DiagnosisTable::KernelTypes
                              : report == StatsReport::Idle        ? DiagnosisTable::Idle
                                                                   : DiagnosisTable::CommOverlap;

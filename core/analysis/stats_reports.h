@@ -26,6 +26,7 @@ enum class StatsReport {
   KernHist,
   LayerSum,
   // The diagnosis's breakdowns (analysis/diagnosis.h), HolisticTraceAnalysis's definitions.
+  Steps,
   Temporal,
   KernelTypes,
   Idle,

@@ -277,5 +277,157 @@ TEST(Breakdown, HeldOutTracesMatchTheReference) {
                    -1});
 }
 
+// Reference steps (hta_breakdown.py): number, CPU start and end, ops, GPU start and end, busy,
+// compute, communication, memory, exposed communication, data loading, forward, backward,
+// optimizer (kNo: not annotated in the trace).
+constexpr int64_t kNo = -1;
+using RefStep = std::array<int64_t, 15>;
+
+void expectSteps(const Diagnosis& d, int32_t rank, const std::vector<RefStep>& want) {
+  std::vector<const Step*> got;
+  for (const Step& st : d.steps.steps) {
+    if (st.rankNumber == rank) got.push_back(&st);
+  }
+  ASSERT_EQ(got.size(), want.size()) << "rank " << rank;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Step& st = *got[i];
+    const RefStep& w = want[i];
+    SCOPED_TRACE("rank " + std::to_string(rank) + " step " + std::to_string(w[0]));
+    EXPECT_EQ(st.number, w[0]);
+    // Times from the step's start: a multi-rank session may shift a rank's clock.
+    EXPECT_EQ(st.duration(), w[2] - w[1]);
+    EXPECT_EQ(st.ops, static_cast<size_t>(w[3]));
+    EXPECT_EQ(st.gpuStart - st.start, w[4] - w[1]);
+    EXPECT_EQ(st.gpuEnd - st.start, w[5] - w[1]);
+    EXPECT_EQ(st.busy, w[6]);
+    EXPECT_EQ(st.byType[static_cast<int>(OpType::Computation)], w[7]);
+    EXPECT_EQ(st.byType[static_cast<int>(OpType::Communication)], w[8]);
+    EXPECT_EQ(st.byType[static_cast<int>(OpType::Memory)], w[9]);
+    EXPECT_EQ(st.exposedCommunication, w[10]);
+    const std::optional<TimeNs>* cpu[4] = {&st.dataLoader, &st.forward, &st.backward,
+                                           &st.optimizer};
+    for (int c = 0; c < 4; ++c) {
+      if (w[11 + c] == kNo)
+        EXPECT_FALSE(*cpu[c]) << c;
+      else
+        EXPECT_EQ(cpu[c]->value_or(-2), w[11 + c]) << c;
+    }
+  }
+}
+
+TEST(Steps, ProfilerStepsOfTwoRanksMatchTheReference) {
+  const std::vector<RefStep> rank0 = {
+      {551, 1'682'725'898'079'292'000, 1'682'725'898'686'604'000, 602, 1'682'725'898'082'228'000,
+       1'682'725'898'682'286'000, 278'680'000, 106'252'000, 195'327'000, 662'000, 172'259'000, kNo,
+       125'583'000, 33'617'000, 204'216'000},
+      {552, 1'682'725'898'686'653'000, 1'682'725'899'309'581'000, 602, 1'682'725'898'689'474'000,
+       1'682'725'899'305'075'000, 268'976'000, 104'068'000, 200'872'000, 663'000, 164'724'000, kNo,
+       139'279'000, 31'653'000, 212'523'000}};
+  const std::vector<RefStep> rank1 = {
+      {551, 1'682'725'898'079'484'000, 1'682'725'898'687'388'000, 577, 1'682'725'898'082'381'000,
+       1'682'725'898'683'055'000, 272'003'000, 135'548'000, 168'027'000, 2'667'000, 134'336'000,
+       kNo, 119'487'000, 32'077'000, 214'672'000},
+      {552, 1'682'725'898'687'438'000, 1'682'725'899'318'077'000, 577, 1'682'725'898'690'281'000,
+       1'682'725'899'313'567'000, 308'047'000, 136'425'000, 211'026'000, 13'837'000, 169'187'000,
+       kNo, 139'518'000, 30'239'000, 229'848'000}};
+  auto both = openSessionFiles({kineto("hta-trace_filter--sampled_rank-0.json.gz"),
+                                kineto("hta-trace_filter--sampled_rank-1.json.gz")});
+  ASSERT_TRUE(both.ok());
+  Diagnosis d = run(**both);
+  EXPECT_EQ(d.steps.source, "profiler steps");
+  expectSteps(d, 0, rank0);
+  expectSteps(d, 1, rank1);
+}
+
+TEST(Steps, DataLoadingAndOptimizerOfAResNetRun) {
+  const std::vector<RefStep> want = {
+      {5, 1'623'142'623'460'172'000, 1'623'142'623'636'250'000, 1'516, 1'623'142'623'529'248'000,
+       1'623'142'623'648'120'000, 100'629'000, 98'598'000, 0, 2'031'000, 0, 68'694'000, kNo, kNo,
+       26'325'000},
+      {6, 1'623'142'623'636'318'000, 1'623'142'623'810'310'000, 1'516, 1'623'142'623'705'467'000,
+       1'623'142'623'823'273'000, 100'606'000, 98'570'000, 0, 2'036'000, 0, 68'777'000, kNo, kNo,
+       24'950'000},
+      {7, 1'623'142'623'810'379'000, 1'623'142'623'987'297'000, 1'516, 1'623'142'623'884'185'000,
+       1'623'142'624'003'006'000, 100'618'000, 98'596'000, 0, 2'022'000, 0, 73'418'000, kNo, kNo,
+       23'952'000},
+      {8, 1'623'142'623'987'366'000, 1'623'142'624'168'625'000, 1'516, 1'623'142'624'059'168'000,
+       1'623'142'624'177'570'000, 100'650'000, 98'623'000, 0, 2'027'000, 0, 71'425'000, kNo, kNo,
+       26'603'000},
+      {9, 1'623'142'624'168'693'000, 1'623'142'624'345'161'000, 1'516, 1'623'142'624'239'909'000,
+       1'623'142'624'359'742'000, 100'528'000, 98'504'000, 0, 2'024'000, 0, 70'844'000, kNo, kNo,
+       23'808'000},
+      {10, 1'623'142'624'345'228'000, 1'623'142'624'509'489'000, 1'516, 1'623'142'624'408'196'000,
+       1'623'142'624'525'725'000, 100'527'000, 98'641'000, 0, 1'886'000, 0, 62'633'000, kNo, kNo,
+       23'461'000}};
+  auto s = openSessionFile(
+      kineto("kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz"));
+  ASSERT_TRUE(s.ok());
+  Diagnosis d = run(**s);
+  expectSteps(d, 0, want);
+  EXPECT_NEAR(d.steps.median, (176'078'000 + 176'468'000) / 2.0, 1.0);  // steps 5 and 9
+  EXPECT_EQ(d.steps.min, 164'261'000);
+  EXPECT_EQ(d.steps.max, 181'259'000);
+}
+
+TEST(Steps, NamesThatNumberASteps) {
+  bool profiler = false;
+  EXPECT_EQ(stepNumberOf("ProfilerStep#12", &profiler), 12);
+  EXPECT_TRUE(profiler);
+  EXPECT_EQ(stepNumberOf("step 3", &profiler), 3);
+  EXPECT_FALSE(profiler);
+  EXPECT_EQ(stepNumberOf("Iteration_7"), 7);
+  EXPECT_EQ(stepNumberOf("iter:0"), 0);
+  EXPECT_FALSE(stepNumberOf("stepper"));
+  EXPECT_FALSE(stepNumberOf("step 3b"));
+  EXPECT_FALSE(stepNumberOf("forward/conv1"));
+  EXPECT_FALSE(stepNumberOf("ProfilerStep#"));
+}
+
+// NVTX "step N" ranges on one thread, each launching one kernel; step 3 takes three times as long
+// as the others and is the outlier. Without the ranges the steps come from the repeated kernels.
+SessionPtr nvtxSteps(bool annotated) {
+  SessionBuilder b;
+  uint32_t r = b.rank(0), dev = b.device(r, 0), p = b.process(r, 1), th = b.thread(p, 1);
+  uint32_t st = b.stream(dev, 7);
+  TimeNs at = 0;
+  for (int i = 0; i < 6; ++i) {
+    TimeNs len = i == 3 ? 3000 : 1000;
+    if (annotated) b.addNvtx(th, at, at + len, b.intern("step " + std::to_string(i)), {});
+    for (int k = 0; k < 3; ++k) {
+      ApiDetail a;
+      a.correlation = static_cast<uint32_t>(10 * i + k + 1);
+      TimeNs launch = at + 10 + 100 * k;
+      b.addApi(th, launch, launch + 5, b.intern("cudaLaunchKernel"), a);
+      KernelDetail kd;
+      kd.correlation = a.correlation;
+      b.addKernel(st, launch + 20, launch + 80, b.intern("k" + std::to_string(k)), kd);
+    }
+    at += len;
+  }
+  return *b.build();
+}
+
+TEST(Steps, NvtxStepRangesAndAnOutlier) {
+  Diagnosis d = run(*nvtxSteps(true));
+  EXPECT_EQ(d.steps.source, "NVTX step ranges");
+  ASSERT_EQ(d.steps.steps.size(), 6u);
+  for (const Step& st : d.steps.steps) {
+    EXPECT_EQ(st.ops, 3u);
+    EXPECT_EQ(st.busy, 180);
+    EXPECT_EQ(st.outlier, st.number == 3) << st.number;
+    EXPECT_FALSE(st.dataLoader);  // not annotated: empty, not zero
+  }
+  EXPECT_EQ(d.steps.median, 1000);
+  EXPECT_EQ(d.steps.max, 3000);
+  Diagnosis bare = run(*nvtxSteps(false));
+  EXPECT_EQ(bare.steps.source, "repeated kernels");
+  EXPECT_GE(bare.steps.steps.size(), 5u);
+  DiagnoseOptions o;
+  o.range = {2000, 4000};
+  Diagnosis clipped = run(*nvtxSteps(true), o);
+  ASSERT_EQ(clipped.steps.steps.size(), 2u);  // steps 2 and 3 start inside
+  EXPECT_EQ(clipped.steps.steps[0].number, 2);
+}
+
 }  // namespace
 }  // namespace ts

@@ -33,6 +33,7 @@ constexpr Choice kChoices[] = {
     {"overlap", StatsReport::Overlap, 0, "Copy / compute overlap"},
     {"kern_hist", StatsReport::KernHist, 0, "Kernel duration histogram"},
     {"layer_sum", StatsReport::LayerSum, 0, "Kernels by model layer"},
+    {"steps", StatsReport::Steps, 0, "Training steps"},
     {"temporal", StatsReport::Temporal, 0, "GPU time: idle, compute, non-compute"},
     {"kernel_types", StatsReport::KernelTypes, 0, "Compute / communication / memory overlap"},
     {"idle", StatsReport::Idle, 0, "Idle time by cause, per stream"},

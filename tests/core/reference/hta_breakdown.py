@@ -11,6 +11,10 @@
   its launching runtime call (same correlation id) started after the previous op on the stream
   ended; else kernel wait if the gap is under 30 ns; else other; unknown without a launch.
 - communication/computation overlap: |compute ∩ comm| / |comm|.
+- steps: ProfilerStep#N ranges on CPU threads; an op belongs to the step whose range holds its
+  launch; per step the union of its ops (all, per type), exposed communication (comm − comm ∩
+  compute), the first op start and last op end, and CPU time in enumerate(DataLoader)…, forward,
+  autograd::engine::evaluate_function: … and Optimizer.step#…/zero_grad#… ranges inside it.
 
 Usage: hta_breakdown.py TRACE.json[.gz]...   (prints JSON; times in integer ns)
 """
@@ -122,8 +126,35 @@ def analyse(path):
     overlap = None
     if length(comm):
         overlap = 100.0 * length(intersect(by["COMPUTATION"], comm)) / length(comm)
+    steps = []
+    cpu = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("user_annotation", "Operator", "cpu_op")]
+    def annotated(prefixes):
+        return union([[ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))] for e in cpu
+                      if any(e["name"].startswith(p) for p in prefixes)])
+    loader = annotated(["enumerate(DataLoader)"])
+    backward = annotated(["autograd::engine::evaluate_function:"])
+    forward = union([[ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))] for e in cpu
+                     if e["name"] == "forward" or e["name"].startswith("forward/")])
+    optimizer = annotated(["Optimizer.step#", "Optimizer.zero_grad#"])
+    for e in sorted((e for e in cpu if e["name"].startswith("ProfilerStep#")), key=lambda e: ns(e["ts"])):
+        a, b = ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))
+        mine = [(s, t, k) for s, t, k, o in iv
+                if a <= launches.get(o["args"].get("correlation"), s) < b]
+        per = {k: union([[s, t] for s, t, kk in mine if kk == k]) for k in ORDER}
+        window = [[a, b]]
+        steps.append({
+            "step": int(e["name"][13:]), "start_ns": a, "end_ns": b, "ops": len(mine),
+            "gpu_start_ns": min(s for s, _, _ in mine), "gpu_end_ns": max(t for _, t, _ in mine),
+            "gpu_busy_ns": length(union([[s, t] for s, t, _ in mine])),
+            "compute_ns": length(per["COMPUTATION"]), "communication_ns": length(per["COMMUNICATION"]),
+            "memory_ns": length(per["MEMORY"]),
+            "exposed_comm_ns": length(per["COMMUNICATION"]) - length(intersect(per["COMMUNICATION"], per["COMPUTATION"])),
+            "dataloader_ns": length(intersect(loader, window)) if loader else None,
+            "forward_ns": length(intersect(forward, window)) if forward else None,
+            "backward_ns": length(intersect(backward, window)) if backward else None,
+            "optimizer_ns": length(intersect(optimizer, window)) if optimizer else None})
     return {"temporal": temporal, "kernel_types": types, "idle": idle_rows,
-            "comm_overlap": {"rank": rank, "percent": overlap}, "ops": len(iv)}
+            "comm_overlap": {"rank": rank, "percent": overlap}, "ops": len(iv), "steps": steps}
 
 if __name__ == "__main__":
     print(json.dumps([analyse(p) for p in sys.argv[1:]], indent=1))

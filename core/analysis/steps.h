@@ -1,0 +1,60 @@
+// Training steps and what each one spent: the iterations a trace marks (PyTorch's
+// ProfilerStep#N, NVTX ranges named "step N" / "iteration N", else the repetitions of the first
+// forward/<layer> NVTX range) or, when it marks none, the repeated kernel sequence; and per step
+// its time, GPU busy time by kind of work, idle time by cause, exposed communication and the CPU
+// time in data loading, forward, backward and optimizer ranges where the trace annotates them.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/gpu_ops.h"
+#include "analysis/idle_breakdown.h"
+#include "analysis/launch_index.h"
+
+namespace ts {
+
+struct Step {
+  uint32_t rank = 0;       // index into Session::ranks
+  int32_t rankNumber = 0;  // Rank::rank
+  int64_t number = 0;      // from the name (ProfilerStep#551 → 551), else 1, 2, … per rank
+  TimeNs start = 0;        // the CPU range (for repeated kernels: the first launch to the
+  TimeNs end = 0;          // last kernel's end)
+  // The step projected onto the GPU: the first operation it launched to the last one's end;
+  // empty (0, 0) when it launched none.
+  TimeNs gpuStart = 0, gpuEnd = 0;
+  size_t ops = 0;  // GPU operations it launched
+  TimeNs busy = 0;                                // union of its operations
+  std::array<TimeNs, kOpTypeCount> byType{};      // union per kind of work
+  TimeNs exposedCommunication = 0;                // communication not under a computation
+  // Gaps before its operations by cause, summed over its streams (HTA's per-stream idle): more
+  // than the step's time when several streams wait at once. gpuIdle() is the GPU's own.
+  std::array<TimeNs, kIdleCauseCount> idle{};
+  // CPU time inside annotated ranges of the step's rank, clipped to the step; none when the
+  // session has no such range at all (not annotated, which is not the same as zero).
+  std::optional<TimeNs> dataLoader, forward, backward, optimizer;
+  bool outlier = false;
+  TimeNs duration() const { return end - start; }
+  // Time inside the step's GPU projection during which none of its operations ran.
+  TimeNs gpuIdle() const { return ops ? gpuEnd - gpuStart - busy : 0; }
+};
+
+struct StepTable {
+  std::string source;  // "profiler steps", "NVTX step ranges", "NVTX layer ranges",
+                       // "repeated kernels", or empty when no steps were found
+  std::vector<Step> steps;  // by rank, then time
+  // Step time over all steps (ns): mean, median, min, max; outliers are steps more than
+  // 3 scaled median absolute deviations and 5 % above the median.
+  double mean = 0, median = 0;
+  TimeNs min = 0, max = 0;
+};
+
+StepTable findSteps(const Session& session, const LaunchIndex& launches,
+                    const std::vector<IdleGap>& gaps, const AnalysisRange& range);
+
+// "ProfilerStep#12" → 12, "step 3" → 3, "Iteration_7" → 7; none for other names.
+std::optional<int64_t> stepNumberOf(std::string_view name, bool* profilerStep = nullptr);
+
+}  // namespace ts
