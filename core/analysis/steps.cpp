@@ -31,7 +31,8 @@ std::vector<CpuRange> cpuRanges(const Session& s, Match match) {
     if ((t.kind != EventKind::Nvtx && t.kind != EventKind::Range) || t.thread == kNone) continue;
     uint32_t rank = rankOfThread(s, t.thread);
     for (uint32_t e = 0; e < t.size(); ++e) {
-      if (match(s.str(t.hot.name[e]))) out.push_back({t.hot.start[e], t.hot.end[e], rank, t.hot.name[e]});
+      if (match(s.str(t.hot.name[e])))
+        out.push_back({t.hot.start[e], t.hot.end[e], rank, t.hot.name[e]});
     }
   }
   std::sort(out.begin(), out.end(),
@@ -70,7 +71,8 @@ std::vector<Step> layerSteps(const Session& s) {
       continue;
     }
     for (const CpuRange& l : layers) {
-      if (l.rank == steps[i].rank && l.start >= steps[i].start) steps[i].end = std::max(steps[i].end, l.end);
+      if (l.rank == steps[i].rank && l.start >= steps[i].start)
+        steps[i].end = std::max(steps[i].end, l.end);
     }
   }
   return steps;
@@ -185,7 +187,8 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
   } else {
     return table;
   }
-  std::erase_if(steps, [&](const Step& st) { return st.start < range.start || st.start >= range.end; });
+  std::erase_if(steps,
+                [&](const Step& st) { return st.start < range.start || st.start >= range.end; });
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
   });
@@ -193,7 +196,8 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& st = steps[i];
     st.rankNumber = st.rank < s.ranks.size() ? s.ranks[st.rank].rank : 0;
-    if (!numberedByName) st.number = (i > 0 && steps[i - 1].rank == st.rank) ? steps[i - 1].number + 1 : 1;
+    if (!numberedByName)
+      st.number = (i > 0 && steps[i - 1].rank == st.rank) ? steps[i - 1].number + 1 : 1;
   }
   if (steps.empty()) {
     table.steps = std::move(steps);
@@ -203,10 +207,11 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
   // Each GPU operation belongs to the step whose CPU range holds its launch (its own start when
   // the launch is unknown).
   auto stepAt = [&](uint32_t rank, TimeNs t) -> int32_t {
-    auto it = std::upper_bound(steps.begin(), steps.end(), std::make_pair(rank, t),
-                               [](const std::pair<uint32_t, TimeNs>& k, const Step& st) {
-                                 return k.first != st.rank ? k.first < st.rank : k.second < st.start;
-                               });
+    auto it =
+        std::upper_bound(steps.begin(), steps.end(), std::make_pair(rank, t),
+                         [](const std::pair<uint32_t, TimeNs>& k, const Step& st) {
+                           return k.first != st.rank ? k.first < st.rank : k.second < st.start;
+                         });
     if (it == steps.begin()) return -1;
     --it;
     if (it->rank != rank || t >= it->end) return -1;
@@ -285,8 +290,8 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
       byRank[std::min<size_t>(r.rank, byRank.size() - 1)].push_back({r.start, r.end});
     for (auto& v : byRank) mergeIntervals(v);
     for (Step& st : steps)
-      st.*fields[c] = coveredWithin(byRank[std::min<size_t>(st.rank, byRank.size() - 1)],
-                                    st.start, st.end);
+      st.*fields[c] =
+          coveredWithin(byRank[std::min<size_t>(st.rank, byRank.size() - 1)], st.start, st.end);
   }
 
   std::vector<int64_t> times;
@@ -294,8 +299,9 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
   std::vector<int64_t> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   size_t n = sorted.size();
-  table.median = n % 2 ? static_cast<double>(sorted[n / 2])
-                       : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+  table.median =
+      n % 2 ? static_cast<double>(sorted[n / 2])
+            : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
   table.min = sorted.front(), table.max = sorted.back();
   double sum = 0;
   for (int64_t t : sorted) sum += static_cast<double>(t);

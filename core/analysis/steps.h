@@ -25,10 +25,10 @@ struct Step {
   // The step projected onto the GPU: the first operation it launched to the last one's end;
   // empty (0, 0) when it launched none.
   TimeNs gpuStart = 0, gpuEnd = 0;
-  size_t ops = 0;  // GPU operations it launched
-  TimeNs busy = 0;                                // union of its operations
-  std::array<TimeNs, kOpTypeCount> byType{};      // union per kind of work
-  TimeNs exposedCommunication = 0;                // communication not under a computation
+  size_t ops = 0;                             // GPU operations it launched
+  TimeNs busy = 0;                            // union of its operations
+  std::array<TimeNs, kOpTypeCount> byType{};  // union per kind of work
+  TimeNs exposedCommunication = 0;            // communication not under a computation
   // Gaps before its operations by cause, summed over its streams (HTA's per-stream idle): more
   // than the step's time when several streams wait at once. gpuIdle() is the GPU's own.
   std::array<TimeNs, kIdleCauseCount> idle{};
@@ -42,8 +42,8 @@ struct Step {
 };
 
 struct StepTable {
-  std::string source;  // "profiler steps", "NVTX step ranges", "NVTX layer ranges",
-                       // "repeated kernels", or empty when no steps were found
+  std::string source;       // "profiler steps", "NVTX step ranges", "NVTX layer ranges",
+                            // "repeated kernels", or empty when no steps were found
   std::vector<Step> steps;  // by rank, then time
   // Step time over all steps (ns): mean, median, min, max; outliers are steps more than
   // 3 scaled median absolute deviations and 5 % above the median.
