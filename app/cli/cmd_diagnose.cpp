@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "analysis/diagnosis_tables.h"
+#include "analysis/rules/rules.h"
 #include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
@@ -17,7 +18,8 @@ namespace ts::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli diagnose FILE... [--range T0:T1] [--kernel-wait DUR]\n"
+    "Usage: tensorscope-cli diagnose FILE... [--range T0:T1] [--rules R,...]\n"
+    "                                [--gap-threshold DUR] [--kernel-wait DUR]\n"
     "                                [--json|--csv|--table] [-o OUT]\n"
     "\n"
     "Where the GPU time of a run goes, per rank (several FILEs are opened together as one\n"
@@ -33,19 +35,44 @@ constexpr const char* kHelp =
     "                launch started after the stream's previous operation ended), kernel wait\n"
     "                (a gap under --kernel-wait), other, unknown (launch not in the trace)\n"
     "  comm_overlap  share of communication time overlapped by computation\n"
+    "  launch        per operation name: CPU launch time, GPU time, launch delay (start − end\n"
+    "                of the launching call), short operations (GPU time under the launch's\n"
+    "                CPU time), runtime outliers (launch > 50 us), delay outliers (> 100 us)\n"
+    "  queue         per stream: outstanding operations (launched, not finished), max and mean,\n"
+    "                and time blocked on a full queue (1024)\n"
+    "  findings      the expert rules, largest cost first, each with its advice:\n"
+    "%RULES%"
     "Options:\n"
     "  --range T0:T1     only this time range, from the session start (1.5ms:20ms, 2s:)\n"
+    "  --rules R,...     run only these rules (default: all)\n"
+    "  --gap-threshold DUR  gpu_gaps: GPU idle at least this long (default 500ms)\n"
     "  --kernel-wait DUR gaps shorter than this are kernel wait (default 30ns)\n"
     "  --json            one object: {\"steps\": [...], \"temporal\": [...], \"kernel_types\": "
-    "[...], \"idle\": "
     "[...],\n"
-    "                    \"comm_overlap\": [...], \"coverage\": {...}}; times in ns\n"
+    "                    \"idle\": [...], \"comm_overlap\": [...], \"launch\": [...], \"queue\": "
+    "[...],\n"
+    "                    \"findings\": [...], \"coverage\": {...}, \"notes\": [...]}; times in ns\n"
+    "                    from the session start\n"
     "  --csv             the tables as CSV, separated by an empty line\n"
     "  --table           the tables as text (default)\n"
     "  -o OUT            write to OUT (atomically) instead of standard output\n";
 
+// The help text with the rules listed from the registry, so that it cannot miss one.
+std::string help() {
+  std::string rules;
+  for (const RuleInfo& r : expertRules()) {
+    std::string name(r.name);
+    rules += "                  " + name +
+             std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') + std::string(r.summary) +
+             "\n";
+  }
+  std::string h = kHelp;
+  h.replace(h.find("%RULES%"), 7, rules);
+  return h;
+}
+
 int usage(const std::string& message) {
-  std::fprintf(stderr, "tensorscope-cli diagnose: %s\n\n%s", message.c_str(), kHelp);
+  std::fprintf(stderr, "tensorscope-cli diagnose: %s\n\n%s", message.c_str(), help().c_str());
   return kExitUsage;
 }
 
@@ -95,13 +122,14 @@ std::string toJson(const Diagnosis& d, const std::vector<StatsTable>& tables) {
 
 int runDiagnose(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--range", "--kernel-wait", "-o"},
-                                 {"--json", "--csv", "--table", "--help", "-h"});
+  if (std::string e =
+          args.parse(argv, {"--range", "--kernel-wait", "--rules", "--gap-threshold", "-o"},
+                     {"--json", "--csv", "--table", "--help", "-h"});
       !e.empty()) {
     return usage(e);
   }
   if (args.flag("--help") || args.flag("-h")) {
-    std::fputs(kHelp, stdout);
+    std::fputs(help().c_str(), stdout);
     return kExitOk;
   }
   if (args.positional().empty()) return usage("no file given");
@@ -113,6 +141,17 @@ int runDiagnose(const std::vector<std::string>& argv) {
     if (!t || *t < 0)
       return usage("--kernel-wait needs a duration such as 30ns, got '" + *text + "'");
     options.kernelWaitBelow = *t;
+  }
+  if (auto text = args.option("--gap-threshold")) {
+    auto t = parseDuration(*text);
+    if (!t || *t <= 0)
+      return usage("--gap-threshold needs a positive duration such as 500ms, got '" + *text + "'");
+    options.rules.gapThreshold = *t;
+  }
+  if (auto text = args.option("--rules")) {
+    auto names = parseRuleList(*text);
+    if (!names) return usage("--rules: " + names.error());
+    options.ruleNames = std::move(*names);
   }
   RelativeRange range;
   if (auto text = args.option("--range")) {
@@ -137,7 +176,8 @@ int runDiagnose(const std::vector<std::string>& argv) {
   std::vector<StatsTable> tables;
   for (DiagnosisTable t :
        {DiagnosisTable::Steps, DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
-        DiagnosisTable::Idle, DiagnosisTable::CommOverlap})
+        DiagnosisTable::Idle, DiagnosisTable::CommOverlap, DiagnosisTable::Launch,
+        DiagnosisTable::Queue, DiagnosisTable::Findings})
     tables.push_back(diagnosisTable(*diagnosis, t));
   if (!args.flag("--json"))
     return emitTables(tables, args.flag("--csv") ? "csv" : "table", args.option("-o"), "diagnose");

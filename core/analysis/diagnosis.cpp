@@ -1,5 +1,7 @@
 #include "analysis/diagnosis.h"
 
+#include "analysis/rules/rules.h"
+
 namespace ts {
 
 Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Progress& progress) {
@@ -29,6 +31,32 @@ Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Pro
   d.idle = idleByStream(s, d.gaps);
   if (!progress.enter("steps")) return Error::cancelled();
   d.steps = findSteps(s, launches, d.gaps, o.range);
+  progress.update(0.6);
+  if (!progress.enter("launches")) return Error::cancelled();
+  LaunchOptions lo;
+  lo.range = o.range;
+  lo.runtimeOutlier = o.runtimeOutlier;
+  lo.delayOutlier = o.delayOutlier;
+  d.launch = launchStats(s, launches, lo);
+  d.queues = queueLengths(s, launches, o.range);
+  progress.update(0.7);
+  if (!o.runRules) return d;
+  if (!progress.enter("expert rules")) return Error::cancelled();
+  // The per-step rules judge the steps; a trace without steps is judged as one window per rank.
+  std::vector<Step> windows;
+  if (d.steps.steps.empty()) windows = rankWindows(s, launches, d.gaps, o.range);
+  GpuBusy busy = gpuBusy(s, o.range);
+  RuleInput in{s,
+               d,
+               launches,
+               o.rules,
+               o.range,
+               busy,
+               d.steps.steps.empty() ? windows : d.steps.steps,
+               !d.steps.steps.empty()};
+  RuleOutput found = runRules(in, o.ruleNames);
+  d.findings = std::move(found.findings);
+  d.ruleNotes = std::move(found.notes);
   progress.update(1.0);
   return d;
 }

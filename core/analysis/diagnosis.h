@@ -1,6 +1,7 @@
 // "Why is this step slow": the analyses of core/analysis run together on a session or a range —
 // the steps, temporal breakdown, kernel-type overlap, idle time by cause, communication/computation
-// overlap — with what they rest on counted, so that the product can say how sure each figure is.
+// overlap, launch statistics, queue lengths, the expert rules' findings — with what they rest on
+// counted, so that the product can say how sure each figure is.
 #pragma once
 
 #include <vector>
@@ -8,6 +9,9 @@
 #include "analysis/comm_overlap.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/kernel_type_overlap.h"
+#include "analysis/launch_stats.h"
+#include "analysis/queue_length.h"
+#include "analysis/rules/finding.h"
 #include "analysis/steps.h"
 #include "analysis/temporal_breakdown.h"
 #include "util/progress.h"
@@ -17,7 +21,12 @@ namespace ts {
 
 struct DiagnoseOptions {
   AnalysisRange range;
-  TimeNs kernelWaitBelow = 30;  // idle: gaps shorter than this are launch overhead
+  TimeNs kernelWaitBelow = 30;     // idle: gaps shorter than this are launch overhead
+  TimeNs runtimeOutlier = 50'000;  // launch: a launching call longer than this
+  TimeNs delayOutlier = 100'000;   // launch: call end to operation start longer than this
+  RuleOptions rules;
+  std::vector<std::string> ruleNames;  // the expert rules to run; empty: all
+  bool runRules = true;                // false: the tables only (stats reports)
 };
 
 struct Diagnosis {
@@ -28,6 +37,10 @@ struct Diagnosis {
   std::vector<StreamIdle> idle;             // by stream
   std::vector<IdleGap> gaps;                // every gap, for the timeline
   std::vector<CommOverlap> commOverlap;     // one per rank with GPU work
+  LaunchStats launch;                       // operations starting in the range
+  std::vector<StreamQueue> queues;          // by rank, then stream
+  std::vector<Finding> findings;            // the expert rules', largest cost first
+  std::vector<std::string> ruleNotes;       // what the rules could not judge
   size_t gpuOps = 0;                        // operations in the range
   size_t gpuOpsWithLaunch = 0;              // ... whose launching call is known (whole session)
   size_t gpuOpsInSession = 0;

@@ -199,6 +199,98 @@ StatsTable commOverlapTable(const Diagnosis& d) {
   return t;
 }
 
+StatsTable launchTable(const Diagnosis& d) {
+  StatsTable t{"launch",
+               "Launches by operation name: CPU launch time, GPU time, launch delay",
+               {{"rank", "Rank", StatsUnit::Count},
+                {"name", "Name", StatsUnit::Text},
+                {"count", "Count", StatsUnit::Count, "operations whose launching call is known"},
+                {"cpu_launch_mean_ns", "CPU launch (mean)", StatsUnit::Duration,
+                 "the launching API call's duration"},
+                {"gpu_mean_ns", "GPU time (mean)", StatsUnit::Duration},
+                {"gpu_total_ns", "GPU time", StatsUnit::Duration},
+                {"launch_delay_mean_ns", "Launch delay (mean)", StatsUnit::Duration,
+                 "the operation's start minus the end of its launching call"},
+                {"launch_delay_max_ns", "Launch delay (max)", StatsUnit::Duration},
+                {"short", "Short", StatsUnit::Count,
+                 "operations shorter on the GPU than their launch on the CPU"},
+                {"runtime_outliers", "Runtime outliers", StatsUnit::Count,
+                 "launching calls longer than the runtime cutoff (50 µs)"},
+                {"delay_outliers", "Delay outliers", StatsUnit::Count,
+                 "launch delays longer than the delay cutoff (100 µs)"}},
+               {},
+               {}};
+  uint64_t shortOps = 0, runtime = 0, delay = 0;
+  for (const LaunchSummary& l : d.launch.byName) {
+    auto n = static_cast<TimeNs>(l.count);
+    t.rows.push_back({int64_t{l.rankNumber}, l.label, static_cast<int64_t>(l.count), l.cpuTotal / n,
+                      l.gpuTotal / n, l.gpuTotal, l.delayTotal / n, l.delayMax,
+                      static_cast<int64_t>(l.shortOps), static_cast<int64_t>(l.runtimeOutliers),
+                      static_cast<int64_t>(l.delayOutliers)});
+    shortOps += l.shortOps, runtime += l.runtimeOutliers, delay += l.delayOutliers;
+  }
+  if (d.launch.ops == 0) {
+    t.notes.push_back("No GPU operations start in the range.");
+    return t;
+  }
+  t.notes.push_back(formatCount(shortOps) + " short operations, " + formatCount(runtime) +
+                    " runtime outliers, " + formatCount(delay) + " launch-delay outliers among " +
+                    formatCount(d.launch.withLaunch) + " operations with a known launch.");
+  if (d.launch.withLaunch < d.launch.ops)
+    t.notes.push_back(formatCount(d.launch.ops - d.launch.withLaunch) + " of " +
+                      formatCount(d.launch.ops) +
+                      " operations have no known launching call (no flow or correlation id) "
+                      "and are left out.");
+  return t;
+}
+
+StatsTable queueTable(const Diagnosis& d) {
+  StatsTable t{"queue",
+               "Outstanding operations per stream",
+               {{"rank", "Rank", StatsUnit::Count},
+                {"stream", "Stream", StatsUnit::Count, "the stream's number in the trace"},
+                {"ops", "Operations", StatsUnit::Count, "operations whose launch is known"},
+                {"max_length", "Max queue", StatsUnit::Count,
+                 "operations launched and not yet finished at once"},
+                {"mean_length", "Mean queue", StatsUnit::Count,
+                 "time-weighted, over the time the queue was not empty"},
+                {"full_ns", "Blocked (queue full)", StatsUnit::Duration,
+                 "time at 1024 outstanding operations: the next launch blocks the CPU"}},
+               {},
+               {"An operation joins its stream's queue when its launching call starts and "
+                "leaves it when it ends on the GPU (HTA's queue length)."}};
+  for (const StreamQueue& q : d.queues)
+    t.rows.push_back({int64_t{q.rank}, int64_t{q.streamId}, static_cast<int64_t>(q.ops),
+                      int64_t{q.maxLength}, q.meanLength, q.fullTime});
+  if (d.queues.empty())
+    t.notes.push_back(d.launch.withLaunch == 0
+                          ? "No operation has a known launching call: queue lengths unknown."
+                          : "No operations in the range.");
+  return t;
+}
+
+StatsTable findingsTable(const Diagnosis& d) {
+  StatsTable t{
+      "findings",
+      "Expert rules: what costs time, largest first",
+      {{"rule", "Rule", StatsUnit::Text},
+       {"rank", "Rank", StatsUnit::Count},
+       {"count", "Count", StatsUnit::Count, "calls, events, gaps or steps it covers"},
+       {"start_ns", "Start", StatsUnit::Timestamp, "first occurrence, from the session start"},
+       {"end_ns", "End", StatsUnit::Timestamp, "end of the last occurrence"},
+       {"cost_ns", "Cost", StatsUnit::Duration, "the time it costs, as the rule defines it"},
+       {"message", "Finding", StatsUnit::Text},
+       {"advice", "Advice", StatsUnit::Text}},
+      {},
+      d.ruleNotes};
+  for (const Finding& f : d.findings)
+    t.rows.push_back({f.rule, int64_t{f.rank}, static_cast<int64_t>(f.count),
+                      f.start - d.sessionStart, f.end - d.sessionStart, f.cost, f.message,
+                      f.advice});
+  if (d.findings.empty()) t.notes.push_back("No rule found anything in the range.");
+  return t;
+}
+
 }  // namespace
 
 StatsTable diagnosisTable(const Diagnosis& d, DiagnosisTable which) {
@@ -213,6 +305,12 @@ StatsTable diagnosisTable(const Diagnosis& d, DiagnosisTable which) {
       return idle(d);
     case DiagnosisTable::CommOverlap:
       return commOverlapTable(d);
+    case DiagnosisTable::Launch:
+      return launchTable(d);
+    case DiagnosisTable::Queue:
+      return queueTable(d);
+    case DiagnosisTable::Findings:
+      return findingsTable(d);
   }
   return temporal(d);
 }

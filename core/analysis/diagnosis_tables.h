@@ -8,7 +8,16 @@
 
 namespace ts {
 
-enum class DiagnosisTable { Steps, Temporal, KernelTypes, Idle, CommOverlap };
+enum class DiagnosisTable {
+  Steps,
+  Temporal,
+  KernelTypes,
+  Idle,
+  CommOverlap,
+  Launch,
+  Queue,
+  Findings
+};
 
 StatsTable diagnosisTable(const Diagnosis& diagnosis, DiagnosisTable which);
 

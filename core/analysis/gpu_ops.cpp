@@ -34,6 +34,16 @@ uint32_t rankOfTrack(const Session& session, const Track& track) {
   return 0;
 }
 
+uint32_t rankOfThread(const Session& s, uint32_t thread) {
+  if (thread >= s.threads.size()) return 0;
+  uint32_t p = s.threads[thread].process;
+  return p < s.processes.size() ? s.processes[p].rank : 0;
+}
+
+int32_t rankNumberOf(const Session& s, uint32_t rank) {
+  return rank < s.ranks.size() ? s.ranks[rank].rank : 0;
+}
+
 std::vector<RankOps> collectRankOps(const Session& session, const AnalysisRange& range) {
   std::vector<RankOps> ranks(std::max<size_t>(session.ranks.size(), 1));
   for (uint32_t r = 0; r < ranks.size(); ++r) {

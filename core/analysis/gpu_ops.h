@@ -48,5 +48,9 @@ std::vector<RankOps> collectRankOps(const Session& session, const AnalysisRange&
 
 // The rank (index into Session::ranks) a GPU track belongs to.
 uint32_t rankOfTrack(const Session& session, const Track& track);
+// The rank (index into Session::ranks) a CPU thread belongs to.
+uint32_t rankOfThread(const Session& session, uint32_t thread);
+// Rank::rank of a rank index (0 for a session without ranks).
+int32_t rankNumberOf(const Session& session, uint32_t rank);
 
 }  // namespace ts

@@ -25,6 +25,15 @@ TimeNs coveredLength(const std::vector<Interval>& merged) {
   return total;
 }
 
+TimeNs coveredWithin(const std::vector<Interval>& merged, TimeNs a, TimeNs b) {
+  auto it = std::lower_bound(merged.begin(), merged.end(), a,
+                             [](const Interval& x, TimeNs t) { return x.end <= t; });
+  TimeNs total = 0;
+  for (; it != merged.end() && it->start < b; ++it)
+    total += std::min(it->end, b) - std::max(it->start, a);
+  return total;
+}
+
 std::vector<Interval> intersectIntervals(const std::vector<Interval>& a,
                                          const std::vector<Interval>& b) {
   std::vector<Interval> out;

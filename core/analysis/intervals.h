@@ -22,6 +22,9 @@ void mergeIntervals(std::vector<Interval>& intervals);
 // Total length of a merged set.
 TimeNs coveredLength(const std::vector<Interval>& merged);
 
+// Length of a merged set inside [a, b).
+TimeNs coveredWithin(const std::vector<Interval>& merged, TimeNs a, TimeNs b);
+
 // The intersection of two merged sets, merged.
 std::vector<Interval> intersectIntervals(const std::vector<Interval>& a,
                                          const std::vector<Interval>& b);

@@ -17,10 +17,11 @@ namespace ts {
 namespace {
 
 constexpr std::array kReports = {
-    StatsReport::KernSum,    StatsReport::MemTime,  StatsReport::MemSize,     StatsReport::ApiSum,
-    StatsReport::GpuUtil,    StatsReport::Overlap,  StatsReport::KernHist,    StatsReport::LayerSum,
-    StatsReport::Steps,      StatsReport::Temporal, StatsReport::KernelTypes, StatsReport::Idle,
-    StatsReport::CommOverlap};
+    StatsReport::KernSum,     StatsReport::MemTime,     StatsReport::MemSize,
+    StatsReport::ApiSum,      StatsReport::GpuUtil,     StatsReport::Overlap,
+    StatsReport::KernHist,    StatsReport::LayerSum,    StatsReport::Steps,
+    StatsReport::Temporal,    StatsReport::KernelTypes, StatsReport::Idle,
+    StatsReport::CommOverlap, StatsReport::Launch,      StatsReport::Queue};
 
 // The events of a track that intersect [start, end), lane by lane.
 template <class F>
@@ -597,6 +598,10 @@ std::string_view toString(StatsReport r) {
       return "idle";
     case StatsReport::CommOverlap:
       return "comm_overlap";
+    case StatsReport::Launch:
+      return "launch";
+    case StatsReport::Queue:
+      return "queue";
   }
   return "kern_sum";
 }
@@ -632,6 +637,11 @@ std::string_view describe(StatsReport r) {
       return "per stream: idle time by cause (host wait, kernel wait, other, unknown)";
     case StatsReport::CommOverlap:
       return "per rank: share of communication time overlapped by computation";
+    case StatsReport::Launch:
+      return "per operation name: CPU launch time, GPU time, launch delay, short operations and "
+             "outliers";
+    case StatsReport::Queue:
+      return "per stream: outstanding operations (max, mean) and time blocked on a full queue";
   }
   return "";
 }
@@ -708,15 +718,20 @@ Result<std::vector<StatsTable>> computeStats(const Session& s, StatsReport repor
     case StatsReport::Temporal:
     case StatsReport::KernelTypes:
     case StatsReport::Idle:
-    case StatsReport::CommOverlap: {
+    case StatsReport::CommOverlap:
+    case StatsReport::Launch:
+    case StatsReport::Queue: {
       DiagnoseOptions d;
       d.range = {o.start, o.end};
+      d.runRules = false;
       auto diagnosis = diagnose(s, d, progress);
       if (!diagnosis) return diagnosis.failure();
       DiagnosisTable which = report == StatsReport::Steps         ? DiagnosisTable::Steps
                              : report == StatsReport::Temporal    ? DiagnosisTable::Temporal
                              : report == StatsReport::KernelTypes ? DiagnosisTable::KernelTypes
                              : report == StatsReport::Idle        ? DiagnosisTable::Idle
+                             : report == StatsReport::Launch      ? DiagnosisTable::Launch
+                             : report == StatsReport::Queue       ? DiagnosisTable::Queue
                                                                   : DiagnosisTable::CommOverlap;
       out.push_back(diagnosisTable(*diagnosis, which));
       // A rank is the unit of these figures: one GPU of it cannot be picked out.

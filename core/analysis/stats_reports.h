@@ -31,6 +31,8 @@ enum class StatsReport {
   KernelTypes,
   Idle,
   CommOverlap,
+  Launch,
+  Queue,
 };
 
 std::span<const StatsReport> allStatsReports();

@@ -16,12 +16,6 @@ struct CpuRange {
   StringId name;
 };
 
-uint32_t rankOfThread(const Session& s, uint32_t thread) {
-  if (thread >= s.threads.size()) return 0;
-  uint32_t p = s.threads[thread].process;
-  return p < s.processes.size() ? s.processes[p].rank : 0;
-}
-
 // The annotation ranges on CPU threads (NVTX, PyTorch's user annotations and ops) whose name
 // `match` accepts, in start order.
 template <class Match>
@@ -119,16 +113,6 @@ std::vector<Step> repeatedKernelSteps(const Session& s, const LaunchIndex& launc
   return steps;
 }
 
-// Length of `merged` inside [a, b).
-TimeNs coveredWithin(const std::vector<Interval>& merged, TimeNs a, TimeNs b) {
-  auto it = std::lower_bound(merged.begin(), merged.end(), a,
-                             [](const Interval& x, TimeNs t) { return x.end <= t; });
-  TimeNs total = 0;
-  for (; it != merged.end() && it->start < b; ++it)
-    total += std::min(it->end, b) - std::max(it->start, a);
-  return total;
-}
-
 }  // namespace
 
 std::optional<int64_t> stepNumberOf(std::string_view name, bool* profilerStep) {
@@ -158,52 +142,8 @@ std::optional<int64_t> stepNumberOf(std::string_view name, bool* profilerStep) {
   return n;
 }
 
-StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
-                    const AnalysisRange& range) {
-  StepTable table;
-  std::vector<Step> steps;
-  auto numbered = [&](bool profiler) {
-    auto ranges = cpuRanges(s, [&](std::string_view n) {
-      bool isProfiler = false;
-      return stepNumberOf(n, &isProfiler) && isProfiler == profiler;
-    });
-    std::vector<Step> out;
-    for (const CpuRange& r : ranges) {
-      Step st;
-      st.rank = r.rank, st.start = r.start, st.end = r.end;
-      st.number = stepNumberOf(s.str(r.name)).value_or(0);
-      out.push_back(st);
-    }
-    return out;
-  };
-  if (steps = numbered(true); !steps.empty()) {
-    table.source = "profiler steps";
-  } else if (steps = numbered(false); steps.size() >= 2) {
-    table.source = "NVTX step ranges";
-  } else if (steps = layerSteps(s); !steps.empty()) {
-    table.source = "NVTX layer ranges";
-  } else if (steps = repeatedKernelSteps(s, launches); !steps.empty()) {
-    table.source = "repeated kernels";
-  } else {
-    return table;
-  }
-  std::erase_if(steps,
-                [&](const Step& st) { return st.start < range.start || st.start >= range.end; });
-  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
-  });
-  bool numberedByName = table.source == "profiler steps" || table.source == "NVTX step ranges";
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Step& st = steps[i];
-    st.rankNumber = st.rank < s.ranks.size() ? s.ranks[st.rank].rank : 0;
-    if (!numberedByName)
-      st.number = (i > 0 && steps[i - 1].rank == st.rank) ? steps[i - 1].number + 1 : 1;
-  }
-  if (steps.empty()) {
-    table.steps = std::move(steps);
-    return table;
-  }
-
+void measureSteps(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
+                  std::vector<Step>& steps) {
   // Each GPU operation belongs to the step whose CPU range holds its launch (its own start when
   // the launch is unknown).
   auto stepAt = [&](uint32_t rank, TimeNs t) -> int32_t {
@@ -293,6 +233,71 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
       st.*fields[c] =
           coveredWithin(byRank[std::min<size_t>(st.rank, byRank.size() - 1)], st.start, st.end);
   }
+}
+
+std::vector<Step> rankWindows(const Session& s, const LaunchIndex& launches,
+                              const std::vector<IdleGap>& gaps, const AnalysisRange& range) {
+  std::vector<Step> windows;
+  for (uint32_t r = 0; r < std::max<size_t>(s.ranks.size(), 1); ++r) {
+    Step w;
+    w.rank = r;
+    w.rankNumber = rankNumberOf(s, r);
+    w.start = std::max(range.start, s.startTime());
+    w.end = std::min(range.end, s.endTime());
+    if (w.end > w.start) windows.push_back(w);
+  }
+  measureSteps(s, launches, gaps, windows);
+  std::erase_if(windows, [](const Step& w) { return w.ops == 0; });
+  return windows;
+}
+
+StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
+                    const AnalysisRange& range) {
+  StepTable table;
+  std::vector<Step> steps;
+  auto numbered = [&](bool profiler) {
+    auto ranges = cpuRanges(s, [&](std::string_view n) {
+      bool isProfiler = false;
+      return stepNumberOf(n, &isProfiler) && isProfiler == profiler;
+    });
+    std::vector<Step> out;
+    for (const CpuRange& r : ranges) {
+      Step st;
+      st.rank = r.rank, st.start = r.start, st.end = r.end;
+      st.number = stepNumberOf(s.str(r.name)).value_or(0);
+      out.push_back(st);
+    }
+    return out;
+  };
+  if (steps = numbered(true); !steps.empty()) {
+    table.source = "profiler steps";
+  } else if (steps = numbered(false); steps.size() >= 2) {
+    table.source = "NVTX step ranges";
+  } else if (steps = layerSteps(s); !steps.empty()) {
+    table.source = "NVTX layer ranges";
+  } else if (steps = repeatedKernelSteps(s, launches); !steps.empty()) {
+    table.source = "repeated kernels";
+  } else {
+    return table;
+  }
+  std::erase_if(steps,
+                [&](const Step& st) { return st.start < range.start || st.start >= range.end; });
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
+  });
+  bool numberedByName = table.source == "profiler steps" || table.source == "NVTX step ranges";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& st = steps[i];
+    st.rankNumber = st.rank < s.ranks.size() ? s.ranks[st.rank].rank : 0;
+    if (!numberedByName)
+      st.number = (i > 0 && steps[i - 1].rank == st.rank) ? steps[i - 1].number + 1 : 1;
+  }
+  if (steps.empty()) {
+    table.steps = std::move(steps);
+    return table;
+  }
+
+  measureSteps(s, launches, gaps, steps);
 
   std::vector<int64_t> times;
   for (const Step& st : steps) times.push_back(st.duration());

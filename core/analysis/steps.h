@@ -54,6 +54,18 @@ struct StepTable {
 StepTable findSteps(const Session& session, const LaunchIndex& launches,
                     const std::vector<IdleGap>& gaps, const AnalysisRange& range);
 
+// Fills in what each step spent (operations, busy time by kind, exposed communication, idle by
+// cause, annotated CPU time). `steps` must be sorted by rank, then start, and not overlap within a
+// rank; an operation belongs to the step whose range holds its launch (its own start when the
+// launch is unknown). Also measures windows that are not steps (a rank's whole range).
+void measureSteps(const Session& session, const LaunchIndex& launches,
+                  const std::vector<IdleGap>& gaps, std::vector<Step>& steps);
+
+// One window per rank with GPU work: the range clipped to the session, measured as a step is
+// (for judging a trace that marks no steps).
+std::vector<Step> rankWindows(const Session& session, const LaunchIndex& launches,
+                              const std::vector<IdleGap>& gaps, const AnalysisRange& range);
+
 // "ProfilerStep#12" → 12, "step 3" → 3, "Iteration_7" → 7; none for other names.
 std::optional<int64_t> stepNumberOf(std::string_view name, bool* profilerStep = nullptr);
 

@@ -38,6 +38,8 @@ constexpr Choice kChoices[] = {
     {"kernel_types", StatsReport::KernelTypes, 0, "Compute / communication / memory overlap"},
     {"idle", StatsReport::Idle, 0, "Idle time by cause, per stream"},
     {"comm_overlap", StatsReport::CommOverlap, 0, "Communication overlapped by compute"},
+    {"launch", StatsReport::Launch, 0, "Launches: CPU time, GPU time, delay"},
+    {"queue", StatsReport::Queue, 0, "Outstanding operations per stream"},
 };
 
 }  // namespace
