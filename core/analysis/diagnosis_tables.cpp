@@ -275,18 +275,17 @@ StatsTable findingsTable(const Diagnosis& d) {
       "Expert rules: what costs time, largest first",
       {{"rule", "Rule", StatsUnit::Text},
        {"rank", "Rank", StatsUnit::Count},
+       {"cost_ns", "Cost", StatsUnit::Duration, "the time it costs, as the rule defines it"},
        {"count", "Count", StatsUnit::Count, "calls, events, gaps or steps it covers"},
        {"start_ns", "Start", StatsUnit::Timestamp, "first occurrence, from the session start"},
        {"end_ns", "End", StatsUnit::Timestamp, "end of the last occurrence"},
-       {"cost_ns", "Cost", StatsUnit::Duration, "the time it costs, as the rule defines it"},
        {"message", "Finding", StatsUnit::Text},
        {"advice", "Advice", StatsUnit::Text}},
       {},
       d.ruleNotes};
   for (const Finding& f : d.findings)
-    t.rows.push_back({f.rule, int64_t{f.rank}, static_cast<int64_t>(f.count),
-                      f.start - d.sessionStart, f.end - d.sessionStart, f.cost, f.message,
-                      f.advice});
+    t.rows.push_back({f.rule, int64_t{f.rank}, f.cost, static_cast<int64_t>(f.count),
+                      f.start - d.sessionStart, f.end - d.sessionStart, f.message, f.advice});
   if (d.findings.empty()) t.notes.push_back("No rule found anything in the range.");
   return t;
 }

@@ -25,6 +25,7 @@
 #include "session/session_summary.h"
 #include "util/format.h"
 #include "views/charts/charts_pane.h"
+#include "views/session/diagnosis_pane.h"
 #include "views/session/event_details.h"
 #include "views/session/events_table_model.h"
 #include "views/session/session_tree_model.h"
@@ -187,6 +188,8 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   bottom_->addTab(events, tr("Events"));
   stats_ = new StatsPane(session_, bottom_);
   bottom_->addTab(stats_, tr("Statistics"));
+  diagnosis_ = new DiagnosisPane(session_, bottom_);
+  bottom_->addTab(diagnosis_, tr("Diagnosis"));
   charts_ = new ChartsPane(session_, bottom_);
   charts_->setSessionName(QFileInfo(path_).fileName());
   bottom_->addTab(charts_, tr("Charts"));
@@ -212,13 +215,23 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   connect(timeline_, &TimelineCanvas::rangeSelected, this, [this](TimeNs t0, TimeNs t1) {
     showEvents(t0, t1);
     stats_->setRange(std::pair(t0, t1));
+    diagnosis_->setRange(std::pair(t0, t1));
     charts_->setRange(std::pair(t0, t1));
   });
   connect(timeline_, &TimelineCanvas::rangeCleared, this, [this] {
     stats_->setRange(std::nullopt);
+    diagnosis_->setRange(std::nullopt);
     charts_->setRange(std::nullopt);
   });
   connect(stats_, &StatsPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
+  connect(diagnosis_, &DiagnosisPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
+  connect(diagnosis_, &DiagnosisPane::findingActivated, this,
+          [this](TimeNs t0, TimeNs t1, const std::vector<std::pair<uint32_t, uint32_t>>& events) {
+            // The finding stays in view: its events are outlined, their details not shown.
+            const QScopedValueRollback keepList(stayOnEvents_, true);
+            timeline_->zoomTo(t0, t1);
+            timeline_->selectOutlined(events);
+          });
   connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
     auto range = timeline_->selection();
     TimeNs t0 = range ? range->first : timeline_->axis().start();
@@ -340,7 +353,8 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row, bool selected) {
   eventsSpan_ = std::min(t1, shown_->endTime()) - std::max(t0, shown_->startTime());
   updateEventsStatus();
   // The Statistics and Charts tabs follow the range too: stay there when the user is reading them.
-  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_)
+  if (bottom_->currentWidget() != stats_ && bottom_->currentWidget() != charts_ &&
+      bottom_->currentWidget() != diagnosis_)
     bottom_->setCurrentIndex(2);
 }
 

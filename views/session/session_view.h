@@ -28,6 +28,7 @@ class OverviewStrip;
 class EventsTableModel;
 class ChartsPane;
 class StatsPane;
+class DiagnosisPane;
 class OverlayPane;
 
 class SessionView : public QWidget {
@@ -55,6 +56,7 @@ class SessionView : public QWidget {
   EventsTableModel* eventsModel() const { return eventsModel_; }
   QTableView* eventsTable() const { return eventsTable_; }
   StatsPane* stats() const { return stats_; }
+  DiagnosisPane* diagnosis() const { return diagnosis_; }
   ChartsPane* charts() const { return charts_; }
   QTabWidget* bottomTabs() const { return bottom_; }
   // A snapshot of a capture still running: the overview says so instead of "incomplete".
@@ -106,6 +108,7 @@ class SessionView : public QWidget {
   QLabel* eventsStatus_ = nullptr;
   QLineEdit* eventsFilter_ = nullptr;
   StatsPane* stats_ = nullptr;
+  DiagnosisPane* diagnosis_ = nullptr;
   ChartsPane* charts_ = nullptr;
   void runSearch();  // starts the search off the GUI thread
   struct Search {

@@ -214,6 +214,13 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
   emit eventSelected(track, event);
 }
 
+void TimelineCanvas::selectOutlined(const std::vector<std::pair<uint32_t, uint32_t>>& events) {
+  if (events.empty() || !view_.session) return;
+  select(events.front().first, events.front().second);
+  view_.highlighted = events;
+  update();
+}
+
 void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
   const Track& t = view_.session->tracks[track];
   const TimeNs start = t.hot.start[event], end = t.effectiveEnd(event);

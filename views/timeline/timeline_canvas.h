@@ -82,6 +82,9 @@ class TimelineCanvas : public QWidget {
   // folding of rows with the same path and the selection's time stay.
   void setRows(SessionPtr session, std::shared_ptr<const TimelineRows> rows);
   void select(uint32_t track, uint32_t event);
+  // Selects the first of `events` and outlines them all (a diagnosis finding's calls and
+  // operations); an empty list changes nothing.
+  void selectOutlined(const std::vector<std::pair<uint32_t, uint32_t>>& events);
   // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
   // row scrolled into sight.
   void centerOn(uint32_t track, uint32_t event);

@@ -1,0 +1,80 @@
+#include "views/charts/step_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <array>
+
+#include "views/charts/session_charts.h"
+
+namespace ts {
+
+QChart* makeStepChart(const StepTable& table, bool multiRank, bool dark, size_t maxSteps) {
+  const std::vector<Step>& steps = table.steps;
+  const size_t shown = std::min(steps.size(), maxSteps);
+  QString title = QObject::tr("Step time on the GPU (ms)");
+  if (shown < steps.size())
+    title += QObject::tr(" — the first %1 of %2 steps").arg(shown).arg(steps.size());
+  QChart* chart = newChart(title, dark);
+  // Disjoint parts of the step's time, so that the bar is the step time: the idle time is the
+  // step's time with none of its operations running, split in proportion to the causes of the
+  // gaps before them (per-stream gaps can overlap, so their sums are scaled to the GPU's idle).
+  std::array<QBarSet*, 7> sets = {new QBarSet(QObject::tr("Compute")),
+                                  new QBarSet(QObject::tr("Exposed communication")),
+                                  new QBarSet(QObject::tr("Memory and other busy")),
+                                  new QBarSet(QObject::tr("Idle: host wait")),
+                                  new QBarSet(QObject::tr("Idle: kernel wait")),
+                                  new QBarSet(QObject::tr("Idle: other")),
+                                  new QBarSet(QObject::tr("Idle: unknown cause"))};
+  QStringList names;
+  double top = 0;
+  for (size_t i = 0; i < shown; ++i) {
+    const Step& s = steps[i];
+    names << (multiRank ? QStringLiteral("r%1 #%2").arg(s.rankNumber).arg(s.number)
+                        : QString::number(s.number));
+    auto ms = [](TimeNs ns) { return static_cast<double>(ns) / 1e6; };
+    const TimeNs compute = s.byType[static_cast<int>(OpType::Computation)];
+    const TimeNs rest = std::max<TimeNs>(0, s.busy - compute - s.exposedCommunication);
+    const TimeNs idle = std::max<TimeNs>(0, s.duration() - s.busy);
+    TimeNs causes = 0;
+    for (TimeNs c : s.idle) causes += c;
+    *sets[0] << ms(compute);
+    *sets[1] << ms(s.exposedCommunication);
+    *sets[2] << ms(rest);
+    for (int c = 0; c < kIdleCauseCount; ++c) {
+      // Without any gap before its operations, the step's idle time has no known cause.
+      double share = causes > 0 ? static_cast<double>(s.idle[c]) / static_cast<double>(causes)
+                                : (c == static_cast<int>(IdleCause::Unknown) ? 1.0 : 0.0);
+      *sets[3 + c] << ms(idle) * share;
+    }
+    top = std::max(top, ms(std::max(s.duration(), s.busy)));
+  }
+  // Beside the bars, one entry a line: under them seven names were cut to "Idle: …".
+  chart->legend()->setAlignment(Qt::AlignRight);
+  auto* series = new QStackedBarSeries;
+  const std::array<QColor, 7> colours = {QColor(0x4c, 0x9a, 0x2a), QColor(0xd9, 0x82, 0x1e),
+                                         QColor(0x3b, 0x78, 0xc4), QColor(0xc4, 0x3b, 0x3b),
+                                         QColor(0xe0, 0xa0, 0xa0), QColor(0x99, 0x99, 0x99),
+                                         QColor(0xcc, 0xcc, 0xcc)};
+  for (size_t i = 0; i < sets.size(); ++i) {
+    sets[i]->setColor(colours[i]);
+    sets[i]->setBorderColor(colours[i]);
+    series->append(sets[i]);
+  }
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(names);
+  x->setTitleText(multiRank ? QObject::tr("rank and step") : QObject::tr("step"));
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setRange(0, top > 0 ? top * 1.05 : 1);
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  return chart;
+}
+
+}  // namespace ts

@@ -1,0 +1,224 @@
+#include "views/session/diagnosis_pane.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <limits>
+
+#include "analysis/diagnosis_tables.h"
+#include "analysis/rules/rules.h"
+#include "util/format.h"
+#include "views/charts/chart_view.h"
+#include "views/charts/step_chart.h"
+#include "views/session/stats_table_model.h"
+#include "views/session/table_panel.h"
+
+namespace ts {
+
+namespace {
+
+QString html(const std::string& text) {
+  return QString::fromStdString(text).toHtmlEscaped();
+}
+
+// The findings table without the advice column: the explanation below shows it whole.
+StatsTable findingsShown(const Diagnosis& d) {
+  StatsTable t = diagnosisTable(d, DiagnosisTable::Findings);
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].key != "advice") continue;
+    t.columns.erase(t.columns.begin() + static_cast<std::ptrdiff_t>(c));
+    for (auto& row : t.rows) {
+      if (c < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+    }
+    break;
+  }
+  return t;
+}
+
+}  // namespace
+
+DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
+    : QWidget(parent),
+      session_(std::move(session)),
+      job_(this, [this](Result<std::shared_ptr<const Diagnosis>> result) {
+        present(std::move(result));
+      }) {
+  setObjectName(QStringLiteral("diagnosisPane"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  scope_ = new QLabel(this);
+  scope_->setObjectName(QStringLiteral("diagnosisScope"));
+  summary_ = new QLabel(this);
+  summary_->setObjectName(QStringLiteral("diagnosisSummary"));
+  summary_->setWordWrap(true);
+  layout->addWidget(scope_);
+  layout->addWidget(summary_);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("diagnosisSplit"));
+  auto* left = new QSplitter(Qt::Vertical, split);
+  findings_ = new TablePanel(left);
+  findings_->view()->setObjectName(QStringLiteral("findingsTable"));
+  findings_->view()->setSelectionMode(QAbstractItemView::SingleSelection);
+  explanation_ = new QTextBrowser(left);
+  explanation_->setObjectName(QStringLiteral("findingExplanation"));
+  left->addWidget(findings_);
+  left->addWidget(explanation_);
+  left->setStretchFactor(0, 3);
+  left->setStretchFactor(1, 2);
+  left->setChildrenCollapsible(false);
+  // The steps as a chart or a table, each with the pane's whole height: both at once left
+  // neither readable at 1280 × 800.
+  auto* right = new QTabWidget(split);
+  right->setObjectName(QStringLiteral("stepTabs"));
+  chart_ = new ChartView(right);
+  chart_->setObjectName(QStringLiteral("stepChart"));
+  chart_->suggestedName = QStringLiteral("steps");
+  steps_ = new TablePanel(right);
+  steps_->view()->setObjectName(QStringLiteral("stepsTable"));
+  right->addTab(chart_, tr("Steps chart"));
+  right->addTab(steps_, tr("Steps table"));
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  connect(findings_->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (!current.isValid()) return;
+            int row = findings_->proxy()->mapToSource(current).row();
+            if (row >= 0) activateFinding(static_cast<size_t>(row));
+          });
+  // A double-click shows the current one again (after the user moved the timeline).
+  connect(findings_->view(), &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    int row = findings_->proxy()->mapToSource(index).row();
+    if (row >= 0) activateFinding(static_cast<size_t>(row));
+  });
+  connect(steps_->view(), &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    int row = steps_->proxy()->mapToSource(index).row();
+    if (!diagnosis_ || row < 0 || static_cast<size_t>(row) >= diagnosis_->steps.steps.size())
+      return;
+    const Step& s = diagnosis_->steps.steps[static_cast<size_t>(row)];
+    TimeNs end = std::max(s.end, s.ops ? s.gpuEnd : s.end);
+    emit zoomRequested(s.start, end);
+  });
+  setRange(std::nullopt);
+}
+
+DiagnosisPane::~DiagnosisPane() = default;
+
+void DiagnosisPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
+  if (range) {
+    options_.range = {range->first, range->second};
+    const auto [from, to] =
+        formatEnds(range->first - session_->startTime(), range->second - session_->startTime());
+    scope_->setText(tr("Range %1 to %2 from the session start (%3). Click the ruler to diagnose "
+                       "the whole session.")
+                        .arg(QString::fromStdString(from), QString::fromStdString(to),
+                             QString::fromStdString(formatDuration(range->second - range->first))));
+  } else {
+    options_.range = {};
+    scope_->setText(tr("Whole session (%1). Drag on the timeline's ruler to diagnose a range.")
+                        .arg(QString::fromStdString(formatDuration(session_->duration()))));
+  }
+  recompute();
+}
+
+void DiagnosisPane::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale_) recompute();
+}
+
+void DiagnosisPane::recompute() {
+  if (!isVisible()) {
+    stale_ = true;
+    return;
+  }
+  stale_ = false;
+  summary_->setText(tr("Diagnosing…"));
+  job_.start([session = session_, options = options_](
+                 const Progress& progress) -> Result<std::shared_ptr<const Diagnosis>> {
+    auto d = diagnose(*session, options, progress);
+    if (!d) return std::move(d).failure();
+    return std::make_shared<const Diagnosis>(std::move(*d));
+  });
+}
+
+void DiagnosisPane::present(Result<std::shared_ptr<const Diagnosis>> result) {
+  if (result.cancelled()) return;  // a newer request follows
+  explanation_->clear();
+  if (!result.ok()) {
+    diagnosis_.reset();
+    findings_->setTable({});
+    steps_->setTable({});
+    summary_->setText(tr("Cannot diagnose: %1").arg(QString::fromStdString(result.error())));
+    emit updated();
+    return;
+  }
+  diagnosis_ = std::move(*result);
+  const Diagnosis& d = *diagnosis_;
+  findings_->setTable(findingsShown(d));
+  steps_->setTable(diagnosisTable(d, DiagnosisTable::Steps));
+  const bool dark = palette().color(QPalette::Window).lightness() < 128;
+  chart_->replaceChart(makeStepChart(d.steps, session_->multiRank(), dark));
+  // What the figures rest on, in one line above the tables.
+  TimeNs lost = 0;
+  for (const Finding& f : d.findings) lost = std::max(lost, f.cost);
+  QString text;
+  if (d.gpuOps == 0) {
+    text = tr("No GPU operations in the range: nothing to diagnose on the GPU.");
+  } else if (d.findings.empty()) {
+    text = tr("No rule found anything. %1 GPU operations.")
+               .arg(QString::fromStdString(formatCount(d.gpuOps)));
+  } else {
+    text = tr("%1 findings; the largest costs %2. Click one to see it on the timeline.")
+               .arg(d.findings.size())
+               .arg(QString::fromStdString(formatDuration(lost)));
+  }
+  if (d.gpuOpsInSession > d.gpuOpsWithLaunch)
+    text += tr(" %1 of %2 GPU operations have no known launching call: their idle causes are "
+               "unknown, not guessed.")
+                .arg(QString::fromStdString(formatCount(d.gpuOpsInSession - d.gpuOpsWithLaunch)),
+                     QString::fromStdString(formatCount(d.gpuOpsInSession)));
+  summary_->setText(text);
+  if (!d.findings.empty()) {
+    explanation_->setHtml(tr("<p>Select a finding to read what was seen and what to change.</p>"));
+  }
+  emit updated();
+}
+
+void DiagnosisPane::activateFinding(size_t index) {
+  if (!diagnosis_ || index >= diagnosis_->findings.size()) return;
+  const Finding& f = diagnosis_->findings[index];
+  QString summary;
+  for (const RuleInfo& r : expertRules()) {
+    if (r.name == f.rule)
+      summary = QString::fromUtf8(r.summary.data(), static_cast<int>(r.summary.size()));
+  }
+  QString where;
+  if (!f.where.empty()) {
+    const Interval& longest = f.where.front();
+    const auto [from, to] =
+        formatEnds(longest.start - session_->startTime(), longest.end - session_->startTime());
+    where = tr("<p>Longest occurrence: %1 to %2 (%3).</p>")
+                .arg(QString::fromStdString(from), QString::fromStdString(to),
+                     QString::fromStdString(formatDuration(longest.length())));
+  }
+  explanation_->setHtml(tr("<h3>%1 — rank %2</h3><p><i>%3</i></p><p>%4</p><p><b>What to "
+                           "change:</b> %5</p>%6")
+                            .arg(html(f.rule))
+                            .arg(f.rank)
+                            .arg(summary.toHtmlEscaped(), html(f.message), html(f.advice), where));
+  // A margin of a twentieth each side shows what came before and after.
+  TimeNs margin = std::max<TimeNs>((f.end - f.start) / 20, 1);
+  emit findingActivated(f.start - margin, f.end + margin, f.events);
+}
+
+}  // namespace ts

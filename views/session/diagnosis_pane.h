@@ -1,0 +1,70 @@
+// DiagnosisPane: the Diagnosis tab — why the session (or the range dragged on the ruler) is
+// slow. The expert rules' findings ranked by the time they cost, the selected one explained with
+// its advice; the per-step table and a stacked bar per step (compute, exposed communication,
+// memory, idle by cause). A click on a finding zooms the timeline to it and outlines its events;
+// a double-click on a step zooms to the step. Computed off the GUI thread; a newer range cancels
+// the older computation; a hidden pane computes nothing until shown.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "session/session.h"
+#include "views/jobs/job_runner.h"
+
+class QLabel;
+class QTextBrowser;
+
+namespace ts {
+
+class ChartView;
+class TablePanel;
+
+class DiagnosisPane : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DiagnosisPane(SessionPtr session, QWidget* parent = nullptr);
+  ~DiagnosisPane() override;
+
+  // The range diagnosed (session clock), or the whole session.
+  void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  TablePanel* findings() const { return findings_; }
+  TablePanel* steps() const { return steps_; }
+  ChartView* chart() const { return chart_; }
+  QTextBrowser* explanation() const { return explanation_; }
+  bool busy() const { return job_.busy(); }
+  // The last diagnosis shown, or null (computing, failed).
+  const Diagnosis* diagnosis() const { return diagnosis_.get(); }
+  // Shows finding `index` (of diagnosis()->findings) as if its row were clicked.
+  void activateFinding(size_t index);
+
+ signals:
+  void updated();  // a new diagnosis is shown
+  // A finding was chosen: show [start, end) and outline its events (track, event).
+  void findingActivated(TimeNs start, TimeNs end,
+                        const std::vector<std::pair<uint32_t, uint32_t>>& events);
+  void zoomRequested(TimeNs start, TimeNs end);  // a step was double-clicked
+
+ private:
+  void recompute();
+  void present(Result<std::shared_ptr<const Diagnosis>> result);
+  void showEvent(QShowEvent* event) override;
+
+  SessionPtr session_;
+  DiagnoseOptions options_;
+  QLabel* scope_ = nullptr;
+  QLabel* summary_ = nullptr;
+  TablePanel* findings_ = nullptr;
+  QTextBrowser* explanation_ = nullptr;
+  TablePanel* steps_ = nullptr;
+  ChartView* chart_ = nullptr;
+  std::shared_ptr<const Diagnosis> diagnosis_;
+  bool stale_ = true;  // changed while hidden: recompute when shown
+  JobRunner<Result<std::shared_ptr<const Diagnosis>>> job_;  // last: waits for its work first
+};
+
+}  // namespace ts
