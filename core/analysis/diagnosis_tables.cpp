@@ -263,9 +263,9 @@ StatsTable queueTable(const Diagnosis& d) {
     t.rows.push_back({int64_t{q.rank}, int64_t{q.streamId}, static_cast<int64_t>(q.ops),
                       int64_t{q.maxLength}, q.meanLength, q.fullTime});
   if (d.queues.empty())
-    t.notes.push_back(d.launch.withLaunch == 0
+    t.notes.push_back(d.launch.ops > 0 && d.launch.withLaunch == 0
                           ? "No operation has a known launching call: queue lengths unknown."
-                          : "No operations in the range.");
+                          : "No operations queued in the range.");
   return t;
 }
 
