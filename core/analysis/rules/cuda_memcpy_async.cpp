@@ -19,11 +19,7 @@ void ruleCudaMemcpyAsync(const RuleInput& in, RuleOutput& out) {
         if (api.find("Async") == std::string_view::npos) return;
         const MemcpyColumns& m = s.tracks[t].memcpys;
         if (m.srcKind[i] != MemoryKind::Pageable && m.dstKind[i] != MemoryKind::Pageable) return;
-        const Track& call = s.tracks[at];
-        uint32_t r = std::min<size_t>(rankOfTrack(s, s.tracks[t]), builders.size() - 1);
-        builders[r].add(call.hot.start[ae], std::max(call.hot.end[ae], s.tracks[t].hot.end[i]),
-                        call.hot.end[ae] - call.hot.start[ae], at, ae);
-        builders[r].highlight(t, i);
+        size_t r = addBlockingCall(in, builders, t, i, at, ae);
         bytes[r] += m.bytes[i];
       });
   for (size_t r = 0; r < builders.size(); ++r) {

@@ -19,11 +19,7 @@ void ruleCudaMemsetSync(const RuleInput& in, RuleOutput& out) {
         MemoryKind k = s.tracks[t].memsets.memKind[i];
         if (k != MemoryKind::Pinned && k != MemoryKind::Managed && k != MemoryKind::ManagedStatic)
           return;
-        const Track& call = s.tracks[at];
-        uint32_t r = std::min<size_t>(rankOfTrack(s, s.tracks[t]), builders.size() - 1);
-        builders[r].add(call.hot.start[ae], std::max(call.hot.end[ae], s.tracks[t].hot.end[i]),
-                        call.hot.end[ae] - call.hot.start[ae], at, ae);
-        builders[r].highlight(t, i);
+        addBlockingCall(in, builders, t, i, at, ae);
       });
   for (size_t r = 0; r < builders.size(); ++r) {
     if (builders[r].empty()) continue;

@@ -60,6 +60,18 @@ std::vector<FindingBuilder> buildersPerRank(const Session& s, std::string_view r
   return out;
 }
 
+size_t addBlockingCall(const RuleInput& in, std::vector<FindingBuilder>& builders, uint32_t track,
+                       uint32_t event, uint32_t apiTrack, uint32_t apiEvent) {
+  const Session& s = in.session;
+  const Track& op = s.tracks[track];
+  const Track& call = s.tracks[apiTrack];
+  size_t r = std::min<size_t>(rankOfTrack(s, op), builders.size() - 1);
+  builders[r].add(call.hot.start[apiEvent], std::max(call.hot.end[apiEvent], op.hot.end[event]),
+                  call.hot.end[apiEvent] - call.hot.start[apiEvent], apiTrack, apiEvent);
+  builders[r].highlight(track, event);
+  return r;
+}
+
 std::string_view baseApiName(std::string_view name) {
   size_t v = name.rfind("_v");
   if (v == std::string_view::npos || v + 2 >= name.size()) return name;

@@ -126,6 +126,12 @@ struct WindowJudgement {
 WindowJudgement windowsAbove(const RuleInput& in, std::string_view rule, double share,
                              const std::function<TimeNs(const Step&)>& value);
 
+// An operation whose launching call blocked the CPU, as an occurrence of its rank's builder: from
+// the call's start to the later of its end and the operation's, costing the call's time, the call
+// and the operation outlined. Returns the builder's index.
+size_t addBlockingCall(const RuleInput& in, std::vector<FindingBuilder>& builders, uint32_t track,
+                       uint32_t event, uint32_t apiTrack, uint32_t apiEvent);
+
 // "3 steps", "1 call": a count and its noun, plural as needed.
 std::string countOf(size_t n, std::string_view noun);
 // "12.5 %" of a share in [0, 1].
