@@ -76,20 +76,63 @@ std::vector<StreamQueue> queueLengths(const Session& s, const LaunchIndex& launc
   return out;
 }
 
+std::vector<std::vector<QueueSample>> queueSeriesByStream(const Session& s,
+                                                          const LaunchIndex& launches) {
+  auto changes = changesByStream(s, launches);
+  std::vector<std::vector<QueueSample>> out(changes.size());
+  for (size_t st = 0; st < changes.size(); ++st) {
+    int64_t length = 0;
+    for (const Change& c : changes[st]) {
+      length += c.delta;
+      uint32_t now = static_cast<uint32_t>(std::max<int64_t>(length, 0));
+      if (!out[st].empty() && out[st].back().time == c.time)
+        out[st].back().length = now;
+      else if (out[st].empty() || out[st].back().length != now)
+        out[st].push_back({c.time, now});
+    }
+    // A change at one time that cancels (a departure and an arrival) leaves a sample that says
+    // what the one before it said.
+    auto& v = out[st];
+    v.erase(std::unique(
+                v.begin(), v.end(),
+                [](const QueueSample& a, const QueueSample& b) { return a.length == b.length; }),
+            v.end());
+  }
+  return out;
+}
+
 std::vector<QueueSample> queueSeries(const Session& s, const LaunchIndex& launches,
                                      uint32_t stream) {
-  auto changes = changesByStream(s, launches);
+  auto all = queueSeriesByStream(s, launches);
+  return stream < all.size() ? std::move(all[stream]) : std::vector<QueueSample>{};
+}
+
+std::vector<QueueSample> sumQueueSeries(
+    const std::vector<const std::vector<QueueSample>*>& series) {
+  std::vector<Change> changes;
+  for (const auto* one : series) {
+    uint32_t before = 0;
+    for (const QueueSample& q : *one) {
+      changes.push_back({q.time, static_cast<int32_t>(q.length) - static_cast<int32_t>(before)});
+      before = q.length;
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& a, const Change& b) { return a.time < b.time; });
   std::vector<QueueSample> out;
-  if (stream >= changes.size()) return out;
   int64_t length = 0;
-  for (const Change& c : changes[stream]) {
+  for (const Change& c : changes) {
     length += c.delta;
     uint32_t now = static_cast<uint32_t>(std::max<int64_t>(length, 0));
     if (!out.empty() && out.back().time == c.time)
       out.back().length = now;
-    else if (out.empty() || out.back().length != now)
+    else
       out.push_back({c.time, now});
   }
+  out.erase(
+      std::unique(out.begin(), out.end(),
+                  [](const QueueSample& a, const QueueSample& b) { return a.length == b.length; }),
+      out.end());
   return out;
 }
 

@@ -37,5 +37,11 @@ std::vector<StreamQueue> queueLengths(const Session& session, const LaunchIndex&
 // The queue length of one stream over time, a sample at each change (the whole session).
 std::vector<QueueSample> queueSeries(const Session& session, const LaunchIndex& launches,
                                      uint32_t stream);
+// The same for every stream at once, by index into Session::streams (empty where no operation
+// has a known launch).
+std::vector<std::vector<QueueSample>> queueSeriesByStream(const Session& session,
+                                                          const LaunchIndex& launches);
+// Several streams' series summed: the operations outstanding on any of them (a GPU's).
+std::vector<QueueSample> sumQueueSeries(const std::vector<const std::vector<QueueSample>*>& series);
 
 }  // namespace ts

@@ -21,6 +21,11 @@ enum class EventStyle : uint8_t {
   GpuToSsd,
   SsdToHost,
   HostToSsd,
+  OutlierStep,   // a training step far slower than the median (the diagnosis)
+  IdleHostWait,  // a stream's idle gap by cause (analysis/idle_breakdown.h)
+  IdleKernelWait,
+  IdleOther,
+  IdleUnknown,
 };
 
 }  // namespace ts

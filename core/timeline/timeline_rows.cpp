@@ -83,8 +83,10 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
   }
 }
 
-void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth) {
+void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bool aboveCompute) {
+  const size_t first = rows_.size();
   for (const TimelineOverlay::Row& spec : gpu.rows) {
+    if (spec.aboveCompute != aboveCompute) continue;
     TimelineRow row{spec.kind, spec.label, depth + spec.depth, {}, gpu.device, -1, 0};
     row.capacity = spec.capacity;
     row.info = spec.info;
@@ -109,7 +111,7 @@ void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth) {
     add(std::move(row));
   }
   // A row is expandable when deeper rows follow it (the groups of tensors by layer).
-  for (size_t i = rows_.size() - gpu.rows.size(); i + 1 < rows_.size(); ++i) {
+  for (size_t i = first; i + 1 < rows_.size(); ++i) {
     if (rows_[i].kind == TimelineRow::Kind::Group) continue;
     if (rows_[i + 1].depth > rows_[i].depth) rows_[i].expandable = true;
   }
@@ -163,6 +165,13 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
           rows_.back().busy = busy_.back().get();
         }
       }
+      auto overlayRows = [&](bool above) {
+        if (!overlay_) return;
+        for (const TimelineOverlay::Gpu& gpu : overlay_->gpus) {
+          if (gpu.device == d) addOverlayRows(gpu, base + 1, above);
+        }
+      };
+      overlayRows(true);
       // Compute: every kernel of the GPU on one row, drawn over each other where streams overlap.
       TimelineRow compute{TimelineRow::Kind::Compute, "Compute", base + 1, {{}}, d, -1, 0};
       for (uint32_t ti : byDevice[d]) {
@@ -208,11 +217,7 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
           add(std::move(row));
         }
       }
-      if (overlay_) {
-        for (const TimelineOverlay::Gpu& gpu : overlay_->gpus) {
-          if (gpu.device == d) addOverlayRows(gpu, base + 1);
-        }
-      }
+      overlayRows(false);
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {

@@ -60,9 +60,9 @@ struct TimelineRow {
   const BusyIndex* busy = nullptr;
 };
 
-// Rows a simulation adds to a measured timeline, placed under each simulated GPU right after its
-// Compute rows. Their tracks and counters live in the same session (an overlaid copy), owned here
-// so the ordinary layout leaves them out.
+// Rows a module adds to a measured timeline (a simulation, a diagnosis), placed under each GPU
+// right after its Compute rows, or above them. Their tracks and counters live in the same session
+// (an overlaid copy), owned here so the ordinary layout leaves them out.
 struct TimelineOverlay {
   struct Row {
     TimelineRow::Kind kind = TimelineRow::Kind::Group;
@@ -75,6 +75,7 @@ struct TimelineOverlay {
     std::vector<std::pair<uint32_t, uint32_t>> uses;
     bool startsCollapsed = false;
     std::string extension = {};  // with Kind::Extension
+    bool aboveCompute = false;   // placed right under the GPU's header, before its Compute row
   };
   struct Gpu {
     uint32_t device = kNone;
@@ -125,7 +126,7 @@ class TimelineRows {
   template <class Keep>
   void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 
-  void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth);
+  void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bool aboveCompute);
   bool owned(uint32_t track) const {
     return overlay_ && track < overlay_->ownsTrack.size() && overlay_->ownsTrack[track];
   }

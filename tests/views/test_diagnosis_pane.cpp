@@ -2,7 +2,9 @@
 // the pane shows what core's diagnose computes, ranked; a chosen finding is explained and shown
 // on the timeline with its events outlined; a dragged range is diagnosed alone; a step's
 // double-click zooms to it. Screenshots are saved beside the test binary.
+#include <QCheckBox>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -12,6 +14,7 @@
 
 #include "analysis/diagnosis.h"
 #include "io/open_session.h"
+#include "timeline/diagnosis_rows.h"
 #include "views/charts/chart_view.h"
 #include "views/session/diagnosis_pane.h"
 #include "views/session/session_view.h"
@@ -118,6 +121,45 @@ class TestDiagnosisPane : public QObject {
     emit pane.steps()->view()->doubleClicked(pane.steps()->proxy()->index(2, 0));
     QCOMPARE(zoom.count(), 1);
     QCOMPARE(zoom[0][0].value<TimeNs>(), steps[2].start);
+  }
+
+  void theTimelineShowsStepsIdleGapsAndQueueDepth() {
+    SessionView view(session_, QStringLiteral("resnet50.json.gz"));
+    view.resize(1600, 1000);
+    view.show();
+    DiagnosisPane& pane = *view.diagnosis();
+    pane.timelineBox()->setChecked(true);
+    QCOMPARE(view.shown(), view.session());  // nothing drawn before the tab is opened
+    view.bottomTabs()->setCurrentWidget(&pane);
+    QTRY_VERIFY_WITH_TIMEOUT(view.shown() != view.session(), 20000);
+    const TimelineRows& rows = view.timeline()->rows();
+    size_t steps = rows.size(), queue = rows.size(), compute = rows.size();
+    const TimelineRow* stream = nullptr;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].label == "Steps") steps = i;
+      if (rows[i].label == kQueueDepthRow) queue = i;
+      if (rows[i].kind == TimelineRow::Kind::Compute) compute = i;
+      if (rows[i].kind == TimelineRow::Kind::Stream) stream = &rows[i];
+    }
+    QVERIFY(steps < rows.size());
+    QCOMPARE(steps + 1, compute);             // above Compute
+    QCOMPARE(rows[steps].events, size_t{6});  // the six ProfilerSteps
+    QVERIFY(queue < rows.size());
+    QVERIFY(stream);
+    QCOMPARE(stream->lanes.size(), size_t{2});  // its operations, then its idle gaps
+    // The gaps drawn are the diagnosis's (8,921 on stream 7 of this trace, as `stats --report
+    // idle` counts them).
+    QCOMPARE(stream->lanes[1][0].track->size(), size_t{8921});
+    QVERIFY(pane.findChild<QLabel*>(QStringLiteral("diagnosisTimelineNote"))
+                ->text()
+                .contains(QStringLiteral("8,921 idle gaps")));
+    view.grab().toImage().save(QStringLiteral("diagnosis-timeline.png"));
+    // Unticked: the run alone again.
+    pane.timelineBox()->setChecked(false);
+    QCOMPARE(view.shown(), view.session());
+    for (size_t i = 0; i < view.timeline()->rows().size(); ++i)
+      QVERIFY(view.timeline()->rows()[i].label != "Steps");
+    QSettings().remove(QStringLiteral("diagnosis/timelineRows"));  // the choice was the test's
   }
 
   void anEmptyRangeSaysSo() {

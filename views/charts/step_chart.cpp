@@ -8,6 +8,7 @@
 #include <array>
 
 #include "views/charts/session_charts.h"
+#include "views/timeline/palette.h"
 
 namespace ts {
 
@@ -54,10 +55,12 @@ QChart* makeStepChart(const StepTable& table, bool multiRank, bool dark, size_t 
   // Beside the bars, one entry a line: under them seven names were cut to "Idle: …".
   chart->legend()->setAlignment(Qt::AlignRight);
   auto* series = new QStackedBarSeries;
-  const std::array<QColor, 7> colours = {QColor(0x4c, 0x9a, 0x2a), QColor(0xd9, 0x82, 0x1e),
-                                         QColor(0x3b, 0x78, 0xc4), QColor(0xc4, 0x3b, 0x3b),
-                                         QColor(0xe0, 0xa0, 0xa0), QColor(0x99, 0x99, 0x99),
-                                         QColor(0xcc, 0xcc, 0xcc)};
+  // Idle causes as the timeline colours their gaps.
+  auto idle = [](EventStyle style) { return QColor(*palette::styleColor(style)); };
+  const std::array<QColor, 7> colours = {
+      QColor(0x4c, 0x9a, 0x2a),       QColor(0xd9, 0x82, 0x1e),         QColor(0x3b, 0x78, 0xc4),
+      idle(EventStyle::IdleHostWait), idle(EventStyle::IdleKernelWait), idle(EventStyle::IdleOther),
+      idle(EventStyle::IdleUnknown)};
   for (size_t i = 0; i < sets.size(); ++i) {
     sets[i]->setColor(colours[i]);
     sets[i]->setBorderColor(colours[i]);

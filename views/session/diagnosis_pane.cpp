@@ -1,8 +1,11 @@
 #include "views/session/diagnosis_pane.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -18,6 +21,7 @@
 #include "views/charts/step_chart.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
+#include "views/timeline/palette.h"
 
 namespace ts {
 
@@ -59,6 +63,31 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
   summary_->setWordWrap(true);
   layout->addWidget(scope_);
   layout->addWidget(summary_);
+  // The diagnosis on the timeline, with the colours its idle gaps take there.
+  auto* drawn = new QHBoxLayout;
+  onTimeline_ = new QCheckBox(tr("Show on timeline: steps, idle gaps by cause, queue depth"), this);
+  onTimeline_->setObjectName(QStringLiteral("diagnosisOnTimeline"));
+  onTimeline_->setChecked(
+      QSettings().value(QStringLiteral("diagnosis/timelineRows"), true).toBool());
+  legend_ = QStringList{palette::swatchHtml(EventStyle::IdleHostWait, tr("host wait")),
+                        palette::swatchHtml(EventStyle::IdleKernelWait, tr("kernel wait")),
+                        palette::swatchHtml(EventStyle::IdleOther, tr("other")),
+                        palette::swatchHtml(EventStyle::IdleUnknown, tr("unknown")),
+                        palette::swatchHtml(EventStyle::OutlierStep, tr("outlier step"))}
+                .join(QStringLiteral("&nbsp;&nbsp;"));
+  // The legend and what was drawn, wrapped: a long note must not widen the pane (and squeeze the
+  // track tree beside the timeline).
+  timelineNote_ = new QLabel(legend_, this);
+  timelineNote_->setObjectName(QStringLiteral("diagnosisTimelineNote"));
+  timelineNote_->setWordWrap(true);
+  drawn->addWidget(onTimeline_);
+  drawn->addWidget(timelineNote_, 1);
+  layout->addLayout(drawn);
+  connect(onTimeline_, &QCheckBox::toggled, this, [this](bool on) {
+    QSettings().setValue(QStringLiteral("diagnosis/timelineRows"), on);
+    if (!on) setTimelineNote({});
+    emit timelineRowsWanted(on);
+  });
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("diagnosisSplit"));
@@ -71,7 +100,10 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
   left->addWidget(findings_);
   left->addWidget(explanation_);
   left->setStretchFactor(0, 3);
-  left->setStretchFactor(1, 2);
+  left->setStretchFactor(1, 1);
+  // The findings get the room: at 1280 × 800 an even split showed two of them.
+  explanation_->setMinimumHeight(48);
+  left->setSizes({300, 100});
   left->setChildrenCollapsible(false);
   // The steps as a chart or a table, each with the pane's whole height: both at once left
   // neither readable at 1280 × 800.
@@ -134,6 +166,15 @@ void DiagnosisPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
 void DiagnosisPane::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   if (stale_) recompute();
+  if (!shownOnce_) {
+    shownOnce_ = true;
+    if (onTimeline_->isChecked()) emit timelineRowsWanted(true);
+  }
+}
+
+void DiagnosisPane::setTimelineNote(const QString& note) {
+  timelineNote_->setText(note.isEmpty() ? legend_
+                                        : legend_ + QStringLiteral(" — ") + note.toHtmlEscaped());
 }
 
 void DiagnosisPane::recompute() {

@@ -16,6 +16,7 @@
 #include "session/session.h"
 #include "views/jobs/job_runner.h"
 
+class QCheckBox;
 class QLabel;
 class QTextBrowser;
 
@@ -41,6 +42,11 @@ class DiagnosisPane : public QWidget {
   const Diagnosis* diagnosis() const { return diagnosis_.get(); }
   // Shows finding `index` (of diagnosis()->findings) as if its row were clicked.
   void activateFinding(size_t index);
+  // "Show on timeline": the steps, idle gaps and queue depth drawn on the timeline (the user's
+  // last choice, QSettings "diagnosis/timelineRows"; on at first).
+  QCheckBox* timelineBox() const { return onTimeline_; }
+  // What the timeline shows of the diagnosis ("6 steps, 1,234 idle gaps …", "drawing…", an error).
+  void setTimelineNote(const QString& note);
 
  signals:
   void updated();  // a new diagnosis is shown
@@ -48,6 +54,9 @@ class DiagnosisPane : public QWidget {
   void findingActivated(TimeNs start, TimeNs end,
                         const std::vector<std::pair<uint32_t, uint32_t>>& events);
   void zoomRequested(TimeNs start, TimeNs end);  // a step was double-clicked
+  // The diagnosis's rows are wanted on the timeline, or no more: the box was toggled, or the pane
+  // was first shown with it ticked (a session nobody diagnoses is not copied to draw them).
+  void timelineRowsWanted(bool on);
 
  private:
   void recompute();
@@ -58,6 +67,10 @@ class DiagnosisPane : public QWidget {
   DiagnoseOptions options_;
   QLabel* scope_ = nullptr;
   QLabel* summary_ = nullptr;
+  QCheckBox* onTimeline_ = nullptr;
+  QLabel* timelineNote_ = nullptr;  // the timeline's colours and what was drawn
+  QString legend_;
+  bool shownOnce_ = false;
   TablePanel* findings_ = nullptr;
   QTextBrowser* explanation_ = nullptr;
   TablePanel* steps_ = nullptr;

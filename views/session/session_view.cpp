@@ -49,6 +49,10 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
     : QWidget(parent),
       session_(std::move(session)),
       path_(std::move(path)),
+      diagnosisRowsJob_(this,
+                        [this](std::shared_ptr<const DiagnosisDrawing> drawn) {
+                          diagnosisDrawn(std::move(drawn));
+                        }),
       search_(this, [this](Search done) { searchDone(std::move(done)); }) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -225,6 +229,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   });
   connect(stats_, &StatsPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
   connect(diagnosis_, &DiagnosisPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
+  connect(diagnosis_, &DiagnosisPane::timelineRowsWanted, this, &SessionView::showDiagnosisRows);
   connect(diagnosis_, &DiagnosisPane::findingActivated, this,
           [this](TimeNs t0, TimeNs t1, const std::vector<std::pair<uint32_t, uint32_t>>& events) {
             // The finding stays in view: its events are outlined, their details not shown.
@@ -303,15 +308,54 @@ OverlayPane* SessionView::simulateOnTimeline(const QString& modelPath, int64_t b
   return overlay_;
 }
 
+void SessionView::showOverlay(bool on) {
+  simulationShown_ = on;
+  refreshTimeline();
+}
+
+void SessionView::showDiagnosisRows(bool on) {
+  diagnosisRowsWanted_ = on;
+  if (!on) {  // the copy they were drawn on goes (a session's worth of memory)
+    drawn_.reset();
+    drawing_.reset();
+  }
+  refreshTimeline();
+}
+
 // The timeline, details, events and find switch to the overlaid copy (a superset of the run: its
 // tracks keep their indices), or back.
-void SessionView::showOverlay(bool on) {
-  const memsim::OverlayRun* run = overlay_ ? overlay_->current() : nullptr;
-  SessionPtr next = session_;
+void SessionView::refreshTimeline() {
+  const memsim::OverlayRun* run = overlay_ && simulationShown_ ? overlay_->current() : nullptr;
+  SessionPtr base = session_;
   std::shared_ptr<const TimelineRows> rows = baseRows_;
-  if (on && run && run->status.ok() && run->overlay.session) {
-    next = run->overlay.session;
+  std::shared_ptr<const TimelineOverlay> layout;
+  if (run && run->status.ok() && run->overlay.session) {
+    base = run->overlay.session;
     rows = run->overlay.rows;
+    layout = run->overlay.layout;
+  }
+  SessionPtr next = base;
+  if (diagnosisRowsWanted_) {
+    if (drawn_ && drawn_->base == base) {
+      if (drawn_->rows.ok()) {
+        next = drawn_->rows->session;
+        rows = drawn_->rows->rows;
+      }
+    } else if (drawing_ != base) {
+      // Diagnosed whole (the tab may show a range) and drawn over this base, off the GUI thread;
+      // the base stays shown meanwhile.
+      drawing_ = base;
+      diagnosis_->setTimelineNote(tr("Drawing on the timeline…"));
+      diagnosisRowsJob_.start([run = session_, base, layout](const Progress& progress) {
+        auto d = diagnose(*run, DiagnoseOptions{}, progress);
+        if (!d)
+          return std::make_shared<const DiagnosisDrawing>(
+              DiagnosisDrawing{base, std::move(d).failure()});
+        const LaunchIndex launches(*run);
+        return std::make_shared<const DiagnosisDrawing>(
+            DiagnosisDrawing{base, buildDiagnosisRows(base, layout, *d, launches, progress)});
+      });
+    }
   }
   if (next == shown_ && rows == timeline_->rowsPtr()) return;
   shown_ = next;
@@ -319,6 +363,24 @@ void SessionView::showOverlay(bool on) {
   eventsModel_->setSession(shown_);
   fitEventsColumns();
   resetSearch();  // hits (and a search still running) were of the other session
+}
+
+void SessionView::diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn) {
+  if (!drawn->rows.ok() && drawn->rows.cancelled()) return;
+  drawing_.reset();
+  if (!diagnosisRowsWanted_) return;  // turned off while drawing
+  drawn_ = std::move(drawn);
+  if (!drawn_->rows.ok()) {
+    diagnosis_->setTimelineNote(
+        tr("Cannot draw on the timeline: %1").arg(QString::fromStdString(drawn_->rows.error())));
+  } else {
+    const DiagnosisRows& r = *drawn_->rows;
+    diagnosis_->setTimelineNote(tr("Drawn: %1 step projections, %2 idle gaps, %3 queue depth rows.")
+                                    .arg(QString::fromStdString(formatCount(r.steps)),
+                                         QString::fromStdString(formatCount(r.gaps)))
+                                    .arg(r.queues));
+  }
+  refreshTimeline();
 }
 
 // The search is for other text, options or session: drop its hits, a running search and a

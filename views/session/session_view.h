@@ -7,6 +7,7 @@
 
 #include "analysis/event_search.h"
 #include "session/session.h"
+#include "timeline/diagnosis_rows.h"
 #include "timeline/timeline_rows.h"
 #include "views/jobs/job_runner.h"
 
@@ -84,6 +85,11 @@ class SessionView : public QWidget {
   void updateEventsStatus();  // "N events [matching …] of ROWS in SPAN"
 
   void showOverlay(bool on);
+  // The diagnosis's rows on the timeline (the Diagnosis tab's "Show on timeline"), or not.
+  void showDiagnosisRows(bool on);
+  // The timeline shows the run, with the simulation over it when one is shown, with the
+  // diagnosis's rows over that when wanted (built off the GUI thread for that base, then shown).
+  void refreshTimeline();
 
   QSplitter* verticalSplit_ = nullptr;  // the timeline over the tabbed panes
   QTimer* findDebounce_ = nullptr;      // the search while typing
@@ -127,6 +133,16 @@ class SessionView : public QWidget {
   bool searched_ = false;
   std::optional<bool> pendingStep_;  // Next/Previous pressed while the search runs: backwards?
   bool live_ = false;
+  bool simulationShown_ = false;
+  bool diagnosisRowsWanted_ = false;
+  struct DiagnosisDrawing {
+    SessionPtr base;  // what they were drawn over
+    Result<DiagnosisRows> rows;
+  };
+  std::shared_ptr<const DiagnosisDrawing> drawn_;
+  SessionPtr drawing_;  // the base a running job draws over
+  void diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn);
+  JobRunner<std::shared_ptr<const DiagnosisDrawing>> diagnosisRowsJob_;
   JobRunner<Search> search_;  // last: waits for its work first
 };
 

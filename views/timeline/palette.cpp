@@ -70,6 +70,18 @@ std::optional<QRgb> styleColor(EventStyle style) {
     case EventStyle::SsdToHost:
     case EventStyle::HostToSsd:
       return copyColor(CopyKind::HtoH);
+    // The diagnosis: the step chart's idle colours (views/charts/step_chart.cpp), so a bar and the
+    // timeline read alike.
+    case EventStyle::OutlierStep:  // near black among the steps' name colours
+      return qRgb(0x33, 0x33, 0x33);
+    case EventStyle::IdleHostWait:
+      return qRgb(0xc4, 0x3b, 0x3b);
+    case EventStyle::IdleKernelWait:
+      return qRgb(0xe0, 0xa0, 0xa0);
+    case EventStyle::IdleOther:
+      return qRgb(0x99, 0x99, 0x99);
+    case EventStyle::IdleUnknown:
+      return qRgb(0xcc, 0xcc, 0xcc);
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "memsim/reports/overlay.h"
+#include "timeline/diagnosis_rows.h"
 #include "util/format.h"
 
 namespace ts {
@@ -52,6 +53,12 @@ std::map<std::string, RowExtension, std::less<>> registered() {
         .arg(html(s.str(t.hot.name[e])) +
                  (args.empty() ? QString() : QStringLiteral(" · ") + html(args)),
              when(s, t, e), info);
+  };
+  // The diagnosis's steps: what the step spent, as the step table gives it.
+  rows[kStepsRow].tooltip = [](const Session& s, const TimelineRow&, const Track& t, uint32_t e) {
+    return tr("<b>%1</b><br>%2")
+        .arg(html(s.str(t.hot.name[e])),
+             html(s.str(t.ranges.args[e])).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   };
   return rows;
 }

@@ -445,6 +445,12 @@ QString TimelineCanvas::tooltipFor(const Hit& hit) const {
       where += tr("<br>GPU %1 → GPU %2").arg(t.memcpys.srcDevice[e]).arg(t.memcpys.dstDevice[e]);
     }
   }
+  if (t.kind == EventKind::Range) {  // what the range's maker says about it ("before KERNEL")
+    std::string_view args = view_.session->str(t.ranges.args[e]);
+    if (!args.empty())
+      where += QStringLiteral("<br>") +
+               QString::fromUtf8(args.data(), static_cast<qsizetype>(args.size())).toHtmlEscaped();
+  }
   return tr("<b>%1</b><br>start %2<br>duration %3<br>%4")
       .arg(QString::fromUtf8(name.data(), static_cast<int>(name.size())).toHtmlEscaped(),
            QString::fromStdString(
@@ -465,6 +471,9 @@ bool TimelineCanvas::event(QEvent* e) {
         const TimelineRow& r = (*view_.rows)[vr.row];
         QString tip = QString::fromStdString(r.label).toHtmlEscaped();
         if (r.events) tip += tr("<br>%1 events").arg(QString::fromStdString(formatCount(r.events)));
+        if (!r.info.empty())
+          tip += QStringLiteral("<br>") + QString::fromStdString(r.info).toHtmlEscaped().replace(
+                                              QLatin1Char('\n'), QStringLiteral("<br>"));
         QToolTip::showText(help->globalPos(), tip, this);
         return true;
       }

@@ -6,44 +6,12 @@
 #include <tuple>
 
 #include "memsim/engine/vitality.h"
+#include "timeline/range_track.h"
 #include "util/format.h"
 
 namespace ts::memsim {
 
 namespace {
-
-struct Span {
-  TimeNs start, end;
-  std::string name, category, args;
-};
-
-// Appends a range track on `thread` holding `spans` (any order), lanes assigned first-fit.
-// Returns the track index and, per span given, its event index.
-uint32_t addTrack(Session& s, uint32_t thread, std::vector<Span> spans,
-                  std::vector<uint32_t>* eventOf = nullptr) {
-  std::vector<uint32_t> order(spans.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return spans[a].start < spans[b].start; });
-  Track t;
-  t.kind = EventKind::Range;
-  t.thread = thread;
-  std::vector<TimeNs> laneEnd;
-  if (eventOf) eventOf->assign(spans.size(), kNone);
-  for (uint32_t e = 0; e < order.size(); ++e) {
-    Span& sp = spans[order[e]];
-    sp.end = std::max(sp.end, sp.start);
-    uint16_t lane = 0;
-    while (lane < laneEnd.size() && laneEnd[lane] > sp.start) ++lane;
-    if (lane == laneEnd.size()) laneEnd.push_back(0);
-    laneEnd[lane] = std::max(sp.end, sp.start + 1);
-    t.hot.push({sp.start, sp.end, s.strings.intern(sp.name), lane});
-    t.ranges.push({s.strings.intern(sp.category), s.strings.intern(sp.args)});
-    if (eventOf) (*eventOf)[order[e]] = e;
-  }
-  s.tracks.push_back(std::move(t));
-  return static_cast<uint32_t>(s.tracks.size() - 1);
-}
 
 const char* tierName(Tier t) {
   switch (t) {
@@ -109,7 +77,7 @@ class PartBuilder {
 
   void addKernels() {
     // Simulated kernels, stalls before them.
-    std::vector<Span> spans;
+    std::vector<RangeSpan> spans;
     for (size_t k = 0; k < w.kernels.size(); ++k) {
       const SimKernelTime& kt = r.kernels[k];
       if (kt.stall > 0)
@@ -119,7 +87,7 @@ class PartBuilder {
           {origin + kt.start, origin + kt.end, w.kernels[k].name, kSimKernel, w.kernels[k].group});
     }
     std::vector<uint32_t> eventOf;
-    kernelTrack = addTrack(s, kernelThread, spans, &eventOf);
+    kernelTrack = addRangeTrack(s, {kNone, kNone, kernelThread}, spans, &eventOf);
     kernelEvent.assign(w.kernels.size(), kNone);
     for (size_t k = 0, i = 0; k < w.kernels.size(); ++k) {
       if (r.kernels[k].stall > 0) ++i;
@@ -190,7 +158,7 @@ class PartBuilder {
       }
       return -1;
     };
-    std::vector<Span> spans;
+    std::vector<RangeSpan> spans;
     std::vector<uint32_t> eventOf;
     std::array<std::vector<size_t>, kLinkCount> byLink;
     for (size_t i = 0; i < r.migrations.size(); ++i)
@@ -209,7 +177,7 @@ class PartBuilder {
                          kMigrationPrefix + std::string(toString(link)),
                          formatBytes(m.bytes) + (m.demand ? " · on demand" : " · planned")});
       }
-      const uint32_t track = addTrack(s, linkThread, spans, &eventOf);
+      const uint32_t track = addRangeTrack(s, {kNone, kNone, linkThread}, spans, &eventOf);
       if (link == Link::HostToGpu || link == Link::SsdToGpu) {
         for (size_t j = 0; j < list.size(); ++j) {
           const Migration& m = r.migrations[list[j]];
@@ -239,7 +207,7 @@ class PartBuilder {
   // Returns how many tensors are shown (the options filter them).
   size_t addTensors(const OverlayOptions& options) {
     // Tensors: where each one is, grouped by the layer of its first use.
-    std::vector<std::vector<Span>> tensorSpans(w.tensors.size());
+    std::vector<std::vector<RangeSpan>> tensorSpans(w.tensors.size());
     std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
     std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
     for (const Migration& m : r.migrations) {
@@ -339,16 +307,17 @@ class PartBuilder {
         }
         if (life.inactive.size() > 4)
           info += ", " + std::to_string(life.inactive.size() - 4) + " more";
-        TimelineOverlay::Row row{TimelineRow::Kind::Extension,
-                                 tensor.name,
-                                 3,
-                                 {addTrack(s, tensorThread, tensorSpans[static_cast<size_t>(t)])},
-                                 kNone,
-                                 0,
-                                 info,
-                                 {},
-                                 false,
-                                 kTensorRow};
+        TimelineOverlay::Row row{
+            TimelineRow::Kind::Extension,
+            tensor.name,
+            3,
+            {addRangeTrack(s, {kNone, kNone, tensorThread}, tensorSpans[static_cast<size_t>(t)])},
+            kNone,
+            0,
+            info,
+            {},
+            false,
+            kTensorRow};
         std::set<std::string> groups;
         for (int u : life.uses) {
           row.uses.emplace_back(kernelTrack, kernelEvent[static_cast<size_t>(u)]);
