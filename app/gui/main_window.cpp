@@ -26,14 +26,12 @@
 #include "app/gui/capture_flow.h"
 #include "app/gui/compare_flow.h"
 #include "app/gui/export_flow.h"
-#include "app/gui/open_ranks_dialog.h"
+#include "app/gui/open_flow.h"
 #include "app/gui/shortcuts_dialog.h"
 #include "app/gui/simulation_flow.h"
 #include "app/gui/theme.h"
 #include "model/model_zoo.h"
 #include "util/version.h"
-#include "views/jobs/session_load_job.h"
-#include "views/models/model_title.h"
 #include "views/models/model_view.h"
 #include "views/session/name_style.h"
 #include "views/session/session_view.h"
@@ -52,12 +50,6 @@ namespace ts {
 namespace {
 constexpr int kMaxRecent = 10;
 const char* kRecentKey = "recentFiles";
-const char* kFileFilter =
-    "All supported files (*.tscope *.json *.json.gz *.sqlite);;"
-    "Tensorscope sessions (*.tscope);;"
-    "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
-    "Nsight Systems SQLite exports (*.sqlite);;"
-    "All files (*)";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -113,9 +105,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   exports_ = new ExportFlow(*this, this);
   simulation_ = new SimulationFlow(*this, *compare_, this);
   capture_ = new CaptureFlow(*this, statusBar(), this);
-  connect(exports_, &ExportFlow::progressed, this, [this] {
+  open_ = new OpenFlow(*this, *simulation_, this);
+  auto progressed = [this] {
     updateStatus();
-    if (jobs_.isEmpty() && !exports_->pending()) emit idle();
+    if (!open_->pending() && !exports_->pending()) emit idle();
+  };
+  connect(exports_, &ExportFlow::progressed, this, progressed);
+  connect(open_, &OpenFlow::progressed, this, progressed);
+  connect(open_, &OpenFlow::sessionOpened, this, &MainWindow::sessionOpened);
+  connect(open_, &OpenFlow::modelOpened, this, &MainWindow::modelOpened);
+  connect(open_, &OpenFlow::loadFailed, this, [this](const QString& path, const QString& message) {
+    lastError_ = message;
+    emit loadFailed(path, message);
   });
 
   createActions();
@@ -126,18 +127,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  for (SessionLoadJob* job : jobs_) job->cancel();
+  open_->cancel();
 }
 
 void MainWindow::createActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  openAction_ = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+  openAction_ = file->addAction(tr("&Open…"), open_, &OpenFlow::dialog);
   openAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
   openAction_->setStatusTip(tr("Open one or more session files"));
-  openRanksAction_ = file->addAction(tr("Open as &Ranks…"), this, &MainWindow::openRanksDialog);
+  openRanksAction_ = file->addAction(tr("Open as &Ranks…"), open_, &OpenFlow::ranksDialog);
   openRanksAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   openRanksAction_->setStatusTip(tr("Open several trace files as one multi-rank session"));
-  openModelAction_ = file->addAction(tr("Open &Model…"), this, &MainWindow::openModelDialog);
+  openModelAction_ = file->addAction(tr("Open &Model…"), open_, &OpenFlow::modelDialog);
   openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
   openModelAction_->setStatusTip(
       tr("Open an ONNX model: layer table, training step, ASTRA-sim and Chakra export"));
@@ -324,55 +325,16 @@ QList<QAction*> MainWindow::shortcutActions() const {
   return result;
 }
 
-void MainWindow::openDialog() {
-  QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open session"), {}, tr(kFileFilter));
-  if (!paths.isEmpty()) openFiles(paths);
-}
-
-void MainWindow::openRanksDialog() {
-  QStringList paths =
-      QFileDialog::getOpenFileNames(this, tr("Open ranks as one session"), {}, tr(kFileFilter));
-  if (paths.isEmpty()) return;
-  OpenRanksDialog dialog(paths, this);  // rank order and clock shifts
-  if (dialog.exec() == QDialog::Accepted) openRanks(dialog.paths(), dialog.options());
-}
-
 void MainWindow::openFiles(const QStringList& paths) {
-  for (const QString& path : paths) {
-    if (path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive))
-      openModel(path);
-    else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
-      simulation_->openSweep(path);
-    else if (!focusOpen(path))
-      startLoad({path});
-  }
+  open_->openFiles(paths);
 }
 
-// A session file that is open already, or loading, is not opened twice: its tab comes forward.
-bool MainWindow::focusOpen(const QString& path) {
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  for (int i = 0; i < tabs_->count(); ++i) {
-    SessionView* v = sessionView(i);
-    if (!v || v->timeline()->persistenceKey() != absolute) continue;
-    tabs_->setCurrentIndex(i);
-    statusBar()->showMessage(tr("%1 is open already").arg(QFileInfo(path).fileName()), 5000);
-    return true;
-  }
-  for (const SessionLoadJob* job : jobs_) {
-    if (job->paths().size() == 1 && QFileInfo(job->paths().front()).absoluteFilePath() == absolute)
-      return true;
-  }
-  return false;
+void MainWindow::openRanks(const QStringList& paths, const OpenOptions& options) {
+  open_->openRanks(paths, options);
 }
 
-// ONNX models open in a model tab (layer table, training step, ASTRA-sim / Chakra export).
 void MainWindow::openModel(const QString& path) {
-  auto* view = new ModelView(path, tabs_);
-  connect(view, &ModelView::updated, this, [this, view] {
-    if (!view->error().isEmpty()) showError(tr("Cannot open model"), view->error());
-    emit modelOpened(view->path(), view->error().isEmpty());
-  });
-  addTab(view, modelTitle(path), path);
+  open_->openModel(path);
 }
 
 // Every session tab is made here, so each is wired once (however often it simulates).
@@ -400,16 +362,6 @@ void MainWindow::changed() {
   updateCentral();
 }
 
-void MainWindow::openModelDialog() {
-  QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
-                                              tr("ONNX models (*.onnx);;All files (*)"));
-  if (!path.isEmpty()) openModel(path);
-}
-
-void MainWindow::openRanks(const QStringList& paths, const OpenOptions& options) {
-  if (!paths.isEmpty()) startLoad(paths, options);
-}
-
 void MainWindow::showError(const QString& title, const QString& message) {
   lastError_ = message;
   statusBar()->showMessage(message, 10000);
@@ -419,70 +371,25 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->open();
 }
 
-void MainWindow::startLoad(const QStringList& paths, const OpenOptions& options) {
-  auto* job = new SessionLoadJob(paths, options, this);
-  jobs_.push_back(job);
-  connect(job, &SessionLoadJob::progressChanged, this, &MainWindow::updateStatus);
-  connect(job, &SessionLoadJob::loaded, this,
-          [this, job](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
-            auto* view = newSessionView(std::move(session), job->title(), std::move(rows));
-            // The timeline's row arrangement (hidden, moved rows) is remembered per set of files.
-            QStringList absolute;
-            for (const QString& p : job->paths()) absolute << QFileInfo(p).absoluteFilePath();
-            view->timeline()->setPersistenceKey(absolute.join(QLatin1Char('|')));
-            int index = tabs_->addTab(view, job->title());
-            tabs_->setTabToolTip(index, job->paths().join(QLatin1Char('\n')));
-            tabs_->setCurrentIndex(index);
-            // Its timeline takes the keys at once (the track tree would search on W, S, H);
-            // given once this load's handler is done, not inside it.
-            QTimer::singleShot(0, view, [view] { view->setFocus(); });
-            for (const QString& path : job->paths()) addRecent(path);
-            emit sessionOpened(job->paths().front());
-            jobFinished(job);
-          });
-  connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message, bool cancelled) {
-    if (cancelled) {
-      lastError_ = message;
-      statusBar()->showMessage(message, 10000);
-    } else {
-      showError(tr("Cannot open session"), message);
-    }
-    emit loadFailed(job->paths().front(), message);
-    jobFinished(job);
-  });
-  job->start();
-  updateStatus();
-}
-
-void MainWindow::jobFinished(QObject* job) {
-  jobs_.removeOne(qobject_cast<SessionLoadJob*>(job));
-  job->deleteLater();
-  updateStatus();
-  updateCentral();
-  if (jobs_.isEmpty() && !exports_->pending()) emit idle();
-}
-
 void MainWindow::cancelLoads() {
-  for (SessionLoadJob* job : jobs_) job->cancel();
+  open_->cancel();
   exports_->cancel();
 }
 
 void MainWindow::updateStatus() {
-  bool busy = !jobs_.isEmpty() || exports_->pending();
+  bool busy = open_->pending() || exports_->pending();
   progress_->setVisible(busy);
   cancelButton_->setVisible(busy);
   cancelAction_->setEnabled(busy);
   closeAction_->setEnabled(tabs_->count() > 0);
   exportAction_->setEnabled(tabs_->count() > 0);
   if (busy) {
-    double sum = exports_->progressSum();
-    for (SessionLoadJob* job : jobs_) sum += job->progress();
-    progress_->setValue(static_cast<int>(1000 * sum / (jobs_.size() + exports_->pending())));
+    const double sum = exports_->progressSum() + open_->progressSum();
+    progress_->setValue(static_cast<int>(1000 * sum / (open_->pending() + exports_->pending())));
     if (exports_->pending()) {
       statusLabel_->setText(tr("Exporting %1…").arg(QFileInfo(exports_->firstPath()).fileName()));
     } else {
-      statusLabel_->setText(jobs_.size() == 1 ? tr("Loading %1…").arg(jobs_.front()->title())
-                                              : tr("Loading %1 sessions…").arg(jobs_.size()));
+      statusLabel_->setText(open_->status());
     }
   } else {
     // What the tabs hold, by kind: a what-if or a comparison is no session.

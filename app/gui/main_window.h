@@ -1,7 +1,7 @@
 // MainWindow: the application shell — menus, one tab per open session, drag and drop, recent
-// files, and a status bar that shows load progress with a Cancel button. What the menus start
-// beyond opening files is held by flows (app/gui/*_flow.h): capture, compare, export, simulation;
-// they reach the window through the Shell interface.
+// files, and a status bar that shows load and export progress with a Cancel button. What the menus
+// start is held by flows (app/gui/*_flow.h): open, capture, compare, export, simulation; they
+// reach the window through the Shell interface.
 #pragma once
 
 #include <QList>
@@ -28,7 +28,7 @@ namespace ts {
 class CaptureFlow;
 class CompareFlow;
 class ExportFlow;
-class SessionLoadJob;
+class OpenFlow;
 class SimulationFlow;
 class SessionView;
 class TimelineCanvas;
@@ -50,6 +50,7 @@ class MainWindow : public QMainWindow, public Shell {
   CaptureFlow* capture() const { return capture_; }
   CompareFlow* compare() const { return compare_; }
   ExportFlow* exports() const { return exports_; }
+  OpenFlow* opener() const { return open_; }
   SimulationFlow* simulation() const { return simulation_; }
   int sessionCount() const;
   SessionView* sessionView(int index) const override;
@@ -85,17 +86,11 @@ class MainWindow : public QMainWindow, public Shell {
 
  private:
   void createActions();
-  void openDialog();
-  void openRanksDialog();
-  void openModelDialog();
-  bool focusOpen(const QString& path);  // true: already open (its tab now current) or loading
-  void startLoad(const QStringList& paths, const OpenOptions& options = {});
   void closeCurrent();
   void closeTab(int index);
   void showAbout();
   void showShortcuts();
   void rebuildRecentMenu();
-  void jobFinished(QObject* job);
   void updateStatus();
   void updateCentral();
 
@@ -122,11 +117,11 @@ class MainWindow : public QMainWindow, public Shell {
   CaptureFlow* capture_ = nullptr;
   CompareFlow* compare_ = nullptr;
   ExportFlow* exports_ = nullptr;
+  OpenFlow* open_ = nullptr;
   SimulationFlow* simulation_ = nullptr;
   QLabel* statusLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;
-  QList<SessionLoadJob*> jobs_;
   QString lastError_;
 };
 
