@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include "analysis/gpu_ops.h"
 #include "timeline/range_track.h"
@@ -178,12 +179,19 @@ Result<DiagnosisRows> buildDiagnosisRows(const SessionPtr& base,
   // Idle gaps, one track per stream: a lane of the stream's own row, under its operations.
   if (!progress.enter("drawing idle gaps")) return Error::cancelled();
   {
-    std::vector<std::vector<RangeSpan>> byStream(s->streams.size());
+    // Few names among many gaps: each string interned once.
+    StringId causeId[kIdleCauseCount];
+    for (int c = 0; c < kIdleCauseCount; ++c)
+      causeId[c] = s->strings.intern(idleCategory(static_cast<IdleCause>(c)));
+    std::unordered_map<StringId, StringId> before;  // operation name → "before NAME"
+    std::vector<std::vector<RangeSpanIds>> byStream(s->streams.size());
     for (const IdleGap& g : d.gaps) {
       if (g.stream >= byStream.size() || g.end <= g.start) continue;
-      const Track& next = s->tracks[g.nextTrack];
-      byStream[g.stream].push_back({g.start, g.end, idleCategory(g.cause), idleCategory(g.cause),
-                                    "before " + std::string(s->str(next.hot.name[g.nextEvent]))});
+      const StringId next = s->tracks[g.nextTrack].hot.name[g.nextEvent];
+      auto [it, added] = before.try_emplace(next, 0);
+      if (added) it->second = s->strings.intern("before " + std::string(s->str(next)));
+      const StringId cause = causeId[static_cast<int>(g.cause)];
+      byStream[g.stream].push_back({g.start, g.end, cause, cause, it->second});
     }
     for (uint32_t st = 0; st < byStream.size(); ++st) {
       if (byStream[st].empty()) continue;

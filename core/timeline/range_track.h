@@ -15,6 +15,12 @@ struct RangeSpan {
   std::string name, category, args;
 };
 
+// The same with strings the session interned already (many spans sharing few names).
+struct RangeSpanIds {
+  TimeNs start = 0, end = 0;
+  StringId name = 0, category = 0, args = 0;
+};
+
 // Who a track belongs to (indices into the session's tables, kNone where it has none).
 struct TrackOwner {
   uint32_t device = kNone;
@@ -27,5 +33,6 @@ struct TrackOwner {
 // per span given, its event index. The session needs finalize() before it is drawn.
 uint32_t addRangeTrack(Session& s, TrackOwner owner, std::vector<RangeSpan> spans,
                        std::vector<uint32_t>* eventOf = nullptr);
+uint32_t addRangeTrack(Session& s, TrackOwner owner, std::vector<RangeSpanIds> spans);
 
 }  // namespace ts

@@ -16,6 +16,7 @@
 #include "memsim/reports/overlay.h"
 #include "session/session_summary.h"
 #include "synth/synthetic_session.h"
+#include "timeline/diagnosis_rows.h"
 #include "timeline/overview.h"
 #include "views/timeline/timeline_canvas.h"
 
@@ -168,6 +169,61 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
   }
 }
 
+// The diagnosis drawn on a 1 M-event run (4 GPUs × 4 streams, every operation launched by a call):
+// what the Diagnosis tab's job does before the rows appear — the whole session diagnosed, then its
+// steps, idle gaps and queue depth added to a copy of the session and laid out — and frames of
+// the timeline with them, all rows unfolded.
+struct DiagnosisCase {
+  ts::SessionPtr run;
+  ts::Diagnosis diagnosis;
+  ts::DiagnosisRows drawn;
+};
+DiagnosisCase* diagnosisCase() {
+  static std::unique_ptr<DiagnosisCase> c;
+  if (c) return c.get();
+  c = std::make_unique<DiagnosisCase>();
+  c->run = ts::generateSyntheticSession({1'000'000, 4, 4, 1}).value();
+  c->diagnosis = ts::diagnose(*c->run, {}).value();
+  c->drawn =
+      ts::buildDiagnosisRows(c->run, nullptr, c->diagnosis, ts::LaunchIndex(*c->run)).value();
+  return c.get();
+}
+
+void BM_DiagnoseAndDrawRows(benchmark::State& state) {
+  DiagnosisCase* c = diagnosisCase();
+  for (auto _ : state) {
+    auto d = ts::diagnose(*c->run, {});
+    const ts::LaunchIndex launches(*c->run);
+    benchmark::DoNotOptimize(ts::buildDiagnosisRows(c->run, nullptr, *d, launches));
+  }
+  state.counters["steps"] = static_cast<double>(c->drawn.steps);
+  state.counters["gaps"] = static_cast<double>(c->drawn.gaps);
+  state.counters["queue_rows"] = static_cast<double>(c->drawn.queues);
+}
+
+void BM_DrawRowsOnly(benchmark::State& state) {
+  DiagnosisCase* c = diagnosisCase();
+  const ts::LaunchIndex launches(*c->run);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ts::buildDiagnosisRows(c->run, nullptr, c->diagnosis, launches));
+}
+
+void BM_RenderDiagnosisFrame(benchmark::State& state) {
+  DiagnosisCase* c = diagnosisCase();
+  static std::unique_ptr<ts::TimelineCanvas> canvas;
+  if (!canvas) {
+    canvas = std::make_unique<ts::TimelineCanvas>(c->drawn.session, c->drawn.rows);
+    canvas->resize(1920, 1080);
+    for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
+  }
+  zoom(*canvas, static_cast<int>(state.range(0)));
+  QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+  for (auto _ : state) {
+    QPainter p(&image);
+    canvas->render(p, image.size());
+  }
+}
+
 // What the GUI computes when a range is selected (the ruler's tag) and when a session tab opens
 // (its overview): the whole session at worst, so they are measured against a frame's 16 ms.
 void BM_SummarizeWholeRange(benchmark::State& state) {
@@ -198,6 +254,9 @@ BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldBusy)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BuildOverlayBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderOverlayFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DiagnoseAndDrawRows)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DrawRowsOnly)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderDiagnosisFrame)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderFrame)
     ->ArgsProduct({{10'000, 10'000'000}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond);
