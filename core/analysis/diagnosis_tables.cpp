@@ -20,8 +20,12 @@ StatsTable stepsTable(const Diagnosis& d) {
         "the first GPU operation the step launched (its projection on the GPU)"},
        {"gpu_end_ns", "GPU end", StatsUnit::Timestamp, "the end of its last operation"},
        {"gpu_busy_ns", "GPU busy", StatsUnit::Duration, "union of its GPU operations"},
+       {"gpu_from_ns", "GPU from", StatsUnit::Timestamp,
+        "where the step's stretch of the GPU begins: the previous step's GPU end (a rank's first "
+        "step: its start, or its GPU start if earlier)"},
+       {"gpu_time_ns", "GPU time", StatsUnit::Duration, "GPU from to GPU end"},
        {"gpu_idle_ns", "GPU idle", StatsUnit::Duration,
-        "GPU start to GPU end with none of its operations running"},
+        "GPU time with none of its operations running (one stream: its gaps summed)"},
        {"compute_ns", "Compute", StatsUnit::Duration},
        {"communication_ns", "Communication", StatsUnit::Duration, "nccl* kernels"},
        {"memory_ns", "Memory", StatsUnit::Duration, "copies and memsets"},
@@ -50,8 +54,8 @@ StatsTable stepsTable(const Diagnosis& d) {
     return *v;
   };
   for (const Step& s : st.steps) {
-    StatsCell gpuStart = std::monostate{}, gpuEnd = std::monostate{};
-    if (s.ops) gpuStart = rel(s.gpuStart), gpuEnd = rel(s.gpuEnd);
+    StatsCell gpuStart = std::monostate{}, gpuEnd = std::monostate{}, gpuFrom = std::monostate{};
+    if (s.ops) gpuStart = rel(s.gpuStart), gpuEnd = rel(s.gpuEnd), gpuFrom = rel(s.gpuFrom);
     t.rows.push_back({int64_t{s.rankNumber},
                       s.number,
                       rel(s.start),
@@ -60,6 +64,8 @@ StatsTable stepsTable(const Diagnosis& d) {
                       gpuStart,
                       gpuEnd,
                       s.busy,
+                      gpuFrom,
+                      s.gpuTime(),
                       s.gpuIdle(),
                       s.byType[static_cast<int>(OpType::Computation)],
                       s.byType[static_cast<int>(OpType::Communication)],

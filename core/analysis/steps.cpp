@@ -200,6 +200,15 @@ void measureSteps(const Session& s, const LaunchIndex& launches, const std::vect
     steps[k].exposedCommunication =
         coveredLength(comm) - coveredLength(intersectIntervals(comm, comp));
   }
+  // Each step's stretch of the GPU: from the previous step's last operation (same rank).
+  for (size_t k = 0; k < steps.size(); ++k) {
+    Step& st = steps[k];
+    const Step* before = k > 0 && steps[k - 1].rank == st.rank ? &steps[k - 1] : nullptr;
+    if (before && before->ops)
+      st.gpuFrom = std::min(before->gpuEnd, st.gpuStart);
+    else
+      st.gpuFrom = std::min(st.start, st.gpuStart);
+  }
   for (const IdleGap& g : gaps) {
     if (g.nextTrack >= stepOfOp.size() || g.nextEvent >= stepOfOp[g.nextTrack].size()) continue;
     int32_t k = stepOfOp[g.nextTrack][g.nextEvent];
@@ -280,8 +289,6 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
   } else {
     return table;
   }
-  std::erase_if(steps,
-                [&](const Step& st) { return st.start < range.start || st.start >= range.end; });
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
   });
@@ -292,12 +299,23 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
     if (!numberedByName)
       st.number = (i > 0 && steps[i - 1].rank == st.rank) ? steps[i - 1].number + 1 : 1;
   }
+  // Measured whole (a step's stretch of the GPU starts where the one before it ended, inside the
+  // range or not), then kept when at least half of it — its CPU start to its GPU end — lies in
+  // the range: a range dragged around a step's GPU work diagnoses that step, not the next one
+  // whose launches begin at its far end.
+  measureSteps(s, launches, gaps, steps);
+  if (!range.whole()) {
+    std::erase_if(steps, [&](const Step& st) {
+      const TimeNs from = st.ops ? std::min(st.start, st.gpuStart) : st.start;
+      const TimeNs to = st.ops ? std::max(st.end, st.gpuEnd) : st.end;
+      const TimeNs inside = std::min(to, range.end) - std::max(from, range.start);
+      return 2 * inside < to - from || inside <= 0;
+    });
+  }
   if (steps.empty()) {
     table.steps = std::move(steps);
     return table;
   }
-
-  measureSteps(s, launches, gaps, steps);
 
   std::vector<int64_t> times;
   for (const Step& st : steps) times.push_back(st.duration());

@@ -25,6 +25,11 @@ struct Step {
   // The step projected onto the GPU: the first operation it launched to the last one's end;
   // empty (0, 0) when it launched none.
   TimeNs gpuStart = 0, gpuEnd = 0;
+  // Where the step's stretch of the GPU begins: the end of the previous step's operations on the
+  // rank (the GPU idle between two steps is the later one's: it waited for that step's launches),
+  // or the step's CPU start for a rank's first step, or its first operation's start if earlier.
+  // The stretches of a rank's steps tile its GPU time from gpuFrom to gpuEnd.
+  TimeNs gpuFrom = 0;
   size_t ops = 0;                             // GPU operations it launched
   TimeNs busy = 0;                            // union of its operations
   std::array<TimeNs, kOpTypeCount> byType{};  // union per kind of work
@@ -37,8 +42,10 @@ struct Step {
   std::optional<TimeNs> dataLoader, forward, backward, optimizer;
   bool outlier = false;
   TimeNs duration() const { return end - start; }
-  // Time inside the step's GPU projection during which none of its operations ran.
-  TimeNs gpuIdle() const { return ops ? gpuEnd - gpuStart - busy : 0; }
+  // The step's time on the GPU (gpuFrom to gpuEnd), and the part of it when none of its
+  // operations ran: with one stream, its idle gaps summed.
+  TimeNs gpuTime() const { return ops ? gpuEnd - gpuFrom : 0; }
+  TimeNs gpuIdle() const { return ops ? std::max<TimeNs>(0, gpuEnd - gpuFrom - busy) : 0; }
 };
 
 struct StepTable {
@@ -55,9 +62,10 @@ StepTable findSteps(const Session& session, const LaunchIndex& launches,
                     const std::vector<IdleGap>& gaps, const AnalysisRange& range);
 
 // Fills in what each step spent (operations, busy time by kind, exposed communication, idle by
-// cause, annotated CPU time). `steps` must be sorted by rank, then start, and not overlap within a
-// rank; an operation belongs to the step whose range holds its launch (its own start when the
-// launch is unknown). Also measures windows that are not steps (a rank's whole range).
+// cause, annotated CPU time, its stretch of the GPU). `steps` must be sorted by rank, then start,
+// and not overlap within a rank; an operation belongs to the step whose range holds its launch
+// (its own start when the launch is unknown). Also measures windows that are not steps (a rank's
+// whole range).
 void measureSteps(const Session& session, const LaunchIndex& launches,
                   const std::vector<IdleGap>& gaps, std::vector<Step>& steps);
 

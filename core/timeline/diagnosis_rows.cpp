@@ -1,6 +1,7 @@
 #include "timeline/diagnosis_rows.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <unordered_map>
 
@@ -184,19 +185,25 @@ Result<DiagnosisRows> buildDiagnosisRows(const SessionPtr& base,
     for (int c = 0; c < kIdleCauseCount; ++c)
       causeId[c] = s->strings.intern(idleCategory(static_cast<IdleCause>(c)));
     std::unordered_map<StringId, StringId> before;  // operation name → "before NAME"
-    std::vector<std::vector<RangeSpanIds>> byStream(s->streams.size());
+    // A track per stream and cause, sharing the stream's lane (a stream's gaps never overlap):
+    // zoomed out, each cause folds apart and the lane's runs take the colour of the cause with
+    // the most gaps, not of whichever gap came first.
+    std::vector<std::array<std::vector<RangeSpanIds>, kIdleCauseCount>> byStream(s->streams.size());
     for (const IdleGap& g : d.gaps) {
       if (g.stream >= byStream.size() || g.end <= g.start) continue;
       const StringId next = s->tracks[g.nextTrack].hot.name[g.nextEvent];
       auto [it, added] = before.try_emplace(next, 0);
       if (added) it->second = s->strings.intern("before " + std::string(s->str(next)));
       const StringId cause = causeId[static_cast<int>(g.cause)];
-      byStream[g.stream].push_back({g.start, g.end, cause, cause, it->second});
+      byStream[g.stream][static_cast<int>(g.cause)].push_back(
+          {g.start, g.end, cause, cause, it->second});
     }
     for (uint32_t st = 0; st < byStream.size(); ++st) {
-      if (byStream[st].empty()) continue;
-      out.gaps += byStream[st].size();
-      addRangeTrack(*s, {s->streams[st].device, st, kNone}, std::move(byStream[st]));
+      for (auto& gaps : byStream[st]) {
+        if (gaps.empty()) continue;
+        out.gaps += gaps.size();
+        addRangeTrack(*s, {s->streams[st].device, st, kNone}, std::move(gaps));
+      }
     }
   }
 

@@ -422,11 +422,31 @@ TEST(Steps, NvtxStepRangesAndAnOutlier) {
   Diagnosis bare = run(*nvtxSteps(false));
   EXPECT_EQ(bare.steps.source, "repeated kernels");
   EXPECT_GE(bare.steps.steps.size(), 5u);
+  // A step's stretch of the GPU runs from the previous step's GPU end: step 2's from 1290 (step
+  // 1's last kernel, launched at 1210, ran [1230, 1290)) to 2290; its kernels ran 180 of those
+  // 1000 ns, and the gaps before them — [1290, 2030), [2090, 2130), [2190, 2230) — are the other
+  // 820, so on one stream the idle by cause adds up to the GPU idle.
+  const Step& two = d.steps.steps[2];
+  EXPECT_EQ(two.gpuFrom, 1290);
+  EXPECT_EQ(two.gpuTime(), 1000);
+  EXPECT_EQ(two.gpuIdle(), 820);
+  TimeNs causes = 0;
+  for (TimeNs c : two.idle) causes += c;
+  EXPECT_EQ(causes, 820);
+  // The first step's stretch starts with it (its CPU start, before its first kernel).
+  EXPECT_EQ(d.steps.steps[0].gpuFrom, 0);
+  // A range keeps the steps at least half inside it (CPU start to GPU end): [2000, 4000) holds
+  // step 2 whole and a third of step 3 ([3000, 6000)); [2000, 5000) two thirds of it.
   DiagnoseOptions o;
   o.range = {2000, 4000};
   Diagnosis clipped = run(*nvtxSteps(true), o);
-  ASSERT_EQ(clipped.steps.steps.size(), 2u);  // steps 2 and 3 start inside
+  ASSERT_EQ(clipped.steps.steps.size(), 1u);
   EXPECT_EQ(clipped.steps.steps[0].number, 2);
+  EXPECT_EQ(clipped.steps.steps[0].gpuFrom, 1290);  // measured whole, not from the range
+  o.range = {2000, 5000};
+  Diagnosis wider = run(*nvtxSteps(true), o);
+  ASSERT_EQ(wider.steps.steps.size(), 2u);
+  EXPECT_EQ(wider.steps.steps[1].number, 3);
 }
 
 }  // namespace

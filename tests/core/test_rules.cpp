@@ -270,6 +270,28 @@ TEST(Rules, HostBoundCountsTheGpuAsAWhole) {
   EXPECT_TRUE(run(*s, o).findings.empty());
 }
 
+// A rarely used stream sits in a long host-wait gap; the GPU's idle stretches are host wait only
+// where the operation that ends them waited for its launch.
+TEST(Rules, HostBoundAsksTheOperationThatEndsTheIdleStretch) {
+  Build x;
+  x.range("ProfilerStep#1", 0, 2000);
+  x.launch(0, 5, x.s7, 10, 100);  // A
+  x.launch(1, 3, x.s8, 10, 50);
+  // B, launched long before A ends, starts at 600: its gap [100, 600) is "other" (it waited for
+  // something else, not for the CPU).
+  x.launch(20, 25, x.s7, 600, 700);
+  // Stream 8's next kernel, launched at 1400, waited for the CPU since 50: host wait [50, 1500).
+  x.launch(1400, 1405, x.s8, 1500, 1550);
+  SessionPtr s = x.build();
+  DiagnoseOptions o;
+  o.ruleNames = {"host_bound"};
+  Diagnosis d = run(*s, o);
+  // The GPU was idle [100, 600) — ended by B: not host wait, though stream 8 was waiting then —
+  // and [700, 1500) — ended by stream 8's launch: host wait. 800 of 2000.
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].cost, 800);
+}
+
 TEST(Rules, LaunchBoundOnlyWhenTheGpuWaitsForTheShortOperations) {
   // Ten kernels of 2 ns, each launched by a call of 10 ns. Launched one after another, each
   // waits for its launch: launch-bound. Launched all ahead of the GPU (a deep queue), none

@@ -89,37 +89,32 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
     emit timelineRowsWanted(on);
   });
 
+  // The findings with the pane's whole height on the left; on the right the chosen finding's
+  // explanation, the steps chart and the steps table, each with the whole height too (stacked,
+  // none was readable at 1280 × 800).
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("diagnosisSplit"));
-  auto* left = new QSplitter(Qt::Vertical, split);
-  findings_ = new TablePanel(left);
+  findings_ = new TablePanel(split);
   findings_->view()->setObjectName(QStringLiteral("findingsTable"));
   findings_->view()->setSelectionMode(QAbstractItemView::SingleSelection);
-  explanation_ = new QTextBrowser(left);
+  right_ = new QTabWidget(split);
+  right_->setObjectName(QStringLiteral("stepTabs"));
+  explanation_ = new QTextBrowser(right_);
   explanation_->setObjectName(QStringLiteral("findingExplanation"));
-  left->addWidget(findings_);
-  left->addWidget(explanation_);
-  left->setStretchFactor(0, 3);
-  left->setStretchFactor(1, 1);
-  // The findings get the room: at 1280 × 800 an even split showed two of them.
-  explanation_->setMinimumHeight(48);
-  left->setSizes({300, 100});
-  left->setChildrenCollapsible(false);
-  // The steps as a chart or a table, each with the pane's whole height: both at once left
-  // neither readable at 1280 × 800.
-  auto* right = new QTabWidget(split);
-  right->setObjectName(QStringLiteral("stepTabs"));
-  chart_ = new ChartView(right);
+  chart_ = new ChartView(right_);
   chart_->setObjectName(QStringLiteral("stepChart"));
   chart_->suggestedName = QStringLiteral("steps");
-  steps_ = new TablePanel(right);
+  steps_ = new TablePanel(right_);
   steps_->view()->setObjectName(QStringLiteral("stepsTable"));
-  right->addTab(chart_, tr("Steps chart"));
-  right->addTab(steps_, tr("Steps table"));
-  split->addWidget(left);
-  split->addWidget(right);
+  right_->addTab(explanation_, tr("Finding"));
+  right_->addTab(chart_, tr("Steps chart"));
+  right_->addTab(steps_, tr("Steps table"));
+  right_->setCurrentWidget(chart_);
+  split->addWidget(findings_);
+  split->addWidget(right_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
 
   connect(findings_->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -138,8 +133,11 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
     if (!diagnosis_ || row < 0 || static_cast<size_t>(row) >= diagnosis_->steps.steps.size())
       return;
     const Step& s = diagnosis_->steps.steps[static_cast<size_t>(row)];
-    TimeNs end = std::max(s.end, s.ops ? s.gpuEnd : s.end);
-    emit zoomRequested(s.start, end);
+    // CPU start (or GPU start, if earlier) to GPU end, with a twentieth more each side.
+    const TimeNs start = s.ops ? std::min(s.start, s.gpuStart) : s.start;
+    const TimeNs end = std::max(s.end, s.ops ? s.gpuEnd : s.end);
+    const TimeNs margin = std::max<TimeNs>((end - start) / 20, 1);
+    emit zoomRequested(start - margin, end + margin);
   });
   setRange(std::nullopt);
 }
@@ -248,7 +246,8 @@ void DiagnosisPane::activateFinding(size_t index) {
     const Interval& longest = f.where.front();
     const auto [from, to] =
         formatEnds(longest.start - session_->startTime(), longest.end - session_->startTime());
-    where = tr("<p>Longest occurrence: %1 to %2 (%3).</p>")
+    where = tr("<p>Longest %1: %2 to %3 (%4).</p>")
+                .arg(html(f.occurrence))
                 .arg(QString::fromStdString(from), QString::fromStdString(to),
                      QString::fromStdString(formatDuration(longest.length())));
   }
@@ -257,6 +256,7 @@ void DiagnosisPane::activateFinding(size_t index) {
                             .arg(html(f.rule))
                             .arg(f.rank)
                             .arg(summary.toHtmlEscaped(), html(f.message), html(f.advice), where));
+  right_->setCurrentWidget(explanation_);
   // A margin of a twentieth each side shows what came before and after.
   TimeNs margin = std::max<TimeNs>((f.end - f.start) / 20, 1);
   emit findingActivated(f.start - margin, f.end + margin, f.events);

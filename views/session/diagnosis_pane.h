@@ -18,6 +18,7 @@
 
 class QCheckBox;
 class QLabel;
+class QTabWidget;
 class QTextBrowser;
 
 namespace ts {
@@ -73,6 +74,7 @@ class DiagnosisPane : public QWidget {
   bool shownOnce_ = false;
   TablePanel* findings_ = nullptr;
   QTextBrowser* explanation_ = nullptr;
+  QTabWidget* right_ = nullptr;  // the finding, the steps chart, the steps table
   TablePanel* steps_ = nullptr;
   ChartView* chart_ = nullptr;
   std::shared_ptr<const Diagnosis> diagnosis_;

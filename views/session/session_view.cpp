@@ -375,10 +375,13 @@ void SessionView::diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn) 
         tr("Cannot draw on the timeline: %1").arg(QString::fromStdString(drawn_->rows.error())));
   } else {
     const DiagnosisRows& r = *drawn_->rows;
-    diagnosis_->setTimelineNote(tr("Drawn: %1 step projections, %2 idle gaps, %3 queue depth rows.")
-                                    .arg(QString::fromStdString(formatCount(r.steps)),
-                                         QString::fromStdString(formatCount(r.gaps)))
-                                    .arg(r.queues));
+    auto count = [](size_t n, const char* one, const char* many) {
+      return QString::fromStdString(formatCount(n)) + QLatin1Char(' ') + tr(n == 1 ? one : many);
+    };
+    diagnosis_->setTimelineNote(tr("Drawn: %1, %2, %3.")
+                                    .arg(count(r.steps, "step projection", "step projections"),
+                                         count(r.gaps, "idle gap", "idle gaps"),
+                                         count(r.queues, "queue depth row", "queue depth rows")));
   }
   refreshTimeline();
 }

@@ -58,6 +58,7 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
   std::unordered_map<std::string, std::pair<bool, bool>> state;
   for (size_t i = 0; i < view_.rows->size(); ++i)
     state[rowPath(i)] = {view_.collapsed[i], view_.hidden[i]};
+  const SessionPtr before = view_.session;
   view_.session = std::move(session);
   view_.rows = rows ? std::move(rows) : std::make_shared<TimelineRows>(view_.session);
   view_.collapsed.assign(view_.rows->size(), false);
@@ -69,10 +70,22 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
     view_.collapsed[i] = it != state.end() ? it->second.first : (*view_.rows)[i].startsCollapsed;
     view_.hidden[i] = it != state.end() && it->second.second;
   }
-  view_.selected = {};
+  // A selection and outlines survive a switch to a copy of the session with rows added (an
+  // overlay drawn or removed keeps the run's tracks at their indices); else they go.
+  auto valid = [&](uint32_t track, uint32_t event) {
+    if (!before || track >= before->tracks.size() || track >= view_.session->tracks.size())
+      return false;
+    const Track &a = before->tracks[track], &b = view_.session->tracks[track];
+    return event < a.size() && event < b.size() && a.hot.start[event] == b.hot.start[event] &&
+           a.hot.name[event] == b.hot.name[event];
+  };
+  const bool keep =
+      view_.selected.track != kNone && valid(view_.selected.track, view_.selected.event);
+  if (!keep) view_.selected = {};
   view_.linked.clear();
   view_.tied.clear();
-  view_.highlighted.clear();
+  std::erase_if(view_.highlighted,
+                [&](const auto& e) { return !keep || !valid(e.first, e.second); });
   painter_.clearLabels();
   update();
 }
@@ -215,10 +228,36 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
 }
 
 void TimelineCanvas::selectOutlined(const std::vector<std::pair<uint32_t, uint32_t>>& events) {
-  if (events.empty() || !view_.session) return;
+  if (!view_.session) return;
+  if (events.empty()) {  // nothing to outline: nor what an earlier call outlined
+    view_.selected = {};
+    view_.linked.clear();
+    view_.tied.clear();
+    view_.highlighted.clear();
+    update();
+    return;
+  }
   select(events.front().first, events.front().second);
   view_.highlighted = events;
+  // The first of them in view vertically too (another rank's rows may be far down).
+  const Track& t = view_.session->tracks[events.front().first];
+  revealTrack(t);
+  scrollToTrack(t);
   update();
+}
+
+void TimelineCanvas::scrollToTrack(const Track& t) {
+  for (const VisibleRow& vr : visibleRows(view_)) {
+    for (const auto& lane : (*view_.rows)[vr.row].lanes) {
+      for (const LaneView& view : lane) {
+        if (view.track != &t) continue;
+        int top = vr.y + view_.scrollY;
+        if (vr.y < kRulerHeight || vr.y + vr.height > height())
+          view_.scrollY = std::max(0, top - kRulerHeight - height() / 3);
+        return;
+      }
+    }
+  }
 }
 
 void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
@@ -234,20 +273,7 @@ void TimelineCanvas::centerOn(uint32_t track, uint32_t event) {
       TimeAxis(start + (end - start) / 2 - static_cast<TimeNs>(nsPerPixel * width / 2), nsPerPixel);
   // A row inside a folded group (the simulation's transfers): its groups unfold.
   revealTrack(t);
-  // Scroll to the first visible row that draws the track.
-  for (const VisibleRow& vr : visibleRows(view_)) {
-    for (const auto& lane : (*view_.rows)[vr.row].lanes) {
-      for (const LaneView& view : lane) {
-        if (view.track != &t) continue;
-        int top = vr.y + view_.scrollY;
-        if (vr.y < kRulerHeight || vr.y + vr.height > height())
-          view_.scrollY = std::max(0, top - kRulerHeight - height() / 3);
-        update();
-        emit viewChanged();
-        return;
-      }
-    }
-  }
+  scrollToTrack(t);  // the first visible row that draws the track
   update();
   emit viewChanged();
 }
@@ -495,6 +521,40 @@ bool TimelineCanvas::event(QEvent* e) {
                                       view_.axis.timeAt(x) - view_.session->startTime(),
                                       std::max<TimeNs>(1, b - a)))),
                          this);
+    } else if (row && row->counter && row->counter->size() && help->pos().x() >= view_.gutter) {
+      // A counter: its value at the cursor (a sample holds until the next), and the most it
+      // reached within the pixel around it (a narrow peak folds into one column).
+      const CounterColumns& c = row->counter->samples;
+      const double x = help->pos().x() - view_.gutter;
+      const TimeNs at = view_.axis.timeAt(x), a = view_.axis.timeAt(x - 1),
+                   b = view_.axis.timeAt(x + 1);
+      auto valueAt = [&](TimeNs t) -> std::optional<double> {
+        auto it = std::upper_bound(c.time.begin(), c.time.end(), t);
+        if (it == c.time.begin()) return std::nullopt;
+        return c.value[static_cast<size_t>(it - c.time.begin() - 1)];
+      };
+      auto format = [&](double v) {
+        return row->counter->unit == "bytes"
+                   ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v))))
+                   : QString::number(v, 'g', 6) + QLatin1Char(' ') +
+                         QString::fromStdString(row->counter->unit);
+      };
+      const std::optional<double> now = valueAt(at);
+      double peak = now.value_or(0);
+      // At most 64 k samples read (a pixel of a fully zoomed-out counter can hold millions):
+      // past that the peak is the counter row's own drawing.
+      const auto from =
+          static_cast<size_t>(std::upper_bound(c.time.begin(), c.time.end(), a) - c.time.begin());
+      for (size_t i = from; i < c.time.size() && c.time[i] < b && i < from + 65536; ++i)
+        peak = std::max(peak, c.value[i]);
+      QString tip = QString::fromStdString(row->label).toHtmlEscaped() + QStringLiteral("<br>");
+      tip += now ? tr("%1 at %2")
+                       .arg(format(*now),
+                            QString::fromStdString(formatTimestamp(at - view_.session->startTime(),
+                                                                   std::max<TimeNs>(1, b - a))))
+                 : tr("no sample yet");
+      if (now && peak > *now) tip += tr("<br>up to %1 within this pixel").arg(format(peak));
+      QToolTip::showText(help->globalPos(), tip, this);
     } else {
       QToolTip::hideText();
     }

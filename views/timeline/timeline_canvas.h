@@ -137,7 +137,8 @@ class TimelineCanvas : public QWidget {
   // Back or forward: the view moves from one stack to the other.
   void showFromHistory(std::optional<TimeAxis> axis);
   QString tooltipFor(const Hit& hit) const;
-  void revealTrack(const Track& t);  // unfolds the groups around the first row drawing `t`
+  void revealTrack(const Track& t);    // unfolds the groups around the first row drawing `t`
+  void scrollToTrack(const Track& t);  // rows scrolled so the first row drawing `t` shows
 
   TimelineView view_;  // what is shown; the painter draws it
   TimelinePainter painter_;

@@ -321,9 +321,12 @@ void TimelinePainter::drawLaneRow(QPainter& p, const Frame& f, const VisibleRow&
       p.fillRect(rect, QColor(palette::scaled(r.colour, 0.7)));
       p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2),
                  QColor(palette::scaled(r.colour, 1.5)));
-      if (rect.width() > 64) {
+      // The count wherever it fits (a run cut by the view's edge is as much a run).
+      const QString count = QString::number(r.count);
+      const QRectF shown = rect.intersected(QRectF(0, rect.y(), width, rect.height()));
+      if (shown.width() >= fm.horizontalAdvance(count) + 8) {
         p.setPen(Qt::white);
-        p.drawText(rect, Qt::AlignCenter, QString::number(r.count));
+        p.drawText(shown, Qt::AlignCenter, count);
       }
     }
     for (const auto& [track, b] : laneBoxes_) {

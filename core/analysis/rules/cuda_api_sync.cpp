@@ -27,6 +27,7 @@ bool isSyncCall(std::string_view api) {
 void ruleCudaApiSync(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
   auto builders = buildersPerRank(s, "cuda_api_sync");
+  for (FindingBuilder& b : builders) b.setOccurrence("synchronising call");
   std::vector<TimeNs> waitedFor(builders.size());
   std::vector<uint8_t> isSync(s.strings.size(), 2);  // 2 unknown, 1 yes, 0 no: once per name
   for (uint32_t t = 0; t < s.tracks.size(); ++t) {

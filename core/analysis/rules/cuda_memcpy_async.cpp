@@ -12,6 +12,7 @@ namespace ts {
 void ruleCudaMemcpyAsync(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
   auto builders = buildersPerRank(s, "cuda_memcpy_async");
+  for (FindingBuilder& b : builders) b.setOccurrence("copy call");
   std::vector<uint64_t> bytes(builders.size());
   size_t unknown = forEachLaunched(
       in, EventKind::Memcpy,

@@ -11,6 +11,7 @@ namespace ts {
 void ruleCudaMemsetSync(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
   auto builders = buildersPerRank(s, "cuda_memset_sync");
+  for (FindingBuilder& b : builders) b.setOccurrence("memset call");
   size_t unknown = forEachLaunched(
       in, EventKind::Memset,
       [&](uint32_t t, uint32_t i, uint32_t at, uint32_t ae, std::string_view api) {

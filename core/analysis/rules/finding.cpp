@@ -103,6 +103,7 @@ std::string percentOf(double share) {
 WindowJudgement windowsAbove(const RuleInput& in, std::string_view rule, double share,
                              const std::function<TimeNs(const Step&)>& value) {
   WindowJudgement j{buildersPerRank(in.session, rule), {}, {}};
+  for (FindingBuilder& b : j.builders) b.setOccurrence(in.windowsAreSteps ? "step" : "window");
   j.judged.assign(j.builders.size(), 0);
   j.flaggedTime.assign(j.builders.size(), 0);
   for (const Step& w : in.windows) {

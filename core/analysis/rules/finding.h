@@ -26,6 +26,7 @@ struct Finding {
   std::string message;          // what was seen, with its numbers
   std::string advice;           // what to change
   std::vector<Interval> where;  // occurrences, longest first (≤ 100)
+  std::string occurrence = "occurrence";  // what one of `where` is: "call", "gap", "step", …
   std::vector<std::pair<uint32_t, uint32_t>> events;  // (track, event) to highlight (≤ 100)
 };
 
@@ -72,6 +73,7 @@ class FindingBuilder {
   void add(TimeNs start, TimeNs end, TimeNs cost, uint32_t track = kNone, uint32_t event = 0);
   // Another event to highlight for the last occurrence (a copy beside its launching call).
   void highlight(uint32_t track, uint32_t event);
+  void setOccurrence(std::string what) { f_.occurrence = std::move(what); }
   bool empty() const { return f_.count == 0; }
   size_t count() const { return f_.count; }
   TimeNs cost() const { return f_.cost; }

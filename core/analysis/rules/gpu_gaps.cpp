@@ -15,6 +15,7 @@ void ruleGpuGaps(const RuleInput& in, RuleOutput& out) {
     auto gaps = gapsBetween(in.busy.byDevice[d], in.options.gapThreshold);
     if (gaps.empty()) continue;
     FindingBuilder b("gpu_gaps", rankNumberOf(s, s.devices[d].rank));
+    b.setOccurrence("gap");
     for (const Interval& g : gaps) b.add(g.start, g.end, g.length());
     TimeNs longestGap = 0;
     for (const Interval& g : gaps) longestGap = std::max(longestGap, g.length());

@@ -20,6 +20,7 @@ void ruleGpuTimeUtil(const RuleInput& in, RuleOutput& out) {
     if (last - first < chunks) continue;
     auto coverage = bucketCoverage(busy, first, last, chunks);
     FindingBuilder b("gpu_time_util", rankNumberOf(s, s.devices[d].rank));
+    b.setOccurrence("stretch of low use");
     size_t lowChunks = 0;
     for (int i = 0; i < chunks;) {
       if (coverage[i] * 100 >= in.options.lowUtilisation) {

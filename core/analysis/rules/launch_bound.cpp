@@ -15,6 +15,7 @@ void ruleLaunchBound(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
   const LaunchStats& stats = in.diagnosis.launch;
   auto builders = buildersPerRank(s, "launch_bound");
+  for (FindingBuilder& b : builders) b.setOccurrence("wait for launches");
   std::vector<uint64_t> launched(builders.size()), shortOps(builders.size());
   std::vector<TimeNs> cpu(builders.size()), gpu(builders.size());
   for (const LaunchSummary& l : stats.byName) {

@@ -79,6 +79,7 @@ void ruleStraggler(const RuleInput& in, RuleOutput& out) {
   double share = static_cast<double>(last[worst]) / static_cast<double>(collectives);
   if (share <= chance + (1 - chance) / 2) return;
   FindingBuilder b("straggler", rankNumberOf(s, static_cast<uint32_t>(worst)));
+  b.setOccurrence("wait for the last rank");
   for (const auto& [wait, kernel] : late[worst])
     b.add(wait.start, wait.end, wait.length(), kernel.track, kernel.event);
   out.findings.push_back(b.finish(

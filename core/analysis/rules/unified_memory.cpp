@@ -12,6 +12,7 @@ namespace ts {
 void ruleUnifiedMemory(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
   auto builders = buildersPerRank(s, "unified_memory");
+  for (FindingBuilder& b : builders) b.setOccurrence("migration");
   std::vector<uint64_t> bytes(builders.size());
   // A step's window, by rank: the steps are sorted by rank, then start.
   auto inWindow = [&](uint32_t rank, TimeNs t) {
