@@ -152,12 +152,12 @@ void BM_BuildOverlayBert(benchmark::State& state) {
   state.counters["migrations"] = static_cast<double>(c->result.migrations.size());
 }
 
-void BM_RenderOverlayFrame(benchmark::State& state) {
-  OverlayCase* c = overlayCase();
-  if (!c) return state.SkipWithError("no BERT-256 workload in ../shared/data/g10");
-  static std::unique_ptr<ts::TimelineCanvas> canvas;
+// Frames of a session with rows added (made once into `canvas`), every row unfolded, at the
+// zoom level of range(0).
+void renderUnfolded(benchmark::State& state, std::unique_ptr<ts::TimelineCanvas>& canvas,
+                    const ts::SessionPtr& session, std::shared_ptr<const ts::TimelineRows> rows) {
   if (!canvas) {
-    canvas = std::make_unique<ts::TimelineCanvas>(c->overlay.session, c->overlay.rows);
+    canvas = std::make_unique<ts::TimelineCanvas>(session, std::move(rows));
     canvas->resize(1920, 1080);
     for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
   }
@@ -167,6 +167,13 @@ void BM_RenderOverlayFrame(benchmark::State& state) {
     QPainter p(&image);
     canvas->render(p, image.size());
   }
+}
+
+void BM_RenderOverlayFrame(benchmark::State& state) {
+  OverlayCase* c = overlayCase();
+  if (!c) return state.SkipWithError("no BERT-256 workload in ../shared/data/g10");
+  static std::unique_ptr<ts::TimelineCanvas> canvas;
+  renderUnfolded(state, canvas, c->overlay.session, c->overlay.rows);
 }
 
 // The diagnosis drawn on a 1 M-event run (4 GPUs × 4 streams, every operation launched by a call):
@@ -211,17 +218,7 @@ void BM_DrawRowsOnly(benchmark::State& state) {
 void BM_RenderDiagnosisFrame(benchmark::State& state) {
   DiagnosisCase* c = diagnosisCase();
   static std::unique_ptr<ts::TimelineCanvas> canvas;
-  if (!canvas) {
-    canvas = std::make_unique<ts::TimelineCanvas>(c->drawn.session, c->drawn.rows);
-    canvas->resize(1920, 1080);
-    for (size_t i = 0; i < canvas->rows().size(); ++i) canvas->setRowCollapsed(i, false);
-  }
-  zoom(*canvas, static_cast<int>(state.range(0)));
-  QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
-  for (auto _ : state) {
-    QPainter p(&image);
-    canvas->render(p, image.size());
-  }
+  renderUnfolded(state, canvas, c->drawn.session, c->drawn.rows);
 }
 
 // What the GUI computes when a range is selected (the ruler's tag) and when a session tab opens
