@@ -30,7 +30,15 @@ Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Pro
   d.gaps = idleGaps(s, launches, io);
   d.idle = idleByStream(s, d.gaps);
   if (!progress.enter("steps")) return Error::cancelled();
-  d.steps = findSteps(s, launches, d.gaps, o.range);
+  // Steps are measured whole, so against the whole session's gaps when a range cuts them.
+  std::vector<IdleGap> wholeGaps;
+  if (!o.range.whole()) {
+    IdleOptions whole = io;
+    whole.range = {};
+    wholeGaps = idleGaps(s, launches, whole);
+  }
+  const std::vector<IdleGap>& stepGaps = o.range.whole() ? d.gaps : wholeGaps;
+  d.steps = findSteps(s, launches, stepGaps, o.range);
   progress.update(0.6);
   if (!progress.enter("launches")) return Error::cancelled();
   LaunchOptions lo;
@@ -46,14 +54,19 @@ Result<Diagnosis> diagnose(const Session& s, const DiagnoseOptions& o, const Pro
   std::vector<Step> windows;
   if (d.steps.steps.empty()) windows = rankWindows(s, launches, d.gaps, o.range);
   GpuBusy busy = gpuBusy(s, o.range);
+  const bool steps = !d.steps.steps.empty();
+  GpuBusy wholeBusy;
+  if (steps && !o.range.whole()) wholeBusy = gpuBusy(s, {});
   RuleInput in{s,
                d,
                launches,
                o.rules,
                o.range,
                busy,
-               d.steps.steps.empty() ? windows : d.steps.steps,
-               !d.steps.steps.empty()};
+               steps ? d.steps.steps : windows,
+               steps,
+               steps ? stepGaps : d.gaps,
+               steps && !o.range.whole() ? wholeBusy : busy};
   RuleOutput found = runRules(in, o.ruleNames);
   d.findings = std::move(found.findings);
   d.ruleNotes = std::move(found.notes);

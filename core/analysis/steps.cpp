@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "analysis/repeated_blocks.h"
 
@@ -209,10 +210,22 @@ void measureSteps(const Session& s, const LaunchIndex& launches, const std::vect
     else
       st.gpuFrom = std::min(st.start, st.gpuStart);
   }
+  std::vector<TimeNs> firstGap(steps.size(), std::numeric_limits<TimeNs>::max());
   for (const IdleGap& g : gaps) {
     if (g.nextTrack >= stepOfOp.size() || g.nextEvent >= stepOfOp[g.nextTrack].size()) continue;
     int32_t k = stepOfOp[g.nextTrack][g.nextEvent];
-    if (k >= 0) steps[static_cast<size_t>(k)].idle[static_cast<int>(g.cause)] += g.end - g.start;
+    if (k < 0) continue;
+    steps[static_cast<size_t>(k)].idle[static_cast<int>(g.cause)] += g.end - g.start;
+    firstGap[static_cast<size_t>(k)] = std::min(firstGap[static_cast<size_t>(k)], g.start);
+  }
+  // A rank's first step waits from its start to its first operation with no gap to tell why (no
+  // operation before it on the stream): unknown, so that on one stream the causes still add up
+  // to the GPU idle.
+  for (size_t k = 0; k < steps.size(); ++k) {
+    Step& st = steps[k];
+    const bool first = k == 0 || steps[k - 1].rank != st.rank || steps[k - 1].ops == 0;
+    if (first && st.ops && st.gpuFrom < st.gpuStart && firstGap[k] >= st.gpuStart)
+      st.idle[static_cast<int>(IdleCause::Unknown)] += st.gpuStart - st.gpuFrom;
   }
 
   // Annotated CPU time: data loading, forward, backward, optimizer (PyTorch's names and the NVTX

@@ -74,9 +74,9 @@ std::string stepText(TimeNs origin, const StepTable& table, const Step& st, Time
   };
   std::string text = "step time " + formatDuration(st.duration()) + " (CPU " + at(st.start) +
                      " → " + at(st.end) + ")\non this GPU " + at(gpu0) + " → " + at(gpu1) +
-                     "\nGPU busy " + formatDuration(st.busy) + " (" +
-                     share(st.busy, st.duration()) + " of the step), " + formatCount(st.ops) +
-                     " operations";
+                     "\nGPU busy " + formatDuration(st.busy) + " of its GPU time " +
+                     formatDuration(st.gpuTime()) + " (" + share(st.busy, st.gpuTime()) + "), " +
+                     formatCount(st.ops) + " operations";
   std::string idle;
   for (int c = 0; c < kIdleCauseCount; ++c) {
     if (st.idle[c] == 0) continue;

@@ -433,8 +433,14 @@ TEST(Steps, NvtxStepRangesAndAnOutlier) {
   TimeNs causes = 0;
   for (TimeNs c : two.idle) causes += c;
   EXPECT_EQ(causes, 820);
-  // The first step's stretch starts with it (its CPU start, before its first kernel).
-  EXPECT_EQ(d.steps.steps[0].gpuFrom, 0);
+  // The first step's stretch starts with it (its CPU start, before its first kernel); the wait
+  // until its first kernel (30 ns) has no gap to tell why: unknown, so its causes still add up.
+  const Step& zero = d.steps.steps[0];
+  EXPECT_EQ(zero.gpuFrom, 0);
+  EXPECT_EQ(zero.idle[static_cast<int>(IdleCause::Unknown)], 30);
+  TimeNs zeroCauses = 0;
+  for (TimeNs c : zero.idle) zeroCauses += c;
+  EXPECT_EQ(zeroCauses, zero.gpuIdle());
   // A range keeps the steps at least half inside it (CPU start to GPU end): [2000, 4000) holds
   // step 2 whole and a third of step 3 ([3000, 6000)); [2000, 5000) two thirds of it.
   DiagnoseOptions o;
@@ -442,7 +448,8 @@ TEST(Steps, NvtxStepRangesAndAnOutlier) {
   Diagnosis clipped = run(*nvtxSteps(true), o);
   ASSERT_EQ(clipped.steps.steps.size(), 1u);
   EXPECT_EQ(clipped.steps.steps[0].number, 2);
-  EXPECT_EQ(clipped.steps.steps[0].gpuFrom, 1290);  // measured whole, not from the range
+  EXPECT_EQ(clipped.steps.steps[0].gpuFrom, 1290);   // measured whole, not from the range
+  EXPECT_EQ(clipped.steps.steps[0].idle, two.idle);  // its gaps too, [1290, 2030) included
   o.range = {2000, 5000};
   Diagnosis wider = run(*nvtxSteps(true), o);
   ASSERT_EQ(wider.steps.steps.size(), 2u);

@@ -102,7 +102,9 @@ TEST(DiagnosisRows, StepsAboveComputeProjectedOntoTheGpu) {
   // The tooltip's text: the step's time and its busy share (kernels 200 + 100 of 1000 ns).
   const std::string_view text = d.rows.session->str(t.ranges.args[0]);
   EXPECT_NE(text.find("step time 1 µs"), std::string_view::npos) << text;
-  EXPECT_NE(text.find("(30 % of the step)"), std::string_view::npos) << text;
+  // Busy 300 of its GPU time: from its start (0, the rank's first step) to its GPU end (600).
+  EXPECT_NE(text.find("GPU busy 300 ns of its GPU time 600 ns (50 %)"), std::string_view::npos)
+      << text;
   // Step 1 waited for the host once on stream 7 ([300, 500)); [600, 1200) is step 2's.
   EXPECT_NE(text.find("host wait 200 ns"), std::string_view::npos) << text;
   EXPECT_EQ(d.rows.steps, 2u);

@@ -266,8 +266,29 @@ TEST(Rules, HostBoundCountsTheGpuAsAWhole) {
   EXPECT_EQ(d.findings[0].cost, 310);
   EXPECT_NE(d.findings[0].message.find("in 1 of 2 steps"), std::string::npos)
       << d.findings[0].message;
+  // A range around step 1's GPU work keeps the step (more than half of it inside) and judges
+  // it whole: the same 310.
+  DiagnoseOptions ranged = o;
+  ranged.range = {300, 1000};
+  Diagnosis inRange = run(*s, ranged);
+  ASSERT_EQ(inRange.steps.steps.size(), 1u);
+  ASSERT_EQ(inRange.findings.size(), 1u);
+  EXPECT_EQ(inRange.findings[0].cost, 310);
   o.rules.hostBoundShare = 0.35;  // 31 % is below it
   EXPECT_TRUE(run(*s, o).findings.empty());
+}
+
+TEST(Rules, OccurrencesCostliestFirst) {
+  FindingBuilder b("dataloader", 0);
+  b.setOccurrence("step");
+  b.add(0, 1000, 50);  // the longer step lost less
+  b.add(1000, 1600, 400);
+  Finding f = b.finish("m", "a");
+  ASSERT_EQ(f.where.size(), 2u);
+  EXPECT_EQ(f.where[0].start, 1000);
+  EXPECT_EQ(f.whereCost[0], 400);
+  EXPECT_EQ(f.occurrence, "step");
+  EXPECT_EQ(f.cost, 450);
 }
 
 // A rarely used stream sits in a long host-wait gap; the GPU's idle stretches are host wait only

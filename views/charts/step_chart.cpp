@@ -79,7 +79,7 @@ QChart* makeStepChart(const StepTable& table, bool multiRank, bool dark, size_t 
   x->append(names);
   x->setTitleText(multiRank ? QObject::tr("rank and step") : QObject::tr("step"));
   // Many bars: their names upright, else each is cut to "…".
-  if (names.size() > (multiRank ? 6 : 12)) x->setLabelsAngle(-90);
+  if (names.size() > (multiRank ? 2 : 12)) x->setLabelsAngle(-90);
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
   auto* y = new QValueAxis;

@@ -74,7 +74,8 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
                         palette::swatchHtml(EventStyle::IdleOther, tr("other")),
                         palette::swatchHtml(EventStyle::IdleUnknown, tr("unknown")),
                         palette::swatchHtml(EventStyle::OutlierStep, tr("outlier step"))}
-                .join(QStringLiteral("&nbsp;&nbsp;"));
+                .join(QStringLiteral("&nbsp;&nbsp;")) +
+            tr(" (folded runs darker)");
   // The legend and what was drawn, wrapped: a long note must not widen the pane (and squeeze the
   // track tree beside the timeline).
   timelineNote_ = new QLabel(legend_, this);
@@ -243,13 +244,14 @@ void DiagnosisPane::activateFinding(size_t index) {
   }
   QString where;
   if (!f.where.empty()) {
-    const Interval& longest = f.where.front();
+    const Interval& costliest = f.where.front();
+    const TimeNs cost = f.whereCost.empty() ? costliest.length() : f.whereCost.front();
     const auto [from, to] =
-        formatEnds(longest.start - session_->startTime(), longest.end - session_->startTime());
-    where = tr("<p>Longest %1: %2 to %3 (%4).</p>")
+        formatEnds(costliest.start - session_->startTime(), costliest.end - session_->startTime());
+    where = tr("<p>Costliest %1: %2 to %3, costing %4.</p>")
                 .arg(html(f.occurrence))
                 .arg(QString::fromStdString(from), QString::fromStdString(to),
-                     QString::fromStdString(formatDuration(longest.length())));
+                     QString::fromStdString(formatDuration(cost)));
   }
   explanation_->setHtml(tr("<h3>%1 — rank %2</h3><p><i>%3</i></p><p>%4</p><p><b>What to "
                            "change:</b> %5</p>%6")
@@ -259,7 +261,14 @@ void DiagnosisPane::activateFinding(size_t index) {
   right_->setCurrentWidget(explanation_);
   // A margin of a twentieth each side shows what came before and after.
   TimeNs margin = std::max<TimeNs>((f.end - f.start) / 20, 1);
-  emit findingActivated(f.start - margin, f.end + margin, f.events);
+  // Without events to outline (a finding about steps), the rank's first GPU row is shown.
+  uint32_t rankTrack = kNone;
+  for (uint32_t t = 0; t < session_->tracks.size() && rankTrack == kNone; ++t) {
+    const Track& track = session_->tracks[t];
+    if (isGpuOp(track.kind) && rankNumberOf(*session_, rankOfTrack(*session_, track)) == f.rank)
+      rankTrack = t;
+  }
+  emit findingActivated(f.start - margin, f.end + margin, f.events, rankTrack);
 }
 
 }  // namespace ts

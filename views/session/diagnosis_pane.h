@@ -52,8 +52,10 @@ class DiagnosisPane : public QWidget {
  signals:
   void updated();  // a new diagnosis is shown
   // A finding was chosen: show [start, end) and outline its events (track, event).
+  // `rankTrack`: a GPU track of the finding's rank, to scroll to when there are no events.
   void findingActivated(TimeNs start, TimeNs end,
-                        const std::vector<std::pair<uint32_t, uint32_t>>& events);
+                        const std::vector<std::pair<uint32_t, uint32_t>>& events,
+                        uint32_t rankTrack);
   void zoomRequested(TimeNs start, TimeNs end);  // a step was double-clicked
   // The diagnosis's rows are wanted on the timeline, or no more: the box was toggled, or the pane
   // was first shown with it ticked (a session nobody diagnoses is not copied to draw them).

@@ -231,11 +231,13 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   connect(diagnosis_, &DiagnosisPane::zoomRequested, timeline_, &TimelineCanvas::zoomTo);
   connect(diagnosis_, &DiagnosisPane::timelineRowsWanted, this, &SessionView::showDiagnosisRows);
   connect(diagnosis_, &DiagnosisPane::findingActivated, this,
-          [this](TimeNs t0, TimeNs t1, const std::vector<std::pair<uint32_t, uint32_t>>& events) {
+          [this](TimeNs t0, TimeNs t1, const std::vector<std::pair<uint32_t, uint32_t>>& events,
+                 uint32_t rankTrack) {
             // The finding stays in view: its events are outlined, their details not shown.
             const QScopedValueRollback keepList(stayOnEvents_, true);
             timeline_->zoomTo(t0, t1);
             timeline_->selectOutlined(events);
+            if (events.empty() && rankTrack != kNone) timeline_->showTrack(rankTrack);
           });
   connect(timeline_, &TimelineCanvas::rowActivated, this, [this](size_t row) {
     auto range = timeline_->selection();

@@ -246,6 +246,15 @@ void TimelineCanvas::selectOutlined(const std::vector<std::pair<uint32_t, uint32
   update();
 }
 
+void TimelineCanvas::showTrack(uint32_t track) {
+  if (!view_.session || track >= view_.session->tracks.size()) return;
+  const Track& t = view_.session->tracks[track];
+  revealTrack(t);
+  scrollToTrack(t);
+  update();
+  emit viewChanged();
+}
+
 void TimelineCanvas::scrollToTrack(const Track& t) {
   for (const VisibleRow& vr : visibleRows(view_)) {
     for (const auto& lane : (*view_.rows)[vr.row].lanes) {

@@ -88,6 +88,9 @@ class TimelineCanvas : public QWidget {
   // Brings an event into view: centred, zoomed in when it would be narrower than 20 px, and its
   // row scrolled into sight.
   void centerOn(uint32_t track, uint32_t event);
+  // The rows scrolled (and their groups unfolded) so that the first row drawing `track` shows;
+  // the time axis stays.
+  void showTrack(uint32_t track);
   std::optional<std::pair<TimeNs, TimeNs>> selection() const { return view_.selection; }
   // The summary line of the selected range ("2.1 ms · 14 kernels · GPU 0 busy 83 % · ...").
   QString selectionSummary() const { return view_.selectionSummary; }

@@ -15,6 +15,7 @@ void FindingBuilder::add(TimeNs start, TimeNs end, TimeNs cost, uint32_t track, 
   ++f_.count;
   f_.cost += cost;
   f_.where.push_back({start, end});
+  f_.whereCost.push_back(cost);
   if (track != kNone) highlight(track, event);
 }
 
@@ -23,10 +24,18 @@ void FindingBuilder::highlight(uint32_t track, uint32_t event) {
 }
 
 Finding FindingBuilder::finish(std::string message, std::string advice) {
-  std::sort(f_.where.begin(), f_.where.end(), [](const Interval& a, const Interval& b) {
-    return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
+  std::vector<size_t> order(f_.where.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return f_.whereCost[a] != f_.whereCost[b] ? f_.whereCost[a] > f_.whereCost[b]
+                                              : f_.where[a].start < f_.where[b].start;
   });
-  if (f_.where.size() > 100) f_.where.resize(100);
+  if (order.size() > 100) order.resize(100);
+  std::vector<Interval> where;
+  std::vector<TimeNs> cost;
+  for (size_t i : order) where.push_back(f_.where[i]), cost.push_back(f_.whereCost[i]);
+  f_.where = std::move(where);
+  f_.whereCost = std::move(cost);
   f_.message = std::move(message);
   f_.advice = std::move(advice);
   return std::move(f_);

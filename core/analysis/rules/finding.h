@@ -22,10 +22,11 @@ struct Finding {
   size_t count = 0;  // calls, events, gaps or steps it covers
   TimeNs start = 0;  // first occurrence's start to the last one's end (session clock)
   TimeNs end = 0;
-  TimeNs cost = 0;              // the time it costs, as each rule defines it (ranked by this)
-  std::string message;          // what was seen, with its numbers
-  std::string advice;           // what to change
-  std::vector<Interval> where;  // occurrences, longest first (≤ 100)
+  TimeNs cost = 0;                // the time it costs, as each rule defines it (ranked by this)
+  std::string message;            // what was seen, with its numbers
+  std::string advice;             // what to change
+  std::vector<Interval> where;    // occurrences, costliest first (≤ 100)
+  std::vector<TimeNs> whereCost;  // what each of them cost
   std::string occurrence = "occurrence";  // what one of `where` is: "call", "gap", "step", …
   std::vector<std::pair<uint32_t, uint32_t>> events;  // (track, event) to highlight (≤ 100)
 };
@@ -59,6 +60,10 @@ struct RuleInput {
   const GpuBusy& busy;
   const std::vector<Step>& windows;
   bool windowsAreSteps = true;
+  // What whole steps are judged against: the session's gaps and busy time (a range keeps the
+  // steps at least half inside it, measured whole); without steps, the range's own.
+  const std::vector<IdleGap>& stepGaps;
+  const GpuBusy& stepBusy;
 };
 
 struct RuleOutput {
@@ -77,7 +82,7 @@ class FindingBuilder {
   bool empty() const { return f_.count == 0; }
   size_t count() const { return f_.count; }
   TimeNs cost() const { return f_.cost; }
-  // The finding, with its message and advice; `where` keeps the 100 longest occurrences.
+  // The finding, with its message and advice; `where` keeps the 100 costliest occurrences.
   Finding finish(std::string message, std::string advice);
 
  private:

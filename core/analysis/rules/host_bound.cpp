@@ -18,11 +18,11 @@ namespace ts {
 
 void ruleHostBound(const RuleInput& in, RuleOutput& out) {
   const Session& s = in.session;
-  const size_t ranks = in.busy.byRank.size();
+  const size_t ranks = in.stepBusy.byRank.size();
   // Per rank, when an operation that waited for its launch started, and the longest such wait
   // ending then (for the stretch before a rank's first operation).
   std::vector<std::vector<std::pair<TimeNs, TimeNs>>> resumes(ranks);  // (start, gap start)
-  for (const IdleGap& g : in.diagnosis.gaps) {
+  for (const IdleGap& g : in.stepGaps) {
     if (g.cause != IdleCause::HostWait || g.stream >= s.streams.size()) continue;
     uint32_t device = s.streams[g.stream].device;
     uint32_t rank = device < s.devices.size() ? s.devices[device].rank : 0;
@@ -40,12 +40,12 @@ void ruleHostBound(const RuleInput& in, RuleOutput& out) {
       if (it == at.end() || it->first != t) return std::nullopt;
       return it->second;
     };
-    const std::vector<Interval>& busy = in.busy.byRank[r];
+    const std::vector<Interval>& busy = in.stepBusy.byRank[r];
     for (size_t i = 0; i < busy.size(); ++i) {
       auto from = waitedUntil(busy[i].start);
       if (!from) continue;
       // Idle since the previous busy stretch (before the first: since the wait began).
-      const TimeNs idleFrom = i > 0 ? busy[i - 1].end : std::max(*from, in.range.start);
+      const TimeNs idleFrom = i > 0 ? busy[i - 1].end : *from;
       if (idleFrom < busy[i].start) waiting[r].push_back({idleFrom, busy[i].start});
     }
   }
@@ -54,7 +54,7 @@ void ruleHostBound(const RuleInput& in, RuleOutput& out) {
     return coveredWithin(waiting[r], w.start, w.end);
   });
   bool unknown = false;
-  for (const Step& w : in.windows) unknown |= w.idle[static_cast<int>(IdleCause::Unknown)] > 0;
+  for (const IdleGap& g : in.stepGaps) unknown |= g.cause == IdleCause::Unknown;
   for (size_t r = 0; r < j.builders.size(); ++r) {
     if (j.builders[r].empty()) continue;
     out.findings.push_back(j.builders[r].finish(
