@@ -56,6 +56,7 @@ int runCapture(const std::vector<std::string>& argv);
 int runModel(const std::vector<std::string>& argv);
 int runCompare(const std::vector<std::string>& argv);
 int runSimulate(const std::vector<std::string>& argv);
+int runAdvise(const std::vector<std::string>& argv);
 int runExport(const std::vector<std::string>& argv);  // with the GUI libraries only
 
 }  // namespace ts::cli

@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "  capture -o OUT -- PROGRAM ARGS...\n"
     "                               record a CUDA program's GPU work, API calls and NVTX\n"
     "  simulate --g10 DIR|--model M  memory tiers: G10 and baseline plans, simulated iterations\n"
+    "  advise hetero --device T[:N] --device T[:N] --batch B [--model M] [--throughput ...]\n"
+    "                               split a job across GPU generations, predict its step\n"
     "  compare A B                  two sessions: kernels by name and copies by kind, with the "
     "change\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   if (command == "model") return runModel(args);
   if (command == "compare") return runCompare(args);
   if (command == "simulate") return runSimulate(args);
+  if (command == "advise") return runAdvise(args);
   if (command == "export") {
 #ifdef TSCOPE_HAVE_EXPORT
     return runExport(args);

@@ -6,12 +6,19 @@
 
 namespace ts::model {
 
-// NVIDIA data sheets (SXM parts; V100 SXM2 32 GB): FP32, FP16 tensor (dense), HBM bandwidth.
+// NVIDIA data sheets (SXM parts; V100 SXM2 32 GB; appended only: indices are used): FP32, FP16
+// tensor (dense), HBM bandwidth.
 const std::vector<DevicePreset>& devicePresets() {
   static const std::vector<DevicePreset> presets = {
-      {"V100", 15.7e12, 125e12, 900e9, 32e9},       {"A100-40GB", 19.5e12, 312e12, 1555e9, 40e9},
-      {"A100-80GB", 19.5e12, 312e12, 2039e9, 80e9}, {"H100", 67e12, 989.4e12, 3.35e12, 80e9},
+      {"V100", 15.7e12, 125e12, 900e9, 32e9},
+      {"A100-40GB", 19.5e12, 312e12, 1555e9, 40e9},
+      {"A100-80GB", 19.5e12, 312e12, 2039e9, 80e9},
+      {"H100", 67e12, 989.4e12, 3.35e12, 80e9},
       {"H200", 67e12, 989.4e12, 4.8e12, 141e9},
+      // Older generations, for heterogeneous training (one GPU of a K80 board: half its 8.73
+      // TFLOPS boost, 480 GB/s and 24 GB; no tensor cores, so their rate is the FP32 one).
+      {"K80", 4.365e12, 4.365e12, 240e9, 12e9},
+      {"P100", 9.3e12, 18.7e12, 732e9, 16e9},  // PCIe 16 GB
   };
   return presets;
 }

@@ -30,7 +30,7 @@ using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
   for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help",
-                          "stats --help", "model --help", "diagnose --help"}) {
+                          "stats --help", "model --help", "diagnose --help", "advise --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -287,6 +287,48 @@ TEST_F(Cli, DiagnoseGivesOneJsonObjectPerRankAndStream) {
   r = cli("diagnose " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, AdviseHeteroSplitsByThroughput) {
+  // The text's example: K80=1, V100=2, batch 3N (N = 32) → N on the K80, 2N on the V100.
+  CliRun r =
+      cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 96 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(std::string_view(doc["parallel"]), "data");
+  simdjson::dom::array split = doc["prediction"]["balanced"]["devices"];
+  EXPECT_EQ(int64_t(split.at(0)["batch"]), 32);
+  EXPECT_EQ(int64_t(split.at(1)["batch"]), 64);
+  EXPECT_DOUBLE_EQ(double(doc["prediction"]["speedup"]), 1.5);
+  EXPECT_EQ(std::string_view(doc["inputs"]["devices"].at(0)["source"]), "given");
+  EXPECT_GT(simdjson::dom::array(doc["assumptions"]).size(), 0u);
+  // Pipeline over six equal layers: two on the K80, four on the V100.
+  r =
+      cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 96 "
+          "--parallel pipeline --layers 6 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  doc = parser.parse(r.out);
+  EXPECT_EQ(int64_t(doc["prediction"]["balanced"]["stages"].at(0)["layers"]), 2);
+  EXPECT_EQ(int64_t(doc["prediction"]["balanced"]["stages"].at(1)["layers"]), 4);
+  // Estimated from a built-in model: sources say so, the table reads.
+  r = cli("advise hetero --device K80:2 --device V100:2 --model resnet50 --batch 64");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("estimated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("predicted step"), std::string::npos) << r.out;
+  // Bad input: clear errors, non-zero exits.
+  r = cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 1");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("cannot be split across 2 devices"), std::string::npos) << r.out;
+  r = cli("advise hetero --device GTX9000 --device V100 --model resnet50 --batch 8");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("unknown device 'GTX9000'"), std::string::npos) << r.out;
+  r = cli("advise hetero --device K80 --device V100 --batch 8");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.out.find("no throughput for K80"), std::string::npos) << r.out;
+  EXPECT_EQ(cli("advise hetero --device K80 --batch 8 --throughput K80=1").exitCode, 2);
+  EXPECT_EQ(cli("advise hetero --device K80 --device V100 --throughput K80=x --batch 8").exitCode,
+            2);
 }
 
 TEST_F(Cli, ModelZooTableAndInfo) {

@@ -1,0 +1,373 @@
+// tensorscope-cli advise: what to change about where a job runs. `advise hetero` splits one job
+// across GPUs of different generations (data or pipeline parallel) and predicts its step.
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "advisor/hetero.h"
+#include "advisor/model_estimate.h"
+#include "app/cli/cli_args.h"
+#include "io/atomic_file.h"
+#include "model/model_zoo.h"
+#include "model/onnx_loader.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace ts::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli advise hetero --device TYPE[:COUNT] --device TYPE[:COUNT] ... "
+    "--batch B\n"
+    "                                     [--model M.onnx|ZOO_NAME] [--throughput TYPE=X,...]\n"
+    "                                     [--parallel data|pipeline] [--layers N]\n"
+    "                                     [--link pcie3|pcie4|pcie5|nvlink2|nvlink3|nvlink4]\n"
+    "                                     [--optimizer sgd|adam] [--json] [-o OUT]\n"
+    "\n"
+    "hetero  one job across GPUs of different generations. Data parallel: each device's batch in\n"
+    "        proportion to its throughput (integers summing to B, capped by what its memory\n"
+    "        holds), the step = the slowest device + the gradients' ring all-reduce; pipeline:\n"
+    "        contiguous layer ranges per device (in the order given) minimising the slowest "
+    "stage,\n"
+    "        activations and their gradients crossing the link between stages. Both beside the\n"
+    "        even split. Throughput comes from --throughput (any common unit, e.g. K80=1,V100=2)\n"
+    "        or is estimated from --model on each device preset's roofline (V100, A100-40GB,\n"
+    "        A100-80GB, H100, H200, K80, P100), which also gives the gradients, the layers and "
+    "the\n"
+    "        memory limits. Without a model, --layers N equal layers for --parallel pipeline.\n"
+    "--json  one object: inputs (and where each came from), prediction, recommendation, "
+    "assumptions\n";
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli advise: %s\n\n%s", message.c_str(), kHelp);
+  return kExitUsage;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli advise: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+std::optional<advisor::Interconnect> linkPreset(const std::string& name) {
+  // Per direction, as the specifications give them; latencies as NCCL measures them, roughly.
+  const std::map<std::string, advisor::Interconnect> links = {
+      {"pcie3", {"PCIe 3.0 x16", 12e9, 10'000}},
+      {"pcie4", {"PCIe 4.0 x16", 25e9, 10'000}},
+      {"pcie5", {"PCIe 5.0 x16", 50e9, 10'000}},
+      {"nvlink2", {"NVLink 2 (V100)", 150e9, 5'000}},
+      {"nvlink3", {"NVLink 3 (A100)", 300e9, 5'000}},
+      {"nvlink4", {"NVLink 4 (H100)", 450e9, 5'000}}};
+  auto it = links.find(name);
+  if (it == links.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<model::ModelGraph> loadModel(const std::string& what, int64_t batch) {
+  model::LoadOptions o;
+  o.batch = batch;
+  struct stat st {};
+  if (::stat(what.c_str(), &st) == 0) return model::loadOnnxModel(what, o);
+  auto bytes = model::zooModelBytes(what, batch);
+  if (!bytes)
+    return Error{what + ": no such file, nor a built-in model (tensorscope-cli model zoo --list)"};
+  return model::loadOnnxBytes(*bytes, what, o);
+}
+
+std::string seconds(int64_t ns) {
+  return formatDuration(ns);
+}
+
+}  // namespace
+
+int runAdvise(const std::vector<std::string>& argv) {
+  if (argv.empty()) return usage("which advice? (hetero)");
+  if (argv.front() == "--help" || argv.front() == "-h") {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (argv.front() != "hetero") return usage("unknown advice '" + argv.front() + "' (hetero)");
+  Args args;
+  const std::string bad = args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                                     {"--device", "--batch", "--model", "--throughput",
+                                      "--parallel", "--layers", "--link", "--optimizer", "-o"},
+                                     {"--json", "--help"});
+  if (!bad.empty()) return usage(bad);
+  if (args.flag("--help")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (!args.positional().empty())
+    return usage("unexpected argument '" + args.positional()[0] + "'");
+  // Devices, each count expanded.
+  std::vector<std::string> types;
+  for (const std::string& d : args.all("--device")) {
+    std::string type = d;
+    unsigned long long count = 1;
+    if (auto colon = d.find(':'); colon != std::string::npos) {
+      type = d.substr(0, colon);
+      auto n = parseUnsigned(d.substr(colon + 1));
+      if (!n || *n == 0 || *n > 1024)
+        return usage("--device " + d + ": the count must be 1 to 1024");
+      count = *n;
+    }
+    if (type.empty()) return usage("--device " + d + ": no device type");
+    for (unsigned long long i = 0; i < count; ++i) types.push_back(type);
+  }
+  if (types.size() < 2) return usage("give at least two devices (--device TYPE[:COUNT])");
+  const auto batchText = args.option("--batch");
+  if (!batchText) return usage("--batch B is required (the job's global batch)");
+  const auto batch = parseUnsigned(*batchText);
+  if (!batch || *batch == 0 || *batch > (1ull << 40)) return usage("--batch: a positive integer");
+  const std::string parallel = args.option("--parallel").value_or("data");
+  if (parallel != "data" && parallel != "pipeline")
+    return usage("--parallel: data or pipeline, not '" + parallel + "'");
+  advisor::Interconnect link = *linkPreset("pcie4");
+  if (auto l = args.option("--link")) {
+    auto preset = linkPreset(*l);
+    if (!preset)
+      return usage("--link " + *l + ": pcie3, pcie4, pcie5, nvlink2, nvlink3 or nvlink4");
+    link = *preset;
+  }
+  model::Optimizer optimizer = model::Optimizer::SgdMomentum;
+  if (auto o = args.option("--optimizer")) {
+    auto parsed = model::optimizerFromName(*o);
+    if (!parsed) return usage("--optimizer " + *o + ": sgd or adam");
+    optimizer = *parsed;
+  }
+  // Throughputs given: TYPE=X,...
+  std::map<std::string, double> givenSpeed;
+  if (auto t = args.option("--throughput")) {
+    size_t at = 0;
+    while (at <= t->size()) {
+      const size_t comma = std::min(t->find(',', at), t->size());
+      const std::string item = t->substr(at, comma - at);
+      const size_t eq = item.find('=');
+      char* end = nullptr;
+      const double x = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(x > 0))
+        return usage("--throughput " + *t + ": TYPE=X pairs with X > 0, separated by commas");
+      givenSpeed[item.substr(0, eq)] = x;
+      at = comma + 1;
+    }
+  }
+
+  std::vector<advisor::HeteroDevice> devices;
+  std::vector<advisor::PipelineLayer> layers;
+  std::vector<int64_t> memory;
+  int64_t gradientBytes = 0;
+  std::vector<std::string> assumptions;
+  std::string modelName;
+  if (auto m = args.option("--model")) {
+    auto atBatch = loadModel(*m, static_cast<int64_t>(*batch));
+    if (!atBatch) return fail(atBatch.error());
+    auto atOne = loadModel(*m, 1), atTwo = loadModel(*m, 2);
+    if (!atOne || !atTwo) return fail((atOne ? atTwo : atOne).error());
+    // Given speeds stand; the others are estimated (so a preset is needed only for those).
+    std::vector<std::string> presetTypes;
+    for (const std::string& t : types) presetTypes.push_back(t);
+    auto e = advisor::estimateFromModel(*atBatch, *atOne, *atTwo, presetTypes, optimizer);
+    if (!e) return fail(*m + ": " + e.error());
+    devices = e->devices;
+    layers = e->layers;
+    memory = e->deviceMemory;
+    gradientBytes = e->gradientBytes;
+    assumptions = e->assumptions;
+    modelName = atBatch->name.empty() ? *m : atBatch->name;
+  } else {
+    for (const std::string& t : types) {
+      advisor::HeteroDevice d;
+      d.type = t;
+      devices.push_back(d);
+    }
+    assumptions.push_back("no model: no memory limits, and no gradients to all-reduce");
+  }
+  for (advisor::HeteroDevice& d : devices) {
+    // A given throughput wins over the estimate, by type as the user wrote it.
+    for (const auto& [type, x] : givenSpeed) {
+      std::string a = type, b = d.type;
+      for (auto* s : {&a, &b})
+        for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (a == b) d.samplesPerSecond = x, d.source = advisor::SpeedSource::Given;
+    }
+    if (!(d.samplesPerSecond > 0))
+      return usage("no throughput for " + d.type + ": give --throughput " + d.type +
+                   "=X or --model to estimate it");
+  }
+  if (!givenSpeed.empty())
+    assumptions.push_back(
+        "given throughputs are relative samples per second: the predicted times are in the "
+        "unit they imply (with K80=1, a sample takes 1 s on a K80)");
+
+  JsonWriter json;
+  std::string text;
+  char line[256];
+  json.beginObject().key("advice").value("hetero").key("parallel").value(parallel);
+  json.key("inputs").beginObject();
+  json.key("batch").value(static_cast<int64_t>(*batch));
+  if (!modelName.empty()) json.key("model").value(modelName);
+  json.key("link")
+      .beginObject()
+      .key("name")
+      .value(link.name)
+      .key("bytes_per_second")
+      .value(link.bytesPerSecond);
+  json.key("latency_ns").value(static_cast<int64_t>(link.latencyNs)).endObject();
+  json.key("devices").beginArray();
+  for (const advisor::HeteroDevice& d : devices) {
+    json.beginObject()
+        .key("type")
+        .value(d.type)
+        .key("samples_per_second")
+        .value(d.samplesPerSecond);
+    json.key("source").value(advisor::toString(d.source)).key("max_batch");
+    if (d.maxBatch)
+      json.value(*d.maxBatch);
+    else
+      json.null();
+    json.endObject();
+  }
+  json.endArray();
+  if (gradientBytes) json.key("gradient_bytes").value(gradientBytes);
+  json.endObject();
+
+  std::string recommendation;
+  if (parallel == "data") {
+    auto plan =
+        advisor::planDataParallel(devices, static_cast<int64_t>(*batch), gradientBytes, link);
+    if (!plan) return fail(plan.error());
+    auto split = [&](const char* name, const advisor::DataSplit& s) {
+      json.key(name)
+          .beginObject()
+          .key("step_ns")
+          .value(s.stepNs)
+          .key("all_reduce_ns")
+          .value(s.allReduceNs);
+      json.key("devices").beginArray();
+      for (size_t i = 0; i < devices.size(); ++i)
+        json.beginObject()
+            .key("type")
+            .value(devices[i].type)
+            .key("batch")
+            .value(s.batch[i])
+            .key("compute_ns")
+            .value(s.computeNs[i])
+            .endObject();
+      json.endArray().endObject();
+    };
+    json.key("prediction").beginObject();
+    split("balanced", plan->balanced);
+    split("even", plan->even);
+    json.key("speedup")
+        .value(plan->speedup)
+        .key("capped_by_memory")
+        .value(plan->capped)
+        .endObject();
+    std::snprintf(line, sizeof line, "Data parallel, global batch %llu, %zu devices, %s\n\n",
+                  *batch, devices.size(), link.name.c_str());
+    text += line;
+    std::snprintf(line, sizeof line, "%-10s %12s %10s %14s %12s %10s %12s\n", "device", "samples/s",
+                  "source", "max batch", "batch", "compute", "even batch");
+    text += line;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const advisor::HeteroDevice& d = devices[i];
+      std::snprintf(line, sizeof line, "%-10s %12.4g %10s %14s %12lld %10s %12lld\n",
+                    d.type.c_str(), d.samplesPerSecond, advisor::toString(d.source),
+                    d.maxBatch ? std::to_string(*d.maxBatch).c_str() : "unknown",
+                    static_cast<long long>(plan->balanced.batch[i]),
+                    seconds(plan->balanced.computeNs[i]).c_str(),
+                    static_cast<long long>(plan->even.batch[i]));
+      text += line;
+    }
+    text += "\nall-reduce of " + formatBytes(static_cast<uint64_t>(gradientBytes)) + ": " +
+            seconds(plan->balanced.allReduceNs) + "\n";
+    text += "predicted step: " + seconds(plan->balanced.stepNs) +
+            " (even split: " + seconds(plan->even.stepNs) + ")\n";
+    std::snprintf(line, sizeof line, "%.2f", plan->speedup);
+    recommendation = plan->speedup > 1.005
+                         ? std::string("split the batch in proportion to throughput: ") + line +
+                               "× faster per step than the even split"
+                         : "the even split is as fast: keep it";
+    if (plan->capped) recommendation += " (a device's share was cut to what its memory holds)";
+  } else {
+    if (layers.empty()) {
+      const auto n = args.option("--layers");
+      if (!n) return usage("--parallel pipeline needs --model, or --layers N equal layers");
+      const auto count = parseUnsigned(*n);
+      if (!count || *count == 0 || *count > 100000) return usage("--layers: a positive integer");
+      for (unsigned long long l = 0; l < *count; ++l) {
+        advisor::PipelineLayer layer;
+        layer.name = "layer " + std::to_string(l + 1);
+        // A sample through one layer takes 1/count of the device's sample time.
+        for (const advisor::HeteroDevice& d : devices)
+          layer.nsOnDevice.push_back(
+              static_cast<int64_t>(std::llround(static_cast<double>(*batch) / d.samplesPerSecond /
+                                                static_cast<double>(*count) * 1e9)));
+        layers.push_back(std::move(layer));
+      }
+      assumptions.push_back("equal layers: each takes 1/" + std::to_string(*count) +
+                            " of a device's step, and hands on no activation");
+    }
+    auto plan = advisor::planPipeline(layers, devices, memory, link);
+    if (!plan) return fail(plan.error());
+    auto split = [&](const char* name, const advisor::PipelineSplit& p) {
+      json.key(name).beginObject().key("step_ns").value(p.stepNs).key("stages").beginArray();
+      for (const advisor::PipelineStage& s : p.stages) {
+        json.beginObject().key("type").value(devices[s.device].type);
+        json.key("first_layer").value(layers[s.firstLayer].name);
+        json.key("last_layer").value(layers[s.endLayer - 1].name);
+        json.key("layers").value(static_cast<int64_t>(s.endLayer - s.firstLayer));
+        json.key("compute_ns").value(s.computeNs).key("transfer_ns").value(s.transferNs);
+        json.key("memory_bytes").value(s.memoryBytes).endObject();
+      }
+      json.endArray().endObject();
+    };
+    json.key("prediction").beginObject();
+    split("balanced", plan->balanced);
+    split("even", plan->even);
+    json.key("speedup").value(plan->speedup).endObject();
+    std::snprintf(line, sizeof line, "Pipeline parallel, %zu layers, %zu stages, %s\n\n",
+                  layers.size(), devices.size(), link.name.c_str());
+    text += line;
+    std::snprintf(line, sizeof line, "%-10s %8s %-24s %12s %12s %12s %8s\n", "device", "layers",
+                  "from … to", "compute", "transfer", "memory", "even");
+    text += line;
+    for (size_t i = 0; i < plan->balanced.stages.size(); ++i) {
+      const advisor::PipelineStage& s = plan->balanced.stages[i];
+      const std::string range = layers[s.firstLayer].name + " … " + layers[s.endLayer - 1].name;
+      std::snprintf(
+          line, sizeof line, "%-10s %8zu %-24.24s %12s %12s %12s %8zu\n",
+          devices[s.device].type.c_str(), s.endLayer - s.firstLayer, range.c_str(),
+          seconds(s.computeNs).c_str(), seconds(s.transferNs).c_str(),
+          memory.empty() ? "—" : formatBytes(static_cast<uint64_t>(s.memoryBytes)).c_str(),
+          plan->even.stages[i].endLayer - plan->even.stages[i].firstLayer);
+      text += line;
+    }
+    text += "\npredicted step (slowest stage): " + seconds(plan->balanced.stepNs) +
+            " (even split: " + seconds(plan->even.stepNs) + ")\n";
+    std::snprintf(line, sizeof line, "%.2f", plan->speedup);
+    recommendation = plan->speedup > 1.005 ? std::string("place the layers as above: ") + line +
+                                                 "× faster per step than the even split"
+                                           : "the even split is as fast: keep it";
+  }
+  json.key("recommendation").value(recommendation);
+  json.key("assumptions").beginArray();
+  for (const std::string& a : assumptions) json.value(a);
+  json.endArray().endObject();
+  text += "recommendation: " + recommendation + "\n\nassumptions:\n";
+  for (const std::string& a : assumptions) text += "  - " + a + "\n";
+
+  const std::string out = args.flag("--json") ? json.str() + "\n" : text;
+  if (auto path = args.option("-o")) {
+    if (Status st = writeBytesAtomically(*path, out); !st.ok()) return fail(st.error());
+    return kExitOk;
+  }
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace ts::cli

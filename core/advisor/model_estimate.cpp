@@ -1,0 +1,118 @@
+#include "advisor/model_estimate.h"
+
+#include <algorithm>
+#include <map>
+
+#include "memsim/engine/vitality.h"
+#include "memsim/formats/from_model.h"
+#include "model/astra_workload.h"
+#include "util/format.h"
+
+namespace ts::advisor {
+
+int64_t peakBytes(const memsim::SimWorkload& w) {
+  const size_t n = w.kernels.size();
+  if (n == 0) return 0;
+  std::vector<int64_t> change(n + 1, 0);  // live bytes added at each kernel
+  int64_t always = 0;
+  for (const memsim::TensorLife& life : memsim::analyzeVitality(w)) {
+    const int64_t bytes = w.tensors[static_cast<size_t>(life.tensor)].bytes;
+    if (life.global) {
+      always += bytes;
+    } else if (life.birth >= 0 && life.death > life.birth) {
+      change[static_cast<size_t>(life.birth)] += bytes;
+      change[std::min<size_t>(static_cast<size_t>(life.death), n)] -= bytes;
+    }
+  }
+  int64_t live = 0, peak = 0;
+  for (size_t k = 0; k < n; ++k) {
+    live += change[k];
+    peak = std::max(peak, always + live + w.kernels[k].workspaceBytes);
+  }
+  return peak;
+}
+
+Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
+                                        const model::ModelGraph& atOne,
+                                        const model::ModelGraph& atTwo,
+                                        const std::vector<std::string>& deviceTypes,
+                                        model::Optimizer optimizer) {
+  if (deviceTypes.empty()) return Error{"no devices given"};
+  std::map<std::string, model::DevicePreset> presets;
+  for (const std::string& t : deviceTypes) {
+    auto preset = model::devicePreset(t);
+    if (!preset) {
+      std::string known;
+      for (const model::DevicePreset& p : model::devicePresets())
+        known += (known.empty() ? "" : ", ") + p.name;
+      return Error{"unknown device '" + t + "' (device presets: " + known +
+                   "; or give every device's throughput with --throughput)"};
+    }
+    presets.emplace(t, *preset);
+  }
+  ModelEstimate e;
+  const int64_t batch = std::max<int64_t>(1, atBatch.batch);
+  // The peak's growth with the batch does not depend on the device (the same tensors).
+  auto peakOf = [&](const model::ModelGraph& g) {
+    model::StepOptions o;
+    o.optimizer = optimizer;
+    return peakBytes(memsim::workloadFromStep(model::expandTrainingStep(g, o)));
+  };
+  const int64_t peakOne = peakOf(atOne), peakTwo = peakOf(atTwo);
+  e.bytesPerSample = std::max<int64_t>(1, peakTwo - peakOne);
+  const int64_t fixedBytes = std::max<int64_t>(0, peakOne - e.bytesPerSample);
+  e.peakAtBatch = peakOf(atBatch);
+
+  std::map<std::string, std::vector<model::Layer>> layersOn;
+  for (const auto& [type, preset] : presets) {
+    model::StepOptions o;
+    o.optimizer = optimizer;
+    o.device = preset;
+    const model::TrainingStep step = model::expandTrainingStep(atBatch, o);
+    if (e.gradientBytes == 0) e.gradientBytes = step.bytes(model::TensorRole::WeightGradient);
+    layersOn[type] = model::modelLayers(atBatch, step);
+  }
+  for (const std::string& t : deviceTypes) {
+    const model::DevicePreset& p = presets.at(t);
+    int64_t stepNs = 0;
+    for (const model::Layer& l : layersOn.at(t))
+      stepNs += l.forwardNs + l.inputGradNs + l.weightGradNs + l.updateNs;
+    HeteroDevice d;
+    d.type = p.name;
+    d.source = SpeedSource::Estimated;
+    d.samplesPerSecond =
+        stepNs > 0 ? static_cast<double>(batch) * 1e9 / static_cast<double>(stepNs) : 0;
+    const auto memory = static_cast<int64_t>(p.memoryBytes);
+    d.maxBatch = memory > fixedBytes ? (memory - fixedBytes) / e.bytesPerSample : 0;
+    e.devices.push_back(d);
+    e.deviceMemory.push_back(memory);
+  }
+  // Layers, each with its time on every device.
+  const int states = optimizer == model::Optimizer::Adam ? 2 : 1;
+  const std::vector<model::Layer>& first = layersOn.at(deviceTypes.front());
+  for (size_t l = 0; l < first.size(); ++l) {
+    PipelineLayer layer;
+    layer.name = first[l].name;
+    for (const std::string& t : deviceTypes) {
+      const model::Layer& on = layersOn.at(t)[l];
+      layer.nsOnDevice.push_back(on.forwardNs + on.inputGradNs + on.weightGradNs + on.updateNs);
+    }
+    layer.activationBytes = first[l].outputElements * 4;
+    layer.memoryBytes = first[l].parameters * 4 * (2 + states) + layer.activationBytes;
+    e.layers.push_back(std::move(layer));
+  }
+  e.assumptions = {
+      "throughput estimated: the model's training step at batch " + std::to_string(batch) +
+          " on each device preset's roofline (FP32 rate and memory bandwidth, every tensor read "
+          "and written once); a device's time is taken as linear in its batch",
+      "memory: the step's peak of live tensors, " + formatBytes(static_cast<uint64_t>(fixedBytes)) +
+          " plus " + formatBytes(static_cast<uint64_t>(e.bytesPerSample)) +
+          " per sample (measured at batches 1 and 2), against each preset's memory",
+      "gradients all-reduced once per step (" +
+          formatBytes(static_cast<uint64_t>(e.gradientBytes)) + ", ring)",
+      "pipeline: a stage's memory is its layers' weights, gradients and optimizer state plus "
+      "their output activations (fp32); the steady-state step is the slowest stage"};
+  return e;
+}
+
+}  // namespace ts::advisor

@@ -1,0 +1,44 @@
+// What heterogeneous training needs to know of a model on each device type, estimated without a
+// run: its training step expanded at the job's batch (model/training_step.h) and timed on each
+// device preset's roofline — so each device's throughput (samples per second), each layer's time
+// on each device and the activation it hands on, the gradients to all-reduce, and the most
+// samples each device's memory holds (the step's peak of live tensors, which grows linearly with
+// the batch: measured at two batches).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "advisor/hetero.h"
+#include "memsim/engine/workload.h"
+#include "model/model_graph.h"
+#include "model/training_step.h"
+#include "util/result.h"
+
+namespace ts::advisor {
+
+// The most bytes live at once in one iteration: global tensors throughout, each other tensor from
+// its first use to its last, each kernel's workspace while it runs.
+int64_t peakBytes(const memsim::SimWorkload& workload);
+
+struct ModelEstimate {
+  std::vector<HeteroDevice> devices;  // speeds and memory limits filled in
+  std::vector<int64_t> deviceMemory;  // bytes, per device
+  std::vector<PipelineLayer> layers;  // with times per device
+  int64_t gradientBytes = 0;          // the weight gradients (fp32), all-reduced per step
+  int64_t peakAtBatch = 0;            // the step's peak memory at the job's batch
+  int64_t bytesPerSample = 0;         // how the peak grows per sample
+  std::vector<std::string> assumptions;
+};
+
+// `atBatch` is the model loaded at the job's global batch, `atOne` and `atTwo` at batches 1 and 2
+// (for the peak's growth). Device types must be presets (model/device_preset.h): an unknown one
+// is an error that lists them.
+Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
+                                        const model::ModelGraph& atOne,
+                                        const model::ModelGraph& atTwo,
+                                        const std::vector<std::string>& deviceTypes,
+                                        model::Optimizer optimizer);
+
+}  // namespace ts::advisor

@@ -1,0 +1,183 @@
+// The advisor's heterogeneous-training splits, on cases worked out by hand: the text's K80/V100
+// example (data and pipeline parallel), memory caps, the ring all-reduce, activation transfers;
+// and the model-based estimate on a built-in model.
+#include <gtest/gtest.h>
+
+#include "advisor/hetero.h"
+#include "advisor/model_estimate.h"
+#include "model/model_zoo.h"
+#include "model/onnx_loader.h"
+
+namespace ts::advisor {
+namespace {
+
+HeteroDevice given(const char* type, double speed, std::optional<int64_t> maxBatch = {}) {
+  HeteroDevice d;
+  d.type = type;
+  d.samplesPerSecond = speed;
+  d.maxBatch = maxBatch;
+  return d;
+}
+
+TEST(Hetero, TheTextsDataParallelExample) {
+  // "with a V100 twice as fast as a K80, batch N on the K80 and 2N on the V100": N = 32.
+  auto plan = planDataParallel({given("K80", 1), given("V100", 2)}, 96, 0, {});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  EXPECT_EQ(plan->balanced.batch, (std::vector<int64_t>{32, 64}));
+  // 32 samples at 1 per second on each: 32 s; the even split leaves the K80 48 s.
+  EXPECT_EQ(plan->balanced.stepNs, 32'000'000'000);
+  EXPECT_EQ(plan->even.batch, (std::vector<int64_t>{48, 48}));
+  EXPECT_EQ(plan->even.stepNs, 48'000'000'000);
+  EXPECT_DOUBLE_EQ(plan->speedup, 1.5);
+  EXPECT_FALSE(plan->capped);
+}
+
+TEST(Hetero, SharesAreIntegersThatAddUp) {
+  // 100 over speeds 1, 1, 1: 34, 33, 33 (the largest remainder first, in order).
+  auto plan = planDataParallel({given("a", 1), given("b", 1), given("c", 1)}, 100, 0, {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.batch, (std::vector<int64_t>{34, 33, 33}));
+  // A slow device still gets a sample: speeds 1 and 1000 over 10 → 1 and 9.
+  auto skewed = planDataParallel({given("slow", 1), given("fast", 1000)}, 10, 0, {});
+  ASSERT_TRUE(skewed.ok());
+  EXPECT_EQ(skewed->balanced.batch, (std::vector<int64_t>{1, 9}));
+}
+
+TEST(Hetero, MemoryCapsMoveTheExcessToTheOthers) {
+  // The K80 holds 20 samples: it takes 20 and the V100 the other 76.
+  auto plan = planDataParallel({given("K80", 1, 20), given("V100", 2)}, 96, 0, {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.batch, (std::vector<int64_t>{20, 76}));
+  EXPECT_TRUE(plan->capped);
+  EXPECT_EQ(plan->balanced.stepNs, 38'000'000'000);  // 76 / 2
+}
+
+TEST(Hetero, ImpossibleSplitsAreErrors) {
+  auto tooSmall = planDataParallel({given("K80", 1), given("V100", 2)}, 1, 0, {});
+  ASSERT_FALSE(tooSmall.ok());
+  EXPECT_NE(tooSmall.error().find("cannot be split across 2 devices"), std::string::npos);
+  auto tooBig = planDataParallel({given("K80", 1, 10), given("V100", 2, 20)}, 96, 0, {});
+  ASSERT_FALSE(tooBig.ok());
+  EXPECT_NE(tooBig.error().find("at most 30 samples"), std::string::npos) << tooBig.error();
+  EXPECT_FALSE(planDataParallel({given("K80", 0), given("V100", 2)}, 96, 0, {}).ok());
+  EXPECT_FALSE(planDataParallel({}, 96, 0, {}).ok());
+}
+
+TEST(Hetero, RingAllReduceByHand) {
+  // 100 MB over 2 devices at 25 GB/s: 2·1/2·1e8 / 25e9 s = 4 ms, plus 2 latencies of 10 µs.
+  Interconnect link;
+  link.bytesPerSecond = 25e9;
+  link.latencyNs = 10'000;
+  EXPECT_EQ(ringAllReduceNs(100'000'000, 2, link), 4'020'000);
+  // 4 devices: 2·3/4 of the bytes, 6 latencies: 6 ms + 60 µs.
+  EXPECT_EQ(ringAllReduceNs(100'000'000, 4, link), 6'060'000);
+  EXPECT_EQ(ringAllReduceNs(100'000'000, 1, link), 0);
+  auto plan = planDataParallel({given("K80", 1), given("V100", 2)}, 96, 100'000'000, link);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.allReduceNs, 4'020'000);
+  EXPECT_EQ(plan->balanced.stepNs, 32'000'000'000 + 4'020'000);
+}
+
+// A link without latency: the cases below count compute (and, where set, activation bytes) only.
+Interconnect instant() {
+  Interconnect link;
+  link.latencyNs = 0;
+  return link;
+}
+
+std::vector<PipelineLayer> equalLayers(size_t n, int64_t k80Ns, int64_t v100Ns) {
+  std::vector<PipelineLayer> layers;
+  for (size_t i = 0; i < n; ++i)
+    layers.push_back({"layer" + std::to_string(i), {k80Ns, v100Ns}, 0, 100});
+  return layers;
+}
+
+TEST(Hetero, TheTextsPipelineExample) {
+  // "1/3 of the layers on the K80 and 2/3 on the V100": six equal layers, 2 and 4, each stage
+  // 2 µs; the even split (3 and 3) leaves the K80 3 µs.
+  auto plan =
+      planPipeline(equalLayers(6, 1000, 500), {given("K80", 1), given("V100", 2)}, {}, instant());
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  ASSERT_EQ(plan->balanced.stages.size(), 2u);
+  EXPECT_EQ(plan->balanced.stages[0].endLayer, 2u);
+  EXPECT_EQ(plan->balanced.stages[1].firstLayer, 2u);
+  EXPECT_EQ(plan->balanced.stages[1].endLayer, 6u);
+  EXPECT_EQ(plan->balanced.stepNs, 2000);
+  EXPECT_EQ(plan->even.stepNs, 3000);
+  EXPECT_DOUBLE_EQ(plan->speedup, 1.5);
+}
+
+TEST(Hetero, PipelineCutsWhereTheActivationIsSmall) {
+  // Four layers of 1 µs on two equal devices; the activation after layer 1 is 10 MB (800 µs to
+  // send and return at 25 GB/s), after layer 0 and 2 nothing: the even cut (2 | 2) would pay for
+  // it, cutting 1 | 3 or 3 | 1 costs 3 µs.
+  std::vector<PipelineLayer> layers = equalLayers(4, 1000, 1000);
+  layers[1].activationBytes = 10'000'000;
+  auto plan = planPipeline(layers, {given("a", 1), given("b", 1)}, {}, instant());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.stepNs, 3000);
+  EXPECT_NE(plan->balanced.stages[0].endLayer, 2u);
+  EXPECT_EQ(plan->even.stages[1].transferNs, 800'000);
+  EXPECT_EQ(plan->even.stepNs, 802'000);
+}
+
+TEST(Hetero, PipelineStagesFitTheirMemory) {
+  // Each layer needs 100 bytes; the K80 has 150: one layer there, five on the V100.
+  auto plan = planPipeline(equalLayers(6, 1000, 500), {given("K80", 1), given("V100", 2)}, {150, 0},
+                           instant());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.stages[0].endLayer, 1u);
+  EXPECT_EQ(plan->balanced.stepNs, 2500);
+  EXPECT_FALSE(
+      planPipeline(equalLayers(6, 1000, 500), {given("K80", 1), given("V100", 2)}, {50, 0}, {})
+          .ok());
+  EXPECT_FALSE(
+      planPipeline(equalLayers(1, 1000, 500), {given("K80", 1), given("V100", 2)}, {}, {}).ok());
+}
+
+TEST(Hetero, PeakBytesOfAWorkloadByHand) {
+  // A weight (global, 100) throughout; activation a (10) from kernel 0 to 1, b (20) at 1 to 2,
+  // kernel 1's workspace 5: the peak is at kernel 1, 100 + 10 + 20 + 5.
+  memsim::SimWorkload w;
+  w.tensors = {{"w", 100, true}, {"a", 10}, {"b", 20}};
+  w.kernels = {{"k0", 1, {0}, {1}, 0, ""}, {"k1", 1, {1}, {2}, 5, ""}, {"k2", 1, {2}, {}, 0, ""}};
+  EXPECT_EQ(peakBytes(w), 135);
+}
+
+TEST(Hetero, EstimatesFromABuiltInModel) {
+  auto load = [](int64_t batch) {
+    auto bytes = model::zooModelBytes("resnet50", batch);
+    EXPECT_TRUE(bytes.ok());
+    model::LoadOptions o;
+    o.batch = batch;
+    return model::loadOnnxBytes(*bytes, "resnet50", o).value();
+  };
+  const model::ModelGraph at32 = load(32), at1 = load(1), at2 = load(2);
+  auto e = estimateFromModel(at32, at1, at2, {"K80", "V100"}, model::Optimizer::SgdMomentum);
+  ASSERT_TRUE(e.ok()) << e.error();
+  ASSERT_EQ(e->devices.size(), 2u);
+  // The V100 has 3.6× the K80's FP32 rate and 3.75× its bandwidth: between those.
+  const double ratio = e->devices[1].samplesPerSecond / e->devices[0].samplesPerSecond;
+  EXPECT_GT(ratio, 3.5);
+  EXPECT_LT(ratio, 3.8);
+  EXPECT_EQ(e->devices[0].source, SpeedSource::Estimated);
+  // ResNet-50's 25.56 M parameters: 102.2 MB of fp32 gradients.
+  EXPECT_NEAR(static_cast<double>(e->gradientBytes), 4 * 25.557e6, 0.01 * 4 * 25.557e6);
+  // The 12 GB K80 holds fewer samples than the 32 GB V100: (12 GB − fixed) / per sample.
+  ASSERT_TRUE(e->devices[0].maxBatch && e->devices[1].maxBatch);
+  EXPECT_LT(*e->devices[0].maxBatch, *e->devices[1].maxBatch);
+  EXPECT_GT(*e->devices[0].maxBatch, 0);
+  EXPECT_GT(e->bytesPerSample, 0);
+  EXPECT_FALSE(e->layers.empty());
+  // The split follows the estimate: the V100 takes about 3.6× the K80's share.
+  auto plan = planDataParallel(e->devices, 32, e->gradientBytes, {});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  EXPECT_EQ(plan->balanced.batch[0] + plan->balanced.batch[1], 32);
+  EXPECT_GE(plan->balanced.batch[1], 3 * plan->balanced.batch[0]);
+  auto unknown = estimateFromModel(at32, at1, at2, {"GTX9000"}, model::Optimizer::SgdMomentum);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().find("device presets: V100"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ts::advisor
