@@ -9,9 +9,11 @@
 #include <map>
 
 #include "advisor/hetero.h"
+#include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
+#include "io/open_session.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "util/format.h"
@@ -28,6 +30,7 @@ constexpr const char* kHelp =
     "                                     [--parallel data|pipeline] [--layers N]\n"
     "                                     [--link pcie3|pcie4|pcie5|nvlink2|nvlink3|nvlink4]\n"
     "                                     [--optimizer sgd|adam] [--json] [-o OUT]\n"
+    "                                     [--timeline PREDICTED.tscope]\n"
     "\n"
     "hetero  one job across GPUs of different generations. Data parallel: each device's batch in\n"
     "        proportion to its throughput (integers summing to B, capped by what its memory\n"
@@ -41,7 +44,11 @@ constexpr const char* kHelp =
     "the\n"
     "        memory limits. Without a model, --layers N equal layers for --parallel pipeline.\n"
     "--json  one object: inputs (and where each came from), prediction, recommendation, "
-    "assumptions\n";
+    "assumptions\n"
+    "--timeline FILE  data parallel: the predicted step as a session (a GPU per device, its "
+    "kernels,\n"
+    "        the all-reduce, the update), any session format by extension; open it beside a "
+    "measured run\n";
 
 int usage(const std::string& message) {
   std::fprintf(stderr, "tensorscope-cli advise: %s\n\n%s", message.c_str(), kHelp);
@@ -92,10 +99,11 @@ int runAdvise(const std::vector<std::string>& argv) {
   }
   if (argv.front() != "hetero") return usage("unknown advice '" + argv.front() + "' (hetero)");
   Args args;
-  const std::string bad = args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                                     {"--device", "--batch", "--model", "--throughput",
-                                      "--parallel", "--layers", "--link", "--optimizer", "-o"},
-                                     {"--json", "--help"});
+  const std::string bad =
+      args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                 {"--device", "--batch", "--model", "--throughput", "--parallel", "--layers",
+                  "--link", "--optimizer", "-o", "--timeline"},
+                 {"--json", "--help"});
   if (!bad.empty()) return usage(bad);
   if (args.flag("--help")) {
     std::fputs(kHelp, stdout);
@@ -293,6 +301,15 @@ int runAdvise(const std::vector<std::string>& argv) {
                                "× faster per step than the even split"
                          : "the even split is as fast: keep it";
     if (plan->capped) recommendation += " (a device's share was cut to what its memory holds)";
+    if (auto out = args.option("--timeline")) {
+      std::string title = modelName.empty() ? std::string("given throughputs") : modelName;
+      title += ", batch " + std::to_string(*batch) + " on";
+      for (const advisor::HeteroDevice& d : devices) title += " " + d.type;
+      auto session = advisor::dataParallelTimeline(
+          devices, plan->balanced, static_cast<int64_t>(*batch), layers, gradientBytes, title);
+      if (!session) return fail(session.error());
+      if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
+    }
   } else {
     if (layers.empty()) {
       const auto n = args.option("--layers");
@@ -312,6 +329,10 @@ int runAdvise(const std::vector<std::string>& argv) {
       assumptions.push_back("equal layers: each takes 1/" + std::to_string(*count) +
                             " of a device's step, and hands on no activation");
     }
+    if (args.option("--timeline"))
+      return usage(
+          "--timeline draws data parallel steps only: a pipeline's steady state is a "
+          "throughput, not one step's timeline");
     auto plan = advisor::planPipeline(layers, devices, memory, link);
     if (!plan) return fail(plan.error());
     auto split = [&](const char* name, const advisor::PipelineSplit& p) {

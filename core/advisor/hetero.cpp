@@ -40,9 +40,10 @@ DataSplit timed(std::vector<int64_t> batch, const std::vector<HeteroDevice>& dev
   for (size_t i = 0; i < devices.size(); ++i) {
     s.computeNs.push_back(computeNs(s.batch[i], devices[i].samplesPerSecond));
     slowest = std::max(slowest, s.computeNs.back());
+    s.updateNs = std::max(s.updateNs, devices[i].updateNs);
   }
   s.allReduceNs = ringAllReduceNs(gradientBytes, static_cast<int>(devices.size()), link);
-  s.stepNs = slowest + s.allReduceNs;
+  s.stepNs = slowest + s.allReduceNs + s.updateNs;
   return s;
 }
 

@@ -25,6 +25,9 @@ struct HeteroDevice {
   SpeedSource source = SpeedSource::Given;
   // The largest batch that fits its memory (the model's peak at that batch); none: not known.
   std::optional<int64_t> maxBatch;
+  // The optimizer's update, which does not grow with the batch (0: not known, or in the
+  // throughput): after the all-reduce.
+  int64_t updateNs = 0;
 };
 
 // What a step's gradients cost to all-reduce (ring: 2(n−1)/n of the bytes over the slowest link,
@@ -40,9 +43,12 @@ int64_t ringAllReduceNs(int64_t bytes, int devices, const Interconnect& link);
 
 struct DataSplit {
   std::vector<int64_t> batch;      // per device, summing to the global batch
-  std::vector<int64_t> computeNs;  // per device: its share's compute time
+  std::vector<int64_t> computeNs;  // per device: its share's forward and backward time
   int64_t allReduceNs = 0;
-  int64_t stepNs = 0;  // the slowest device's compute + the all-reduce
+  int64_t updateNs = 0;  // the slowest device's optimizer update
+  // The slowest device's forward and backward, the all-reduce (the others wait for it), then
+  // the slowest update.
+  int64_t stepNs = 0;
 };
 
 struct DataParallelPlan {
@@ -67,7 +73,10 @@ Result<DataParallelPlan> planDataParallel(const std::vector<HeteroDevice>& devic
 // (bytes of its output activation; the same again flows back as its gradient).
 struct PipelineLayer {
   std::string name;
-  std::vector<int64_t> nsOnDevice;  // indexed like the devices
+  std::vector<int64_t> nsOnDevice;  // indexed like the devices: the three phases together
+  // The same by phase when the model says (else empty): forward, backward (input and weight
+  // gradients), update.
+  std::vector<int64_t> forwardNs = {}, backwardNs = {}, updateNs = {};
   int64_t activationBytes = 0;
   int64_t memoryBytes = 0;  // its weights, gradients, optimizer state and activations
 };

@@ -74,14 +74,18 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
   }
   for (const std::string& t : deviceTypes) {
     const model::DevicePreset& p = presets.at(t);
-    int64_t stepNs = 0;
-    for (const model::Layer& l : layersOn.at(t))
-      stepNs += l.forwardNs + l.inputGradNs + l.weightGradNs + l.updateNs;
+    // Forward and backward grow with the batch; the update does not.
+    int64_t stepNs = 0, updateNs = 0;
+    for (const model::Layer& l : layersOn.at(t)) {
+      stepNs += l.forwardNs + l.inputGradNs + l.weightGradNs;
+      updateNs += l.updateNs;
+    }
     HeteroDevice d;
     d.type = p.name;
     d.source = SpeedSource::Estimated;
     d.samplesPerSecond =
         stepNs > 0 ? static_cast<double>(batch) * 1e9 / static_cast<double>(stepNs) : 0;
+    d.updateNs = updateNs;
     const auto memory = static_cast<int64_t>(p.memoryBytes);
     d.maxBatch = memory > fixedBytes ? (memory - fixedBytes) / e.bytesPerSample : 0;
     e.devices.push_back(d);
@@ -96,6 +100,9 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
     for (const std::string& t : deviceTypes) {
       const model::Layer& on = layersOn.at(t)[l];
       layer.nsOnDevice.push_back(on.forwardNs + on.inputGradNs + on.weightGradNs + on.updateNs);
+      layer.forwardNs.push_back(on.forwardNs);
+      layer.backwardNs.push_back(on.inputGradNs + on.weightGradNs);
+      layer.updateNs.push_back(on.updateNs);
     }
     layer.activationBytes = first[l].outputElements * 4;
     layer.memoryBytes = first[l].parameters * 4 * (2 + states) + layer.activationBytes;
@@ -104,7 +111,8 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
   e.assumptions = {
       "throughput estimated: the model's training step at batch " + std::to_string(batch) +
           " on each device preset's roofline (FP32 rate and memory bandwidth, every tensor read "
-          "and written once); a device's time is taken as linear in its batch",
+          "and written once); forward and backward taken as linear in the batch, the optimizer's "
+          "update as independent of it",
       "memory: the step's peak of live tensors, " + formatBytes(static_cast<uint64_t>(fixedBytes)) +
           " plus " + formatBytes(static_cast<uint64_t>(e.bytesPerSample)) +
           " per sample (measured at batches 1 and 2), against each preset's memory",

@@ -311,11 +311,22 @@ TEST_F(Cli, AdviseHeteroSplitsByThroughput) {
   doc = parser.parse(r.out);
   EXPECT_EQ(int64_t(doc["prediction"]["balanced"]["stages"].at(0)["layers"]), 2);
   EXPECT_EQ(int64_t(doc["prediction"]["balanced"]["stages"].at(1)["layers"]), 4);
-  // Estimated from a built-in model: sources say so, the table reads.
-  r = cli("advise hetero --device K80:2 --device V100:2 --model resnet50 --batch 64");
+  // Estimated from a built-in model: sources say so, the table reads; the predicted step as a
+  // session that opens like any other, a GPU per device.
+  const std::string predicted = path("predicted.tscope");
+  r = cli("advise hetero --device K80:2 --device V100:2 --model resnet50 --batch 64 --timeline " +
+          predicted);
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("estimated"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("predicted step"), std::string::npos) << r.out;
+  r = cli("info " + predicted + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("V100"), std::string::npos) << r.out;
+  EXPECT_EQ(cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 96 "
+                "--parallel pipeline --layers 6 --timeline " +
+                path("p.tscope"))
+                .exitCode,
+            2);
   // Bad input: clear errors, non-zero exits.
   r = cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 1");
   EXPECT_EQ(r.exitCode, 1);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "advisor/hetero.h"
+#include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -87,8 +88,13 @@ Interconnect instant() {
 
 std::vector<PipelineLayer> equalLayers(size_t n, int64_t k80Ns, int64_t v100Ns) {
   std::vector<PipelineLayer> layers;
-  for (size_t i = 0; i < n; ++i)
-    layers.push_back({"layer" + std::to_string(i), {k80Ns, v100Ns}, 0, 100});
+  for (size_t i = 0; i < n; ++i) {
+    PipelineLayer layer;
+    layer.name = "layer" + std::to_string(i);
+    layer.nsOnDevice = {k80Ns, v100Ns};
+    layer.memoryBytes = 100;
+    layers.push_back(layer);
+  }
   return layers;
 }
 
@@ -144,6 +150,34 @@ TEST(Hetero, PeakBytesOfAWorkloadByHand) {
   EXPECT_EQ(peakBytes(w), 135);
 }
 
+TEST(Hetero, ThePredictedStepAsASession) {
+  // K80 (1 sample/s) and V100 (2), batch 96, a 100 MB all-reduce at 25 GB/s and an update of
+  // 1 s on the K80, 0.5 s on the V100: both compute 32 s, reduce [32 s, 32.00402 s), update.
+  std::vector<HeteroDevice> devices = {given("K80", 1), given("V100", 2)};
+  devices[0].updateNs = 1'000'000'000, devices[1].updateNs = 500'000'000;
+  Interconnect link;
+  auto plan = planDataParallel(devices, 96, 100'000'000, link);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->balanced.stepNs, 32'000'000'000 + 4'020'000 + 1'000'000'000);
+  auto s = dataParallelTimeline(devices, plan->balanced, 96, {}, 100'000'000, "test");
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  ASSERT_EQ(session.devices.size(), 2u);
+  EXPECT_EQ(session.devices[1].name, "V100");
+  EXPECT_EQ(session.duration(), plan->balanced.stepNs);  // the drawn step is the predicted one
+  size_t reduces = 0;
+  for (const Track& t : session.tracks) {
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      if (!session.str(t.hot.name[e]).starts_with("ncclAllReduce")) continue;
+      ++reduces;
+      EXPECT_EQ(t.hot.start[e], 32'000'000'000);
+      EXPECT_EQ(t.hot.end[e] - t.hot.start[e], 4'020'000);
+    }
+  }
+  EXPECT_EQ(reduces, 2u);
+  EXPECT_TRUE(session.provenance.simulation.has_value());
+}
+
 TEST(Hetero, EstimatesFromABuiltInModel) {
   auto load = [](int64_t batch) {
     auto bytes = model::zooModelBytes("resnet50", batch);
@@ -174,6 +208,12 @@ TEST(Hetero, EstimatesFromABuiltInModel) {
   ASSERT_TRUE(plan.ok()) << plan.error();
   EXPECT_EQ(plan->balanced.batch[0] + plan->balanced.batch[1], 32);
   EXPECT_GE(plan->balanced.batch[1], 3 * plan->balanced.batch[0]);
+  // Drawn per layer, the predicted step is the plan's (within rounding of each kernel).
+  auto drawn =
+      dataParallelTimeline(e->devices, plan->balanced, 32, e->layers, e->gradientBytes, "resnet50");
+  ASSERT_TRUE(drawn.ok()) << drawn.error();
+  EXPECT_NEAR(static_cast<double>((*drawn)->duration()), static_cast<double>(plan->balanced.stepNs),
+              2.0 * 3 * e->layers.size());
   auto unknown = estimateFromModel(at32, at1, at2, {"GTX9000"}, model::Optimizer::SgdMomentum);
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().find("device presets: V100"), std::string::npos);
