@@ -6,8 +6,10 @@
 #include "advisor/hetero.h"
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
+#include "advisor/multiplex.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "session/session_builder.h"
 
 namespace ts::advisor {
 namespace {
@@ -217,6 +219,128 @@ TEST(Hetero, EstimatesFromABuiltInModel) {
   auto unknown = estimateFromModel(at32, at1, at2, {"GTX9000"}, model::Optimizer::SgdMomentum);
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().find("device presets: V100"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ts::advisor
+
+namespace ts::advisor {
+namespace {
+
+// A job of `n` kernels of `ms` each, `gap` ms apart, each wanting `demand` of the SMs.
+Job periodic(const char* name, int n, TimeNs ms, TimeNs gap, double demand) {
+  Job j;
+  j.name = name;
+  for (int i = 0; i < n; ++i) {
+    JobOp op;
+    op.start = i * (ms + gap) * 1'000'000;
+    op.duration = ms * 1'000'000;
+    op.smDemand = demand;
+    op.name = "k";
+    j.ops.push_back(op);
+  }
+  j.span = (n * ms + (n - 1) * gap) * 1'000'000;
+  j.busy = n * ms * 1'000'000;
+  j.kernels = static_cast<size_t>(n);
+  return j;
+}
+
+TEST(Multiplex, AJobAloneReplaysAsItRan) {
+  // Two streams: kernels at 0 and 0.5 ms overlap; then a gap, then one more.
+  Job j;
+  j.name = "two streams";
+  j.ops = {{0, 1'000'000, 0.3, OpClass::Kernel, "a"},
+           {500'000, 1'000'000, 0.3, OpClass::Kernel, "b"},
+           {3'000'000, 500'000, 1.0, OpClass::Kernel, "c"}};
+  j.span = 3'500'000;
+  for (Sharing s : {Sharing::Mps, Sharing::TimeSlicing}) {
+    PackedRun run = packJobs({j}, s, {});
+    ASSERT_GE(run.ops.size(), 3u);  // the job loops: its first pass is first
+    EXPECT_EQ(run.ops[1].start, 500'000) << toString(s);
+    EXPECT_EQ(run.ops[2].start, 3'000'000) << toString(s);
+    EXPECT_EQ(run.span[0], 3'500'000) << toString(s);
+    EXPECT_DOUBLE_EQ(run.normalisedThroughput, 1.0);
+  }
+}
+
+TEST(Multiplex, TwoHalfBusyJobsPackWithoutSlowdownUnderMps) {
+  // Each busy 50 % of its time with kernels wanting half the SMs: together they fit, both run
+  // at full speed: Σ = 2.
+  const std::vector<Job> jobs = {periodic("a", 10, 1, 1, 0.5), periodic("b", 10, 1, 1, 0.5)};
+  EXPECT_DOUBLE_EQ(jobs[0].busyShare(), 10.0 / 19.0);
+  PackedRun mps = packJobs(jobs, Sharing::Mps, {});
+  EXPECT_EQ(mps.span[0], jobs[0].span);
+  EXPECT_EQ(mps.span[1], jobs[1].span);
+  EXPECT_DOUBLE_EQ(mps.normalisedThroughput, 2.0);
+  // MIG: half the GPU each, the kernels want no more: Σ = 2 as well.
+  SharingOptions o;
+  o.migShare = {0.5, 0.5};
+  EXPECT_DOUBLE_EQ(packJobs(jobs, Sharing::Mig, o).normalisedThroughput, 2.0);
+  // Time-slicing interleaves them in each other's gaps, paying the switches: between 1 and 2.
+  PackedRun sliced = packJobs(jobs, Sharing::TimeSlicing, {});
+  EXPECT_GT(sliced.normalisedThroughput, 1.5);
+  EXPECT_LT(sliced.normalisedThroughput, 2.0);
+  for (size_t i = 1; i < sliced.ops.size(); ++i) {  // never two jobs at once
+    if (sliced.ops[i].job != sliced.ops[i - 1].job) {
+      EXPECT_GE(sliced.ops[i].start, sliced.ops[i - 1].end);
+    }
+  }
+}
+
+TEST(Multiplex, TwoSaturatingJobsGainNothing) {
+  // Back-to-back kernels wanting the whole GPU: MPS stretches both to twice their time (Σ = 1);
+  // time-slicing takes turns and pays the switches (Σ below 1).
+  const std::vector<Job> jobs = {periodic("a", 10, 1, 0, 1.0), periodic("b", 10, 1, 0, 1.0)};
+  PackedRun mps = packJobs(jobs, Sharing::Mps, {});
+  EXPECT_EQ(mps.span[0], 2 * jobs[0].span);
+  EXPECT_NEAR(mps.normalisedThroughput, 1.0, 1e-9);
+  EXPECT_LT(packJobs(jobs, Sharing::TimeSlicing, {}).normalisedThroughput, 1.0);
+  // MIG halves: each kernel on half the SMs takes twice as long.
+  SharingOptions o;
+  o.migShare = {0.5, 0.5};
+  EXPECT_NEAR(packJobs(jobs, Sharing::Mig, o).normalisedThroughput, 1.0, 1e-9);
+}
+
+TEST(Multiplex, SmDemandFromTheLaunchConfiguration) {
+  SessionBuilder b;
+  const uint32_t rank = b.rank(0), dev = b.device(rank, 0);
+  Device& d = b.deviceInfo(dev);
+  d.smCount = 80, d.computeMajor = 7, d.maxWarpsPerSm = 64, d.maxBlocksPerSm = 32;
+  d.maxThreadsPerBlock = 1024, d.maxRegistersPerSm = 65536, d.maxRegistersPerBlock = 65536;
+  d.maxSharedMemoryPerSm = 98304, d.maxSharedMemoryPerBlock = 49152;
+  const uint32_t st = b.stream(dev, 7);
+  KernelDetail k;
+  k.gridX = 40, k.gridY = 1, k.gridZ = 1, k.blockX = 256, k.blockY = 1, k.blockZ = 1;
+  k.registersPerThread = 32;
+  b.addKernel(st, 0, 1000, b.intern("small"), k);
+  b.addKernel(st, 2000, 3000, b.intern("unknown"), {});
+  auto s = b.build();
+  ASSERT_TRUE(s.ok());
+  auto job = jobFromSession(**s, "job");
+  ASSERT_TRUE(job.ok()) << job.error();
+  // 256 threads = 8 warps: 8 blocks per SM by warps; 40 blocks of 80 × 8 slots.
+  EXPECT_NEAR(job->ops[0].smDemand, 40.0 / 640.0, 1e-9);
+  EXPECT_EQ(job->ops[1].smDemand, 1.0);  // no configuration: the whole GPU
+  EXPECT_EQ(job->demandKnown, 1u);
+  EXPECT_EQ(job->span, 3000);
+  EXPECT_EQ(job->busy, 2000);
+  EXPECT_FALSE(job->peakMemory);
+  EXPECT_NE(job->memorySource.find("unknown"), std::string::npos);
+}
+
+TEST(Multiplex, SmallestMigProfilesThatFit) {
+  const MigGpu* a100 = migGpu("a100-40gb");
+  ASSERT_NE(a100, nullptr);
+  Job small, medium;
+  small.peakMemory = 4'000'000'000, medium.peakMemory = 8'000'000'000;
+  auto fit = migProfilesFor(*a100, {small, medium});
+  ASSERT_TRUE(fit);
+  EXPECT_EQ((*fit)[0].name, "1g.5gb");
+  EXPECT_EQ((*fit)[1].name, "2g.10gb");
+  Job big;
+  big.peakMemory = 30'000'000'000;
+  EXPECT_FALSE(migProfilesFor(*a100, {big, big}));  // 7g each: 14 slices
+  EXPECT_EQ(migGpu("K80"), nullptr);
 }
 
 }  // namespace
