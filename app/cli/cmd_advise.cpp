@@ -24,7 +24,8 @@ namespace ts::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli advise hetero --device TYPE[:COUNT] --device TYPE[:COUNT] ... "
+    "Usage: tensorscope-cli advise multiplex RUN RUN... (see advise multiplex --help)\n"
+    "       tensorscope-cli advise hetero --device TYPE[:COUNT] --device TYPE[:COUNT] ... "
     "--batch B\n"
     "                                     [--model M.onnx|ZOO_NAME] [--throughput TYPE=X,...]\n"
     "                                     [--parallel data|pipeline] [--layers N]\n"
@@ -92,12 +93,15 @@ std::string seconds(int64_t ns) {
 }  // namespace
 
 int runAdvise(const std::vector<std::string>& argv) {
-  if (argv.empty()) return usage("which advice? (hetero)");
+  if (argv.empty()) return usage("which advice? (hetero, multiplex)");
   if (argv.front() == "--help" || argv.front() == "-h") {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
-  if (argv.front() != "hetero") return usage("unknown advice '" + argv.front() + "' (hetero)");
+  if (argv.front() == "multiplex")
+    return runAdviseMultiplex(std::vector<std::string>(argv.begin() + 1, argv.end()));
+  if (argv.front() != "hetero")
+    return usage("unknown advice '" + argv.front() + "' (hetero, multiplex)");
   Args args;
   const std::string bad =
       args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),

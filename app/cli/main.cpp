@@ -22,6 +22,8 @@ constexpr const char* kUsage =
     "  simulate --g10 DIR|--model M  memory tiers: G10 and baseline plans, simulated iterations\n"
     "  advise hetero --device T[:N] --device T[:N] --batch B [--model M] [--throughput ...]\n"
     "                               split a job across GPU generations, predict its step\n"
+    "  advise multiplex RUN RUN... [--gpu PRESET]\n"
+    "                               should jobs share one GPU (time-slicing, MPS, MIG)?\n"
     "  compare A B                  two sessions: kernels by name and copies by kind, with the "
     "change\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"

@@ -428,22 +428,38 @@ const MigGpu* migGpu(std::string_view name) {
 
 std::optional<std::vector<MigProfile>> migProfilesFor(const MigGpu& gpu,
                                                       const std::vector<Job>& jobs) {
-  std::vector<MigProfile> chosen;
+  // The smallest profile that holds each job's memory (unknown: the smallest of all).
+  std::vector<size_t> chosen;
   int slices = 0;
   for (const Job& job : jobs) {
-    const MigProfile* fit = nullptr;
-    for (const MigProfile& p : gpu.profiles) {
-      if (!job.peakMemory || *job.peakMemory <= p.memoryBytes) {
-        fit = &p;
+    size_t fit = gpu.profiles.size();
+    for (size_t p = 0; p < gpu.profiles.size(); ++p) {
+      if (!job.peakMemory || *job.peakMemory <= gpu.profiles[p].memoryBytes) {
+        fit = p;
         break;
       }
     }
-    if (!fit) return std::nullopt;
-    chosen.push_back(*fit);
-    slices += fit->slices;
+    if (fit == gpu.profiles.size()) return std::nullopt;
+    chosen.push_back(fit);
+    slices += gpu.profiles[fit].slices;
   }
   if (slices > 7) return std::nullopt;
-  return chosen;
+  // Then each grown in turn to the next profile while the 7 slices allow: the same jobs get
+  // more SMs (an idle slice helps nobody).
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t j = 0; j < chosen.size(); ++j) {
+      if (chosen[j] + 1 >= gpu.profiles.size()) continue;
+      const int more = gpu.profiles[chosen[j] + 1].slices - gpu.profiles[chosen[j]].slices;
+      if (slices + more > 7) continue;
+      ++chosen[j];
+      slices += more;
+      grew = true;
+    }
+  }
+  std::vector<MigProfile> out;
+  for (size_t p : chosen) out.push_back(gpu.profiles[p]);
+  return out;
 }
 
 }  // namespace ts::advisor

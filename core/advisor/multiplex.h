@@ -97,8 +97,9 @@ struct MigGpu {
 const std::vector<MigGpu>& migGpus();
 const MigGpu* migGpu(std::string_view name);  // case-insensitive
 
-// The smallest profile for each job (its memory ≥ the job's peak, unknown peaks take the
-// smallest), when they fit the GPU's 7 slices together; none when they do not.
+// A profile per job: the smallest whose memory holds the job's peak (unknown peaks: the
+// smallest), then each grown in turn while the GPU's 7 compute slices allow; none when even the
+// smallest do not fit together.
 std::optional<std::vector<MigProfile>> migProfilesFor(const MigGpu& gpu,
                                                       const std::vector<Job>& jobs);
 

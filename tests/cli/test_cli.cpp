@@ -29,8 +29,9 @@ CliRun cli(const std::string& args) {
 using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
-  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help",
-                          "stats --help", "model --help", "diagnose --help", "advise --help"}) {
+  for (const char* cmd :
+       {"--help", "info --help", "convert --help", "generate --help", "stats --help",
+        "model --help", "diagnose --help", "advise --help", "advise multiplex --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -340,6 +341,43 @@ TEST_F(Cli, AdviseHeteroSplitsByThroughput) {
   EXPECT_EQ(cli("advise hetero --device K80 --batch 8 --throughput K80=1").exitCode, 2);
   EXPECT_EQ(cli("advise hetero --device K80 --device V100 --throughput K80=x --batch 8").exitCode,
             2);
+}
+
+TEST_F(Cli, AdviseMultiplexJudgesTheWaysOfSharing) {
+  const std::string run =
+      std::string(TSCOPE_SHARED_DATA) + "/kineto/param--et_replay--linear_kineto.json.gz";
+  const std::string packed = path("packed.tscope");
+  CliRun r = cli("advise multiplex " + run +
+                 " --times 2 --gpu A100-80GB --memory 1=20GiB "
+                 "--memory 2=30GiB --json --timeline " +
+                 packed);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  simdjson::dom::array predictions = doc["predictions"];
+  ASSERT_EQ(predictions.size(), 3u);  // time-slicing, MPS, MIG
+  EXPECT_EQ(std::string_view(predictions.at(1)["sharing"]), "MPS");
+  // A job busy a third of its time packs well: more than alone under MPS.
+  EXPECT_GT(double(predictions.at(1)["normalised_throughput"]), 1.2);
+  EXPECT_EQ(int64_t(doc["memory"]["total_bytes"]), 50LL << 30);
+  EXPECT_TRUE(bool(doc["memory"]["fits"]));
+  EXPECT_EQ(std::string_view(doc["inputs"]["jobs"].at(0)["memory_source"]), "given (--memory)");
+  EXPECT_NE(std::string_view(doc["recommendation"]).find("pack with"), std::string_view::npos);
+  r = cli("info " + packed + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  // Memory that cannot fit: don't pack (MIG has no profile for 50 GiB jobs either).
+  r = cli("advise multiplex " + run +
+          " --times 2 --gpu A100-80GB --memory 1=50GiB --memory "
+          "2=50GiB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("don't pack"), std::string::npos) << r.out;
+  // Bad input.
+  EXPECT_EQ(cli("advise multiplex " + run).exitCode, 2);
+  EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --gpu K80").exitCode, 2);
+  EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --memory 3=1GiB").exitCode, 2);
+  r = cli("advise multiplex " + run + " " + path("missing.json"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("missing.json"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, ModelZooTableAndInfo) {

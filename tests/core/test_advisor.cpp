@@ -333,10 +333,17 @@ TEST(Multiplex, SmallestMigProfilesThatFit) {
   ASSERT_NE(a100, nullptr);
   Job small, medium;
   small.peakMemory = 4'000'000'000, medium.peakMemory = 8'000'000'000;
+  // 4 GB fits 1g.5gb, 8 GB 2g.10gb (3 slices); grown in turn while 7 slices allow: 2g + 2g,
+  // 2g + 3g, 3g + 3g, 3g + 4g.
   auto fit = migProfilesFor(*a100, {small, medium});
   ASSERT_TRUE(fit);
-  EXPECT_EQ((*fit)[0].name, "1g.5gb");
-  EXPECT_EQ((*fit)[1].name, "2g.10gb");
+  EXPECT_EQ((*fit)[0].name, "3g.20gb");
+  EXPECT_EQ((*fit)[1].name, "4g.20gb");
+  // Seven jobs: one slice each, nothing to grow.
+  auto seven = migProfilesFor(*a100, std::vector<Job>(7, small));
+  ASSERT_TRUE(seven);
+  EXPECT_EQ((*seven)[6].name, "1g.5gb");
+  EXPECT_FALSE(migProfilesFor(*a100, std::vector<Job>(8, small)));
   Job big;
   big.peakMemory = 30'000'000'000;
   EXPECT_FALSE(migProfilesFor(*a100, {big, big}));  // 7g each: 14 slices

@@ -1,0 +1,345 @@
+// tensorscope-cli advise multiplex: should these jobs share one GPU, and how (time-slicing, MPS,
+// MIG)? Each job is a session of its GPU work; their packed run is predicted and judged by the
+// normalised throughput and whether their memory fits.
+#include <cstdio>
+#include <filesystem>
+
+#include "advisor/multiplex.h"
+#include "app/cli/cli_args.h"
+#include "io/atomic_file.h"
+#include "io/open_session.h"
+#include "memsim/engine/tier_config.h"
+#include "session/session_builder.h"
+#include "util/format.h"
+#include "util/json_writer.h"
+
+namespace ts::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli advise multiplex RUN RUN... [--gpu PRESET] [--memory N=SIZE ...]\n"
+    "                                        [--time-slice DUR] [--switch-cost DUR] [--json]\n"
+    "                                        [--timeline PACKED.tscope] [-o OUT]\n"
+    "       tensorscope-cli advise multiplex RUN --times N ...\n"
+    "\n"
+    "Each RUN is one job (the GPU work of its first GPU with kernels); --times N packs N copies "
+    "of one.\n"
+    "Per job: GPU busy share, SM demand per kernel (blocks ÷ the GPU's resident block slots, "
+    "from the\n"
+    "launch configuration and occupancy; unknown counts as the whole GPU), peak memory (a "
+    "session's\n"
+    "allocation counter, or --memory N=SIZE for job N, else unknown). The jobs are replayed "
+    "together,\n"
+    "looping, with their own gaps, under time-slicing (turns of --time-slice, default 2ms, "
+    "switches of\n"
+    "--switch-cost, default 25us), MPS (kernels together while their SM demand fits, stretched "
+    "beyond)\n"
+    "and MIG (--gpu A100-40GB|A100-80GB|H100|H200: each job on the smallest profile its memory "
+    "needs).\n"
+    "Σ = Σ packed rate ÷ alone rate; packing is recommended only above 1 with the memory "
+    "fitting.\n"
+    "--timeline FILE  the recommended (else MPS) packed run as a session: a stream per job\n";
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli advise multiplex: %s\n\n%s", message.c_str(), kHelp);
+  return kExitUsage;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli advise multiplex: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+std::string percent(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", 100 * x);
+  return text;
+}
+
+// The packed run as a session: one GPU, a stream per job with its operations where they ran.
+Result<SessionPtr> packedSession(const std::vector<advisor::Job>& jobs,
+                                 const advisor::PackedRun& run, const std::string& gpuName) {
+  SessionBuilder b;
+  const uint32_t rank = b.rank(0);
+  const uint32_t device = b.device(rank, 0);
+  b.deviceInfo(device).name = gpuName;
+  std::vector<uint32_t> streams;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    streams.push_back(b.stream(device, static_cast<uint32_t>(j + 1)));
+    b.streamInfo(streams.back()).name = jobs[j].name;
+  }
+  for (const advisor::PackedOp& op : run.ops) {
+    const advisor::Job& job = jobs[op.job];
+    const advisor::JobOp& alone = job.ops[op.op % job.ops.size()];
+    const StringId name = b.intern(alone.name);
+    if (alone.kind == advisor::OpClass::Kernel) {
+      b.addKernel(streams[op.job], op.start, op.end, name, {});
+    } else {
+      MemcpyDetail m;
+      m.copyKind = alone.kind == advisor::OpClass::CopyIn    ? CopyKind::HtoD
+                   : alone.kind == advisor::OpClass::CopyOut ? CopyKind::DtoH
+                                                             : CopyKind::DtoD;
+      b.addMemcpy(streams[op.job], op.start, op.end, name, m);
+    }
+  }
+  b.provenance().sources.push_back(
+      {"packed jobs (" + std::string(toString(run.sharing)) + ")", "prediction"});
+  Provenance::Simulation mark;
+  mark.workload = "multiplexed jobs";
+  mark.policies = {toString(run.sharing)};
+  b.provenance().simulation = std::move(mark);
+  auto built = b.build();
+  if (!built) return std::move(built).failure();
+  return SessionPtr(*built);
+}
+
+}  // namespace
+
+int runAdviseMultiplex(const std::vector<std::string>& argv) {
+  Args args;
+  const std::string bad = args.parse(
+      argv, {"--gpu", "--memory", "--time-slice", "--switch-cost", "--times", "--timeline", "-o"},
+      {"--json", "--help"});
+  if (!bad.empty()) return usage(bad);
+  if (args.flag("--help")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  std::vector<std::string> runs = args.positional();
+  if (runs.empty()) return usage("give the jobs' sessions");
+  if (auto times = args.option("--times")) {
+    const auto n = parseUnsigned(*times);
+    if (!n || *n < 2 || *n > 64) return usage("--times: 2 to 64 copies");
+    if (runs.size() != 1) return usage("--times packs copies of one run: give exactly one");
+    runs.assign(*n, runs.front());
+  }
+  if (runs.size() < 2) return usage("packing needs two or more jobs (or --times N)");
+  advisor::SharingOptions sharing;
+  for (auto [option, field] : {std::pair{"--time-slice", &sharing.timeSlice},
+                               std::pair{"--switch-cost", &sharing.switchCost}}) {
+    if (auto v = args.option(option)) {
+      auto d = parseDuration(*v);
+      if (!d || *d <= 0) return usage(std::string(option) + " " + *v + ": a duration like 2ms");
+      *field = *d;
+    }
+  }
+  const advisor::MigGpu* mig = nullptr;
+  if (auto g = args.option("--gpu")) {
+    mig = advisor::migGpu(*g);
+    if (!mig) {
+      std::string known;
+      for (const advisor::MigGpu& m : advisor::migGpus())
+        known += (known.empty() ? "" : ", ") + m.gpu;
+      return usage("--gpu " + *g + ": not a GPU with MIG profiles (" + known + ")");
+    }
+  }
+
+  // The jobs.
+  std::vector<advisor::Job> jobs;
+  int64_t gpuMemory = mig ? mig->memoryBytes : 0;
+  std::string gpuName = mig ? mig->gpu : std::string();
+  std::string measuredOn;  // the first job's GPU, as its session names it
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto session = openSessionFile(runs[i]);
+    if (!session) return fail(session.error());
+    // Numbered first: the number is what --memory N= refers to, and tells copies apart.
+    const std::string name =
+        "#" + std::to_string(i + 1) + " " + std::filesystem::path(runs[i]).filename().string();
+    auto job = advisor::jobFromSession(**session, name);
+    if (!job) return fail(runs[i] + ": " + job.error());
+    for (const Device& d : (*session)->devices) {
+      if (measuredOn.empty() && !d.name.empty()) measuredOn = d.name;
+      if (gpuName.empty() && !d.name.empty()) gpuName = d.name;
+      if (!mig && gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
+    }
+    jobs.push_back(std::move(*job));
+  }
+  for (const std::string& m : args.all("--memory")) {
+    const size_t eq = m.find('=');
+    const auto index = eq == std::string::npos ? std::nullopt : parseUnsigned(m.substr(0, eq));
+    const auto bytes =
+        eq == std::string::npos ? std::nullopt : memsim::parseBytes(m.substr(eq + 1));
+    if (!index || *index < 1 || *index > jobs.size() || !bytes || *bytes <= 0)
+      return usage("--memory " + m + ": N=SIZE with N a job's number (1 to " +
+                   std::to_string(jobs.size()) + ") and SIZE like 12GiB");
+    jobs[*index - 1].peakMemory = *bytes;
+    jobs[*index - 1].memorySource = "given (--memory)";
+  }
+  if (gpuName.empty()) gpuName = "GPU";
+
+  // The three ways of sharing.
+  std::vector<advisor::PackedRun> runsBy;
+  runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::TimeSlicing, sharing));
+  runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::Mps, sharing));
+  std::optional<std::vector<advisor::MigProfile>> profiles;
+  if (mig) {
+    profiles = advisor::migProfilesFor(*mig, jobs);
+    if (profiles) {
+      for (const advisor::MigProfile& p : *profiles)
+        sharing.migShare.push_back(static_cast<double>(p.sms) / mig->sms);
+      runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::Mig, sharing));
+    }
+  }
+  // Memory: do they fit together?
+  bool allKnown = true;
+  int64_t total = 0;
+  for (const advisor::Job& j : jobs) {
+    if (j.peakMemory)
+      total += *j.peakMemory;
+    else
+      allKnown = false;
+  }
+  const bool fits = allKnown && gpuMemory > 0 && total <= gpuMemory;
+  const bool overflows = allKnown && gpuMemory > 0 && total > gpuMemory;
+
+  // The best sharing above 1 whose memory allows it.
+  const advisor::PackedRun* best = nullptr;
+  for (const advisor::PackedRun& r : runsBy) {
+    if (r.normalisedThroughput <= 1.0) continue;
+    if (r.sharing != advisor::Sharing::Mig && overflows) continue;  // MIG checked per slice
+    if (!best || r.normalisedThroughput > best->normalisedThroughput) best = &r;
+  }
+  std::string recommendation;
+  std::vector<std::string> caveats;
+  char number[32];
+  if (!best) {
+    recommendation = overflows
+                         ? "don't pack: the jobs' memory (" +
+                               formatBytes(static_cast<uint64_t>(total)) + ") exceeds the GPU's (" +
+                               formatBytes(static_cast<uint64_t>(gpuMemory)) + ")"
+                         : "don't pack: no way of sharing gets more done than the jobs "
+                           "alone (Σ ≤ 1)";
+  } else {
+    std::snprintf(number, sizeof number, "%.2f", best->normalisedThroughput);
+    recommendation = std::string("pack with ") + toString(best->sharing) + ": Σ = " + number;
+    if (best->sharing == advisor::Sharing::Mig && profiles) {
+      recommendation += " (profiles";
+      for (const advisor::MigProfile& p : *profiles) recommendation += " " + p.name;
+      recommendation += ")";
+    }
+    if (!allKnown) recommendation += "; memory unknown for some jobs: check that they fit together";
+  }
+  caveats.push_back(
+      "MPS: no error isolation (a fault in one job can end the others) and the jobs must run as "
+      "the same Linux user");
+  caveats.push_back("time-slicing: no memory isolation; each switch costs " +
+                    formatDuration(sharing.switchCost));
+  caveats.push_back(mig ? "MIG: the GPU must be idle to be repartitioned; a job's copies keep "
+                          "their speed in this model"
+                        : "MIG: not judged (give --gpu A100-40GB, A100-80GB, H100 or H200)");
+  if (mig && !measuredOn.empty() && measuredOn.find(mig->gpu.substr(0, 4)) == std::string::npos)
+    caveats.push_back("the jobs were measured on " + measuredOn +
+                      ": their times are not rescaled "
+                      "to the " +
+                      mig->gpu);
+  size_t unknownDemand = 0, kernels = 0;
+  for (const advisor::Job& j : jobs)
+    unknownDemand += j.kernels - j.demandKnown, kernels += j.kernels;
+  if (unknownDemand)
+    caveats.push_back(std::to_string(unknownDemand) + " of " + std::to_string(kernels) +
+                      " kernels have no launch configuration: counted as wanting the whole GPU");
+
+  // Output.
+  JsonWriter json;
+  json.beginObject().key("advice").value("multiplex");
+  json.key("inputs").beginObject().key("gpu").value(gpuName).key("gpu_memory_bytes");
+  if (gpuMemory > 0)
+    json.value(gpuMemory);
+  else
+    json.null();
+  json.key("jobs").beginArray();
+  std::string text =
+      "Packing " + std::to_string(jobs.size()) + " jobs on one " + gpuName +
+      (gpuMemory > 0 ? " (" + formatBytes(static_cast<uint64_t>(gpuMemory)) + ")" : std::string()) +
+      "\n\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-36s %10s %10s %12s %16s\n", "job", "pass", "GPU busy",
+                "SM demand", "peak memory");
+  text += line;
+  for (const advisor::Job& j : jobs) {
+    double weighted = 0, time = 0;
+    for (const advisor::JobOp& op : j.ops) {
+      if (op.kind != advisor::OpClass::Kernel) continue;
+      weighted += op.smDemand * static_cast<double>(op.duration);
+      time += static_cast<double>(op.duration);
+    }
+    const double demand = time > 0 ? weighted / time : 0;
+    json.beginObject().key("name").value(j.name).key("span_ns").value(j.span);
+    json.key("busy_share").value(j.busyShare()).key("sm_demand").value(demand);
+    json.key("sm_demand_known").value(static_cast<uint64_t>(j.demandKnown));
+    json.key("kernels").value(static_cast<uint64_t>(j.kernels)).key("peak_memory_bytes");
+    if (j.peakMemory)
+      json.value(*j.peakMemory);
+    else
+      json.null();
+    json.key("memory_source").value(j.memorySource).endObject();
+    std::snprintf(
+        line, sizeof line, "%-36.36s %10s %10s %12s %16s\n", j.name.c_str(),
+        formatDuration(j.span).c_str(), percent(j.busyShare()).c_str(), percent(demand).c_str(),
+        j.peakMemory ? formatBytes(static_cast<uint64_t>(*j.peakMemory)).c_str() : "unknown");
+    text += line;
+  }
+  json.endArray().endObject();
+  text += "\n";
+  json.key("predictions").beginArray();
+  for (const advisor::PackedRun& r : runsBy) {
+    json.beginObject().key("sharing").value(toString(r.sharing));
+    json.key("normalised_throughput").value(r.normalisedThroughput);
+    json.key("jobs").beginArray();
+    std::snprintf(line, sizeof line, "%-13s Σ = %.2f  ", toString(r.sharing),
+                  r.normalisedThroughput);
+    text += line;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      json.beginObject().key("name").value(jobs[j].name).key("rate").value(r.rate[j]);
+      json.key("span_ns").value(r.span[j]);
+      if (r.sharing == advisor::Sharing::Mig && profiles)
+        json.key("profile").value((*profiles)[j].name);
+      json.endObject();
+      text += (j ? ", " : "") + jobs[j].name.substr(0, 24) + " " + formatDuration(r.span[j]);
+      if (r.sharing == advisor::Sharing::Mig && profiles) text += " on " + (*profiles)[j].name;
+    }
+    json.endArray().endObject();
+    text += "\n";
+  }
+  json.endArray();
+  if (mig && !profiles)
+    text += "MIG           no set of profiles fits the jobs' memory in 7 slices\n";
+  json.key("memory").beginObject().key("total_bytes");
+  if (allKnown)
+    json.value(total);
+  else
+    json.null();
+  json.key("fits");
+  if (allKnown && gpuMemory > 0)
+    json.value(fits);
+  else
+    json.null();
+  json.endObject();
+  json.key("recommendation").value(recommendation);
+  json.key("caveats").beginArray();
+  for (const std::string& c : caveats) json.value(c);
+  json.endArray().endObject();
+  text += "\nmemory: " +
+          (allKnown ? formatBytes(static_cast<uint64_t>(total)) + " together" +
+                          (gpuMemory > 0 ? fits ? ", fits" : ", does not fit" : "")
+                    : std::string("unknown for some jobs")) +
+          "\nrecommendation: " + recommendation + "\n\ncaveats:\n";
+  for (const std::string& c : caveats) text += "  - " + c + "\n";
+
+  if (auto out = args.option("--timeline")) {
+    const advisor::PackedRun& shown = best ? *best : runsBy[1];
+    auto session = packedSession(jobs, shown, gpuName);
+    if (!session) return fail(session.error());
+    if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
+  }
+  const std::string output = args.flag("--json") ? json.str() + "\n" : text;
+  if (auto path = args.option("-o")) {
+    if (Status st = writeBytesAtomically(*path, output); !st.ok()) return fail(st.error());
+    return kExitOk;
+  }
+  std::fputs(output.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace ts::cli
