@@ -57,7 +57,8 @@ int runModel(const std::vector<std::string>& argv);
 int runCompare(const std::vector<std::string>& argv);
 int runSimulate(const std::vector<std::string>& argv);
 int runAdvise(const std::vector<std::string>& argv);
-int runAdviseMultiplex(const std::vector<std::string>& argv);  // advise multiplex ...
-int runExport(const std::vector<std::string>& argv);           // with the GUI libraries only
+int runAdviseMultiplex(const std::vector<std::string>& argv);    // advise multiplex ...
+int runAdviseConsolidate(const std::vector<std::string>& argv);  // advise consolidate ...
+int runExport(const std::vector<std::string>& argv);             // with the GUI libraries only
 
 }  // namespace ts::cli

@@ -25,6 +25,8 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: tensorscope-cli advise multiplex RUN RUN... (see advise multiplex --help)\n"
+    "       tensorscope-cli advise consolidate RUN --gpus-per-node G (see advise consolidate "
+    "--help)\n"
     "       tensorscope-cli advise hetero --device TYPE[:COUNT] --device TYPE[:COUNT] ... "
     "--batch B\n"
     "                                     [--model M.onnx|ZOO_NAME] [--throughput TYPE=X,...]\n"
@@ -93,15 +95,17 @@ std::string seconds(int64_t ns) {
 }  // namespace
 
 int runAdvise(const std::vector<std::string>& argv) {
-  if (argv.empty()) return usage("which advice? (hetero, multiplex)");
+  if (argv.empty()) return usage("which advice? (hetero, multiplex, consolidate)");
   if (argv.front() == "--help" || argv.front() == "-h") {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
   if (argv.front() == "multiplex")
     return runAdviseMultiplex(std::vector<std::string>(argv.begin() + 1, argv.end()));
+  if (argv.front() == "consolidate")
+    return runAdviseConsolidate(std::vector<std::string>(argv.begin() + 1, argv.end()));
   if (argv.front() != "hetero")
-    return usage("unknown advice '" + argv.front() + "' (hetero, multiplex)");
+    return usage("unknown advice '" + argv.front() + "' (hetero, multiplex, consolidate)");
   Args args;
   const std::string bad =
       args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),

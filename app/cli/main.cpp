@@ -24,6 +24,8 @@ constexpr const char* kUsage =
     "                               split a job across GPU generations, predict its step\n"
     "  advise multiplex RUN RUN... [--gpu PRESET]\n"
     "                               should jobs share one GPU (time-slicing, MPS, MIG)?\n"
+    "  advise consolidate RUN --gpus-per-node G\n"
+    "                               would the job run faster on fewer machines?\n"
     "  compare A B                  two sessions: kernels by name and copies by kind, with the "
     "change\n"
     "  model table|info|zoo ...     ONNX models: layer table, summary, built-in zoo\n"

@@ -115,8 +115,11 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
     for (size_t i = 0; i < paths.size(); ++i) {
       Rank& r = b.rankInfo(static_cast<uint32_t>(i));
       r.rank = infos[i].distributedRank >= 0 ? infos[i].distributedRank : static_cast<int32_t>(i);
-      r.host = infos[i].host.empty() ? fileStem(paths[i]) : infos[i].host;
-      r.label = "rank " + std::to_string(r.rank) + " / " + r.host;
+      // A host only when the trace names one (the advisor places ranks by it); the label falls
+      // back on the file's name.
+      r.host = infos[i].host;
+      r.label =
+          "rank " + std::to_string(r.rank) + " / " + (r.host.empty() ? fileStem(paths[i]) : r.host);
       // Without wall-clock times, line the ranks up on their first events.
       if (!absolute) r.clockOffsetNs += earliest - (infos[i].firstTimestamp + r.clockOffsetNs);
     }

@@ -380,6 +380,40 @@ TEST_F(Cli, AdviseMultiplexJudgesTheWaysOfSharing) {
   EXPECT_NE(r.out.find("missing.json"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, AdviseConsolidateFromTheRunsCollectives) {
+  const std::string k = std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-";
+  const std::string runs = k + "0.json.gz " + k + "1.json.gz";
+  const std::string astra = path("astra");
+  CliRun r = cli("advise consolidate " + runs +
+                 " --gpus-per-node 8 --hosts 0=a,1=b --json "
+                 "--astra-out " +
+                 astra);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_now"]), 2);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_after"]), 1);
+  EXPECT_EQ(int64_t(doc["fit"]["samples"]), 20);  // the nccl:all_reduce annotations with sizes
+  EXPECT_LT(int64_t(doc["prediction"]["step_ns_after"]), int64_t(doc["prediction"]["step_ns_now"]));
+  // The run's collectives wait for each other: the fit says it is poor, and so does the advice.
+  std::string assumptions;
+  for (auto a : simdjson::dom::array(doc["assumptions"]))
+    assumptions += std::string(std::string_view(a));
+  EXPECT_NE(assumptions.find("the fit is poor"), std::string::npos) << assumptions;
+  EXPECT_TRUE(fs::exists(astra + "/network_now.yml"));
+  EXPECT_TRUE(fs::exists(astra + "/network_after.yml"));
+  EXPECT_TRUE(fs::exists(astra + "/system.json"));
+  // Bad input: no hosts, no --gpus-per-node, an unknown rank, a trace without collectives.
+  r = cli("advise consolidate " + runs + " --gpus-per-node 8");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("--hosts"), std::string::npos) << r.out;
+  EXPECT_EQ(cli("advise consolidate " + runs + " --hosts 0=a,1=b").exitCode, 2);
+  EXPECT_EQ(cli("advise consolidate " + runs + " --gpus-per-node 8 --hosts 7=a").exitCode, 2);
+  r = cli("advise consolidate " + std::string(TSCOPE_SAMPLE) + " --gpus-per-node 8 --hosts 0=a");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("advise consolidate:"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, ModelZooTableAndInfo) {
   std::string onnx = path("vgg16.onnx");
   CliRun r = cli("model zoo vgg16 -o " + onnx);

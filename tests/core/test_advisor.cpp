@@ -3,6 +3,9 @@
 // and the model-based estimate on a built-in model.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "advisor/consolidate.h"
 #include "advisor/hetero.h"
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
@@ -348,6 +351,103 @@ TEST(Multiplex, SmallestMigProfilesThatFit) {
   big.peakMemory = 30'000'000'000;
   EXPECT_FALSE(migProfilesFor(*a100, {big, big}));  // 7g each: 14 slices
   EXPECT_EQ(migGpu("K80"), nullptr);
+}
+
+}  // namespace
+}  // namespace ts::advisor
+
+namespace ts::advisor {
+namespace {
+
+// Ranks 0 and 4 of an 8-rank job on two 4-GPU machines (a, b). Each step all-reduces 10, 50 and
+// 100 MB; the kernels take exactly what a ring of 8 over 100 Gb/s with 10 µs a hop takes:
+// 2·7·10 µs + 2·7/8 · bytes / 12.5 GB/s. No computation: all of it exposed.
+SessionPtr twoMachines() {
+  SessionBuilder b;
+  uint32_t corr = 0;
+  for (int32_t number : {0, 4}) {
+    const uint32_t rank = b.rank(number);
+    b.rankInfo(rank).host = number < 4 ? "a" : "b";
+    const uint32_t dev = b.device(rank, 0), st = b.stream(dev, 7);
+    const uint32_t th = b.thread(b.process(rank, 100 + number), 1);
+    TimeNs at = 0;
+    for (int step = 1; step <= 3; ++step) {
+      const TimeNs stepStart = at;
+      for (int64_t mb : {10, 50, 100}) {
+        const int64_t bytes = mb * 1'000'000;
+        const TimeNs t = 140'000 + static_cast<TimeNs>(std::llround(1.75 * bytes / 12.5e9 * 1e9));
+        NvtxDetail n;
+        n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
+        b.addNvtx(th, at, at + 20, b.intern("nccl:all_reduce"), n);
+        ApiDetail a;
+        a.correlation = ++corr;
+        b.addApi(th, at + 5, at + 10, b.intern("cudaLaunchKernel"), a);
+        KernelDetail k;
+        k.correlation = corr;
+        b.addKernel(st, at + 100, at + 100 + t, b.intern("ncclKernel_AllReduce_RING_LL_Sum_float"),
+                    k);
+        at += 100 + t + 1000;
+      }
+      b.addRange(th, stepStart, at, b.intern("ProfilerStep#" + std::to_string(step)),
+                 {b.intern("user_annotation"), 0});
+    }
+  }
+  return *b.build();
+}
+
+TEST(Consolidate, FitsTheRunsCollectivesAndDropsTheInterNodeShare) {
+  SessionPtr s = twoMachines();
+  LaunchIndex launches(*s);
+  const auto collectives = collectivesOf(*s, launches);
+  ASSERT_EQ(collectives.size(), 18u);
+  EXPECT_EQ(collectives[0].kind, "all_reduce");
+  EXPECT_EQ(*collectives[0].bytes, 10'000'000);
+  auto d = diagnose(*s, {});
+  ASSERT_TRUE(d.ok());
+  ConsolidationInput in;
+  in.world = 8, in.gpusPerNode = 8;
+  in.hosts = {"a", "b"};
+  in.intra = *intraNodeLink("nvlink3");
+  auto p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  // The fit reproduces the measured collectives (exact here) and reads back the ring's link.
+  EXPECT_LT(p->fit.meanAbsErrorPct, 0.01);
+  EXPECT_NEAR(p->ringBandwidthNow, 12.5e9, 12.5e9 * 1e-4);
+  EXPECT_NEAR(p->ringLatencyNow, 10'000, 10);
+  EXPECT_EQ(p->hostsNow, 2);
+  EXPECT_EQ(p->hostsAfter, 1);
+  // By hand: now 3·140 µs + 1.75·160 MB / 12.5 GB/s = 22.82 ms per step; on one machine over
+  // NVLink 3 (300 GB/s, 5 µs): 3·70 µs + 1.75·160 MB / 300 GB/s = 1.1433 ms.
+  EXPECT_NEAR(p->commRatio, 1.143333 / 22.82, 1e-4);
+  EXPECT_EQ(p->exposedNow, 22'820'000);
+  EXPECT_NEAR(static_cast<double>(p->exposedAfter), 1'143'333, 2);
+  EXPECT_EQ(p->stepNow - p->stepAfter(), p->exposedNow - p->exposedAfter);
+  ASSERT_EQ(p->moves.size(), 2u);
+  EXPECT_EQ(p->moves[1], (std::pair<int32_t, int>{4, 0}));  // rank 4 joins machine 0
+  // Four GPUs a machine: still two machines, nothing to gain.
+  in.gpusPerNode = 4;
+  auto same = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->hostsAfter, 2);
+  EXPECT_DOUBLE_EQ(same->commRatio, 1.0);
+  EXPECT_TRUE(same->moves.empty());
+  // Without hosts: an error that says what to give.
+  in.hosts = {};
+  auto none = planConsolidation(*s, *d, launches, in);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("--hosts"), std::string::npos);
+}
+
+TEST(Consolidate, AstraSimInputsForBothLayouts) {
+  const Link intra = *intraNodeLink("nvlink3"), inter = *interNodeLink("100g");
+  const std::string two = astraNetworkYaml(4, 2, intra, inter);
+  EXPECT_NE(two.find("topology: [ Ring, Switch ]"), std::string::npos) << two;
+  EXPECT_NE(two.find("npus_count: [ 4, 2 ]"), std::string::npos) << two;
+  EXPECT_NE(two.find("bandwidth: [ 300.000, 12.500 ]"), std::string::npos) << two;
+  const std::string one = astraNetworkYaml(8, 1, intra, inter);
+  EXPECT_NE(one.find("npus_count: [ 8 ]"), std::string::npos) << one;
+  EXPECT_NE(astraSystemJson(2).find("\"all-reduce-implementation\": [\"ring\", \"ring\"]"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,304 @@
+#include "advisor/consolidate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "analysis/gpu_ops.h"
+#include "session/op_inputs.h"
+#include "util/format.h"
+
+namespace ts::advisor {
+
+namespace {
+
+std::string kindOfKernel(std::string_view name) {
+  const std::pair<const char*, const char*> kinds[] = {
+      {"AllReduce", "all_reduce"}, {"AllGather", "all_gather"}, {"ReduceScatter", "reduce_scatter"},
+      {"Broadcast", "broadcast"},  {"SendRecv", "send_recv"},   {"AllToAll", "all_to_all"}};
+  for (const auto& [in, kind] : kinds) {
+    if (name.find(in) != std::string_view::npos) return kind;
+  }
+  return "other";
+}
+
+int64_t elementBytes(std::string_view type) {
+  if (type == "double" || type == "long int" || type == "long" || type == "int64") return 8;
+  if (type == "c10::Half" || type == "Half" || type == "c10::BFloat16" || type == "BFloat16" ||
+      type == "short")
+    return 2;
+  if (type == "bool" || type == "signed char" || type == "unsigned char" || type == "int8")
+    return 1;
+  return 4;  // float, int
+}
+
+struct Annotation {
+  TimeNs start, end;
+  std::string kind;
+  std::optional<int64_t> bytes;
+};
+
+}  // namespace
+
+std::vector<Collective> collectivesOf(const Session& s, const LaunchIndex& launches) {
+  // The "nccl:<collective>" annotations per thread, by start, with their recorded sizes.
+  std::map<uint32_t, std::vector<Annotation>> byThread;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Nvtx || t.thread == kNone) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      const std::string_view name = s.str(t.hot.name[e]);
+      if (!name.starts_with("nccl:")) continue;
+      Annotation a{t.hot.start[e], t.hot.end[e], std::string(name.substr(5)), std::nullopt};
+      int64_t bytes = 0;
+      for (const OpInput& in : parseOpInputs(s.str(t.nvtx.inputs[e]))) {
+        if (in.dims.empty()) continue;
+        int64_t n = 1;
+        for (int64_t d : in.dims) n *= std::max<int64_t>(d, 0);
+        bytes += n * elementBytes(in.type);
+      }
+      if (bytes > 0) a.bytes = bytes;
+      byThread[t.thread].push_back(std::move(a));
+    }
+  }
+  for (auto& [thread, list] : byThread)
+    std::sort(list.begin(), list.end(),
+              [](const Annotation& a, const Annotation& b) { return a.start < b.start; });
+  std::vector<Collective> out;
+  for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Kernel) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      const std::string_view name = s.str(t.hot.name[e]);
+      if (opTypeOf(t.kind, name) != OpType::Communication) continue;
+      Collective c;
+      c.rank = rankOfTrack(s, t);
+      c.start = t.hot.start[e];
+      c.duration = t.hot.end[e] - t.hot.start[e];
+      c.kind = kindOfKernel(name);
+      // The annotation around the call that launched it.
+      const LaunchRef l = launches.launchOf(ti, e);
+      if (l.known()) {
+        const Track& call = s.tracks[l.track];
+        const TimeNs at = call.hot.start[l.event];
+        auto it = byThread.find(call.thread);
+        if (it != byThread.end()) {
+          const auto& list = it->second;
+          auto after =
+              std::upper_bound(list.begin(), list.end(), at,
+                               [](TimeNs t0, const Annotation& a) { return t0 < a.start; });
+          // The innermost annotation holding the call: the latest start before it that ends
+          // after it.
+          for (auto a = after; a != list.begin();) {
+            --a;
+            if (a->end < at) continue;
+            c.kind = a->kind;
+            c.bytes = a->bytes;
+            break;
+          }
+        }
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives) {
+  std::vector<std::pair<double, double>> xy;
+  for (const Collective& c : collectives) {
+    if (c.bytes && *c.bytes > 0 && c.duration > 0)
+      xy.emplace_back(static_cast<double>(*c.bytes), static_cast<double>(c.duration));
+  }
+  if (xy.empty()) return std::nullopt;
+  AlphaBeta f;
+  f.samples = xy.size();
+  double mx = 0, my = 0;
+  for (auto [x, y] : xy) mx += x, my += y;
+  mx /= static_cast<double>(xy.size()), my /= static_cast<double>(xy.size());
+  double sxx = 0, sxy = 0, syy = 0;
+  for (auto [x, y] : xy)
+    sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my), syy += (y - my) * (y - my);
+  if (sxx > 0) {
+    f.nsPerByte = std::max(0.0, sxy / sxx);
+    f.interceptNs = std::max(0.0, my - f.nsPerByte * mx);
+  } else {  // one size only: latency and bandwidth cannot be told apart; all of it bandwidth
+    f.nsPerByte = my / mx;
+    f.interceptNs = 0;
+  }
+  double err = 0, residual = 0;
+  for (auto [x, y] : xy) {
+    const double p = f.predictNs(x);
+    err += std::fabs(p - y) / y;
+    residual += (p - y) * (p - y);
+  }
+  f.meanAbsErrorPct = 100 * err / static_cast<double>(xy.size());
+  f.r2 = syy > 0 ? 1 - residual / syy : 1;
+  return f;
+}
+
+std::optional<Link> intraNodeLink(std::string_view name) {
+  const std::map<std::string, Link, std::less<>> links = {
+      {"nvlink2", {"NVLink 2 (V100)", 150e9, 5'000}},
+      {"nvlink3", {"NVLink 3 (A100)", 300e9, 5'000}},
+      {"nvlink4", {"NVLink 4 (H100)", 450e9, 5'000}},
+      {"pcie3", {"PCIe 3.0 x16", 12e9, 10'000}},
+      {"pcie4", {"PCIe 4.0 x16", 25e9, 10'000}},
+      {"pcie5", {"PCIe 5.0 x16", 50e9, 10'000}}};
+  auto it = links.find(name);
+  return it == links.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::optional<Link> interNodeLink(std::string_view name) {
+  const std::map<std::string, Link, std::less<>> links = {
+      {"25g", {"25 Gb/s Ethernet", 25e9 / 8, 20'000}},
+      {"100g", {"100 Gb/s", 100e9 / 8, 10'000}},
+      {"200g", {"200 Gb/s", 200e9 / 8, 10'000}},
+      {"400g", {"400 Gb/s", 400e9 / 8, 10'000}}};
+  auto it = links.find(name);
+  return it == links.end() ? std::nullopt : std::optional(it->second);
+}
+
+Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d,
+                                            const LaunchIndex& launches,
+                                            const ConsolidationInput& in) {
+  const size_t ranks = std::max<size_t>(s.ranks.size(), 1);
+  if (in.hosts.size() < ranks)
+    return Error{
+        "the session's ranks carry no host: give each rank's machine (--hosts "
+        "0=nodeA,1=nodeB,…)"};
+  for (size_t r = 0; r < ranks; ++r) {
+    if (in.hosts[r].empty())
+      return Error{"rank " + std::to_string(rankNumberOf(s, static_cast<uint32_t>(r))) +
+                   " has no host: give it with --hosts"};
+  }
+  if (in.gpusPerNode < 1) return Error{"--gpus-per-node must be at least 1"};
+  const std::vector<Collective> collectives = collectivesOf(s, launches);
+  if (collectives.empty())
+    return Error{
+        "no communication kernels (nccl*) in the session: nothing that fewer machines "
+        "would change"};
+  auto fit = fitAlphaBeta(collectives);
+  if (!fit)
+    return Error{
+        "the trace records no collective sizes (nccl:<collective> annotations with "
+        "input shapes: record_shapes=True) to calibrate the α-β model on"};
+  ConsolidationPlan p;
+  p.fit = *fit;
+  p.world = in.world > 0 ? in.world : static_cast<int>(ranks);
+  const std::set<std::string> distinct(in.hosts.begin(),
+                                       in.hosts.begin() + static_cast<long>(ranks));
+  p.hostsNow = static_cast<int>(distinct.size());
+  if (in.nodesNow > 0) {
+    p.hostsNow = in.nodesNow;
+  } else if (p.world > static_cast<int>(ranks)) {
+    p.assumptions.push_back("the session holds " + std::to_string(ranks) + " of " +
+                            std::to_string(p.world) + " ranks: the job is taken to run on the " +
+                            std::to_string(p.hostsNow) +
+                            " machines they name (give --nodes for the job's count)");
+  }
+  p.hostsAfter = (p.world + in.gpusPerNode - 1) / in.gpusPerNode;
+  const double n = p.world;
+  if (n > 1 && p.fit.nsPerByte > 0) {
+    p.ringBandwidthNow = 2 * (n - 1) / n / (p.fit.nsPerByte * 1e-9);
+    p.ringLatencyNow = p.fit.interceptNs / (2 * (n - 1));
+  }
+  // The collectives after the move: on one machine the ring runs over the intra-node link; on
+  // several it still crosses machines and keeps the bandwidth it had.
+  double now = 0, after = 0;
+  for (const Collective& c : collectives) {
+    if (!c.bytes) continue;
+    const double bytes = static_cast<double>(*c.bytes);
+    const double t = p.fit.predictNs(bytes);
+    now += t;
+    if (p.hostsAfter == 1 && p.hostsAfter < p.hostsNow && n > 1)
+      after += 2 * (n - 1) * in.intra.latencyNs +
+               2 * (n - 1) / n * bytes / in.intra.bytesPerSecond * 1e9;
+    else
+      after += t;
+  }
+  p.commRatio = now > 0 ? after / now : 1;
+  if (p.hostsAfter < p.hostsNow) {
+    for (size_t r = 0; r < ranks; ++r) {
+      const int32_t number = rankNumberOf(s, static_cast<uint32_t>(r));
+      p.moves.emplace_back(number, number / in.gpusPerNode);
+    }
+  }
+  if (p.hostsAfter > 1 && p.hostsAfter < p.hostsNow)
+    p.assumptions.push_back("on " + std::to_string(p.hostsAfter) +
+                            " machines the ring still crosses machines: its bandwidth, and so the "
+                            "collectives' time, is taken as unchanged (only fewer machines to "
+                            "rent)");
+  // Per step: time and exposed communication, averaged over the diagnosis's steps.
+  const std::vector<Step>& steps = d.steps.steps;
+  if (!steps.empty()) {
+    double step = 0, exposed = 0;
+    for (const Step& st : steps)
+      step += static_cast<double>(st.duration()),
+          exposed += static_cast<double>(st.exposedCommunication);
+    p.stepNow = static_cast<TimeNs>(std::llround(step / static_cast<double>(steps.size())));
+    p.exposedNow = static_cast<TimeNs>(std::llround(exposed / static_cast<double>(steps.size())));
+  } else {
+    p.assumptions.push_back("the trace marks no steps: the whole session is taken as one step");
+    p.stepNow = s.duration();
+    TimeNs exposed = 0;
+    for (const Step& w : rankWindows(s, launches, d.gaps, {}))
+      exposed = std::max(exposed, w.exposedCommunication);
+    p.exposedNow = exposed;
+  }
+  p.exposedAfter =
+      static_cast<TimeNs>(std::llround(static_cast<double>(p.exposedNow) * p.commRatio));
+  if (p.fit.meanAbsErrorPct > 25 || p.fit.r2 < 0.5) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.0f %% mean error, R² %.2f", p.fit.meanAbsErrorPct,
+                  p.fit.r2);
+    p.assumptions.push_back(std::string("the fit is poor (") + text +
+                            "): the collectives' times are not explained by their sizes (waiting "
+                            "for late ranks, other traffic), so the prediction is uncertain");
+  }
+  p.assumptions.push_back(
+      "collectives as a ring: T = 2(n−1)·α + 2(n−1)/n · bytes / bandwidth, α and bandwidth "
+      "fitted on the run's own collectives (their times include waiting for late ranks)");
+  p.assumptions.push_back("only exposed communication (not under computation) shortens the step");
+  return p;
+}
+
+std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, const Link& inter) {
+  char text[512];
+  if (nodes <= 1) {
+    std::snprintf(text, sizeof text,
+                  "topology: [ Ring ]\nnpus_count: [ %d ]\nbandwidth: [ %.3f ]  # GB/s\n"
+                  "latency: [ %.1f ]  # ns\n",
+                  npusPerNode, intra.bytesPerSecond / 1e9, intra.latencyNs);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "topology: [ Ring, Switch ]\nnpus_count: [ %d, %d ]\n"
+                  "bandwidth: [ %.3f, %.3f ]  # GB/s\nlatency: [ %.1f, %.1f ]  # ns\n",
+                  npusPerNode, nodes, intra.bytesPerSecond / 1e9, inter.bytesPerSecond / 1e9,
+                  intra.latencyNs, inter.latencyNs);
+  }
+  return text;
+}
+
+std::string astraSystemJson(int dimensions) {
+  std::string each = "\"ring\"";
+  for (int i = 1; i < dimensions; ++i) each += ", \"ring\"";
+  return "{\n  \"scheduling-policy\": \"LIFO\",\n  \"endpoint-delay\": 10,\n"
+         "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n"
+         "  \"all-reduce-implementation\": [" +
+         each +
+         "],\n"
+         "  \"all-gather-implementation\": [" +
+         each +
+         "],\n"
+         "  \"reduce-scatter-implementation\": [" +
+         each +
+         "],\n"
+         "  \"all-to-all-implementation\": [" +
+         each +
+         "],\n"
+         "  \"collective-optimization\": \"localBWAware\",\n  \"local-reduction-delay\": 1\n}\n";
+}
+
+}  // namespace ts::advisor

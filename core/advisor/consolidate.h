@@ -1,0 +1,83 @@
+// Job migration: a multi-rank job whose GPUs sit on more machines than it needs, moved onto the
+// fewest (cross-machine bandwidth is low). The run's own collectives calibrate a latency-bandwidth
+// (α-β) cost, T = a + b · bytes, whose ring reading gives the bandwidth they got; on one machine
+// the ring runs over the intra-node link instead. The predicted saving is the exposed
+// communication that shrinks with it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "analysis/launch_index.h"
+#include "session/session.h"
+#include "util/result.h"
+
+namespace ts::advisor {
+
+// A communication kernel (nccl*) with what it moved when the trace says: the enclosing
+// "nccl:<collective>" annotation of its launch, with recorded input sizes (PyTorch's
+// record_shapes).
+struct Collective {
+  uint32_t rank = 0;  // index into Session::ranks
+  TimeNs start = 0, duration = 0;
+  std::string kind;  // "all_reduce", "all_gather", "reduce_scatter", "broadcast", …
+  std::optional<int64_t> bytes;
+};
+
+std::vector<Collective> collectivesOf(const Session& session, const LaunchIndex& launches);
+
+// duration ≈ intercept + slope · bytes, least squares over the collectives with a size.
+struct AlphaBeta {
+  double interceptNs = 0;
+  double nsPerByte = 0;
+  size_t samples = 0;
+  double meanAbsErrorPct = 0;  // |fit − measured| ÷ measured, averaged over the samples
+  double r2 = 0;
+  double predictNs(double bytes) const { return interceptNs + nsPerByte * bytes; }
+};
+std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives);
+
+struct Link {
+  std::string name;
+  double bytesPerSecond = 0;
+  double latencyNs = 0;
+};
+std::optional<Link> intraNodeLink(std::string_view name);  // nvlink2/3/4, pcie3/4/5
+std::optional<Link> interNodeLink(std::string_view name);  // 25g, 100g, 200g, 400g
+
+struct ConsolidationInput {
+  int world = 0;                   // ranks in the job (0: the session's)
+  int gpusPerNode = 8;             // after the move
+  int nodesNow = 0;                // machines the job runs on now (0: the session ranks' hosts)
+  std::vector<std::string> hosts;  // per session rank (index), from the session or the user
+  Link intra;                      // the link inside one machine
+};
+
+struct ConsolidationPlan {
+  int world = 0;
+  int hostsNow = 0, hostsAfter = 0;
+  std::vector<std::pair<int32_t, int>> moves;  // (rank number, machine after), ranks in the session
+  AlphaBeta fit;
+  double ringBandwidthNow = 0;  // bytes/s the fit implies for a ring of `world` ranks
+  double ringLatencyNow = 0;    // ns per ring hop
+  // Per step (the diagnosis's, averaged): time, exposed communication now and after.
+  TimeNs stepNow = 0, exposedNow = 0, exposedAfter = 0;
+  TimeNs stepAfter() const { return stepNow - (exposedNow - exposedAfter); }
+  double commRatio = 1;  // collectives' predicted time after ÷ now
+  std::vector<std::string> assumptions;
+};
+
+// Errors: no communication kernels, no sizes to calibrate on, ranks without hosts.
+Result<ConsolidationPlan> planConsolidation(const Session& session, const Diagnosis& diagnosis,
+                                            const LaunchIndex& launches,
+                                            const ConsolidationInput& input);
+
+// ASTRA-sim 2.x inputs for a layout: the analytical network (YAML: topology, NPUs per
+// dimension, bandwidth GB/s, latency ns) and the system (JSON: collective implementations).
+std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, const Link& inter);
+std::string astraSystemJson(int dimensions);
+
+}  // namespace ts::advisor
