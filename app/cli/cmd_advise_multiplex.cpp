@@ -4,12 +4,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "advisor/multiplex.h"
+#include "advisor/multiplex_advice.h"
 #include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
-#include "session/session_builder.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -55,43 +54,6 @@ std::string percent(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %%", 100 * x);
   return text;
-}
-
-// The packed run as a session: one GPU, a stream per job with its operations where they ran.
-Result<SessionPtr> packedSession(const std::vector<advisor::Job>& jobs,
-                                 const advisor::PackedRun& run, const std::string& gpuName) {
-  SessionBuilder b;
-  const uint32_t rank = b.rank(0);
-  const uint32_t device = b.device(rank, 0);
-  b.deviceInfo(device).name = gpuName;
-  std::vector<uint32_t> streams;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    streams.push_back(b.stream(device, static_cast<uint32_t>(j + 1)));
-    b.streamInfo(streams.back()).name = jobs[j].name;
-  }
-  for (const advisor::PackedOp& op : run.ops) {
-    const advisor::Job& job = jobs[op.job];
-    const advisor::JobOp& alone = job.ops[op.op % job.ops.size()];
-    const StringId name = b.intern(alone.name);
-    if (alone.kind == advisor::OpClass::Kernel) {
-      b.addKernel(streams[op.job], op.start, op.end, name, {});
-    } else {
-      MemcpyDetail m;
-      m.copyKind = alone.kind == advisor::OpClass::CopyIn    ? CopyKind::HtoD
-                   : alone.kind == advisor::OpClass::CopyOut ? CopyKind::DtoH
-                                                             : CopyKind::DtoD;
-      b.addMemcpy(streams[op.job], op.start, op.end, name, m);
-    }
-  }
-  b.provenance().sources.push_back(
-      {"packed jobs (" + std::string(toString(run.sharing)) + ")", "prediction"});
-  Provenance::Simulation mark;
-  mark.workload = "multiplexed jobs";
-  mark.policies = {toString(run.sharing)};
-  b.provenance().simulation = std::move(mark);
-  auto built = b.build();
-  if (!built) return std::move(built).failure();
-  return SessionPtr(*built);
 }
 
 }  // namespace
@@ -168,77 +130,16 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
   }
   if (gpuName.empty()) gpuName = "GPU";
 
-  // The three ways of sharing.
-  std::vector<advisor::PackedRun> runsBy;
-  runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::TimeSlicing, sharing));
-  runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::Mps, sharing));
-  std::optional<std::vector<advisor::MigProfile>> profiles;
-  if (mig) {
-    profiles = advisor::migProfilesFor(*mig, jobs);
-    if (profiles) {
-      for (const advisor::MigProfile& p : *profiles)
-        sharing.migShare.push_back(static_cast<double>(p.sms) / mig->sms);
-      runsBy.push_back(advisor::packJobs(jobs, advisor::Sharing::Mig, sharing));
-    }
-  }
-  // Memory: do they fit together?
-  bool allKnown = true;
-  int64_t total = 0;
-  for (const advisor::Job& j : jobs) {
-    if (j.peakMemory)
-      total += *j.peakMemory;
-    else
-      allKnown = false;
-  }
-  const bool fits = allKnown && gpuMemory > 0 && total <= gpuMemory;
-  const bool overflows = allKnown && gpuMemory > 0 && total > gpuMemory;
-
-  // The best sharing above 1 whose memory allows it.
-  const advisor::PackedRun* best = nullptr;
-  for (const advisor::PackedRun& r : runsBy) {
-    if (r.normalisedThroughput <= 1.0) continue;
-    if (r.sharing != advisor::Sharing::Mig && overflows) continue;  // MIG checked per slice
-    if (!best || r.normalisedThroughput > best->normalisedThroughput) best = &r;
-  }
-  std::string recommendation;
-  std::vector<std::string> caveats;
-  char number[32];
-  if (!best) {
-    recommendation = overflows
-                         ? "don't pack: the jobs' memory (" +
-                               formatBytes(static_cast<uint64_t>(total)) + ") exceeds the GPU's (" +
-                               formatBytes(static_cast<uint64_t>(gpuMemory)) + ")"
-                         : "don't pack: no way of sharing gets more done than the jobs "
-                           "alone (Σ ≤ 1)";
-  } else {
-    std::snprintf(number, sizeof number, "%.2f", best->normalisedThroughput);
-    recommendation = std::string("pack with ") + toString(best->sharing) + ": Σ = " + number;
-    if (best->sharing == advisor::Sharing::Mig && profiles) {
-      recommendation += " (profiles";
-      for (const advisor::MigProfile& p : *profiles) recommendation += " " + p.name;
-      recommendation += ")";
-    }
-    if (!allKnown) recommendation += "; memory unknown for some jobs: check that they fit together";
-  }
-  caveats.push_back(
-      "MPS: no error isolation (a fault in one job can end the others) and the jobs must run as "
-      "the same Linux user");
-  caveats.push_back("time-slicing: no memory isolation; each switch costs " +
-                    formatDuration(sharing.switchCost));
-  caveats.push_back(mig ? "MIG: the GPU must be idle to be repartitioned; a job's copies keep "
-                          "their speed in this model"
-                        : "MIG: not judged (give --gpu A100-40GB, A100-80GB, H100 or H200)");
-  if (mig && !measuredOn.empty() && measuredOn.find(mig->gpu.substr(0, 4)) == std::string::npos)
-    caveats.push_back("the jobs were measured on " + measuredOn +
-                      ": their times are not rescaled "
-                      "to the " +
-                      mig->gpu);
-  size_t unknownDemand = 0, kernels = 0;
-  for (const advisor::Job& j : jobs)
-    unknownDemand += j.kernels - j.demandKnown, kernels += j.kernels;
-  if (unknownDemand)
-    caveats.push_back(std::to_string(unknownDemand) + " of " + std::to_string(kernels) +
-                      " kernels have no launch configuration: counted as wanting the whole GPU");
+  const advisor::MultiplexAdvice advice =
+      advisor::adviseMultiplex(jobs, mig, gpuMemory, measuredOn, sharing);
+  const std::vector<advisor::PackedRun>& runsBy = advice.runs;
+  const auto& profiles = advice.profiles;
+  const bool allKnown = advice.memoryKnown, fits = advice.fits;
+  const int64_t total = advice.memoryTotal;
+  const advisor::PackedRun* best =
+      advice.best >= 0 ? &runsBy[static_cast<size_t>(advice.best)] : nullptr;
+  const std::string& recommendation = advice.recommendation;
+  const std::vector<std::string>& caveats = advice.caveats;
 
   // Output.
   JsonWriter json;
@@ -329,7 +230,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
 
   if (auto out = args.option("--timeline")) {
     const advisor::PackedRun& shown = best ? *best : runsBy[1];
-    auto session = packedSession(jobs, shown, gpuName);
+    auto session = advisor::packedSession(jobs, shown, gpuName);
     if (!session) return fail(session.error());
     if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
   }
