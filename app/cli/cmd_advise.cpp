@@ -1,6 +1,5 @@
 // tensorscope-cli advise: what to change about where a job runs. `advise hetero` splits one job
 // across GPUs of different generations (data or pipeline parallel) and predicts its step.
-#include <sys/stat.h>
 
 #include <cctype>
 #include <cmath>
@@ -9,13 +8,12 @@
 #include <map>
 
 #include "advisor/hetero.h"
+#include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
-#include "model/model_zoo.h"
-#include "model/onnx_loader.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -77,17 +75,6 @@ std::optional<advisor::Interconnect> linkPreset(const std::string& name) {
   return it->second;
 }
 
-Result<model::ModelGraph> loadModel(const std::string& what, int64_t batch) {
-  model::LoadOptions o;
-  o.batch = batch;
-  struct stat st {};
-  if (::stat(what.c_str(), &st) == 0) return model::loadOnnxModel(what, o);
-  auto bytes = model::zooModelBytes(what, batch);
-  if (!bytes)
-    return Error{what + ": no such file, nor a built-in model (tensorscope-cli model zoo --list)"};
-  return model::loadOnnxBytes(*bytes, what, o);
-}
-
 std::string seconds(int64_t ns) {
   return formatDuration(ns);
 }
@@ -120,20 +107,9 @@ int runAdvise(const std::vector<std::string>& argv) {
   if (!args.positional().empty())
     return usage("unexpected argument '" + args.positional()[0] + "'");
   // Devices, each count expanded.
-  std::vector<std::string> types;
-  for (const std::string& d : args.all("--device")) {
-    std::string type = d;
-    unsigned long long count = 1;
-    if (auto colon = d.find(':'); colon != std::string::npos) {
-      type = d.substr(0, colon);
-      auto n = parseUnsigned(d.substr(colon + 1));
-      if (!n || *n == 0 || *n > 1024)
-        return usage("--device " + d + ": the count must be 1 to 1024");
-      count = *n;
-    }
-    if (type.empty()) return usage("--device " + d + ": no device type");
-    for (unsigned long long i = 0; i < count; ++i) types.push_back(type);
-  }
+  auto parsedDevices = advisor::parseDevices(args.all("--device"));
+  if (!parsedDevices) return usage("--device: " + parsedDevices.error());
+  const std::vector<std::string> types = *parsedDevices;
   if (types.size() < 2) return usage("give at least two devices (--device TYPE[:COUNT])");
   const auto batchText = args.option("--batch");
   if (!batchText) return usage("--batch B is required (the job's global batch)");
@@ -158,18 +134,9 @@ int runAdvise(const std::vector<std::string>& argv) {
   // Throughputs given: TYPE=X,...
   std::map<std::string, double> givenSpeed;
   if (auto t = args.option("--throughput")) {
-    size_t at = 0;
-    while (at <= t->size()) {
-      const size_t comma = std::min(t->find(',', at), t->size());
-      const std::string item = t->substr(at, comma - at);
-      const size_t eq = item.find('=');
-      char* end = nullptr;
-      const double x = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
-      if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(x > 0))
-        return usage("--throughput " + *t + ": TYPE=X pairs with X > 0, separated by commas");
-      givenSpeed[item.substr(0, eq)] = x;
-      at = comma + 1;
-    }
+    auto parsed = advisor::parseThroughputs(*t);
+    if (!parsed) return usage("--throughput: " + parsed.error());
+    givenSpeed = *parsed;
   }
 
   std::vector<advisor::HeteroDevice> devices;
@@ -179,9 +146,9 @@ int runAdvise(const std::vector<std::string>& argv) {
   std::vector<std::string> assumptions;
   std::string modelName;
   if (auto m = args.option("--model")) {
-    auto atBatch = loadModel(*m, static_cast<int64_t>(*batch));
+    auto atBatch = advisor::loadModelAt(*m, static_cast<int64_t>(*batch));
     if (!atBatch) return fail(atBatch.error());
-    auto atOne = loadModel(*m, 1), atTwo = loadModel(*m, 2);
+    auto atOne = advisor::loadModelAt(*m, 1), atTwo = advisor::loadModelAt(*m, 2);
     if (!atOne || !atTwo) return fail((atOne ? atTwo : atOne).error());
     // Given speeds stand; the others are estimated (so a preset is needed only for those).
     std::vector<std::string> presetTypes;
@@ -204,12 +171,10 @@ int runAdvise(const std::vector<std::string>& argv) {
   }
   for (advisor::HeteroDevice& d : devices) {
     // A given throughput wins over the estimate, by type as the user wrote it.
-    for (const auto& [type, x] : givenSpeed) {
-      std::string a = type, b = d.type;
-      for (auto* s : {&a, &b})
-        for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (a == b) d.samplesPerSecond = x, d.source = advisor::SpeedSource::Given;
-    }
+    std::string lower = d.type;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (auto it = givenSpeed.find(lower); it != givenSpeed.end())
+      d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Given;
     if (!(d.samplesPerSecond > 0))
       return usage("no throughput for " + d.type + ": give --throughput " + d.type +
                    "=X or --model to estimate it");
