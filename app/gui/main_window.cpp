@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 #include <functional>
 
+#include "app/gui/advise_flow.h"
 #include "app/gui/capture_flow.h"
 #include "app/gui/compare_flow.h"
 #include "app/gui/export_flow.h"
@@ -104,6 +105,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   compare_ = new CompareFlow(*this, this);
   exports_ = new ExportFlow(*this, this);
   simulation_ = new SimulationFlow(*this, *compare_, this);
+  advise_ = new AdviseFlow(*this, this);
   capture_ = new CaptureFlow(*this, statusBar(), this);
   open_ = new OpenFlow(*this, *simulation_, this);
   auto progressed = [this] {
@@ -286,6 +288,12 @@ void MainWindow::createActions() {
   simulateTimelineAction_ = onTimeline;
 
   QMenu* simulate = menuBar()->addMenu(tr("&Simulate"));
+  simulate
+      ->addAction(tr("&Advise: Share a GPU, Fewer Machines, Mixed GPUs…"), this,
+                  [this] { advise_->open(); })
+      ->setStatusTip(tr("Predict packing jobs onto one GPU, moving a job onto fewer machines, or "
+                        "splitting it across GPU generations"));
+  simulate->addSeparator();
   simulate->addAction(onTimeline);
   simulate
       ->addAction(tr("Memory Tiers of a &G10 Workload…"), simulation_,

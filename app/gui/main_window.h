@@ -1,7 +1,7 @@
 // MainWindow: the application shell — menus, one tab per open session, drag and drop, recent
 // files, and a status bar that shows load and export progress with a Cancel button. What the menus
-// start is held by flows (app/gui/*_flow.h): open, capture, compare, export, simulation; they
-// reach the window through the Shell interface.
+// start is held by flows (app/gui/*_flow.h): open, capture, compare, export, simulation, advise;
+// they reach the window through the Shell interface.
 #pragma once
 
 #include <QList>
@@ -25,6 +25,7 @@ class QListWidget;
 
 namespace ts {
 
+class AdviseFlow;
 class CaptureFlow;
 class CompareFlow;
 class ExportFlow;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow, public Shell {
   ExportFlow* exports() const { return exports_; }
   OpenFlow* opener() const { return open_; }
   SimulationFlow* simulation() const { return simulation_; }
+  AdviseFlow* advise() const { return advise_; }
   int sessionCount() const;
   SessionView* sessionView(int index) const override;
   // The timeline the View menu acts on: in the current tab (a session, a comparison, a
@@ -119,6 +121,7 @@ class MainWindow : public QMainWindow, public Shell {
   ExportFlow* exports_ = nullptr;
   OpenFlow* open_ = nullptr;
   SimulationFlow* simulation_ = nullptr;
+  AdviseFlow* advise_ = nullptr;
   QLabel* statusLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;

@@ -164,16 +164,16 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                                             const LaunchIndex& launches,
                                             const ConsolidationInput& in) {
   const size_t ranks = std::max<size_t>(s.ranks.size(), 1);
-  if (in.hosts.size() < ranks)
-    return Error{
-        "the session's ranks carry no host: give each rank's machine (--hosts "
-        "0=nodeA,1=nodeB,…)"};
+  const bool noHost =
+      std::all_of(in.hosts.begin(), in.hosts.end(), [](const std::string& h) { return h.empty(); });
+  if (in.hosts.size() < ranks || noHost)
+    return Error{"the session's ranks name no machine: give each rank's (0=nodeA, 1=nodeB, …)"};
   for (size_t r = 0; r < ranks; ++r) {
     if (in.hosts[r].empty())
       return Error{"rank " + std::to_string(rankNumberOf(s, static_cast<uint32_t>(r))) +
-                   " has no host: give it with --hosts"};
+                   " names no machine: give it (RANK=HOST)"};
   }
-  if (in.gpusPerNode < 1) return Error{"--gpus-per-node must be at least 1"};
+  if (in.gpusPerNode < 1) return Error{"a machine holds at least one GPU"};
   const std::vector<Collective> collectives = collectivesOf(s, launches);
   if (collectives.empty())
     return Error{

@@ -1,0 +1,132 @@
+// The Advise tab offscreen: each of its three answers computed from real inputs — two open
+// PyTorch traces packed onto one GPU, the two trace_filter ranks moved onto one machine, a
+// built-in model split across K80s and V100s — shown with a chart, and the predicted runs offered
+// as sessions. Bad inputs answer with what is wrong.
+#include <QComboBox>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QtTest>
+
+#include "io/open_session.h"
+#include "views/advisor/advise_view.h"
+#include "views/charts/chart_view.h"
+
+using namespace ts;
+
+namespace {
+
+SessionPtr open(const std::vector<std::string>& names) {
+  std::vector<std::string> paths;
+  for (const std::string& n : names)
+    paths.push_back(std::string(TSCOPE_SHARED_DATA) + "/kineto/" + n);
+  auto s = openSessionFiles(paths);
+  return s.ok() ? *s : nullptr;
+}
+
+bool answered(AdviseView& view, AdviseView::Tab tab) {
+  QSignalSpy spy(&view, &AdviseView::updated);
+  view.predict(tab);
+  if (spy.isEmpty() && !spy.wait(60000)) return false;
+  return spy.last().at(0).value<AdviseView::Tab>() == tab;
+}
+
+}  // namespace
+
+class TestAdviseView : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    param_ = open({"param--et_replay--linear_kineto.json.gz"});
+    resnet_ =
+        open({"kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz"});
+    ranks_ = open(
+        {"hta-trace_filter--sampled_rank-0.json.gz", "hta-trace_filter--sampled_rank-1.json.gz"});
+    QVERIFY(param_ && resnet_ && ranks_);
+  }
+
+  void sharesAGpu() {
+    AdviseView view([this] {
+      return std::vector<AdviseView::OpenSession>{
+          {"param", param_}, {"resnet", resnet_}, {"ranks", ranks_}};
+    });
+    view.resize(1280, 700);
+    view.show();
+    // One job alone is no packing: the answer says what to tick.
+    view.multiplexSessions()->item(0)->setCheckState(Qt::Checked);
+    QVERIFY(answered(view, AdviseView::Multiplex));
+    QVERIFY(view.result(AdviseView::Multiplex)->toPlainText().contains("Tick two or more"));
+    QVERIFY(!view.openTimeline(AdviseView::Multiplex)->isEnabled());
+    // Two copies of it on an A100-80GB: time-slicing, MPS and MIG judged.
+    view.copies()->setValue(2);
+    view.migGpu()->setCurrentIndex(view.migGpu()->findText("A100-80GB"));
+    QVERIFY(answered(view, AdviseView::Multiplex));
+    const QString text = view.result(AdviseView::Multiplex)->toPlainText();
+    QVERIFY2(text.contains("MPS") && text.contains("MIG") && text.contains("Recommendation"),
+             qPrintable(text));
+    QVERIFY(view.chart(AdviseView::Multiplex)->chart());
+    QVERIFY(view.openTimeline(AdviseView::Multiplex)->isEnabled());
+    QSignalSpy opened(&view, &AdviseView::timelineReady);
+    view.openTimeline(AdviseView::Multiplex)->click();
+    QCOMPARE(opened.count(), 1);
+    QVERIFY(opened[0][0].value<SessionPtr>()->devices.size() == 1);
+    view.grab().toImage().save(QStringLiteral("advise-multiplex.png"));
+  }
+
+  void movesOntoFewerMachines() {
+    AdviseView view([this] { return std::vector<AdviseView::OpenSession>{{"ranks", ranks_}}; });
+    view.show();
+    view.tabs()->setCurrentIndex(AdviseView::Consolidate);
+    // The traces name no machines: the answer asks for them.
+    view.hosts()->clear();
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("name no machine"));
+    view.hosts()->setText("0=nodeA, 1=nodeB");
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    const QString text = view.result(AdviseView::Consolidate)->toPlainText();
+    QVERIFY2(text.contains("2 machine(s) → 1 machine(s)") && text.contains("less per step"),
+             qPrintable(text));
+    view.hosts()->setText("nodeA");
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("RANK=HOST"));
+  }
+
+  void splitsAcrossGenerations() {
+    AdviseView view([] { return std::vector<AdviseView::OpenSession>{}; });
+    view.show();
+    view.tabs()->setCurrentIndex(AdviseView::Hetero);
+    // The text's example with given throughputs and no model: N / 2N.
+    view.model()->setCurrentIndex(0);
+    view.devices()->setText("K80, V100");
+    view.throughput()->setText("K80=1, V100=2");
+    view.batch()->setValue(96);
+    QVERIFY(answered(view, AdviseView::Hetero));
+    QString text = view.result(AdviseView::Hetero)->toPlainText();
+    QVERIFY2(text.contains("1.50×"), qPrintable(text));
+    // Estimated from a built-in model, with the predicted step as a session.
+    view.model()->setCurrentText("resnet50");
+    view.throughput()->clear();
+    view.devices()->setText("K80:2, V100:2");
+    view.batch()->setValue(64);
+    QVERIFY(answered(view, AdviseView::Hetero));
+    text = view.result(AdviseView::Hetero)->toPlainText();
+    QVERIFY2(text.contains("estimated") && text.contains("All-reduce"), qPrintable(text));
+    QVERIFY(view.openTimeline(AdviseView::Hetero)->isEnabled());
+    view.grab().toImage().save(QStringLiteral("advise-hetero.png"));
+    // An unknown device: said, nothing offered.
+    view.devices()->setText("K80, GTX9000");
+    QVERIFY(answered(view, AdviseView::Hetero));
+    QVERIFY(view.result(AdviseView::Hetero)->toPlainText().contains("unknown device 'GTX9000'"));
+    QVERIFY(!view.openTimeline(AdviseView::Hetero)->isEnabled());
+  }
+
+ private:
+  SessionPtr param_, resnet_, ranks_;
+};
+
+QTEST_MAIN(TestAdviseView)
+#include "test_advise_view.moc"
