@@ -1,6 +1,7 @@
 // tensorscope-cli advise: what to change about where a job runs. `advise hetero` splits one job
 // across GPUs of different generations (data or pipeline parallel) and predicts its step.
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +33,7 @@ constexpr const char* kHelp =
     "                                     [--link pcie3|pcie4|pcie5|nvlink2|nvlink3|nvlink4]\n"
     "                                     [--optimizer sgd|adam] [--json] [-o OUT]\n"
     "                                     [--timeline PREDICTED.tscope]\n"
+    "                                     [--session TYPE=RUN ... --run-batch N]\n"
     "\n"
     "hetero  one job across GPUs of different generations. Data parallel: each device's batch in\n"
     "        proportion to its throughput (integers summing to B, capped by what its memory\n"
@@ -44,6 +46,9 @@ constexpr const char* kHelp =
     "        A100-80GB, H100, H200, K80, P100), which also gives the gradients, the layers and "
     "the\n"
     "        memory limits. Without a model, --layers N equal layers for --parallel pipeline.\n"
+    "--session TYPE=RUN  a device type's throughput measured: N samples (--run-batch) over the "
+    "run's\n"
+    "        median step; wins over the estimate (a --throughput wins over both)\n"
     "--json  one object: inputs (and where each came from), prediction, recommendation, "
     "assumptions\n"
     "--timeline FILE  data parallel: the predicted step as a session (a GPU per device, its "
@@ -97,7 +102,7 @@ int runAdvise(const std::vector<std::string>& argv) {
   const std::string bad =
       args.parse(std::vector<std::string>(argv.begin() + 1, argv.end()),
                  {"--device", "--batch", "--model", "--throughput", "--parallel", "--layers",
-                  "--link", "--optimizer", "-o", "--timeline"},
+                  "--link", "--optimizer", "-o", "--timeline", "--session", "--run-batch"},
                  {"--json", "--help"});
   if (!bad.empty()) return usage(bad);
   if (args.flag("--help")) {
@@ -139,6 +144,27 @@ int runAdvise(const std::vector<std::string>& argv) {
     givenSpeed = *parsed;
   }
 
+  // Throughputs measured: TYPE=RUN, each run of the same step on that device type at --run-batch.
+  std::map<std::string, double> measuredSpeed;
+  if (!args.all("--session").empty()) {
+    const auto runBatchText = args.option("--run-batch");
+    const auto runBatch = runBatchText ? parseUnsigned(*runBatchText) : std::nullopt;
+    if (!runBatch || *runBatch == 0)
+      return usage("--session needs --run-batch N: the batch each measured run trained with");
+    for (const std::string& item : args.all("--session")) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 >= item.size())
+        return usage("--session " + item + ": TYPE=RUN");
+      std::string type = item.substr(0, eq);
+      for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto run = openSessionFile(item.substr(eq + 1));
+      if (!run) return fail(run.error());
+      auto speed = advisor::measuredSamplesPerSecond(**run, static_cast<int64_t>(*runBatch));
+      if (!speed) return fail(item.substr(eq + 1) + ": " + speed.error());
+      measuredSpeed[type] = *speed;
+    }
+  }
+
   std::vector<advisor::HeteroDevice> devices;
   std::vector<advisor::PipelineLayer> layers;
   std::vector<int64_t> memory;
@@ -173,6 +199,19 @@ int runAdvise(const std::vector<std::string>& argv) {
     // A given throughput wins over the estimate, by type as the user wrote it.
     std::string lower = d.type;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (auto it = measuredSpeed.find(lower); it != measuredSpeed.end()) {
+      // How far the roofline was from the measurement, for the user to weigh the estimates.
+      if (d.source == advisor::SpeedSource::Estimated && d.samplesPerSecond > 0) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "%.2f", it->second / d.samplesPerSecond);
+        const std::string note = d.type + " measured at " + ratio +
+                                 "× its roofline estimate: the other devices' estimates are "
+                                 "likely off by as much";
+        if (std::find(assumptions.begin(), assumptions.end(), note) == assumptions.end())
+          assumptions.push_back(note);
+      }
+      d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Measured;
+    }
     if (auto it = givenSpeed.find(lower); it != givenSpeed.end())
       d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Given;
     if (!(d.samplesPerSecond > 0))

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "analysis/diagnosis.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 
@@ -68,6 +69,19 @@ Result<std::map<std::string, double>> parseThroughputs(const std::string& text) 
     out[type] = x;
   }
   return out;
+}
+
+Result<double> measuredSamplesPerSecond(const Session& run, int64_t batch) {
+  if (batch < 1) return Error{"the run's batch must be at least 1"};
+  DiagnoseOptions o;
+  o.runRules = false;
+  auto d = diagnose(run, o);
+  if (!d) return std::move(d).failure();
+  if (d->steps.steps.empty() || !(d->steps.median > 0))
+    return Error{
+        "the run marks no training steps (ProfilerStep#N, NVTX step ranges or a "
+        "repeated kernel sequence): its throughput cannot be measured"};
+  return static_cast<double>(batch) * 1e9 / d->steps.median;
 }
 
 Result<model::ModelGraph> loadModelAt(const std::string& what, int64_t batch) {

@@ -328,6 +328,25 @@ TEST_F(Cli, AdviseHeteroSplitsByThroughput) {
                 path("p.tscope"))
                 .exitCode,
             2);
+  // A device type's throughput measured in a run of the step on it: 32 samples a step over the
+  // ResNet-50 trace's median step (176.1 ms) = 181.7 samples/s, beside the roofline's estimate.
+  const std::string resnet = std::string(TSCOPE_SHARED_DATA) +
+                             "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0."
+                             "1623143089861.pt.trace.json.gz";
+  r =
+      cli("advise hetero --device V100 --device A100-40GB --model resnet50 --batch 96 --session "
+          "V100=" +
+          resnet + " --run-batch 32 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  doc = parser.parse(r.out);
+  EXPECT_EQ(std::string_view(doc["inputs"]["devices"].at(0)["source"]), "measured");
+  EXPECT_NEAR(double(doc["inputs"]["devices"].at(0)["samples_per_second"]), 181.7, 0.5);
+  EXPECT_EQ(std::string_view(doc["inputs"]["devices"].at(1)["source"]), "estimated");
+  EXPECT_EQ(cli("advise hetero --device V100 --device K80 --throughput K80=1 --batch 8 --session "
+                "V100=" +
+                resnet)
+                .exitCode,
+            2);  // no --run-batch
   // Bad input: clear errors, non-zero exits.
   r = cli("advise hetero --device K80 --device V100 --throughput K80=1,V100=2 --batch 1");
   EXPECT_EQ(r.exitCode, 1);
