@@ -51,10 +51,11 @@ constexpr const char* kHelp =
     "        median step; wins over the estimate (a --throughput wins over both)\n"
     "--json  one object: inputs (and where each came from), prediction, recommendation, "
     "assumptions\n"
-    "--timeline FILE  data parallel: the predicted step as a session (a GPU per device, its "
-    "kernels,\n"
-    "        the all-reduce, the update), any session format by extension; open it beside a "
-    "measured run\n";
+    "--timeline FILE  the prediction as a session (any format by extension): data parallel, "
+    "the step\n"
+    "        (a GPU per device, its kernels, the all-reduce, the update); pipeline, four batches "
+    "through\n"
+    "        the stages in steady state\n";
 
 int usage(const std::string& message) {
   std::fprintf(stderr, "tensorscope-cli advise: %s\n\n%s", message.c_str(), kHelp);
@@ -341,12 +342,15 @@ int runAdvise(const std::vector<std::string>& argv) {
       assumptions.push_back("equal layers: each takes 1/" + std::to_string(*count) +
                             " of a device's step, and hands on no activation");
     }
-    if (args.option("--timeline"))
-      return usage(
-          "--timeline draws data parallel steps only: a pipeline's steady state is a "
-          "throughput, not one step's timeline");
     auto plan = advisor::planPipeline(layers, devices, memory, link);
     if (!plan) return fail(plan.error());
+    if (auto out = args.option("--timeline")) {
+      const std::string title = (modelName.empty() ? std::string("equal layers") : modelName) +
+                                ", pipeline of " + std::to_string(devices.size()) + " stages";
+      auto session = advisor::pipelineTimeline(devices, plan->balanced, layers, 4, title);
+      if (!session) return fail(session.error());
+      if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
+    }
     auto split = [&](const char* name, const advisor::PipelineSplit& p) {
       json.key(name).beginObject().key("step_ns").value(p.stepNs).key("stages").beginArray();
       for (const advisor::PipelineStage& s : p.stages) {

@@ -76,4 +76,51 @@ Result<SessionPtr> dataParallelTimeline(const std::vector<HeteroDevice>& devices
   return SessionPtr(*built);
 }
 
+Result<SessionPtr> pipelineTimeline(const std::vector<HeteroDevice>& devices,
+                                    const PipelineSplit& split,
+                                    const std::vector<PipelineLayer>& layers, int steps,
+                                    const std::string& title) {
+  if (split.stages.empty() || steps < 1 || split.stepNs <= 0) return Error{"no pipeline to draw"};
+  SessionBuilder b;
+  const uint32_t rank = b.rank(0);
+  b.rankInfo(rank).label = "predicted: " + title;
+  std::vector<uint32_t> streams;
+  for (size_t d = 0; d < split.stages.size(); ++d) {
+    const PipelineStage& stage = split.stages[d];
+    const uint32_t device = b.device(rank, static_cast<int32_t>(d));
+    b.deviceInfo(device).name = devices[stage.device].type;
+    streams.push_back(b.stream(device, 7));
+  }
+  const TimeNs period = split.stepNs;
+  for (int k = 0; k < steps; ++k) {
+    for (size_t d = 0; d < split.stages.size(); ++d) {
+      const PipelineStage& stage = split.stages[d];
+      TimeNs at = (static_cast<TimeNs>(k) + static_cast<TimeNs>(d)) * period;
+      if (stage.transferNs > 0) {
+        MemcpyDetail m;
+        m.copyKind = CopyKind::PtoP;
+        m.srcDevice = static_cast<int32_t>(d) - 1, m.dstDevice = static_cast<int32_t>(d);
+        if (stage.firstLayer > 0)
+          m.bytes = static_cast<uint64_t>(layers[stage.firstLayer - 1].activationBytes);
+        b.addMemcpy(streams[d], at, at + stage.transferNs,
+                    b.intern("activation in, gradient out (batch " + std::to_string(k + 1) + ")"),
+                    m);
+        at += stage.transferNs;
+      }
+      const std::string name = layers[stage.firstLayer].name + " … " +
+                               layers[stage.endLayer - 1].name + " (batch " +
+                               std::to_string(k + 1) + ")";
+      b.addKernel(streams[d], at, at + std::max<TimeNs>(1, stage.computeNs), b.intern(name), {});
+    }
+  }
+  b.provenance().sources.push_back({title, "prediction"});
+  Provenance::Simulation mark;
+  mark.workload = title;
+  mark.policies = {"heterogeneous pipeline"};
+  b.provenance().simulation = std::move(mark);
+  auto built = b.build();
+  if (!built) return std::move(built).failure();
+  return SessionPtr(*built);
+}
+
 }  // namespace ts::advisor

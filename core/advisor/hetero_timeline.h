@@ -22,4 +22,14 @@ Result<SessionPtr> dataParallelTimeline(const std::vector<HeteroDevice>& devices
                                         const std::vector<PipelineLayer>& layers,
                                         int64_t gradientBytes, const std::string& title);
 
+// A pipeline in its steady state as a session: `steps` batches flowing through the stages, one
+// GPU per stage (named by its device type), each stage taking its batch k at k · period after
+// the stage before it — the period being the slowest stage — first receiving its input
+// activation (a peer copy) and then computing its layers; the idle the imbalance leaves shows as
+// gaps. The session spans (steps + stages − 1) periods.
+Result<SessionPtr> pipelineTimeline(const std::vector<HeteroDevice>& devices,
+                                    const PipelineSplit& split,
+                                    const std::vector<PipelineLayer>& layers, int steps,
+                                    const std::string& title);
+
 }  // namespace ts::advisor

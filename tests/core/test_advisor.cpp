@@ -116,6 +116,12 @@ TEST(Hetero, TheTextsPipelineExample) {
   EXPECT_EQ(plan->balanced.stepNs, 2000);
   EXPECT_EQ(plan->even.stepNs, 3000);
   EXPECT_DOUBLE_EQ(plan->speedup, 1.5);
+  // Drawn in steady state: 4 batches through 2 stages span (4 + 2 − 1) periods of 2 µs.
+  const auto layers = equalLayers(6, 1000, 500);
+  auto s = pipelineTimeline({given("K80", 1), given("V100", 2)}, plan->balanced, layers, 4, "t");
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ((*s)->duration(), 5 * 2000);
+  EXPECT_EQ((*s)->devices[1].name, "V100");
 }
 
 TEST(Hetero, PipelineCutsWhereTheActivationIsSmall) {

@@ -566,6 +566,12 @@ void AdviseView::predict(Tab tab) {
                  .arg(dur(plan->balanced.stepNs), dur(plan->even.stepNs))
                  .arg(plan->speedup, 0, 'f', 2);
         o.chartTitle = QObject::tr("Each stage's time (ms), balanced split");
+        const std::string title =
+            (modelName.empty() ? std::string("equal layers") : modelName) + ", pipeline";
+        if (auto s = advisor::pipelineTimeline(devices, plan->balanced, layers, 4, title); s.ok()) {
+          o.timeline = *s;
+          o.timelineTitle = QObject::tr("predicted: %1").arg(QString::fromStdString(title));
+        }
       }
       h += QObject::tr("<p>Assumptions:</p>") + list(assumptions);
       o.html = h;
