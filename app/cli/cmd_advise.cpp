@@ -268,6 +268,7 @@ int runAdvise(const std::vector<std::string>& argv) {
           .value(s.stepNs)
           .key("all_reduce_ns")
           .value(s.allReduceNs);
+      json.key("update_ns").value(s.updateNs);
       json.key("devices").beginArray();
       for (size_t i = 0; i < devices.size(); ++i)
         json.beginObject()
@@ -305,7 +306,8 @@ int runAdvise(const std::vector<std::string>& argv) {
       text += line;
     }
     text += "\nall-reduce of " + formatBytes(static_cast<uint64_t>(gradientBytes)) + ": " +
-            seconds(plan->balanced.allReduceNs) + "\n";
+            seconds(plan->balanced.allReduceNs) +
+            "; optimizer update (after it): " + seconds(plan->balanced.updateNs) + "\n";
     text += "predicted step: " + seconds(plan->balanced.stepNs) +
             " (even split: " + seconds(plan->even.stepNs) + ")\n";
     std::snprintf(line, sizeof line, "%.2f", plan->speedup);

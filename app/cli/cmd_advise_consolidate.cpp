@@ -184,11 +184,17 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   json.endArray().endObject();
 
   std::string text;
-  std::snprintf(line, sizeof line,
-                "Job of %d ranks on %d machine%s; %d GPUs a machine → %d machine%s\n\n", p.world,
-                p.hostsNow, p.hostsNow == 1 ? "" : "s", in.gpusPerNode, p.hostsAfter,
-                p.hostsAfter == 1 ? "" : "s");
-  text += line;
+  auto count = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  text += "Job of " + count(p.world, "rank", "ranks") + " on " +
+          count(p.hostsNow, "machine", "machines") +
+          (p.hostsAfter < p.hostsNow
+               ? "; " + count(in.gpusPerNode, "GPU", "GPUs") + " a machine → " +
+                     count(p.hostsAfter, "machine", "machines")
+               : std::string("; already the fewest of ") + count(in.gpusPerNode, "GPU", "GPUs")) +
+          "\n\n";
+
   std::snprintf(line, sizeof line,
                 "collectives: %zu with sizes; T = %s + %.4g ns/B (mean error %.1f %%, R² %.3f): a "
                 "ring of %d at %s, %s a hop\n",

@@ -9,6 +9,7 @@
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
+#include "model/device_preset.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -35,7 +36,8 @@ constexpr const char* kHelp =
     "--switch-cost, default 25us), MPS (kernels together while their SM demand fits, stretched "
     "beyond)\n"
     "and MIG (--gpu A100-40GB|A100-80GB|H100|H200: each job on the smallest profile its memory "
-    "needs).\n"
+    "needs;\n"
+    "any other device preset gives the shared GPU's memory only).\n"
     "Σ = Σ packed rate ÷ alone rate; packing is recommended only above 1 with the memory "
     "fitting.\n"
     "--timeline FILE  the recommended (else MPS) packed run as a session: a stream per job\n";
@@ -87,20 +89,24 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
     }
   }
   const advisor::MigGpu* mig = nullptr;
+  std::optional<model::DevicePreset> preset;  // a GPU without MIG: its memory
   if (auto g = args.option("--gpu")) {
     mig = advisor::migGpu(*g);
-    if (!mig) {
+    if (!mig) preset = model::devicePreset(*g);
+    if (!mig && !preset) {
       std::string known;
-      for (const advisor::MigGpu& m : advisor::migGpus())
-        known += (known.empty() ? "" : ", ") + m.gpu;
-      return usage("--gpu " + *g + ": not a GPU with MIG profiles (" + known + ")");
+      for (const model::DevicePreset& p : model::devicePresets())
+        known += (known.empty() ? "" : ", ") + p.name;
+      return usage("--gpu " + *g + ": not a device preset (" + known + ")");
     }
   }
 
   // The jobs.
   std::vector<advisor::Job> jobs;
-  int64_t gpuMemory = mig ? mig->memoryBytes : 0;
-  std::string gpuName = mig ? mig->gpu : std::string();
+  int64_t gpuMemory = mig      ? mig->memoryBytes
+                      : preset ? static_cast<int64_t>(preset->memoryBytes)
+                               : 0;
+  std::string gpuName = mig ? mig->gpu : preset ? preset->name : std::string();
   std::string measuredOn;  // the first job's GPU, as its session names it
   for (size_t i = 0; i < runs.size(); ++i) {
     auto session = openSessionFile(runs[i]);
@@ -111,9 +117,10 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
     auto job = advisor::jobFromSession(**session, name);
     if (!job) return fail(runs[i] + ": " + job.error());
     for (const Device& d : (*session)->devices) {
-      if (measuredOn.empty() && !d.name.empty()) measuredOn = d.name;
+      if (!d.name.empty() && measuredOn.find(d.name) == std::string::npos)
+        measuredOn += (measuredOn.empty() ? "" : " and ") + d.name;
       if (gpuName.empty() && !d.name.empty()) gpuName = d.name;
-      if (!mig && gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
+      if (gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
     }
     jobs.push_back(std::move(*job));
   }
@@ -159,13 +166,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
                 "SM demand", "peak memory");
   text += line;
   for (const advisor::Job& j : jobs) {
-    double weighted = 0, time = 0;
-    for (const advisor::JobOp& op : j.ops) {
-      if (op.kind != advisor::OpClass::Kernel) continue;
-      weighted += op.smDemand * static_cast<double>(op.duration);
-      time += static_cast<double>(op.duration);
-    }
-    const double demand = time > 0 ? weighted / time : 0;
+    const double demand = advisor::meanSmDemand(j);
     json.beginObject().key("name").value(j.name).key("span_ns").value(j.span);
     json.key("busy_share").value(j.busyShare()).key("sm_demand").value(demand);
     json.key("sm_demand_known").value(static_cast<uint64_t>(j.demandKnown));

@@ -187,6 +187,10 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   ConsolidationPlan p;
   p.fit = *fit;
   p.world = in.world > 0 ? in.world : static_cast<int>(ranks);
+  if (p.world < 2)
+    return Error{
+        "a single rank: consolidation moves a job of two or more ranks (open all its "
+        "ranks together, or give the job's rank count)"};
   const std::set<std::string> distinct(in.hosts.begin(),
                                        in.hosts.begin() + static_cast<long>(ranks));
   p.hostsNow = static_cast<int>(distinct.size());
@@ -251,7 +255,7 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
       static_cast<TimeNs>(std::llround(static_cast<double>(p.exposedNow) * p.commRatio));
   if (p.fit.meanAbsErrorPct > 25 || p.fit.r2 < 0.5) {
     char text[160];
-    std::snprintf(text, sizeof text, "%.0f %% mean error, R² %.2f", p.fit.meanAbsErrorPct,
+    std::snprintf(text, sizeof text, "%.1f %% mean error, R² %.2f", p.fit.meanAbsErrorPct,
                   p.fit.r2);
     p.assumptions.push_back(std::string("the fit is poor (") + text +
                             "): the collectives' times are not explained by their sizes (waiting "

@@ -46,7 +46,7 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
       for (const model::DevicePreset& p : model::devicePresets())
         known += (known.empty() ? "" : ", ") + p.name;
       return Error{"unknown device '" + t + "' (device presets: " + known +
-                   "; or give every device's throughput with --throughput)"};
+                   "; or give every device's throughput)"};
     }
     presets.emplace(t, *preset);
   }

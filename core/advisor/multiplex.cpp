@@ -64,8 +64,12 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
         op.kind = c == CopyKind::HtoD   ? OpClass::CopyIn
                   : c == CopyKind::DtoH ? OpClass::CopyOut
                                         : OpClass::CopyOther;
+        op.copyKind = c;
+        op.bytes = t.memcpys.bytes[e];
       } else {
         op.kind = OpClass::CopyOther;  // memsets: the copy engines' kind of work
+        op.memset = true;
+        op.bytes = t.memsets.bytes[e];
       }
       job.ops.push_back(std::move(op));
     }
@@ -96,6 +100,16 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
   }
   if (!job.peakMemory) job.memorySource = "unknown: the session records no memory counter";
   return job;
+}
+
+double meanSmDemand(const Job& job) {
+  double weighted = 0, time = 0;
+  for (const JobOp& op : job.ops) {
+    if (op.kind != OpClass::Kernel) continue;
+    weighted += op.smDemand * static_cast<double>(op.duration);
+    time += static_cast<double>(op.duration);
+  }
+  return time > 0 ? weighted / time : 0;
 }
 
 namespace {

@@ -30,6 +30,11 @@ struct JobOp {
   double smDemand = 1;  // share of the GPU's SMs its blocks could occupy, in (0, 1]
   OpClass kind = OpClass::Kernel;
   std::string name;
+  // What it was, for drawing it again: a memset (else a copy of `copyKind` when not a kernel),
+  // and the bytes it moved or set.
+  bool memset = false;
+  CopyKind copyKind = CopyKind::HtoD;
+  uint64_t bytes = 0;
 };
 
 struct Job {
@@ -50,6 +55,9 @@ struct Job {
 // occupancy, capped at 1; unknown (no configuration or device limits) counts as 1, the whole GPU.
 Result<Job> jobFromSession(const Session& session, const std::string& name,
                            uint32_t device = kNone);
+
+// The job's SM demand weighted by its kernels' time.
+double meanSmDemand(const Job& job);
 
 enum class Sharing : uint8_t { TimeSlicing, Mps, Mig };
 const char* toString(Sharing sharing);  // "time-slicing", "MPS", "MIG"

@@ -68,7 +68,11 @@ MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig,
                             "their speed in this model"
                           : "MIG: not judged (no GPU with MIG profiles given: A100-40GB, "
                             "A100-80GB, H100, H200)");
-  if (mig && !measuredOn.empty() && measuredOn.find(mig->gpu.substr(0, 4)) == std::string::npos)
+  if (measuredOn.find(" and ") != std::string::npos)
+    a.caveats.push_back("the jobs were measured on different GPUs (" + measuredOn +
+                        "): their times are replayed as measured, not rescaled to one GPU");
+  else if (mig && !measuredOn.empty() &&
+           measuredOn.find(mig->gpu.substr(0, 4)) == std::string::npos)
     a.caveats.push_back("the jobs were measured on " + measuredOn +
                         ": their times are not rescaled to the " + mig->gpu);
   size_t unknownDemand = 0, kernels = 0;
@@ -97,11 +101,14 @@ Result<SessionPtr> packedSession(const std::vector<Job>& jobs, const PackedRun& 
     const StringId name = b.intern(alone.name);
     if (alone.kind == OpClass::Kernel) {
       b.addKernel(streams[op.job], op.start, op.end, name, {});
+    } else if (alone.memset) {
+      MemsetDetail m;
+      m.bytes = alone.bytes;
+      b.addMemset(streams[op.job], op.start, op.end, name, m);
     } else {
       MemcpyDetail m;
-      m.copyKind = alone.kind == OpClass::CopyIn    ? CopyKind::HtoD
-                   : alone.kind == OpClass::CopyOut ? CopyKind::DtoH
-                                                    : CopyKind::DtoD;
+      m.copyKind = alone.copyKind;
+      m.bytes = alone.bytes;
       b.addMemcpy(streams[op.job], op.start, op.end, name, m);
     }
   }

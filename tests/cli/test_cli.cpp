@@ -396,7 +396,12 @@ TEST_F(Cli, AdviseMultiplexJudgesTheWaysOfSharing) {
   EXPECT_NE(r.out.find("don't pack"), std::string::npos) << r.out;
   // Bad input.
   EXPECT_EQ(cli("advise multiplex " + run).exitCode, 2);
-  EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --gpu K80").exitCode, 2);
+  EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --gpu GTX9000").exitCode, 2);
+  // A GPU without MIG: its memory bounds the jobs; MIG is not judged.
+  r = cli("advise multiplex " + run + " --times 2 --gpu K80 --memory 1=8GiB --memory 2=8GiB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;  // 16 GiB on 12 GB
+  EXPECT_EQ(r.out.find("MIG           Σ"), std::string::npos) << r.out;
   EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --memory 3=1GiB").exitCode, 2);
   r = cli("advise multiplex " + run + " " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);

@@ -26,6 +26,7 @@
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "advisor/multiplex_advice.h"
+#include "model/device_preset.h"
 #include "model/model_zoo.h"
 #include "util/format.h"
 #include "views/charts/chart_view.h"
@@ -85,9 +86,14 @@ AdviseView::AdviseView(SessionSource sessions, QWidget* parent)
     copies_->setToolTip(tr("2 or more: that many copies of the one ticked session."));
     f->addRow(tr("Copies of one job"), copies_);
     mig_ = new QComboBox(form);
-    mig_->addItem(tr("as measured (no MIG)"), QString());
-    for (const advisor::MigGpu& g : advisor::migGpus())
-      mig_->addItem(QString::fromStdString(g.gpu), QString::fromStdString(g.gpu));
+    mig_->addItem(tr("as measured"), QString());
+    for (const model::DevicePreset& d : model::devicePresets()) {
+      const QString name = QString::fromStdString(d.name);
+      mig_->addItem(advisor::migGpu(d.name) ? tr("%1 (MIG judged too)").arg(name) : name, name);
+    }
+    mig_->setToolTip(
+        tr("The GPU to share: its memory bounds the jobs; an A100, H100 or H200 "
+           "also judges MIG. The jobs' times are replayed as measured."));
     f->addRow(tr("GPU"), mig_);
     tabs_->addTab(page(Multiplex, form), tr("Share a GPU"));
   }
@@ -192,26 +198,33 @@ QWidget* AdviseView::page(Tab tab, QWidget* form) {
   connect(predictButton, &QPushButton::clicked, this, [this, tab] { predict(tab); });
   leftLayout->addWidget(predictButton);
   leftLayout->addStretch(1);
-  auto* right = new QSplitter(Qt::Vertical, split);
+  // The answer over its chart, and under both (never squeezed away) the button that opens the
+  // predicted run.
+  auto* rightPane = new QWidget(split);
+  auto* rightLayout = new QVBoxLayout(rightPane);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  auto* right = new QSplitter(Qt::Vertical, rightPane);
   Page& p = pages_[tab];
   p.result = new QTextBrowser(right);
   p.result->setObjectName(QStringLiteral("adviseResult%1").arg(tab));
   p.result->setHtml(tr("<p>Choose the inputs on the left and press <b>Predict</b>.</p>"));
   p.chart = new ChartView(right);
   p.chart->suggestedName = QStringLiteral("advice");
-  auto* bottom = new QWidget(right);
-  auto* bottomLayout = new QHBoxLayout(bottom);
-  bottomLayout->setContentsMargins(0, 0, 0, 0);
-  p.open = new QPushButton(tr("Open predicted timeline"), bottom);
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 2);
+  right->setSizes({360, 240});  // the chart readable from the start, not squeezed by the text
+  right->setChildrenCollapsible(false);
+  rightLayout->addWidget(right, 1);
+  auto* bottomLayout = new QHBoxLayout;
+  p.open = new QPushButton(tr("Open predicted timeline"), rightPane);
   p.open->setEnabled(false);
+  p.open->setToolTip(tr("The predicted run as a session tab, beside the measured ones."));
   connect(p.open, &QPushButton::clicked, this, [this, tab] {
     if (pages_[tab].timeline) emit timelineReady(pages_[tab].timeline, pages_[tab].timelineTitle);
   });
   bottomLayout->addWidget(p.open);
   bottomLayout->addStretch(1);
-  right->setStretchFactor(0, 3);
-  right->setStretchFactor(1, 2);
-  right->setSizes({360, 240});  // the chart readable from the start, not squeezed by the text
+  rightLayout->addLayout(bottomLayout);
   left->setMinimumWidth(380);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
@@ -274,7 +287,7 @@ void AdviseView::predict(Tab tab) {
       Outcome o;
       o.tab = Multiplex;
       std::vector<advisor::Job> jobs;
-      std::string gpuName, measuredOn;
+      std::string gpuName, measuredOn, firstGpu;
       int64_t gpuMemory = 0;
       for (size_t i = 0; i < picked.size(); ++i) {
         if (progress.cancelled()) return o;
@@ -286,23 +299,29 @@ void AdviseView::predict(Tab tab) {
           return o;
         }
         for (const Device& d : picked[i].session->devices) {
-          if (measuredOn.empty() && !d.name.empty()) measuredOn = d.name;
+          if (!d.name.empty() && measuredOn.find(d.name) == std::string::npos)
+            measuredOn += (measuredOn.empty() ? "" : " and ") + d.name;
+          if (firstGpu.empty()) firstGpu = d.name;
           if (gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
         }
         jobs.push_back(std::move(*job));
       }
       const advisor::MigGpu* mig = migName.empty() ? nullptr : advisor::migGpu(migName);
       if (mig) gpuMemory = mig->memoryBytes;
-      gpuName = mig ? mig->gpu : (measuredOn.empty() ? "GPU" : measuredOn);
+      if (auto preset = model::devicePreset(migName); !mig && preset)
+        gpuMemory = static_cast<int64_t>(preset->memoryBytes);
+      gpuName = !migName.empty() ? migName : (firstGpu.empty() ? "GPU" : firstGpu);
       const advisor::MultiplexAdvice a =
           advisor::adviseMultiplex(jobs, mig, gpuMemory, measuredOn, {});
       QString h = QObject::tr("<h3>%1 jobs on one %2</h3>").arg(jobs.size()).arg(html(gpuName));
       h += QStringLiteral("<table cellspacing=6>") +
            row({QObject::tr("job"), QObject::tr("pass alone"), QObject::tr("GPU busy"),
-                QObject::tr("SM demand known"), QObject::tr("peak memory")},
+                QObject::tr("SM demand"), QObject::tr("from launch configurations"),
+                QObject::tr("peak memory")},
                true);
       for (const advisor::Job& j : jobs) {
         h += row({html(j.name), dur(j.span), QString::number(100 * j.busyShare(), 'f', 1) + " %",
+                  QString::number(100 * advisor::meanSmDemand(j), 'f', 1) + " %",
                   QStringLiteral("%1 of %2 kernels").arg(j.demandKnown).arg(j.kernels),
                   j.peakMemory ? bytes(*j.peakMemory) : QObject::tr("unknown")});
       }
@@ -562,9 +581,14 @@ void AdviseView::predict(Tab tab) {
               static_cast<double>(s.stageNs()) / 1e6);
         }
         h += QStringLiteral("</table>");
-        h += QObject::tr("<p>Predicted step (slowest stage) %1 (even split %2): <b>%3×</b></p>")
-                 .arg(dur(plan->balanced.stepNs), dur(plan->even.stepNs))
-                 .arg(plan->speedup, 0, 'f', 2);
+        h += QObject::tr("<p>Predicted step (slowest stage) %1 (even split %2)</p>")
+                 .arg(dur(plan->balanced.stepNs), dur(plan->even.stepNs));
+        h += QObject::tr("<p><b>Recommendation:</b> %1</p>")
+                 .arg(plan->speedup > 1.005
+                          ? QObject::tr("place the layers as above: %1× faster per step than the "
+                                        "even split")
+                                .arg(plan->speedup, 0, 'f', 2)
+                          : QObject::tr("the even split is as fast: keep it"));
         o.chartTitle = QObject::tr("Each stage's time (ms), balanced split");
         const std::string title =
             (modelName.empty() ? std::string("equal layers") : modelName) + ", pipeline";
