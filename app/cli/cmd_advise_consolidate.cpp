@@ -1,6 +1,7 @@
 // tensorscope-cli advise consolidate: would this multi-rank job run faster on fewer machines?
 // Its collectives calibrate an α-β model; on one machine the ring runs over the intra-node link.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "advisor/consolidate.h"
@@ -19,6 +20,7 @@ constexpr const char* kHelp =
     "                                          [--world N] [--nodes N] [--intra LINK]\n"
     "                                          [--steps-per-epoch N] [--astra-out DIR] "
     "[--json]\n"
+    "                                          [--machines N] [--inter 25g|100g|200g|400g]\n"
     "\n"
     "RUN: one multi-rank session (or several files, one per rank). Its communication kernels "
     "(nccl*)\n"
@@ -31,6 +33,8 @@ constexpr const char* kHelp =
     "nvlink4, pcie3, pcie4, pcie5); the step shrinks by the exposed communication saved.\n"
     "--hosts   each rank's machine (rank number = host), when the session does not name them\n"
     "--world   ranks in the job (default: the session's); --nodes: machines it runs on now\n"
+    "--machines N  predict that layout instead of the fewest; --inter LINK: the link between\n"
+    "          machines after (default: what the run got)\n"
     "--astra-out DIR  ASTRA-sim inputs: network_now.yml, network_after.yml, system.json\n";
 
 int usage(const std::string& message) {
@@ -47,10 +51,11 @@ int fail(const std::string& message) {
 
 int runAdviseConsolidate(const std::vector<std::string>& argv) {
   Args args;
-  const std::string bad = args.parse(argv,
-                                     {"--gpus-per-node", "--hosts", "--world", "--nodes", "--intra",
-                                      "--steps-per-epoch", "--astra-out", "-o"},
-                                     {"--json", "--help"});
+  const std::string bad =
+      args.parse(argv,
+                 {"--gpus-per-node", "--hosts", "--world", "--nodes", "--intra",
+                  "--steps-per-epoch", "--astra-out", "-o", "--machines", "--inter"},
+                 {"--json", "--help"});
   if (!bad.empty()) return usage(bad);
   if (args.flag("--help")) {
     std::fputs(kHelp, stdout);
@@ -76,6 +81,13 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   if (!intra)
     return usage("--intra " + intraName + ": nvlink2, nvlink3, nvlink4, pcie3, pcie4 or pcie5");
   in.intra = *intra;
+  const auto machines = number("--machines", 1 << 20);
+  if (!machines) return usage("--machines: a positive number");
+  in.machinesAfter = *machines;
+  if (auto i = args.option("--inter")) {
+    in.inter = advisor::interNodeLink(*i);
+    if (!in.inter) return usage("--inter " + *i + ": 25g, 100g, 200g or 400g");
+  }
 
   auto session = openSessionFiles(args.positional());
   if (!session) return fail(session.error());
@@ -132,21 +144,30 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
 
   std::string recommendation;
   char line[512];
-  if (p.hostsAfter >= p.hostsNow) {
-    recommendation = "already on the fewest machines of " + std::to_string(in.gpusPerNode) +
-                     " GPUs (" + std::to_string(p.hostsNow) + ")";
-  } else if (saving <= 0) {
-    recommendation = "move onto " + std::to_string(p.hostsAfter) +
-                     " machines to free the others: the step is not predicted to change";
-  } else {
-    std::snprintf(line, sizeof line, "%.1f %%",
-                  100.0 * static_cast<double>(saving) / static_cast<double>(p.stepNow));
-    recommendation = "move onto " + std::to_string(p.hostsAfter) + " machine" +
-                     (p.hostsAfter == 1 ? "" : "s") + ": " + formatDuration(saving) +
-                     " less per step (" + line + ")";
+  const std::string where = std::to_string(p.hostsAfter) + " machine" +
+                            (p.hostsAfter == 1 ? "" : "s") +
+                            (in.inter && p.hostsAfter > 1 ? " over " + in.inter->name : "");
+  std::snprintf(line, sizeof line, "%.1f %%",
+                100.0 * static_cast<double>(std::abs(saving)) /
+                    static_cast<double>(std::max<TimeNs>(1, p.stepNow)));
+  if (p.hostsAfter == p.hostsNow && !in.inter) {
+    recommendation = in.machinesAfter > 0
+                         ? "the same layout: nothing changes"
+                         : "already on the fewest machines of " + std::to_string(in.gpusPerNode) +
+                               " GPUs (" + std::to_string(p.hostsNow) + ")";
+  } else if (saving > 0) {
+    recommendation = std::string(p.hostsAfter != p.hostsNow ? "move onto " : "run on ") + where +
+                     ": " + formatDuration(saving) + " less per step (" + line + ")";
     if (*perEpoch > 0)
       recommendation += ", " + formatDuration(saving * *perEpoch) + " per epoch of " +
                         std::to_string(*perEpoch) + " steps";
+  } else if (saving < 0) {
+    recommendation = "don't: on " + where + " the step is predicted " + formatDuration(-saving) +
+                     " longer (" + line + ")";
+  } else {
+    recommendation = "on " + where + " the step is not predicted to change" +
+                     (p.hostsAfter < p.hostsNow ? std::string(": move to free the other machines")
+                                                : std::string());
   }
   JsonWriter json;
   json.beginObject().key("advice").value("consolidate");
@@ -187,13 +208,15 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   auto count = [](int n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  text += "Job of " + count(p.world, "rank", "ranks") + " on " +
-          count(p.hostsNow, "machine", "machines") +
-          (p.hostsAfter < p.hostsNow
-               ? "; " + count(in.gpusPerNode, "GPU", "GPUs") + " a machine → " +
-                     count(p.hostsAfter, "machine", "machines")
-               : std::string("; already the fewest of ") + count(in.gpusPerNode, "GPU", "GPUs")) +
-          "\n\n";
+  text +=
+      "Job of " + count(p.world, "rank", "ranks") + " on " +
+      count(p.hostsNow, "machine", "machines") +
+      (p.hostsAfter != p.hostsNow ? "; " + count(in.gpusPerNode, "GPU", "GPUs") + " a machine → " +
+                                        count(p.hostsAfter, "machine", "machines")
+       : in.inter
+           ? "; between machines: " + in.inter->name
+           : std::string("; already the fewest of ") + count(in.gpusPerNode, "GPU", "GPUs")) +
+      "\n\n";
 
   std::snprintf(line, sizeof line,
                 "collectives: %zu with sizes; T = %s + %.4g ns/B (mean error %.1f %%, R² %.3f): a "

@@ -202,38 +202,53 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                             std::to_string(p.hostsNow) +
                             " machines they name (give --nodes for the job's count)");
   }
-  p.hostsAfter = (p.world + in.gpusPerNode - 1) / in.gpusPerNode;
+  p.hostsAfter =
+      in.machinesAfter > 0 ? in.machinesAfter : (p.world + in.gpusPerNode - 1) / in.gpusPerNode;
+  if (static_cast<int64_t>(p.hostsAfter) * in.gpusPerNode < p.world)
+    return Error{std::to_string(p.hostsAfter) + (p.hostsAfter == 1 ? " machine" : " machines") +
+                 " of " + std::to_string(in.gpusPerNode) +
+                 (in.gpusPerNode == 1 ? " GPU" : " GPUs") + " cannot hold the job's " +
+                 std::to_string(p.world) + " ranks"};
   const double n = p.world;
   if (n > 1 && p.fit.nsPerByte > 0) {
     p.ringBandwidthNow = 2 * (n - 1) / n / (p.fit.nsPerByte * 1e-9);
     p.ringLatencyNow = p.fit.interceptNs / (2 * (n - 1));
   }
   // The collectives after the move: on one machine the ring runs over the intra-node link; on
-  // several it still crosses machines and keeps the bandwidth it had.
+  // several it still crosses machines, over the link given for them or the one the run got.
+  auto ring = [&](const Link& link, double bytes) {
+    return 2 * (n - 1) * link.latencyNs + 2 * (n - 1) / n * bytes / link.bytesPerSecond * 1e9;
+  };
+  const bool changes = p.hostsAfter != p.hostsNow || in.inter.has_value();
   double now = 0, after = 0;
   for (const Collective& c : collectives) {
     if (!c.bytes) continue;
     const double bytes = static_cast<double>(*c.bytes);
     const double t = p.fit.predictNs(bytes);
     now += t;
-    if (p.hostsAfter == 1 && p.hostsAfter < p.hostsNow && n > 1)
-      after += 2 * (n - 1) * in.intra.latencyNs +
-               2 * (n - 1) / n * bytes / in.intra.bytesPerSecond * 1e9;
+    if (!changes || n <= 1)
+      after += t;
+    else if (p.hostsAfter == 1)
+      after += ring(in.intra, bytes);
+    else if (in.inter)
+      after += ring(*in.inter, bytes);
     else
       after += t;
   }
   p.commRatio = now > 0 ? after / now : 1;
-  if (p.hostsAfter < p.hostsNow) {
+  if (p.hostsAfter != p.hostsNow) {
     for (size_t r = 0; r < ranks; ++r) {
       const int32_t number = rankNumberOf(s, static_cast<uint32_t>(r));
       p.moves.emplace_back(number, number / in.gpusPerNode);
     }
   }
-  if (p.hostsAfter > 1 && p.hostsAfter < p.hostsNow)
+  if (p.hostsAfter > 1 && p.hostsAfter != p.hostsNow && !in.inter)
     p.assumptions.push_back("on " + std::to_string(p.hostsAfter) +
                             " machines the ring still crosses machines: its bandwidth, and so the "
-                            "collectives' time, is taken as unchanged (only fewer machines to "
-                            "rent)");
+                            "collectives' time, is taken as unchanged");
+  if (in.inter && p.hostsAfter > 1)
+    p.assumptions.push_back("between machines the ring runs over " + in.inter->name +
+                            " instead of what the run got");
   // Per step: time and exposed communication, averaged over the diagnosis's steps.
   const std::vector<Step>& steps = d.steps.steps;
   if (!steps.empty()) {

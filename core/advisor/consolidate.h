@@ -54,6 +54,8 @@ struct ConsolidationInput {
   int nodesNow = 0;                // machines the job runs on now (0: the session ranks' hosts)
   std::vector<std::string> hosts;  // per session rank (index), from the session or the user
   Link intra;                      // the link inside one machine
+  int machinesAfter = 0;           // the layout to predict (0: the fewest machines)
+  std::optional<Link> inter;       // the link between machines after (none: as the run got it)
 };
 
 struct ConsolidationPlan {

@@ -431,6 +431,16 @@ TEST_F(Cli, AdviseConsolidateFromTheRunsCollectives) {
   EXPECT_TRUE(fs::exists(astra + "/network_now.yml"));
   EXPECT_TRUE(fs::exists(astra + "/network_after.yml"));
   EXPECT_TRUE(fs::exists(astra + "/system.json"));
+  // A faster link between the same machines, and a layout too small for the job.
+  r = cli("advise consolidate " + runs + " --gpus-per-node 1 --hosts 0=a,1=b --inter 400g");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("run on 2 machines over 400 Gb/s"), std::string::npos) << r.out;
+  r = cli("advise consolidate " + runs + " --gpus-per-node 1 --hosts 0=a,1=b --machines 1");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("cannot hold the job's 2 ranks"), std::string::npos) << r.out;
+  EXPECT_EQ(
+      cli("advise consolidate " + runs + " --gpus-per-node 8 --hosts 0=a,1=b --inter 10g").exitCode,
+      2);
   // Bad input: no hosts, no --gpus-per-node, an unknown rank, a trace without collectives.
   r = cli("advise consolidate " + runs + " --gpus-per-node 8");
   EXPECT_EQ(r.exitCode, 1);

@@ -437,6 +437,20 @@ TEST(Consolidate, FitsTheRunsCollectivesAndDropsTheInterNodeShare) {
   EXPECT_EQ(same->hostsAfter, 2);
   EXPECT_DOUBLE_EQ(same->commRatio, 1.0);
   EXPECT_TRUE(same->moves.empty());
+  // The same two machines over a 400 Gb/s link (50 GB/s, 10 µs a hop): 3·140 µs + 1.75·160 MB
+  // / 50 GB/s = 6.02 ms instead of 22.82.
+  in.gpusPerNode = 4;
+  in.inter = interNodeLink("400g");
+  auto faster = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(faster.ok());
+  EXPECT_NEAR(faster->commRatio, 6.02 / 22.82, 1e-4);
+  in.inter.reset();
+  // A layout that cannot hold the job: said.
+  in.machinesAfter = 1;
+  auto tooSmall = planConsolidation(*s, *d, launches, in);
+  ASSERT_FALSE(tooSmall.ok());
+  EXPECT_NE(tooSmall.error().find("cannot hold the job's 8 ranks"), std::string::npos);
+  in.machinesAfter = 0;
   // Without hosts: an error that says what to give.
   in.hosts = {};
   auto none = planConsolidation(*s, *d, launches, in);
