@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <map>
 
+#include "advisor/consolidate.h"
 #include "advisor/hetero.h"
 #include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
-#include "advisor/model_estimate.h"
 #include "app/cli/cli_args.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
@@ -68,17 +68,9 @@ int fail(const std::string& message) {
 }
 
 std::optional<advisor::Interconnect> linkPreset(const std::string& name) {
-  // Per direction, as the specifications give them; latencies as NCCL measures them, roughly.
-  const std::map<std::string, advisor::Interconnect> links = {
-      {"pcie3", {"PCIe 3.0 x16", 12e9, 10'000}},
-      {"pcie4", {"PCIe 4.0 x16", 25e9, 10'000}},
-      {"pcie5", {"PCIe 5.0 x16", 50e9, 10'000}},
-      {"nvlink2", {"NVLink 2 (V100)", 150e9, 5'000}},
-      {"nvlink3", {"NVLink 3 (A100)", 300e9, 5'000}},
-      {"nvlink4", {"NVLink 4 (H100)", 450e9, 5'000}}};
-  auto it = links.find(name);
-  if (it == links.end()) return std::nullopt;
-  return it->second;
+  auto link = advisor::intraNodeLink(name);
+  if (!link) return std::nullopt;
+  return advisor::Interconnect{link->name, link->bytesPerSecond, link->latencyNs};
 }
 
 std::string seconds(int64_t ns) {
@@ -166,63 +158,21 @@ int runAdvise(const std::vector<std::string>& argv) {
     }
   }
 
-  std::vector<advisor::HeteroDevice> devices;
-  std::vector<advisor::PipelineLayer> layers;
-  std::vector<int64_t> memory;
-  int64_t gradientBytes = 0;
-  std::vector<std::string> assumptions;
-  std::string modelName;
-  if (auto m = args.option("--model")) {
-    auto atBatch = advisor::loadModelAt(*m, static_cast<int64_t>(*batch));
-    if (!atBatch) return fail(atBatch.error());
-    auto atOne = advisor::loadModelAt(*m, 1), atTwo = advisor::loadModelAt(*m, 2);
-    if (!atOne || !atTwo) return fail((atOne ? atTwo : atOne).error());
-    // Given speeds stand; the others are estimated (so a preset is needed only for those).
-    std::vector<std::string> presetTypes;
-    for (const std::string& t : types) presetTypes.push_back(t);
-    auto e = advisor::estimateFromModel(*atBatch, *atOne, *atTwo, presetTypes, optimizer);
-    if (!e) return fail(*m + ": " + e.error());
-    devices = e->devices;
-    layers = e->layers;
-    memory = e->deviceMemory;
-    gradientBytes = e->gradientBytes;
-    assumptions = e->assumptions;
-    modelName = atBatch->name.empty() ? *m : atBatch->name;
-  } else {
-    for (const std::string& t : types) {
-      advisor::HeteroDevice d;
-      d.type = t;
-      devices.push_back(d);
-    }
-    assumptions.push_back("no model: no memory limits, and no gradients to all-reduce");
+  auto setup =
+      advisor::heteroSetup(types, args.option("--model").value_or(""), static_cast<int64_t>(*batch),
+                           optimizer, givenSpeed, measuredSpeed);
+  if (!setup) {
+    // A device without a throughput is the user's omission; the rest are failures.
+    if (setup.error().starts_with("no throughput for"))
+      return usage(setup.error() + " (--throughput TYPE=X, --session TYPE=RUN or --model)");
+    return fail(setup.error());
   }
-  for (advisor::HeteroDevice& d : devices) {
-    // A given throughput wins over the estimate, by type as the user wrote it.
-    std::string lower = d.type;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (auto it = measuredSpeed.find(lower); it != measuredSpeed.end()) {
-      // How far the roofline was from the measurement, for the user to weigh the estimates.
-      if (d.source == advisor::SpeedSource::Estimated && d.samplesPerSecond > 0) {
-        char ratio[64];
-        std::snprintf(ratio, sizeof ratio, "%.2f", it->second / d.samplesPerSecond);
-        const std::string note = d.type + " measured at " + ratio +
-                                 "× its roofline estimate: the other devices' estimates are "
-                                 "likely off by as much";
-        if (std::find(assumptions.begin(), assumptions.end(), note) == assumptions.end())
-          assumptions.push_back(note);
-      }
-      d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Measured;
-    }
-    if (auto it = givenSpeed.find(lower); it != givenSpeed.end())
-      d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Given;
-    if (!(d.samplesPerSecond > 0))
-      return usage("no throughput for " + d.type + ": give --throughput " + d.type +
-                   "=X or --model to estimate it");
-  }
-  if (!givenSpeed.empty())
-    assumptions.push_back(
-        "given throughputs are relative samples per second: the predicted times are in the "
-        "unit they imply (with K80=1, a sample takes 1 s on a K80)");
+  std::vector<advisor::HeteroDevice>& devices = setup->devices;
+  std::vector<advisor::PipelineLayer>& layers = setup->layers;
+  const std::vector<int64_t>& memory = setup->memory;
+  const int64_t gradientBytes = setup->gradientBytes;
+  std::vector<std::string>& assumptions = setup->assumptions;
+  const std::string& modelName = setup->modelName;
 
   JsonWriter json;
   std::string text;

@@ -2,9 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
+#include "advisor/model_estimate.h"
 #include "analysis/diagnosis.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -92,6 +95,61 @@ Result<model::ModelGraph> loadModelAt(const std::string& what, int64_t batch) {
   auto bytes = model::zooModelBytes(what, batch);
   if (!bytes) return Error{what + ": no such file, nor a built-in model"};
   return model::loadOnnxBytes(*bytes, what, o);
+}
+
+Result<HeteroSetup> heteroSetup(const std::vector<std::string>& types, const std::string& model,
+                                int64_t batch, model::Optimizer optimizer,
+                                const std::map<std::string, double>& given,
+                                const std::map<std::string, double>& measured) {
+  HeteroSetup h;
+  if (!model.empty()) {
+    auto atBatch = loadModelAt(model, batch);
+    if (!atBatch) return std::move(atBatch).failure();
+    auto atOne = loadModelAt(model, 1), atTwo = loadModelAt(model, 2);
+    if (!atOne) return std::move(atOne).failure();
+    if (!atTwo) return std::move(atTwo).failure();
+    auto e = estimateFromModel(*atBatch, *atOne, *atTwo, types, optimizer);
+    if (!e) return Error{model + ": " + e.error()};
+    h.devices = std::move(e->devices);
+    h.layers = std::move(e->layers);
+    h.memory = std::move(e->deviceMemory);
+    h.gradientBytes = e->gradientBytes;
+    h.assumptions = std::move(e->assumptions);
+    h.modelName = atBatch->name.empty() ? model : atBatch->name;
+  } else {
+    for (const std::string& t : types) {
+      HeteroDevice d;
+      d.type = t;
+      h.devices.push_back(d);
+    }
+    h.assumptions.push_back("no model: no memory limits, and no gradients to all-reduce");
+  }
+  for (HeteroDevice& d : h.devices) {
+    std::string lower = d.type;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (auto it = measured.find(lower); it != measured.end()) {
+      // How far the roofline was from the measurement, for the user to weigh the estimates.
+      if (d.source == SpeedSource::Estimated && d.samplesPerSecond > 0) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "%.2f", it->second / d.samplesPerSecond);
+        const std::string note = d.type + " measured at " + ratio +
+                                 "× its roofline estimate: the other devices' estimates are "
+                                 "likely off by as much";
+        if (std::find(h.assumptions.begin(), h.assumptions.end(), note) == h.assumptions.end())
+          h.assumptions.push_back(note);
+      }
+      d.samplesPerSecond = it->second, d.source = SpeedSource::Measured;
+    }
+    if (auto it = given.find(lower); it != given.end())
+      d.samplesPerSecond = it->second, d.source = SpeedSource::Given;
+    if (!(d.samplesPerSecond > 0))
+      return Error{"no throughput for " + d.type + ": give one, or a model to estimate it from"};
+  }
+  if (!given.empty())
+    h.assumptions.push_back(
+        "given throughputs are relative samples per second: the predicted times are in the "
+        "unit they imply (with K80=1, a sample takes 1 s on a K80)");
+  return h;
 }
 
 }  // namespace ts::advisor

@@ -24,7 +24,6 @@
 #include "advisor/hetero.h"
 #include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
-#include "advisor/model_estimate.h"
 #include "advisor/multiplex_advice.h"
 #include "model/device_preset.h"
 #include "model/model_zoo.h"
@@ -477,37 +476,15 @@ void AdviseView::predict(Tab tab) {
         o.html = html(why);
         return o;
       };
-      std::vector<advisor::HeteroDevice> devices;
-      std::vector<advisor::PipelineLayer> layers;
-      std::vector<int64_t> memory;
-      int64_t gradientBytes = 0;
-      std::vector<std::string> assumptions;
-      if (!modelName.empty()) {
-        auto at = advisor::loadModelAt(modelName, batch);
-        if (!at) return fail(at.error());
-        auto one = advisor::loadModelAt(modelName, 1), two = advisor::loadModelAt(modelName, 2);
-        if (!one || !two) return fail((one ? two : one).error());
-        if (progress.cancelled()) return o;
-        auto e = advisor::estimateFromModel(*at, *one, *two, types, model::Optimizer::SgdMomentum);
-        if (!e) return fail(e.error());
-        devices = e->devices, layers = e->layers, memory = e->deviceMemory;
-        gradientBytes = e->gradientBytes, assumptions = e->assumptions;
-      } else {
-        for (const std::string& t : types) {
-          advisor::HeteroDevice d;
-          d.type = t;
-          devices.push_back(d);
-        }
-        assumptions.push_back("no model: no memory limits, and no gradients to all-reduce");
-      }
-      for (advisor::HeteroDevice& d : devices) {
-        std::string lower = d.type;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (auto it = given.find(lower); it != given.end())
-          d.samplesPerSecond = it->second, d.source = advisor::SpeedSource::Given;
-        if (!(d.samplesPerSecond > 0))
-          return fail("no throughput for " + d.type + ": give it, or choose a model");
-      }
+      auto setup =
+          advisor::heteroSetup(types, modelName, batch, model::Optimizer::SgdMomentum, given, {});
+      if (!setup) return fail(setup.error());
+      if (progress.cancelled()) return o;
+      std::vector<advisor::HeteroDevice>& devices = setup->devices;
+      std::vector<advisor::PipelineLayer>& layers = setup->layers;
+      const std::vector<int64_t>& memory = setup->memory;
+      const int64_t gradientBytes = setup->gradientBytes;
+      std::vector<std::string>& assumptions = setup->assumptions;
       QString h;
       if (!pipeline) {
         auto plan = advisor::planDataParallel(devices, batch, gradientBytes, link);
