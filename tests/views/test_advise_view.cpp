@@ -90,6 +90,14 @@ class TestAdviseView : public QObject {
     const QString text = view.result(AdviseView::Consolidate)->toPlainText();
     QVERIFY2(text.contains("2 machine(s) → 1 machine(s)") && text.contains("less per step"),
              qPrintable(text));
+    // The same two machines over a faster link between them.
+    view.gpusPerNode()->setValue(1);
+    view.interLink()->setCurrentIndex(view.interLink()->findData("400g"));
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    QVERIFY2(view.result(AdviseView::Consolidate)
+                 ->toPlainText()
+                 .contains("run on 2 machine(s) over 400 Gb/s"),
+             qPrintable(view.result(AdviseView::Consolidate)->toPlainText()));
     view.hosts()->setText("nodeA");
     QVERIFY(answered(view, AdviseView::Consolidate));
     QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("RANK=HOST"));

@@ -120,6 +120,16 @@ AdviseView::AdviseView(SessionSource sessions, QWidget* parent)
     intra_ = new QComboBox(form);
     for (const char* l : kLinks) intra_->addItem(QString::fromLatin1(l));
     f->addRow(tr("Link in a machine"), intra_);
+    machines_ = new QSpinBox(form);
+    machines_->setRange(0, 1 << 20);
+    machines_->setSpecialValueText(tr("the fewest"));
+    f->addRow(tr("Machines after"), machines_);
+    inter_ = new QComboBox(form);
+    inter_->addItem(tr("as the run got it"), QString());
+    for (const char* l : {"25g", "100g", "200g", "400g"})
+      inter_->addItem(QString::fromStdString(advisor::interNodeLink(l)->name),
+                      QString::fromLatin1(l));
+    f->addRow(tr("Link between machines"), inter_);
     connect(run_, &QComboBox::currentIndexChanged, this, [this](int i) {
       if (i < 0 || static_cast<size_t>(i) >= open_.size()) return;
       QStringList known;
@@ -376,6 +386,9 @@ void AdviseView::predict(Tab tab) {
     in.gpusPerNode = gpusPerNode_->value();
     in.world = world_->value();
     in.intra = *advisor::intraNodeLink(intra_->currentText().toStdString());
+    in.machinesAfter = machines_->value();
+    if (const QString inter = inter_->currentData().toString(); !inter.isEmpty())
+      in.inter = advisor::interNodeLink(inter.toStdString());
     for (const Rank& r : session->ranks) in.hosts.push_back(r.host);
     for (const QString& item : hosts_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
       const QStringList kv = item.trimmed().split(QLatin1Char('='));
@@ -433,14 +446,24 @@ void AdviseView::predict(Tab tab) {
       for (const auto& [rank, machine] : p->moves)
         h += QObject::tr("rank %1 → machine %2<br>").arg(rank).arg(machine);
       const TimeNs saving = p->stepNow - p->stepAfter();
-      h += QObject::tr("<p><b>Recommendation:</b> %1</p>")
-               .arg(p->hostsAfter >= p->hostsNow ? QObject::tr("already on the fewest machines")
-                    : saving > 0 ? QObject::tr("move onto %1 machine(s): %2 less per step")
-                                       .arg(p->hostsAfter)
-                                       .arg(dur(saving))
-                                 : QObject::tr("move onto %1 machine(s) to free the others; "
-                                               "the step is not predicted to change")
-                                       .arg(p->hostsAfter));
+      QString advice;
+      if (p->hostsAfter == p->hostsNow && !in.inter)
+        advice = in.machinesAfter > 0 ? QObject::tr("the same layout: nothing changes")
+                                      : QObject::tr("already on the fewest machines");
+      else if (saving > 0)
+        advice = QObject::tr("%1 %2 machine(s)%3: %4 less per step")
+                     .arg(p->hostsAfter != p->hostsNow ? QObject::tr("move onto")
+                                                       : QObject::tr("run on"))
+                     .arg(p->hostsAfter)
+                     .arg(in.inter && p->hostsAfter > 1
+                              ? QObject::tr(" over %1").arg(QString::fromStdString(in.inter->name))
+                              : QString())
+                     .arg(dur(saving));
+      else if (saving < 0)
+        advice = QObject::tr("don't: the step is predicted %1 longer").arg(dur(-saving));
+      else
+        advice = QObject::tr("the step is not predicted to change");
+      h += QObject::tr("<p><b>Recommendation:</b> %1</p>").arg(advice);
       h += QObject::tr("<p>Assumptions:</p>") + list(p->assumptions);
       o.html = h;
       o.chartTitle = QObject::tr("Step time (ms)");

@@ -58,6 +58,7 @@ class AdviseView : public QWidget {
   QComboBox* consolidateSession() const { return run_; }
   QSpinBox* gpusPerNode() const { return gpusPerNode_; }
   QLineEdit* hosts() const { return hosts_; }
+  QComboBox* interLink() const { return inter_; }
   QComboBox* model() const { return model_; }
   QSpinBox* batch() const { return batch_; }
   QLineEdit* devices() const { return devices_; }
@@ -101,6 +102,8 @@ class AdviseView : public QWidget {
   QSpinBox* world_ = nullptr;
   QLineEdit* hosts_ = nullptr;
   QComboBox* intra_ = nullptr;
+  QSpinBox* machines_ = nullptr;  // the layout to predict (0: the fewest)
+  QComboBox* inter_ = nullptr;
   QComboBox* model_ = nullptr;
   QSpinBox* batch_ = nullptr;
   QLineEdit* devices_ = nullptr;
