@@ -1,6 +1,7 @@
 // tensorscope-cli advise multiplex: should these jobs share one GPU, and how (time-slicing, MPS,
 // MIG)? Each job is a session of its GPU work; their packed run is predicted and judged by the
 // normalised throughput and whether their memory fits.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -167,7 +168,11 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
   text += line;
   for (const advisor::Job& j : jobs) {
     const double demand = advisor::meanSmDemand(j);
-    json.beginObject().key("name").value(j.name).key("span_ns").value(j.span);
+    json.beginObject().key("name").value(j.name).key("span_ns").value(j.span).key("step_ns");
+    if (j.step)
+      json.value(*j.step);
+    else
+      json.null();
     json.key("busy_share").value(j.busyShare()).key("sm_demand").value(demand);
     json.key("sm_demand_known").value(static_cast<uint64_t>(j.demandKnown));
     json.key("kernels").value(static_cast<uint64_t>(j.kernels)).key("peak_memory_bytes");
@@ -194,11 +199,21 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
     text += line;
     for (size_t j = 0; j < jobs.size(); ++j) {
       json.beginObject().key("name").value(jobs[j].name).key("rate").value(r.rate[j]);
-      json.key("span_ns").value(r.span[j]);
+      json.key("span_ns").value(r.span[j]).key("step_ns");
+      if (jobs[j].step && r.rate[j] > 0)
+        json.value(
+            static_cast<TimeNs>(std::llround(static_cast<double>(*jobs[j].step) / r.rate[j])));
+      else
+        json.null();
       if (r.sharing == advisor::Sharing::Mig && profiles)
         json.key("profile").value((*profiles)[j].name);
       json.endObject();
       text += (j ? ", " : "") + jobs[j].name.substr(0, 24) + " " + formatDuration(r.span[j]);
+      if (jobs[j].step && r.rate[j] > 0)
+        text += " (step " +
+                formatDuration(static_cast<TimeNs>(
+                    std::llround(static_cast<double>(*jobs[j].step) / r.rate[j]))) +
+                ")";
       if (r.sharing == advisor::Sharing::Mig && profiles) text += " on " + (*profiles)[j].name;
     }
     json.endArray().endObject();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/diagnosis.h"
 #include "analysis/gpu_ops.h"
 #include "analysis/intervals.h"
 #include "session/occupancy.h"
@@ -99,6 +100,11 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
     break;
   }
   if (!job.peakMemory) job.memorySource = "unknown: the session records no memory counter";
+  // Its steps, when it marks them.
+  DiagnoseOptions o;
+  o.runRules = false;
+  if (auto d = diagnose(s, o); d.ok() && !d->steps.steps.empty() && d->steps.median > 0)
+    job.step = static_cast<TimeNs>(std::llround(d->steps.median));
   return job;
 }
 

@@ -48,6 +48,9 @@ struct Job {
   std::optional<int64_t> peakMemory;  // bytes, when known
   std::string memorySource;           // where the peak came from, or why it is unknown
   int32_t smCount = 0;                // of the GPU it ran on (0: unknown)
+  // Its median training step alone, when the session marks steps: packed, a step takes this ÷
+  // the job's rate.
+  std::optional<TimeNs> step;
 };
 
 // The GPU work of `device` (or the first GPU with kernels, for kNone) of a session as a job. SM

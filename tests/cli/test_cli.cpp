@@ -385,6 +385,10 @@ TEST_F(Cli, AdviseMultiplexJudgesTheWaysOfSharing) {
   EXPECT_EQ(int64_t(doc["memory"]["total_bytes"]), 50LL << 30);
   EXPECT_TRUE(bool(doc["memory"]["fits"]));
   EXPECT_EQ(std::string_view(doc["inputs"]["jobs"].at(0)["memory_source"]), "given (--memory)");
+  // Its steps alone, and packed: the step ÷ the job's rate.
+  const int64_t alone = doc["inputs"]["jobs"].at(0)["step_ns"];
+  const double rate = predictions.at(1)["jobs"].at(0)["rate"];
+  EXPECT_NEAR(double(int64_t(predictions.at(1)["jobs"].at(0)["step_ns"])), alone / rate, 1.0);
   EXPECT_NE(std::string_view(doc["recommendation"]).find("pack with"), std::string_view::npos);
   r = cli("info " + packed + " --json");
   ASSERT_EQ(r.exitCode, 0) << r.out;

@@ -343,6 +343,10 @@ void AdviseView::predict(Tab tab) {
         QStringList passes;
         for (size_t j = 0; j < jobs.size(); ++j) {
           QString p = dur(run.span[j]);
+          if (jobs[j].step && run.rate[j] > 0)
+            p += QObject::tr(" (step %1)")
+                     .arg(dur(
+                         static_cast<TimeNs>(static_cast<double>(*jobs[j].step) / run.rate[j])));
           if (run.sharing == advisor::Sharing::Mig && a.profiles)
             p += QObject::tr(" on %1").arg(QString::fromStdString((*a.profiles)[j].name));
           passes << p;
