@@ -190,7 +190,15 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   json.key("intercept_ns").value(p.fit.interceptNs).key("ns_per_byte").value(p.fit.nsPerByte);
   json.key("mean_abs_error_pct").value(p.fit.meanAbsErrorPct).key("r2").value(p.fit.r2);
   json.key("ring_bandwidth_bytes_per_second").value(p.ringBandwidthNow);
-  json.key("ring_latency_ns").value(p.ringLatencyNow).endObject();
+  json.key("ring_latency_ns").value(p.ringLatencyNow).key("kind").value(p.fitKind);
+  json.key("by_kind").beginArray();
+  for (const auto& [kind, f] : p.fitByKind) {
+    json.beginObject().key("kind").value(kind).key("samples").value(
+        static_cast<uint64_t>(f.samples));
+    json.key("intercept_ns").value(f.interceptNs).key("ns_per_byte").value(f.nsPerByte);
+    json.key("mean_abs_error_pct").value(f.meanAbsErrorPct).key("r2").value(f.r2).endObject();
+  }
+  json.endArray().endObject();
   json.key("prediction").beginObject().key("machines_now").value(p.hostsNow);
   json.key("machines_after").value(p.hostsAfter).key("step_ns_now").value(p.stepNow);
   json.key("step_ns_after").value(p.stepAfter()).key("exposed_comm_ns_now").value(p.exposedNow);
@@ -218,14 +226,27 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
            : std::string("; already the fewest of ") + count(in.gpusPerNode, "GPU", "GPUs")) +
       "\n\n";
 
+  const std::string ringText =
+      p.ringBandwidthNow > 0
+          ? "a ring of " + std::to_string(p.world) + " at " + formatBandwidth(p.ringBandwidthNow) +
+                ", " + formatDuration(static_cast<TimeNs>(p.ringLatencyNow)) + " a hop"
+          : std::string("no bandwidth to read: the times do not grow with the sizes");
   std::snprintf(line, sizeof line,
-                "collectives: %zu with sizes; T = %s + %.4g ns/B (mean error %.1f %%, R² %.3f): a "
-                "ring of %d at %s, %s a hop\n",
-                p.fit.samples, formatDuration(static_cast<TimeNs>(p.fit.interceptNs)).c_str(),
-                p.fit.nsPerByte, p.fit.meanAbsErrorPct, p.fit.r2, p.world,
-                formatBandwidth(p.ringBandwidthNow).c_str(),
-                formatDuration(static_cast<TimeNs>(p.ringLatencyNow)).c_str());
+                "collectives (%s): %zu with sizes; T = %s + %.4g ns/B (mean error %.1f %%, R² "
+                "%.3f): %s\n",
+                p.fitKind.c_str(), p.fit.samples,
+                formatDuration(static_cast<TimeNs>(p.fit.interceptNs)).c_str(), p.fit.nsPerByte,
+                p.fit.meanAbsErrorPct, p.fit.r2, ringText.c_str());
   text += line;
+  if (p.fitByKind.size() > 1) {
+    for (const auto& [kind, f] : p.fitByKind) {
+      std::snprintf(line, sizeof line, "  %s: %zu, T = %s + %.4g ns/B (mean error %.1f %%)\n",
+                    kind.c_str(), f.samples,
+                    formatDuration(static_cast<TimeNs>(f.interceptNs)).c_str(), f.nsPerByte,
+                    f.meanAbsErrorPct);
+      text += line;
+    }
+  }
   text += "step now " + formatDuration(p.stepNow) + " (exposed communication " +
           formatDuration(p.exposedNow) + "); after " + formatDuration(p.stepAfter()) +
           " (exposed communication " + formatDuration(p.exposedAfter) + ")\n";

@@ -50,7 +50,12 @@ std::vector<Collective> collectivesOf(const Session& s, const LaunchIndex& launc
     for (uint32_t e = 0; e < t.size(); ++e) {
       const std::string_view name = s.str(t.hot.name[e]);
       if (!name.starts_with("nccl:")) continue;
-      Annotation a{t.hot.start[e], t.hot.end[e], std::string(name.substr(5)), std::nullopt};
+      // PyTorch's names: "_all_gather_base" is an all-gather, "_reduce_scatter_base" a
+      // reduce-scatter.
+      std::string kind(name.substr(5));
+      if (kind.starts_with("_")) kind.erase(0, 1);
+      if (kind.ends_with("_base")) kind.resize(kind.size() - 5);
+      Annotation a{t.hot.start[e], t.hot.end[e], kind, std::nullopt};
       int64_t bytes = 0;
       for (const OpInput& in : parseOpInputs(s.str(t.nvtx.inputs[e]))) {
         if (in.dims.empty()) continue;
@@ -138,6 +143,10 @@ std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives
   return f;
 }
 
+double ringFactor(std::string_view kind) {
+  return kind == "all_reduce" ? 2.0 : 1.0;
+}
+
 std::optional<Link> intraNodeLink(std::string_view name) {
   const std::map<std::string, Link, std::less<>> links = {
       {"nvlink2", {"NVLink 2 (V100)", 150e9, 5'000}},
@@ -179,13 +188,26 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
     return Error{
         "no communication kernels (nccl*) in the session: nothing that fewer machines "
         "would change"};
-  auto fit = fitAlphaBeta(collectives);
+  // Each kind apart (an all-gather moves half an all-reduce's bytes per rank).
+  std::map<std::string, std::vector<Collective>> byKind;
+  for (const Collective& c : collectives) byKind[c.kind].push_back(c);
+  std::map<std::string, AlphaBeta> fits;
+  std::optional<AlphaBeta> fit;
+  std::string fitKind;
+  for (const auto& [kind, list] : byKind) {
+    auto f = fitAlphaBeta(list);
+    if (!f) continue;
+    fits[kind] = *f;
+    if (!fit || f->samples > fit->samples) fit = f, fitKind = kind;
+  }
   if (!fit)
     return Error{
         "the trace records no collective sizes (nccl:<collective> annotations with "
         "input shapes: record_shapes=True) to calibrate the α-β model on"};
   ConsolidationPlan p;
   p.fit = *fit;
+  p.fitKind = fitKind;
+  p.fitByKind = fits;
   p.world = in.world > 0 ? in.world : static_cast<int>(ranks);
   if (p.world < 2)
     return Error{
@@ -211,27 +233,29 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                  std::to_string(p.world) + " ranks"};
   const double n = p.world;
   if (n > 1 && p.fit.nsPerByte > 0) {
-    p.ringBandwidthNow = 2 * (n - 1) / n / (p.fit.nsPerByte * 1e-9);
-    p.ringLatencyNow = p.fit.interceptNs / (2 * (n - 1));
+    const double f = ringFactor(fitKind);
+    p.ringBandwidthNow = f * (n - 1) / n / (p.fit.nsPerByte * 1e-9);
+    p.ringLatencyNow = p.fit.interceptNs / (f * (n - 1));
   }
   // The collectives after the move: on one machine the ring runs over the intra-node link; on
   // several it still crosses machines, over the link given for them or the one the run got.
-  auto ring = [&](const Link& link, double bytes) {
-    return 2 * (n - 1) * link.latencyNs + 2 * (n - 1) / n * bytes / link.bytesPerSecond * 1e9;
+  auto ring = [&](const Link& link, double bytes, double f) {
+    return f * (n - 1) * link.latencyNs + f * (n - 1) / n * bytes / link.bytesPerSecond * 1e9;
   };
   const bool changes = p.hostsAfter != p.hostsNow || in.inter.has_value();
   double now = 0, after = 0;
   for (const Collective& c : collectives) {
-    if (!c.bytes) continue;
-    const double bytes = static_cast<double>(*c.bytes);
-    const double t = p.fit.predictNs(bytes);
+    auto kindFit = fits.find(c.kind);
+    if (!c.bytes || kindFit == fits.end()) continue;
+    const double bytes = static_cast<double>(*c.bytes), f = ringFactor(c.kind);
+    const double t = kindFit->second.predictNs(bytes);
     now += t;
     if (!changes || n <= 1)
       after += t;
     else if (p.hostsAfter == 1)
-      after += ring(in.intra, bytes);
+      after += ring(in.intra, bytes, f);
     else if (in.inter)
-      after += ring(*in.inter, bytes);
+      after += ring(*in.inter, bytes, f);
     else
       after += t;
   }
@@ -277,7 +301,8 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                             "for late ranks, other traffic), so the prediction is uncertain");
   }
   p.assumptions.push_back(
-      "collectives as a ring: T = 2(n−1)·α + 2(n−1)/n · bytes / bandwidth, α and bandwidth "
+      "collectives as a ring, each kind fitted apart: T = f(n−1)·α + f(n−1)/n · bytes / "
+      "bandwidth (f = 2 for an all-reduce, 1 for the others), α and bandwidth "
       "fitted on the run's own collectives (their times include waiting for late ranks)");
   p.assumptions.push_back("only exposed communication (not under computation) shortens the step");
   return p;

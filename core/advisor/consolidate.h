@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct AlphaBeta {
 };
 std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives);
 
+// What a ring moves per rank, as a multiple of bytes·(n−1)/n: 2 for an all-reduce (a
+// reduce-scatter then an all-gather), 1 for the others.
+double ringFactor(std::string_view kind);
+
 struct Link {
   std::string name;
   double bytesPerSecond = 0;
@@ -62,7 +67,9 @@ struct ConsolidationPlan {
   int world = 0;
   int hostsNow = 0, hostsAfter = 0;
   std::vector<std::pair<int32_t, int>> moves;  // (rank number, machine after), ranks in the session
-  AlphaBeta fit;
+  AlphaBeta fit;                               // of the kind with the most sizes (the headline)
+  std::string fitKind;
+  std::map<std::string, AlphaBeta> fitByKind;  // each kind of collective fitted apart
   double ringBandwidthNow = 0;  // bytes/s the fit implies for a ring of `world` ranks
   double ringLatencyNow = 0;    // ns per ring hop
   // Per step (the diagnosis's, averaged): time, exposed communication now and after.

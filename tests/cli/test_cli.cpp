@@ -425,7 +425,11 @@ TEST_F(Cli, AdviseConsolidateFromTheRunsCollectives) {
   simdjson::dom::element doc = parser.parse(r.out);
   EXPECT_EQ(int64_t(doc["prediction"]["machines_now"]), 2);
   EXPECT_EQ(int64_t(doc["prediction"]["machines_after"]), 1);
-  EXPECT_EQ(int64_t(doc["fit"]["samples"]), 20);  // the nccl:all_reduce annotations with sizes
+  // The nccl:<collective> annotations with sizes: 20, of three kinds fitted apart.
+  int64_t sized = 0;
+  for (auto k : simdjson::dom::array(doc["fit"]["by_kind"])) sized += int64_t(k["samples"]);
+  EXPECT_EQ(sized, 20);
+  EXPECT_EQ(simdjson::dom::array(doc["fit"]["by_kind"]).size(), 3u);
   EXPECT_LT(int64_t(doc["prediction"]["step_ns_after"]), int64_t(doc["prediction"]["step_ns_now"]));
   // The run's collectives wait for each other: the fit says it is poor, and so does the advice.
   std::string assumptions;

@@ -368,7 +368,7 @@ namespace {
 // Ranks 0 and 4 of an 8-rank job on two 4-GPU machines (a, b). Each step all-reduces 10, 50 and
 // 100 MB; the kernels take exactly what a ring of 8 over 100 Gb/s with 10 µs a hop takes:
 // 2·7·10 µs + 2·7/8 · bytes / 12.5 GB/s. No computation: all of it exposed.
-SessionPtr twoMachines() {
+SessionPtr twoMachines(bool gathers = false) {
   SessionBuilder b;
   uint32_t corr = 0;
   for (int32_t number : {0, 4}) {
@@ -391,6 +391,21 @@ SessionPtr twoMachines() {
         KernelDetail k;
         k.correlation = corr;
         b.addKernel(st, at + 100, at + 100 + t, b.intern("ncclKernel_AllReduce_RING_LL_Sum_float"),
+                    k);
+        at += 100 + t + 1000;
+      }
+      if (gathers) {  // and a 40 MB all-gather: 7·10 µs + 7/8 · 40 MB / 12.5 GB/s
+        const int64_t bytes = 40'000'000;
+        const TimeNs t = 70'000 + static_cast<TimeNs>(std::llround(0.875 * bytes / 12.5e9 * 1e9));
+        NvtxDetail n;
+        n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
+        b.addNvtx(th, at, at + 20, b.intern("nccl:all_gather"), n);
+        ApiDetail a;
+        a.correlation = ++corr;
+        b.addApi(th, at + 5, at + 10, b.intern("cudaLaunchKernel"), a);
+        KernelDetail k;
+        k.correlation = corr;
+        b.addKernel(st, at + 100, at + 100 + t, b.intern("ncclKernel_AllGather_RING_LL_Sum_float"),
                     k);
         at += 100 + t + 1000;
       }
@@ -456,6 +471,26 @@ TEST(Consolidate, FitsTheRunsCollectivesAndDropsTheInterNodeShare) {
   auto none = planConsolidation(*s, *d, launches, in);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().find("name no machine"), std::string::npos) << none.error();
+}
+
+TEST(Consolidate, EachKindOfCollectiveFittedApart) {
+  // With an all-gather beside the all-reduces: each kind fits exactly and moves as a ring of its
+  // own kind. Now per step: 22.82 ms of all-reduce + 2.87 ms of all-gather; on one machine over
+  // NVLink 3: 1.14333 ms + (7·5 µs + 7/8 · 40 MB / 300 GB/s = 151.67 µs).
+  SessionPtr s = twoMachines(true);
+  LaunchIndex launches(*s);
+  auto d = diagnose(*s, {});
+  ASSERT_TRUE(d.ok());
+  ConsolidationInput in;
+  in.world = 8, in.gpusPerNode = 8;
+  in.hosts = {"a", "b"};
+  in.intra = *intraNodeLink("nvlink3");
+  auto p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  ASSERT_EQ(p->fitByKind.size(), 2u);
+  EXPECT_EQ(p->fitKind, "all_reduce");  // the most sizes
+  EXPECT_LT(p->fitByKind.at("all_gather").meanAbsErrorPct, 0.01);
+  EXPECT_NEAR(p->commRatio, (1.143333 + 0.151667) / (22.82 + 2.87), 1e-4);
 }
 
 TEST(Consolidate, AstraSimInputsForBothLayouts) {
