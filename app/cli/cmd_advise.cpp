@@ -296,6 +296,7 @@ int runAdvise(const std::vector<std::string>& argv) {
     }
     auto plan = advisor::planPipeline(layers, devices, memory, link);
     if (!plan) return fail(plan.error());
+    assumptions.push_back(advisor::kPipelineAssumption);
     if (auto out = args.option("--timeline")) {
       const std::string title = (modelName.empty() ? std::string("equal layers") : modelName) +
                                 ", pipeline of " + std::to_string(devices.size()) + " stages";
@@ -322,14 +323,14 @@ int runAdvise(const std::vector<std::string>& argv) {
     std::snprintf(line, sizeof line, "Pipeline parallel, %zu layers, %zu stages, %s\n\n",
                   layers.size(), devices.size(), link.name.c_str());
     text += line;
-    std::snprintf(line, sizeof line, "%-10s %8s %-24s %12s %12s %12s %8s\n", "device", "layers",
+    std::snprintf(line, sizeof line, "%-10s %8s %-44s %12s %12s %12s %8s\n", "device", "layers",
                   "from … to", "compute", "transfer", "memory", "even");
     text += line;
     for (size_t i = 0; i < plan->balanced.stages.size(); ++i) {
       const advisor::PipelineStage& s = plan->balanced.stages[i];
       const std::string range = layers[s.firstLayer].name + " … " + layers[s.endLayer - 1].name;
       std::snprintf(
-          line, sizeof line, "%-10s %8zu %-24.24s %12s %12s %12s %8zu\n",
+          line, sizeof line, "%-10s %8zu %-44.44s %12s %12s %12s %8zu\n",
           devices[s.device].type.c_str(), s.endLayer - s.firstLayer, range.c_str(),
           seconds(s.computeNs).c_str(), seconds(s.transferNs).c_str(),
           memory.empty() ? "—" : formatBytes(static_cast<uint64_t>(s.memoryBytes)).c_str(),
@@ -350,6 +351,8 @@ int runAdvise(const std::vector<std::string>& argv) {
   text += "recommendation: " + recommendation + "\n\nassumptions:\n";
   for (const std::string& a : assumptions) text += "  - " + a + "\n";
 
+  if (auto t = args.option("--timeline"); t && !args.flag("--json"))
+    text += "\npredicted run written to " + *t + "\n";
   const std::string out = args.flag("--json") ? json.str() + "\n" : text;
   if (auto path = args.option("-o")) {
     if (Status st = writeBytesAtomically(*path, out); !st.ok()) return fail(st.error());

@@ -185,7 +185,13 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
         .key("host")
         .value(in.hosts[r])
         .endObject();
-  json.endArray().key("intra_link").value(in.intra.name).endObject();
+  json.endArray().key("intra_link").value(in.intra.name).key("inter_link");
+  if (in.inter)
+    json.value(in.inter->name);
+  else
+    json.null();
+  json.key("machines_after").value(in.machinesAfter > 0 ? in.machinesAfter : p.hostsAfter);
+  json.endObject();
   json.key("fit").beginObject().key("samples").value(static_cast<uint64_t>(p.fit.samples));
   json.key("intercept_ns").value(p.fit.interceptNs).key("ns_per_byte").value(p.fit.nsPerByte);
   json.key("mean_abs_error_pct").value(p.fit.meanAbsErrorPct).key("r2").value(p.fit.r2);

@@ -163,7 +163,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
       (gpuMemory > 0 ? " (" + formatBytes(static_cast<uint64_t>(gpuMemory)) + ")" : std::string()) +
       "\n\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%-36s %10s %10s %12s %16s\n", "job", "pass", "GPU busy",
+  std::snprintf(line, sizeof line, "%-44s %10s %10s %12s %16s\n", "job", "pass", "GPU busy",
                 "SM demand", "peak memory");
   text += line;
   for (const advisor::Job& j : jobs) {
@@ -182,7 +182,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
       json.null();
     json.key("memory_source").value(j.memorySource).endObject();
     std::snprintf(
-        line, sizeof line, "%-36.36s %10s %10s %12s %16s\n", j.name.c_str(),
+        line, sizeof line, "%-44.44s %10s %10s %12s %16s\n", j.name.c_str(),
         formatDuration(j.span).c_str(), percent(j.busyShare()).c_str(), percent(demand).c_str(),
         j.peakMemory ? formatBytes(static_cast<uint64_t>(*j.peakMemory)).c_str() : "unknown");
     text += line;
@@ -250,6 +250,8 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
     if (!session) return fail(session.error());
     if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
   }
+  if (auto t = args.option("--timeline"); t && !args.flag("--json"))
+    text += "\npacked run written to " + *t + "\n";
   const std::string output = args.flag("--json") ? json.str() + "\n" : text;
   if (auto path = args.option("-o")) {
     if (Status st = writeBytesAtomically(*path, output); !st.ok()) return fail(st.error());

@@ -226,6 +226,9 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   }
   p.hostsAfter =
       in.machinesAfter > 0 ? in.machinesAfter : (p.world + in.gpusPerNode - 1) / in.gpusPerNode;
+  if (p.hostsAfter > p.world)
+    return Error{std::to_string(p.hostsAfter) + " machines for " + std::to_string(p.world) +
+                 " ranks: more machines than ranks"};
   if (static_cast<int64_t>(p.hostsAfter) * in.gpusPerNode < p.world)
     return Error{std::to_string(p.hostsAfter) + (p.hostsAfter == 1 ? " machine" : " machines") +
                  " of " + std::to_string(in.gpusPerNode) +
@@ -263,7 +266,9 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   if (p.hostsAfter != p.hostsNow) {
     for (size_t r = 0; r < ranks; ++r) {
       const int32_t number = rankNumberOf(s, static_cast<uint32_t>(r));
-      p.moves.emplace_back(number, number / in.gpusPerNode);
+      // Ranks spread evenly: as many a machine as the layout needs.
+      const int perMachine = (p.world + p.hostsAfter - 1) / p.hostsAfter;
+      p.moves.emplace_back(number, number / perMachine);
     }
   }
   if (p.hostsAfter > 1 && p.hostsAfter != p.hostsNow && !in.inter)
@@ -273,6 +278,14 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   if (in.inter && p.hostsAfter > 1)
     p.assumptions.push_back("between machines the ring runs over " + in.inter->name +
                             " instead of what the run got");
+  if (in.inter && p.hostsAfter == 1)
+    p.assumptions.push_back("on one machine no link between machines is used: " + in.inter->name +
+                            " plays no part");
+  if (changes && !(p.ringBandwidthNow > 0))
+    p.assumptions.push_back(
+        "the run's collectives show no bandwidth (their times do not grow "
+        "with their sizes: mostly waiting), so the saving compares a modelled "
+        "link with measured waiting and is uncertain");
   // Per step: time and exposed communication, averaged over the diagnosis's steps.
   const std::vector<Step>& steps = d.steps.steps;
   if (!steps.empty()) {

@@ -161,7 +161,7 @@ PipelineStage stageOf(const std::vector<PipelineLayer>& layers, size_t d, size_t
     s.computeNs += layers[l].nsOnDevice[d];
     s.memoryBytes += layers[l].memoryBytes;
   }
-  if (first > 0) {
+  if (first > 0 && layers[first - 1].activationBytes > 0) {
     // The activation in, its gradient back out.
     const double bytes = 2.0 * static_cast<double>(layers[first - 1].activationBytes);
     s.transferNs =

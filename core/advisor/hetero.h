@@ -101,6 +101,11 @@ struct PipelinePlan {
   double speedup = 1;
 };
 
+// What a pipeline's prediction rests on, said with it.
+inline constexpr const char* kPipelineAssumption =
+    "pipeline: a stage's memory is its layers' weights, gradients and optimizer state plus their "
+    "output activations (fp32); the steady-state step is the slowest stage";
+
 // Contiguous layer ranges, one per device in order, each at least one layer, minimising the
 // slowest stage (dynamic programming over the split points); stages whose layers do not fit the
 // device's memory (memoryBytes given per device, 0: unlimited) are not chosen. Errors: fewer

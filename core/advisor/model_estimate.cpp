@@ -117,9 +117,7 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
           " plus " + formatBytes(static_cast<uint64_t>(e.bytesPerSample)) +
           " per sample (measured at batches 1 and 2), against each preset's memory",
       "gradients all-reduced once per step (" +
-          formatBytes(static_cast<uint64_t>(e.gradientBytes)) + ", ring)",
-      "pipeline: a stage's memory is its layers' weights, gradients and optimizer state plus "
-      "their output activations (fp32); the steady-state step is the slowest stage"};
+          formatBytes(static_cast<uint64_t>(e.gradientBytes)) + ", ring)"};
   return e;
 }
 

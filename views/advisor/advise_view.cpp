@@ -565,6 +565,7 @@ void AdviseView::predict(Tab tab) {
         }
         auto plan = advisor::planPipeline(layers, devices, memory, link);
         if (!plan) return fail(plan.error());
+        assumptions.push_back(advisor::kPipelineAssumption);
         h = QObject::tr("<h3>Pipeline, %1 layers over %2 devices, %3</h3>")
                 .arg(layers.size())
                 .arg(devices.size())
