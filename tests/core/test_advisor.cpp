@@ -377,38 +377,29 @@ SessionPtr twoMachines(bool gathers = false) {
     const uint32_t dev = b.device(rank, 0), st = b.stream(dev, 7);
     const uint32_t th = b.thread(b.process(rank, 100 + number), 1);
     TimeNs at = 0;
+    // One collective: its annotation with the size, the launch, the kernel taking `t`.
+    auto collective = [&](const char* kind, const char* kernel, int64_t bytes, TimeNs t) {
+      NvtxDetail n;
+      n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
+      b.addNvtx(th, at, at + 20, b.intern(std::string("nccl:") + kind), n);
+      ApiDetail a;
+      a.correlation = ++corr;
+      b.addApi(th, at + 5, at + 10, b.intern("cudaLaunchKernel"), a);
+      KernelDetail k;
+      k.correlation = corr;
+      b.addKernel(st, at + 100, at + 100 + t, b.intern(kernel), k);
+      at += 100 + t + 1000;
+    };
     for (int step = 1; step <= 3; ++step) {
       const TimeNs stepStart = at;
       for (int64_t mb : {10, 50, 100}) {
         const int64_t bytes = mb * 1'000'000;
-        const TimeNs t = 140'000 + static_cast<TimeNs>(std::llround(1.75 * bytes / 12.5e9 * 1e9));
-        NvtxDetail n;
-        n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
-        b.addNvtx(th, at, at + 20, b.intern("nccl:all_reduce"), n);
-        ApiDetail a;
-        a.correlation = ++corr;
-        b.addApi(th, at + 5, at + 10, b.intern("cudaLaunchKernel"), a);
-        KernelDetail k;
-        k.correlation = corr;
-        b.addKernel(st, at + 100, at + 100 + t, b.intern("ncclKernel_AllReduce_RING_LL_Sum_float"),
-                    k);
-        at += 100 + t + 1000;
+        collective("all_reduce", "ncclKernel_AllReduce_RING_LL_Sum_float", bytes,
+                   140'000 + static_cast<TimeNs>(std::llround(1.75 * bytes / 12.5e9 * 1e9)));
       }
-      if (gathers) {  // and a 40 MB all-gather: 7·10 µs + 7/8 · 40 MB / 12.5 GB/s
-        const int64_t bytes = 40'000'000;
-        const TimeNs t = 70'000 + static_cast<TimeNs>(std::llround(0.875 * bytes / 12.5e9 * 1e9));
-        NvtxDetail n;
-        n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
-        b.addNvtx(th, at, at + 20, b.intern("nccl:all_gather"), n);
-        ApiDetail a;
-        a.correlation = ++corr;
-        b.addApi(th, at + 5, at + 10, b.intern("cudaLaunchKernel"), a);
-        KernelDetail k;
-        k.correlation = corr;
-        b.addKernel(st, at + 100, at + 100 + t, b.intern("ncclKernel_AllGather_RING_LL_Sum_float"),
-                    k);
-        at += 100 + t + 1000;
-      }
+      if (gathers)  // and a 40 MB all-gather: 7·10 µs + 7/8 · 40 MB / 12.5 GB/s
+        collective("all_gather", "ncclKernel_AllGather_RING_LL_Sum_float", 40'000'000,
+                   70'000 + static_cast<TimeNs>(std::llround(0.875 * 40e6 / 12.5e9 * 1e9)));
       b.addRange(th, stepStart, at, b.intern("ProfilerStep#" + std::to_string(step)),
                  {b.intern("user_annotation"), 0});
     }
