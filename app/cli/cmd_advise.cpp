@@ -13,6 +13,7 @@
 #include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "util/format.h"
@@ -150,7 +151,7 @@ int runAdvise(const std::vector<std::string>& argv) {
         return usage("--session " + item + ": TYPE=RUN");
       std::string type = item.substr(0, eq);
       for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      auto run = openSessionFile(item.substr(eq + 1));
+      auto run = openForCli(item.substr(eq + 1));
       if (!run) return fail(run.error());
       auto speed = advisor::measuredSamplesPerSecond(**run, static_cast<int64_t>(*runBatch));
       if (!speed) return fail(item.substr(eq + 1) + ": " + speed.error());

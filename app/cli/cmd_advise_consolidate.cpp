@@ -6,6 +6,7 @@
 
 #include "advisor/consolidate.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "util/format.h"
@@ -89,7 +90,7 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
     if (!in.inter) return usage("--inter " + *i + ": 25g, 100g, 200g or 400g");
   }
 
-  auto session = openSessionFiles(args.positional());
+  auto session = openForCli(args.positional());
   if (!session) return fail(session.error());
   const Session& s = **session;
   if (in.world > 0 && in.world < static_cast<int>(s.ranks.size()))

@@ -7,6 +7,7 @@
 
 #include "advisor/multiplex_advice.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
@@ -110,7 +111,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
   std::string gpuName = mig ? mig->gpu : preset ? preset->name : std::string();
   std::string measuredOn;  // the first job's GPU, as its session names it
   for (size_t i = 0; i < runs.size(); ++i) {
-    auto session = openSessionFile(runs[i]);
+    auto session = openForCli(runs[i]);
     if (!session) return fail(session.error());
     // Numbered first: the number is what --memory N= refers to, and tells copies apart.
     const std::string name =

@@ -4,6 +4,7 @@
 
 #include "analysis/session_compare.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/open_session.h"
 #include "memsim/reports/layer_compare.h"
 
@@ -58,7 +59,7 @@ int runCompare(const std::vector<std::string>& argv) {
     return usage("unknown format '" + format + "'");
   SessionPtr sessions[2];
   for (int i = 0; i < 2; ++i) {
-    auto s = openSessionFile(args.positional()[static_cast<size_t>(i)]);
+    auto s = openForCli(args.positional()[static_cast<size_t>(i)]);
     if (!s) {
       std::fprintf(stderr, "tensorscope-cli compare: %s\n", s.error().c_str());
       return kExitFailure;

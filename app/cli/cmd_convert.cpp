@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/open_session.h"
 
 namespace ts::cli {
@@ -77,7 +78,7 @@ int runConvert(const std::vector<std::string>& argv) {
     open.shiftNs[parsed->input] += parsed->ns;
   }
   std::vector<std::string> inputs(args.positional().begin(), args.positional().end() - 1);
-  auto session = openSessionFiles(inputs, open);
+  auto session = openForCli(inputs, open);
   if (!session) {
     std::fprintf(stderr, "tensorscope-cli convert: %s\n", session.error().c_str());
     return kExitFailure;

@@ -8,6 +8,7 @@
 #include "analysis/diagnosis_tables.h"
 #include "analysis/rules/rules.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "util/format.h"
@@ -160,7 +161,7 @@ int runDiagnose(const std::vector<std::string>& argv) {
       return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
     range = *parsed;
   }
-  auto session = openSessionFiles(args.positional());
+  auto session = openForCli(args.positional());
   if (!session) {
     std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", session.error().c_str());
     return kExitFailure;

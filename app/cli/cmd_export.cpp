@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/formats/run_tiers.h"
@@ -131,8 +132,8 @@ Result<std::unique_ptr<QChart>> simulationChart(const Args& args, const std::str
                                                 bool dark) {
   std::unique_ptr<QChart> c;
   if (name == "sim_vs_measured") {
-    TS_ASSIGN_OR_RETURN(SessionPtr measured, openSessionFile(args.positional().front()));
-    TS_ASSIGN_OR_RETURN(SessionPtr sim, openSessionFile(simFiles.front()));
+    TS_ASSIGN_OR_RETURN(SessionPtr measured, openForCli(args.positional().front()));
+    TS_ASSIGN_OR_RETURN(SessionPtr sim, openForCli(simFiles.front()));
     TS_ASSIGN_OR_RETURN(
         StatsTable table,
         memsim::compareLayers(*measured, *sim, args.option("--policy").value_or("")));
@@ -146,7 +147,7 @@ Result<std::unique_ptr<QChart>> simulationChart(const Args& args, const std::str
   }
   std::vector<std::vector<memsim::SimulatedRun>> workloads;
   for (const std::string& f : simFiles) {
-    TS_ASSIGN_OR_RETURN(SessionPtr s, openSessionFile(f));
+    TS_ASSIGN_OR_RETURN(SessionPtr s, openForCli(f));
     auto runs = memsim::readSimulatedSession(*s);
     if (!runs) return runs.failure().prefixed(f + ": ");
     if (runs->empty()) return Error{f + ": no feasible policy in it"};
@@ -343,7 +344,7 @@ int runExport(const std::vector<std::string>& argv) {
     return st.ok() ? kExitOk : fail(st.error());
   }
 
-  auto session = openSessionFiles(args.positional());
+  auto session = openForCli(args.positional());
   if (!session) return fail(session.error());
   const Session& s = **session;
   if (overlay && !args.option("--preset")) {  // G10's defaults with the run's GPU

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/open_session.h"
 #include "session/session_summary.h"
 #include "util/format.h"
@@ -53,6 +54,8 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   w.key("end_ns").value(r.end);
   w.key("duration_ns").value(r.end - r.start);
   w.key("incomplete").value(s.provenance.incomplete);
+  if (!s.provenance.incompleteReason.empty())
+    w.key("incomplete_reason").value(s.provenance.incompleteReason);
   if (!s.provenance.captureCommand.empty())
     w.key("capture_command").value(s.provenance.captureCommand);
   if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
@@ -94,7 +97,9 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     std::printf("  LOST          %s records while recording: some events are missing\n",
                 formatCount(s.provenance.droppedRecords).c_str());
   }
-  if (s.provenance.incomplete)
+  if (!s.provenance.incompleteReason.empty())
+    std::printf("  INCOMPLETE: %s\n", s.provenance.incompleteReason.c_str());
+  else if (s.provenance.incomplete)
     std::printf("  INCOMPLETE: the capture ended before its last flush\n");
 }
 
@@ -129,7 +134,7 @@ int runInfo(const std::vector<std::string>& argv) {
   for (const auto& group : groups) {
     std::string path = group.front();
     for (size_t i = 1; i < group.size(); ++i) path += " + " + group[i];
-    auto session = openSessionFiles(group);
+    auto session = openForCli(group);
     if (!session) {
       std::fprintf(stderr, "tensorscope-cli info: %s\n", session.error().c_str());
       status = kExitFailure;

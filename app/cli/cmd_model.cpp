@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "model/astra_workload.h"
@@ -150,7 +151,7 @@ int runModel(const std::vector<std::string>& argv) {
   auto makeStep = [&]() -> Result<model::TrainingStep> {
     model::TrainingStep st = model::expandTrainingStep(*graph, step);
     if (auto sessionPath = args.option("--session")) {
-      auto session = openSessionFile(*sessionPath);
+      auto session = openForCli(*sessionPath);
       if (!session) return session.failure();
       model::MappingReport r =
           model::applyMeasuredTimes(*graph, model::measureLayerTimes(**session), st);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
 #include "io/tscope_file.h"
@@ -279,7 +280,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (policies.empty()) policies = allPolicies();
 
   if (!in.sessionPath.empty()) {
-    auto opened = openSessionFile(in.sessionPath);
+    auto opened = openForCli(in.sessionPath);
     if (!opened) return failure(opened.error());
     in.session = *opened;
     if (auto r = args.option("--iteration")) {

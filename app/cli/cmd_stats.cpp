@@ -5,6 +5,7 @@
 
 #include "analysis/stats_reports.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/open_session.h"
 #include "util/format.h"
 
@@ -117,7 +118,7 @@ int runStats(const std::vector<std::string>& argv) {
     range = *parsed;
   }
 
-  auto session = openSessionFiles(args.positional());
+  auto session = openForCli(args.positional());
   if (!session) {
     std::fprintf(stderr, "tensorscope-cli stats: %s\n", session.error().c_str());
     return kExitFailure;

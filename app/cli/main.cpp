@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "util/version.h"
 
 namespace {
@@ -35,6 +36,8 @@ constexpr const char* kUsage =
     "                               write a deterministic synthetic session\n"
     "\n"
     "Run 'tensorscope-cli COMMAND --help' for a command's options.\n"
+    "--recover, with any command: open a damaged JSON trace (cut short, or with impossible\n"
+    "events) without its damaged part; the session is marked incomplete, with the reason.\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 }  // namespace
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
   }
   std::string command = args.front();
   args.erase(args.begin());
+  setRecoverDamagedTraces(takeRecoverFlag(args));
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return kExitOk;

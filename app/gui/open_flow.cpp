@@ -1,8 +1,10 @@
 #include "app/gui/open_flow.h"
 
+#include <QAbstractButton>
 #include <QDialog>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -118,6 +120,8 @@ void OpenFlow::startLoad(const QStringList& paths, const OpenOptions& options) {
   connect(job, &SessionLoadJob::failed, this, [this, job](const QString& message, bool cancelled) {
     if (cancelled)
       shell_.showMessage(message, 10000);
+    else if (job->damaged() && !job->options().recover)
+      offerRecovery(job->paths(), job->options(), message);
     else
       shell_.showError(tr("Cannot open session"), message);
     emit loadFailed(job->paths().front(), message);
@@ -125,6 +129,25 @@ void OpenFlow::startLoad(const QStringList& paths, const OpenOptions& options) {
   });
   job->start();
   emit progressed();
+}
+
+// A trace cut short or with impossible events: the user decides whether to open what is intact
+// (marked incomplete, with the reason on its Overview). Not modal, like the errors: other files
+// keep loading while it waits.
+void OpenFlow::offerRecovery(const QStringList& paths, OpenOptions options, const QString& why) {
+  auto* box = new QMessageBox(QMessageBox::Question, tr("Damaged trace"),
+                              tr("The trace is damaged. Open what is intact?"),
+                              QMessageBox::Open | QMessageBox::Cancel, shell_.dialogParent());
+  box->setObjectName(QStringLiteral("recoverQuestion"));
+  box->setInformativeText(
+      why + tr("\n\nOpening it skips the damaged events; the session is marked incomplete."));
+  box->button(QMessageBox::Open)->setText(tr("Open the intact events"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  options.recover = true;
+  connect(box, &QMessageBox::finished, this, [this, box, paths, options](int) {
+    if (box->clickedButton() == box->button(QMessageBox::Open)) startLoad(paths, options);
+  });
+  box->open();
 }
 
 void OpenFlow::finished(SessionLoadJob* job) {

@@ -47,6 +47,7 @@ class OpenFlow : public QObject {
  private:
   bool focusOpen(const QString& path);  // true: already open (its tab now current) or loading
   void startLoad(const QStringList& paths, const OpenOptions& options = {});
+  void offerRecovery(const QStringList& paths, OpenOptions options, const QString& why);
   void finished(SessionLoadJob* job);
 
   Shell& shell_;

@@ -14,6 +14,7 @@
 #include "io/json_cursor.h"
 #include "session/occupancy.h"
 #include "session/op_inputs.h"
+#include "util/format.h"
 #include "util/text.h"
 
 namespace ts {
@@ -88,13 +89,14 @@ void parseCopyName(std::string_view name, MemcpyDetail& d) {
 class Importer {
  public:
   Importer(const std::string& path, std::string_view json, SessionBuilder& b, uint32_t rank,
-           const Progress& progress)
-      : path_(path), json_(json), b_(b), rank_(rank), progress_(progress) {}
+           const Progress& progress, bool recover)
+      : path_(path), json_(json), b_(b), rank_(rank), progress_(progress), recover_(recover) {}
 
   Result<ImportInfo> run();
 
  private:
   Status fail(const std::string& what) const {
+    problem_ = what;
     return Error{path_ + ": byte " + std::to_string(offset_) +
                  (eventIndex_ ? " (trace event " + std::to_string(eventIndex_) + ")" : "") + ": " +
                  what};
@@ -110,6 +112,12 @@ class Importer {
   Status readTopLevel();
   Status readTopField(std::string_view key, size_t from, size_t to);
   Status readEventArray(size_t& i);
+  // A trace event that did not read (`failure`, starting at byte `start`): counted by its problem
+  // and stepped over when the text after it is still JSON; false when nothing after it can be
+  // read (the text ends, or stops being JSON), which ends the import there.
+  bool stepOver(const Status& failure, size_t start, JsonCursor& c);
+  // The problems met, in one sentence ("the trace ends inside trace event 9 at byte 812; …").
+  std::string damageSummary() const;
   Status readEvent(JsonCursor& c);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
@@ -171,6 +179,10 @@ class Importer {
   SessionBuilder& b_;
   uint32_t rank_;
   const Progress& progress_;
+  const bool recover_;
+  mutable std::string problem_;  // the last failure's problem, without file and byte
+  std::string firstFailure_;     // the first damaged event's whole error
+  bool stopped_ = false;         // the import ended at damage it cannot step over
   od::parser argsParser_;
   od::parser topParser_;
   std::string lastPid_, lastTid_;  // the last thread looked up, by its pid/tid text
@@ -533,7 +545,8 @@ Status Importer::complete(const RawEvent& e, TimeNs ts) {
   TimeNs dur = 0;
   if (Status st = time(e.dur, "dur", dur); !st) return st;
   if (dur < 0) return fail("negative 'dur'");
-  TimeNs end = ts + dur;
+  TimeNs end;
+  if (__builtin_add_overflow(ts, dur, &end)) return fail("'ts' + 'dur' is past the largest time");
   maxTime_ = std::max(maxTime_, end);
   StringId name = b_.intern(e.name);
   std::string_view cat = e.cat;
@@ -829,7 +842,13 @@ Status Importer::readEventArray(size_t& i) {
     c.skipSpace();
     if (c.atEnd()) {
       offset_ = json_.size();
-      return fail("truncated: the trace ends inside 'traceEvents'");
+      Status cut = fail("truncated: the trace ends inside 'traceEvents'");
+      if (firstFailure_.empty()) firstFailure_ = cut.error();
+      info_.damage.truncated = true;
+      info_.damage.truncatedAtByte = json_.size();
+      info_.damage.truncatedInsideEvent = 0;
+      stopped_ = true;
+      return {};
     }
     if (first && c.peek() == ']') break;
     if ((eventIndex_ & 0xFFF) == 0) {
@@ -838,18 +857,89 @@ Status Importer::readEventArray(size_t& i) {
     }
     offset_ = c.pos();
     ++eventIndex_;
-    if (Status st = readEvent(c); !st) return st;
+    const size_t start = c.pos();
+    const TimeNs minBefore = minTime_, maxBefore = maxTime_;
+    if (Status st = readEvent(c); !st) {
+      if (st.cancelled()) return st;
+      // What the damaged event did to the clock range is undone with it.
+      minTime_ = minBefore, maxTime_ = maxBefore;
+      if (!stepOver(st, start, c)) return {};
+    }
     if (c.consume(',')) continue;
     if (c.consume(']')) {
       i = c.pos();
       return {};
     }
     offset_ = std::min(c.pos(), json_.size());
-    return fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'"
-                          : "expected ',' or ']' between trace events");
+    Status bad = fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'"
+                                : "expected ',' or ']' between trace events");
+    if (!c.atEnd()) return bad;  // not a trace event: the document itself is broken
+    if (firstFailure_.empty()) firstFailure_ = bad.error();
+    info_.damage.truncated = true;
+    info_.damage.truncatedAtByte = json_.size();
+    stopped_ = true;
+    return {};
   }
   i = c.pos() + 1;
   return {};
+}
+
+bool Importer::stepOver(const Status& failure, size_t start, JsonCursor& c) {
+  if (firstFailure_.empty()) firstFailure_ = failure.error();
+  JsonCursor skip(json_, start);
+  if (skip.skipValue()) {
+    // An event with impossible fields: counted by its problem ("'ts' is not a number", without
+    // the value), the events after it read on.
+    std::string kind = problem_.substr(0, problem_.find(": "));
+    ++info_.damage.skippedByProblem[kind];
+    ++info_.damage.skippedEvents;
+    c.setPos(skip.pos());
+    return true;
+  }
+  stopped_ = true;
+  if (skip.truncated()) {
+    info_.damage.truncated = true;
+    info_.damage.truncatedInsideEvent = eventIndex_;
+    info_.damage.truncatedAtByte = start;
+  } else {
+    info_.damage.brokenAtEvent = eventIndex_;
+    info_.damage.brokenAtByte = start;
+    info_.damage.broken = problem_;
+  }
+  return false;
+}
+
+std::string Importer::damageSummary() const {
+  const ImportDamage& d = info_.damage;
+  std::vector<std::string> parts;
+  // Events before the damage that were read whole (the skipped ones are not).
+  const size_t before =
+      (d.truncatedInsideEvent || d.brokenAtEvent ? eventIndex_ - 1 : eventIndex_) - d.skippedEvents;
+  const std::string intact = before == 1
+                                 ? "the 1 event before it is complete"
+                                 : "the " + formatCount(before) + " events before it are complete";
+  if (d.truncated) {
+    parts.push_back((d.truncatedInsideEvent
+                         ? "the trace ends inside trace event " +
+                               formatCount(d.truncatedInsideEvent) + " at byte " +
+                               formatCount(d.truncatedAtByte)
+                         : "the trace ends after trace event " + formatCount(eventIndex_) +
+                               " (byte " + formatCount(d.truncatedAtByte) + ")") +
+                    "; " + intact);
+  } else if (!d.broken.empty()) {
+    parts.push_back("the text stops being JSON inside trace event " + formatCount(d.brokenAtEvent) +
+                    " at byte " + formatCount(d.brokenAtByte) + " (" + d.broken + "); " + intact);
+  }
+  if (d.skippedEvents) {
+    std::string kinds;
+    for (const auto& [kind, n] : d.skippedByProblem)
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + formatCount(n);
+    parts.push_back(formatCount(d.skippedEvents) + " trace event" +
+                    (d.skippedEvents == 1 ? "" : "s") + " with impossible fields (" + kinds + ")");
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
 }
 
 Status Importer::readDeviceProperties(od::array devices) {
@@ -960,7 +1050,12 @@ Status Importer::readTopLevel() {
   c.skipSpace();
   if (c.peek() == '[') {
     size_t i = c.pos();
-    return readEventArray(i);
+    TS_RETURN_IF_ERROR(readEventArray(i));
+    if (stopped_) return {};
+    c.setPos(i);
+    c.skipSpace();
+    offset_ = c.pos();
+    return c.atEnd() ? Status{} : fail("text after the end of the trace");
   }
   if (c.peek() != '{') {
     offset_ = c.pos();
@@ -990,6 +1085,7 @@ Status Importer::readTopLevel() {
                               : "'traceEvents' is not an array");
       size_t i = c.pos();
       if (Status st = readEventArray(i); !st) return st;
+      if (stopped_) return {};  // nothing after the damage can be read
       c.setPos(i);
       sawEvents = true;
     } else {
@@ -1041,6 +1137,13 @@ void Importer::applyMetadata() {
 
 Result<ImportInfo> Importer::run() {
   TS_RETURN_IF_ERROR(readTopLevel());
+  if (!firstFailure_.empty()) {
+    info_.damage.summary = damageSummary();
+    // Without the user's consent nothing damaged is opened: the first problem as before, then
+    // what a recovery would keep, so that the caller can offer it.
+    if (!recover_)
+      return Error{firstFailure_ + " — in all: " + info_.damage.summary, ErrorCode::Damaged};
+  }
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {
     for (const Open& o : stack)
@@ -1066,8 +1169,8 @@ bool looksLikeJson(std::string_view head) {
 
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                     SessionBuilder& builder, uint32_t rank,
-                                    const Progress& progress) {
-  Importer importer(path, json, builder, rank, progress);
+                                    const Progress& progress, bool recover) {
+  Importer importer(path, json, builder, rank, progress, recover);
   return importer.run();
 }
 

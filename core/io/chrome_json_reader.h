@@ -18,8 +18,13 @@ bool looksLikeJson(std::string_view head);
 
 // Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name
 // `path` and the byte offset of the offending event.
+//
+// A damaged trace (cut short by a killed job or a partial copy; events with impossible fields
+// such as a negative 'dur' or a 'ts' that is no number) is an error with code Damaged that names
+// the first problem and what recovery would keep — unless `recover`: then every complete event is
+// imported, the damaged ones are skipped and counted by problem, and info.damage says so.
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                     SessionBuilder& builder, uint32_t rank,
-                                    const Progress& progress = {});
+                                    const Progress& progress = {}, bool recover = false);
 
 }  // namespace ts

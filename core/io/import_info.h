@@ -4,11 +4,27 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "session/types.h"
 
 namespace ts {
+
+// What a damaged trace lost, when it was opened anyway (recovery): where it was cut or stopped
+// being JSON, and the events skipped for impossible fields, by problem (as Perfetto's import
+// stats).
+struct ImportDamage {
+  bool truncated = false;
+  size_t truncatedInsideEvent = 0;  // 1-based; 0 when the cut fell between events
+  size_t truncatedAtByte = 0;
+  std::string broken;  // the text stopped being JSON here (the problem), at:
+  size_t brokenAtEvent = 0, brokenAtByte = 0;
+  size_t skippedEvents = 0;
+  std::map<std::string, size_t> skippedByProblem;
+  std::string summary;  // all of it in a sentence; empty for an undamaged trace
+  bool any() const { return !summary.empty(); }
+};
 
 struct ImportInfo {
   bool absoluteClock = false;  // timestamps are wall-clock (epoch-based) nanoseconds
@@ -19,6 +35,7 @@ struct ImportInfo {
   bool pytorch = false;        // PyTorch profiler (Kineto) categories seen: a Kineto trace
   int32_t distributedRank = -1;
   std::string host;  // the source's host name, when it says (else the file name labels the rank)
+  ImportDamage damage;
 };
 
 }  // namespace ts

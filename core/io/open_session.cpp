@@ -37,7 +37,7 @@ Progress stage(const Progress& p, double from, double to) {
 }
 
 Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, ImportInfo& info,
-                   const Progress& progress) {
+                   const Progress& progress, bool recover) {
   if (isSqliteFile(path)) {
     auto db = SqliteDb::open(path, true);
     if (!db) return db.failure().prefixed(path + ": cannot open: ");
@@ -66,7 +66,7 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
                  "export or a Chrome/Kineto JSON trace" +
                  std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
-  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0));
+  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), recover);
   if (!imported) return imported.failure();
   info = imported.value();
   b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});
@@ -77,6 +77,11 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
 
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress) {
   return openSessionFiles({path}, {}, progress);
+}
+
+Result<SessionPtr> openSessionFile(const std::string& path, const OpenOptions& options,
+                                   const Progress& progress) {
+  return openSessionFiles({path}, options, progress);
 }
 
 Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
@@ -98,10 +103,17 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   const double share = 0.9 / static_cast<double>(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     uint32_t rank = b.rank(static_cast<int32_t>(i));
-    if (Status st =
-            importTrace(paths[i], b, rank, infos[i], stage(progress, share * i, share * (i + 1)));
+    if (Status st = importTrace(paths[i], b, rank, infos[i],
+                                stage(progress, share * i, share * (i + 1)), options.recover);
         !st) {
       return st.failure();
+    }
+    // A recovered trace: the session says it is incomplete, and why, wherever it is shown.
+    if (infos[i].damage.any()) {
+      Provenance& p = b.provenance();
+      p.incomplete = true;
+      p.incompleteReason +=
+          (p.incompleteReason.empty() ? "" : "\n") + paths[i] + ": " + infos[i].damage.summary;
     }
   }
   if (paths.size() > 1) {

@@ -17,9 +17,14 @@ namespace ts {
 struct OpenOptions {
   // Added to every timestamp of the file with this index (0-based), after automatic alignment.
   std::map<size_t, TimeNs> shiftNs;
+  // Open what a damaged JSON trace holds intact (see importChromeJson); the session is marked
+  // incomplete with the reason. Without it, a damaged trace is an error with code Damaged.
+  bool recover = false;
 };
 
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress = {});
+Result<SessionPtr> openSessionFile(const std::string& path, const OpenOptions& options,
+                                   const Progress& progress = {});
 
 // One file: as openSessionFile. Several: one session with a rank per file, labelled
 // "rank r / host", clocks aligned on absolute timestamps when every file has them, else on each

@@ -103,6 +103,13 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
       b.addCounterSample(c.name, c.unit, device, process, c.samples.time[i], c.samples.value[i]);
   }
   for (const SourceFile& s : src.provenance.sources) b.provenance().sources.push_back(s);
+  if (src.provenance.incomplete) {
+    Provenance& p = b.provenance();
+    p.incomplete = true;
+    if (!src.provenance.incompleteReason.empty())
+      p.incompleteReason +=
+          (p.incompleteReason.empty() ? "" : "\n") + src.provenance.incompleteReason;
+  }
   info.events = src.eventCount();
   info.firstTimestamp = src.startTime();
   // Captures and epoch-based traces hold wall-clock times (after 2001 in ns).

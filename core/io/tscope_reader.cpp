@@ -202,6 +202,8 @@ Status Reader::readMeta() {
       p.profiler = value;
     else if (key == "incomplete")
       p.incomplete = value == "1";
+    else if (key == "incomplete_reason")
+      p.incompleteReason = value;
     else if (key == "exit_code")
       p.exitCode = std::atoi(value.c_str());
     else if (key == "dropped_records")

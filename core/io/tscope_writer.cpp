@@ -85,6 +85,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
       {"incomplete", p.incomplete ? "1" : "0"},
       {"flow_count", std::to_string(s.flows.srcTrack.size())},
   };
+  if (!p.incompleteReason.empty()) meta.emplace_back("incomplete_reason", p.incompleteReason);
   if (p.exitCode) meta.emplace_back("exit_code", std::to_string(*p.exitCode));
   if (p.droppedRecords) meta.emplace_back("dropped_records", std::to_string(p.droppedRecords));
   if (p.simulation) {

@@ -1,14 +1,17 @@
 #include "model/onnx_loader.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
+
+#include "util/isolated_call.h"
 
 namespace ts::model {
 
@@ -101,24 +104,31 @@ Status checkSizes(const ModelGraph& g, const std::string& path) {
   return Status::success();
 }
 
-Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
-                         const LoadOptions& options, bool onDisk) {
+// What the ONNX library makes of a parsed model before Tensorscope reads it: the batch applied,
+// the checker's verdict, shapes inferred. The only place libonnx runs (in the isolated child).
+struct Prepared {
+  std::set<std::string> symbolicInputs;  // data inputs, told apart before the batch fills them
+  std::string inferenceWarning;
+};
+
+Status prepare(onnx::ModelProto& model, const std::string& path, const LoadOptions& options,
+               bool onDisk, const StageReporter& stage, Prepared& out) {
   if (!model.has_graph()) return Error{path + ": an ONNX model without a graph"};
   onnx::GraphProto& graph = *model.mutable_graph();
   std::set<std::string> initializerNames;
   for (const auto& init : graph.initializer()) initializerNames.insert(init.name());
   // Data inputs show a symbolic (or unset) dimension before the batch is applied; the rest of the
   // non-initializer inputs of a model shipped without weights are its weights.
-  std::set<std::string> symbolicInputs;
   for (const auto& input : graph.input()) {
     if (initializerNames.count(input.name()) || !input.type().has_tensor_type()) continue;
     for (const auto& d : input.type().tensor_type().shape().dim()) {
       if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() <= 0)
-        symbolicInputs.insert(input.name());
+        out.symbolicInputs.insert(input.name());
     }
   }
   applyBatch(graph, initializerNames, options.batch);
   if (options.check) {
+    stage("checking the model");
     try {
       // External data files are looked up beside the model: the checker needs the file's path.
       if (onDisk && hasExternalData(graph))
@@ -129,6 +139,22 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
       return Error{path + ": the ONNX checker refuses it: " + std::string(e.what()).substr(0, 400)};
     }
   }
+  stage("inferring shapes");
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    out.inferenceWarning =
+        std::string("shape inference stopped: ") + std::string(e.what()).substr(0, 300);
+  }
+  return Status::success();
+}
+
+Result<ModelGraph> graphFrom(const onnx::ModelProto& model, const std::string& path,
+                             const LoadOptions& options, const Prepared& prepared) {
+  const onnx::GraphProto& graph = model.graph();
+  std::set<std::string> initializerNames;
+  for (const auto& init : graph.initializer()) initializerNames.insert(init.name());
+  const std::set<std::string>& symbolicInputs = prepared.symbolicInputs;
   ModelGraph g;
   g.path = path;
   g.name = graph.name().empty() ? path : graph.name();
@@ -136,12 +162,7 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
   for (const auto& opset : model.opset_import()) {
     if (opset.domain().empty() || opset.domain() == "ai.onnx") g.opsetVersion = opset.version();
   }
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception& e) {
-    g.warnings.push_back(std::string("shape inference stopped: ") +
-                         std::string(e.what()).substr(0, 300));
-  }
+  if (!prepared.inferenceWarning.empty()) g.warnings.push_back(prepared.inferenceWarning);
 
   std::map<std::string, int> index;
   auto tensor = [&](const std::string& name) {
@@ -230,15 +251,116 @@ Result<ModelGraph> build(onnx::ModelProto& model, const std::string& path,
 
 namespace {
 
-Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name,
-                                 const LoadOptions& options, bool onDisk) {
+Status parse(const std::string& bytes, const std::string& name, onnx::ModelProto& model) {
   if (bytes.empty()) return Error{name + ": the file is empty"};
-  onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     return Error{name +
                  ": not an ONNX model (the protobuf does not parse: truncated or another format)"};
   }
-  return build(model, name, options, onDisk);
+  return Status::success();
+}
+
+// The child's answer: length-prefixed strings — "E" and the error, or "G", the inference warning,
+// the symbolic inputs (NUL-separated) and the model without its weights' values.
+void putString(std::string& out, const std::string& s) {
+  uint64_t size = s.size();
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out += s;
+}
+bool getString(const std::string& in, size_t& at, std::string& s) {
+  uint64_t size;
+  if (in.size() - at < sizeof size) return false;
+  std::memcpy(&size, in.data() + at, sizeof size);
+  at += sizeof size;
+  if (in.size() - at < size) return false;
+  s.assign(in, at, size);
+  at += size;
+  return true;
+}
+
+// Tensorscope reads initializers' names, types and dimensions, never their values: dropping them
+// keeps the answer small whatever the model weighs.
+void dropWeightValues(onnx::ModelProto& model) {
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+    init.clear_raw_data();
+    init.clear_float_data();
+    init.clear_int32_data();
+    init.clear_int64_data();
+    init.clear_double_data();
+    init.clear_uint64_data();
+    init.clear_string_data();
+  }
+}
+
+// The ONNX library in a child process: a file that crashes it (a segmentation fault in shape
+// inference, found by fuzzing) or makes it run away ends the child, and the load becomes an error.
+Result<ModelGraph> loadIsolated(const std::string& bytes, const std::string& name,
+                                const LoadOptions& options, bool onDisk) {
+  // Schemas registered before the fork: each child inherits them instead of building them again.
+  onnx::OpSchemaRegistry::Schema("Relu");
+  IsolationLimits limits;
+  limits.extraMemoryBytes =
+      std::max<int64_t>(limits.extraMemoryBytes, static_cast<int64_t>(bytes.size()) * 4);
+  IsolatedOutcome outcome = runIsolated(
+      [&](const StageReporter& stage) {
+        std::string answer;
+        stage("parsing the protobuf");
+
+        onnx::ModelProto model;
+        Prepared prepared;
+        Status st = parse(bytes, name, model);
+        if (st) st = prepare(model, name, options, onDisk, stage, prepared);
+        if (!st) {
+          putString(answer, "E");
+          putString(answer, st.error());
+          return answer;
+        }
+        stage("sending the model back");
+        dropWeightValues(model);
+        std::string symbolic;
+        for (const std::string& s : prepared.symbolicInputs) symbolic += s + '\0';
+        putString(answer, "G");
+        putString(answer, prepared.inferenceWarning);
+        putString(answer, symbolic);
+        putString(answer, model.SerializeAsString());
+        return answer;
+      },
+      limits);
+  if (!outcome.finished()) {
+    const bool tooBig = outcome.end == IsolatedOutcome::End::OutOfMemory ||
+                        outcome.end == IsolatedOutcome::End::TimedOut;
+    return Error{name + ": the ONNX library " + outcome.describe() + " — the file is malformed" +
+                 (tooBig ? " or too large for it" : "")};
+  }
+  std::string kind, first, symbolic, modelBytes;
+  size_t at = 0;
+  if (!getString(outcome.payload, at, kind) || !getString(outcome.payload, at, first))
+    return Error{name + ": the ONNX library's child process answered garbled"};
+  if (kind == "E") return Error{first};
+  Prepared prepared;
+  prepared.inferenceWarning = first;
+  onnx::ModelProto model;
+  if (!getString(outcome.payload, at, symbolic) || !getString(outcome.payload, at, modelBytes) ||
+      !model.ParseFromString(modelBytes)) {
+    return Error{name + ": the ONNX library's child process answered garbled"};
+  }
+  for (size_t from = 0; from < symbolic.size();) {
+    size_t end = symbolic.find('\0', from);
+    prepared.symbolicInputs.insert(symbolic.substr(from, end - from));
+    from = end + 1;
+  }
+  return graphFrom(model, name, options, prepared);
+}
+
+Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name,
+                                 const LoadOptions& options, bool onDisk) {
+  if (options.isolate) return loadIsolated(bytes, name, options, onDisk);
+  onnx::ModelProto model;
+  TS_RETURN_IF_ERROR(parse(bytes, name, model));
+  Prepared prepared;
+  TS_RETURN_IF_ERROR(prepare(
+      model, name, options, onDisk, [](const std::string&) {}, prepared));
+  return graphFrom(model, name, options, prepared);
 }
 
 }  // namespace
@@ -249,11 +371,14 @@ Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& na
 }
 
 Result<ModelGraph> loadOnnxModel(const std::string& path, const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Error{path + ": cannot open"};
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parseAndBuild(buf.str(), path, options, true);
+  // One read into a string of the file's size: a model's weights are copied once, not thrice.
+  std::string bytes(static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    return Error::io(path + ": cannot read");
+  return parseAndBuild(bytes, path, options, true);
 }
 
 }  // namespace ts::model

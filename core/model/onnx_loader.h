@@ -13,6 +13,9 @@ namespace ts::model {
 struct LoadOptions {
   int64_t batch = 1;  // replaces a symbolic (or zero) leading dimension of the data inputs
   bool check = true;  // run onnx::checker first
+  // Run the ONNX library (parsing, checker, shape inference) in a child process, so that a file
+  // that crashes it is an error, not the end of the program. Off only to measure what it costs.
+  bool isolate = true;
 };
 
 // Errors name the file and the problem (not protobuf, truncated, checker message, ...).

@@ -39,7 +39,9 @@ struct Provenance {
   std::string captureCommand;  // argv joined for display, for captured sessions
   std::string profiler;  // what recorded it, with versions ("CUPTI 13.0.1, built with 13.0.1")
   std::optional<int> exitCode;  // of the captured program
-  bool incomplete = false;      // capture ended before a final flush (crash, kill)
+  bool incomplete = false;      // capture ended before a final flush (crash, kill), or a damaged
+                                // trace was opened without its damaged part (incompleteReason says)
+  std::string incompleteReason;
   uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep
   // Set on a session Tensorscope simulated (memsim/sim_session.h): the workload, and each rank's
   // policy. The explicit mark readers go by; rank labels are for people and may change.

@@ -15,6 +15,7 @@ enum class ErrorCode : uint8_t {
   NotFound,   // a file, a layer, a device that does not exist
   Io,         // reading or writing failed (permissions, a full disk, a broken pipe)
   Cancelled,  // the user (or a newer request) stopped the work: not a failure to report
+  Damaged,    // a damaged input whose intact part can be opened if the user agrees (recover)
 };
 
 struct Error {

@@ -84,6 +84,16 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   r = cli("info " + path("cut.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--recover opens it"), std::string::npos) << r.out;
+  // --recover, anywhere on the line: the complete event opens, the session says it is incomplete.
+  r = cli("info --recover " + path("cut.json") + " --json");
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("\"events\": 1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"incomplete_reason\": \"" + path("cut.json") +
+                       ": the trace ends inside trace event 2 at byte 82; the 1 event before it is "
+                       "complete\""),
+            std::string::npos)
+      << r.out;
   r = cli("convert " + std::string(TSCOPE_SAMPLE) + " " + path("out.xyz"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;
@@ -93,6 +103,13 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
   r = cli("simulate --g10 " + std::string(TSCOPE_SHARED_DATA) + "/crashers/g10-stoi-out-of-range");
   EXPECT_EQ(r.exitCode, 1) << r.out;
   EXPECT_NE(r.out.find("tensors.config:57: tensor id 57333333333 is out of range"),
+            std::string::npos)
+      << r.out;
+  // A model that crashes libonnx's shape inference: was a segmentation fault of the CLI.
+  r = cli("model table " + std::string(TSCOPE_SHARED_DATA) +
+          "/crashers/onnx-shape-inference-segv.onnx");
+  EXPECT_EQ(r.exitCode, 1) << r.out;
+  EXPECT_NE(r.out.find("onnx-shape-inference-segv.onnx: the ONNX library crashed"),
             std::string::npos)
       << r.out;
 }

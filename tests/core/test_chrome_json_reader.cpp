@@ -416,6 +416,74 @@ TEST_F(ChromeJsonBadInput, EmptyCorruptGzipAndForeignFiles) {
   expectError(write("short.json.gz", gz.substr(0, gz.size() / 2)), "gzip");
 }
 
+// A trace cut short: refused with code Damaged, the first problem and what recovery would keep;
+// with recovery, exactly the complete events before the cut open, and the session says so.
+TEST_F(ChromeJsonBadInput, TruncatedTracesRecoverEveryCompleteEvent) {
+  const std::string json = gunzip(kineto(kExpected[1].file));
+  auto whole = openSessionFile(write("whole.json", json));
+  ASSERT_TRUE(whole.ok()) << whole.error();
+  size_t previous = 0;
+  for (int k = 1; k <= 10; ++k) {
+    const size_t cut = json.size() * static_cast<size_t>(k) / 11 + static_cast<size_t>(k) * 7;
+    const std::string p = write("cut" + std::to_string(k) + ".json", json.substr(0, cut));
+    auto refused = openSessionFile(p);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.failure().code, ErrorCode::Damaged) << refused.error();
+    EXPECT_NE(refused.error().find("events before it are complete"), std::string::npos)
+        << refused.error();
+    OpenOptions recover;
+    recover.recover = true;
+    auto s = openSessionFile(p, recover);
+    ASSERT_TRUE(s.ok()) << s.error();
+    EXPECT_TRUE((*s)->provenance.incomplete);
+    EXPECT_EQ(
+        (*s)->provenance.incompleteReason.rfind(p + ": the trace ends inside trace event ", 0), 0u)
+        << (*s)->provenance.incompleteReason;
+    // The events a longer cut keeps include a shorter cut's; none is invented.
+    EXPECT_GE((*s)->eventCount(), previous) << "cut " << k;
+    EXPECT_LE((*s)->eventCount(), (*whole)->eventCount());
+    previous = (*s)->eventCount();
+  }
+  EXPECT_GT(previous, (*whole)->eventCount() * 8 / 10);
+}
+
+// Impossible fields: each such event skipped and counted by its problem, the others kept.
+TEST_F(ChromeJsonBadInput, ImpossibleEventsAreSkippedAndCountedByProblem) {
+  const std::string p = write("bad.json", R"({"traceEvents": [
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 7000, "dur": -3},
+    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": "x7", "dur": 3},
+    {"ph": "X", "name": "d", "pid": 1, "tid": 1, "ts": 9, "dur": -1},
+    {"ph": "X", "name": "e", "pid": 1, "tid": 1, "ts": 12, "dur": 2}]})");
+  auto refused = openSessionFile(p);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.failure().code, ErrorCode::Damaged);
+  // The first problem as before (file, byte, event, problem), then the count.
+  EXPECT_EQ(refused.error().rfind(p + ": byte ", 0), 0u) << refused.error();
+  EXPECT_NE(refused.error().find("(trace event 2): negative 'dur'"), std::string::npos)
+      << refused.error();
+  OpenOptions recover;
+  recover.recover = true;
+  auto s = openSessionFile(p, recover);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ((*s)->eventCount(), 2u);
+  EXPECT_EQ((*s)->duration(), 9000);  // 5 µs to 14 µs: the skipped event at 7 ms left no trace
+  EXPECT_EQ((*s)->provenance.incompleteReason,
+            p + ": 3 trace events with impossible fields ('ts' is not a number 1, negative "
+                "'dur' 2)");
+  // Text that stops being JSON cannot be stepped over: what precedes it opens.
+  const std::string broken = write("broken.json", R"([
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "name": "b\q", "pid": 1, "tid": 1, "ts": 7, "dur": 1},
+    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 9, "dur": 1}])");
+  auto b = openSessionFile(broken, recover);
+  ASSERT_TRUE(b.ok()) << b.error();
+  EXPECT_EQ((*b)->eventCount(), 1u);
+  EXPECT_NE((*b)->provenance.incompleteReason.find("stops being JSON inside trace event 2"),
+            std::string::npos)
+      << (*b)->provenance.incompleteReason;
+}
+
 // Random byte damage anywhere in a real trace: every outcome is a session or an error naming the
 // file, never a crash (run under the asan preset too).
 TEST_F(ChromeJsonBadInput, DamagedBytesNeverCrash) {

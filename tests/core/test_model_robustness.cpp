@@ -44,4 +44,21 @@ TEST(ModelRobustness, EveryDebianTestModelLoadsOrSaysWhy) {
   std::printf("  loaded %zu of %zu models\n", loaded, models);
 }
 
+// A 750-byte model that crashes libonnx's shape inference (a segmentation fault in Debian's
+// libonnx, found by fuzzing): the ONNX library runs in a child process, so the crash is an error
+// naming the file and the stage, and this process goes on to load the next model.
+TEST(ModelRobustness, AModelThatCrashesTheOnnxLibraryIsAnError) {
+  const std::string path =
+      std::string(TSCOPE_SHARED_DATA) + "/crashers/onnx-shape-inference-segv.onnx";
+  ASSERT_TRUE(fs::exists(path));
+  auto g = loadOnnxModel(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().rfind(path, 0), 0u) << g.error();
+  EXPECT_NE(g.error().find("the ONNX library crashed"), std::string::npos) << g.error();
+  EXPECT_NE(g.error().find("while inferring shapes"), std::string::npos) << g.error();
+  EXPECT_NE(g.error().find("malformed"), std::string::npos) << g.error();
+  auto next = loadOnnxModel("/usr/share/libonnx-testdata/data/node/test_relu/model.onnx");
+  EXPECT_TRUE(next.ok()) << next.error();
+}
+
 }  // namespace ts::model

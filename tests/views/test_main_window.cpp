@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
 #include <QPushButton>
@@ -13,6 +14,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTreeView>
 #include <QtTest>
 
@@ -122,6 +124,71 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.sessionCount(), 0);
     QVERIFY2(w.lastError().contains(junk), qPrintable(w.lastError()));
     QVERIFY(w.lastError().contains(QStringLiteral("unrecognised format")));
+  }
+
+  // A model that crashes the ONNX library (a segmentation fault in its shape inference), dropped
+  // on the window: the library runs in a child process, so the window reports it and the tab
+  // already open stays.
+  void aModelThatCrashesTheOnnxLibraryLeavesTheOtherTabs() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(opened.wait(20000));
+    QSignalSpy model(&w, &MainWindow::modelOpened);
+    auto* mime = new QMimeData;
+    mime->setUrls({QUrl::fromLocalFile(
+        QStringLiteral(TSCOPE_SHARED_DATA "/crashers/onnx-shape-inference-segv.onnx"))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(model.count() > 0 || model.wait(30000));
+    QVERIFY(!model.at(0).at(1).toBool());
+    QVERIFY2(w.lastError().contains(QStringLiteral("the ONNX library crashed")),
+             qPrintable(w.lastError()));
+    QCOMPARE(w.tabs()->count(), 2);  // the session, and the model's tab saying why
+    QVERIFY(w.sessionView(0) && w.sessionView(0)->session()->eventCount() > 0);
+    delete mime;
+  }
+
+  // A trace cut short: the window asks, and on "Open the intact events" opens the complete ones,
+  // the Overview saying the session is incomplete and why.
+  void aTruncatedTraceOpensWhatIsIntactWhenTheUserAgrees() {
+    QTemporaryDir dir;
+    const QString cut = dir.filePath(QStringLiteral("cut.json"));
+    QFile f(cut);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    // Not a raw string: moc reads this file, and a raw string with an unbalanced quote defeats it.
+    f.write(
+        "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, "
+        "\"dur\": 1}, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, \"ts\": 7, "
+        "\"dur\": 2}, {\"ph\": \"X\", \"na");
+    f.close();
+    MainWindow w;
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    w.openFiles({cut});
+    QVERIFY(failed.wait(20000));
+    QCOMPARE(w.sessionCount(), 0);
+    auto* box = w.findChild<QMessageBox*>(QStringLiteral("recoverQuestion"));
+    QVERIFY(box);
+    QVERIFY2(box->informativeText().contains(QStringLiteral("the 2 events before it are complete")),
+             qPrintable(box->informativeText()));
+    box->button(QMessageBox::Open)->click();
+    QVERIFY(opened.wait(20000));
+    QCOMPARE(w.sessionCount(), 1);
+    const ts::Session& s = *w.sessionView(0)->session();
+    QCOMPARE(s.eventCount(), size_t{2});
+    QVERIFY(s.provenance.incomplete);
+    // What the Overview tab shows, as its text browser holds it.
+    QString overview;
+    for (auto* browser : w.sessionView(0)->findChildren<QTextBrowser*>())
+      overview += browser->toPlainText();
+    QVERIFY2(overview.contains(QStringLiteral("Incomplete session")), qPrintable(overview));
+    QVERIFY2(overview.contains(QStringLiteral("trace event 3")), qPrintable(overview));
   }
 
   void droppedFilesOpen() {

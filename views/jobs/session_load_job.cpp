@@ -15,8 +15,10 @@ SessionLoadJob::SessionLoadJob(QStringList paths, OpenOptions options, QObject* 
         }
         if (outcome)
           emit loaded(outcome->session, outcome->rows);
-        else
+        else {
+          damaged_ = outcome.failure().code == ErrorCode::Damaged;
           emit failed(QString::fromStdString(outcome.error()), outcome.cancelled());
+        }
       }) {
   job_.onProgress([this](double f) {
     progress_ = f;

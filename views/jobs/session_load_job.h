@@ -28,6 +28,9 @@ class SessionLoadJob : public QObject {
   void start();
   void cancel();
   const QStringList& paths() const { return paths_; }
+  const OpenOptions& options() const { return options_; }
+  // After failed(): the file is a damaged trace whose intact part opens with options().recover.
+  bool damaged() const { return damaged_; }
   // The first file, or "first + N more" for a multi-rank session.
   QString title() const;
   double progress() const { return progress_; }
@@ -43,6 +46,7 @@ class SessionLoadJob : public QObject {
   OpenOptions options_;
   double progress_ = 0;
   bool cancelRequested_ = false;  // before start(): the job starts cancelled
+  bool damaged_ = false;
   JobRunner<Result<Loaded>> job_;
 };
 

@@ -536,6 +536,12 @@ QString SessionView::overviewHtml() const {
     html +=
         tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
            "replaced every second.</p>");
+  } else if (!s.provenance.incompleteReason.empty()) {
+    html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> opened without the damaged "
+               "part of its trace: %1.</p>")
+                .arg(QString::fromStdString(s.provenance.incompleteReason)
+                         .toHtmlEscaped()
+                         .replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   } else if (s.provenance.incomplete) {
     html +=
         tr("<p style='color:#c0392b'><b>Incomplete session:</b> the capture ended before its "
