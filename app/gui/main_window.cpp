@@ -1,8 +1,10 @@
 #include "app/gui/main_window.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDialog>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -520,6 +522,36 @@ void MainWindow::showShortcuts() {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (exports_->pending() == 0) {
+    QMainWindow::closeEvent(event);
+    return;
+  }
+  if (!closeWhenSaved_) {
+    // What the user asked to save is written first: closing must not drop it halfway.
+    closeWhenSaved_ = true;
+    statusBar()->showMessage(
+        tr("Closing once %1 is saved (close again to stop the save)").arg(exports_->firstPath()));
+    connect(exports_, &ExportFlow::exported, this, [this] {
+      if (exports_->pending() == 0) close();
+    });
+    event->ignore();
+    return;
+  }
+  QMessageBox box(QMessageBox::Warning, tr("Save in progress"),
+                  tr("%1 is still being saved. Stop the save and close? The file keeps what it "
+                     "held before.")
+                      .arg(exports_->firstPath()),
+                  QMessageBox::Discard | QMessageBox::Cancel, this);
+  box.button(QMessageBox::Discard)->setText(tr("Stop the save and close"));
+  if (box.exec() != QMessageBox::Discard) {
+    event->ignore();
+    return;
+  }
+  exports_->cancel();
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {

@@ -83,6 +83,8 @@ class MainWindow : public QMainWindow, public Shell {
   void modelOpened(const QString& path, bool ok);
 
  protected:
+  // A session still being saved is finished before the window closes (a second close asks).
+  void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -126,6 +128,7 @@ class MainWindow : public QMainWindow, public Shell {
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;
   QString lastError_;
+  bool closeWhenSaved_ = false;  // a close waits for the saves in progress
 };
 
 }  // namespace ts

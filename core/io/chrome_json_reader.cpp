@@ -511,6 +511,7 @@ Status Importer::handle(const RawEvent& e) {
   }
   TimeNs ts = 0;
   if (Status st = time(e.ts, "ts", ts); !st) return st;
+  if (!timeInRange(ts)) return fail("'ts' is out of range");
   minTime_ = std::min(minTime_, ts);
   maxTime_ = std::max(maxTime_, ts);
 
@@ -546,7 +547,8 @@ Status Importer::complete(const RawEvent& e, TimeNs ts) {
   if (Status st = time(e.dur, "dur", dur); !st) return st;
   if (dur < 0) return fail("negative 'dur'");
   TimeNs end;
-  if (__builtin_add_overflow(ts, dur, &end)) return fail("'ts' + 'dur' is past the largest time");
+  if (__builtin_add_overflow(ts, dur, &end) || !timeInRange(end))
+    return fail("'ts' + 'dur' is out of range");
   maxTime_ = std::max(maxTime_, end);
   StringId name = b_.intern(e.name);
   std::string_view cat = e.cat;

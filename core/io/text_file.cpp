@@ -47,7 +47,9 @@ void TextFile::reserve(size_t bytes) {
 
 namespace {
 
-// The size gzip records in its trailer (modulo 4 GiB): a good first guess for the buffer.
+// The size gzip records in its trailer (modulo 4 GiB): a good first guess for the buffer. Not
+// believed past what deflate can reach (1032:1): a damaged or crafted trailer must not make a
+// 1 KiB file reserve gigabytes; the buffer grows as the text arrives anyway.
 uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
   std::ifstream in(path, std::ios::binary);
   in.seekg(-4, std::ios::end);
@@ -55,7 +57,7 @@ uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
   in.read(reinterpret_cast<char*>(t), 4);
   if (!in) return onDisk * 8;
   uint64_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (uint64_t{t[3]} << 24);
-  return std::max<uint64_t>(isize, onDisk);
+  return std::max<uint64_t>(std::min<uint64_t>(isize, onDisk * 1032), onDisk);
 }
 
 }  // namespace

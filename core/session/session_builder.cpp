@@ -102,6 +102,34 @@ Status assignLanes(Track& t) {
 
 // Each rank's clock offset, applied once to every timestamp of the rank: events, counter
 // samples and the ends of flows known by time.
+// Every event and counter time, and every rank's clock offset, within ±2^62 ns (kMaxTimeNs):
+// checked before the offsets are added and again after, so neither that sum nor what the build
+// computes from times (an end plus one) can overflow, whatever a file held.
+Status checkTimes(
+    const Session& s, bool offsets,
+    const std::vector<std::pair<SessionBuilder::FlowEnd, SessionBuilder::FlowEnd>>& timedFlows) {
+  auto bad = [](const std::string& where) {
+    return Error{where + ": a time past ±2^62 ns (the file holds an impossible timestamp)"};
+  };
+  if (offsets) {
+    for (const Rank& r : s.ranks)
+      if (!timeInRange(r.clockOffsetNs)) return bad("rank " + std::to_string(r.rank) + "'s clock");
+  }
+  for (const Track& t : s.tracks) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!timeInRange(t.hot.start[i]) || !timeInRange(t.hot.end[i]))
+        return bad("event " + std::to_string(i) + " of a track");
+    }
+  }
+  for (const CounterTrack& c : s.counters) {
+    for (TimeNs v : c.samples.time)
+      if (!timeInRange(v)) return bad("counter '" + c.name + "'");
+  }
+  for (const auto& [from, to] : timedFlows)
+    if (!timeInRange(from.time) || !timeInRange(to.time)) return bad("a flow");
+  return Status::success();
+}
+
 void applyClockOffsets(
     Session& s,
     std::vector<std::pair<SessionBuilder::FlowEnd, SessionBuilder::FlowEnd>>& timedFlows) {
@@ -478,7 +506,9 @@ void SessionBuilder::addCounterSample(std::string_view name, std::string_view un
 
 Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   Session& s = *s_;
+  TS_RETURN_IF_ERROR(checkTimes(s, true, timedFlows_));
   applyClockOffsets(s, timedFlows_);
+  TS_RETURN_IF_ERROR(checkTimes(s, false, timedFlows_));
   // Arrival index → final index, per track, for resolving flows added by reference.
   std::vector<std::vector<uint32_t>> finalIndex;
   TS_RETURN_IF_ERROR(sortTracks(s, !timedFlows_.empty(), progress, finalIndex));

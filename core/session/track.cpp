@@ -101,6 +101,9 @@ Status Track::finalize() {
     if (hot.end[i] < hot.start[i]) {
       return Error{"event " + std::to_string(i) + " ends before it starts"};
     }
+    if (!timeInRange(hot.start[i]) || !timeInRange(hot.end[i])) {
+      return Error{"event " + std::to_string(i) + " has a time past ±2^62 ns"};
+    }
     if (i > 0 && hot.start[i] < hot.start[i - 1]) {
       return Error{"events are not sorted by start at event " + std::to_string(i)};
     }

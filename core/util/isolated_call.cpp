@@ -48,6 +48,7 @@ void sendRecord(int fd, char kind, const std::string& bytes) {
   if (!writeAll(fd, header, sizeof header) || !writeAll(fd, bytes.data(), bytes.size())) ::_exit(3);
 }
 
+#ifndef TS_UNDER_SANITIZER
 // The address space in use now, from /proc (the limit is set above it).
 int64_t addressSpaceInUse() {
   std::ifstream statm("/proc/self/statm");
@@ -55,6 +56,7 @@ int64_t addressSpaceInUse() {
   statm >> pages;
   return pages * ::sysconf(_SC_PAGESIZE);
 }
+#endif
 
 [[noreturn]] void runChild(int fd, const std::function<std::string(const StageReporter&)>& work,
                            const IsolationLimits& limits) {

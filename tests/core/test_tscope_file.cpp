@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +187,33 @@ TEST_F(TscopeFile, NewerSchemaIsRefusedWithAClearMessage) {
   std::string p = savedFixture();
   sql(p, "UPDATE tscope_meta SET value = '99' WHERE key = 'schema_version'");
   expectLoadError(p, "newer Tensorscope (schema version 99");
+}
+
+// A disk that fills during a save (here: a file-size limit, the same EFBIG a full quota gives):
+// the save fails naming the file, the previous session stays whole, no temporary file is left.
+TEST_F(TscopeFile, ASaveThatRunsOutOfSpaceLeavesThePreviousFile) {
+  const std::string p = savedFixture("kept.tscope");
+  const auto before = fs::file_size(p);
+  auto big = generateSyntheticSession({200'000, 2, 4, 7});
+  ASSERT_TRUE(big.ok()) << big.error();
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto oldHandler = ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG
+  rlimit small = old;
+  small.rlim_cur = 256 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Status st = saveSession(**big, p);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, oldHandler);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().rfind(p + ": ", 0), 0u) << st.error();
+  EXPECT_EQ(fs::file_size(p), before);
+  auto reopened = loadSession(p);
+  ASSERT_TRUE(reopened.ok()) << reopened.error();
+  EXPECT_EQ((*reopened)->eventCount(), testing::makeFixtureSession(true)->eventCount());
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left beside the session";
 }
 
 TEST_F(TscopeFile, TruncatedFilesAreDetected) {

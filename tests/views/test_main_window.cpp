@@ -223,6 +223,31 @@ class TestMainWindow : public QObject {
     QVERIFY(!QFile::exists(out));
   }
 
+  // Closing the window while a session is being saved: the save is finished first, then the
+  // window closes; the file is whole.
+  void closingWaitsForTheSaveInProgress() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::sessionOpened);
+    w.openFiles({QStringLiteral(TSCOPE_SAMPLE)});
+    QVERIFY(opened.wait(20000));
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("saved.tscope"));
+    QSignalSpy exported(w.exports(), &ts::ExportFlow::exported);
+    w.exports()->start(out, {});
+    // The save's end reaches the window through its event loop: it is pending now, whatever the
+    // disk's speed.
+    QVERIFY(w.exports()->pending() > 0);
+    QVERIFY(!w.close());
+    QVERIFY(w.isVisible());
+    QVERIFY(exported.count() > 0 || exported.wait(20000));
+    QVERIFY(exported.at(0).at(0).toBool());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 5000);
+    auto saved = ts::loadSession(out.toStdString());
+    QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().c_str());
+    QCOMPARE((*saved)->eventCount(), w.sessionView(0)->session()->eventCount());
+  }
+
   void aCancelledLoadFails() {
     ts::SessionLoadJob job({QStringLiteral(TSCOPE_SAMPLE)});
     QSignalSpy failed(&job, &ts::SessionLoadJob::failed);

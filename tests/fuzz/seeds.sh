@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Seeds for a fuzz target's corpus: small real inputs (../shared/data, Debian's libonnx-testdata,
+# the bundled sample, the CLI's own outputs) written into DIR.
+#   tests/fuzz/seeds.sh TARGET DIR
+set -euo pipefail
+target=$1 dir=$2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$root/../shared/data
+cli=$root/build/default/bin/tensorscope-cli
+mkdir -p "$dir"
+cut=$'\n=====\n'
+case "$target" in
+  chrome_json)
+    for f in "$shared"/kineto/hta-{amd_trace,critical_path--cuda_event_sync,triton_example}*.json.gz; do
+      zcat "$f" > "$dir/$(basename "$f" .gz)"
+    done
+    cp "$root"/tests/fuzz/regressions/chrome_json/* "$dir/"
+    ;;
+  open_file)
+    cp "$shared"/kineto/hta-{amd_trace,critical_path--cuda_event_sync,triton_example}*.json.gz "$dir/"
+    cp "$root/samples/sample.tscope" "$dir/"
+    sqlite3 "$dir/nsys.sqlite" < "$root/tests/data/nsys_fixture.sql"
+    ;;
+  onnx)
+    for t in node/test_relu node/test_conv_with_strides_padding node/test_gemm_default_matrix_bias \
+             node/test_batchnorm_example node/test_matmul_2d node/test_reshape_extended_dims \
+             pytorch-converted/test_AvgPool2d simple/test_sign_model; do
+      [ -f "/usr/share/libonnx-testdata/data/$t/model.onnx" ] &&
+        cp "/usr/share/libonnx-testdata/data/$t/model.onnx" "$dir/$(basename "$t").onnx"
+    done
+    cp "$shared/crashers/onnx-shape-inference-segv.onnx" "$dir/"
+    ;;
+  g10_workload)
+    g=$shared/g10/BERT-256
+    { head -n 60 "$g/tensors.config"; printf '%s' "$cut"; zcat "$g/kernels.config.gz" | head -n 30; } \
+      > "$dir/bert-256-head"
+    c=$shared/crashers/g10-stoi-out-of-range
+    { cat "$c/tensors.config"; printf '%s' "$cut"; cat "$c/kernels.config"; } > "$dir/stoi-crasher"
+    ;;
+  text_configs)
+    # The first byte picks the reader: 0 tier config, 1 sweep CSV, 2 corrections, 3 published.
+    printf '\x00preset = g10-default\ngpu-mem = 16GB\nhost-mem = 128GiB\npcie-bw = 15.754GB/s\nssd-read-latency = 12us\npage = 4KiB\n' > "$dir/tier"
+    printf '\x00{"preset": "a100-40gb", "gpu-mem": "8GB", "ssd-bw": "3.2GB/s"}' > "$dir/tier-json"
+    printf '\x01gpu-mem,policy,feasible,iteration_ns,ideal_ns,slowdown,stall_ns\n8589934592,g10,yes,1000,900,1.11,100\n8589934592,lru,no,,900,,\n' > "$dir/sweep"
+    printf '\x02# kernel\tgroup\nvolta_sgemm_128x64_nn\tforward/conv1\nelementwise_kernel\t\n' > "$dir/corrections"
+    { printf '\x03'; cat "$shared/g10/published.txt"; } > "$dir/published"
+    ;;
+  chakra)
+    if [ -x "$cli" ]; then
+      tmp=$(mktemp -d)
+      "$cli" model zoo alexnet -o "$tmp/alexnet.onnx" >/dev/null
+      "$cli" model chakra "$tmp/alexnet.onnx" --parallel DATA --npus 2 -o "$tmp/alexnet" >/dev/null
+      cp "$tmp/alexnet.0.et" "$dir/"
+      rm -rf "$tmp"
+    fi
+    ;;
+  record_sink)
+    printf '\x01\x00\x03\x05\x07' > "$dir/start"  # a recipe: hello, then a few frames
+    ;;
+  *)
+    echo "seeds.sh: unknown target $target" >&2
+    exit 2
+    ;;
+esac
