@@ -1,6 +1,7 @@
 #include "app/cli/cli_open.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ts::cli {
 
@@ -27,6 +28,13 @@ Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions
   if (!session && session.failure().code == ErrorCode::Damaged)
     return Error{session.error() + " (--recover opens it without the damaged part)",
                  ErrorCode::Damaged};
+  // Whatever the command prints next describes a session without its damaged part: said once,
+  // on stderr, so that tables and JSON on stdout stay as they are.
+  if (session && !(*session)->provenance.incompleteReason.empty()) {
+    std::fprintf(stderr,
+                 "tensorscope-cli: note: opened without the damaged part (incomplete): %s\n",
+                 (*session)->provenance.incompleteReason.c_str());
+  }
   return session;
 }
 

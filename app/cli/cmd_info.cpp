@@ -13,15 +13,18 @@ namespace ts::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli info FILE... [--json] [--ranks]\n"
+    "Usage: tensorscope-cli info FILE... [--json] [--ranks] [--recover]\n"
     "\n"
-    "Prints each session's devices, time span and event counts. FILE is a .tscope session or a\n"
-    "PyTorch profiler / Chrome trace JSON (plain or .gz), recognised by its content.\n"
-    "  --ranks  open the files together as one multi-rank session (one rank per file)\n"
-    "  --json   one JSON object per file (an array when several files are given) with keys\n"
-    "           kernels, memcpy, memcpy_bytes (per kind: HtoD, DtoH, DtoD, PtoP, HtoH, other),\n"
-    "           memsets, api_calls, nvtx_ranges, nvtx_marks, ranges, devices, streams, threads,\n"
-    "           flows, events, start_ns, end_ns, duration_ns\n";
+    "Prints each session's devices, time span and event counts. FILE is a .tscope session, an\n"
+    "Nsight Systems SQLite export or a PyTorch profiler / Chrome trace JSON (plain or .gz),\n"
+    "recognised by its content.\n"
+    "  --ranks    open the files together as one multi-rank session (one rank per file)\n"
+    "  --recover  open a damaged JSON trace without its damaged part (any command takes it)\n"
+    "  --json     one JSON object per file (an array when several files are given) with keys\n"
+    "             kernels, memcpy, memcpy_bytes (per kind: HtoD, DtoH, DtoD, PtoP, HtoH, other),\n"
+    "             memsets, api_calls, nvtx_ranges, nvtx_marks, ranges, devices, streams,\n"
+    "             threads, flows, events, start_ns, end_ns, duration_ns, incomplete (and\n"
+    "             incomplete_reason when a damaged trace was opened)\n";
 
 void writeJson(JsonWriter& w, const std::string& path, const Session& s, const SessionSummary& r) {
   w.beginObject();
@@ -97,9 +100,12 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     std::printf("  LOST          %s records while recording: some events are missing\n",
                 formatCount(s.provenance.droppedRecords).c_str());
   }
-  if (!s.provenance.incompleteReason.empty())
-    std::printf("  INCOMPLETE: %s\n", s.provenance.incompleteReason.c_str());
-  else if (s.provenance.incomplete)
+  if (!s.provenance.incompleteReason.empty()) {
+    std::string reason = s.provenance.incompleteReason;  // a line per damaged file
+    for (size_t at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at + 1))
+      reason.insert(at + 1, "              ");
+    std::printf("  INCOMPLETE: %s\n", reason.c_str());
+  } else if (s.provenance.incomplete)
     std::printf("  INCOMPLETE: the capture ended before its last flush\n");
 }
 

@@ -57,7 +57,10 @@ void ExportFlow::dialog() {
   const QString extensions[] = {QStringLiteral(".tscope"), QStringLiteral(".json"),
                                 QStringLiteral(".json.gz"), QStringLiteral(".csv")};
   const QString& ext = extensions[std::min(index, 3)];
-  if (index >= 0 && !path.endsWith(ext)) path += ext;
+  // A name typed with a format's extension ("run.json.gz") is that format, whatever the filter.
+  const bool typed = std::any_of(std::begin(extensions), std::end(extensions),
+                                 [&](const QString& e) { return path.endsWith(e); });
+  if (index >= 0 && !typed) path += ext;
   start(path, options);
 }
 

@@ -525,33 +525,44 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (exports_->pending() == 0) {
+  if (exports_->pending() == 0 || stopSavesAndClose_) {
+    if (stopSaveQuestion_) stopSaveQuestion_->close();
+    if (stopSavesAndClose_) exports_->cancel();
     QMainWindow::closeEvent(event);
     return;
   }
+  event->ignore();
   if (!closeWhenSaved_) {
-    // What the user asked to save is written first: closing must not drop it halfway.
+    // What the user asked to save is written first: closing must not drop it halfway. The
+    // window closes when the last save ends, whatever happens meanwhile.
     closeWhenSaved_ = true;
     statusBar()->showMessage(
         tr("Closing once %1 is saved (close again to stop the save)").arg(exports_->firstPath()));
     connect(exports_, &ExportFlow::exported, this, [this] {
       if (exports_->pending() == 0) close();
     });
-    event->ignore();
     return;
   }
-  QMessageBox box(QMessageBox::Warning, tr("Save in progress"),
-                  tr("%1 is still being saved. Stop the save and close? The file keeps what it "
-                     "held before.")
-                      .arg(exports_->firstPath()),
-                  QMessageBox::Discard | QMessageBox::Cancel, this);
-  box.button(QMessageBox::Discard)->setText(tr("Stop the save and close"));
-  if (box.exec() != QMessageBox::Discard) {
-    event->ignore();
-    return;
-  }
-  exports_->cancel();
-  QMainWindow::closeEvent(event);
+  if (stopSaveQuestion_) return;  // asked already
+  // Not modal: if the save ends while the question is up, the window closes as promised.
+  stopSaveQuestion_ = new QMessageBox(
+      QMessageBox::Warning, tr("Save in progress"),
+      tr("%1 is still being saved. Stop the save and close now? The file is left as it was "
+         "before the save (or not created). Otherwise the window closes when the save ends.")
+          .arg(exports_->firstPath()),
+      QMessageBox::Discard | QMessageBox::Cancel, this);
+  stopSaveQuestion_->button(QMessageBox::Discard)->setText(tr("Stop the save and close"));
+  stopSaveQuestion_->button(QMessageBox::Cancel)->setText(tr("Wait for the save"));
+  stopSaveQuestion_->setObjectName(QStringLiteral("stopSaveQuestion"));
+  stopSaveQuestion_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(stopSaveQuestion_, &QMessageBox::finished, this, [this](int) {
+    if (stopSaveQuestion_ &&
+        stopSaveQuestion_->clickedButton() == stopSaveQuestion_->button(QMessageBox::Discard)) {
+      stopSavesAndClose_ = true;
+      QTimer::singleShot(0, this, &QWidget::close);
+    }
+  });
+  stopSaveQuestion_->open();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {

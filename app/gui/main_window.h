@@ -6,6 +6,8 @@
 
 #include <QList>
 #include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
 #include <QStringList>
 #include <memory>
 #include <optional>
@@ -128,7 +130,9 @@ class MainWindow : public QMainWindow, public Shell {
   QProgressBar* progress_ = nullptr;
   QToolButton* cancelButton_ = nullptr;
   QString lastError_;
-  bool closeWhenSaved_ = false;  // a close waits for the saves in progress
+  bool closeWhenSaved_ = false;     // a close waits for the saves in progress
+  bool stopSavesAndClose_ = false;  // unless the user chose to stop them
+  QPointer<QMessageBox> stopSaveQuestion_;
 };
 
 }  // namespace ts

@@ -114,6 +114,10 @@ void OpenFlow::startLoad(const QStringList& paths, const OpenOptions& options) {
             // given once this load's handler is done, not inside it.
             QTimer::singleShot(0, view, [view] { view->setFocus(); });
             for (const QString& path : job->paths()) shell_.addRecent(path);
+            if (!view->session()->provenance.incompleteReason.empty())
+              shell_.showMessage(tr("Opened without the damaged part of the trace: the session "
+                                    "is incomplete (its Overview says why)"),
+                                 15000);
             emit sessionOpened(job->paths().front());
             finished(job);
           });
@@ -145,7 +149,11 @@ void OpenFlow::offerRecovery(const QStringList& paths, OpenOptions options, cons
   box->setAttribute(Qt::WA_DeleteOnClose);
   options.recover = true;
   connect(box, &QMessageBox::finished, this, [this, box, paths, options](int) {
-    if (box->clickedButton() == box->button(QMessageBox::Open)) startLoad(paths, options);
+    if (box->clickedButton() == box->button(QMessageBox::Open))
+      startLoad(paths, options);
+    else
+      shell_.showMessage(tr("Not opened: %1 is damaged").arg(QFileInfo(paths.front()).fileName()),
+                         10000);
   });
   box->open();
 }

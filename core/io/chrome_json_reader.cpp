@@ -97,14 +97,15 @@ class Importer {
  private:
   Status fail(const std::string& what) const {
     problem_ = what;
-    return Error{path_ + ": byte " + std::to_string(offset_) +
-                 (eventIndex_ ? " (trace event " + std::to_string(eventIndex_) + ")" : "") + ": " +
+    return Error{path_ + ": byte " + formatCount(offset_) +
+                 (eventIndex_ ? " (trace event " + formatCount(eventIndex_) + ")" : "") + ": " +
                  what};
   }
   Status simdjsonFail(simdjson::error_code e) const { return fail(simdjson::error_message(e)); }
   // A cursor error at the current event: "truncated" when the text simply ended.
   Status cursorFail(const JsonCursor& c) const {
-    return fail(c.truncated() ? "truncated: the trace ends inside a trace event" : c.error());
+    if (c.truncated() || c.atEnd()) return fail("truncated: the trace ends inside a trace event");
+    return fail(c.error().empty() ? "malformed JSON" : c.error());
   }
   // A padded copy of a small JSON text (an M or C event's args) for simdjson.
   simdjson::error_code iterateCopy(std::string_view text, od::document& doc);
@@ -118,6 +119,12 @@ class Importer {
   bool stepOver(const Status& failure, size_t start, JsonCursor& c);
   // The problems met, in one sentence ("the trace ends inside trace event 9 at byte 812; …").
   std::string damageSummary() const;
+  // Events read whole: those before the damage that ended the import, less the skipped ones.
+  size_t intactEvents() const {
+    const ImportDamage& d = info_.damage;
+    return (d.truncatedInsideEvent || d.brokenAtEvent ? eventIndex_ - 1 : eventIndex_) -
+           d.skippedEvents;
+  }
   Status readEvent(JsonCursor& c);
   Status readDeviceProperties(od::array devices);
   Status readDistributedInfo(od::object info);
@@ -231,8 +238,16 @@ int64_t idOf(std::unordered_map<std::string, int64_t>& ids, std::string_view tex
 Status Importer::time(std::string_view text, const char* field, TimeNs& out) const {
   if (text.empty()) return fail(std::string("missing '") + field + "'");
   auto ns = parseMicrosToNs(text);
-  if (!ns)
-    return fail(std::string("'") + field + "' is not a number: " + std::string(text.substr(0, 40)));
+  if (!ns) {
+    // A number too large for nanoseconds in 64 bits is out of range, not "not a number".
+    std::string copy(text.substr(0, 64));
+    char* end = nullptr;
+    (void)std::strtod(copy.c_str(), &end);
+    const bool number = !copy.empty() && end == copy.c_str() + copy.size();
+    return fail(std::string("'") + field +
+                (number ? "' is out of range: " : "' is not a number: ") +
+                std::string(text.substr(0, 40)));
+  }
   out = *ns;
   return {};
 }
@@ -914,9 +929,7 @@ bool Importer::stepOver(const Status& failure, size_t start, JsonCursor& c) {
 std::string Importer::damageSummary() const {
   const ImportDamage& d = info_.damage;
   std::vector<std::string> parts;
-  // Events before the damage that were read whole (the skipped ones are not).
-  const size_t before =
-      (d.truncatedInsideEvent || d.brokenAtEvent ? eventIndex_ - 1 : eventIndex_) - d.skippedEvents;
+  const size_t before = intactEvents();
   const std::string intact = before == 1
                                  ? "the 1 event before it is complete"
                                  : "the " + formatCount(before) + " events before it are complete";
@@ -935,7 +948,7 @@ std::string Importer::damageSummary() const {
   if (d.skippedEvents) {
     std::string kinds;
     for (const auto& [kind, n] : d.skippedByProblem)
-      kinds += (kinds.empty() ? "" : ", ") + kind + " " + formatCount(n);
+      kinds += (kinds.empty() ? "" : ", ") + kind + " ×" + formatCount(n);
     parts.push_back(formatCount(d.skippedEvents) + " trace event" +
                     (d.skippedEvents == 1 ? "" : "s") + " with impossible fields (" + kinds + ")");
   }
@@ -1140,11 +1153,19 @@ void Importer::applyMetadata() {
 Result<ImportInfo> Importer::run() {
   TS_RETURN_IF_ERROR(readTopLevel());
   if (!firstFailure_.empty()) {
+    const ImportDamage& d = info_.damage;
     info_.damage.summary = damageSummary();
+    if (intactEvents() == 0) return Error{firstFailure_ + "; no trace event is intact"};
     // Without the user's consent nothing damaged is opened: the first problem as before, then
-    // what a recovery would keep, so that the caller can offer it.
-    if (!recover_)
-      return Error{firstFailure_ + " — in all: " + info_.damage.summary, ErrorCode::Damaged};
+    // what a recovery would keep, so that the caller can offer it (said once: a cut alone is
+    // the first problem already).
+    if (!recover_) {
+      std::string more = d.skippedEvents == 0 ? "; " + d.summary.substr(d.summary.find("; ") + 2)
+                         : d.skippedEvents == 1 && !d.truncated && d.broken.empty()
+                             ? " (the only damaged event)"
+                             : " — in all: " + d.summary;
+      return Error{firstFailure_ + more, ErrorCode::Damaged};
+    }
   }
   // Unclosed B events end with the trace: kept, not dropped.
   for (auto& [t, stack] : stacks_) {

@@ -101,12 +101,15 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   SessionBuilder b;
   std::vector<ImportInfo> infos(paths.size());
   const double share = 0.9 / static_cast<double>(paths.size());
+  std::string damaged;  // every damaged file's error, so that one question covers them all
   for (size_t i = 0; i < paths.size(); ++i) {
     uint32_t rank = b.rank(static_cast<int32_t>(i));
     if (Status st = importTrace(paths[i], b, rank, infos[i],
                                 stage(progress, share * i, share * (i + 1)), options.recover);
         !st) {
-      return st.failure();
+      if (st.failure().code != ErrorCode::Damaged) return st.failure();
+      damaged += (damaged.empty() ? "" : "\n") + st.error();
+      continue;
     }
     // A recovered trace: the session says it is incomplete, and why, wherever it is shown.
     if (infos[i].damage.any()) {
@@ -116,6 +119,7 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
           (p.incompleteReason.empty() ? "" : "\n") + paths[i] + ": " + infos[i].damage.summary;
     }
   }
+  if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
   if (paths.size() > 1) {
     bool absolute =
         std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });

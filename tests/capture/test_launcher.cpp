@@ -3,6 +3,7 @@
 // the CUDA driver) — one record stream per process.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,6 +161,41 @@ TEST_F(Launcher, TheSessionGrowsWhileTheProgramRunsAndIsSavedAsItGoes) {
   EXPECT_EQ(summarize(**s).kernels, 500u);
   EXPECT_FALSE((*s)->provenance.incomplete);
   EXPECT_EQ((*s)->devices[0].name, "Fake GPU");
+}
+
+// The disk fills while a capture runs (a file-size limit from the first periodic save on: the
+// EFBIG a full quota gives): the saves that no longer fit fail, the capture says so, and the file
+// keeps the last snapshot that was written whole.
+TEST_F(Launcher, ADiskThatFillsKeepsTheLastSnapshotWritten) {
+  CaptureOptions o;
+  o.argv = {TSCOPE_FAKE_TARGET, "frames", "6", "2000", "0"};
+  o.output = path("full.tscope");
+  o.saveIntervalSeconds = 0.2;
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto oldHandler = ::signal(SIGXFSZ, SIG_IGN);
+  size_t firstSaved = 0;
+  bool limited = false;
+  CaptureHooks hooks;
+  hooks.snapshot = [&](SessionPtr s) {
+    if (limited) return;
+    limited = true;
+    firstSaved = summarize(*s).kernels;
+    // No larger file fits from now on.
+    rlimit full = old;
+    full.rlim_cur = std::filesystem::file_size(o.output);
+    ::setrlimit(RLIMIT_FSIZE, &full);
+  };
+  auto r = runCapture(o, hooks);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, oldHandler);
+  ASSERT_TRUE(limited);
+  ASSERT_LT(firstSaved, 12000u) << "the program ended before a periodic save";
+  ASSERT_FALSE(r.ok()) << "the final save cannot have fit";
+  EXPECT_NE(r.error().find(o.output), std::string::npos) << r.error();
+  auto s = openSessionFile(o.output);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(summarize(**s).kernels, firstSaved);
 }
 
 TEST_F(Launcher, AProgramThatDiesMidRecordLeavesAReadableIncompleteSession) {

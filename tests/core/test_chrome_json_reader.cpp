@@ -22,6 +22,7 @@
 #include "session/session_builder.h"
 #include "session/session_summary.h"
 #include "session_fixture.h"
+#include "util/format.h"
 
 namespace ts {
 
@@ -469,8 +470,8 @@ TEST_F(ChromeJsonBadInput, ImpossibleEventsAreSkippedAndCountedByProblem) {
   EXPECT_EQ((*s)->eventCount(), 2u);
   EXPECT_EQ((*s)->duration(), 9000);  // 5 µs to 14 µs: the skipped event at 7 ms left no trace
   EXPECT_EQ((*s)->provenance.incompleteReason,
-            p + ": 3 trace events with impossible fields ('ts' is not a number 1, negative "
-                "'dur' 2)");
+            p + ": 3 trace events with impossible fields ('ts' is not a number ×1, negative "
+                "'dur' ×2)");
   // Text that stops being JSON cannot be stepped over: what precedes it opens.
   const std::string broken = write("broken.json", R"([
     {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
@@ -550,7 +551,7 @@ TEST_F(ChromeJsonBadInput, EveryLayoutGivesTheSameSession) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("'ts' is not a number"), std::string::npos) << s.error();
   size_t eventStart = broken.rfind('{', at);
-  EXPECT_NE(s.error().find("byte " + std::to_string(eventStart) + " "), std::string::npos)
+  EXPECT_NE(s.error().find("byte " + formatCount(eventStart) + " "), std::string::npos)
       << s.error();
 }
 

@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -240,9 +241,14 @@ class TestMainWindow : public QObject {
     QVERIFY(w.exports()->pending() > 0);
     QVERIFY(!w.close());
     QVERIFY(w.isVisible());
+    // Closing again asks whether to stop the save; left unanswered, the save's end closes both.
+    QVERIFY(!w.close());
+    QPointer<QMessageBox> question = w.findChild<QMessageBox*>(QStringLiteral("stopSaveQuestion"));
+    QVERIFY(question);
     QVERIFY(exported.count() > 0 || exported.wait(20000));
     QVERIFY(exported.at(0).at(0).toBool());
     QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!question || !question->isVisible(), 5000);
     auto saved = ts::loadSession(out.toStdString());
     QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().c_str());
     QCOMPARE((*saved)->eventCount(), w.sessionView(0)->session()->eventCount());
