@@ -32,7 +32,7 @@ case "$target" in
     ;;
   g10_workload)
     g=$shared/g10/BERT-256
-    { head -n 60 "$g/tensors.config"; printf '%s' "$cut"; zcat "$g/kernels.config.gz" | head -n 30; } \
+    { head -n 60 "$g/tensors.config"; printf '%s' "$cut"; zcat "$g/kernels.config.gz" | sed -n 1,30p; } \
       > "$dir/bert-256-head"
     c=$shared/crashers/g10-stoi-out-of-range
     { cat "$c/tensors.config"; printf '%s' "$cut"; cat "$c/kernels.config"; } > "$dir/stoi-crasher"

@@ -150,6 +150,9 @@ class TestMainWindow : public QObject {
     QVERIFY2(w.lastError().contains(QStringLiteral("the ONNX library crashed")),
              qPrintable(w.lastError()));
     QCOMPARE(w.tabs()->count(), 2);  // the session, and the model's tab saying why
+    auto* exportButton =
+        w.tabs()->widget(1)->findChild<QPushButton*>(QStringLiteral("modelExport"));
+    QVERIFY(exportButton && !exportButton->isEnabled());  // nothing to export from it
     QVERIFY(w.sessionView(0) && w.sessionView(0)->session()->eventCount() > 0);
     delete mime;
   }

@@ -43,8 +43,9 @@ ModelView::ModelView(QString path, QWidget* parent) : QWidget(parent), path_(std
   optimizer_->addItem(tr("Adam"));
   // A push button with a menu: the style leaves room for its arrow (a tool button's instant
   // popup drew the arrow over the text).
-  auto* exportButton = new QPushButton(tr("Export"), this);
+  auto* exportButton = exportButton_ = new QPushButton(tr("Export"), this);
   exportButton->setObjectName(QStringLiteral("modelExport"));
+  exportButton->setEnabled(false);  // until a model is loaded
   auto* menu = new QMenu(exportButton);
   menu->addAction(tr("ASTRA-sim workload (text)…"), this, [this] { exportDialog(false); });
   menu->addAction(tr("Chakra execution traces…"), this, [this] { exportDialog(true); });
@@ -78,10 +79,14 @@ void ModelView::present(Result<Computed> result) {
   if (!result.ok()) {
     error_ = QString::fromStdString(result.error());
     summary_->setText(error_);
+    // Nothing to export from a model that did not load (the previous batch's graph is stale).
+    graph_.reset();
+    exportButton_->setEnabled(false);
     emit updated();
     return;
   }
   error_.clear();
+  exportButton_->setEnabled(true);
   graph_ = result->graph;
   QString text;
   for (const auto& row : result->summary.rows) {

@@ -14,6 +14,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QTabWidget;
 
@@ -58,6 +59,7 @@ class ModelView : public QWidget {
   QComboBox* device_ = nullptr;
   QComboBox* optimizer_ = nullptr;
   QLabel* summary_ = nullptr;
+  QPushButton* exportButton_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   TablePanel* layers_ = nullptr;
   TablePanel* kernels_ = nullptr;
