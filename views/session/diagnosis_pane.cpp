@@ -227,6 +227,10 @@ void DiagnosisPane::present(Result<std::shared_ptr<const Diagnosis>> result) {
                "unknown, not guessed.")
                 .arg(QString::fromStdString(formatCount(d.gpuOpsInSession - d.gpuOpsWithLaunch)),
                      QString::fromStdString(formatCount(d.gpuOpsInSession)));
+  // Figures from a damaged trace opened without its damaged part: the missing events (a cut
+  // trace may have lost all its GPU work) are no idle time.
+  if (session_->provenance.incomplete)
+    text += tr(" The session is incomplete (see its Overview): what is missing is not counted.");
   summary_->setText(text);
   if (!d.findings.empty()) {
     explanation_->setHtml(tr("<p>Select a finding to read what was seen and what to change.</p>"));

@@ -149,6 +149,10 @@ void StatsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
     scope_->setText(tr("Whole session (%1). Drag on the timeline's ruler to summarise a range.")
                         .arg(QString::fromStdString(formatDuration(session_->duration()))));
   }
+  // Statistics of a damaged trace opened without its damaged part count what is there only.
+  if (session_->provenance.incomplete)
+    scope_->setText(scope_->text() + tr(" Incomplete session (see its Overview): missing events "
+                                        "are not counted."));
   recompute();
 }
 
