@@ -95,7 +95,8 @@ class Importer {
   Result<ImportInfo> run();
 
  private:
-  Status fail(const std::string& what) const {
+  // Failures are rare: kept out of line, so that the per-event paths stay small.
+  [[gnu::cold, gnu::noinline]] Status fail(const std::string& what) const {
     problem_ = what;
     return Error{path_ + ": byte " + formatCount(offset_) +
                  (eventIndex_ ? " (trace event " + formatCount(eventIndex_) + ")" : "") + ": " +
@@ -116,7 +117,7 @@ class Importer {
   // A trace event that did not read (`failure`, starting at byte `start`): counted by its problem
   // and stepped over when the text after it is still JSON; false when nothing after it can be
   // read (the text ends, or stops being JSON), which ends the import there.
-  bool stepOver(const Status& failure, size_t start, JsonCursor& c);
+  [[gnu::cold, gnu::noinline]] bool stepOver(const Status& failure, size_t start, JsonCursor& c);
   // The problems met, in one sentence ("the trace ends inside trace event 9 at byte 812; …").
   std::string damageSummary() const;
   // Events read whole: those before the damage that ended the import, less the skipped ones.
