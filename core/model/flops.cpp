@@ -84,6 +84,11 @@ void estimateFlops(ModelGraph& g) {
       const auto& w = in(1)->shape;  // Cin × Cout/group × kernel
       f = Count(2) * in(0)->elements() * product(w, 1);
       if (in(2)) f = f + out->elements();
+    } else if ((t == "Gemm" || t == "MatMul") && in(0)->shape.empty()) {
+      // A scalar operand (a malformed model, or shape inference that gave up): no inner
+      // dimension to count.
+      op.flopsKnown = false;
+      continue;
     } else if (t == "Gemm" && in(1) && in(1)->shapeKnown) {
       const auto& a = in(0)->shape;
       int64_t k = attr(op, "transA", 0) ? a[0] : a[a.size() - 1];

@@ -219,6 +219,26 @@ std::string shapesOnlyModel(const char* op, std::vector<int64_t> xDims, std::vec
 
 }  // namespace
 
+// A scalar operand of MatMul or Gemm (found by the ONNX fuzzer: the inner dimension was read
+// from an empty shape): the op's FLOPs are unknown, not read past the shape.
+TEST(Model, AScalarMatMulOperandLeavesItsFlopsUnknown) {
+  for (const char* op : {"MatMul", "Gemm"}) {
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(shapesOnlyModel(op, {4, 3}, {3, 2}, {4, 2})));
+    m.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->clear_dim();  // x: a shape of rank 0
+    auto g = loadOnnxBytes(m.SerializeAsString(), "scalar.onnx");
+    ASSERT_TRUE(g.ok()) << g.error();
+    ASSERT_EQ(g->ops.size(), 1u);
+    EXPECT_FALSE(g->ops[0].flopsKnown) << op;
+    EXPECT_EQ(g->ops[0].flops, 0) << op;
+  }
+}
+
 TEST(Model, SizesThatOverflow64BitsAreErrorsNamingTheFileAndTheValue) {
   // Was signed overflow (UBSan) in Tensor::elements: 68182605697 × 268435455.
   auto big = loadOnnxBytes(
