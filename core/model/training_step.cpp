@@ -116,13 +116,20 @@ TrainingStep expandTrainingStep(const ModelGraph& g, const StepOptions& o) {
     const Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
     const Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
     if (!w.shapeKnown || !out.shapeKnown || w.shape.size() < 3 || out.shape.size() < 3) return;
-    int64_t kernelArea = 1, positions = out.shape[0];
-    for (size_t i = 2; i < w.shape.size(); ++i) kernelArea *= w.shape[i];
-    if (kernelArea <= 1) return;  // a 1 × 1 convolution is a plain GEMM
-    for (size_t i = 2; i < out.shape.size(); ++i) positions *= out.shape[i];
-    const int64_t perPosition = w.shape[1] * kernelArea;
-    int ws = add(k.name + ".workspace", TensorRole::Workspace,
-                 perPosition * positions * elemSize(w.type), -1);
+    // Shapes from the file: each tensor fits 64 bits (the loader checks), their im2col product
+    // may not — then the model is absurd and gets no workspace rather than a wrapped size.
+    int64_t kernelArea = 1, positions = out.shape[0], bytes = 0;
+    bool overflow = false;
+    for (size_t i = 2; i < w.shape.size(); ++i)
+      overflow |= __builtin_mul_overflow(kernelArea, w.shape[i], &kernelArea);
+    if (overflow || kernelArea <= 1) return;  // a 1 × 1 convolution is a plain GEMM
+    for (size_t i = 2; i < out.shape.size(); ++i)
+      overflow |= __builtin_mul_overflow(positions, out.shape[i], &positions);
+    overflow |= __builtin_mul_overflow(w.shape[1], kernelArea, &kernelArea);  // per position
+    overflow |= __builtin_mul_overflow(kernelArea, positions, &bytes);
+    overflow |= __builtin_mul_overflow(bytes, int64_t{elemSize(w.type)}, &bytes);
+    if (overflow) return;
+    int ws = add(k.name + ".workspace", TensorRole::Workspace, bytes, -1);
     k.inputs.push_back(ws);
     k.outputs.push_back(ws);
   };
