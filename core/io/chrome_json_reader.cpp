@@ -113,7 +113,11 @@ class Importer {
 
   Status readTopLevel();
   Status readTopField(std::string_view key, size_t from, size_t to);
-  Status readEventArray(size_t& i);
+  // `bare`: the document is the array itself (Chrome's JSON Array Format), whose closing ']' the
+  // format makes optional (a process that died mid-trace never wrote it).
+  Status readEventArray(size_t& i, bool bare);
+  // The text ended between trace events: the end of what can be read.
+  void stopAtCut(const Status& cut);
   // A trace event that did not read (`failure`, starting at byte `start`): counted by its problem
   // and stepped over when the text after it is still JSON; false when nothing after it can be
   // read (the text ends, or stops being JSON), which ends the import there.
@@ -853,19 +857,25 @@ Status Importer::readEvent(JsonCursor& c) {
   return handle(e);
 }
 
-Status Importer::readEventArray(size_t& i) {
+void Importer::stopAtCut(const Status& cut) {
+  if (firstFailure_.empty()) firstFailure_ = cut.error();
+  info_.damage.truncated = true;
+  info_.damage.truncatedAtByte = json_.size();
+  stopped_ = true;
+}
+
+Status Importer::readEventArray(size_t& i, bool bare) {
   // i is at '['. Events are read in place, one after another.
   JsonCursor c(json_, i + 1);
   for (bool first = true;; first = false) {
     c.skipSpace();
     if (c.atEnd()) {
       offset_ = json_.size();
-      Status cut = fail("truncated: the trace ends inside 'traceEvents'");
-      if (firstFailure_.empty()) firstFailure_ = cut.error();
-      info_.damage.truncated = true;
-      info_.damage.truncatedAtByte = json_.size();
-      info_.damage.truncatedInsideEvent = 0;
-      stopped_ = true;
+      if (bare) {  // the optional ']' left out: complete
+        stopped_ = true;
+        return {};
+      }
+      stopAtCut(fail("truncated: the trace ends inside 'traceEvents'"));
       return {};
     }
     if (first && c.peek() == ']') break;
@@ -889,13 +899,12 @@ Status Importer::readEventArray(size_t& i) {
       return {};
     }
     offset_ = std::min(c.pos(), json_.size());
-    Status bad = fail(c.atEnd() ? "truncated: the trace ends inside 'traceEvents'"
-                                : "expected ',' or ']' between trace events");
-    if (!c.atEnd()) return bad;  // not a trace event: the document itself is broken
-    if (firstFailure_.empty()) firstFailure_ = bad.error();
-    info_.damage.truncated = true;
-    info_.damage.truncatedAtByte = json_.size();
-    stopped_ = true;
+    if (!c.atEnd()) return fail("expected ',' or ']' between trace events");
+    if (bare) {  // the optional ']' left out: complete
+      stopped_ = true;
+      return {};
+    }
+    stopAtCut(fail("truncated: the trace ends inside 'traceEvents'"));
     return {};
   }
   i = c.pos() + 1;
@@ -1066,7 +1075,7 @@ Status Importer::readTopLevel() {
   c.skipSpace();
   if (c.peek() == '[') {
     size_t i = c.pos();
-    TS_RETURN_IF_ERROR(readEventArray(i));
+    TS_RETURN_IF_ERROR(readEventArray(i, true));
     if (stopped_) return {};
     c.setPos(i);
     c.skipSpace();
@@ -1100,7 +1109,7 @@ Status Importer::readTopLevel() {
         return fail(c.atEnd() ? "truncated: the document ends early"
                               : "'traceEvents' is not an array");
       size_t i = c.pos();
-      if (Status st = readEventArray(i); !st) return st;
+      if (Status st = readEventArray(i, false); !st) return st;
       if (stopped_) return {};  // nothing after the damage can be read
       c.setPos(i);
       sawEvents = true;

@@ -448,6 +448,22 @@ TEST_F(ChromeJsonBadInput, TruncatedTracesRecoverEveryCompleteEvent) {
   EXPECT_GT(previous, (*whole)->eventCount() * 8 / 10);
 }
 
+// Chrome's JSON Array Format makes the closing ']' optional (a process that died never wrote it):
+// such a trace is complete, with or without a trailing comma. Cut inside an event it is damaged.
+TEST_F(ChromeJsonBadInput, AnArrayTraceWithoutItsClosingBracketIsComplete) {
+  const std::string events = R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 7, "dur": 1})";
+  for (const std::string& text : {events, events + ",\n"}) {
+    auto s = openSessionFile(write("open.json", text));
+    ASSERT_TRUE(s.ok()) << s.error();
+    EXPECT_EQ((*s)->eventCount(), 2u);
+    EXPECT_FALSE((*s)->provenance.incomplete);
+  }
+  auto cut = openSessionFile(write("cut.json", events.substr(0, events.size() - 5)));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.failure().code, ErrorCode::Damaged) << cut.error();
+}
+
 // Impossible fields: each such event skipped and counted by its problem, the others kept.
 TEST_F(ChromeJsonBadInput, ImpossibleEventsAreSkippedAndCountedByProblem) {
   const std::string p = write("bad.json", R"({"traceEvents": [
