@@ -1,6 +1,7 @@
 // tensorscope-cli simulate: memory-tier what-ifs — plan and simulate G10 and its baselines on a G10
 // workload directory or an ONNX model's training step, print the iteration per policy (beside G10's
 // published numbers when they are known), save the simulated timeline, or sweep a parameter.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "memsim/engine/simulation.h"
+#include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_published.h"
 #include "memsim/formats/run_tiers.h"
 #include "memsim/formats/sim_session.h"
@@ -27,7 +29,8 @@ namespace {
 using namespace ts::memsim;
 
 constexpr const char* kHelp =
-    "Usage: tensorscope-cli simulate (--g10 DIR | --model M.onnx [--batch N] [--session S]\n"
+    "Usage: tensorscope-cli simulate (--g10 DIR | --g10-inputs ROOT --model NAME --batch N |\n"
+    "                                 --model M.onnx [--batch N] [--session S]\n"
     "                                 [--device PRESET] [--optimizer sgd|adam])\n"
     "           [--policy g10|lru|deepum|flashneuron|g10-gds|g10-host|ideal|all]...\n"
     "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
@@ -56,6 +59,12 @@ constexpr const char* kHelp =
     "--g10 DIR        a G10 workload (kernels.config, tensors.config); when DIR/../published.txt\n"
     "                 exists (or --published FILE), G10's published iteration times are shown "
     "beside\n"
+    "--g10-inputs ROOT  G10's own inputs, laid out as in its repository (frontend/Nets/,\n"
+    "                 results/<Model>/cudnn<B>*.txt): the workload of --model BERT, VIT,\n"
+    "                 Inceptionv3, ResNet152 or SENet154 at --batch N, built as G10's frontend\n"
+    "                 builds it, for any batch G10 traced (--sweep batch=FROM..TO:STEP runs the\n"
+    "                 traced ones in the range); sizes and bandwidths in GiB, GiB/s as G10 means\n"
+    "                 its \"GB\"\n"
     "--model M.onnx   the model's training step; kernel times from the --device roofline (default\n"
     "                 A100-40GB) or measured in --session S: S's kernels are mapped to layers "
     "(NVTX\n"
@@ -161,9 +170,30 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
   auto parsed = parseSweep(spec);
   if (!parsed) return usage(parsed.error());
   const std::string& key = parsed->key;
-  const std::vector<std::string>& values = parsed->values;
-  if (key == "batch" && !base.isModel())
-    return usage("--sweep batch needs --model (a G10 workload has a fixed batch)");
+  std::vector<std::string> values = parsed->values;
+  if (key == "batch" && !base.isModel() && !base.isG10Inputs())
+    return usage("--sweep batch needs --model or --g10-inputs (a G10 workload has a fixed batch)");
+  if (key == "batch" && base.isG10Inputs()) {
+    // Only the batches G10 traced have kernel times.
+    auto listed = listG10Inputs(base.g10Inputs);
+    if (!listed) return failure(listed.error());
+    const G10ModelInfo* model = findG10Model(base.g10Model);
+    std::vector<int64_t> traced;
+    for (const G10InputsModel& m : *listed)
+      if (m.info == model) traced = m.batches;
+    std::vector<std::string> kept;
+    for (const std::string& v : values) {
+      auto b = parseInteger<int64_t>(v);
+      if (b && std::find(traced.begin(), traced.end(), *b) != traced.end()) kept.push_back(v);
+    }
+    if (kept.empty()) {
+      std::string list;
+      for (int64_t b : traced) list += (list.empty() ? "" : ", ") + std::to_string(b);
+      return failure("--sweep " + spec + ": G10 traced " + base.g10Model + " at batch " +
+                     (list.empty() ? "none" : list) + ", none of them in the range");
+    }
+    values = std::move(kept);
+  }
   SweepTable sweep;
   sweep.key = key;
   std::optional<SimWorkload> fixed;
@@ -214,10 +244,10 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
 
 int runSimulate(const std::vector<std::string>& argv) {
   Args args;
-  std::set<std::string> valued = {"--g10",    "--model",     "--batch",       "--session",
-                                  "--device", "--optimizer", "--policy",      "--tiers",
-                                  "--preset", "-o",          "--sweep",       "--published",
-                                  "--plan",   "--iteration", "--corrections", "--step"};
+  std::set<std::string> valued = {
+      "--g10",       "--g10-inputs", "--model",     "--batch",       "--session", "--device",
+      "--optimizer", "--policy",     "--tiers",     "--preset",      "-o",        "--sweep",
+      "--published", "--plan",       "--iteration", "--corrections", "--step"};
   for (const TierField& f : tierFields()) valued.insert("--" + std::string(f.key));
   if (std::string e =
           args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"});
@@ -231,7 +261,11 @@ int runSimulate(const std::vector<std::string>& argv) {
     return usage("unexpected argument '" + args.positional()[0] + "'");
   WorkloadSource in;
   in.g10Dir = args.option("--g10").value_or("");
-  in.modelPath = args.option("--model").value_or("");
+  in.g10Inputs = args.option("--g10-inputs").value_or("");
+  if (in.isG10Inputs())
+    in.g10Model = args.option("--model").value_or("");
+  else
+    in.modelPath = args.option("--model").value_or("");
   in.sessionPath = args.option("--session").value_or("");
   in.device = args.option("--device").value_or("");
   if (auto name = args.option("--optimizer")) {
@@ -239,8 +273,15 @@ int runSimulate(const std::vector<std::string>& argv) {
     if (!optimizer) return usage("--optimizer is sgd or adam");
     in.optimizer = *optimizer;
   }
-  if (args.option("--g10").has_value() == args.option("--model").has_value())
-    return usage("give one workload: --g10 DIR or --model M.onnx");
+  if (in.isG10Inputs()) {
+    if (args.option("--g10")) return usage("give one workload: --g10 DIR or --g10-inputs ROOT");
+    if (in.g10Model.empty() || !args.option("--batch"))
+      return usage("--g10-inputs needs --model (" + g10ModelNames() + ") and --batch");
+    if (args.option("--session") || args.option("--device") || args.option("--optimizer"))
+      return usage("--session, --device and --optimizer go with an ONNX --model");
+  } else if (args.option("--g10").has_value() == args.option("--model").has_value()) {
+    return usage("give one workload: --g10 DIR, --g10-inputs ROOT or --model M.onnx");
+  }
   if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") ||
                              args.option("--optimizer") || args.option("--batch"))) {
     return usage("--batch, --session, --device and --optimizer go with --model");

@@ -582,6 +582,42 @@ TEST_F(Cli, SimulateSweepsAndModels) {
   EXPECT_NE(r.out.find("\n64,ideal,yes"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, SimulateFromG10sOwnInputs) {
+  const std::string root = std::string(TSCOPE_SHARED_DATA) + "/g10-inputs";
+  // BERT at 512, a batch with no G10 workload directory: built from G10's model file and traces.
+  CliRun r =
+      cli("simulate --g10-inputs " + root + " --model bert --batch 512 --policy ideal --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::array runs = parser.parse(r.out);
+  ASSERT_EQ(runs.size(), 1u);
+  // G10's published ideal for BERT at 512 is 11,799,396,628 cycles at 1.2 GHz (each kernel's
+  // time is rounded to the ns: within a µs).
+  EXPECT_NEAR(double(int64_t(runs.at(0)["iteration_ns"])), 11'799'396'628 / 1.2, 1000.0);
+  // The sweep runs the batches G10 traced within the range.
+  r = cli("simulate --g10-inputs " + root + " --model ResNet152 --batch 256 --policy ideal " +
+          "--sweep batch=200..800:1");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("\n256,ideal,yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n512,ideal,yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n768,ideal,yes"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n300,"), std::string::npos) << r.out;
+  // A batch G10 did not trace names the ones it did.
+  r = cli("simulate --g10-inputs " + root + " --model VIT --batch 1000");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("cudnn1000.txt: missing; G10 traced VIT at batch 256, 512"),
+            std::string::npos)
+      << r.out;
+  for (const std::string& args :
+       {"simulate --g10-inputs " + root, "simulate --g10-inputs " + root + " --model VIT",
+        "simulate --g10-inputs " + root + " --model VIT --batch 256 " + "--device H100"}) {
+    EXPECT_EQ(cli(args).exitCode, 2) << args;
+  }
+  r = cli("simulate --g10-inputs " + root + " --model AlexNet --batch 256");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("not a model of G10's evaluation"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, SimulateBadInput) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
   for (const char* args :

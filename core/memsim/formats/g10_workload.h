@@ -19,6 +19,10 @@ struct G10Workload {
   SimWorkload workload;         // kernels with ns durations, tensors by index
   std::vector<int> tensorIds;   // G10's id of each tensor (tensor<id>)
   std::vector<int64_t> cycles;  // each kernel's time as G10 wrote it
+  // Read from G10's traces (g10_inputs.h) only, empty otherwise: each kernel's time with its
+  // outputs demand-faulted and with every operand demand-faulted, in cycles, as G10 takes them
+  // (never below the time without faults).
+  std::vector<int64_t> inputPfCycles, pfCycles;
 };
 
 Result<G10Workload> loadG10Workload(const std::string& directory);

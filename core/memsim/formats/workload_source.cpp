@@ -2,6 +2,7 @@
 
 #include "io/open_session.h"
 #include "memsim/formats/from_model.h"
+#include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_workload.h"
 #include "model/device_preset.h"
 #include "model/measured_times.h"
@@ -51,6 +52,11 @@ Result<SimWorkload> workloadFromRun(const ModelStep& m, const Session& run,
 }
 
 Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mapping) {
+  if (in.isG10Inputs()) {
+    auto g = loadG10Inputs(in.g10Inputs, in.g10Model, in.batch);
+    if (!g) return g.failure();
+    return std::move(g->workload);
+  }
   if (!in.g10Dir.empty()) {
     auto g = loadG10Workload(in.g10Dir);
     if (!g) return g.failure();

@@ -15,8 +15,10 @@
 namespace ts::memsim {
 
 struct WorkloadSource {
-  std::string g10Dir;     // either this
-  std::string modelPath;  // or this, with:
+  std::string g10Dir;     // either a G10 workload directory,
+  std::string g10Inputs;  // or a folder of G10's inputs (g10_inputs.h) with its model name in
+  std::string g10Model;   //   this and the batch below,
+  std::string modelPath;  // or an ONNX model, with:
   int64_t batch = 1;
   std::string device;  // roofline preset (empty: A100-40GB)
   model::Optimizer optimizer = model::Optimizer::SgdMomentum;
@@ -24,6 +26,7 @@ struct WorkloadSource {
   SessionPtr session;             // or an open session (wins over sessionPath)
   model::MappingOptions mapping;  // the iteration and the user's corrections
   bool isModel() const { return !modelPath.empty(); }
+  bool isG10Inputs() const { return !g10Inputs.empty(); }
 };
 
 // How a measured run's times were mapped onto the model's layers, for the user to check.

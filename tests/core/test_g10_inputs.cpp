@@ -1,0 +1,282 @@
+// G10's frontend rebuilt (memsim/formats/g10_inputs.h): from G10's model files and traces
+// (../shared/data/g10-inputs) the workload of each of the five configurations in ../shared/data/g10
+// equals the kernels.config and tensors.config G10 wrote for it — every tensor's size and kind,
+// every kernel's name, time and tensors. Also the listing of a G10 folder and the errors of bad
+// inputs (a wrong batch, a trace of another model, an unknown operator).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "memsim/engine/simulation.h"
+#include "memsim/engine/tier_config.h"
+#include "memsim/formats/g10_frontend.h"
+#include "memsim/formats/g10_inputs.h"
+#include "memsim/formats/g10_workload.h"
+
+namespace ts::memsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shared(const std::string& rest) {
+  return std::string(TSCOPE_SHARED_DATA) + rest;
+}
+const std::string kInputs = shared("/g10-inputs");
+
+std::set<int> ids(const G10Workload& g, const std::vector<int>& tensors) {
+  std::set<int> out;
+  for (int t : tensors) out.insert(g.tensorIds[static_cast<size_t>(t)]);
+  return out;
+}
+
+struct Config {
+  const char* dir;
+  const char* model;
+  int batch;
+};
+
+class G10Frontend : public ::testing::TestWithParam<Config> {};
+
+TEST_P(G10Frontend, EqualsG10sOwnKernelsAndTensors) {
+  const Config c = GetParam();
+  auto expected = loadG10Workload(shared("/g10/") + c.dir);
+  ASSERT_TRUE(expected.ok()) << expected.error();
+  auto built = loadG10Inputs(kInputs, c.model, c.batch);
+  ASSERT_TRUE(built.ok()) << built.error();
+  const SimWorkload& e = expected->workload;
+  const SimWorkload& b = built->workload;
+
+  ASSERT_EQ(b.tensors.size(), e.tensors.size());
+  std::vector<int> byId(e.tensors.size(), -1);  // G10 id → index in expected
+  for (size_t i = 0; i < e.tensors.size(); ++i) {
+    const int id = expected->tensorIds[i];
+    ASSERT_GE(id, 0);
+    ASSERT_LT(static_cast<size_t>(id), byId.size());
+    byId[static_cast<size_t>(id)] = static_cast<int>(i);
+  }
+  int tensorMismatches = 0;
+  for (size_t id = 0; id < b.tensors.size(); ++id) {
+    const SimTensor& want = e.tensors[static_cast<size_t>(byId[id])];
+    const SimTensor& got = b.tensors[id];
+    if (got.bytes != want.bytes || got.global != want.global) {
+      if (++tensorMismatches <= 5)
+        ADD_FAILURE() << "tensor" << id << ": " << got.bytes << " B global " << got.global
+                      << ", G10: " << want.bytes << " B global " << want.global;
+    }
+  }
+  EXPECT_EQ(tensorMismatches, 0);
+
+  ASSERT_EQ(b.kernels.size(), e.kernels.size());
+  EXPECT_EQ(b.lossKernel, e.lossKernel);
+  int kernelMismatches = 0;
+  for (size_t k = 0; k < e.kernels.size(); ++k) {
+    const SimKernel& want = e.kernels[k];
+    const SimKernel& got = b.kernels[k];
+    const bool same = got.name == want.name && built->cycles[k] == expected->cycles[k] &&
+                      got.duration == want.duration &&
+                      ids(*built, got.inputs) == ids(*expected, want.inputs) &&
+                      ids(*built, got.outputs) == ids(*expected, want.outputs);
+    if (!same && ++kernelMismatches <= 5) {
+      auto list = [](const std::set<int>& s) {
+        std::string out;
+        for (int i : s) out += " " + std::to_string(i);
+        return out;
+      };
+      ADD_FAILURE() << "kernel " << k << ": " << got.name << " " << built->cycles[k] << " in"
+                    << list(ids(*built, got.inputs)) << " out" << list(ids(*built, got.outputs))
+                    << "\n  G10: " << want.name << " " << expected->cycles[k] << " in"
+                    << list(ids(*expected, want.inputs)) << " out"
+                    << list(ids(*expected, want.outputs));
+    }
+  }
+  EXPECT_EQ(kernelMismatches, 0);
+  // G10's times with faults are never below the time without.
+  ASSERT_EQ(built->pfCycles.size(), e.kernels.size());
+  for (size_t k = 0; k < e.kernels.size(); ++k) {
+    EXPECT_GE(built->inputPfCycles[k], built->cycles[k]);
+    EXPECT_GE(built->pfCycles[k], built->inputPfCycles[k]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FiveConfigurations, G10Frontend,
+                         ::testing::Values(Config{"BERT-256", "BERT", 256},
+                                           Config{"VIT-1280", "VIT", 1280},
+                                           Config{"Inceptionv3-1536", "Inceptionv3", 1536},
+                                           Config{"ResNet152-1280", "ResNet152", 1280},
+                                           Config{"SENet154-1024", "SENet154", 1024}),
+                         [](const auto& info) {
+                           std::string name = info.param.dir;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// Built or read from G10's files, a workload simulates the same: exactly for the planned policies;
+// the demand-paging ones fault a kernel's tensors in the order of its tensor set, which G10 prints
+// in hash order and we build in id order — within 2 %.
+TEST(G10Inputs, SimulatesAsG10sOwnFiles) {
+  const TierConfig tiers = *tierPreset("g10-default");
+  for (Config c : {Config{"BERT-256", "BERT", 256}, Config{"ResNet152-1280", "ResNet152", 1280}}) {
+    auto expected = loadG10Workload(shared("/g10/") + c.dir);
+    auto built = loadG10Inputs(kInputs, c.model, c.batch);
+    ASSERT_TRUE(expected.ok() && built.ok());
+    auto a = runPolicies(built->workload, allPolicies(), tiers);
+    auto b = runPolicies(expected->workload, allPolicies(), tiers);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) {
+      const SimResult& x = (*a)[i].result;
+      const SimResult& y = (*b)[i].result;
+      SCOPED_TRACE(std::string(c.dir) + " " + toString(x.policy));
+      ASSERT_EQ(x.feasible, y.feasible);
+      const bool demand =
+          x.policy == Policy::Lru || x.policy == Policy::DeepUm || x.policy == Policy::FlashNeuron;
+      if (!demand || std::string(c.dir) == "BERT-256")
+        EXPECT_EQ(x.summary.iteration, y.summary.iteration);
+      else
+        EXPECT_NEAR(static_cast<double>(x.summary.iteration),
+                    static_cast<double>(y.summary.iteration),
+                    0.02 * static_cast<double>(y.summary.iteration));
+    }
+  }
+}
+
+TEST(G10Inputs, ListsEveryModelAndBatchG10Traced) {
+  auto list = listG10Inputs(kInputs);
+  ASSERT_TRUE(list.ok()) << list.error();
+  std::map<std::string, std::vector<int64_t>> got;
+  for (const auto& m : *list) got[m.info->experiment] = m.batches;
+  // The README of ../shared/data/g10-inputs lists them.
+  EXPECT_EQ(got["BERT"], (std::vector<int64_t>{128, 256, 384, 512, 640, 768, 1024, 1280, 1536}));
+  EXPECT_EQ(got["VIT"], (std::vector<int64_t>{256, 512, 768, 1024, 1280, 1536, 1792, 2048}));
+  EXPECT_EQ(got["Inceptionv3"],
+            (std::vector<int64_t>{512, 768, 1024, 1152, 1280, 1408, 1536, 1664, 1792}));
+  EXPECT_EQ(got["ResNet152"], (std::vector<int64_t>{256, 512, 768, 1024, 1280, 1536, 1792, 2048}));
+  EXPECT_EQ(got["SENet154"], (std::vector<int64_t>{256, 512, 768, 1024, 1280, 1536}));
+}
+
+// G10's published "ideal" is the sum of the kernel times it read: for BERT at each batch of its
+// published sweep (../shared/data/g10-inputs/published-bert-batchsize.txt, last column) ours equals
+// it to the cycle.
+TEST(G10Inputs, IdealCyclesEqualG10sPublishedIdeal) {
+  const std::map<int64_t, int64_t> published = {{128, 7087159999},
+                                                {256, 8742558777},
+                                                {512, 11799396628},
+                                                {768, 16948222288},
+                                                {1024, 20928839947}};
+  for (auto [batch, cycles] : published) {
+    auto w = loadG10Inputs(kInputs, "BERT", batch);
+    ASSERT_TRUE(w.ok()) << w.error();
+    int64_t sum = 0;
+    for (int64_t c : w->cycles) sum += c;
+    EXPECT_EQ(sum, cycles) << "batch " << batch;
+  }
+}
+
+TEST(G10Inputs, EveryTracedBatchBuilds) {
+  auto list = listG10Inputs(kInputs);
+  ASSERT_TRUE(list.ok()) << list.error();
+  for (const auto& m : *list) {
+    for (int64_t batch : m.batches) {
+      auto w = loadG10Inputs(kInputs, m.info->experiment, batch);
+      ASSERT_TRUE(w.ok()) << w.error();
+      EXPECT_EQ(w->workload.name, std::string(m.info->experiment) + "-" + std::to_string(batch));
+      EXPECT_GT(w->workload.idealTime(), 0);
+    }
+  }
+}
+
+TEST(G10Inputs, BadInputsNameTheFileAndProblem) {
+  auto unknown = loadG10Inputs(kInputs, "GPT3", 256);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().find("BERT, VIT, Inceptionv3, ResNet152, SENet154"), std::string::npos);
+
+  auto batch = loadG10Inputs(kInputs, "ResNet152", 300);
+  ASSERT_FALSE(batch.ok());
+  EXPECT_NE(batch.error().find("cudnn300.txt: missing"), std::string::npos) << batch.error();
+  EXPECT_NE(batch.error().find("256, 512, 768"), std::string::npos) << batch.error();
+
+  EXPECT_FALSE(listG10Inputs("/nonexistent").ok());
+
+  // A folder whose ResNet traces are BERT's: the kernel counts differ.
+  const fs::path root = fs::temp_directory_path() / ("g10in-" + std::to_string(::getpid()));
+  fs::create_directories(root / "frontend/Nets");
+  fs::create_directories(root / "results/ResNet152");
+  fs::copy_file(kInputs + "/frontend/Nets/ResNet152.txt", root / "frontend/Nets/ResNet152.txt");
+  for (const char* kind : {"", "PF", "InputPF", "Workspace"})
+    fs::copy_file(kInputs + "/results/BERT_Base/cudnn256" + kind + ".txt",
+                  root / ("results/ResNet152/cudnn256" + std::string(kind) + ".txt"));
+  auto wrong = loadG10Inputs(root.string(), "ResNet152", 256);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().find("cudnn256.txt: 1369 kernels, where the model has"),
+            std::string::npos)
+      << wrong.error();
+  fs::remove_all(root);
+}
+
+TEST(G10Frontend, CnnFileErrorsNameTheLine) {
+  auto unknown = buildG10Cnn(
+      "Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))\n"
+      "  (act): Sigmoid()\n)\n",
+      "net.txt", G10Family::Plain, 4, 32, 32);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().find("net.txt:3: 'Sigmoid' is not an operator"), std::string::npos)
+      << unknown.error();
+
+  auto truncated = buildG10Cnn("Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3)", "net.txt",
+                               G10Family::Plain, 4, 32, 32);
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_NE(truncated.error().find("net.txt:2:"), std::string::npos) << truncated.error();
+
+  auto channels = buildG10Cnn(
+      "Net(\n  (a): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))\n"
+      "  (b): Conv2d(16, 8, kernel_size=(3, 3), stride=(1, 1))\n)\n",
+      "net.txt", G10Family::Plain, 4, 32, 32);
+  ASSERT_FALSE(channels.ok());
+  EXPECT_NE(channels.error().find("net.txt:3: Conv2d expects 16 input channels, gets 8"),
+            std::string::npos)
+      << channels.error();
+
+  auto tooSmall = buildG10Cnn(
+      "Net(\n  (a): Conv2d(3, 8, kernel_size=(7, 7), stride=(1, 1))\n"
+      "  (b): ReLU(inplace=True)\n)\n",
+      "net.txt", G10Family::Plain, 4, 5, 5);
+  ASSERT_FALSE(tooSmall.ok());
+  EXPECT_NE(tooSmall.error().find("leave no image"), std::string::npos) << tooSmall.error();
+}
+
+// A small chain by hand: what each layer creates and which kernels run, in G10's order.
+TEST(G10Frontend, ChainOfConvReluLinear) {
+  auto g = buildG10Cnn(
+      "Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), "
+      "bias=False)\n  (relu): ReLU(inplace=True)\n"
+      "  (fc): Linear(in_features=512, out_features=10, bias=True)\n)\n",
+      "net.txt", G10Family::Plain, 2, 8, 8);
+  ASSERT_TRUE(g.ok()) << g.error();
+  // conv: input, output, weight, dweight, dinput; relu (in place): dinput; fc: weight, output,
+  // dinput, dweight, bias, dbias; the loss gradient.
+  ASSERT_EQ(g->tensors.size(), 13u);
+  EXPECT_EQ(g->tensors[0].bytes, 2 * 3 * 8 * 8 * 4);
+  EXPECT_EQ(g->tensors[2].bytes, 8 * 3 * 3 * 3 * 4);
+  EXPECT_TRUE(g->tensors[2].global);
+  EXPECT_EQ(g->tensors[6].bytes, 512 * 10 * 4);  // fc weight: 2 x 8 x 8 x 8 / 512 = 2 rows
+  EXPECT_EQ(g->tensors[7].bytes, 2 * 10 * 4);
+  std::vector<std::string> names;
+  for (const auto& k : g->kernels) names.push_back(k.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "LoadData_A0", "Conv2d_Forward", "ReLU_Forward", "Linear_Forward", "makeLoss",
+                "Linear_Backward_Bias", "Linear_Apply_Grad_Bias", "Linear_Backward_Weight",
+                "Linear_Backward_Input", "Linear_Apply_Grad_Weight", "ReLU_Backward",
+                "Conv2d_Backward_Weight", "Conv2d_Backward_Input", "Conv2d_Apply_Grad"}));
+  EXPECT_EQ(g->lossKernel, 4);
+  // The in-place ReLU writes the conv's output tensor.
+  EXPECT_EQ(g->kernels[2].outputs, std::vector<int>{1});
+}
+
+}  // namespace
+
+}  // namespace ts::memsim
