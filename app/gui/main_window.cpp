@@ -301,7 +301,8 @@ void MainWindow::createActions() {
       ->addAction(tr("Memory Tiers of a &G10 Workload…"), simulation_,
                   &SimulationFlow::whatIfOfG10Dialog)
       ->setStatusTip(
-          tr("What-if: G10 and its baselines on a G10 workload, with sliders for the tiers"));
+          tr("What-if: G10 and its baselines on a G10 workload directory, or on any model and "
+             "batch of a folder of G10's own inputs, with sliders for the tiers"));
   simulate
       ->addAction(tr("Memory Tiers of a &Model…"), simulation_,
                   &SimulationFlow::whatIfOfModelDialog)

@@ -6,6 +6,7 @@
 #include <QTabWidget>
 
 #include "app/gui/compare_flow.h"
+#include "app/gui/g10_inputs_dialog.h"
 #include "app/gui/model_dialog.h"
 #include "app/gui/shell.h"
 #include "io/atomic_file.h"
@@ -77,19 +78,41 @@ void SimulationFlow::whatIf(const memsim::WorkloadSource& source) {
   auto* view = new SimulationView(source, shell_.tabs());
   connect(view, &SimulationView::compareRequested, this,
           [this, view](SessionPtr simulated) { compare_.withWhatIf(*view, std::move(simulated)); });
-  QString name = source.isModel()
-                     ? modelTitle(QString::fromStdString(source.modelPath))
-                     : QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();
-  shell_.addTab(view, tr("What-if: %1").arg(name),
-                QString::fromStdString(source.isModel() ? source.modelPath : source.g10Dir));
+  QString name, where;
+  if (source.isModel()) {
+    name = modelTitle(QString::fromStdString(source.modelPath));
+    where = QString::fromStdString(source.modelPath);
+  } else if (source.isG10Inputs()) {
+    name = QString::fromStdString(source.g10Model);  // the batch is the view's to change
+    where = QString::fromStdString(source.g10Inputs);
+  } else {
+    name = QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();
+    where = QString::fromStdString(source.g10Dir);
+  }
+  shell_.addTab(view, tr("What-if: %1").arg(name), where);
 }
 
 void SimulationFlow::whatIfOfG10Dialog() {
   QString dir = QFileDialog::getExistingDirectory(
-      shell_.dialogParent(), tr("G10 workload directory (kernels.config, tensors.config)"));
+      shell_.dialogParent(),
+      tr("G10 folder: a workload (kernels.config, tensors.config) or G10's inputs (frontend/, "
+         "results/)"));
   if (dir.isEmpty()) return;
   memsim::WorkloadSource source;
-  source.g10Dir = dir.toStdString();
+  // A folder laid out like G10's repository offers every model and batch G10 traced.
+  if (auto models = memsim::listG10Inputs(dir.toStdString())) {
+    G10InputsDialog dialog(dir, std::move(*models), shell_.dialogParent());
+    if (dialog.exec() != QDialog::Accepted) return;
+    source.g10Inputs = dir.toStdString();
+    source.g10Model = dialog.model().toStdString();
+    source.batch = dialog.batch();
+  } else if (QDir(dir).exists(QStringLiteral("frontend")) ||
+             QDir(dir).exists(QStringLiteral("results"))) {
+    shell_.showError(tr("Simulate a G10 workload"), QString::fromStdString(models.error()));
+    return;
+  } else {
+    source.g10Dir = dir.toStdString();
+  }
   whatIf(source);
 }
 

@@ -37,6 +37,30 @@ case "$target" in
     c=$shared/crashers/g10-stoi-out-of-range
     { cat "$c/tensors.config"; printf '%s' "$cut"; cat "$c/kernels.config"; } > "$dir/stoi-crasher"
     ;;
+  g10_inputs)
+    # The first byte picks the model (0 BERT, 1 VIT, 2 Inceptionv3, 3 ResNet152, 4 SENet154), then
+    # the net file and the four traces at batch 8. Small nets with traces of the right length:
+    # a ResNet stem and one bottleneck, an InceptionA, a SENet unit and BERT's first 40 op records,
+    # with traces of as many kernels as each has.
+    traces() {  # N kernels: times, PF, InputPF, workspaces
+      local n=$1 i
+      for kind in ms pf ipf; do
+        printf '%s' "$cut"
+        for ((i = 0; i < n; i++)); do printf '%04d 0.%d ms\n' "$i" "$((i % 7 + 1))"; done
+      done
+      printf '%s' "$cut"
+      for ((i = 0; i < n; i++)); do printf '%04d %d B\n' "$i" "$(( i % 5 == 0 ? 4096 : 0 ))"; done
+    }
+    nets=$shared/g10-inputs/frontend/Nets
+    { printf '\x03'; sed -n 1,4p "$nets/ResNet152.txt"; sed -n 6,19p "$nets/ResNet152.txt"
+      printf '  )\n)\n'; traces 43; } > "$dir/resnet-bottleneck"
+    { printf '\x02'; sed -n 1,6p "$nets/Inceptionv3.txt" | sed 's/(3, 32,/(3, 192,/; s/(32,/(192,/'
+      sed -n 29,65p "$nets/Inceptionv3.txt"; printf ')\n'; traces 79; } > "$dir/inception-a"
+    { printf '\x04'; sed -n 1,51p "$nets/SENet154.txt"; printf '    )\n  )\n)\n'
+      traces 83; } > "$dir/senet-unit"
+    { printf '\x00'; awk '{print} /^-+$/ && ++n == 40 {exit}' "$nets/BERT_Base.txt"
+      traces 106; } > "$dir/bert-head"
+    ;;
   text_configs)
     # The first byte picks the reader: 0 tier config, 1 sweep CSV, 2 corrections, 3 published.
     printf '\x00preset = g10-default\ngpu-mem = 16GB\nhost-mem = 128GiB\npcie-bw = 15.754GB/s\nssd-read-latency = 12us\npage = 4KiB\n' > "$dir/tier"

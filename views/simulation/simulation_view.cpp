@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "memsim/formats/g10_inputs.h"
 #include "memsim/reports/mapping_report.h"
 #include "util/format.h"
 #include "views/simulation/policy_choosers.h"
@@ -51,6 +52,24 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   form->addRow(tr("SSD bandwidth"), ssd_);
   if (source_.isModel()) {
     form->addRow(tr("Batch"), batch_);
+  } else if (source_.isG10Inputs()) {
+    // G10's inputs: the batch sizes G10 traced this model at.
+    batch_->hide();
+    tracedBatch_ = new QComboBox(panel);
+    tracedBatch_->setObjectName(QStringLiteral("tracedBatch"));
+    tracedBatch_->setToolTip(tr("The batch sizes G10 measured this model's kernels at"));
+    const memsim::G10ModelInfo* model = memsim::findG10Model(source_.g10Model);
+    if (auto listed = memsim::listG10Inputs(source_.g10Inputs)) {
+      for (const memsim::G10InputsModel& m : *listed) {
+        if (m.info != model) continue;
+        for (int64_t b : m.batches)
+          tracedBatch_->addItem(QString::number(b), QVariant::fromValue<qlonglong>(b));
+      }
+    }
+    const int at = tracedBatch_->findData(QVariant::fromValue<qlonglong>(source_.batch));
+    if (at >= 0) tracedBatch_->setCurrentIndex(at);
+    form->addRow(tr("Batch"), tracedBatch_);
+    connect(tracedBatch_, &QComboBox::currentIndexChanged, this, &SimulationView::schedule);
   } else {
     // A G10 workload was traced at one batch (its directory is named MODEL-BATCH, as G10 ships
     // them): say so rather than show a disabled box with a meaningless value.
@@ -139,9 +158,12 @@ void SimulationView::start() {
   pending_ = false;
   const memsim::Policy policy = policy_->policy();
   memsim::WorkloadSource source = source_;
-  source.batch = batch_->value();
+  source.batch = tracedBatch_ && tracedBatch_->currentIndex() >= 0
+                     ? tracedBatch_->currentData().toLongLong()
+                     : batch_->value();
   std::shared_ptr<const memsim::SimWorkload> workload =
-      source.isModel() && source.batch != workloadBatch_ ? nullptr : workload_;
+      (source.isModel() || source.isG10Inputs()) && source.batch != workloadBatch_ ? nullptr
+                                                                                   : workload_;
   job_.start([source, workload, policy, tiers = tiers()](const Progress&) mutable {
     Outcome o;
     o.batch = source.batch;

@@ -87,6 +87,7 @@ class SimulationView : public QWidget {
   TierControl* host_ = nullptr;
   TierControl* ssd_ = nullptr;
   QSpinBox* batch_ = nullptr;
+  QComboBox* tracedBatch_ = nullptr;  // G10's inputs: the batches it traced
   QLabel* values_ = nullptr;
   QPushButton* compare_ = nullptr;
   QLabel* mapping_ = nullptr;
