@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "memsim/engine/g10_quirks.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/formats/g10_frontend.h"
@@ -142,6 +143,32 @@ TEST(G10Inputs, SimulatesAsG10sOwnFiles) {
                     0.02 * static_cast<double>(y.summary.iteration));
     }
   }
+}
+
+// G10's code plans BERT at batch 512 (SSD under 6.3 GiB/s) against 1.394× the GPU's memory
+// (g10_quirks.h): with that rule our g10 lands within 5 % of G10's published 17,607,178,175
+// cycles (../shared/data/g10-inputs/published-bert-batchsize.txt), without it 18 % below. The
+// rule is G10's, for that configuration only: BERT at 256 and a faster SSD keep the plain target.
+TEST(G10Inputs, G10sLoosenedTargetForBert512) {
+  auto w = loadG10Inputs(kInputs, "BERT", 512);
+  ASSERT_TRUE(w.ok()) << w.error();
+  EXPECT_EQ(w->workload.g10Model, "BERT");
+  EXPECT_EQ(w->workload.g10Batch, 512);
+  TierConfig tiers = *tierPreset("g10-default");
+  auto runs = runPolicies(w->workload, {Policy::G10}, tiers);
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  const double cycles = static_cast<double>((*runs)[0].result.summary.iteration) * 1.2;
+  EXPECT_NEAR(cycles, 17607178175.0, 0.05 * 17607178175.0);
+  EXPECT_NE((*runs)[0].plan.note.find("1.39× the GPU's memory"), std::string::npos)
+      << (*runs)[0].plan.note;
+  EXPECT_EQ(g10Quirks(w->workload, tiers, Policy::G10).targetScale, 1.394);
+  EXPECT_EQ(g10Quirks(w->workload, tiers, Policy::G10Gds).targetScale, 1.0);
+  tiers.ssdGpuBandwidth = tiers.ssdHostBandwidth = 12.8 * (1 << 30);
+  EXPECT_EQ(g10Quirks(w->workload, tiers, Policy::G10).targetScale, 1.0);
+  auto bert256 = loadG10Workload(shared("/g10/BERT-256"));
+  ASSERT_TRUE(bert256.ok());
+  EXPECT_EQ(bert256->workload.g10Batch, 256);  // known from its directory's name
+  EXPECT_EQ(g10Quirks(bert256->workload, *tierPreset("g10-default"), Policy::G10).targetScale, 1.0);
 }
 
 TEST(G10Inputs, ListsEveryModelAndBatchG10Traced) {

@@ -1,6 +1,7 @@
 // G10's smart tensor migration (Zhang et al., MICRO 2023), planned from tensor vitality:
 //  1. With dead tensors freed, estimate the GPU memory each kernel needs; where it exceeds the
-//     target (99 % of capacity), memory must move.
+//     target (99 % of capacity; G10's code loosens it for two configurations, g10_quirks.h),
+//     memory must move.
 //  2. Take inactive intervals greedily by the over-target memory × time they would remove
 //     (a lazy priority queue: an interval's gain can only shrink as others are taken).
 //  3. Long intervals go to the SSD, medium ones to host memory while it has room, short ones
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "memsim/engine/g10_quirks.h"
 #include "memsim/engine/planners.h"
 #include "memsim/engine/simulator.h"
 
@@ -111,6 +113,7 @@ class G10Builder {
     sortActions(plan_.actions);
     plan_.note = selection_ == Selection::Greedy ? "intervals by memory-time gain (G10's order)"
                                                  : "intervals by farthest next use";
+    if (!quirkNote_.empty()) plan_.note += "; " + quirkNote_;
     return plan_;
   }
 
@@ -144,7 +147,10 @@ class G10Builder {
       plan_.actions.push_back({life.birth, life.tensor, Action::Allocate});
     }
     for (int64_t& r : resident_) r += globals;
-    target_ = static_cast<int64_t>(static_cast<double>(tiers_.gpuBytes) * 0.99);
+    const G10Quirks quirks = g10Quirks(w_, tiers_, plan_.policy);
+    target_ =
+        static_cast<int64_t>(static_cast<double>(tiers_.gpuBytes) * 0.99 * quirks.targetScale);
+    quirkNote_ = quirks.note;
     hostCapacity_ = plan_.hostAllowed ? tiers_.hostBytes : 0;
     hostUse_.assign(static_cast<size_t>(n_), 0);
   }
@@ -340,7 +346,8 @@ class G10Builder {
   const int n_;
   Plan plan_;
   std::vector<int64_t> resident_;  // GPU bytes each kernel needs, as the plan stands
-  int64_t target_ = 0;             // 99 % of the GPU's memory
+  int64_t target_ = 0;             // 99 % of the GPU's memory (× G10's loosen factor)
+  std::string quirkNote_;
   int64_t hostCapacity_ = 0;
   std::vector<int64_t> hostUse_;  // host bytes during each kernel
   std::vector<Candidate> candidates_;

@@ -43,6 +43,10 @@ struct SimWorkload {
   // The kernel that computes the loss (forward kernels come before it); -1 when unknown.
   // FlashNeuron offloads the forward activations that are still needed after it.
   int lossKernel = -1;
+  // Which of G10's models, at which batch, when it is one (G10 workloads, G10's inputs): G10's
+  // code treats some configurations specially (g10_quirks.h). Empty for other workloads.
+  std::string g10Model;
+  int64_t g10Batch = 0;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
 };

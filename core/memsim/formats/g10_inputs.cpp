@@ -254,6 +254,8 @@ Result<G10Workload> loadG10Inputs(const std::string& root, const std::string& ex
     g.workload.kernels.push_back(std::move(sk));
   }
   g.workload.lossKernel = graph->lossKernel;
+  g.workload.g10Model = m->experiment;
+  g.workload.g10Batch = batch;
   return g;
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "io/text_file.h"
+#include "memsim/formats/g10_inputs.h"
 #include "util/parse_number.h"
 #include "util/text.h"
 
@@ -57,6 +58,16 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
   g.directory = dir;
   g.workload.name = fs::path(dir).filename().string();
   if (g.workload.name.empty()) g.workload.name = fs::path(dir).parent_path().filename().string();
+  // G10 ships its workloads as <Model>-<Batch> (BERT-256): which model and batch it is matters
+  // where G10's code treats a configuration specially (g10_quirks.h).
+  if (size_t dash = g.workload.name.rfind('-'); dash != std::string::npos) {
+    const G10ModelInfo* model = findG10Model(std::string_view(g.workload.name).substr(0, dash));
+    auto batch = parseInteger<int64_t>(std::string_view(g.workload.name).substr(dash + 1));
+    if (model && batch && *batch > 0) {
+      g.workload.g10Model = model->experiment;
+      g.workload.g10Batch = *batch;
+    }
+  }
   const std::string tensorsPath = findFile(dir, "tensors.config"),
                     kernelsPath = findFile(dir, "kernels.config");
   if (tensorsPath.empty())
