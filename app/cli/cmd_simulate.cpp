@@ -18,6 +18,7 @@
 #include "memsim/formats/sim_session.h"
 #include "memsim/formats/sweep_table.h"
 #include "memsim/formats/workload_source.h"
+#include "memsim/reports/g10_reproduce.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/parse_number.h"
@@ -240,6 +241,43 @@ int runSweep(const WorkloadSource& base, const std::vector<Policy>& policies,
   return emitTables({toStatsTable(sweep)}, "csv", out, "simulate");
 }
 
+// --reproduce: G10's experiments on its own inputs, compared with its published results.
+int runReproduce(const Args& args, const std::string& name) {
+  auto experiment = parseG10Experiment(name);
+  if (!experiment) return usage("--reproduce is batch, ssd-bw, host-mem or fig11");
+  const std::string root = args.option("--g10-inputs").value_or("");
+  if (root.empty()) return usage("--reproduce needs --g10-inputs ROOT (G10's inputs)");
+  for (const char* other : {"--g10", "--batch", "--session", "--sweep", "--policy", "--tiers",
+                            "--preset", "--plan", "--device", "--optimizer"}) {
+    if (args.option(other)) return usage(std::string(other) + " does not go with --reproduce");
+  }
+  for (const TierField& f : tierFields()) {
+    if (args.option("--" + std::string(f.key)))
+      return usage("--reproduce runs G10's own settings; --" + std::string(f.key) +
+                   " does not go with it");
+  }
+  const std::string model = args.option("--model").value_or("");
+  auto run = reproduceG10(root, *experiment, model);
+  if (!run) return failure(run.error());
+  if (auto published = args.option("--published")) {
+    if (Status s = attachPublished(*run, *published, model); !s.ok()) return failure(s.error());
+  }
+  if (auto prefix = args.option("-o")) {
+    if (*experiment == G10Experiment::Figure11)
+      return usage("-o writes sweeps of batch, ssd-bw or host-mem; fig11 has none");
+    for (const auto& [m, sweep] : reproduceSweeps(*run)) {
+      const std::string path = *prefix + "-" + m + ".csv";
+      if (Status s = writeBytesAtomically(path, statsToCsv(toStatsTable(sweep))); !s.ok())
+        return failure(s.error());
+    }
+  }
+  return emitTables({reproduceTable(*run)},
+                    args.flag("--json")  ? "json"
+                    : args.flag("--csv") ? "csv"
+                                         : "table",
+                    std::nullopt, "simulate");
+}
+
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& argv) {
@@ -247,7 +285,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   std::set<std::string> valued = {
       "--g10",       "--g10-inputs", "--model",     "--batch",       "--session", "--device",
       "--optimizer", "--policy",     "--tiers",     "--preset",      "-o",        "--sweep",
-      "--published", "--plan",       "--iteration", "--corrections", "--step"};
+      "--published", "--plan",       "--iteration", "--corrections", "--step",    "--reproduce"};
   for (const TierField& f : tierFields()) valued.insert("--" + std::string(f.key));
   if (std::string e =
           args.parse(argv, valued, {"--help", "-h", "--json", "--csv", "--mapping", "--compare"});
@@ -259,6 +297,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   if (!args.positional().empty())
     return usage("unexpected argument '" + args.positional()[0] + "'");
+  if (auto experiment = args.option("--reproduce")) return runReproduce(args, *experiment);
   WorkloadSource in;
   in.g10Dir = args.option("--g10").value_or("");
   in.g10Inputs = args.option("--g10-inputs").value_or("");

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "memsim/engine/simulation.h"
+#include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_workload.h"
+#include "memsim/reports/g10_reproduce.h"
 #include "memsim/reports/what_if.h"
 
 namespace {
@@ -93,8 +95,35 @@ void BM_LoadBert(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(loadG10Workload(kData + "BERT-256"));
 }
 
+// Building a workload from G10's own inputs (model file, traces) instead of its config files.
+void BM_BuildBertFromG10Inputs(benchmark::State& state) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(loadG10Inputs(kData + "../g10-inputs", "BERT", 256));
+}
+
+// G10's whole evaluation (simulate --reproduce): every experiment its scripts run, about 440
+// simulations. Target: under 60 s on the 2-core machine (G10's artifact: about 19.5 hours on 6
+// parallel jobs).
+void BM_ReproduceG10Evaluation(benchmark::State& state) {
+  int simulations = 0;
+  for (auto _ : state) {
+    simulations = 0;
+    for (G10Experiment e : {G10Experiment::Batch, G10Experiment::SsdBandwidth,
+                            G10Experiment::HostMemory, G10Experiment::Figure11}) {
+      auto run = reproduceG10(kData + "../g10-inputs", e, "");
+      if (!run)
+        state.SkipWithError(run.error().c_str());
+      else
+        simulations += run->simulations;
+    }
+  }
+  state.counters["simulations"] = simulations;
+}
+
 }  // namespace
 
+BENCHMARK(BM_BuildBertFromG10Inputs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReproduceG10Evaluation)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_LoadBert)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertG10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertG10BytesTimes1024)->Unit(benchmark::kMillisecond);

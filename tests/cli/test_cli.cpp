@@ -618,6 +618,35 @@ TEST_F(Cli, SimulateFromG10sOwnInputs) {
   EXPECT_NE(r.out.find("not a model of G10's evaluation"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, SimulateReproducesG10sExperiments) {
+  const std::string root = std::string(TSCOPE_SHARED_DATA) + "/g10-inputs";
+  CliRun r = cli("simulate --g10-inputs " + root + " --reproduce batch --model BERT --published " +
+                 root + "/published-bert-batchsize.txt --csv -o " + path("bert"));
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("model,batch,policy,feasible,cycles,ideal_cycles,g10_cycles,delta_pct", 0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("BERT,512,lru,yes,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",97051580903,"), std::string::npos) << r.out;  // G10's, attached
+  // The sweep it wrote charts like any simulate --sweep table.
+  r = cli("export --sweep " + path("bert-BERT.csv") + " --chart sweep --format svg -o " +
+          path("bert.svg"));
+#ifdef TSCOPE_HAVE_EXPORT
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+#endif
+  for (const std::string& args :
+       {std::string("simulate --reproduce batch"),
+        "simulate --g10-inputs " + root + " --reproduce pcie",
+        "simulate --g10-inputs " + root + " --reproduce fig11 --gpu-mem 8GiB",
+        "simulate --g10-inputs " + root + " --reproduce fig11 -o x"}) {
+    EXPECT_EQ(cli(args).exitCode, 2) << args;
+  }
+  r = cli("simulate --g10-inputs " + root + " --reproduce ssd-bw --published " + root +
+          "/published-bert-batchsize.txt");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("give --model"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, SimulateBadInput) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
   for (const char* args :

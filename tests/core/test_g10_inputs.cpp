@@ -16,6 +16,7 @@
 #include "memsim/formats/g10_frontend.h"
 #include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_workload.h"
+#include "memsim/reports/g10_reproduce.h"
 
 namespace ts::memsim {
 
@@ -169,6 +170,72 @@ TEST(G10Inputs, G10sLoosenedTargetForBert512) {
   ASSERT_TRUE(bert256.ok());
   EXPECT_EQ(bert256->workload.g10Batch, 256);  // known from its directory's name
   EXPECT_EQ(g10Quirks(bert256->workload, *tierPreset("g10-default"), Policy::G10).targetScale, 1.0);
+}
+
+// --reproduce: the experiments G10's scripts run, with G10's published numbers attached from a
+// file in its own format, and the agreement counted.
+TEST(G10Reproduce, BertBatchSweepAgainstG10sFile) {
+  auto run = reproduceG10(kInputs, G10Experiment::Batch, "bert");
+  ASSERT_TRUE(run.ok()) << run.error();
+  // genconfigs.py's BERT batches × lru, FlashNeuron, deepUM, G10, ideal.
+  EXPECT_EQ(run->points.size(), 7u * 5u);
+  EXPECT_EQ(run->simulations, 35);
+  ASSERT_TRUE(attachPublished(*run, kInputs + "/published-bert-batchsize.txt", "BERT").ok());
+  int attached = 0;
+  for (const ReproducePoint& p : run->points) {
+    if (!p.published) continue;
+    ++attached;
+    if (p.batch == 512 && p.policy == Policy::Lru) {
+      EXPECT_EQ(*p.published, 97051580903);
+    }
+    if (p.batch == 768 && p.policy == Policy::FlashNeuron) {
+      EXPECT_EQ(*p.published, -1);  // inf
+    }
+    if (p.policy == Policy::Ideal) {
+      EXPECT_EQ(*p.published, p.cycles);
+    }
+  }
+  EXPECT_EQ(attached, 25);  // the file's five batches × five policies; 384 and 640 absent
+  StatsTable t = reproduceTable(*run);
+  EXPECT_EQ(t.rows.size(), 35u);
+  bool counted = false;
+  for (const std::string& n : t.notes) counted |= n.rfind("ideal: 5 of 5 within ±5 %", 0) == 0;
+  EXPECT_TRUE(counted);
+  // As sweeps for export --sweep: one per model, keyed by batch.
+  auto sweeps = reproduceSweeps(*run);
+  ASSERT_EQ(sweeps.size(), 1u);
+  EXPECT_EQ(sweeps[0].second.key, "batch");
+  EXPECT_EQ(sweeps[0].second.points.size(), 35u);
+}
+
+TEST(G10Reproduce, Figure11AndBadFiles) {
+  auto run = reproduceG10(kInputs, G10Experiment::Figure11, "");
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->points.size(), 5u * 7u);
+  ASSERT_TRUE(attachPublished(*run, shared("/g10/published.txt"), "").ok());
+  int attached = 0;
+  for (const ReproducePoint& p : run->points) attached += p.published.has_value();
+  EXPECT_EQ(attached, 14);  // BERT-256 and ResNet152-1280, seven policies each
+
+  // The SSD sweep: five bandwidths at the figure's batch, PCIe at 32 GiB/s.
+  auto ssd = reproduceG10(kInputs, G10Experiment::SsdBandwidth, "BERT");
+  ASSERT_TRUE(ssd.ok()) << ssd.error();
+  EXPECT_EQ(ssd->points.size(), 25u);
+  EXPECT_EQ(ssd->points.front().batch, 512);
+  EXPECT_EQ(ssd->points.front().setting, 6.4);
+
+  const fs::path bad = fs::temp_directory_path() / ("g10pub-" + std::to_string(::getpid()));
+  std::ofstream(bad) << "lru | FlashNeuron | deepUM | prefetch_lru | ideal\n\n6.4\n1 2 3\n";
+  Status s = attachPublished(*ssd, bad.string(), "BERT");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find(":4: expected 5 values, found 3"), std::string::npos) << s.error();
+  std::ofstream(bad) << "lru | fast\n\n6.4\n1 2\n";
+  s = attachPublished(*ssd, bad.string(), "BERT");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("unknown policy 'fast'"), std::string::npos) << s.error();
+  fs::remove(bad);
+  EXPECT_FALSE(reproduceG10(kInputs, G10Experiment::Batch, "AlexNet").ok());
+  EXPECT_FALSE(parseG10Experiment("pcie").has_value());
 }
 
 TEST(G10Inputs, ListsEveryModelAndBatchG10Traced) {

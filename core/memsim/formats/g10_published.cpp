@@ -7,9 +7,7 @@
 
 namespace ts::memsim {
 
-namespace {
-
-std::optional<Policy> fromG10Name(const std::string& name) {
+std::optional<Policy> policyFromG10Name(std::string_view name) {
   if (name == "lru") return Policy::Lru;
   if (name == "FlashNeuron") return Policy::FlashNeuron;
   if (name == "deepUM") return Policy::DeepUm;
@@ -20,15 +18,16 @@ std::optional<Policy> fromG10Name(const std::string& name) {
   return std::nullopt;
 }
 
-}  // namespace
-
 Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
   auto text = readTextFile(path);
   if (!text) return text.failure();
   const std::vector<std::string_view> lines = splitLines(text->view());
   size_t lineNo = 0;
   auto where = [&] { return atLine(path, lineNo); };
-  bool inFigure = false;
+  // G10's own file is the table alone; ours (published.txt) has it under "## Figure 11".
+  bool sections = false;
+  for (std::string_view raw : lines) sections |= trim(raw).rfind("##", 0) == 0;
+  bool inFigure = !sections;
   std::vector<Policy> columns;
   std::vector<PublishedRow> rows;
   PublishedRow* open = nullptr;
@@ -46,7 +45,7 @@ Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
       std::string name;
       while (std::getline(names, name, '|')) {
         const std::string policy(trim(name));
-        auto p = fromG10Name(policy);
+        auto p = policyFromG10Name(policy);
         if (!p) return Error{where() + "unknown policy '" + policy + "'"};
         columns.push_back(*p);
       }
@@ -65,10 +64,17 @@ Result<std::vector<PublishedRow>> loadG10Published(const std::string& path) {
     if (!open) return Error{where() + "numbers before a model line"};
     std::istringstream numbers(line);
     for (Policy p : columns) {
+      std::string field;
       long long v = 0;
-      if (!(numbers >> v) || v <= 0)
+      if (numbers >> field && field == "inf") {
+        open->cycles[p] = -1;
+        continue;
+      }
+      char* end = nullptr;
+      v = std::strtoll(field.c_str(), &end, 10);
+      if (field.empty() || *end || v <= 0)
         return Error{where() + "expected " + std::to_string(columns.size()) +
-                     " positive cycle counts"};
+                     " positive cycle counts (or inf)"};
       open->cycles[p] = v;
     }
     open = nullptr;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memsim/engine/plan.h"
@@ -19,7 +21,11 @@ struct PublishedRow {
       cycles;  // G10's names mapped: prefetch_lru → g10, G10GDSSSD → g10-gds, ...
 };
 
-// Reads the "## Figure 11" section; errors name the file and line.
+// G10's policy names: lru, FlashNeuron, deepUM, G10GDSSSD, G10GDSFULL, prefetch_lru (= g10), ideal.
+std::optional<Policy> policyFromG10Name(std::string_view name);
+
+// Reads the "## Figure 11" section, or the whole file when it has no sections (G10's own
+// all.base.txt); "inf" (infeasible) reads as -1. Errors name the file and line.
 Result<std::vector<PublishedRow>> loadG10Published(const std::string& path);
 
 // The row for a G10 workload directory named "<Model>-<Batch>" (e.g. "BERT-256"), or nullptr.

@@ -46,6 +46,8 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
       auto it = published->cycles.find(r.policy);
       if (it == published->cycles.end()) {
         row.insert(row.end(), {std::monostate{}, std::monostate{}});
+      } else if (it->second < 0) {  // G10 found it infeasible
+        row.insert(row.end(), {std::string("infeasible"), std::monostate{}});
       } else {
         auto ns =
             static_cast<int64_t>(std::llround(static_cast<double>(it->second) * 1e9 / clockHz));
