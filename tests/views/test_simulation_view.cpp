@@ -144,8 +144,11 @@ class TestSimulationView : public QObject {
                  ->text()
                  .contains(QStringLiteral("GPU 24 GiB")),
              qPrintable(view.findChild<QLabel*>(QStringLiteral("tierValues"))->text()));
-    QCOMPARE(view.current().result.summary.iteration,
-             view.current().result.summary.ideal);  // G10 fits BERT in 141 GB
+    // Replanned for 24 GiB: G10's plan hides most of BERT's overcommitment (7.7 s for an ideal
+    // 7.3 s); at 40 GiB it hides all of it.
+    QVERIFY(view.current().result.summary.iteration > view.current().result.summary.ideal);
+    QVERIFY(view.current().result.summary.iteration <
+            view.current().result.summary.ideal * 11 / 10);
   }
 
   void modelBatchReloads() {

@@ -10,10 +10,11 @@ G10Quirks g10Quirks(const SimWorkload& w, const TierConfig& tiers, Policy policy
   // for two configurations: BERT (trans_borden 210 > 200) at batch 512 with an SSD slower than
   // 6.3 "GB/s", and ViT (trans_borden 184) at batch 1280 with an SSD of 6.3–6.5 "GB/s" — G10's
   // GB being GiB. Its prefetch planner (src/analysis.cc, scheduling_prefetch) then aims at
-  // loosen × the GPU's memory. The GPUDirect variants overwrite the factor there (1.060606, and
-  // 1.269366 for ViT with host memory), but their simulator is not yet G10's: not applied.
-  if (policy != Policy::G10) return q;
+  // loosen × the GPU's memory. For the GPUDirect variants it overwrites the factor there
+  // (1.060606, and 1.269366 for ViT with host memory), but those variants are not run with G10's
+  // planner here (baseline_planners.cpp says why): not applied.
   const double ssdGiBps = tiers.ssdGpuBandwidth / static_cast<double>(int64_t{1} << 30);
+  if (policy != Policy::G10) return q;
   if (w.g10Model == "BERT" && w.g10Batch == 512 && ssdGiBps < 6.3) {
     q.targetScale = 1.394;
   } else if (w.g10Model == "VIT" && w.g10Batch == 1280 && ssdGiBps > 6.3 && ssdGiBps < 6.5) {

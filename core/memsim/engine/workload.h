@@ -47,6 +47,9 @@ struct SimWorkload {
   // code treats some configurations specially (g10_quirks.h). Empty for other workloads.
   std::string g10Model;
   int64_t g10Batch = 0;
+  // G10 workloads: each kernel's time in G10's cycles at 1.2 GHz (durations are these rounded to
+  // ns), so that G10's own planner computes its times exactly as G10 does. Empty otherwise.
+  std::vector<int64_t> g10Cycles;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
 };

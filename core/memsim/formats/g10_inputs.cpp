@@ -256,6 +256,7 @@ Result<G10Workload> loadG10Inputs(const std::string& root, const std::string& ex
   g.workload.lossKernel = graph->lossKernel;
   g.workload.g10Model = m->experiment;
   g.workload.g10Batch = batch;
+  g.workload.g10Cycles = g.cycles;
   return g;
 }
 

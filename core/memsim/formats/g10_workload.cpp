@@ -169,6 +169,7 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     if (g.cycles[i] < 0)
       return Error{kernelsPath + ": kernel " + std::to_string(i) + " has no 'Execution Time'"};
   }
+  g.workload.g10Cycles = g.cycles;
   return g;
 }
 
