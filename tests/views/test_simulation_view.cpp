@@ -11,9 +11,11 @@
 #include <QtTest>
 
 #include "app/gui/compare_flow.h"
+#include "app/gui/g10_inputs_dialog.h"
 #include "app/gui/main_window.h"
 #include "app/gui/simulation_flow.h"
 #include "io/tscope_file.h"
+#include "memsim/formats/g10_inputs.h"
 #include "model/model_zoo.h"
 #include "session_fixture.h"
 #include "views/session/stats_table_model.h"
@@ -149,6 +151,44 @@ class TestSimulationView : public QObject {
     QVERIFY(view.current().result.summary.iteration > view.current().result.summary.ideal);
     QVERIFY(view.current().result.summary.iteration <
             view.current().result.summary.ideal * 11 / 10);
+  }
+
+  // G10's own inputs: the batches G10 traced, the model rebuilt when one is picked; the dialog
+  // that asks for the model and batch lists what the folder holds.
+  void g10InputsOfferTheTracedBatches() {
+    const std::string root = TSCOPE_SHARED_DATA "/g10-inputs";
+    auto listed = memsim::listG10Inputs(root);
+    QVERIFY(listed.ok());
+    G10InputsDialog dialog(QString::fromStdString(root), *listed);
+    auto* model = dialog.findChild<QComboBox*>(QStringLiteral("g10Model"));
+    auto* batches = dialog.findChild<QComboBox*>(QStringLiteral("g10Batch"));
+    QVERIFY(model && batches);
+    QCOMPARE(model->count(), 5);
+    model->setCurrentText(QStringLiteral("SENet154"));
+    QCOMPARE(batches->count(), 6);  // 256 … 1536
+    batches->setCurrentText(QStringLiteral("768"));
+    QCOMPARE(dialog.model(), QStringLiteral("SENet154"));
+    QCOMPARE(dialog.batch(), 768);
+
+    memsim::WorkloadSource source;
+    source.g10Inputs = root;
+    source.g10Model = "BERT";
+    source.batch = 256;
+    SimulationView view(source);
+    view.resize(1280, 800);
+    view.show();
+    settle(view);
+    auto* traced = view.findChild<QComboBox*>(QStringLiteral("tracedBatch"));
+    QVERIFY(traced);
+    QCOMPARE(traced->count(), 9);
+    QCOMPARE(traced->currentText(), QStringLiteral("256"));
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("BERT-256")),
+             qPrintable(view.summary()->text()));
+    traced->setCurrentText(QStringLiteral("512"));
+    settle(view);
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("BERT-512")),
+             qPrintable(view.summary()->text()));
+    view.grab().save(QStringLiteral("whatif-g10-inputs.png"));
   }
 
   void modelBatchReloads() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "memsim/engine/g10_quirks.h"
 #include "memsim/engine/planners.h"
 #include "util/format.h"
 
@@ -85,7 +86,11 @@ Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
   for (const SimKernel& k : w.kernels) maxWorkingSet = std::max(maxWorkingSet, workingSet(w, k));
   // What is left for activations kept across the loss once the weights and one kernel's working
   // set are reserved.
-  const int64_t line = tiers.gpuBytes - globals - maxWorkingSet;
+  const G10Quirks quirks = g10Quirks(w, tiers, Policy::FlashNeuron);
+  const int64_t line =
+      static_cast<int64_t>(static_cast<double>(tiers.gpuBytes) * quirks.flashNeuronGpuScale) -
+      globals - maxWorkingSet;
+  plan.note = quirks.note;
   if (line <= 0) {
     plan.feasible = false;
     plan.problem = "weights (" + formatBytes(globals) + ") and the largest working set (" +

@@ -14,6 +14,18 @@ G10Quirks g10Quirks(const SimWorkload& w, const TierConfig& tiers, Policy policy
   // (1.060606, and 1.269366 for ViT with host memory), but those variants are not run with G10's
   // planner here (baseline_planners.cpp says why): not applied.
   const double ssdGiBps = tiers.ssdGpuBandwidth / static_cast<double>(int64_t{1} << 30);
+  if (policy == Policy::FlashNeuron) {
+    // src/analysis.cc, scheduling_offload_flashneuron: "For supporting VIT-1024, if don't do so
+    // it's possible the original FlashNeuron algorithm will crash" — ViT at batch 1024 plans
+    // with 99.3 % of the GPU's memory.
+    if (w.g10Model == "VIT" && w.g10Batch == 1024) {
+      q.flashNeuronGpuScale = 0.993;
+      q.note =
+          "as G10's code does for ViT at batch 1024, FlashNeuron plans with 99.3 % of the "
+          "GPU's memory (docs/g10-fidelity.md)";
+    }
+    return q;
+  }
   if (policy != Policy::G10) return q;
   if (w.g10Model == "BERT" && w.g10Batch == 512 && ssdGiBps < 6.3) {
     q.targetScale = 1.394;

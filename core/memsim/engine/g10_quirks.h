@@ -16,6 +16,8 @@ struct G10Quirks {
   // G10's "loosen" factor: its planner aims at this multiple of the GPU's memory, so it plans
   // fewer evictions than the memory needs and the rest fault at run time.
   double targetScale = 1.0;
+  // FlashNeuron's memory for activations starts from this share of the GPU's memory.
+  double flashNeuronGpuScale = 1.0;
   std::string note;  // for the report, empty when there is none
 };
 
