@@ -214,7 +214,10 @@ void SimulationView::present(Outcome o) {
             .arg(s.slowdown, 0, 'f', 2)  // as the Simulation tab prints it
             .arg(QString::fromStdString(formatDuration(s.stall)))
             .arg(s.faults)
-            .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))));
+            .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))) +
+        (r.caveat.empty()
+             ? QString()
+             : QStringLiteral("<br>") + QString::fromStdString(r.caveat).toHtmlEscaped()));
     // A new canvas on the new session, at the old zoom when the user had zoomed in.
     auto* canvas = new TimelineCanvas(current_.session, current_.rows, this);
     if (timeline_) {

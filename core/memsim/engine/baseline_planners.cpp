@@ -91,6 +91,7 @@ Plan planFlashNeuron(const SimWorkload& w, const std::vector<TensorLife>& lives,
       static_cast<int64_t>(static_cast<double>(tiers.gpuBytes) * quirks.flashNeuronGpuScale) -
       globals - maxWorkingSet;
   plan.note = quirks.note;
+  plan.g10Copies = true;  // G10 runs FlashNeuron in its simulator of explicit copies
   if (line <= 0) {
     plan.feasible = false;
     plan.problem = "weights (" + formatBytes(globals) + ") and the largest working set (" +
@@ -161,13 +162,9 @@ Plan makePlan(Policy policy, const SimWorkload& w, const std::vector<TensorLife>
     case Policy::FlashNeuron:
       return planFlashNeuron(w, lives, tiers);
     case Policy::G10:
-      return planG10Reference(policy, w, tiers);
     case Policy::G10Gds:
     case Policy::G10Host:
-      // G10 runs its GPUDirect variants' plans (its own planner, g10_reference_planner.cpp) in a
-      // simulator of explicit copies unlike ours; G10's plan in ours is 2.5–5× off its published
-      // times, so these keep our planner, made for our simulator (docs/g10-fidelity.md).
-      return planG10(policy, w, lives, tiers);
+      return planG10Reference(policy, w, tiers);
   }
   return {};
 }

@@ -58,6 +58,7 @@ class ReferencePlanner {
     // G10GDSSSD (g10-gds) has no host memory, G10GDSFULL (g10-host) has.
     gds_ = policy != Policy::G10;
     plan_.unifiedMemory = !gds_;
+    plan_.g10Copies = gds_;  // run in G10's simulator of explicit copies, as G10 runs them
     plan_.hostAllowed = policy != Policy::G10Gds;
     if (gds_) plan_.evictFarthestFirst = true;
   }

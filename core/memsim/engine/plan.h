@@ -42,6 +42,9 @@ struct Plan {
   bool hostAllowed = true;          // g10-gds and FlashNeuron use the SSD only
   int protectNext = 0;              // LRU spares the tensors of the next N kernels (DeepUM)
   bool evictFarthestFirst = false;  // the runtime knows the schedule: evict by next use, not LRU
+  // Executed by G10's own simulator of explicit copies (g10_copy_simulator.cpp), as G10 runs
+  // FlashNeuron and its GPUDirect variants, rather than by ours.
+  bool g10Copies = false;
 };
 
 }  // namespace ts::memsim

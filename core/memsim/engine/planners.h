@@ -18,8 +18,7 @@ Plan makePlan(Policy policy, const SimWorkload& workload, const std::vector<Tens
               const TierConfig& tiers);
 
 // Individual planners (makePlan dispatches to these).
-Plan planG10(Policy variant, const SimWorkload& workload, const std::vector<TensorLife>& lives,
-             const TierConfig& tiers);
+
 // G10's own planner, step for step as its code plans (g10_reference_planner.cpp): g10, and its
 // GPUDirect variants g10-gds and g10-host.
 Plan planG10Reference(Policy variant, const SimWorkload& workload, const TierConfig& tiers);

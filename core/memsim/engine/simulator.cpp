@@ -510,6 +510,7 @@ class Machine {
 }  // namespace
 
 SimResult simulate(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers) {
+  if (plan.g10Copies) return simulateG10Copies(workload, plan, tiers);
   Machine m(workload, plan, tiers);
   return m.run();
 }

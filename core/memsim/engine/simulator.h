@@ -72,6 +72,7 @@ struct SimResult {
   Policy policy = Policy::Ideal;
   bool feasible = true;
   std::string problem;
+  std::string caveat;  // what a feasible result rests on, when the report must say it
   SimSummary summary;
   std::vector<SimKernelTime> kernels;
   std::vector<Migration> migrations;
@@ -82,5 +83,8 @@ struct SimResult {
 // The plan's feasibility is carried over; the simulation itself never fails: what cannot fit on
 // the GPU is a plan the caller has already rejected (see checkWorkingSets).
 SimResult simulate(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers);
+// G10's simulator of explicit copies (plan.g10Copies; simulate() dispatches to it): one
+// iteration, contiguous page runs, one copy at a time per stream (g10_copy_simulator.cpp).
+SimResult simulateG10Copies(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers);
 
 }  // namespace ts::memsim

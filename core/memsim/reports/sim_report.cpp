@@ -61,13 +61,18 @@ StatsTable simulationTable(const std::vector<PolicyRun>& runs, const PublishedRo
     }
     t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("The second of two simulated iterations (the steady state, as G10 reports).");
+  t.notes.push_back(
+      "The second of two simulated iterations (the steady state, as G10 reports); flashneuron, "
+      "g10-gds and g10-host: one iteration in G10's simulator of explicit copies, as G10 runs "
+      "them.");
   for (const PolicyRun& run : runs) {
     if (!run.result.feasible)
       t.notes.push_back(std::string(toString(run.result.policy)) +
                         " is infeasible: " + run.result.problem);
     else if (!run.plan.note.empty())
       t.notes.push_back(std::string(toString(run.result.policy)) + " plan: " + run.plan.note + ".");
+    if (run.result.feasible && !run.result.caveat.empty())
+      t.notes.push_back(std::string(toString(run.result.policy)) + ": " + run.result.caveat + ".");
   }
   if (published)
     t.notes.push_back("G10 published: its artifact's Figure 11 (" + published->model + ", batch " +
