@@ -430,31 +430,15 @@ class ReferencePlanner {
     if (iv.timeUs > ssdSafe) {
       if (!iv.looped) {
         const int clearAt = kernelAt(ktt_, ktt(iv.from) + ssdMove, iv.from, iv.to);
-        int evictDone = clearAt < 0 ? -1 : ssdOutCheck(size, iv.from, clearAt);
-        int prefetch;
-        if (evictDone == -1 && cpuFits(cpuLine_ - size)) {
-          // The SSD has no bandwidth left there: host memory instead.
-          prefetch = backwardIndex(pcieIn_, size, iv.to);
-          evictDone = forwardIndex(pcieOut_, size, iv.from);
-          if (prefetch <= evictDone) {
-            iv.offloaded = true;
-            return true;
-          }
-          evictLocal(iv, Action::EvictToHost, prefetch, evictDone);
-          bookPcie(pcieIn_, ssdIn_, size, prefetch);
-          bookPcie(pcieOut_, ssdOut_, size, iv.from);
-          addHost(size, iv.from, iv.to);
-        } else {
-          prefetch = backwardIndex(ssdIn_, size, iv.to);
-          evictDone = forwardIndex(ssdOut_, size, iv.from);
-          if (prefetch <= evictDone) {
-            iv.offloaded = true;
-            return true;
-          }
-          evictLocal(iv, Action::EvictToSsd, prefetch, evictDone);
-          bookSsd(ssdIn_, pcieIn_, size, prefetch);
-          bookSsd(ssdOut_, pcieOut_, size, iv.from);
+        // The SSD unless it has no bandwidth left there and the host has room.
+        const bool host =
+            (clearAt < 0 || ssdOutCheck(size, iv.from, clearAt) == -1) && cpuFits(cpuLine_ - size);
+        int prefetch = 0, evictDone = 0;
+        if (!evictThrough(iv, host, prefetch, evictDone)) {
+          iv.offloaded = true;
+          return true;
         }
+        if (host) addHost(size, iv.from, iv.to);
         for (int j = evictDone + 1; j < prefetch; ++j) lower(j, size);
       } else {
         evictLooped(iv, Action::EvictToSsd, ssdMove, ssdPrefetch);
@@ -468,13 +452,8 @@ class ReferencePlanner {
         return true;
       }
       if (!iv.looped) {
-        const int evictDone = forwardIndex(pcieOut_, size, iv.from);
-        const int prefetch = backwardIndex(pcieIn_, size, iv.to);
-        if (prefetch > evictDone) {
-          evictLocal(iv, Action::EvictToHost, prefetch, evictDone);
-          bookPcie(pcieIn_, ssdIn_, size, prefetch);
-          bookPcie(pcieOut_, ssdOut_, size, iv.from);
-        }
+        int prefetch = 0, evictDone = 0;
+        evictThrough(iv, true, prefetch, evictDone);
         for (int j = evictDone + 1; j < prefetch; ++j) lower(j, size);
       } else {
         evictLooped(iv, Action::EvictToHost, cpuMove, cpuPrefetch);
@@ -484,6 +463,24 @@ class ReferencePlanner {
       return true;
     }
     return false;
+  }
+
+  // Through host memory or the SSD: the prefetch from the interval's end backward, the eviction
+  // from its start forward, against the spare bandwidth; booked when they do not meet.
+  bool evictThrough(Interval& iv, bool host, int& prefetch, int& evictDone) {
+    const int64_t size = bytes(iv.tensor);
+    prefetch = backwardIndex(host ? pcieIn_ : ssdIn_, size, iv.to);
+    evictDone = forwardIndex(host ? pcieOut_ : ssdOut_, size, iv.from);
+    if (prefetch <= evictDone) return false;
+    evictLocal(iv, host ? Action::EvictToHost : Action::EvictToSsd, prefetch, evictDone);
+    if (host) {
+      bookPcie(pcieIn_, ssdIn_, size, prefetch);
+      bookPcie(pcieOut_, ssdOut_, size, iv.from);
+    } else {
+      bookSsd(ssdIn_, pcieIn_, size, prefetch);
+      bookSsd(ssdOut_, pcieOut_, size, iv.from);
+    }
+    return true;
   }
 
   // A pre-eviction whose prefetch step 3 places.
