@@ -395,6 +395,41 @@ TEST(G10Frontend, CnnFileErrorsNameTheLine) {
   EXPECT_NE(tooSmall.error().find("leave no image"), std::string::npos) << tooSmall.error();
 }
 
+// Hostile model files: errors naming the line, never a crash or an overflow (found in review).
+TEST(G10Frontend, HostileFilesGetErrors) {
+  // A SENet unit as the model's first layer: G10 wires it to the layer before it.
+  std::string unit = "Net(\n  (u): SENetUnit(\n";
+  for (int i = 0; i < 14; ++i)
+    unit += "    (c" + std::to_string(i) + "): Conv2d(3, 3, kernel_size=(1, 1), stride=(1, 1))\n";
+  unit += "  )\n)\n";
+  auto first = buildG10Cnn(unit, "net.txt", G10Family::SENet, 2, 8, 8);
+  ASSERT_FALSE(first.ok());
+  EXPECT_NE(first.error().find("cannot be the model's first layer"), std::string::npos)
+      << first.error();
+  // A Linear over an enormous image: its C·H·W overflows.
+  auto linear = buildG10Cnn(
+      "Net(\n  (a): Conv2d(3, 1000000000, kernel_size=(1, 1), stride=(1, 1), "
+      "padding=(1000000000, 1000000000))\n  (b): Linear(in_features=1, out_features=1000000000, "
+      "bias=True)\n)\n",
+      "net.txt", G10Family::Plain, 2, 8, 8);
+  ASSERT_FALSE(linear.ok());
+  EXPECT_NE(linear.error().find("net.txt:"), std::string::npos) << linear.error();
+  // The last layer leaves no image: said with its line.
+  auto last = buildG10Cnn(
+      "Net(\n  (a): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))\n"
+      "  (b): Conv2d(8, 8, kernel_size=(9, 9), stride=(1, 1))\n)\n",
+      "net.txt", G10Family::Plain, 2, 8, 8);
+  ASSERT_FALSE(last.ok());
+  EXPECT_NE(last.error().find("net.txt:3: Conv2d layer's output is"), std::string::npos)
+      << last.error();
+  // A transformer weight of 2^63 bytes.
+  auto huge = buildG10Transformer(
+      "300 Dot 2 1 2 2 1073741823 1073741825 2 99 4\n-------------------\n", "ops.txt", 2, 210);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.error().find("ops.txt:1: a tensor of more than 1 PiB"), std::string::npos)
+      << huge.error();
+}
+
 // A small chain by hand: what each layer creates and which kernels run, in G10's order.
 TEST(G10Frontend, ChainOfConvReluLinear) {
   auto g = buildG10Cnn(

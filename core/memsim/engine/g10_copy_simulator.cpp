@@ -373,8 +373,7 @@ class CopySimulator {
   void checkWaiting() {
     if (waitQueue_.empty()) return;
     const int t = waitQueue_.front();
-    if (pages_.largest() < bytes(t) / kPage) return;
-    place(t, true);
+    if (pages_.largest() < pagesOf(t) || !place(t, true)) return;
     fetch(t, onHost_[static_cast<size_t>(t)] ? Stream::HostIn : Stream::SsdIn);
     waiting_[static_cast<size_t>(t)] = 0;
     waitQueue_.pop_front();
@@ -447,10 +446,9 @@ class CopySimulator {
       for (int t : tensorsOf(k)) {
         const auto ti = static_cast<size_t>(t);
         if (!chosen_[ti] || at_[ti] >= 0) continue;
-        if (rest <= bytes(t) / kPage) return;
-        place(t, true);
+        if (rest <= pagesOf(t) || !place(t, true)) return;
         fetch(t, Stream::SsdIn);
-        rest -= bytes(t) / kPage;
+        rest -= pagesOf(t);
       }
     }
   }

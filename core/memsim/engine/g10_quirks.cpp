@@ -11,8 +11,7 @@ G10Quirks g10Quirks(const SimWorkload& w, const TierConfig& tiers, Policy policy
   // 6.3 "GB/s", and ViT (trans_borden 184) at batch 1280 with an SSD of 6.3–6.5 "GB/s" — G10's
   // GB being GiB. Its prefetch planner (src/analysis.cc, scheduling_prefetch) then aims at
   // loosen × the GPU's memory. For the GPUDirect variants it overwrites the factor there
-  // (1.060606, and 1.269366 for ViT with host memory), but those variants are not run with G10's
-  // planner here (baseline_planners.cpp says why): not applied.
+  // (1.060606, and 1.269366 for ViT with host memory), for every configuration: below.
   const double ssdGiBps = tiers.ssdGpuBandwidth / static_cast<double>(int64_t{1} << 30);
   if (policy == Policy::FlashNeuron) {
     // src/analysis.cc, scheduling_offload_flashneuron: "For supporting VIT-1024, if don't do so

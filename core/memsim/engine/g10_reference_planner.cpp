@@ -18,6 +18,7 @@
 //     stays under the target, in order of their planned time.
 // Where G10's code does something odd, it is reproduced, and said so.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "memsim/engine/g10_quirks.h"
@@ -183,9 +184,12 @@ class ReferencePlanner {
   // this twice: a first pass (which finds the region under pressure, unused since) and the pass
   // that plans; the second counts a tensor allocated at the iteration's start from kernel 0.
   void allocateAndFree() {
-    int64_t total = 0;
-    for (const SimTensor& t : w_.tensors) total += t.bytes;
-    total += w_.tensors.empty() ? 0 : w_.tensors[0].bytes;  // G10 counts its tensor 0 twice
+    int64_t total = 0;  // saturating: a workload of ONNX or fuzzed sizes may come close to 2^63
+    auto add = [&](int64_t b) {
+      if (__builtin_add_overflow(total, b, &total)) total = INT64_MAX / 2;
+    };
+    for (const SimTensor& t : w_.tensors) add(t.bytes);
+    add(w_.tensors.empty() ? 0 : w_.tensors[0].bytes);  // G10 counts its tensor 0 twice
     res_.assign(static_cast<size_t>(n_), total);
     cpu_.assign(static_cast<size_t>(n_), 0);
     for (size_t i = 1; i < w_.tensors.size(); ++i) {

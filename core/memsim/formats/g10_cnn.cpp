@@ -267,6 +267,16 @@ class CnnBuilder {
   void wireBlock(const NetNode& n, size_t first,
                  const std::vector<std::pair<size_t, size_t>>& children) {
     const size_t kids = n.children.size();
+    const bool wired =
+        (family_ == G10Family::ResNet && (n.type == "Bottleneck" || n.type == "BasicBlock")) ||
+        (family_ == G10Family::Inception && n.type.size() == 10 &&
+         n.type.rfind("Inception", 0) == 0 && n.type.back() >= 'A' && n.type.back() <= 'E') ||
+        (family_ == G10Family::SENet && n.type == "SENetUnit");
+    if (wired && first == 0) {
+      // G10 wires these blocks to the layer before them.
+      fail(n.line, n.type + " (" + n.name + ") cannot be the model's first layer");
+      return;
+    }
     std::vector<int> layers(order_.begin() + static_cast<std::ptrdiff_t>(first), order_.end());
     Edges e;
     if (family_ == G10Family::ResNet && (n.type == "Bottleneck" || n.type == "BasicBlock")) {
@@ -448,8 +458,15 @@ class CnnBuilder {
                 (l.W - l.kernelH + 2 * l.padH) / l.strideH + 1};
       case Op::AdaptiveAvgPool2d:
         return {l.N, l.C, l.outH, l.outW};
-      case Op::Linear:
-        return {l.N, ((l.C * l.H * l.W) / l.inFeatures) * l.outFeatures, 1, 1};
+      case Op::Linear: {
+        int64_t c = 0;
+        if (__builtin_mul_overflow(l.C, l.H, &c) || __builtin_mul_overflow(c, l.W, &c) ||
+            __builtin_mul_overflow(c / l.inFeatures, l.outFeatures, &c)) {
+          fail(l.line, "Linear layer's output is larger than 2^63 elements");
+          c = 1;
+        }
+        return {l.N, c, 1, 1};
+      }
       case Op::Scale: {
         const Size ref = outputSize(l.scaleRef);
         return {l.N, l.C, ref.H, ref.W};
@@ -460,6 +477,18 @@ class CnnBuilder {
   }
 
   void sizes() {
+    sizesOfInputs();
+    if (!error_.empty()) return;
+    // The last layer's output feeds the loss: it too must be an image.
+    const Layer& last = L(order_.back());
+    const Size o = outputSize(order_.back());
+    if (error_.empty() && (o.N <= 0 || o.C <= 0 || o.H <= 0 || o.W <= 0))
+      fail(last.line, std::string(opName(last.op)) + " layer's output is " + std::to_string(o.C) +
+                          "x" + std::to_string(o.H) + "x" + std::to_string(o.W) +
+                          ": nothing left at this input size");
+  }
+
+  void sizesOfInputs() {
     for (size_t i = 1; i < order_.size() && error_.empty(); ++i) {
       Layer& l = L(order_[i]);
       if (l.prev.empty()) {
@@ -486,12 +515,13 @@ class CnnBuilder {
 
   // --- tensors --------------------------------------------------------------------------------
 
-  // A new tensor of 4-byte elements.
+  // A new tensor of 4-byte elements (of the layer being built, `line_`). Capped at 1 PiB: sums
+  // over every tensor stay far from int64's end.
   int tensor(std::initializer_list<int64_t> dims, bool global = false) {
     int64_t elems = 4;
     for (int64_t d : dims) {
-      if (d < 0 || __builtin_mul_overflow(elems, d, &elems)) {
-        fail(0, "a tensor of more than 2^63 bytes");
+      if (d < 0 || __builtin_mul_overflow(elems, d, &elems) || elems > kMaxTensorBytes) {
+        fail(line_, "a tensor of more than 1 PiB (or of negative size)");
         elems = 0;
         break;
       }
@@ -503,6 +533,7 @@ class CnnBuilder {
   void tensors() {
     for (size_t i = 0; i < order_.size(); ++i) {
       Layer& l = L(order_[i]);
+      line_ = l.line;
       const int64_t N = l.N, C = l.C, H = l.H, W = l.W;
       const int input = i == 0 ? -1 : L(l.prev[0]).out;
       switch (l.op) {
@@ -600,6 +631,7 @@ class CnnBuilder {
     for (size_t i = order_.size(); i-- > 0;) {
       const int id = order_[i];
       Layer& l = L(id);
+      line_ = l.line;
       if (i + 1 == order_.size()) {
         const Size o = outputSize(id);
         l.dOut = tensor({o.N, o.C, o.H, o.W});
@@ -752,6 +784,7 @@ class CnnBuilder {
   std::vector<int> order_;  // G10's forward order of layers
   G10Graph graph_;
   std::string error_;
+  int line_ = 0;  // the layer whose tensors are being made, for errors
 };
 
 }  // namespace

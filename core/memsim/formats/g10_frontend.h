@@ -15,6 +15,10 @@
 
 namespace ts::memsim {
 
+// The largest tensor a model file may describe (1 PiB): every sum over a workload's tensors then
+// stays far inside int64.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 50;
+
 struct G10Graph {
   struct Tensor {
     int64_t bytes = 0;  // as requested, before G10 rounds it up to 4 KiB pages

@@ -17,6 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A whole iteration's cycles, and so its ns and every sum of them, stay far inside int64.
+constexpr int64_t kMaxTotalCycles = int64_t{1} << 61;
+
 bool sameIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -86,6 +89,7 @@ Result<std::vector<int64_t>> readCycles(const std::string& path, size_t count) {
   if (!values) return values.failure();
   std::vector<int64_t> cycles;
   cycles.reserve(count);
+  int64_t total = 0;  // each kernel is at most 1.2e15 cycles: no overflow before the check
   for (size_t i = 0; i < values->size(); ++i) {
     const std::string& v = (*values)[i];
     char* end = nullptr;
@@ -98,6 +102,9 @@ Result<std::vector<int64_t>> readCycles(const std::string& path, size_t count) {
       return Error{path + ": kernel " + std::to_string(i) + " takes " + v +
                    " ms, less than one cycle at 1.2 GHz"};
     cycles.push_back(c);
+    total += c;
+    if (total > kMaxTotalCycles)
+      return Error{path + ": the kernels add up to more than 2^61 cycles (about 61 years)"};
   }
   return cycles;
 }
@@ -226,7 +233,7 @@ Result<G10Workload> loadG10Inputs(const std::string& root, const std::string& ex
   if (!spaces) return spaces.failure();
   for (size_t i = 0; i < n; ++i) {
     auto bytes = parseInteger<int64_t>((*spaces)[i]);
-    if (!bytes || *bytes < 0)
+    if (!bytes || *bytes < 0 || *bytes > kMaxTensorBytes)
       return Error{workspace + ": kernel " + std::to_string(i) + " has workspace '" + (*spaces)[i] +
                    "' (bytes expected)"};
     if (*bytes == 0) continue;

@@ -35,7 +35,9 @@ Result<Plan> loadG10Plan(const std::string& path, const G10Workload& g) {
     const std::string l(lines[i]);
     if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::smatch m;
-    if (!std::regex_match(l, m, line))
+    // (A hint line is short; a long one is refused before the regex, whose matcher recurses
+    // per character.)
+    if (l.size() > 256 || !std::regex_match(l, m, line))
       return Error{atLine(path, i + 1) +
                    "not a G10 hint ('Issued Time: K Tensor: T G:x From: "
                    "Not_Known, To: In_gpu')"};

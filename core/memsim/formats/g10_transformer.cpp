@@ -149,11 +149,11 @@ class TransformerBuilder {
     return op;
   }
 
-  Result<int> newTensor(const std::vector<int64_t>& dims, bool global) {
+  Result<int> newTensor(const std::vector<int64_t>& dims, bool global, int line) {
     int64_t bytes = 4;
     for (int64_t d : dims)
-      if (__builtin_mul_overflow(bytes, d, &bytes))
-        return Error{file_ + ": a tensor of more than 2^63 bytes"};
+      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+        return Error{file_ + ":" + std::to_string(line) + ": a tensor of more than 1 PiB"};
     graph_.tensors.push_back({bytes, global});
     return static_cast<int>(graph_.tensors.size()) - 1;
   }
@@ -176,14 +176,14 @@ class TransformerBuilder {
         if (auto m = made.find(op.id); m != made.end()) {
           op.out = m->second;
         } else {
-          auto t = newTensor(s->second, op.id < globalBelow_);
+          auto t = newTensor(s->second, op.id < globalBelow_, op.line);
           if (!t) return t.error();
           op.out = made[op.id] = *t;
         }
       } else {
         // Nothing reads this op's output: G10 sizes it like its first input.
         if (op.inputs.empty()) return at + "op " + std::to_string(op.id) + " has no inputs";
-        auto t = newTensor(op.inputs[0].dims, false);
+        auto t = newTensor(op.inputs[0].dims, false, op.line);
         if (!t) return t.error();
         op.out = *t;
       }
@@ -191,7 +191,7 @@ class TransformerBuilder {
         if (auto m = made.find(in.id); m != made.end()) {
           in.tensor = m->second;
         } else {
-          auto t = newTensor(shapes_[in.id], in.id < globalBelow_);
+          auto t = newTensor(shapes_[in.id], in.id < globalBelow_, op.line);
           if (!t) return t.error();
           in.tensor = made[in.id] = *t;
         }

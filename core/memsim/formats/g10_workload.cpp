@@ -46,6 +46,8 @@ bool parseTensorLine(std::string_view line, TensorLine& out, std::string& proble
     problem = "tensor" + m[1].str() + " has a size out of range (" + m[3].str() + " bytes)";
   else if (*bytes < 0)
     problem = "tensor" + m[1].str() + " has a negative size";
+  else if (*bytes > kMaxTensorBytes)
+    problem = "tensor" + m[1].str() + " is larger than 1 PiB";
   out.id = id.value_or(-1);
   out.bytes = bytes.value_or(0);
   return true;
@@ -165,9 +167,13 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
     // Parent op lines, shapes and separators carry nothing the simulator needs.
   }
   if (g.workload.kernels.empty()) return Error{kernelsPath + ": no kernels"};
+  int64_t total = 0;
   for (size_t i = 0; i < g.cycles.size(); ++i) {
     if (g.cycles[i] < 0)
       return Error{kernelsPath + ": kernel " + std::to_string(i) + " has no 'Execution Time'"};
+    // Sums of kernel times (the iteration, the ideal) must stay inside int64.
+    if (__builtin_add_overflow(total, g.cycles[i], &total) || total > (int64_t{1} << 61))
+      return Error{kernelsPath + ": the kernels add up to more than 2^61 cycles (about 61 years)"};
   }
   g.workload.g10Cycles = g.cycles;
   return g;

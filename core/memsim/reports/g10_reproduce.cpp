@@ -134,6 +134,7 @@ bool sameSetting(double a, double b) {
 
 struct PlotTable {
   std::vector<std::string> columns;
+  size_t headerLine = 0;
   struct Row {
     double key;
     std::vector<int64_t> values;  // -1 = inf
@@ -149,11 +150,13 @@ Result<PlotTable> readPlotTable(const std::string& path) {
   const auto lines = splitLines(text->view());
   double key = 0;
   bool haveKey = false;  // the row key read, its values due
+  size_t keyLine = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string line(trim(lines[i]));
     if (line.empty() || line[0] == '#') continue;
     const std::string where = atLine(path, i + 1);
     if (t.columns.empty()) {
+      t.headerLine = i + 1;
       std::istringstream names(line);
       for (std::string name; std::getline(names, name, '|');) t.columns.emplace_back(trim(name));
       if (t.columns.size() < 2 && line.find('|') == std::string::npos)
@@ -171,6 +174,7 @@ Result<PlotTable> readPlotTable(const std::string& path) {
                      "'"};
       key = k;
       haveKey = true;
+      keyLine = i + 1;
       continue;
     }
     if (fields.size() != t.columns.size())
@@ -191,6 +195,7 @@ Result<PlotTable> readPlotTable(const std::string& path) {
     t.rows.push_back(std::move(row));
     haveKey = false;
   }
+  if (haveKey) return Error{atLine(path, keyLine) + "a row key without its values"};
   if (t.rows.empty()) return Error{path + ": no rows of G10 results"};
   return t;
 }
@@ -313,12 +318,14 @@ Status attachPublished(ReproduceRun& run, const std::string& path, const std::st
         char* end = nullptr;
         batch = std::strtoll(column.c_str(), &end, 10);
         if (end == column.c_str() || *end)
-          return Error{path + ": column '" + column + "' is not a batch size"};
+          return Error{atLine(path, table->headerLine) + "column '" + column +
+                       "' is not a batch size"};
         policy = Policy::G10;
         setting = row.key;
       } else {
         policy = policyFromG10Name(column);
-        if (!policy) return Error{path + ": unknown policy '" + column + "'"};
+        if (!policy)
+          return Error{atLine(path, table->headerLine) + "unknown policy '" + column + "'"};
         if (run.experiment == G10Experiment::Batch)
           batch = static_cast<int64_t>(std::llround(row.key));
         else
@@ -350,8 +357,10 @@ StatsTable reproduceTable(const ReproduceRun& run) {
   if (host) t.columns.push_back({"host_gib", "Host GiB", StatsUnit::Text});
   t.columns.push_back({"policy", "Policy", StatsUnit::Text});
   t.columns.push_back({"feasible", "Feasible", StatsUnit::Text});
-  t.columns.push_back({"cycles", "Cycles (ours)", StatsUnit::Count,
-                       "One iteration (the second), GPU cycles at 1.2 GHz as G10 counts"});
+  t.columns.push_back(
+      {"cycles", "Cycles (ours)", StatsUnit::Count,
+       "One iteration (the second of two; flashneuron, g10-gds and g10-host run one, as in G10), "
+       "GPU cycles at 1.2 GHz as G10 counts"});
   t.columns.push_back({"ideal_cycles", "Ideal", StatsUnit::Count});
   t.columns.push_back({"g10_cycles", "G10 published", StatsUnit::Count});
   t.columns.push_back({"delta_pct", "Δ vs G10", StatsUnit::Percent});
@@ -399,7 +408,7 @@ StatsTable reproduceTable(const ReproduceRun& run) {
                     policy == Policy::G10 || policy == Policy::Ideal ? 5 : 15, worst[policy]);
       t.notes.emplace_back(line);
     }
-    std::snprintf(line, sizeof line, "Feasible where G10 is feasible: %d of %d.", feasibilityAgree,
+    std::snprintf(line, sizeof line, "Same feasibility as G10: %d of %d.", feasibilityAgree,
                   feasibilityCompared);
     t.notes.emplace_back(line);
     // The ranking of the policies in each configuration G10 published all of.
