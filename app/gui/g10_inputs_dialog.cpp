@@ -12,6 +12,7 @@ G10InputsDialog::G10InputsDialog(const QString& root, std::vector<memsim::G10Inp
                                  QWidget* parent)
     : QDialog(parent), models_(std::move(models)) {
   setWindowTitle(tr("G10 model and batch"));
+  setMinimumWidth(480);  // room for the folder's path
   auto* form = new QFormLayout(this);
   auto* where = new QLabel(tr("G10's inputs in %1: its model files and the kernel times it "
                               "measured for each batch size.")

@@ -83,7 +83,8 @@ void SimulationFlow::whatIf(const memsim::WorkloadSource& source) {
     name = modelTitle(QString::fromStdString(source.modelPath));
     where = QString::fromStdString(source.modelPath);
   } else if (source.isG10Inputs()) {
-    name = QString::fromStdString(source.g10Model);  // the batch is the view's to change
+    // The batch is the tab's to change: the name says where the model comes from instead.
+    name = tr("%1 (G10's inputs)").arg(QString::fromStdString(source.g10Model));
     where = QString::fromStdString(source.g10Inputs);
   } else {
     name = QFileInfo(QDir::cleanPath(QString::fromStdString(source.g10Dir))).fileName();
@@ -93,11 +94,14 @@ void SimulationFlow::whatIf(const memsim::WorkloadSource& source) {
 }
 
 void SimulationFlow::whatIfOfG10Dialog() {
+  static QString lastDir;  // the dialog opens where the last choice was
   QString dir = QFileDialog::getExistingDirectory(
       shell_.dialogParent(),
       tr("G10 folder: a workload (kernels.config, tensors.config) or G10's inputs (frontend/, "
-         "results/)"));
+         "results/)"),
+      lastDir);
   if (dir.isEmpty()) return;
+  lastDir = dir;
   memsim::WorkloadSource source;
   // A folder laid out like G10's repository offers every model and batch G10 traced.
   if (auto models = memsim::listG10Inputs(dir.toStdString())) {
@@ -109,6 +113,14 @@ void SimulationFlow::whatIfOfG10Dialog() {
   } else if (QDir(dir).exists(QStringLiteral("frontend")) ||
              QDir(dir).exists(QStringLiteral("results"))) {
     shell_.showError(tr("Simulate a G10 workload"), QString::fromStdString(models.error()));
+    return;
+  } else if (!QFileInfo::exists(dir + QStringLiteral("/kernels.config")) &&
+             !QFileInfo::exists(dir + QStringLiteral("/kernels.config.gz"))) {
+    shell_.showError(tr("Simulate a G10 workload"),
+                     tr("%1 is neither a G10 workload (kernels.config and tensors.config) nor a "
+                        "folder of G10's inputs (frontend/Nets/ and results/, as in G10's "
+                        "repository).")
+                         .arg(QDir::toNativeSeparators(dir)));
     return;
   } else {
     source.g10Dir = dir.toStdString();

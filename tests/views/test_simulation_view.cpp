@@ -121,11 +121,13 @@ class TestSimulationView : public QObject {
     QCoreApplication::processEvents();
     view.grab().save(QStringLiteral("whatif-bert.png"));
 
-    // Too small for BERT's largest kernel: said in place, no timeline change, no crash.
+    // Too small for BERT's largest kernel: said in place, no crash, and the earlier result's
+    // timeline hidden (it would read as this one's).
     view.gpuMemory()->setValue(1);
     settle(view);
     QVERIFY2(view.summary()->text().contains(QStringLiteral("more than the GPU memory")),
              qPrintable(view.summary()->text()));
+    QVERIFY(view.findChild<TimelineCanvas*>() && view.findChild<TimelineCanvas*>()->isHidden());
 
     // A preset resets the sliders.
     view.policy()->setCurrentText(QStringLiteral("g10"));
@@ -188,6 +190,14 @@ class TestSimulationView : public QObject {
     settle(view);
     QVERIFY2(view.summary()->text().contains(QStringLiteral("BERT-512")),
              qPrintable(view.summary()->text()));
+    // G10's GPUDirect variant over the GPU's memory: the caveat wraps under the summary.
+    view.policy()->setCurrentText(QStringLiteral("g10-gds"));
+    settle(view);
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("would not fit")),
+             qPrintable(view.summary()->text()));
+    QVERIFY(view.summary()->wordWrap());
+    QVERIFY(view.width() <= 1280);
+    QTest::qWait(100);  // the replaced canvas's deferred delete, the relayout
     view.grab().save(QStringLiteral("whatif-g10-inputs.png"));
   }
 

@@ -106,6 +106,7 @@ SimulationView::SimulationView(memsim::WorkloadSource source, QWidget* parent)
   body_ = new QVBoxLayout(right);
   body_->setContentsMargins(0, 0, 0, 0);
   summary_ = new QLabel(tr("Simulating…"), right);
+  summary_->setWordWrap(true);  // a caveat can be long: wrapped, never widening the window
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   body_->addWidget(summary_);
   layout->addWidget(right, 1);
@@ -202,6 +203,7 @@ void SimulationView::present(Outcome o) {
                           .arg(QString::fromLatin1(memsim::toString(r.policy)),
                                QString::fromStdString(r.problem)));
   } else {
+    if (timeline_) timeline_->show();
     const memsim::SimSummary& s = r.summary;
     int64_t moved = 0;
     for (int64_t b : s.linkBytes) moved += b;
@@ -238,6 +240,8 @@ void SimulationView::present(Outcome o) {
     }
     timeline_ = canvas;
   }
+  // No timeline of an earlier result under a failure: it would read as this one's.
+  if (timeline_ && (!o.load.ok() || !current_.status.ok() || !r.feasible)) timeline_->hide();
   if (compare_) compare_->setEnabled(current_.session != nullptr);
   if (mapping_ && o.mapping && o.mapping->mapped) {
     const memsim::MappingSummary& m = *o.mapping;
