@@ -659,17 +659,12 @@ class CnnBuilder {
 
   // --- kernels --------------------------------------------------------------------------------
 
-  struct KernelSets {
-    std::set<int> in, out;
-  };
-
   void kernel(const char* name, int layer, std::initializer_list<int> in,
               std::initializer_list<int> out, const std::vector<int>& moreIn = {},
               const std::vector<int>& moreOut = {}) {
     G10Graph::Kernel k;
     k.name = name;
     const Layer& l = L(layer);
-    k.parent = std::string(opName(l.op)) + " " + std::to_string(position(layer));
     std::set<int> ins(in), outs(out);
     ins.insert(moreIn.begin(), moreIn.end());
     outs.insert(moreOut.begin(), moreOut.end());
@@ -678,10 +673,6 @@ class CnnBuilder {
     k.outputs.assign(outs.begin(), outs.end());
     graph_.kernels.push_back(std::move(k));
   }
-  int position(int layer) const {
-    return static_cast<int>(std::find(order_.begin(), order_.end(), layer) - order_.begin());
-  }
-
   void kernels() {
     for (size_t i = 0; i < order_.size(); ++i) {
       const int id = order_[i];

@@ -26,7 +26,6 @@ struct G10Graph {
   };
   struct Kernel {
     std::string name;         // G10's kernel type: "Conv2d_Forward", "Add_MultiGredient", ...
-    std::string parent;       // "Conv2d 12" (layer type and id) or "Dot 215" (op type and id)
     std::vector<int> inputs;  // tensor ids, ascending, no repeats (G10 keeps sets)
     std::vector<int> outputs;
   };

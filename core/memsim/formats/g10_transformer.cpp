@@ -218,9 +218,8 @@ class TransformerBuilder {
                  std::to_string(op.id) + " (" + op.type + ") has no gradient to work on";
       in.erase(-1), out.erase(-1);
     }
-    graph_.kernels.push_back({name, op.type + " " + std::to_string(op.id),
-                              std::vector<int>(in.begin(), in.end()),
-                              std::vector<int>(out.begin(), out.end())});
+    graph_.kernels.push_back(
+        {name, std::vector<int>(in.begin(), in.end()), std::vector<int>(out.begin(), out.end())});
   }
 
   // The update of the op's weight input (the last one, if several), when it has one.
