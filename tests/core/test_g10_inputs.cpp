@@ -334,6 +334,27 @@ TEST(G10Reference, TrafficPerLinkAsG10Published) {
   }
 }
 
+// G10's other special cases, each only where G10's code applies it.
+TEST(G10Inputs, G10sOtherSpecialCases) {
+  SimWorkload vit;
+  vit.g10Model = "VIT";
+  vit.g10Batch = 1280;
+  TierConfig tiers = *tierPreset("g10-default");  // SSD 3.2 GiB/s
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::G10).targetScale, 1.0);
+  tiers.ssdGpuBandwidth = tiers.ssdHostBandwidth = 6.4 * (1 << 30);
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::G10).targetScale, 1.1);  // the SSD sweep's 6.4 point
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::G10Host).targetScale, 1.269366);
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::G10Gds).targetScale, 1.060606);
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::FlashNeuron).flashNeuronGpuScale, 1.0);
+  vit.g10Batch = 1024;
+  EXPECT_EQ(g10Quirks(vit, tiers, Policy::FlashNeuron).flashNeuronGpuScale, 0.993);
+  EXPECT_FALSE(g10Quirks(vit, tiers, Policy::FlashNeuron).note.empty());
+  SimWorkload other;  // not one of G10's models: no special case
+  other.g10Batch = 1024;
+  EXPECT_EQ(g10Quirks(other, tiers, Policy::FlashNeuron).flashNeuronGpuScale, 1.0);
+  EXPECT_EQ(g10Quirks(other, tiers, Policy::G10).targetScale, 1.0);
+}
+
 TEST(G10Inputs, ListsEveryModelAndBatchG10Traced) {
   auto list = listG10Inputs(kInputs);
   ASSERT_TRUE(list.ok()) << list.error();
