@@ -1,4 +1,5 @@
 // tensorscope-cli info: what a session holds.
+#include <algorithm>
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
@@ -24,7 +25,17 @@ constexpr const char* kHelp =
     "             kernels, memcpy, memcpy_bytes (per kind: HtoD, DtoH, DtoD, PtoP, HtoH, other),\n"
     "             memsets, api_calls, nvtx_ranges, nvtx_marks, ranges, devices, streams,\n"
     "             threads, flows, events, start_ns, end_ns, duration_ns, incomplete (and\n"
-    "             incomplete_reason when a damaged trace was opened)\n";
+    "             incomplete_reason when a damaged trace was opened), unified_memory and\n"
+    "             unified_memory_bytes (migrations per kind, not counted in memcpy),\n"
+    "             gpu_page_faults, cpu_page_faults, counters (name, owner, unit, samples,\n"
+    "             peak) and skipped (what the reader left out, by what it was)\n";
+
+// "GPU 0: NVIDIA A100", "python (1234)" or "session".
+std::string counterOwner(const Session& s, const CounterTrack& c) {
+  if (c.device != kNone) return s.deviceLabel(c.device);
+  if (c.process != kNone) return s.processLabel(c.process);
+  return "session";
+}
 
 void writeJson(JsonWriter& w, const std::string& path, const Session& s, const SessionSummary& r) {
   w.beginObject();
@@ -38,6 +49,17 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
     }
     w.endObject();
   }
+  for (int pass = 0; pass < 2; ++pass) {
+    w.key(pass == 0 ? "unified_memory" : "unified_memory_bytes").beginObject();
+    for (int k = 0; k < kCopyKindCount; ++k) {
+      if (r.migrationCount[k] == 0) continue;
+      w.key(toString(static_cast<CopyKind>(k)));
+      w.value(pass == 0 ? static_cast<uint64_t>(r.migrationCount[k]) : r.migrationBytes[k]);
+    }
+    w.endObject();
+  }
+  w.key("gpu_page_faults").value(r.gpuPageFaults);
+  w.key("cpu_page_faults").value(r.cpuPageFaults);
   w.key("memsets").value(static_cast<uint64_t>(r.memsets));
   w.key("memset_bytes").value(r.memsetBytes);
   w.key("api_calls").value(static_cast<uint64_t>(r.apiCalls));
@@ -46,6 +68,21 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   w.key("ranges").value(static_cast<uint64_t>(r.otherRanges));
   w.key("counter_samples").value(static_cast<uint64_t>(r.counterSamples));
   w.key("flows").value(static_cast<uint64_t>(r.flows));
+  w.key("counters").beginArray();
+  for (const CounterTrack& c : s.counters) {
+    w.beginObject();
+    w.key("name").value(c.name);
+    w.key("owner").value(counterOwner(s, c));
+    w.key("unit").value(c.unit);
+    w.key("samples").value(static_cast<uint64_t>(c.size()));
+    if (c.size())
+      w.key("peak").value(*std::max_element(c.samples.value.begin(), c.samples.value.end()));
+    w.endObject();
+  }
+  w.endArray();
+  w.key("skipped").beginObject();
+  for (const auto& [what, n] : s.provenance.skipped) w.key(what).value(n);
+  w.endObject();
   w.key("devices").beginArray();
   for (const std::string& name : r.devices) w.value(name);
   w.endArray();
@@ -82,6 +119,16 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     std::printf("  memcpy %-6s %s (%s)\n", std::string(toString(static_cast<CopyKind>(k))).c_str(),
                 formatCount(r.memcpyCount[k]).c_str(), formatBytes(r.memcpyBytes[k]).c_str());
   }
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    if (r.migrationCount[k] == 0) continue;
+    std::printf("  unified memory %s: %s migrations (%s)\n",
+                std::string(toString(static_cast<CopyKind>(k))).c_str(),
+                formatCount(r.migrationCount[k]).c_str(), formatBytes(r.migrationBytes[k]).c_str());
+  }
+  if (r.gpuPageFaults || r.cpuPageFaults) {
+    std::printf("  page faults   %s on GPUs, %s on CPUs (unified memory)\n",
+                formatCount(r.gpuPageFaults).c_str(), formatCount(r.cpuPageFaults).c_str());
+  }
   std::printf("  memsets       %s (%s)\n", formatCount(r.memsets).c_str(),
               formatBytes(r.memsetBytes).c_str());
   std::printf("  API calls     %s\n", formatCount(r.apiCalls).c_str());
@@ -89,6 +136,26 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
               formatCount(r.nvtxMarks).c_str());
   if (r.otherRanges) std::printf("  other ranges  %s\n", formatCount(r.otherRanges).c_str());
   std::printf("  flows         %s\n", formatCount(r.flows).c_str());
+  size_t shownCounters = 0;
+  for (const CounterTrack& c : s.counters) {
+    if (c.size() == 0) continue;
+    const double peak = *std::max_element(c.samples.value.begin(), c.samples.value.end());
+    char number[32];
+    std::snprintf(number, sizeof number, "%.6g", peak);
+    const std::string shown = c.unit == "bytes"
+                                  ? formatBytes(static_cast<uint64_t>(std::max(0.0, peak)))
+                                  : number + (c.unit.empty() ? "" : " " + c.unit);
+    std::printf("  %-13s %s (%s): %s samples, peak %s\n", shownCounters++ == 0 ? "counters" : "",
+                c.name.c_str(), counterOwner(s, c).c_str(), formatCount(c.size()).c_str(),
+                shown.c_str());
+  }
+  if (!s.provenance.skipped.empty()) {
+    bool first = true;
+    for (const auto& [what, n] : s.provenance.skipped) {
+      std::printf("  %-13s %s %s\n", first ? "left out" : "", formatCount(n).c_str(), what.c_str());
+      first = false;
+    }
+  }
   if (!s.provenance.captureCommand.empty()) {
     std::printf("  captured      %s", s.provenance.captureCommand.c_str());
     if (s.provenance.exitCode) std::printf(" (exit status %d)", *s.provenance.exitCode);

@@ -87,12 +87,14 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
   job.span = last - first;
   mergeIntervals(busy);
   job.busy = coveredLength(busy);
-  // Memory: the session's own counters when it recorded them (a counter of allocated bytes).
+  // Memory: the session's own counters of the GPU when it recorded them (a counter of allocated
+  // bytes: PyTorch's [memory] events, a capture's memory records). A process's counter is host
+  // memory: not what the GPU must hold.
   for (const CounterTrack& c : s.counters) {
     std::string lower = c.name;
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (c.unit != "bytes" || lower.find("alloc") == std::string::npos || c.size() == 0) continue;
-    if (c.device != kNone && c.device != device) continue;
+    if (c.device != device) continue;
     double peak = 0;
     for (double v : c.samples.value) peak = std::max(peak, v);
     job.peakMemory = static_cast<int64_t>(peak);

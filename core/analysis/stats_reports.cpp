@@ -155,19 +155,22 @@ StatsTable nameSummary(const Session& s, const StatsOptions& o, EventKind kind, 
   return table;
 }
 
-// Copies by kind, memsets as one more operation: durations (mem_time) or bytes (mem_size).
+// Copies by kind, memsets as one more operation, unified-memory migrations by kind apart from the
+// copies: durations (mem_time) or bytes (mem_size).
 StatsTable memorySummary(const Session& s, const StatsOptions& o, bool bySize) {
   Groups groups;
-  constexpr uint32_t kMemsetKey = kCopyKindCount;
+  constexpr uint32_t kMemsetKey = kCopyKindCount, kMigrationKey = kCopyKindCount + 1;
   for (const Track& t : s.tracks) {
     if ((t.kind != EventKind::Memcpy && t.kind != EventKind::Memset) || !gpuTrackSelected(t, o))
       continue;
     uint32_t device = o.perGpu ? t.device : kNone;
     forEachInRange(t, o.start, o.end, [&](uint32_t e) {
       bool memset = t.kind == EventKind::Memset;
-      uint32_t key = memset ? kMemsetKey : static_cast<uint32_t>(t.memcpys.copyKind[e]);
+      const bool migration = !memset && t.memcpys.migration[e];
+      const uint32_t kind = memset ? 0 : static_cast<uint32_t>(t.memcpys.copyKind[e]);
+      uint32_t key = memset ? kMemsetKey : migration ? kMigrationKey + kind : kind;
       auto label = [&] {
-        return memset ? std::string("Memset") : std::string(toString(static_cast<CopyKind>(key)));
+        return memset ? std::string("Memset") : copyLabel(static_cast<CopyKind>(kind), migration);
       };
       Groups::Group& g = groups.at(device, key, label);
       int64_t bytes = static_cast<int64_t>(memset ? t.memsets.bytes[e] : t.memcpys.bytes[e]);
@@ -399,7 +402,9 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     if (o.device != kNone ? d != o.device : !active[d]) continue;
     std::vector<Interval> compute;
-    std::array<std::vector<Interval>, kCopyKindCount> byKind;
+    // Copies by kind, then unified-memory migrations by kind (the driver's, not the program's:
+    // not in "all").
+    std::array<std::vector<Interval>, 2 * kCopyKindCount> byKind;
     for (const Track& t : s.tracks) {
       if (t.device != d) continue;
       if (t.kind == EventKind::Kernel) {
@@ -407,8 +412,9 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
         compute.insert(compute.end(), iv.begin(), iv.end());
       } else if (t.kind == EventKind::Memcpy) {
         forEachInRange(t, start, end, [&](uint32_t e) {
-          byKind[static_cast<size_t>(t.memcpys.copyKind[e])].push_back(
-              {std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
+          byKind[static_cast<size_t>(t.memcpys.copyKind[e]) +
+                 (t.memcpys.migration[e] ? kCopyKindCount : 0)]
+              .push_back({std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
         });
       }
     }
@@ -423,18 +429,24 @@ StatsTable copyOverlap(const Session& s, const StatsOptions& o) {
            copy - overlap, computeTime});
     };
     std::vector<Interval> all;
-    for (const auto& iv : byKind) all.insert(all.end(), iv.begin(), iv.end());
-    if (all.empty() && compute.empty()) continue;
+    for (int k = 0; k < kCopyKindCount; ++k)
+      all.insert(all.end(), byKind[k].begin(), byKind[k].end());
+    bool migrations = false;
+    for (int k = kCopyKindCount; k < 2 * kCopyKindCount; ++k) migrations |= !byKind[k].empty();
+    if (all.empty() && compute.empty() && !migrations) continue;
     addRow("all", all.size(), all);
-    for (int k = 0; k < kCopyKindCount; ++k) {
+    for (int k = 0; k < 2 * kCopyKindCount; ++k) {
       if (!byKind[k].empty())
-        addRow(std::string(toString(static_cast<CopyKind>(k))), byKind[k].size(), byKind[k]);
+        addRow(copyLabel(static_cast<CopyKind>(k % kCopyKindCount), k >= kCopyKindCount),
+               byKind[k].size(), byKind[k]);
     }
   }
   table.notes.push_back(scopeNote(s, o));
   table.notes.push_back(
       "Copy and compute time are unions of intervals (concurrent work counts once), clipped to the "
-      "range; Exposed = copy time with no kernel running on that GPU. Memsets are not counted.");
+      "range; Exposed = copy time with no kernel running on that GPU. Memsets are not counted; "
+      "unified-memory migrations (the driver moving pages) have rows of their own, not in "
+      "\"all\".");
   return table;
 }
 

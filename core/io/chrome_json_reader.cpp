@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -139,6 +142,7 @@ class Importer {
   Status gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name);
   Status beginEnd(const RawEvent& e, char ph, TimeNs ts);
   Status instant(const RawEvent& e, TimeNs ts);
+  Status memory(const RawEvent& e, TimeNs ts);
   Status counter(const RawEvent& e, TimeNs ts);
   Status flow(const RawEvent& e, char ph, TimeNs ts);
   Status asyncRange(const RawEvent& e, char ph, TimeNs ts);
@@ -222,9 +226,19 @@ class Importer {
     TimeNs start;
     StringId args;
   };
-  std::unordered_map<uint32_t, std::vector<Open>> stacks_;                // B/E per thread
-  std::unordered_map<std::string, SessionBuilder::FlowEnd> flowTails_;    // s/t by (cat, id)
+  std::unordered_map<uint32_t, std::vector<Open>> stacks_;  // B/E per thread
+  // Flow events by (cat, id), in file order: chained by time once all are read (a trace may
+  // write a flow's finish before its start).
+  struct FlowStep {
+    char ph;
+    SessionBuilder::FlowEnd end;
+  };
+  std::unordered_map<std::string, std::vector<FlowStep>> flowSteps_;
+  void chainFlows();
   std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
+  // [memory] events without totals (PyTorch before 1.10): bytes allocated since the trace began,
+  // by counter owner (device or process index, the device's with the top bit set).
+  std::unordered_map<uint64_t, int64_t> allocatedSinceStart_;
 };
 
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
@@ -526,7 +540,7 @@ Status Importer::handle(const RawEvent& e) {
   const char ph = e.ph.empty() ? '\0' : e.ph[0];
   if (ph == 'M') return {};  // metadata is read in readEvent
   if (isProfilerBookkeeping(e, ph)) {
-    ++info_.bookkeeping;
+    ++info_.skipped["the profiler's notes about itself (trace span, iteration marks)"];
     return {};
   }
   TimeNs ts = 0;
@@ -555,7 +569,7 @@ Status Importer::handle(const RawEvent& e) {
     case 'e':
       return asyncRange(e, ph, ts);
     default:
-      ++info_.skipped;
+      ++info_.skipped["events of phase '" + std::string(e.ph.substr(0, 8)) + "'"];
       return {};
   }
 }
@@ -666,7 +680,7 @@ Status Importer::beginEnd(const RawEvent& e, char ph, TimeNs ts) {
     return {};
   }
   if (stack.empty()) {
-    ++info_.skipped;  // an E without its B: nothing to close
+    ++info_.skipped["'E' events without their 'B'"];  // nothing to close
     return {};
   }
   Open o = stack.back();
@@ -677,6 +691,7 @@ Status Importer::beginEnd(const RawEvent& e, char ph, TimeNs ts) {
 
 // 'i' / 'I' / 'n': an instant, kept as a zero-length mark.
 Status Importer::instant(const RawEvent& e, TimeNs ts) {
+  if (e.name == "[memory]") return memory(e, ts);
   KinetoArgs a;
   if (e.cat == "nvtx" || isGpuCategory(e.cat)) {
     if (Status st = argsOf(e, a); !st) return st;
@@ -686,9 +701,88 @@ Status Importer::instant(const RawEvent& e, TimeNs ts) {
   return {};
 }
 
+// PyTorch's [memory] instant (profile_memory=True): one allocation (Bytes > 0) or free (< 0) at
+// Addr on a device, with the allocator's totals after it ("Total Allocated", "Total Reserved";
+// absent before PyTorch 1.10). Read as memory counters of the device (CUDA; a CPU allocation
+// counts for its process), each sample keeping the allocation's size and address.
+Status Importer::memory(const RawEvent& e, TimeNs ts) {
+  if (e.args.empty()) return fail("[memory] event without 'args'");
+  od::document doc;
+  if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
+  od::object obj;
+  if (doc.get_object().get(obj)) return fail("[memory] 'args' is not an object");
+  int64_t deviceType = 0, deviceId = -1, bytes = 0;
+  uint64_t address = 0;
+  std::optional<int64_t> allocated, reserved;
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return fail("[memory] 'args' has an unreadable key");
+    std::string_view token;
+    if (field.value().raw_json_token().get(token)) return fail("[memory] 'args' is not JSON");
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                              token.back() == '\t'))
+      token.remove_suffix(1);
+    auto integer = [&](int64_t& out) -> Status {
+      if (auto v = parseJsonInteger(token)) {
+        out = *v;
+        return {};
+      }
+      return fail("[memory] '" + std::string(key) +
+                  "' is not an integer: " + std::string(token.substr(0, 40)));
+    };
+    int64_t v = 0;
+    if (key == "Device Type") {
+      TS_RETURN_IF_ERROR(integer(deviceType));
+    } else if (key == "Device Id") {
+      TS_RETURN_IF_ERROR(integer(deviceId));
+    } else if (key == "Bytes") {
+      TS_RETURN_IF_ERROR(integer(bytes));
+    } else if (key == "Addr") {
+      // An address may use all 64 bits.
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), address);
+      if (ec != std::errc() || end != token.data() + token.size()) {
+        TS_RETURN_IF_ERROR(integer(v));
+        address = static_cast<uint64_t>(v);
+      }
+    } else if (key == "Total Allocated") {
+      TS_RETURN_IF_ERROR(integer(v));
+      allocated = v;
+    } else if (key == "Total Reserved") {
+      TS_RETURN_IF_ERROR(integer(v));
+      reserved = v;
+    }
+  }
+  // c10::DeviceType: 0 CPU, 1 CUDA (ROCm builds report their GPUs as CUDA too), 6 HIP.
+  const bool gpu = (deviceType == 1 || deviceType == 6) && deviceId >= 0;
+  if (gpu && deviceId > INT32_MAX) return fail("[memory] 'Device Id' is out of range");
+  const uint32_t device = gpu ? b_.device(rank_, static_cast<int32_t>(deviceId)) : kNone;
+  const uint32_t owner = gpu ? kNone : process(e);
+  std::string suffix;
+  if (!gpu && deviceType != 0) suffix = " (device type " + std::to_string(deviceType) + ")";
+  if (allocated) {
+    b_.addCounterSample("Memory allocated" + suffix, "bytes", device, owner,
+                        {ts, static_cast<double>(*allocated), bytes, address});
+  } else {
+    // Only the change is known: the counter starts at 0 when the trace does, and says so.
+    const uint64_t key = gpu ? (uint64_t{1} << 63) | device : owner;
+    int64_t& sum = allocatedSinceStart_[key];
+    if (__builtin_add_overflow(sum, bytes, &sum)) return fail("[memory] 'Bytes' add up past 2^63");
+    b_.addCounterSample("Memory allocated since the trace began" + suffix, "bytes", device, owner,
+                        {ts, static_cast<double>(sum), bytes, address});
+  }
+  if (reserved) {
+    b_.addCounterSample("Memory reserved" + suffix, "bytes", device, owner,
+                        {ts, static_cast<double>(*reserved), 0, 0});
+  }
+  return {};
+}
+
 // 'C': one sample of each series in args (a counter with one series is named by the event).
 Status Importer::counter(const RawEvent& e, TimeNs ts) {
-  if (e.args.empty()) return {};
+  if (e.args.empty()) {
+    ++info_.skipped["counter events without values"];
+    return {};
+  }
   od::document doc;
   if (auto err = iterateCopy(e.args, doc)) return simdjsonFail(err);
   od::object obj;
@@ -717,17 +811,43 @@ Status Importer::flow(const RawEvent& e, char ph, TimeNs ts) {
   // the builder links already.
   if (e.cat == "ac2g" || (e.cat == "async" && e.name == "launch")) return {};
   std::string key = std::string(e.cat) + '\x1f' + std::string(e.id);
-  SessionBuilder::FlowEnd here{thread(e), kNone, ts, ph != 'f' || e.bp == "e"};
-  if (ph == 's') {
-    flowTails_[key] = here;
-  } else if (auto it = flowTails_.find(key); it != flowTails_.end()) {
-    b_.addFlow(it->second, here);
-    if (ph == 't')
-      it->second = here;
-    else
-      flowTails_.erase(it);
-  }
+  flowSteps_[key].push_back({ph, {thread(e), kNone, ts, ph != 'f' || e.bp == "e"}});
   return {};
+}
+
+// Each flow's steps in time order (a start before a step before a finish at one time): every
+// step or finish is a flow from the step before it; a finish ends the chain.
+void Importer::chainFlows() {
+  std::vector<std::pair<const std::string*, std::vector<FlowStep>*>> flows;
+  for (auto& [key, steps] : flowSteps_) flows.emplace_back(&key, &steps);
+  std::sort(flows.begin(), flows.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  auto rank = [](char ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; };
+  for (auto& [key, steps] : flows) {
+    std::stable_sort(steps->begin(), steps->end(), [&](const FlowStep& a, const FlowStep& b) {
+      return a.end.time != b.end.time ? a.end.time < b.end.time : rank(a.ph) < rank(b.ph);
+    });
+    std::optional<SessionBuilder::FlowEnd> tail;
+    bool tailIsStart = false;  // a start with nothing after it yet: no flow made of it
+    for (const FlowStep& step : *steps) {
+      if (step.ph == 's') {
+        if (tailIsStart) ++info_.skipped["flow starts without a step or finish"];
+        tail = step.end;
+        tailIsStart = true;
+      } else if (!tail) {
+        ++info_.skipped["flow steps without their start"];
+      } else {
+        b_.addFlow(*tail, step.end);
+        tailIsStart = false;
+        if (step.ph == 't')
+          tail = step.end;
+        else
+          tail.reset();
+      }
+    }
+    if (tailIsStart) ++info_.skipped["flow starts without a step or finish"];
+  }
+  flowSteps_.clear();
 }
 
 // 'b' / 'e': an async range, tied by category, id and name, kept on the thread that opened it.
@@ -740,6 +860,8 @@ Status Importer::asyncRange(const RawEvent& e, char ph, TimeNs ts) {
     const auto& [owner, o] = it->second;
     b_.addRange(owner, o.start, std::max(o.start, ts), o.name, {o.cat, o.args});
     asyncOpen_.erase(it);
+  } else {
+    ++info_.skipped["async ends ('e') without their begin"];
   }
   return {};
 }
@@ -1177,11 +1299,20 @@ Result<ImportInfo> Importer::run() {
       return Error{firstFailure_ + more, ErrorCode::Damaged};
     }
   }
-  // Unclosed B events end with the trace: kept, not dropped.
+  chainFlows();
+  // Unclosed B events end with the trace: kept, not dropped; so do async ranges never ended.
   for (auto& [t, stack] : stacks_) {
     for (const Open& o : stack)
       b_.addRange(t, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
   }
+  std::vector<std::pair<uint32_t, Open>> unended;  // in a fixed order, not the hash map's
+  for (const auto& [key, open] : asyncOpen_) unended.push_back(open);
+  std::sort(unended.begin(), unended.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, a.second.start, a.second.name) <
+           std::tie(b.first, b.second.start, b.second.name);
+  });
+  for (const auto& [owner, o] : unended)
+    b_.addRange(owner, o.start, std::max(o.start, maxTime_), o.name, {o.cat, o.args});
   applyMetadata();
   info_.firstTimestamp = minTime_ == INT64_MAX ? 0 : minTime_;
   // Kineto and Chrome timestamps are epoch-based when large (after 2001 in µs) or when the trace

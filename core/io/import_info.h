@@ -30,9 +30,11 @@ struct ImportInfo {
   bool absoluteClock = false;  // timestamps are wall-clock (epoch-based) nanoseconds
   TimeNs firstTimestamp = 0;   // earliest event time, before any rank clock offset
   size_t events = 0;           // source events read
-  size_t skipped = 0;          // events of kinds Tensorscope does not model
-  size_t bookkeeping = 0;      // the profiler's notes about itself, left out (its trace span…)
-  bool pytorch = false;        // PyTorch profiler (Kineto) categories seen: a Kineto trace
+  // What the reader left out, by what it was ("OSRT_API rows", "events of phase 'P'", "the
+  // profiler's notes about itself"): counted, never dropped silently. The session keeps it
+  // (Provenance::skipped) for the overview and `info`.
+  std::map<std::string, uint64_t> skipped;
+  bool pytorch = false;  // PyTorch profiler (Kineto) categories seen: a Kineto trace
   int32_t distributedRank = -1;
   std::string host;  // the source's host name, when it says (else the file name labels the rank)
   ImportDamage damage;

@@ -1,7 +1,9 @@
 #include "io/nsys_sqlite_reader.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +18,17 @@ constexpr const char* kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr const char* kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
 constexpr const char* kDriverTable = "CUPTI_ACTIVITY_KIND_DRIVER";
 constexpr const char* kNvtxTable = "NVTX_EVENTS";
+constexpr const char* kGpuFaultTable = "CUDA_UM_GPU_PAGE_FAULT_EVENTS";
+constexpr const char* kCpuFaultTable = "CUDA_UM_CPU_PAGE_FAULT_EVENTS";
+constexpr const char* kOsrtTable = "OSRT_API";
+constexpr const char* kSchedTable = "SCHED_EVENTS";
+// Tables of lookups and descriptions, not of events: never "left out".
+bool isLookupTable(std::string_view table) {
+  return table.starts_with("ENUM_") || table.starts_with("TARGET_INFO_") ||
+         table.starts_with("META_DATA_") || table.starts_with("sqlite_") ||
+         table.starts_with("ANALYSIS_") || table == "EXPORT_META_DATA" || table == "StringIds" ||
+         table == "ThreadNames" || table == "PROCESSES" || table == "ProcessStreams";
+}
 
 // NVTX_EVENTS.eventType values.
 constexpr int64_t kNvtxMark = 34, kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxDomainCreate = 75;
@@ -127,6 +140,10 @@ class NsysImporter {
   Status readKernels();
   Status readMemcpys();
   Status readMemsets();
+  Status readPageFaults();
+  Status readOsRuntime();
+  Status readScheduling();
+  Status countUnreadTables();
   Status readApi(const char* table, ApiDomain domain);
   Status readNvtx();
 
@@ -348,9 +365,10 @@ Status NsysImporter::readKernels() {
 
 Status NsysImporter::readMemcpys() {
   if (!db_.hasTable(kMemcpyTable)) return {};
-  auto q = select(
-      kMemcpyTable, {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
-      {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"});
+  auto q = select(kMemcpyTable,
+                  {"start", "end", "deviceId", "contextId", "streamId", "bytes", "copyKind"},
+                  {"correlationId", "globalPid", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId",
+                   "migrationCause", "virtualAddress"});
   if (!q) return q.failure();
   while (q->step()) {
     int64_t row = q->int64(0);
@@ -384,15 +402,176 @@ Status NsysImporter::readMemcpys() {
     m.async = 1;
     m.context = static_cast<uint32_t>(q->int64(4));
     std::string kind(toString(m.copyKind));
-    std::string name = uvm ? "Unified Memory " + kind
-                           : "Memcpy " + kind + " (" + memoryKindWord(m.srcKind) + " -> " +
-                                 memoryKindWord(m.dstKind) + ")";
-    b_.addMemcpy(stream(globalPid, deviceId, q->int64(4), q->int64(5)), start, end, b_.intern(name),
+    std::string name;
+    int64_t streamId = q->int64(5);
+    if (uvm) {
+      // The driver's page migration, on no stream of the program's: the GPU's own row.
+      m.migration = 1;
+      const int64_t cause = q->isNull(14) ? 0 : q->int64(14);
+      if (cause < 0 || cause >= kMigrationCauseCount)
+        return fail(kMemcpyTable, row, "unknown migrationCause " + std::to_string(cause));
+      m.migrationCause = static_cast<MigrationCause>(cause);
+      m.address = q->isNull(15) ? 0 : static_cast<uint64_t>(q->int64(15));
+      name = "Unified memory " + kind;
+      streamId = kUnifiedMemoryStream;
+    } else {
+      name = "Memcpy " + kind + " (" + memoryKindWord(m.srcKind) + " -> " +
+             memoryKindWord(m.dstKind) + ")";
+    }
+    b_.addMemcpy(stream(globalPid, deviceId, q->int64(4), streamId), start, end, b_.intern(name),
                  m);
     sawTime(start);
     ++info_.events;
   }
   if (Status st = q->status(); !st) return fail(kMemcpyTable, -1, st.error());
+  return {};
+}
+
+// Unified-memory page faults (nsys --cuda-um-gpu-page-faults / --cuda-um-cpu-page-faults):
+// counters of faults over time, a GPU's and a process's, each sample adding what one record
+// counted (a GPU record is a group of faults, numberOfPageFaults) at its address.
+Status NsysImporter::readPageFaults() {
+  if (db_.hasTable(kGpuFaultTable)) {
+    auto q = select(kGpuFaultTable, {"start"},
+                    {"globalPid", "deviceId", "address", "numberOfPageFaults"});
+    if (!q) return q.failure();
+    std::map<uint32_t, int64_t> total;  // by device
+    while (q->step()) {
+      const int64_t row = q->int64(0), faults = q->isNull(5) ? 1 : q->int64(5);
+      if (faults < 0) return fail(kGpuFaultTable, row, "negative numberOfPageFaults");
+      const uint32_t d = device(q->isNull(2) ? 0 : q->int64(2), q->isNull(3) ? 0 : q->int64(3));
+      int64_t& sum = total[d];
+      if (__builtin_add_overflow(sum, faults, &sum))
+        return fail(kGpuFaultTable, row, "page faults add up past 2^63");
+      const TimeNs start = q->int64(1);
+      b_.addCounterSample(kGpuPageFaultCounter, "faults", d, kNone,
+                          {start, static_cast<double>(sum), faults,
+                           q->isNull(4) ? 0 : static_cast<uint64_t>(q->int64(4))});
+      sawTime(start);
+      ++info_.events;
+    }
+    if (Status st = q->status(); !st) return fail(kGpuFaultTable, -1, st.error());
+  }
+  if (db_.hasTable(kCpuFaultTable)) {
+    auto q = select(kCpuFaultTable, {"start"}, {"globalPid", "globalTid", "address"});
+    if (!q) return q.failure();
+    std::map<uint32_t, int64_t> total;  // by process
+    while (q->step()) {
+      const int64_t global = !q->isNull(2) ? q->int64(2) : q->isNull(3) ? 0 : q->int64(3);
+      const uint32_t p = b_.process(rank_, pidOf(global));
+      const int64_t sum = ++total[p];
+      const TimeNs start = q->int64(1);
+      b_.addCounterSample(kCpuPageFaultCounter, "faults", kNone, p,
+                          {start, static_cast<double>(sum), 1,
+                           q->isNull(4) ? 0 : static_cast<uint64_t>(q->int64(4))});
+      sawTime(start);
+      ++info_.events;
+    }
+    if (Status st = q->status(); !st) return fail(kCpuFaultTable, -1, st.error());
+  }
+  return {};
+}
+
+// OS runtime library calls (nsys -t osrt: pthread, poll, read, ioctl, ...): ranges on the thread
+// that made them, Nsight's "OS runtime libraries" row.
+Status NsysImporter::readOsRuntime() {
+  if (!db_.hasTable(kOsrtTable)) return {};
+  auto q = select(kOsrtTable, {"start", "end", "globalTid", "nameId"}, {"returnValue"});
+  if (!q) return q.failure();
+  const StringId category = b_.intern(kOsRuntimeCategory);
+  std::unordered_map<int64_t, StringId> names;
+  while (q->step()) {
+    const int64_t row = q->int64(0);
+    const TimeNs start = q->int64(1), end = q->int64(2);
+    if (end < start) return fail(kOsrtTable, row, "ends before it starts");
+    auto [it, fresh] = names.try_emplace(q->int64(4), 0);
+    if (fresh) {
+      std::string_view name;
+      if (Status st = string(kOsrtTable, row, q->int64(4), name); !st) return st;
+      it->second = b_.intern(name);
+    }
+    const StringId args =
+        q->isNull(5) ? 0 : b_.intern("{\"return\": " + std::to_string(q->int64(5)) + "}");
+    b_.addRange(thread(q->int64(3)), start, end, it->second, {category, args});
+    sawTime(start);
+    ++info_.events;
+  }
+  if (Status st = q->status(); !st) return fail(kOsrtTable, -1, st.error());
+  return {};
+}
+
+// Thread scheduling (nsys -s / --cpuctxsw): each thread's time on a CPU, from the switch in to
+// the switch out, as ranges "Running on CPU n". A thread already running when recording began
+// runs from the table's first switch; one still running at the end, to its last.
+Status NsysImporter::readScheduling() {
+  if (!db_.hasTable(kSchedTable)) return {};
+  auto q = select(kSchedTable, {"start", "cpu", "isSchedIn", "globalTid"}, {},
+                  "ORDER BY globalTid, start");
+  if (!q) return q.failure();
+  TimeNs first = 0, last = 0;
+  if (auto span = db_.prepare("SELECT min(start), max(start) FROM SCHED_EVENTS");
+      span && span->step()) {
+    first = span->int64(0), last = span->int64(1);
+  }
+  const StringId category = b_.intern(kThreadStateCategory);
+  std::unordered_map<int64_t, StringId> names;  // by CPU
+  auto running = [&](int64_t cpu) {
+    auto [it, fresh] = names.try_emplace(cpu, 0);
+    if (fresh) it->second = b_.intern("Running on CPU " + std::to_string(cpu));
+    return it->second;
+  };
+  int64_t tid = -1;
+  std::optional<std::pair<TimeNs, int64_t>> in;  // the open switch in: time, CPU
+  auto close = [&](TimeNs at) {
+    if (!in) return;
+    b_.addRange(thread(tid), in->first, std::max(in->first, at), running(in->second),
+                {category, 0});
+    ++info_.events;
+    in.reset();
+  };
+  while (q->step()) {
+    const int64_t row = q->int64(0), global = q->int64(4);
+    const TimeNs at = q->int64(1);
+    if (global != tid) {
+      close(last);
+      tid = global;
+    }
+    if (q->int64(3) != 0) {  // switched in
+      close(at);             // two ins in a row: the out between them was lost
+      in = std::pair(at, q->int64(2));
+    } else if (in) {
+      close(at);
+    } else {  // out without in: running since recording began
+      in = std::pair(first, q->int64(2));
+      close(at);
+    }
+    sawTime(at);
+    (void)row;
+  }
+  close(last);
+  if (Status st = q->status(); !st) return fail(kSchedTable, -1, st.error());
+  return {};
+}
+
+// Every table of events the reader did not read, counted by rows: the session says what the
+// export held that Tensorscope leaves out (Perfetto's import stats, by table).
+Status NsysImporter::countUnreadTables() {
+  static const std::set<std::string_view> read = {
+      kKernelTable, kMemcpyTable,   kMemsetTable,   kRuntimeTable, kDriverTable,
+      kNvtxTable,   kGpuFaultTable, kCpuFaultTable, kOsrtTable,    kSchedTable};
+  auto tables = db_.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  if (!tables) return Error{path_ + ": " + tables.error()};
+  std::vector<std::string> unread;
+  while (tables->step()) {
+    std::string name = tables->text(0);
+    if (!read.count(name) && !isLookupTable(name)) unread.push_back(std::move(name));
+  }
+  for (const std::string& table : unread) {
+    auto count = db_.prepare("SELECT count(*) FROM \"" + table + "\"");
+    if (!count || !count->step()) continue;  // unreadable: nothing to count
+    if (const int64_t rows = count->int64(0); rows > 0)
+      info_.skipped[table + " rows"] += static_cast<uint64_t>(rows);
+  }
   return {};
 }
 
@@ -468,7 +647,8 @@ Status NsysImporter::readNvtx() {
       continue;
     }
     if (type != kNvtxMark && type != kNvtxPushPop && type != kNvtxStartEnd) {
-      ++info_.skipped;  // categories, names of resources, payload-only records
+      // Categories, names of resources, payload-only records.
+      ++info_.skipped["NVTX_EVENTS rows of type " + std::to_string(type)];
       continue;
     }
     if (q->isNull(6)) return fail(kNvtxTable, row, "has no globalTid");
@@ -491,18 +671,20 @@ Status NsysImporter::readNvtx() {
 
 Result<ImportInfo> NsysImporter::run() {
   using Step = Status (NsysImporter::*)();
-  const Step steps[] = {&NsysImporter::readStrings, &NsysImporter::readMetadata,
-                        &NsysImporter::readTargets, &NsysImporter::readNames,
-                        &NsysImporter::readKernels, &NsysImporter::readMemcpys,
-                        &NsysImporter::readMemsets, &NsysImporter::readNvtx};
+  const Step steps[] = {
+      &NsysImporter::readStrings,   &NsysImporter::readMetadata,   &NsysImporter::readTargets,
+      &NsysImporter::readNames,     &NsysImporter::readKernels,    &NsysImporter::readMemcpys,
+      &NsysImporter::readMemsets,   &NsysImporter::readPageFaults, &NsysImporter::readNvtx,
+      &NsysImporter::readOsRuntime, &NsysImporter::readScheduling};
   size_t done = 0;
   for (Step step : steps) {
     if (progress_.cancelled()) return Error::cancelled(path_ + ": cancelled");
     TS_RETURN_IF_ERROR((this->*step)());
-    progress_.update(static_cast<double>(++done) / 10.0);
+    progress_.update(static_cast<double>(++done) / (std::size(steps) + 2.0));
   }
   TS_RETURN_IF_ERROR(readApi(kRuntimeTable, ApiDomain::Runtime));
   TS_RETURN_IF_ERROR(readApi(kDriverTable, ApiDomain::Driver));
+  TS_RETURN_IF_ERROR(countUnreadTables());
   progress_.update(1.0);
   info_.firstTimestamp = first_ == INT64_MAX ? 0 : first_;
   info_.absoluteClock = false;  // nsys times count from the session start

@@ -111,6 +111,7 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
       damaged += (damaged.empty() ? "" : "\n") + st.error();
       continue;
     }
+    for (const auto& [what, n] : infos[i].skipped) b.provenance().skipped[what] += n;
     // A recovered trace: the session says it is incomplete, and why, wherever it is shown.
     if (infos[i].damage.any()) {
       Provenance& p = b.provenance();

@@ -100,9 +100,10 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
     uint32_t device = c.device != kNone ? devices[c.device] : kNone;
     uint32_t process = c.process != kNone ? processes[c.process] : kNone;
     for (size_t i = 0; i < c.size(); ++i)
-      b.addCounterSample(c.name, c.unit, device, process, c.samples.time[i], c.samples.value[i]);
+      b.addCounterSample(c.name, c.unit, device, process, c.samples.row(i));
   }
   for (const SourceFile& s : src.provenance.sources) b.provenance().sources.push_back(s);
+  for (const auto& [what, n] : src.provenance.skipped) b.provenance().skipped[what] += n;
   if (src.provenance.incomplete) {
     Provenance& p = b.provenance();
     p.incomplete = true;

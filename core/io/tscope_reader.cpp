@@ -208,6 +208,8 @@ Status Reader::readMeta() {
       p.exitCode = std::atoi(value.c_str());
     else if (key == "dropped_records")
       p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key.starts_with("skipped:"))
+      p.skipped[key.substr(8)] = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "simulated_workload")
       simulation().workload = value;
     else if (key == "simulated_policies")

@@ -60,6 +60,18 @@ struct Context {
 
 // CUPTI's stream id for work on no particular stream (context-wide synchronisation).
 inline constexpr uint32_t kDeviceWideStream = 0xFFFFFFFFu;
+// Tensorscope's stream id for unified-memory migrations: the driver moves pages on no stream of
+// the program's (Nsight exports file them under stream 0), so a GPU's migrations get a stream of
+// their own, drawn as its "Unified memory" row.
+inline constexpr uint32_t kUnifiedMemoryStream = 0xFFFFFFFEu;
+// Counters of unified-memory page faults: a GPU's (groups of faults the GPU raised, each sample
+// adding its count) and a process's (faults of its CPU threads on managed memory).
+inline constexpr const char* kGpuPageFaultCounter = "Unified memory GPU page faults";
+inline constexpr const char* kCpuPageFaultCounter = "Unified memory CPU page faults";
+// Categories of a thread's ranges that have rows of their own (Nsight exports): OS runtime
+// library calls, and the thread's time on a CPU.
+inline constexpr const char* kOsRuntimeCategory = "OS runtime";
+inline constexpr const char* kThreadStateCategory = "thread state";
 
 struct Stream {
   uint32_t device = 0;  // index into devices

@@ -46,16 +46,21 @@ namespace ts {
   X(uint32_t, warpsPerSmX1000, "warps_per_sm_x1000")                                           \
   X(uint32_t, externalId, "external_id")
 
-#define TS_MEMCPY_COLUMNS(X)              \
-  X(uint64_t, bytes, "bytes")             \
-  X(CopyKind, copyKind, "copy_kind")      \
-  X(MemoryKind, srcKind, "src_kind")      \
-  X(MemoryKind, dstKind, "dst_kind")      \
-  X(int32_t, srcDevice, "src_device")     \
-  X(int32_t, dstDevice, "dst_device")     \
-  X(uint8_t, async, "async")              \
-  X(uint32_t, correlation, "correlation") \
-  X(uint32_t, context, "context")
+// migration: 1 for a unified-memory migration (the driver moving pages), 0 for a copy the program
+// asked for; migrationCause and address (the pages' virtual address) only for migrations.
+#define TS_MEMCPY_COLUMNS(X)                           \
+  X(uint64_t, bytes, "bytes")                          \
+  X(CopyKind, copyKind, "copy_kind")                   \
+  X(MemoryKind, srcKind, "src_kind")                   \
+  X(MemoryKind, dstKind, "dst_kind")                   \
+  X(int32_t, srcDevice, "src_device")                  \
+  X(int32_t, dstDevice, "dst_device")                  \
+  X(uint8_t, async, "async")                           \
+  X(uint32_t, correlation, "correlation")              \
+  X(uint32_t, context, "context")                      \
+  X(uint8_t, migration, "migration")                   \
+  X(MigrationCause, migrationCause, "migration_cause") \
+  X(uint64_t, address, "address")
 
 #define TS_MEMSET_COLUMNS(X)              \
   X(uint64_t, bytes, "bytes")             \
@@ -141,10 +146,14 @@ static_assert(HotColumns::kRowBytes <= 32, "hot columns must stay within 32 byte
 
 TS_DEFINE_TABLE(Flow, FlowColumns, TS_FLOW_COLUMNS)
 
-// Counter samples: a value holds from its time until the next sample.
-#define TS_COUNTER_COLUMNS(X) \
-  X(TimeNs, time, "time")     \
-  X(double, value, "value")
+// Counter samples: a value holds from its time until the next sample. A memory counter's sample
+// may say what changed it (PyTorch's [memory] events): the allocation's signed size (a free is
+// negative) and its address; both 0 for any other counter.
+#define TS_COUNTER_COLUMNS(X)  \
+  X(TimeNs, time, "time")      \
+  X(double, value, "value")    \
+  X(int64_t, change, "change") \
+  X(uint64_t, address, "address")
 
 TS_DEFINE_TABLE(CounterSample, CounterColumns, TS_COUNTER_COLUMNS)
 

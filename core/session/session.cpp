@@ -63,6 +63,7 @@ std::string Session::streamLabel(uint32_t stream) const {
   if (stream >= streams.size()) return "Stream ?";
   const Stream& s = streams[stream];
   if (s.streamId == kDeviceWideStream) return "Device-wide";
+  if (s.streamId == kUnifiedMemoryStream) return "Unified memory";
   std::string label = "Stream " + std::to_string(s.streamId);
   if (!s.name.empty()) label += ": " + s.name;
   return label;

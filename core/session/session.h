@@ -3,6 +3,7 @@
 // several live side by side (tabs, compare, multi-rank). No globals.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct Provenance {
                                 // trace was opened without its damaged part (incompleteReason says)
   std::string incompleteReason;
   uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep
+  // What the readers left out of the source files, by what it was (ImportInfo::skipped, summed
+  // over the files): "OSRT_API rows" → 849.
+  std::map<std::string, uint64_t> skipped;
   // Set on a session Tensorscope simulated (memsim/sim_session.h): the workload, and each rank's
   // policy. The explicit mark readers go by; rank labels are for people and may change.
   struct Simulation {

@@ -489,6 +489,11 @@ void SessionBuilder::addFlow(const FlowEnd& from, const FlowEnd& to) {
 
 void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
                                       uint32_t process, TimeNs time, double value) {
+  addCounterSample(name, unit, device, process, CounterSample{time, value, 0, 0});
+}
+
+void SessionBuilder::addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
+                                      uint32_t process, const CounterSample& sample) {
   StringId nameId = intern(name);
   Key key{tag(kCounter, nameId), (static_cast<uint64_t>(device) << 32) | process};
   uint32_t found = lookup(key, s_->counters.size());
@@ -501,7 +506,7 @@ void SessionBuilder::addCounterSample(std::string_view name, std::string_view un
     s_->counters.push_back(std::move(c));
     found = static_cast<uint32_t>(s_->counters.size() - 1);
   }
-  s_->counters[found].samples.push({time, value});
+  s_->counters[found].samples.push(sample);
 }
 
 Result<SessionPtr> SessionBuilder::build(const Progress& progress) {

@@ -77,6 +77,8 @@ class SessionBuilder {
   // Counter samples; the counter is keyed by (name, device or process).
   void addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
                         uint32_t process, TimeNs time, double value);
+  void addCounterSample(std::string_view name, std::string_view unit, uint32_t device,
+                        uint32_t process, const CounterSample& sample);
 
   size_t eventCount() const { return events_; }
 

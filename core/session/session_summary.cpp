@@ -11,6 +11,10 @@ size_t SessionSummary::memcpys() const {
   return std::accumulate(memcpyCount.begin(), memcpyCount.end(), size_t{0});
 }
 
+size_t SessionSummary::migrations() const {
+  return std::accumulate(migrationCount.begin(), migrationCount.end(), size_t{0});
+}
+
 SessionSummary summarize(const Session& s) {
   SessionSummary r;
   for (const Track& t : s.tracks) {
@@ -22,8 +26,9 @@ SessionSummary summarize(const Session& s) {
       case EventKind::Memcpy:
         for (size_t i = 0; i < t.size(); ++i) {
           auto k = static_cast<size_t>(t.memcpys.copyKind[i]);
-          ++r.memcpyCount[k];
-          r.memcpyBytes[k] += t.memcpys.bytes[i];
+          const bool migration = t.memcpys.migration[i];
+          ++(migration ? r.migrationCount : r.memcpyCount)[k];
+          (migration ? r.migrationBytes : r.memcpyBytes)[k] += t.memcpys.bytes[i];
         }
         break;
       case EventKind::Memset:
@@ -41,7 +46,15 @@ SessionSummary summarize(const Session& s) {
         break;
     }
   }
-  for (const CounterTrack& c : s.counters) r.counterSamples += c.size();
+  for (const CounterTrack& c : s.counters) {
+    r.counterSamples += c.size();
+    uint64_t* faults = c.name == kGpuPageFaultCounter   ? &r.gpuPageFaults
+                       : c.name == kCpuPageFaultCounter ? &r.cpuPageFaults
+                                                        : nullptr;
+    if (faults) {
+      for (int64_t n : c.samples.change) *faults += static_cast<uint64_t>(std::max<int64_t>(n, 0));
+    }
+  }
   r.flows = s.flows.srcTrack.size();
   r.streams = s.streams.size();
   r.threads = s.threads.size();

@@ -14,6 +14,11 @@ struct SessionSummary {
   size_t kernels = 0;
   std::array<size_t, kCopyKindCount> memcpyCount{};
   std::array<uint64_t, kCopyKindCount> memcpyBytes{};
+  // Unified-memory migrations, counted apart from the copies above, and the page faults the
+  // session recorded (Nsight exports; kGpuPageFaultCounter, kCpuPageFaultCounter).
+  std::array<size_t, kCopyKindCount> migrationCount{};
+  std::array<uint64_t, kCopyKindCount> migrationBytes{};
+  uint64_t gpuPageFaults = 0, cpuPageFaults = 0;
   size_t memsets = 0;
   uint64_t memsetBytes = 0;
   size_t apiCalls = 0;
@@ -30,6 +35,7 @@ struct SessionSummary {
   std::vector<std::string> devices;  // device names, in session order
 
   size_t memcpys() const;
+  size_t migrations() const;
 };
 
 SessionSummary summarize(const Session& session);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,6 +25,12 @@ class StringTable {
     return id < views_.size() ? views_[id] : std::string_view{};
   }
   size_t size() const { return views_.size(); }
+  // The id of `text` when the table holds it (a lookup, nothing added).
+  std::optional<StringId> find(std::string_view text) const {
+    auto it = ids_.find(text);
+    if (it == ids_.end()) return std::nullopt;
+    return it->second;
+  }
   void reserve(size_t n);
 
  private:

@@ -77,7 +77,9 @@ Status Track::finalize() {
     case EventKind::Memcpy:
       detailsOk = columnsSized(memcpys, n) && enumColumnValid(memcpys.copyKind, kCopyKindCount) &&
                   enumColumnValid(memcpys.srcKind, kMemoryKindCount) &&
-                  enumColumnValid(memcpys.dstKind, kMemoryKindCount);
+                  enumColumnValid(memcpys.dstKind, kMemoryKindCount) &&
+                  enumColumnValid(memcpys.migrationCause, kMigrationCauseCount) &&
+                  enumColumnValid(memcpys.migration, 2);
       break;
     case EventKind::Memset:
       detailsOk = columnsSized(memsets, n) && enumColumnValid(memsets.memKind, kMemoryKindCount);

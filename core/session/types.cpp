@@ -38,6 +38,28 @@ std::string_view toString(CopyKind kind) {
   return "?";
 }
 
+std::string_view toString(MigrationCause cause) {
+  switch (cause) {
+    case MigrationCause::Unknown:
+      return "unknown";
+    case MigrationCause::User:
+      return "prefetch by the program";
+    case MigrationCause::Coherence:
+      return "page fault";
+    case MigrationCause::Prefetch:
+      return "speculative prefetch";
+    case MigrationCause::Eviction:
+      return "eviction";
+    case MigrationCause::AccessCounters:
+      return "access counters";
+  }
+  return "unknown";
+}
+
+std::string copyLabel(CopyKind kind, bool migration) {
+  return (migration ? "Unified memory " : "") + std::string(toString(kind));
+}
+
 std::string_view toString(MemoryKind kind) {
   switch (kind) {
     case MemoryKind::Unknown:

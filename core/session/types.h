@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "util/time_ns.h"
@@ -46,10 +47,25 @@ inline constexpr int kMemoryKindCount = 8;
 
 enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1, Other = 2 };
 
+// Why the driver migrated unified memory (CUPTI's CUpti_ActivityUnifiedMemoryMigrationCause,
+// which Nsight exports keep). Stored in files: append only.
+enum class MigrationCause : uint8_t {
+  Unknown = 0,
+  User = 1,            // an explicit prefetch (cudaMemPrefetchAsync)
+  Coherence = 2,       // a page fault: the data was needed where it was not
+  Prefetch = 3,        // the driver's speculative prefetch
+  Eviction = 4,        // made room on the destination
+  AccessCounters = 5,  // access-counter-driven migration
+};
+inline constexpr int kMigrationCauseCount = 6;
+
 std::string_view toString(EventKind kind);
 std::string_view toString(CopyKind kind);
 std::string_view toString(MemoryKind kind);
 std::string_view toString(ApiDomain domain);
+std::string_view toString(MigrationCause cause);  // "page fault", "prefetch (user)", ...
+// A copy's kind as tables show it: "HtoD", or "Unified memory HtoD" for a migration.
+std::string copyLabel(CopyKind kind, bool migration);
 std::optional<CopyKind> copyKindFromString(std::string_view text);
 
 }  // namespace ts

@@ -83,6 +83,34 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
   }
 }
 
+bool TimelineRows::threadRangeRows(const std::vector<uint32_t>& tracks, int depth) {
+  // Nsight's rows of a thread: its state (time on a CPU) and its OS runtime calls, each apart
+  // from the ranges of other categories. Only when the thread has them: other sessions keep one
+  // "Ranges" row without the cost of a subset.
+  const Session& s = *session_;
+  const StringId state = s.strings.find(kThreadStateCategory).value_or(kNone),
+                 osrt = s.strings.find(kOsRuntimeCategory).value_or(kNone);
+  if (state == kNone && osrt == kNone) return false;
+  bool special = false;
+  for (uint32_t ti : tracks) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Range) continue;
+    for (StringId c : t.ranges.category) special = special || c == state || c == osrt;
+  }
+  if (!special) return false;
+  const std::pair<StringId, const char*> rows[] = {
+      {state, "Thread state"}, {osrt, "OS runtime libraries"}, {kNone, "Ranges"}};
+  for (auto [category, label] : rows) {
+    TimelineRow row{TimelineRow::Kind::Range, label, depth, {{}}, kNone, -1, 0};
+    filtered(row, tracks, EventKind::Range, [&, category = category](const Track& t, uint32_t e) {
+      const StringId c = t.ranges.category[e];
+      return category != kNone ? c == category : c != state && c != osrt;
+    });
+    if (row.events) add(std::move(row));
+  }
+  return true;
+}
+
 void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bool aboveCompute) {
   const size_t first = rows_.size();
   for (const TimelineOverlay::Row& spec : gpu.rows) {
@@ -221,7 +249,9 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {
-        if (s.tracks[ti].stream != kNone)
+        // Unified-memory migrations are on no stream of the program's: their own row below.
+        if (s.tracks[ti].stream != kNone &&
+            s.streams[s.tracks[ti].stream].streamId != kUnifiedMemoryStream)
           streams.emplace(s.streams[s.tracks[ti].stream].streamId, s.tracks[ti].stream);
       }
       for (const auto& [id, st] : streams) {
@@ -246,7 +276,7 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
                         k,
                         0};
         filtered(row, byDevice[d], EventKind::Memcpy, [k](const Track& t, uint32_t e) {
-          return static_cast<int>(t.memcpys.copyKind[e]) == k;
+          return static_cast<int>(t.memcpys.copyKind[e]) == k && !t.memcpys.migration[e];
         });
         if (!row.events) continue;
         // Named streams that hold these copies and nothing else (a simulation's "host → GPU"
@@ -267,6 +297,12 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
         }
         if (named && onStreams == row.events) continue;
         add(std::move(row));
+      }
+      {  // the driver's page migrations, every direction on one row (Nsight's "Unified memory")
+        TimelineRow row{TimelineRow::Kind::Copy, "Unified memory", base + 1, {{}}, d, -1, 0};
+        filtered(row, byDevice[d], EventKind::Memcpy,
+                 [](const Track& t, uint32_t e) { return t.memcpys.migration[e] != 0; });
+        if (row.events) add(std::move(row));
       }
       auto [sets, n] =
           lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });
@@ -305,6 +341,7 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
         const std::pair<EventKind, const char*> kinds[] = {
             {EventKind::Api, "CUDA API"}, {EventKind::Nvtx, "NVTX"}, {EventKind::Range, "Ranges"}};
         for (auto [kind, kindName] : kinds) {
+          if (kind == EventKind::Range && threadRangeRows(byThread[t], base + 2)) continue;
           auto [lanes, n] = lanesOf(byThread[t], [kind](const Track& x) { return x.kind == kind; });
           if (!n) continue;
           const std::string name =

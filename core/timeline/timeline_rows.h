@@ -123,6 +123,9 @@ class TimelineRows {
  private:
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }
   const std::vector<uint32_t>* subset(std::vector<uint32_t> events);
+  // A thread's ranges as Nsight shows them (thread state, OS runtime calls, the rest), when it
+  // has those categories; false (nothing added) otherwise.
+  bool threadRangeRows(const std::vector<uint32_t>& tracks, int depth);
   template <class Keep>
   void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
 

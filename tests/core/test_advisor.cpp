@@ -10,6 +10,7 @@
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "advisor/multiplex.h"
+#include "io/open_session.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "session/session_builder.h"
@@ -335,6 +336,22 @@ TEST(Multiplex, SmDemandFromTheLaunchConfiguration) {
   EXPECT_EQ(job->busy, 2000);
   EXPECT_FALSE(job->peakMemory);
   EXPECT_NE(job->memorySource.find("unknown"), std::string::npos);
+}
+
+// A PyTorch trace with profile_memory=True: the job's peak is its GPU's allocated bytes, read
+// from the [memory] events (a running sum here: the 2021 trace has no totals). Reference: the
+// events' Bytes summed in time order by Python's json module, peak 2,791,636,480 on CUDA 0.
+TEST(Multiplex, PeakMemoryFromPyTorchMemoryEvents) {
+  auto s = openSessionFile(std::string(TSCOPE_SHARED_DATA) +
+                           "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0."
+                           "1623143089861.pt.trace.json.gz");
+  ASSERT_TRUE(s.ok()) << s.error();
+  auto job = jobFromSession(**s, "resnet50");
+  ASSERT_TRUE(job.ok()) << job.error();
+  ASSERT_TRUE(job->peakMemory);
+  EXPECT_EQ(*job->peakMemory, 2'791'636'480);
+  EXPECT_NE(job->memorySource.find("since the trace began"), std::string::npos)
+      << job->memorySource;
 }
 
 TEST(Multiplex, SmallestMigProfilesThatFit) {

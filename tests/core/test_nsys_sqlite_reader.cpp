@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "io/open_session.h"
 #include "io/sqlite_db.h"
@@ -58,7 +60,11 @@ TEST_F(NsysImport, EveryKindOfEvent) {
   ASSERT_TRUE(s.ok()) << s.error();
   SessionSummary r = summarize(**s);
   EXPECT_EQ(r.kernels, 3u);
-  EXPECT_EQ(r.memcpyCount[static_cast<size_t>(CopyKind::HtoD)], 2u);  // one of them a UVM migration
+  EXPECT_EQ(r.memcpyCount[static_cast<size_t>(CopyKind::HtoD)], 1u);
+  EXPECT_EQ(r.migrationCount[static_cast<size_t>(CopyKind::HtoD)], 1u);  // counted apart
+  EXPECT_EQ(r.migrationBytes[static_cast<size_t>(CopyKind::HtoD)], 65536u);
+  EXPECT_EQ(r.gpuPageFaults, 16u);
+  EXPECT_EQ(r.cpuPageFaults, 1u);
   EXPECT_EQ(r.memcpyCount[static_cast<size_t>(CopyKind::DtoH)], 1u);
   EXPECT_EQ(r.memcpyCount[static_cast<size_t>(CopyKind::PtoP)], 1u);
   EXPECT_EQ(r.memcpyBytes[static_cast<size_t>(CopyKind::PtoP)], 2097152u);
@@ -126,10 +132,80 @@ TEST_F(NsysImport, DevicesNamesAndDetails) {
         EXPECT_EQ(s.str(t.hot.name[i]), "Memcpy PtoP (Device -> Device)");
       }
       if (t.memcpys.srcKind[i] == MemoryKind::Managed) {
-        EXPECT_EQ(s.str(t.hot.name[i]), "Unified Memory HtoD");
+        EXPECT_EQ(s.str(t.hot.name[i]), "Unified memory HtoD");
       }
     }
   }
+}
+
+// Unified-memory migrations are the driver's, on no stream of the program's: their own stream
+// per GPU, with direction, bytes, cause and address, counted apart from the copies; the page
+// faults are counters of the GPU and of the process. (Their rows and tables: test_import_rows.)
+TEST_F(NsysImport, UnifiedMemoryApartFromCopies) {
+  auto loaded = openSessionFile(fixture("report.sqlite"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const Session& s = **loaded;
+  size_t migrations = 0;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Memcpy) continue;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      const bool onItsRow = s.streams[t.stream].streamId == kUnifiedMemoryStream;
+      EXPECT_EQ(onItsRow, t.memcpys.migration[i] != 0);
+      if (!t.memcpys.migration[i]) continue;
+      ++migrations;
+      EXPECT_EQ(s.streamLabel(t.stream), "Unified memory");
+      EXPECT_EQ(t.memcpys.copyKind[i], CopyKind::HtoD);
+      EXPECT_EQ(t.memcpys.migrationCause[i], MigrationCause::User);
+      EXPECT_EQ(t.memcpys.address[i], 140000000000u);
+      EXPECT_EQ(t.memcpys.bytes[i], 65536u);
+    }
+  }
+  EXPECT_EQ(migrations, 1u);
+
+  const CounterTrack* gpuFaults = nullptr;
+  for (const CounterTrack& c : s.counters)
+    if (c.name == kGpuPageFaultCounter) gpuFaults = &c;
+  ASSERT_TRUE(gpuFaults);
+  EXPECT_EQ(gpuFaults->samples.value, (std::vector<double>{12, 16}));
+  EXPECT_EQ(gpuFaults->samples.change, (std::vector<int64_t>{12, 4}));
+  EXPECT_EQ(gpuFaults->samples.address[1], 140000065536u);
+}
+
+// OS runtime calls and the threads' time on CPUs are ranges of their threads, in categories the
+// timeline gives rows of their own.
+TEST_F(NsysImport, OsRuntimeAndScheduling) {
+  auto loaded = openSessionFile(fixture("report.sqlite"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const Session& s = **loaded;
+  std::map<int64_t, std::vector<std::tuple<std::string, std::string, TimeNs, TimeNs>>> byTid;
+  for (const Track& t : s.tracks) {
+    if (t.kind != EventKind::Range) continue;
+    for (uint32_t i = 0; i < t.size(); ++i)
+      byTid[s.threads[t.thread].tid].emplace_back(std::string(s.str(t.ranges.category[i])),
+                                                  std::string(s.str(t.hot.name[i])), t.hot.start[i],
+                                                  t.hot.end[i]);
+  }
+  using R = std::tuple<std::string, std::string, TimeNs, TimeNs>;
+  EXPECT_EQ(byTid[4242],
+            (std::vector<R>{{kThreadStateCategory, "Running on CPU 2", 700000, 800000},
+                            {kThreadStateCategory, "Running on CPU 3", 900000, 3500000},
+                            {kOsRuntimeCategory, "pthread_mutex_lock", 1200000, 1250000}}));
+  EXPECT_EQ(byTid[4250],
+            (std::vector<R>{{kThreadStateCategory, "Running on CPU 5", 700000, 1100000},
+                            {kOsRuntimeCategory, "poll", 1300000, 1800000},
+                            {kThreadStateCategory, "Running on CPU 5", 1500000, 3500000}}));
+  // Read, so not among what was left out.
+  EXPECT_FALSE(s.provenance.skipped.count("OSRT_API rows"));
+  EXPECT_FALSE(s.provenance.skipped.count("SCHED_EVENTS rows"));
+}
+
+// Whatever the reader does not read is counted by table, never dropped silently.
+TEST_F(NsysImport, UnreadTablesAreCounted) {
+  auto loaded = openSessionFile(fixture("report.sqlite"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const auto& skipped = (*loaded)->provenance.skipped;
+  ASSERT_TRUE(skipped.count("PROFILER_OVERHEAD rows")) << skipped.size();
+  EXPECT_EQ(skipped.at("PROFILER_OVERHEAD rows"), 2u);
 }
 
 TEST_F(NsysImport, RoundTripThroughTscope) {
@@ -140,7 +216,8 @@ TEST_F(NsysImport, RoundTripThroughTscope) {
   auto back = loadSession(out);
   ASSERT_TRUE(back.ok()) << back.error();
   std::string why;
-  EXPECT_TRUE(testing::sameSession(**s, **back, &why)) << why;
+  EXPECT_TRUE(testing::sameSession(**s, **back, &why)) << why;  // migrations, faults, left out
+  EXPECT_FALSE((*back)->provenance.skipped.empty());
 }
 
 TEST_F(NsysImport, LenientAboutWhatIsOptional) {

@@ -405,8 +405,11 @@ TEST(Rules, UnifiedMemoryMigrationsInsideSteps) {
   x.launch(0, 5, x.s7, 10, 20);
   MemcpyDetail m;
   m.bytes = 4096;
-  x.b.addMemcpy(x.s8, 100, 150, x.b.intern("Unified Memory HtoD"), m);
-  x.b.addMemcpy(x.s8, 2000, 2100, x.b.intern("Unified Memory DtoH"), m);  // outside the step
+  m.migration = 1;
+  x.b.addMemcpy(x.s8, 100, 150, x.b.intern("Unified memory HtoD"), m);
+  x.b.addMemcpy(x.s8, 2000, 2100, x.b.intern("Unified memory DtoH"), m);  // outside the step
+  m.migration = 0;  // a copy the program asked for, whatever its name
+  x.b.addMemcpy(x.s8, 200, 250, x.b.intern("Unified Memory HtoD"), m);
   SessionPtr s = x.build();
   DiagnoseOptions o;
   o.ruleNames = {"unified_memory"};

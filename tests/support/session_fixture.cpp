@@ -243,7 +243,7 @@ bool sameSession(const Session& a, const Session& b, std::string* why) {
   if (p.toolVersion != q.toolVersion || p.createdUtc != q.createdUtc ||
       p.captureCommand != q.captureCommand || p.exitCode != q.exitCode ||
       p.incomplete != q.incomplete || p.droppedRecords != q.droppedRecords ||
-      p.sources.size() != q.sources.size()) {
+      p.skipped != q.skipped || p.sources.size() != q.sources.size()) {
     return fail("provenance");
   }
   for (size_t i = 0; i < p.sources.size(); ++i) {

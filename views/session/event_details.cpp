@@ -112,7 +112,13 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     }
     case EventKind::Memcpy: {
       MemcpyDetail m = t.memcpys.row(e);
-      html += row(QObject::tr("Copy kind"), esc(toString(m.copyKind)));
+      html += row(QObject::tr("Copy kind"), esc(copyLabel(m.copyKind, m.migration)));
+      if (m.migration) {
+        html += row(QObject::tr("Cause"), esc(toString(m.migrationCause)));
+        if (m.address)
+          html +=
+              row(QObject::tr("Address"), QStringLiteral("0x") + QString::number(m.address, 16));
+      }
       html += row(QObject::tr("Bytes"), num(m.bytes) + QStringLiteral(" (") +
                                             esc(formatBytes(m.bytes)) + QStringLiteral(")"));
       if (end > start) {

@@ -93,7 +93,10 @@ class SessionTreeModel::Builder {
       node(k).alsoElsewhere = true;
       node(k).tracks.push_back(t);
     }
-    if (track.stream != kNone) {
+    // Unified-memory migrations are on no stream of the program's: under Memory only.
+    const bool migrations =
+        track.stream != kNone && s_.streams[track.stream].streamId == kUnifiedMemoryStream;
+    if (track.stream != kNone && !migrations) {
       int parent = touch(dn.streams, dn.device, NodeKind::Group, tr("Streams"));
       auto [it, fresh] = dn.stream.try_emplace(track.stream, -1);
       if (fresh)
@@ -106,6 +109,8 @@ class SessionTreeModel::Builder {
     std::vector<int> kinds;
     if (track.kind == EventKind::Memset) {
       kinds.push_back(kCopyKindCount);  // memsets get their own row after the copy kinds
+    } else if (migrations) {
+      kinds.push_back(kCopyKindCount + 1);  // then unified memory
     } else {
       std::vector<bool> seen(kCopyKindCount, false);
       for (CopyKind k : track.memcpys.copyKind) seen[static_cast<size_t>(k)] = true;
@@ -116,8 +121,9 @@ class SessionTreeModel::Builder {
       auto [it, fresh] = dn.copyKind.try_emplace(k, -1);
       if (fresh) {
         QString label =
-            k == kCopyKindCount
-                ? tr("Memset")
+            k == kCopyKindCount ? tr("Memset")
+            : k == kCopyKindCount + 1
+                ? tr("Unified memory")
                 : tr("Memcpy %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data()));
         it->second = m_.add(parent, NodeKind::CopyKind, label);
         node(it->second).copyKind = k;
@@ -168,8 +174,9 @@ class SessionTreeModel::Builder {
       if (n.kind == NodeKind::Counter) continue;
       if (n.copyKind >= 0 && n.copyKind < kCopyKindCount) {
         for (uint32_t t : n.tracks) {
-          for (CopyKind k : s_.tracks[t].memcpys.copyKind)
-            n.count += static_cast<int>(k) == n.copyKind;
+          const MemcpyColumns& m = s_.tracks[t].memcpys;
+          for (size_t i = 0; i < m.copyKind.size(); ++i)
+            n.count += static_cast<int>(m.copyKind[i]) == n.copyKind && !m.migration[i];
         }
       } else {
         for (uint32_t t : n.tracks) n.count += s_.tracks[t].size();

@@ -564,6 +564,18 @@ QString SessionView::overviewHtml() const {
                 htmlText(formatCount(r.memcpyCount[static_cast<size_t>(k)]) + " · " +
                          formatBytes(r.memcpyBytes[static_cast<size_t>(k)])));
   }
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    if (r.migrationCount[static_cast<size_t>(k)] == 0) continue;
+    html += row(
+        tr("Unified memory %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data())),
+        htmlText(formatCount(r.migrationCount[static_cast<size_t>(k)]) + " migrations · " +
+                 formatBytes(r.migrationBytes[static_cast<size_t>(k)])));
+  }
+  if (r.gpuPageFaults || r.cpuPageFaults) {
+    html += row(tr("Page faults (unified memory)"),
+                htmlText(formatCount(r.gpuPageFaults) + " on GPUs · " +
+                         formatCount(r.cpuPageFaults) + " on CPUs"));
+  }
   if (r.memsets)
     html +=
         row(tr("Memsets"), htmlText(formatCount(r.memsets) + " · " + formatBytes(r.memsetBytes)));
@@ -573,6 +585,13 @@ QString SessionView::overviewHtml() const {
   if (r.otherRanges) html += row(tr("Other ranges"), htmlText(formatCount(r.otherRanges)));
   html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
   html += QStringLiteral("</table>");
+  // What the readers left out of the files, by what it was: counted, never silent.
+  if (!s.provenance.skipped.empty()) {
+    html += tr("<p><b>Left out of the files:</b></p><table>");
+    for (const auto& [what, n] : s.provenance.skipped)
+      html += row(htmlText(formatCount(n)), htmlText(what));
+    html += QStringLiteral("</table>");
+  }
 
   html += tr("<h3>Devices</h3>");
   if (s.devices.empty()) html += tr("<p>No GPU in this session.</p>");

@@ -537,10 +537,10 @@ bool TimelineCanvas::event(QEvent* e) {
       const double x = help->pos().x() - view_.gutter;
       const TimeNs at = view_.axis.timeAt(x), a = view_.axis.timeAt(x - 1),
                    b = view_.axis.timeAt(x + 1);
-      auto valueAt = [&](TimeNs t) -> std::optional<double> {
+      auto sampleAt = [&](TimeNs t) -> std::optional<size_t> {
         auto it = std::upper_bound(c.time.begin(), c.time.end(), t);
         if (it == c.time.begin()) return std::nullopt;
-        return c.value[static_cast<size_t>(it - c.time.begin() - 1)];
+        return static_cast<size_t>(it - c.time.begin() - 1);
       };
       auto format = [&](double v) {
         return row->counter->unit == "bytes"
@@ -548,8 +548,9 @@ bool TimelineCanvas::event(QEvent* e) {
                    : QString::number(v, 'g', 6) + QLatin1Char(' ') +
                          QString::fromStdString(row->counter->unit);
       };
-      const std::optional<double> now = valueAt(at);
-      double peak = now.value_or(0);
+      const std::optional<size_t> sample = sampleAt(at);
+      const double now = sample ? c.value[*sample] : 0.0;
+      double peak = now;
       // At most 64 k samples read (a pixel of a fully zoomed-out counter can hold millions):
       // past that the peak is the counter row's own drawing.
       const auto from =
@@ -557,12 +558,24 @@ bool TimelineCanvas::event(QEvent* e) {
       for (size_t i = from; i < c.time.size() && c.time[i] < b && i < from + 65536; ++i)
         peak = std::max(peak, c.value[i]);
       QString tip = QString::fromStdString(row->label).toHtmlEscaped() + QStringLiteral("<br>");
-      tip += now ? tr("%1 at %2")
-                       .arg(format(*now),
-                            QString::fromStdString(formatTimestamp(at - view_.session->startTime(),
-                                                                   std::max<TimeNs>(1, b - a))))
-                 : tr("no sample yet");
-      if (now && peak > *now) tip += tr("<br>up to %1 within this pixel").arg(format(peak));
+      tip += sample ? tr("%1 at %2")
+                          .arg(format(now),
+                               QString::fromStdString(formatTimestamp(
+                                   at - view_.session->startTime(), std::max<TimeNs>(1, b - a))))
+                    : tr("no sample yet");
+      if (sample && peak > now) tip += tr("<br>up to %1 within this pixel").arg(format(peak));
+      // What set it: an allocation or a free (PyTorch's [memory] events), with its address.
+      if (sample && c.change[*sample] != 0) {
+        const int64_t change = c.change[*sample];
+        const uint64_t size =
+            change < 0 ? 0 - static_cast<uint64_t>(change) : static_cast<uint64_t>(change);
+        tip += (change > 0 ? tr("<br>after allocating %1") : tr("<br>after freeing %1"))
+                   .arg(QString::fromStdString(formatBytes(size)));
+        if (c.address[*sample] != 0)
+          tip += tr(" at 0x%1").arg(QString::number(c.address[*sample], 16));
+        tip += tr(" (%1)").arg(QString::fromStdString(formatTimestamp(
+            c.time[*sample] - view_.session->startTime(), std::max<TimeNs>(1, b - a))));
+      }
       QToolTip::showText(help->globalPos(), tip, this);
     } else {
       QToolTip::hideText();

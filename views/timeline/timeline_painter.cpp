@@ -186,8 +186,10 @@ int TimelinePainter::drawRowLabel(QPainter& p, const Frame& f, const VisibleRow&
     p.fillRect(QRect(indent, vr.y + kLaneHeight / 2 - 4, 8, 8), QColor(eventColor(t, 0)));
     indent += 12;
   }
-  if (row.kind == TimelineRow::Kind::Copy || row.kind == TimelineRow::Kind::Memset) {
-    // The legend: each memory row's colour beside its name.
+  if ((row.kind == TimelineRow::Kind::Copy && row.copyKind >= 0) ||
+      row.kind == TimelineRow::Kind::Memset) {
+    // The legend: each memory row's colour beside its name (unified memory's row holds every
+    // direction, each in its copy kind's colour).
     QRgb swatch = row.kind == TimelineRow::Kind::Memset
                       ? palette::memsetColor()
                       : palette::copyColor(static_cast<CopyKind>(row.copyKind));

@@ -1,6 +1,6 @@
-// unified_memory: unified-memory page migrations (CUPTI's unified-memory copies, "Unified Memory
-// HtoD" and the like in Nsight exports) inside the steps: pages that fault and move on demand
-// stall the kernels that touch them.
+// unified_memory: unified-memory page migrations (the copies the driver made, copy kinds 11-13 in
+// Nsight exports) inside the steps: pages that fault and move on demand stall the kernels that
+// touch them.
 #include <algorithm>
 #include <string>
 
@@ -32,7 +32,7 @@ void ruleUnifiedMemory(const RuleInput& in, RuleOutput& out) {
     for (uint32_t i = 0; i < track.size(); ++i) {
       TimeNs a = track.hot.start[i];
       if (a < in.range.start || a >= in.range.end) continue;
-      if (!s.str(track.hot.name[i]).starts_with("Unified Memory")) continue;
+      if (!track.memcpys.migration[i]) continue;
       if (!inWindow(rank, a)) continue;
       builders[r].add(a, track.hot.end[i], track.hot.end[i] - a, t, i);
       bytes[r] += track.memcpys.bytes[i];
