@@ -121,9 +121,10 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
   }
   for (int k = 0; k < kCopyKindCount; ++k) {
     if (r.migrationCount[k] == 0) continue;
-    std::printf("  unified memory %s: %s migrations (%s)\n",
+    std::printf("  unified memory %s: %s migration%s (%s)\n",
                 std::string(toString(static_cast<CopyKind>(k))).c_str(),
-                formatCount(r.migrationCount[k]).c_str(), formatBytes(r.migrationBytes[k]).c_str());
+                formatCount(r.migrationCount[k]).c_str(), r.migrationCount[k] == 1 ? "" : "s",
+                formatBytes(r.migrationBytes[k]).c_str());
   }
   if (r.gpuPageFaults || r.cpuPageFaults) {
     std::printf("  page faults   %s on GPUs, %s on CPUs (unified memory)\n",

@@ -767,7 +767,7 @@ Status Importer::memory(const RawEvent& e, TimeNs ts) {
     const uint64_t key = gpu ? (uint64_t{1} << 63) | device : owner;
     int64_t& sum = allocatedSinceStart_[key];
     if (__builtin_add_overflow(sum, bytes, &sum)) return fail("[memory] 'Bytes' add up past 2^63");
-    b_.addCounterSample("Memory allocated since the trace began" + suffix, "bytes", device, owner,
+    b_.addCounterSample("Allocated since trace start" + suffix, "bytes", device, owner,
                         {ts, static_cast<double>(sum), bytes, address});
   }
   if (reserved) {

@@ -56,7 +56,11 @@ SessionSummary summarize(const Session& s) {
     }
   }
   r.flows = s.flows.srcTrack.size();
-  r.streams = s.streams.size();
+  // The program's streams: not the row Tensorscope gives a GPU's unified-memory migrations.
+  r.streams =
+      static_cast<size_t>(std::count_if(s.streams.begin(), s.streams.end(), [](const Stream& st) {
+        return st.streamId != kUnifiedMemoryStream;
+      }));
   r.threads = s.threads.size();
   r.start = s.startTime();
   r.end = s.endTime();

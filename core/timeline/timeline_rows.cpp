@@ -39,6 +39,30 @@ std::string annotationRowName(const Session& s, const std::vector<uint32_t>& tra
   return name;
 }
 
+std::string rangeTrackName(const Session& s, const Track& track) {
+  bool state = false, osrt = false, other = false;
+  StringId last = kNone;
+  for (StringId c : track.ranges.category) {
+    if (c == last) continue;
+    last = c;
+    const std::string_view category = s.str(c);
+    if (category == kThreadStateCategory)
+      state = true;
+    else if (category == kOsRuntimeCategory)
+      osrt = true;
+    else
+      other = true;
+  }
+  std::vector<std::string> parts;
+  if (state) parts.emplace_back("Thread state");
+  if (osrt) parts.emplace_back(parts.empty() ? "OS runtime libraries" : "OS runtime");
+  if (other || parts.empty()) parts.emplace_back(parts.empty() ? "Ranges" : "other ranges");
+  std::string name = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i)
+    name += (i + 1 == parts.size() ? " + " : ", ") + parts[i];
+  return name;
+}
+
 void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) {
   for (size_t ci = 0; ci < session_->counters.size(); ++ci) {
     const CounterTrack& c = session_->counters[ci];

@@ -21,6 +21,9 @@ namespace ts {
 // ops), "annotations" (its user_annotation ranges), "NVTX", "marks" (a trace's instant events),
 // or several of them ("CPU ops + annotations").
 std::string annotationRowName(const Session& session, const std::vector<uint32_t>& tracks);
+// A thread's track of ranges as named in the session tree: "Thread state + OS runtime",
+// "Ranges", ...
+std::string rangeTrackName(const Session& s, const Track& track);
 
 struct TimelineRow {
   // Extension rows come from other modules (the simulation overlay, below): `extension` names

@@ -350,7 +350,7 @@ TEST(Multiplex, PeakMemoryFromPyTorchMemoryEvents) {
   ASSERT_TRUE(job.ok()) << job.error();
   ASSERT_TRUE(job->peakMemory);
   EXPECT_EQ(*job->peakMemory, 2'791'636'480);
-  EXPECT_NE(job->memorySource.find("since the trace began"), std::string::npos)
+  EXPECT_NE(job->memorySource.find("Allocated since trace start"), std::string::npos)
       << job->memorySource;
 }
 

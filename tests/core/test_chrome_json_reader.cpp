@@ -111,7 +111,8 @@ TEST(ChromeJson, CountsPerCategoryMatchAnIndependentCount) {
     EXPECT_EQ(r.otherRanges, e.other);
     size_t memory = 0;
     for (const CounterTrack& c : s->counters)
-      if (c.name.starts_with("Memory allocated")) memory += c.size();
+      if (c.name == "Memory allocated" || c.name == "Allocated since trace start")
+        memory += c.size();
     EXPECT_EQ(memory, e.memory);
   }
 }
@@ -726,7 +727,7 @@ TEST(ChromeJson, MemoryEventsAreCounters) {
             (std::vector<uint64_t>{140000000000000ull, 18446744073709551000ull}));
   ASSERT_TRUE(byName["Memory reserved"]);
   EXPECT_EQ(byName["Memory reserved"]->samples.value, (std::vector<double>{2097152, 2097152}));
-  const CounterTrack* cpu = byName["Memory allocated since the trace began"];
+  const CounterTrack* cpu = byName["Allocated since trace start"];
   ASSERT_TRUE(cpu);
   EXPECT_EQ(cpu->device, kNone);
   ASSERT_NE(cpu->process, kNone);

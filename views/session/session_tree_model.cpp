@@ -149,7 +149,7 @@ class SessionTreeModel::Builder {
     const QString what = track.kind == EventKind::Api ? tr("CUDA API")
                          : track.kind == EventKind::Nvtx
                              ? QString::fromStdString(annotationRowName(s_, {t}))
-                             : tr("Ranges");
+                             : QString::fromStdString(rangeTrackName(s_, track));
     int leaf = m_.add(tn, NodeKind::ThreadTrack, what);
     node(leaf).tracks.push_back(t);
   }

@@ -568,8 +568,10 @@ QString SessionView::overviewHtml() const {
     if (r.migrationCount[static_cast<size_t>(k)] == 0) continue;
     html += row(
         tr("Unified memory %1").arg(QString::fromUtf8(toString(static_cast<CopyKind>(k)).data())),
-        htmlText(formatCount(r.migrationCount[static_cast<size_t>(k)]) + " migrations · " +
-                 formatBytes(r.migrationBytes[static_cast<size_t>(k)])));
+        htmlText(
+            formatCount(r.migrationCount[static_cast<size_t>(k)]) +
+            (r.migrationCount[static_cast<size_t>(k)] == 1 ? " migration · " : " migrations · ") +
+            formatBytes(r.migrationBytes[static_cast<size_t>(k)])));
   }
   if (r.gpuPageFaults || r.cpuPageFaults) {
     html += row(tr("Page faults (unified memory)"),
