@@ -30,7 +30,7 @@ namespace od = simdjson::ondemand;
 struct KinetoArgs {
   int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
   int64_t bytes = 0, fromDevice = -1, toDevice = -1;
-  int64_t externalId = -1;
+  int64_t externalId = -1, graphId = -1;
   // The profiler's own estimates for a kernel; negative: not reported.
   double estOccupancy = -1, blocksPerSm = -1, warpsPerSm = -1;
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
@@ -476,6 +476,8 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       number = &out.toDevice;
     else if (key == "external id" || key == "External id")
       number = &out.externalId;
+    else if (key == "graph id")
+      number = &out.graphId;
     else if (key == "est. achieved occupancy %")
       fraction = &out.estOccupancy;
     else if (key == "blocks per SM")
@@ -635,6 +637,7 @@ Status Importer::gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name
     // Kineto reports static + dynamic shared memory as one number.
     k.staticSharedMemory = static_cast<uint32_t>(std::max<int64_t>(a.sharedMemory, 0));
     setReportedStats(a, k);
+    if (a.graphId > 0 && a.graphId <= UINT32_MAX) k.graphId = static_cast<uint32_t>(a.graphId);
     b_.addKernel(stream, ts, end, name, k);
   } else if (cat == "gpu_memcpy" || cat == "Memcpy") {
     MemcpyDetail m;
@@ -652,6 +655,8 @@ Status Importer::gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name
     m.async = 1;
     m.correlation = corr;
     m.context = ctx;
+    if (a.externalId >= 0 && a.externalId <= UINT32_MAX)
+      m.externalId = static_cast<uint32_t>(a.externalId), m.hasExternalId = 1;
     b_.addMemcpy(stream, ts, end, name, m);
   } else if (cat == "gpu_memset" || cat == "Memset") {
     MemsetDetail m;
@@ -662,6 +667,8 @@ Status Importer::gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name
     }
     m.correlation = corr;
     m.context = ctx;
+    if (a.externalId >= 0 && a.externalId <= UINT32_MAX)
+      m.externalId = static_cast<uint32_t>(a.externalId), m.hasExternalId = 1;
     b_.addMemset(stream, ts, end, name, m);
   } else if (cat == "gpu_user_annotation") {
     b_.addStreamNvtx(stream, ts, end, name, {b_.intern(cat), 0, 0});

@@ -72,6 +72,8 @@ inline constexpr const char* kCpuPageFaultCounter = "Unified memory CPU page fau
 // library calls, and the thread's time on a CPU.
 inline constexpr const char* kOsRuntimeCategory = "OS runtime";
 inline constexpr const char* kThreadStateCategory = "thread state";
+// PyTorch's Python call stack (with_stack=True), a row of its own too.
+inline constexpr const char* kPythonStackCategory = "python_function";
 
 struct Stream {
   uint32_t device = 0;  // index into devices

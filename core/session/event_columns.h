@@ -60,14 +60,18 @@ namespace ts {
   X(uint32_t, context, "context")                      \
   X(uint8_t, migration, "migration")                   \
   X(MigrationCause, migrationCause, "migration_cause") \
-  X(uint64_t, address, "address")
+  X(uint64_t, address, "address")                      \
+  X(uint32_t, externalId, "external_id")               \
+  X(uint8_t, hasExternalId, "has_external_id") /* the PyTorch op's id, when reported */
 
 #define TS_MEMSET_COLUMNS(X)              \
   X(uint64_t, bytes, "bytes")             \
   X(uint32_t, value, "value")             \
   X(MemoryKind, memKind, "mem_kind")      \
   X(uint32_t, correlation, "correlation") \
-  X(uint32_t, context, "context")
+  X(uint32_t, context, "context")         \
+  X(uint32_t, externalId, "external_id")  \
+  X(uint8_t, hasExternalId, "has_external_id")
 
 #define TS_API_COLUMNS(X)                 \
   X(uint32_t, correlation, "correlation") \

@@ -40,7 +40,7 @@ std::string annotationRowName(const Session& s, const std::vector<uint32_t>& tra
 }
 
 std::string rangeTrackName(const Session& s, const Track& track) {
-  bool state = false, osrt = false, other = false;
+  bool state = false, osrt = false, python = false, other = false;
   StringId last = kNone;
   for (StringId c : track.ranges.category) {
     if (c == last) continue;
@@ -50,12 +50,15 @@ std::string rangeTrackName(const Session& s, const Track& track) {
       state = true;
     else if (category == kOsRuntimeCategory)
       osrt = true;
+    else if (category == kPythonStackCategory)
+      python = true;
     else
       other = true;
   }
   std::vector<std::string> parts;
   if (state) parts.emplace_back("Thread state");
   if (osrt) parts.emplace_back(parts.empty() ? "OS runtime libraries" : "OS runtime");
+  if (python) parts.emplace_back("Python stack");
   if (other || parts.empty()) parts.emplace_back(parts.empty() ? "Ranges" : "other ranges");
   std::string name = parts.front();
   for (size_t i = 1; i < parts.size(); ++i)
@@ -89,9 +92,10 @@ const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) 
 
 template <class Keep>
 void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind,
-                            Keep keep) {
+                            Keep keep, bool keepLanes) {
   // Each lane of each track of `kind`, cut down to the events `keep` accepts: a lane view over a
-  // subset, drawn on the row's single lane.
+  // subset, drawn on the row's single lane, or (keepLanes: nested ranges) on the lane it had,
+  // the lanes no kept event uses dropped.
   for (uint32_t ti : tracks) {
     const Track& t = session_->tracks[ti];
     if (t.kind != kind) continue;
@@ -102,8 +106,16 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
       }
       if (events.empty()) continue;
       row.events += events.size();
-      row.lanes[0].push_back({&t, l, subset(std::move(events))});
+      const uint32_t to = keepLanes ? l : 0;
+      if (row.lanes.size() <= to) row.lanes.resize(to + 1);
+      row.lanes[to].push_back({&t, l, subset(std::move(events))});
     }
+  }
+  if (keepLanes) {
+    row.lanes.erase(std::remove_if(row.lanes.begin(), row.lanes.end(),
+                                   [](const auto& lane) { return lane.empty(); }),
+                    row.lanes.end());
+    if (row.lanes.empty()) row.lanes.resize(1);
   }
 }
 
@@ -113,23 +125,50 @@ bool TimelineRows::threadRangeRows(const std::vector<uint32_t>& tracks, int dept
   // "Ranges" row without the cost of a subset.
   const Session& s = *session_;
   const StringId state = s.strings.find(kThreadStateCategory).value_or(kNone),
-                 osrt = s.strings.find(kOsRuntimeCategory).value_or(kNone);
-  if (state == kNone && osrt == kNone) return false;
-  bool special = false;
+                 osrt = s.strings.find(kOsRuntimeCategory).value_or(kNone),
+                 python = s.strings.find(kPythonStackCategory).value_or(kNone);
+  if (state == kNone && osrt == kNone && python == kNone) return false;
+  auto isOwn = [&](StringId c) { return c == state || c == osrt || c == python; };
+  bool own = false, other = false;
   for (uint32_t ti : tracks) {
     const Track& t = s.tracks[ti];
     if (t.kind != EventKind::Range) continue;
-    for (StringId c : t.ranges.category) special = special || c == state || c == osrt;
+    for (StringId c : t.ranges.category) (isOwn(c) ? own : other) = true;
   }
-  if (!special) return false;
+  if (!own) return false;
   const std::pair<StringId, const char*> rows[] = {
-      {state, "Thread state"}, {osrt, "OS runtime libraries"}, {kNone, "Ranges"}};
+      {state, "Thread state"}, {osrt, "OS runtime libraries"}, {python, "Python stack"}};
   for (auto [category, label] : rows) {
+    if (category == kNone) continue;
+    // A thread of one category alone keeps its lanes (the Python stack nests).
+    if (!other && std::all_of(tracks.begin(), tracks.end(), [&, c = category](uint32_t ti) {
+          const Track& t = s.tracks[ti];
+          return t.kind != EventKind::Range ||
+                 std::all_of(t.ranges.category.begin(), t.ranges.category.end(),
+                             [&](StringId x) { return x == c; });
+        })) {
+      TimelineRow row{TimelineRow::Kind::Range, label, depth, {}, kNone, -1, 0};
+      for (uint32_t ti : tracks) {
+        const Track& t = s.tracks[ti];
+        if (t.kind != EventKind::Range) continue;
+        row.events += t.size();
+        if (row.lanes.size() < t.laneCount()) row.lanes.resize(t.laneCount());
+        for (uint32_t l = 0; l < t.laneCount(); ++l) row.lanes[l].push_back({&t, l, nullptr});
+      }
+      if (row.events) add(std::move(row));
+      return true;
+    }
     TimelineRow row{TimelineRow::Kind::Range, label, depth, {{}}, kNone, -1, 0};
-    filtered(row, tracks, EventKind::Range, [&, category = category](const Track& t, uint32_t e) {
-      const StringId c = t.ranges.category[e];
-      return category != kNone ? c == category : c != state && c != osrt;
-    });
+    filtered(
+        row, tracks, EventKind::Range,
+        [c = category](const Track& t, uint32_t e) { return t.ranges.category[e] == c; }, true);
+    if (row.events) add(std::move(row));
+  }
+  if (other) {
+    TimelineRow row{TimelineRow::Kind::Range, "Ranges", depth, {{}}, kNone, -1, 0};
+    filtered(
+        row, tracks, EventKind::Range,
+        [&](const Track& t, uint32_t e) { return !isOwn(t.ranges.category[e]); }, true);
     if (row.events) add(std::move(row));
   }
   return true;

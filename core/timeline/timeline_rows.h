@@ -130,7 +130,8 @@ class TimelineRows {
   // has those categories; false (nothing added) otherwise.
   bool threadRangeRows(const std::vector<uint32_t>& tracks, int depth);
   template <class Keep>
-  void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep);
+  void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep,
+                bool keepLanes = false);
 
   void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bool aboveCompute);
   bool owned(uint32_t track) const {

@@ -692,6 +692,39 @@ TEST(ChromeJson, FlowStepsAndAsyncRanges) {
                                              {"flow steps without their start", 1}}));
 }
 
+// PyTorch context kept: a copy's and a memset's External id, a CUDA graph launch's kernels all
+// launched by the one cudaGraphLaunch (they share its correlation id) with their graph id.
+TEST(ChromeJson, ExternalIdsAndGraphLaunches) {
+  std::string json = R"JSON({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 0,
+     "dur": 5, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+     "args": {"device": 0, "stream": 7, "correlation": 9, "graph id": 3}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 16, "dur": 5,
+     "args": {"device": 0, "stream": 7, "correlation": 9, "graph id": 3}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0,
+     "tid": 7, "ts": 30, "dur": 2, "args": {"device": 0, "stream": 7, "bytes": 64,
+     "External id": 41}},
+    {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 40,
+     "dur": 2, "args": {"device": 0, "stream": 7, "bytes": 64, "External id": 0}}
+  ]})JSON";
+  auto s = openJsonText("graph", json);
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Session& session = **s;
+  EXPECT_EQ(session.flows.srcTrack.size(), 2u);  // the one call launches both kernels
+  for (const Track& t : session.tracks) {
+    if (t.kind == EventKind::Kernel) {
+      for (uint32_t g : t.kernels.graphId) EXPECT_EQ(g, 3u);
+    } else if (t.kind == EventKind::Memcpy) {
+      EXPECT_EQ(t.memcpys.hasExternalId[0], 1);
+      EXPECT_EQ(t.memcpys.externalId[0], 41u);
+    } else if (t.kind == EventKind::Memset) {
+      EXPECT_EQ(t.memsets.hasExternalId[0], 1);  // 0 is an id
+      EXPECT_EQ(t.memsets.externalId[0], 0u);
+    }
+  }
+}
+
 // PyTorch's [memory] instants (profile_memory=True) are memory counters of their device, each
 // sample keeping the allocation's size and address; a CPU allocation counts for its process. With
 // the allocator's totals (PyTorch ≥ 1.10) the counters are those totals; without, the running

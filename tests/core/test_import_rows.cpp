@@ -75,6 +75,33 @@ TEST(ImportRows, UnifiedMemoryApartInTables) {
   EXPECT_EQ(counts["Unified memory HtoD"], 1);
 }
 
+// PyTorch's Python stack (with_stack=True, category python_function) is a row of its own, nested
+// as it was; other ranges of the thread keep theirs.
+TEST(ImportRows, PythonStackRow) {
+  const fs::path p =
+      fs::temp_directory_path() / ("tscope-py-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "train.py(10): main", "pid": 1, "tid": 1,
+     "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "python_function", "name": "nn/module.py(1): forward", "pid": 1, "tid": 1,
+     "ts": 10, "dur": 50},
+    {"ph": "X", "cat": "app", "name": "other", "pid": 1, "tid": 1, "ts": 200, "dur": 10}
+  ]})";
+  auto s = openSessionFile(p.string());
+  fs::remove(p);
+  ASSERT_TRUE(s.ok()) << s.error();
+  TimelineRows rows(*s);
+  std::map<std::string, size_t> lanes, events;
+  for (const TimelineRow& r : rows.rows()) {
+    if (r.kind != TimelineRow::Kind::Range) continue;
+    lanes[r.label] = r.lanes.size();
+    events[r.label] = r.events;
+  }
+  EXPECT_EQ(events["Python stack"], 2u);
+  EXPECT_EQ(lanes["Python stack"], 2u);  // main, and forward nested in it
+  EXPECT_EQ(events["Ranges"], 1u);
+}
+
 TEST(ImportRows, ThreadStateAndOsRuntimeRows) {
   SessionPtr s = openFixture();
   ASSERT_TRUE(s);

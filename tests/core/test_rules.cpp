@@ -192,6 +192,23 @@ TEST(Rules, SynchronisationCallsAndTheGpuTimeTheyWaitedFor) {
       << f[0]->message;
 }
 
+// AMD traces call HIP: its synchronisation and copy calls count as CUDA's do.
+TEST(Rules, HipCallsAsTheirCudaCounterparts) {
+  Build x;
+  x.launch(0, 10, x.s7, 20, 120);
+  x.call("hipDeviceSynchronize", 30, 150);
+  x.copy("hipMemcpyWithStream", 200, 300, 210, 290, CopyKind::DtoH, MemoryKind::Device,
+         MemoryKind::Pageable, 1 << 20);
+  SessionPtr s = x.build();
+  Diagnosis d = run(*s);
+  auto sync = findings(d, "cuda_api_sync");
+  ASSERT_EQ(sync.size(), 1u);
+  EXPECT_EQ(sync[0]->count, 1u);
+  auto copies = findings(d, "cuda_memcpy_sync");
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies[0]->count, 1u);
+}
+
 TEST(Rules, GpuGapsLeaveOutTheEndsAndHonourTheThreshold) {
   Build x;
   // Kernels [1000, 2000), [2600, 3000) on stream 7 and [2500, 2700) on 8: device busy

@@ -242,7 +242,7 @@ TEST(TimelineRows, NsightLayoutOfTheFixture) {
                                    "  Thread 100: MainThread",
                                    "    CUDA API",
                                    "    NVTX",
-                                   "    Ranges",
+                                   "    Python stack",  // the fixture's python_function range
                                    "  CPU utilization (%)"};
   EXPECT_EQ(labels, want);
   EXPECT_EQ(rows[1].events, 2u);    // both kernels on Compute

@@ -133,6 +133,7 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
                   esc(toString(m.dstKind)) +
                       (m.dstDevice >= 0 ? QObject::tr(" on GPU %1").arg(m.dstDevice) : QString()));
       html += row(QObject::tr("Correlation id"), QString::number(m.correlation));
+      if (m.hasExternalId) html += row(QObject::tr("External id"), QString::number(m.externalId));
       break;
     }
     case EventKind::Memset: {
@@ -141,6 +142,7 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
       html += row(QObject::tr("Value"), QString::number(m.value));
       html += row(QObject::tr("Memory"), esc(toString(m.memKind)));
       html += row(QObject::tr("Correlation id"), QString::number(m.correlation));
+      if (m.hasExternalId) html += row(QObject::tr("External id"), QString::number(m.externalId));
       break;
     }
     case EventKind::Api:

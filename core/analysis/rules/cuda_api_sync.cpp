@@ -13,9 +13,11 @@ namespace ts {
 namespace {
 
 bool isSyncCall(std::string_view api) {
-  static constexpr std::array<std::string_view, 6> names = {
+  // CUDA's runtime and driver calls, and HIP's (AMD traces) that do the same.
+  static constexpr std::array<std::string_view, 9> names = {
       "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-      "cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize"};
+      "cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",
+      "hipDeviceSynchronize",  "hipStreamSynchronize",  "hipEventSynchronize"};
   for (std::string_view n : names) {
     if (api == n) return true;
   }

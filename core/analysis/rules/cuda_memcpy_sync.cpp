@@ -18,7 +18,8 @@ void ruleCudaMemcpySync(const RuleInput& in, RuleOutput& out) {
   size_t unknown = forEachLaunched(
       in, EventKind::Memcpy,
       [&](uint32_t t, uint32_t i, uint32_t at, uint32_t ae, std::string_view api) {
-        bool copyCall = api.starts_with("cudaMemcpy") || api.starts_with("cuMemcpy");
+        bool copyCall = api.starts_with("cudaMemcpy") || api.starts_with("cuMemcpy") ||
+                        api.starts_with("hipMemcpy");
         if (!copyCall || api.find("Async") != std::string_view::npos) return;
         const MemcpyColumns& m = s.tracks[t].memcpys;
         if (m.copyKind[i] == CopyKind::HtoD && m.bytes[i] <= in.options.syncCopyMinHtoD) return;

@@ -15,7 +15,8 @@ void ruleCudaMemsetSync(const RuleInput& in, RuleOutput& out) {
   size_t unknown = forEachLaunched(
       in, EventKind::Memset,
       [&](uint32_t t, uint32_t i, uint32_t at, uint32_t ae, std::string_view api) {
-        bool setCall = api.starts_with("cudaMemset") || api.starts_with("cuMemset");
+        bool setCall = api.starts_with("cudaMemset") || api.starts_with("cuMemset") ||
+                       api.starts_with("hipMemset");
         if (!setCall || api.find("Async") != std::string_view::npos) return;
         MemoryKind k = s.tracks[t].memsets.memKind[i];
         if (k != MemoryKind::Pinned && k != MemoryKind::Managed && k != MemoryKind::ManagedStatic)
