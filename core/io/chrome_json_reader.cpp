@@ -1163,6 +1163,8 @@ Status Importer::readDistributedInfo(od::object info) {
       Rank& r = b_.rankInfo(rank_);
       r.rank = static_cast<int32_t>(n);
       r.label = "rank " + std::to_string(n);
+    } else if (key == "world_size" && !field.value().get_int64().get(n)) {
+      info_.worldSize = n;
     }
   }
   return {};

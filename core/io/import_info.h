@@ -36,6 +36,7 @@ struct ImportInfo {
   std::map<std::string, uint64_t> skipped;
   bool pytorch = false;  // PyTorch profiler (Kineto) categories seen: a Kineto trace
   int32_t distributedRank = -1;
+  int64_t worldSize = -1;  // the job's rank count (Kineto's distributedInfo.world_size), if given
   std::string host;  // the source's host name, when it says (else the file name labels the rank)
   ImportDamage damage;
 };

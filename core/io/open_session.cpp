@@ -121,6 +121,17 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
     }
   }
   if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
+  // Ranks of one job agree on its size: a file of another job is refused, both files named.
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (infos[i].worldSize < 0) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (infos[j].worldSize >= 0 && infos[j].worldSize != infos[i].worldSize) {
+        return Error{paths[i] + " belongs to another job than " + paths[j] + ": a world size of " +
+                     std::to_string(infos[i].worldSize) + " ranks against " +
+                     std::to_string(infos[j].worldSize) + " (distributedInfo.world_size)"};
+      }
+    }
+  }
   if (paths.size() > 1) {
     bool absolute =
         std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -140,6 +141,7 @@ class Reader {
   unsigned threads_;
   std::unique_ptr<Session> s_ = std::make_unique<Session>();
   size_t flowCount_ = 0;
+  Status checkCounts();
   std::vector<size_t> trackCounts_;
   std::vector<size_t> counterCounts_;
 };
@@ -342,8 +344,52 @@ Status Reader::readEntities() {
   return {};
 }
 
+// Counts the metadata claims, checked against the chunks the file really holds before any column
+// is allocated: a damaged or crafted count ("4 billion events" in a 9 KB file) must be an error,
+// not gigabytes reserved. Each owner's first required column ("start", "time", "src_track") must
+// hold exactly the claimed values in chunks of at most kChunkEvents; every column is then sized
+// by a count the file's own rows bound.
+Status Reader::checkCounts() {
+  struct Held {
+    uint64_t values = 0;
+    bool oversized = false;
+  };
+  std::map<std::pair<int64_t, int64_t>, Held> held;  // (owner kind, owner) → its first column
+  auto q = db_.prepare(
+      "SELECT owner_kind, owner, sum(count), max(count) FROM columns WHERE name IN "
+      "('start', 'time', 'src_track') GROUP BY owner_kind, owner");
+  if (!q) return q.failure().prefixed("columns: ");
+  while (q->step()) {
+    held[{q->int64(0), q->int64(1)}] = {
+        static_cast<uint64_t>(std::max<int64_t>(0, q->int64(2))),
+        q->int64(3) < 0 || static_cast<uint64_t>(q->int64(3)) > kChunkEvents};
+  }
+  if (Status st = q->status(); !st) return st.failure().prefixed("columns: ");
+  auto check = [&](ColumnOwner kind, size_t owner, size_t claimed,
+                   const std::string& what) -> Status {
+    if (claimed == 0) return {};
+    auto it = held.find({static_cast<int64_t>(kind), static_cast<int64_t>(owner)});
+    const uint64_t values = it == held.end() ? 0 : it->second.values;
+    if (it != held.end() && it->second.oversized)
+      return Error{what + ": a chunk claims more than " + std::to_string(kChunkEvents) + " values"};
+    if (values != claimed) {
+      return Error{what + " claims " + std::to_string(claimed) + " values but the file holds " +
+                   std::to_string(values) + " (damaged or not written by Tensorscope)"};
+    }
+    return {};
+  };
+  for (size_t i = 0; i < trackCounts_.size(); ++i)
+    TS_RETURN_IF_ERROR(check(ColumnOwner::Track, i, trackCounts_[i], "track " + std::to_string(i)));
+  for (size_t i = 0; i < counterCounts_.size(); ++i) {
+    TS_RETURN_IF_ERROR(
+        check(ColumnOwner::Counter, i, counterCounts_[i], "counter " + std::to_string(i)));
+  }
+  return check(ColumnOwner::Flows, 0, flowCount_, "flows");
+}
+
 Status Reader::readColumns() {
   Session& s = *s_;
+  TS_RETURN_IF_ERROR(checkCounts());
   // Every column of every owner gets a slot sized from the metadata; chunks fill the slots.
   std::vector<std::vector<ColumnSlot>> trackSlots(s.tracks.size());
   for (size_t i = 0; i < s.tracks.size(); ++i) {

@@ -221,6 +221,26 @@ TEST(ChromeJson, OccupancyAgreesWithThePyTorchProfiler) {
               compared, optIn);
 }
 
+// A rank file of another job (its distributedInfo gives another world size) is refused, both
+// files named.
+TEST(ChromeJson, RankOfAnotherJobIsRefused) {
+  std::string text = gunzip(kineto(kExpected[4].file));
+  const size_t at = text.find("\"world_size\": 128");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 17, "\"world_size\": 64");
+  const fs::path other =
+      fs::temp_directory_path() / ("other-job-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(other) << text;
+  auto s = openSessionFiles({kineto(kExpected[3].file), other.string()});
+  fs::remove(other);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(
+      s.error().find(other.string() + " belongs to another job than " + kineto(kExpected[3].file)),
+      std::string::npos)
+      << s.error();
+  EXPECT_NE(s.error().find("64 ranks against 128"), std::string::npos) << s.error();
+}
+
 TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
   std::vector<std::string> paths = {kineto(kExpected[3].file), kineto(kExpected[4].file)};
   auto s = openSessionFiles(paths);

@@ -247,7 +247,19 @@ TEST_F(TscopeFile, CorruptOrMissingChunksAreErrorsNotCrashes) {
 
   p = savedFixture("count.tscope");
   sql(p, "UPDATE tracks SET event_count = event_count + 1 WHERE id = 0");
-  expectLoadError(p, "chunk");
+  expectLoadError(p, "claims");
+
+  // A count no file of this size could hold is refused before anything is reserved (it was a
+  // std::bad_alloc: 4 billion events × 22 bytes).
+  p = savedFixture("huge.tscope");
+  sql(p, "UPDATE tracks SET event_count = 4000000000 WHERE id = 0");
+  expectLoadError(p, "track 0 claims 4000000000 values but the file holds");
+  p = savedFixture("huge-counter.tscope");
+  sql(p, "UPDATE counters SET sample_count = 3000000000 WHERE id = 0");
+  expectLoadError(p, "counter 0 claims 3000000000 values");
+  p = savedFixture("huge-flows.tscope");
+  sql(p, "UPDATE tscope_meta SET value = '5000000000' WHERE key = 'flow_count'");
+  expectLoadError(p, "flows claims 5000000000 values");
 
   p = savedFixture("owner.tscope");
   sql(p, "UPDATE tracks SET device = 77 WHERE id = 0");
