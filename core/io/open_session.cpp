@@ -1,9 +1,14 @@
 #include "io/open_session.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
@@ -73,6 +78,121 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   return {};
 }
 
+// One rank file read on its own: parsed into a builder of its own and built, its clock offset held
+// back (the session applies it, with the alignment), or a .tscope loaded.
+struct RankLoad {
+  Result<SessionPtr> session = Error{"not read"};
+  ImportInfo info;
+  TimeNs clockOffset = 0;
+  bool tscope = false;
+};
+
+RankLoad loadRank(const std::string& path, const Progress& progress, bool recover) {
+  RankLoad out;
+  if (isSqliteFile(path)) {
+    auto db = SqliteDb::open(path, true);
+    if (db && db->hasTable("tscope_meta")) {
+      out.tscope = true;
+      out.session = loadSession(path, progress);
+      return out;
+    }
+  }
+  SessionBuilder b;
+  const uint32_t rank = b.rank(0);
+  if (Status st = importTrace(path, b, rank, out.info, progress, recover); !st) {
+    out.session = st.failure();
+    return out;
+  }
+  out.clockOffset = b.rankInfo(rank).clockOffsetNs;
+  b.rankInfo(rank).clockOffsetNs = 0;
+  out.session = b.build();
+  return out;
+}
+
+// Several files read `threads` at a time, added to `b` in rank order as each is ready (and then
+// released: at most a few wait at once). The same session as reading them one after another.
+Status importRanks(const std::vector<std::string>& paths, SessionBuilder& b,
+                   std::vector<ImportInfo>& infos, const Progress& progress, bool recover,
+                   unsigned threads, std::string& damaged) {
+  const size_t n = paths.size();
+  const size_t ahead = 2 * static_cast<size_t>(threads);  // loaded but not yet added, at most
+  std::vector<std::optional<RankLoad>> loads(n);
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next = 0, added = 0;
+  bool stop = false;
+  std::vector<double> done(n, 0.0);  // each file's fraction read
+  std::mutex progressMutex;          // the caller's progress hears one thread at a time
+  auto report = [&](size_t i, double f) {
+    std::lock_guard lock(progressMutex);
+    done[i] = f;
+    double sum = 0;
+    for (double d : done) sum += d;
+    progress.update(0.9 * sum / static_cast<double>(n));
+  };
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || next >= n || next < added + ahead; });
+        if (stop || next >= n) return;
+        i = next++;
+      }
+      Progress mine{progress.report
+                        ? std::function<void(double)>([&, i](double f) { report(i, f); })
+                        : std::function<void(double)>(),
+                    progress.cancel,
+                    {}};  // stages: only the calling thread names them
+      RankLoad load = loadRank(paths[i], mine, recover);
+      std::lock_guard lock(mutex);
+      loads[i] = std::move(load);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  Status result;
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<RankLoad> load;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return loads[i].has_value(); });
+      load = std::move(loads[i]);
+      loads[i].reset();
+      ++added;
+      changed.notify_all();
+    }
+    if (!load->session) {
+      if (load->session.failure().code != ErrorCode::Damaged) {
+        result = load->session.failure();
+        break;
+      }
+      damaged += (damaged.empty() ? "" : "\n") + load->session.error();
+      continue;
+    }
+    const uint32_t rank = b.rank(static_cast<int32_t>(i));
+    ImportInfo appended;
+    if (Status st = appendSession(paths[i], **load->session, b, rank, appended); !st) {
+      result = st;
+      break;
+    }
+    if (load->tscope) {
+      infos[i] = appended;
+    } else {
+      infos[i] = std::move(load->info);
+      b.rankInfo(rank).clockOffsetNs = load->clockOffset;
+    }
+  }
+  {
+    std::lock_guard lock(mutex);
+    stop = true;
+    changed.notify_all();
+  }
+  for (std::thread& t : pool) t.join();
+  return result;
+}
+
 }  // namespace
 
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress) {
@@ -102,11 +222,20 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   std::vector<ImportInfo> infos(paths.size());
   const double share = 0.9 / static_cast<double>(paths.size());
   std::string damaged;  // every damaged file's error, so that one question covers them all
+  const unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (paths.size() > 1 && threads > 1) {
+    TS_RETURN_IF_ERROR(importRanks(paths, b, infos, progress, options.recover,
+                                   std::min<unsigned>(threads, static_cast<unsigned>(paths.size())),
+                                   damaged));
+  }
   for (size_t i = 0; i < paths.size(); ++i) {
-    uint32_t rank = b.rank(static_cast<int32_t>(i));
-    if (Status st = importTrace(paths[i], b, rank, infos[i],
-                                stage(progress, share * i, share * (i + 1)), options.recover);
-        !st) {
+    if (paths.size() > 1 && threads > 1) {
+      // Read above; what follows marks the damaged ones and counts what was left out.
+    } else if (Status st =
+                   importTrace(paths[i], b, b.rank(static_cast<int32_t>(i)), infos[i],
+                               stage(progress, share * i, share * (i + 1)), options.recover);
+               !st) {
       if (st.failure().code != ErrorCode::Damaged) return st.failure();
       damaged += (damaged.empty() ? "" : "\n") + st.error();
       continue;

@@ -10,6 +10,10 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
     return Error{path + ": already holds " + std::to_string(src.ranks.size()) +
                  " ranks; open it alone, or combine single-rank files"};
   }
+  // The source's strings first, in its order: the session gets the string table reading the
+  // file itself would have given it (a rank read on a thread of its own, then added, is the same
+  // session as one read in place).
+  for (StringId id = 1; id < src.strings.size(); ++id) b.intern(src.str(id));
   auto str = [&](StringId id) { return b.intern(src.str(id)); };
   std::vector<uint32_t> devices(src.devices.size()), processes(src.processes.size()),
       threads(src.threads.size());

@@ -52,6 +52,25 @@ void BM_ImportKinetoJson(benchmark::State& state) {
       static_cast<double>(in.events);
 }
 
+// Several rank files as one session: read one after another (threads 1) or each on a thread of
+// its own (0: one per core). The ratio is the gain from the second core.
+void BM_ImportRanks(benchmark::State& state) {
+  const Input& in = input(250'000);
+  const std::vector<std::string> paths(4, in.path);
+  ts::OpenOptions options;
+  options.threads = static_cast<unsigned>(state.range(0));
+  for (auto _ : state) {
+    auto s = ts::openSessionFiles(paths, options);
+    if (!s.ok()) {
+      state.SkipWithError(s.error().c_str());
+      break;
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * in.bytes * paths.size()));
+}
+
+BENCHMARK(BM_ImportRanks)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 BENCHMARK(BM_ImportKinetoJson)
     ->Arg(1'000'000)
     ->Arg(4'000'000)
@@ -64,7 +83,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  for (int64_t n : {1'000'000, 4'000'000}) {
+  for (int64_t n : {250'000, 1'000'000, 4'000'000}) {
     std::error_code ec;
     fs::remove(fs::temp_directory_path() / ("bench-import-" + std::to_string(::getpid()) + "-" +
                                             std::to_string(n) + ".json"),

@@ -241,6 +241,32 @@ TEST(ChromeJson, RankOfAnotherJobIsRefused) {
   EXPECT_NE(s.error().find("64 ranks against 128"), std::string::npos) << s.error();
 }
 
+// Rank files read on threads of their own (then added in rank order) give the very session that
+// reading them one after another gives: the same strings, entities, events, flows and clocks.
+TEST(ChromeJson, RanksReadInParallelAsInSequence) {
+  std::vector<std::string> paths = {kineto(kExpected[3].file), kineto(kExpected[4].file),
+                                    kineto(kExpected[1].file), kineto(kExpected[6].file),
+                                    kineto(kExpected[0].file), TSCOPE_SAMPLE};
+  OpenOptions one, many;
+  one.threads = 1, many.threads = 3;
+  auto a = openSessionFiles(paths, one);
+  auto b = openSessionFiles(paths, many);
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(b.ok()) << b.error();
+  // Built a moment apart: the creation time may fall in another second.
+  std::shared_ptr<Session> same = copySession(**b);
+  same->provenance.createdUtc = (*a)->provenance.createdUtc;
+  ASSERT_TRUE(same->finalize().ok());
+  std::string why;
+  EXPECT_TRUE(testing::sameSession(**a, *same, &why)) << why;
+  EXPECT_EQ((*b)->ranks.size(), paths.size());
+  // A file that cannot be read is the error, whichever thread read it.
+  paths.insert(paths.begin() + 2, "/nonexistent/rank.json");
+  auto c = openSessionFiles(paths, many);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("/nonexistent/rank.json"), std::string::npos) << c.error();
+}
+
 TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
   std::vector<std::string> paths = {kineto(kExpected[3].file), kineto(kExpected[4].file)};
   auto s = openSessionFiles(paths);
