@@ -224,21 +224,21 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   std::string damaged;  // every damaged file's error, so that one question covers them all
   const unsigned threads =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (paths.size() > 1 && threads > 1) {
+  const bool parallel = paths.size() > 1 && threads > 1;
+  if (parallel) {
     TS_RETURN_IF_ERROR(importRanks(paths, b, infos, progress, options.recover,
                                    std::min<unsigned>(threads, static_cast<unsigned>(paths.size())),
                                    damaged));
   }
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (paths.size() > 1 && threads > 1) {
-      // Read above; what follows marks the damaged ones and counts what was left out.
-    } else if (Status st =
-                   importTrace(paths[i], b, b.rank(static_cast<int32_t>(i)), infos[i],
-                               stage(progress, share * i, share * (i + 1)), options.recover);
-               !st) {
-      if (st.failure().code != ErrorCode::Damaged) return st.failure();
-      damaged += (damaged.empty() ? "" : "\n") + st.error();
-      continue;
+    if (!parallel) {
+      Status st = importTrace(paths[i], b, b.rank(static_cast<int32_t>(i)), infos[i],
+                              stage(progress, share * i, share * (i + 1)), options.recover);
+      if (!st) {
+        if (st.failure().code != ErrorCode::Damaged) return st.failure();
+        damaged += (damaged.empty() ? "" : "\n") + st.error();
+        continue;
+      }
     }
     for (const auto& [what, n] : infos[i].skipped) b.provenance().skipped[what] += n;
     // A recovered trace: the session says it is incomplete, and why, wherever it is shown.
