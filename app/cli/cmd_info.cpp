@@ -143,9 +143,8 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
     const double peak = *std::max_element(c.samples.value.begin(), c.samples.value.end());
     char number[32];
     std::snprintf(number, sizeof number, "%.6g", peak);
-    const std::string shown = c.unit == "bytes"
-                                  ? formatBytes(static_cast<uint64_t>(std::max(0.0, peak)))
-                                  : number + (c.unit.empty() ? "" : " " + c.unit);
+    const std::string shown = c.unit == "bytes" ? formatBytes(bytesOfValue(peak))
+                                                : number + (c.unit.empty() ? "" : " " + c.unit);
     std::printf("  %-13s %s (%s): %s samples, peak %s\n", shownCounters++ == 0 ? "counters" : "",
                 c.name.c_str(), counterOwner(s, c).c_str(), formatCount(c.size()).c_str(),
                 shown.c_str());

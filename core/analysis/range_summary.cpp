@@ -23,7 +23,7 @@ RangeSummary summarizeRange(const Session& s, TimeNs start, TimeNs end, const Pr
         if (t.kind == EventKind::Kernel) {
           ++r.kernels;
           busy[t.device].push_back({std::max(t.hot.start[e], start), std::min(t.hot.end[e], end)});
-        } else if (t.hot.start[e] >= start) {
+        } else if (t.hot.start[e] >= start && !t.memcpys.migration[e]) {  // the program's copies
           r.copyBytes[static_cast<size_t>(t.memcpys.copyKind[e])] += t.memcpys.bytes[e];
           ++r.copies;
         }

@@ -31,7 +31,8 @@ std::map<std::string, Sum> copiesByKind(const Session& s) {
     if (t.kind != EventKind::Memcpy && t.kind != EventKind::Memset) continue;
     for (uint32_t e = 0; e < t.size(); ++e) {
       bool memset = t.kind == EventKind::Memset;
-      Sum& x = out[memset ? std::string("Memset") : std::string(toString(t.memcpys.copyKind[e]))];
+      Sum& x = out[memset ? std::string("Memset")
+                          : copyLabel(t.memcpys.copyKind[e], t.memcpys.migration[e])];
       ++x.count;
       x.total += t.hot.end[e] - t.hot.start[e];
       x.bytes += static_cast<int64_t>(memset ? t.memsets.bytes[e] : t.memcpys.bytes[e]);

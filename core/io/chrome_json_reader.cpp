@@ -31,6 +31,7 @@ struct KinetoArgs {
   int64_t device = -1, stream = -1, context = 0, correlation = 0, registers = 0, sharedMemory = 0;
   int64_t bytes = 0, fromDevice = -1, toDevice = -1;
   int64_t externalId = -1, graphId = -1;
+  int64_t migration = 0, migrationCause = 0, address = 0;  // Tensorscope's own exports
   // The profiler's own estimates for a kernel; negative: not reported.
   double estOccupancy = -1, blocksPerSm = -1, warpsPerSm = -1;
   std::array<int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
@@ -236,9 +237,17 @@ class Importer {
   std::unordered_map<std::string, std::vector<FlowStep>> flowSteps_;
   void chainFlows();
   std::unordered_map<std::string, std::pair<uint32_t, Open>> asyncOpen_;  // b/e by (cat, id, name)
-  // [memory] events without totals (PyTorch before 1.10): bytes allocated since the trace began,
-  // by counter owner (device or process index, the device's with the top bit set).
-  std::unordered_map<uint64_t, int64_t> allocatedSinceStart_;
+  // [memory] events without totals (PyTorch before 1.10): summed into "allocated since the trace
+  // began" once all are read, in time order (threads write theirs out of order).
+  struct MemoryChange {
+    uint32_t device, process;  // the counter's owner: one of them
+    std::string suffix;        // of the counter's name
+    TimeNs time;
+    int64_t bytes;
+    uint64_t address;
+  };
+  std::vector<MemoryChange> memoryChanges_;
+  Status sumMemoryChanges();
 };
 
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
@@ -478,6 +487,12 @@ Status Importer::parseArgsObject(JsonCursor& c, KinetoArgs& out, Wanted wanted) 
       number = &out.externalId;
     else if (key == "graph id")
       number = &out.graphId;
+    else if (key == "unified memory migration")
+      number = &out.migration;
+    else if (key == "migration cause")
+      number = &out.migrationCause;
+    else if (key == "address")
+      number = &out.address;
     else if (key == "est. achieved occupancy %")
       fraction = &out.estOccupancy;
     else if (key == "blocks per SM")
@@ -657,6 +672,13 @@ Status Importer::gpuWork(const RawEvent& e, TimeNs ts, TimeNs end, StringId name
     m.context = ctx;
     if (a.externalId >= 0 && a.externalId <= UINT32_MAX)
       m.externalId = static_cast<uint32_t>(a.externalId), m.hasExternalId = 1;
+    if (a.migration == 1) {
+      if (a.migrationCause < 0 || a.migrationCause >= kMigrationCauseCount)
+        return fail("unknown 'migration cause' " + std::to_string(a.migrationCause));
+      m.migration = 1;
+      m.migrationCause = static_cast<MigrationCause>(a.migrationCause);
+      m.address = static_cast<uint64_t>(a.address);
+    }
     b_.addMemcpy(stream, ts, end, name, m);
   } else if (cat == "gpu_memset" || cat == "Memset") {
     MemsetDetail m;
@@ -771,16 +793,33 @@ Status Importer::memory(const RawEvent& e, TimeNs ts) {
                         {ts, static_cast<double>(*allocated), bytes, address});
   } else {
     // Only the change is known: the counter starts at 0 when the trace does, and says so.
-    const uint64_t key = gpu ? (uint64_t{1} << 63) | device : owner;
-    int64_t& sum = allocatedSinceStart_[key];
-    if (__builtin_add_overflow(sum, bytes, &sum)) return fail("[memory] 'Bytes' add up past 2^63");
-    b_.addCounterSample("Allocated since trace start" + suffix, "bytes", device, owner,
-                        {ts, static_cast<double>(sum), bytes, address});
+    memoryChanges_.push_back({device, owner, suffix, ts, bytes, address});
   }
   if (reserved) {
     b_.addCounterSample("Memory reserved" + suffix, "bytes", device, owner,
                         {ts, static_cast<double>(*reserved), 0, 0});
   }
+  return {};
+}
+
+Status Importer::sumMemoryChanges() {
+  std::stable_sort(memoryChanges_.begin(), memoryChanges_.end(),
+                   [](const MemoryChange& a, const MemoryChange& b) {
+                     return std::tie(a.device, a.process, a.suffix, a.time) <
+                            std::tie(b.device, b.process, b.suffix, b.time);
+                   });
+  int64_t sum = 0;
+  for (size_t i = 0; i < memoryChanges_.size(); ++i) {
+    const MemoryChange& c = memoryChanges_[i];
+    if (i == 0 || c.device != memoryChanges_[i - 1].device ||
+        c.process != memoryChanges_[i - 1].process || c.suffix != memoryChanges_[i - 1].suffix)
+      sum = 0;
+    if (__builtin_add_overflow(sum, c.bytes, &sum))
+      return Error{path_ + ": [memory] events' 'Bytes' add up past 2^63"};
+    b_.addCounterSample("Allocated since trace start" + c.suffix, "bytes", c.device, c.process,
+                        {c.time, static_cast<double>(sum), c.bytes, c.address});
+  }
+  memoryChanges_.clear();
   return {};
 }
 
@@ -1309,6 +1348,7 @@ Result<ImportInfo> Importer::run() {
     }
   }
   chainFlows();
+  TS_RETURN_IF_ERROR(sumMemoryChanges());
   // Unclosed B events end with the trace: kept, not dropped; so do async ranges never ended.
   for (auto& [t, stack] : stacks_) {
     for (const Open& o : stack)

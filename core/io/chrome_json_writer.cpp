@@ -219,6 +219,12 @@ void Exporter::event(const Track& t, uint32_t i) {
         key("fromDevice"), number(m.srcDevice);
         key("toDevice"), number(m.dstDevice);
       }
+      if (m.hasExternalId) key("External id"), number(m.externalId);
+      if (m.migration) {  // Tensorscope's own args: read back as a migration
+        key("unified memory migration"), number(1);
+        key("migration cause"), number(static_cast<int64_t>(m.migrationCause));
+        if (m.address) key("address"), number(static_cast<int64_t>(m.address));
+      }
       out_.append("}}");
       return;
     }

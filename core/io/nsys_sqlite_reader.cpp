@@ -432,8 +432,9 @@ Status NsysImporter::readMemcpys() {
 // counted (a GPU record is a group of faults, numberOfPageFaults) at its address.
 Status NsysImporter::readPageFaults() {
   if (db_.hasTable(kGpuFaultTable)) {
+    // In time order: each sample is the running total.
     auto q = select(kGpuFaultTable, {"start"},
-                    {"globalPid", "deviceId", "address", "numberOfPageFaults"});
+                    {"globalPid", "deviceId", "address", "numberOfPageFaults"}, "ORDER BY start");
     if (!q) return q.failure();
     std::map<uint32_t, int64_t> total;  // by device
     while (q->step()) {
@@ -453,7 +454,8 @@ Status NsysImporter::readPageFaults() {
     if (Status st = q->status(); !st) return fail(kGpuFaultTable, -1, st.error());
   }
   if (db_.hasTable(kCpuFaultTable)) {
-    auto q = select(kCpuFaultTable, {"start"}, {"globalPid", "globalTid", "address"});
+    auto q =
+        select(kCpuFaultTable, {"start"}, {"globalPid", "globalTid", "address"}, "ORDER BY start");
     if (!q) return q.failure();
     std::map<uint32_t, int64_t> total;  // by process
     while (q->step()) {
@@ -521,6 +523,7 @@ Status NsysImporter::readScheduling() {
     return it->second;
   };
   int64_t tid = -1;
+  bool firstOfThread = true;
   std::optional<std::pair<TimeNs, int64_t>> in;  // the open switch in: time, CPU
   auto close = [&](TimeNs at) {
     if (!in) return;
@@ -535,16 +538,20 @@ Status NsysImporter::readScheduling() {
     if (global != tid) {
       close(last);
       tid = global;
+      firstOfThread = true;
     }
     if (q->int64(3) != 0) {  // switched in
       close(at);             // two ins in a row: the out between them was lost
       in = std::pair(at, q->int64(2));
     } else if (in) {
       close(at);
-    } else {  // out without in: running since recording began
+    } else if (firstOfThread) {  // out without in: running since recording began
       in = std::pair(first, q->int64(2));
       close(at);
+    } else {  // an out after an out: its in was lost, and with it when the thread ran
+      ++info_.skipped["SCHED_EVENTS switches out without their switch in"];
     }
+    firstOfThread = false;
     sawTime(at);
     (void)row;
   }

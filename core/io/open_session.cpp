@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -78,6 +79,18 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   return {};
 }
 
+// What a reader left out, added to the session's count. The kinds come from the file (a phase, an
+// NVTX type): past 64 of them, the rest are counted together.
+void addSkipped(std::map<std::string, uint64_t>& to, const std::map<std::string, uint64_t>& from) {
+  constexpr size_t kMaxKinds = 64;
+  for (const auto& [what, n] : from) {
+    if (to.size() < kMaxKinds || to.count(what))
+      to[what] += n;
+    else
+      to["other kinds of record"] += n;
+  }
+}
+
 // One rank file read on its own: parsed into a builder of its own and built, its clock offset held
 // back (the session applies it, with the alignment), or a .tscope loaded.
 struct RankLoad {
@@ -144,7 +157,12 @@ Status importRanks(const std::vector<std::string>& paths, SessionBuilder& b,
                         : std::function<void(double)>(),
                     progress.cancel,
                     {}};  // stages: only the calling thread names them
-      RankLoad load = loadRank(paths[i], mine, recover);
+      RankLoad load;
+      try {
+        load = loadRank(paths[i], mine, recover);
+      } catch (const std::bad_alloc&) {  // an error naming the file, not std::terminate
+        load.session = Error{paths[i] + ": out of memory while reading it"};
+      }
       std::lock_guard lock(mutex);
       loads[i] = std::move(load);
       changed.notify_all();
@@ -240,7 +258,7 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
         continue;
       }
     }
-    for (const auto& [what, n] : infos[i].skipped) b.provenance().skipped[what] += n;
+    addSkipped(b.provenance().skipped, infos[i].skipped);
     // A recovered trace: the session says it is incomplete, and why, wherever it is shown.
     if (infos[i].damage.any()) {
       Provenance& p = b.provenance();

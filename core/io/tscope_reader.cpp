@@ -347,31 +347,45 @@ Status Reader::readEntities() {
 // Counts the metadata claims, checked against the chunks the file really holds before any column
 // is allocated: a damaged or crafted count ("4 billion events" in a 9 KB file) must be an error,
 // not gigabytes reserved. Each owner's first required column ("start", "time", "src_track") must
-// hold exactly the claimed values in chunks of at most kChunkEvents; every column is then sized
-// by a count the file's own rows bound.
+// hold exactly the claimed values; no chunk may appear twice or hold more than kChunkEvents
+// values; and no column may claim more than its compressed bytes can give — zstd's densest block
+// (run-length, 4 bytes for 128 KiB) is 32,768:1, so a 10 KB file cannot stand for 16 GB.
 Status Reader::checkCounts() {
-  struct Held {
-    uint64_t values = 0;
-    bool oversized = false;
-  };
-  std::map<std::pair<int64_t, int64_t>, Held> held;  // (owner kind, owner) → its first column
   auto q = db_.prepare(
-      "SELECT owner_kind, owner, sum(count), max(count) FROM columns WHERE name IN "
-      "('start', 'time', 'src_track') GROUP BY owner_kind, owner");
+      "SELECT owner_kind, owner, name, max(type), count(*), count(DISTINCT chunk), sum(count), "
+      "max(count), min(count), sum(length(data)) FROM columns GROUP BY owner_kind, owner, name");
   if (!q) return q.failure().prefixed("columns: ");
+  std::map<std::pair<int64_t, int64_t>, uint64_t> held;  // (owner kind, owner) → first column's
   while (q->step()) {
-    held[{q->int64(0), q->int64(1)}] = {
-        static_cast<uint64_t>(std::max<int64_t>(0, q->int64(2))),
-        q->int64(3) < 0 || static_cast<uint64_t>(q->int64(3)) > kChunkEvents};
+    const std::string where = "column '" + q->text(2) + "' of owner " + std::to_string(q->int64(1));
+    const std::string type = q->text(3);
+    const uint64_t size = type == "u8"                     ? 1
+                          : type == "u16"                  ? 2
+                          : type == "u32" || type == "i32" ? 4
+                                                           : 8;
+    if (q->int64(4) != q->int64(5)) return Error{where + ": a chunk appears twice"};
+    if (q->int64(7) > static_cast<int64_t>(kChunkEvents) || q->int64(8) < 0)
+      return Error{where + ": a chunk claims more than " + std::to_string(kChunkEvents) +
+                   " values, or fewer than none"};
+    const auto values = static_cast<uint64_t>(q->int64(6));
+    const auto compressed = static_cast<uint64_t>(std::max<int64_t>(0, q->int64(9)));
+    const uint64_t rows = static_cast<uint64_t>(q->int64(4));
+    if (values > (32768 * compressed + 64 * rows) / size) {
+      return Error{where + " claims " + std::to_string(values) + " values from " +
+                   std::to_string(compressed) +
+                   " compressed bytes (damaged or not written by "
+                   "Tensorscope)"};
+    }
+    const std::string name = q->text(2);
+    if (name == "start" || name == "time" || name == "src_track")
+      held[{q->int64(0), q->int64(1)}] = values;
   }
   if (Status st = q->status(); !st) return st.failure().prefixed("columns: ");
   auto check = [&](ColumnOwner kind, size_t owner, size_t claimed,
                    const std::string& what) -> Status {
     if (claimed == 0) return {};
     auto it = held.find({static_cast<int64_t>(kind), static_cast<int64_t>(owner)});
-    const uint64_t values = it == held.end() ? 0 : it->second.values;
-    if (it != held.end() && it->second.oversized)
-      return Error{what + ": a chunk claims more than " + std::to_string(kChunkEvents) + " values"};
+    const uint64_t values = it == held.end() ? 0 : it->second;
     if (values != claimed) {
       return Error{what + " claims " + std::to_string(claimed) + " values but the file holds " +
                    std::to_string(values) + " (damaged or not written by Tensorscope)"};

@@ -312,14 +312,17 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
       for (uint32_t ti : byDevice[d]) {
-        // Unified-memory migrations are on no stream of the program's: their own row below.
-        if (s.tracks[ti].stream != kNone &&
-            s.streams[s.tracks[ti].stream].streamId != kUnifiedMemoryStream)
-          streams.emplace(s.streams[s.tracks[ti].stream].streamId, s.tracks[ti].stream);
+        // Unified-memory migrations are on no stream of the program's: their own row below
+        // (anything else a file put on that stream keeps a stream row).
+        const Track& t = s.tracks[ti];
+        if (t.stream != kNone &&
+            (s.streams[t.stream].streamId != kUnifiedMemoryStream || t.kind != EventKind::Memcpy))
+          streams.emplace(s.streams[t.stream].streamId, t.stream);
       }
       for (const auto& [id, st] : streams) {
-        auto [work, n] = lanesOf(byStream[st], [](const Track& t) {
-          return t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy ||
+        auto [work, n] = lanesOf(byStream[st], [id = id](const Track& t) {
+          return t.kind == EventKind::Kernel ||
+                 (t.kind == EventKind::Memcpy && id != kUnifiedMemoryStream) ||
                  t.kind == EventKind::Memset;
         });
         auto [notes, m] = lanesOf(byStream[st], [](const Track& t) {

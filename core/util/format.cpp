@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -63,6 +64,12 @@ std::pair<std::string, std::string> formatEnds(TimeNs from, TimeNs to) {
   if (from == 0 && to != 0) a = "0" + unitOf(b);
   if (to == 0 && from != 0) b = "0" + unitOf(a);
   return {a, b};
+}
+
+uint64_t bytesOfValue(double value) {
+  if (!(value > 0)) return 0;                              // negative, zero, NaN
+  if (value >= 18446744073709551615.0) return UINT64_MAX;  // 2^64 and beyond, infinity
+  return static_cast<uint64_t>(value);
 }
 
 std::string formatBytes(uint64_t bytes) {

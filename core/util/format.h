@@ -21,6 +21,9 @@ std::string formatTimestamp(TimeNs t, TimeNs resolution);
 // needs ("43.21 s", "43.40 s"); an end at 0 reads "0" in the other's unit ("0 s", not "0 ns").
 std::pair<std::string, std::string> formatEnds(TimeNs from, TimeNs to);
 std::string formatBytes(uint64_t bytes);  // "512 B", "1.5 MiB"
+// A counter's value as bytes: negative and NaN as 0, past 2^64 (a damaged file's 1e30) as the
+// largest (converting such a double is undefined).
+uint64_t bytesOfValue(double value);
 // A rate in the units sizes use, so a table's bytes and bandwidths read alike: "11.2 GiB/s".
 std::string formatBandwidth(double bytesPerSecond);
 std::string formatCount(uint64_t n);  // "1,234,567"

@@ -786,7 +786,9 @@ TEST(ChromeJson, MemoryEventsAreCounters) {
     {"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7, "ts": 11,
      "args": {"Device Type": 0, "Device Id": -1, "Bytes": 64}},
     {"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 7, "ts": 13,
-     "args": {"Device Type": 0, "Device Id": -1, "Bytes": -16}}
+     "args": {"Device Type": 0, "Device Id": -1, "Bytes": -16}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 7, "tid": 8, "ts": 12,
+     "args": {"Device Type": 0, "Device Id": -1, "Bytes": 100}}
   ]})";
   auto s = openJsonText("memory", json);
   ASSERT_TRUE(s.ok()) << s.error();
@@ -811,8 +813,9 @@ TEST(ChromeJson, MemoryEventsAreCounters) {
   EXPECT_EQ(cpu->device, kNone);
   ASSERT_NE(cpu->process, kNone);
   EXPECT_EQ(session.processes[cpu->process].pid, 7);
-  EXPECT_EQ(cpu->samples.value, (std::vector<double>{64, 48}));
-  EXPECT_EQ(cpu->samples.change, (std::vector<int64_t>{64, -16}));
+  // Summed in time order (another thread's allocation at 12 µs comes later in the file).
+  EXPECT_EQ(cpu->samples.value, (std::vector<double>{64, 164, 148}));
+  EXPECT_EQ(cpu->samples.change, (std::vector<int64_t>{64, 100, -16}));
 
   // Bad fields name the problem.
   auto bad = openJsonText("memory-bad", R"({"traceEvents": [

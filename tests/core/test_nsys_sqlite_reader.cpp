@@ -166,6 +166,7 @@ TEST_F(NsysImport, UnifiedMemoryApartFromCopies) {
   for (const CounterTrack& c : s.counters)
     if (c.name == kGpuPageFaultCounter) gpuFaults = &c;
   ASSERT_TRUE(gpuFaults);
+  // Running totals in time order, whatever the table's row order.
   EXPECT_EQ(gpuFaults->samples.value, (std::vector<double>{12, 16}));
   EXPECT_EQ(gpuFaults->samples.change, (std::vector<int64_t>{12, 4}));
   EXPECT_EQ(gpuFaults->samples.address[1], 140000065536u);
@@ -188,7 +189,7 @@ TEST_F(NsysImport, OsRuntimeAndScheduling) {
   using R = std::tuple<std::string, std::string, TimeNs, TimeNs>;
   EXPECT_EQ(byTid[4242],
             (std::vector<R>{{kThreadStateCategory, "Running on CPU 2", 700000, 800000},
-                            {kThreadStateCategory, "Running on CPU 3", 900000, 3500000},
+                            {kThreadStateCategory, "Running on CPU 3", 900000, 3400000},
                             {kOsRuntimeCategory, "pthread_mutex_lock", 1200000, 1250000}}));
   EXPECT_EQ(byTid[4250],
             (std::vector<R>{{kThreadStateCategory, "Running on CPU 5", 700000, 1100000},
@@ -197,6 +198,8 @@ TEST_F(NsysImport, OsRuntimeAndScheduling) {
   // Read, so not among what was left out.
   EXPECT_FALSE(s.provenance.skipped.count("OSRT_API rows"));
   EXPECT_FALSE(s.provenance.skipped.count("SCHED_EVENTS rows"));
+  // The second out in a row: when the thread ran before it is unknown, and said so.
+  EXPECT_EQ(s.provenance.skipped.at("SCHED_EVENTS switches out without their switch in"), 1u);
 }
 
 // Whatever the reader does not read is counted by table, never dropped silently.
@@ -218,6 +221,23 @@ TEST_F(NsysImport, RoundTripThroughTscope) {
   std::string why;
   EXPECT_TRUE(testing::sameSession(**s, **back, &why)) << why;  // migrations, faults, left out
   EXPECT_FALSE((*back)->provenance.skipped.empty());
+  // Through Chrome JSON too: a migration stays a migration, on its own stream.
+  const std::string json = (dir_ / "rt.json").string();
+  ASSERT_TRUE(writeSessionFile(**s, json).ok());
+  auto viaJson = openSessionFile(json);
+  ASSERT_TRUE(viaJson.ok()) << viaJson.error();
+  EXPECT_EQ(summarize(**viaJson).migrationCount, summarize(**s).migrationCount);
+  for (const Track& t : (*viaJson)->tracks) {
+    if (t.kind != EventKind::Memcpy) continue;
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      EXPECT_EQ(t.memcpys.migration[i] != 0,
+                (*viaJson)->streams[t.stream].streamId == kUnifiedMemoryStream);
+      if (t.memcpys.migration[i]) {
+        EXPECT_EQ(t.memcpys.migrationCause[i], MigrationCause::User);
+        EXPECT_EQ(t.memcpys.address[i], 140000000000u);
+      }
+    }
+  }
 }
 
 TEST_F(NsysImport, LenientAboutWhatIsOptional) {

@@ -425,15 +425,17 @@ TEST(Rules, UnifiedMemoryMigrationsInsideSteps) {
   m.migration = 1;
   x.b.addMemcpy(x.s8, 100, 150, x.b.intern("Unified memory HtoD"), m);
   x.b.addMemcpy(x.s8, 2000, 2100, x.b.intern("Unified memory DtoH"), m);  // outside the step
-  m.migration = 0;  // a copy the program asked for, whatever its name
+  m.migration = 0;
+  // A session saved before the flag: its migrations known by name only.
   x.b.addMemcpy(x.s8, 200, 250, x.b.intern("Unified Memory HtoD"), m);
+  x.b.addMemcpy(x.s8, 300, 350, x.b.intern("Memcpy HtoD (Pinned -> Device)"), m);  // a copy
   SessionPtr s = x.build();
   DiagnoseOptions o;
   o.ruleNames = {"unified_memory"};
   Diagnosis d = run(*s, o);
   ASSERT_EQ(d.findings.size(), 1u);
-  EXPECT_EQ(d.findings[0].count, 1u);
-  EXPECT_EQ(d.findings[0].cost, 50);
+  EXPECT_EQ(d.findings[0].count, 2u);
+  EXPECT_EQ(d.findings[0].cost, 100);
 }
 
 TEST(Rules, WithoutLaunchesTheyJudgeNothingAndSaySo) {

@@ -257,6 +257,14 @@ TEST_F(TscopeFile, CorruptOrMissingChunksAreErrorsNotCrashes) {
   p = savedFixture("huge-counter.tscope");
   sql(p, "UPDATE counters SET sample_count = 3000000000 WHERE id = 0");
   expectLoadError(p, "counter 0 claims 3000000000 values");
+  // The claim backed by chunks, but by no bytes: 150 empty chunks of 2^20 values each.
+  p = savedFixture("empty-chunks.tscope");
+  sql(p,
+      "DELETE FROM columns WHERE owner_kind = 0 AND owner = 0 AND name = 'start';"
+      "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 149) "
+      "INSERT INTO columns SELECT 0, 0, 'start', 'i64', i, 1048576, 'zstd', x'' FROM n;"
+      "UPDATE tracks SET event_count = 157286400 WHERE id = 0");
+  expectLoadError(p, "claims 157286400 values from 0 compressed bytes");
   p = savedFixture("huge-flows.tscope");
   sql(p, "UPDATE tscope_meta SET value = '5000000000' WHERE key = 'flow_count'");
   expectLoadError(p, "flows claims 5000000000 values");

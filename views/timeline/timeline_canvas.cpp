@@ -543,10 +543,9 @@ bool TimelineCanvas::event(QEvent* e) {
         return static_cast<size_t>(it - c.time.begin() - 1);
       };
       auto format = [&](double v) {
-        return row->counter->unit == "bytes"
-                   ? QString::fromStdString(formatBytes(static_cast<uint64_t>(std::max(0.0, v))))
-                   : QString::number(v, 'g', 6) + QLatin1Char(' ') +
-                         QString::fromStdString(row->counter->unit);
+        return row->counter->unit == "bytes" ? QString::fromStdString(formatBytes(bytesOfValue(v)))
+                                             : QString::number(v, 'g', 6) + QLatin1Char(' ') +
+                                                   QString::fromStdString(row->counter->unit);
       };
       const std::optional<size_t> sample = sampleAt(at);
       const double now = sample ? c.value[*sample] : 0.0;
@@ -564,13 +563,20 @@ bool TimelineCanvas::event(QEvent* e) {
                                    at - view_.session->startTime(), std::max<TimeNs>(1, b - a))))
                     : tr("no sample yet");
       if (sample && peak > now) tip += tr("<br>up to %1 within this pixel").arg(format(peak));
-      // What set it: an allocation or a free (PyTorch's [memory] events), with its address.
+      // What set it: an allocation or a free (PyTorch's [memory] events), or the faults a record
+      // counted (unified-memory page faults), with its address.
       if (sample && c.change[*sample] != 0) {
         const int64_t change = c.change[*sample];
         const uint64_t size =
             change < 0 ? 0 - static_cast<uint64_t>(change) : static_cast<uint64_t>(change);
-        tip += (change > 0 ? tr("<br>after allocating %1") : tr("<br>after freeing %1"))
-                   .arg(QString::fromStdString(formatBytes(size)));
+        if (row->counter->unit == "bytes")
+          tip += (change > 0 ? tr("<br>after allocating %1") : tr("<br>after freeing %1"))
+                     .arg(QString::fromStdString(formatBytes(size)));
+        else
+          tip += tr("<br>%1%2 %3")
+                     .arg(change > 0 ? QStringLiteral("+") : QStringLiteral("-"))
+                     .arg(size)
+                     .arg(QString::fromStdString(row->counter->unit));
         if (c.address[*sample] != 0)
           tip += tr(" at 0x%1").arg(QString::number(c.address[*sample], 16));
         tip += tr(" (%1)").arg(QString::fromStdString(formatTimestamp(

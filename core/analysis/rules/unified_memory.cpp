@@ -32,7 +32,9 @@ void ruleUnifiedMemory(const RuleInput& in, RuleOutput& out) {
     for (uint32_t i = 0; i < track.size(); ++i) {
       TimeNs a = track.hot.start[i];
       if (a < in.range.start || a >= in.range.end) continue;
-      if (!track.memcpys.migration[i]) continue;
+      // Sessions saved before the flag existed named their migrations "Unified Memory …".
+      if (!track.memcpys.migration[i] && !s.str(track.hot.name[i]).starts_with("Unified Memory"))
+        continue;
       if (!inWindow(rank, a)) continue;
       builders[r].add(a, track.hot.end[i], track.hot.end[i] - a, t, i);
       bytes[r] += track.memcpys.bytes[i];
