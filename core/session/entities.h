@@ -66,8 +66,8 @@ inline constexpr uint32_t kDeviceWideStream = 0xFFFFFFFFu;
 inline constexpr uint32_t kUnifiedMemoryStream = 0xFFFFFFFEu;
 // Counters of unified-memory page faults: a GPU's (groups of faults the GPU raised, each sample
 // adding its count) and a process's (faults of its CPU threads on managed memory).
-inline constexpr const char* kGpuPageFaultCounter = "Unified memory GPU page faults";
-inline constexpr const char* kCpuPageFaultCounter = "Unified memory CPU page faults";
+inline constexpr const char* kGpuPageFaultCounter = "GPU page faults";
+inline constexpr const char* kCpuPageFaultCounter = "CPU page faults";
 // Categories of a thread's ranges that have rows of their own (Nsight exports): OS runtime
 // library calls, and the thread's time on a CPU.
 inline constexpr const char* kOsRuntimeCategory = "OS runtime";
