@@ -6,6 +6,18 @@
 
 namespace ts {
 
+namespace {
+
+// "a", "a + b", "a, b + c": a row named by what it holds.
+std::string joinRowParts(const std::vector<std::string>& parts) {
+  std::string name = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i)
+    name += (i + 1 == parts.size() ? " + " : ", ") + parts[i];
+  return name;
+}
+
+}  // namespace
+
 std::string annotationRowName(const Session& s, const std::vector<uint32_t>& tracks) {
   bool ops = false, annotations = false, nvtx = false, marks = false;
   for (uint32_t ti : tracks) {
@@ -32,9 +44,7 @@ std::string annotationRowName(const Session& s, const std::vector<uint32_t>& tra
   if (nvtx) parts.emplace_back("NVTX");
   if (marks) parts.emplace_back("marks");
   if (parts.empty()) return "NVTX";
-  std::string name = parts.front();
-  for (size_t i = 1; i < parts.size(); ++i)
-    name += (i + 1 == parts.size() ? " + " : ", ") + parts[i];
+  std::string name = joinRowParts(parts);
   if (name[0] >= 'a' && name[0] <= 'z') name[0] = static_cast<char>(name[0] - 'a' + 'A');
   return name;
 }
@@ -60,10 +70,7 @@ std::string rangeTrackName(const Session& s, const Track& track) {
   if (osrt) parts.emplace_back(parts.empty() ? "OS runtime libraries" : "OS runtime");
   if (python) parts.emplace_back("Python stack");
   if (other || parts.empty()) parts.emplace_back(parts.empty() ? "Ranges" : "other ranges");
-  std::string name = parts.front();
-  for (size_t i = 1; i < parts.size(); ++i)
-    name += (i + 1 == parts.size() ? " + " : ", ") + parts[i];
-  return name;
+  return joinRowParts(parts);
 }
 
 void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) {
