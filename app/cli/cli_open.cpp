@@ -1,12 +1,15 @@
 #include "app/cli/cli_open.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace ts::cli {
 
 namespace {
-bool recoverDamaged = false;  // one command per process: set once by main, before it runs
+// One command per process: set once by main, before it runs.
+bool recoverDamaged = false;
+unsigned readThreads = 0;
 }  // namespace
 
 bool takeRecoverFlag(std::vector<std::string>& args) {
@@ -22,8 +25,29 @@ void setRecoverDamagedTraces(bool on) {
   recoverDamaged = on;
 }
 
+bool takeThreadsOption(std::vector<std::string>& args, std::string& error) {
+  auto end = std::find(args.begin(), args.end(), "--");
+  auto it = std::find(args.begin(), end, std::string("--threads"));
+  if (it == end) return true;
+  if (it + 1 == end) {
+    error = "--threads needs a number";
+    return false;
+  }
+  const std::string& value = *(it + 1);
+  unsigned n = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || ptr != value.data() + value.size() || n < 1 || n > 1024) {
+    error = "--threads takes a whole number from 1 to 1024, not '" + value + "'";
+    return false;
+  }
+  readThreads = n;
+  args.erase(it, it + 2);
+  return true;
+}
+
 Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options) {
   options.recover = options.recover || recoverDamaged;
+  if (options.threads == 0) options.threads = readThreads;
   auto session = openSessionFiles(paths, options);
   if (!session && session.failure().code == ErrorCode::Damaged)
     return Error{session.error() + " (--recover opens it without the damaged part)",

@@ -1,5 +1,6 @@
-// How every tensorscope-cli command opens sessions: with the global --recover (given anywhere on
-// the command line) applied, and a damaged trace's error saying how to open it anyway.
+// How every tensorscope-cli command opens sessions: with the global --recover and --threads
+// (given anywhere on the command line) applied, and a damaged trace's error saying how to open it
+// anyway.
 #pragma once
 
 #include <string>
@@ -12,6 +13,9 @@ namespace ts::cli {
 // Takes "--recover" out of `args` wherever it is; true when it was there.
 bool takeRecoverFlag(std::vector<std::string>& args);
 void setRecoverDamagedTraces(bool on);
+// Takes "--threads N" out of `args` wherever it is: how many threads read files (0, the default:
+// one per core). False, with `error` set, for a value that is not a whole number 1–1024.
+bool takeThreadsOption(std::vector<std::string>& args, std::string& error);
 
 Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options = {});
 Result<SessionPtr> openForCli(const std::string& path);

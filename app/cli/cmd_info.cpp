@@ -21,6 +21,7 @@ constexpr const char* kHelp =
     "recognised by its content.\n"
     "  --ranks    open the files together as one multi-rank session (one rank per file)\n"
     "  --recover  open a damaged JSON trace without its damaged part (any command takes it)\n"
+    "  --threads N  read on N threads (default: one per core; any command takes it)\n"
     "  --json     one JSON object per file (an array when several files are given) with keys\n"
     "             kernels, memcpy, memcpy_bytes (per kind: HtoD, DtoH, DtoD, PtoP, HtoH, other),\n"
     "             memsets, api_calls, nvtx_ranges, nvtx_marks, ranges, devices, streams,\n"

@@ -38,6 +38,7 @@ constexpr const char* kUsage =
     "Run 'tensorscope-cli COMMAND --help' for a command's options.\n"
     "--recover, with any command: open a damaged JSON trace (cut short, or with impossible\n"
     "events) without its damaged part; the session is marked incomplete, with the reason.\n"
+    "--threads N, with any command: read files on N threads (default: one per core).\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 }  // namespace
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   std::string command = args.front();
   args.erase(args.begin());
   setRecoverDamagedTraces(takeRecoverFlag(args));
+  if (std::string error; !takeThreadsOption(args, error)) {
+    std::fprintf(stderr, "tensorscope-cli: %s\n", error.c_str());
+    return kExitUsage;
+  }
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return kExitOk;

@@ -23,8 +23,13 @@ bool looksLikeJson(std::string_view head);
 // such as a negative 'dur' or a 'ts' that is no number) is an error with code Damaged that names
 // the first problem and what recovery would keep — unless `recover`: then every complete event is
 // imported, the damaged ones are skipped and counted by problem, and info.damage says so.
+//
+// `threads` above 1: the events' text is read on that many threads besides the caller's, in
+// blocks of about `blockBytes` (0: 256 KiB; see chrome_event_blocks.h), in traces of two blocks or
+// more. The session and every error are the same as with one thread (tested).
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                     SessionBuilder& builder, uint32_t rank,
-                                    const Progress& progress = {}, bool recover = false);
+                                    const Progress& progress = {}, bool recover = false,
+                                    unsigned threads = 1, size_t blockBytes = 0);
 
 }  // namespace ts

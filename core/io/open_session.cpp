@@ -43,7 +43,7 @@ Progress stage(const Progress& p, double from, double to) {
 }
 
 Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, ImportInfo& info,
-                   const Progress& progress, bool recover) {
+                   const Progress& progress, bool recover, unsigned threads) {
   if (isSqliteFile(path)) {
     auto db = SqliteDb::open(path, true);
     if (!db) return db.failure().prefixed(path + ": cannot open: ");
@@ -72,7 +72,8 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
                  "export or a Chrome/Kineto JSON trace" +
                  std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
-  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), recover);
+  auto imported =
+      importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), recover, threads);
   if (!imported) return imported.failure();
   info = imported.value();
   b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});
@@ -100,7 +101,8 @@ struct RankLoad {
   bool tscope = false;
 };
 
-RankLoad loadRank(const std::string& path, const Progress& progress, bool recover) {
+RankLoad loadRank(const std::string& path, const Progress& progress, bool recover,
+                  unsigned threads) {
   RankLoad out;
   if (isSqliteFile(path)) {
     auto db = SqliteDb::open(path, true);
@@ -112,7 +114,7 @@ RankLoad loadRank(const std::string& path, const Progress& progress, bool recove
   }
   SessionBuilder b;
   const uint32_t rank = b.rank(0);
-  if (Status st = importTrace(path, b, rank, out.info, progress, recover); !st) {
+  if (Status st = importTrace(path, b, rank, out.info, progress, recover, threads); !st) {
     out.session = st.failure();
     return out;
   }
@@ -122,11 +124,12 @@ RankLoad loadRank(const std::string& path, const Progress& progress, bool recove
   return out;
 }
 
-// Several files read `threads` at a time, added to `b` in rank order as each is ready (and then
-// released: at most a few wait at once). The same session as reading them one after another.
+// Several files read `threads` at a time (each on `threadsPerFile` threads), added to `b` in rank
+// order as each is ready (and then released: at most a few wait at once). The same session as
+// reading them one after another.
 Status importRanks(const std::vector<std::string>& paths, SessionBuilder& b,
                    std::vector<ImportInfo>& infos, const Progress& progress, bool recover,
-                   unsigned threads, std::string& damaged) {
+                   unsigned threads, unsigned threadsPerFile, std::string& damaged) {
   const size_t n = paths.size();
   const size_t ahead = 2 * static_cast<size_t>(threads);  // loaded but not yet added, at most
   std::vector<std::optional<RankLoad>> loads(n);
@@ -159,7 +162,7 @@ Status importRanks(const std::vector<std::string>& paths, SessionBuilder& b,
                     {}};  // stages: only the calling thread names them
       RankLoad load;
       try {
-        load = loadRank(paths[i], mine, recover);
+        load = loadRank(paths[i], mine, recover, threadsPerFile);
       } catch (const std::bad_alloc&) {  // an error naming the file, not std::terminate
         load.session = Error{paths[i] + ": out of memory while reading it"};
       }
@@ -244,14 +247,16 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   const bool parallel = paths.size() > 1 && threads > 1;
   if (parallel) {
-    TS_RETURN_IF_ERROR(importRanks(paths, b, infos, progress, options.recover,
-                                   std::min<unsigned>(threads, static_cast<unsigned>(paths.size())),
-                                   damaged));
+    // Fewer files than cores: each file's events are also read on several threads.
+    const auto files = static_cast<unsigned>(std::min<size_t>(threads, paths.size()));
+    TS_RETURN_IF_ERROR(importRanks(paths, b, infos, progress, options.recover, files,
+                                   std::max(1u, threads / files), damaged));
   }
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!parallel) {
-      Status st = importTrace(paths[i], b, b.rank(static_cast<int32_t>(i)), infos[i],
-                              stage(progress, share * i, share * (i + 1)), options.recover);
+      Status st =
+          importTrace(paths[i], b, b.rank(static_cast<int32_t>(i)), infos[i],
+                      stage(progress, share * i, share * (i + 1)), options.recover, threads);
       if (!st) {
         if (st.failure().code != ErrorCode::Damaged) return st.failure();
         damaged += (damaged.empty() ? "" : "\n") + st.error();

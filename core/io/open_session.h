@@ -20,9 +20,10 @@ struct OpenOptions {
   // Open what a damaged JSON trace holds intact (see importChromeJson); the session is marked
   // incomplete with the reason. Without it, a damaged trace is an error with code Damaged.
   bool recover = false;
-  // Several files: how many are read at once (each rank file parsed and built on a thread of its
-  // own, then added to the session in rank order). 0: one per core; 1: one after another. The
-  // session is the same whatever the number (tested).
+  // How many threads read: several files are read that many at once (each rank file parsed and
+  // built on a thread of its own, then added to the session in rank order), a JSON file's events
+  // are read ahead on that many threads (chrome_event_blocks.h). 0: one per core; 1: all on the
+  // calling thread. The session is the same whatever the number (tested).
   unsigned threads = 0;
 };
 

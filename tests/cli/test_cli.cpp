@@ -64,7 +64,10 @@ TEST_F(Cli, UsageErrorsExitTwo) {
                           "model frob x.onnx",
                           "model table",
                           "model zoo resnet50",
-                          "model table x.onnx --batch 0"}) {
+                          "model table x.onnx --batch 0",
+                          "info x.tscope --threads 0",
+                          "info x.tscope --threads",
+                          "stats --threads many x.tscope"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 2) << "'" << cmd << "': " << r.out;
   }
@@ -94,6 +97,10 @@ TEST_F(Cli, FailuresExitOneAndNameTheFile) {
                        "complete\""),
             std::string::npos)
       << r.out;
+  // --threads anywhere on the line: the same reading (the same error here) on one thread.
+  CliRun one = cli("info --threads 1 " + path("cut.json"));
+  EXPECT_EQ(one.exitCode, 1);
+  EXPECT_NE(one.out.find("truncated"), std::string::npos) << one.out;
   r = cli("convert " + std::string(TSCOPE_SAMPLE) + " " + path("out.xyz"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot write '.xyz'"), std::string::npos) << r.out;
