@@ -18,6 +18,7 @@
 #include "synth/synthetic_session.h"
 #include "timeline/diagnosis_rows.h"
 #include "timeline/overview.h"
+#include "views/session/events_table_model.h"
 #include "views/timeline/timeline_canvas.h"
 
 namespace {
@@ -246,6 +247,26 @@ void BM_SelectEvent(benchmark::State& state) {
   state.counters["linked"] = static_cast<double>(c.linked().size());
 }
 
+// The Events table asked for every event of a 1 M-event session (a ruler drag over all of it):
+// arg 0, how long the GUI thread is held (collecting the rows, starting the sort); arg 1, until
+// the sorted list is shown.
+void BM_EventsTableList(benchmark::State& state) {
+  ts::TimelineCanvas& c = canvas(1'000'000);
+  const ts::Session& s = *c.session();
+  ts::EventsTableModel model(c.session());
+  for (auto _ : state) {
+    model.setRange(s.startTime(), s.endTime() + 1);
+    if (state.range(0) == 1) {
+      while (model.busy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    }
+    state.PauseTiming();
+    while (model.busy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    state.ResumeTiming();
+  }
+  state.counters["rows"] = static_cast<double>(model.rowCount());
+}
+
+BENCHMARK(BM_EventsTableList)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildRows)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldOverview)->Arg(10'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FoldBusy)->Arg(10'000)->Arg(10'000'000)->Unit(benchmark::kMicrosecond);

@@ -17,6 +17,7 @@
 #include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "synth/synthetic_session.h"
+#include "util/format.h"
 #include "views/session/events_table_model.h"
 #include "views/session/session_view.h"
 #include "views/timeline/overview_strip.h"
@@ -519,6 +520,111 @@ class TestTimelineCanvas : public QObject {
     const QString start = model->index(3, ts::EventsTableModel::Start).data().toString();
     QVERIFY2(view.details()->toPlainText().contains(start + QStringLiteral(" after session start")),
              qPrintable(start));
+  }
+
+  // A list longer than kRowsOffThread is filtered and sorted on a thread of its own: the call
+  // returns with the table empty and busy (the window keeps answering), the status says what is
+  // coming, and the list that arrives is the last one asked for, complete and in order.
+  void eventsTableSortsLongListsOffTheGuiThread() {
+    ts::SyntheticSpec spec;
+    spec.events = 200'000;
+    spec.gpus = 2;
+    auto s = ts::generateSyntheticSession(spec);
+    QVERIFY(s.ok());
+    const ts::Session& session = *s.value();
+    ts::SessionView view(s.value(), QStringLiteral("big.tscope"));
+    view.resize(1400, 900);
+    ts::EventsTableModel* model = view.eventsModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy busy(model, &ts::EventsTableModel::busyChanged);
+    auto status = [&] { return view.findChild<QLabel*>(QStringLiteral("eventsStatus"))->text(); };
+    auto waitUntilListed = [&] {
+      QTRY_VERIFY_WITH_TIMEOUT(!model->busy(), 30000);
+      QCoreApplication::processEvents();
+    };
+    view.showEvents(session.startTime(), session.endTime() + 1);
+    QVERIFY(model->busy());
+    QCOMPARE(model->rowCount(), 0);
+    QVERIFY2(status().startsWith(QStringLiteral("Sorting ") +
+                                 QString::fromStdString(ts::formatCount(session.eventCount())) +
+                                 QStringLiteral(" events of all rows")),
+             qPrintable(status()));
+    waitUntilListed();
+    QCOMPARE(busy.count(), 2);  // busy, then listed
+    QCOMPARE(static_cast<size_t>(model->rowCount()), session.eventCount());
+    QVERIFY2(status().startsWith(QString::fromStdString(ts::formatCount(session.eventCount())) +
+                                 QStringLiteral(" events of all rows")),
+             qPrintable(status()));
+    // Every event once, by start.
+    std::vector<std::vector<uint8_t>> seen(session.tracks.size());
+    for (size_t t = 0; t < session.tracks.size(); ++t) seen[t].assign(session.tracks[t].size(), 0);
+    auto start = [&](int row) {
+      const auto& r = model->ref(row);
+      return session.tracks[r.track].hot.start[r.event];
+    };
+    for (int row = 0; row < model->rowCount(); ++row) {
+      const auto& r = model->ref(row);
+      QVERIFY(!seen[r.track][r.event]);
+      seen[r.track][r.event] = 1;
+      if (row) QVERIFY(start(row - 1) <= start(row));
+    }
+    // Two orders asked for in a row: the first is cancelled, the second arrives.
+    model->sort(ts::EventsTableModel::Duration, Qt::DescendingOrder);
+    model->sort(ts::EventsTableModel::Name, Qt::AscendingOrder);
+    QVERIFY(model->busy());
+    waitUntilListed();
+    auto name = [&](int row) {
+      const auto& r = model->ref(row);
+      return session.str(session.tracks[r.track].hot.name[r.event]);
+    };
+    QCOMPARE(static_cast<size_t>(model->rowCount()), session.eventCount());
+    for (int row = 1; row < model->rowCount(); ++row) QVERIFY(name(row - 1) <= name(row));
+    // A filter: the matches only, counted independently, still by name.
+    view.findChild<QLineEdit*>(QStringLiteral("eventsFilter"))->setText(QStringLiteral("MEMCPY"));
+    QVERIFY(model->busy());
+    QVERIFY2(status().startsWith(QStringLiteral("Matching “MEMCPY” among ")), qPrintable(status()));
+    waitUntilListed();
+    size_t memcpys = 0;
+    for (const ts::Track& t : session.tracks) {
+      for (uint32_t i = 0; i < t.size(); ++i) {
+        const QString n = QString::fromStdString(std::string(session.str(t.hot.name[i])));
+        memcpys += n.contains(QStringLiteral("memcpy"), Qt::CaseInsensitive);
+      }
+    }
+    QVERIFY(memcpys > 0);
+    QCOMPARE(static_cast<size_t>(model->rowCount()), memcpys);
+    QVERIFY(status().startsWith(QString::fromStdString(ts::formatCount(memcpys)) +
+                                QStringLiteral(" events matching")));
+    // Closed while a list is being made: the worker is cancelled and waited for.
+    model->sort(ts::EventsTableModel::Correlation, Qt::AscendingOrder);
+    QVERIFY(model->busy());
+  }
+
+  // The ordering itself: descending keeps ties in list order, a cancelled request says so.
+  void eventsOrderKeepsTiesAndStopsWhenCancelled() {
+    auto s = ts::loadSession(TSCOPE_SAMPLE);
+    const ts::Session& session = *s.value();
+    std::vector<ts::EventRef> all;
+    for (uint32_t t = 0; t < session.tracks.size(); ++t)
+      for (uint32_t e = 0; e < session.tracks[t].size(); ++e) all.push_back({t, e});
+    std::atomic<bool> cancel{false};
+    std::vector<ts::EventRef> out;
+    QVERIFY(ts::filterAndOrderEvents(session, all, {}, ts::EventsColumn::Kind, true, cancel, out));
+    QCOMPARE(out.size(), all.size());
+    auto position = [&](const ts::EventRef& r) {
+      return std::find_if(
+                 all.begin(), all.end(),
+                 [&](const ts::EventRef& x) { return x.track == r.track && x.event == r.event; }) -
+             all.begin();
+    };
+    for (size_t i = 1; i < out.size(); ++i) {
+      const auto ka = session.tracks[out[i - 1].track].kind, kb = session.tracks[out[i].track].kind;
+      QVERIFY(ka >= kb);
+      if (ka == kb) QVERIFY(position(out[i - 1]) < position(out[i]));
+    }
+    cancel = true;
+    QVERIFY(
+        !ts::filterAndOrderEvents(session, all, {}, ts::EventsColumn::Start, false, cancel, out));
   }
 
   void rowsHideMoveAndComeBackAfterReopening() {

@@ -15,7 +15,23 @@ EventsTableModel::EventsTableModel(SessionPtr session, QObject* parent)
   });
 }
 
+EventsTableModel::~EventsTableModel() {
+  stopWorker();
+}
+
+void EventsTableModel::stopWorker() {
+  if (!worker_.joinable()) return;
+  cancel_->store(true);
+  worker_.join();
+}
+
 void EventsTableModel::setSession(SessionPtr session) {
+  stopWorker();
+  ++generation_;
+  if (busy_) {
+    busy_ = false;
+    emit busyChanged(false);
+  }
   beginResetModel();
   session_ = std::move(session);
   all_.clear();
@@ -24,6 +40,7 @@ void EventsTableModel::setSession(SessionPtr session) {
 }
 
 void EventsTableModel::setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView>* views) {
+  stopWorker();  // it reads all_
   all_.clear();
   truncated_ = false;
   const Session& s = *session_;
@@ -48,34 +65,63 @@ void EventsTableModel::setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView
         addLane(t, ti, LaneView{&t, l, nullptr, nullptr});
     }
   }
-  rebuild();
+  rebuild(true);
 }
 
 void EventsTableModel::setFilter(const QString& text) {
+  stopWorker();  // it reads filter_
   filter_ = text;
-  rebuild();
+  rebuild(true);
 }
 
-void EventsTableModel::rebuild() {
+void EventsTableModel::rebuild(bool reset) {
+  stopWorker();
+  const uint64_t generation = ++generation_;
+  const auto column = static_cast<EventsColumn>(sortColumn_);
+  const bool descending = sortOrder_ == Qt::DescendingOrder;
+  if (all_.size() <= kRowsOffThread) {
+    const std::atomic<bool> never{false};
+    std::vector<Ref> rows;
+    filterAndOrderEvents(*session_, all_, filter_, column, descending, never, rows);
+    show(std::move(rows), reset);
+    return;
+  }
+  // The old list would be wrong meanwhile (another range, filter or order): empty until then.
   beginResetModel();
   rows_.clear();
-  if (filter_.isEmpty()) {
-    rows_ = all_;
-  } else {
-    // Match each distinct name once.
-    std::vector<int8_t> match(session_->strings.size(), -1);
-    for (const Ref& r : all_) {
-      StringId id = session_->tracks[r.track].hot.name[r.event];
-      if (match[id] < 0) {
-        std::string_view name = session_->str(id);
-        match[id] = QString::fromUtf8(name.data(), static_cast<int>(name.size()))
-                        .contains(filter_, Qt::CaseInsensitive);
-      }
-      if (match[id]) rows_.push_back(r);
-    }
-  }
   endResetModel();
-  sort(sortColumn_, sortOrder_);
+  if (!busy_) {
+    busy_ = true;
+    emit busyChanged(true);
+  }
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  // all_, filter_ and session_ stay as they are until stopWorker() has returned.
+  worker_ = std::thread([this, generation, column, descending, cancel = cancel_] {
+    std::vector<Ref> rows;
+    if (!filterAndOrderEvents(*session_, all_, filter_, column, descending, *cancel, rows)) return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, rows = std::move(rows)]() mutable {
+          if (generation == generation_) show(std::move(rows), true);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void EventsTableModel::show(std::vector<Ref> rows, bool reset) {
+  if (reset) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+  } else {
+    emit layoutAboutToBeChanged();
+    rows_ = std::move(rows);
+    emit layoutChanged();
+  }
+  if (busy_) {
+    busy_ = false;
+    emit busyChanged(false);
+  }
 }
 
 int EventsTableModel::rowCount(const QModelIndex& parent) const {
@@ -92,22 +138,6 @@ QString EventsTableModel::whereOf(uint32_t track) const {
   return QString::fromStdString(t.thread != kNone
                                     ? s.threadLabel(t.thread)
                                     : s.deviceLabel(t.device) + " · " + s.streamLabel(t.stream));
-}
-
-uint32_t EventsTableModel::correlation(const Ref& r) const {
-  const Track& t = session_->tracks[r.track];
-  switch (t.kind) {
-    case EventKind::Kernel:
-      return t.kernels.correlation[r.event];
-    case EventKind::Memcpy:
-      return t.memcpys.correlation[r.event];
-    case EventKind::Memset:
-      return t.memsets.correlation[r.event];
-    case EventKind::Api:
-      return t.apis.correlation[r.event];
-    default:
-      return 0;
-  }
 }
 
 QString EventsTableModel::text(const Ref& r, int column) const {
@@ -130,7 +160,7 @@ QString EventsTableModel::text(const Ref& r, int column) const {
     case Where:
       return whereOf(r.track);
     case Correlation: {
-      uint32_t c = correlation(r);
+      uint32_t c = eventCorrelation(s, r);
       return c ? QString::number(c) : QString();
     }
   }
@@ -176,32 +206,11 @@ QVariant EventsTableModel::headerData(int section, Qt::Orientation orientation, 
 }
 
 void EventsTableModel::sort(int column, Qt::SortOrder order) {
+  if (column < 0 || column >= ColumnCount) return;
+  stopWorker();
   sortColumn_ = column;
   sortOrder_ = order;
-  const Session& s = *session_;
-  auto key = [&](const Ref& r) -> std::tuple<int64_t, std::string_view> {
-    const Track& t = s.tracks[r.track];
-    switch (column) {
-      case Name:
-        return {0, s.str(t.hot.name[r.event])};
-      case Duration:
-        return {t.hot.end[r.event] - t.hot.start[r.event], {}};
-      case Kind:
-        return {static_cast<int64_t>(t.kind), {}};
-      case Where:
-        return {static_cast<int64_t>(r.track), {}};
-      case Correlation:
-        return {correlation(r), {}};
-      default:
-        return {t.hot.start[r.event], {}};
-    }
-  };
-  emit layoutAboutToBeChanged();
-  std::stable_sort(rows_.begin(), rows_.end(), [&](const Ref& a, const Ref& b) {
-    auto ka = key(a), kb = key(b);
-    return order == Qt::AscendingOrder ? ka < kb : kb < ka;
-  });
-  emit layoutChanged();
+  rebuild(false);
 }
 
 QString EventsTableModel::toCsv(const QList<int>& rows) const {

@@ -199,6 +199,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   bottom_->addTab(charts_, tr("Charts"));
   connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
   connect(eventsFilter_, &QLineEdit::textChanged, this, &SessionView::updateEventsStatus);
+  connect(eventsModel_, &EventsTableModel::busyChanged, this, &SessionView::updateEventsStatus);
   connect(copy, &QToolButton::clicked, this, [this] {
     QList<int> rows;
     for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
@@ -435,6 +436,16 @@ void SessionView::updateEventsStatus() {
   // Which stretch: a row's count here is of the view or selection, not the row's total.
   const QString where =
       eventsSelected_ ? tr("in the selection (%1)").arg(span) : tr("in view (%1)").arg(span);
+  if (eventsModel_->busy()) {  // filtered and sorted off the GUI thread: the list follows
+    const QString pending =
+        QString::fromStdString(formatCount(static_cast<uint64_t>(eventsModel_->pendingRows())));
+    eventsStatus_->setText(
+        eventsFilter_->text().isEmpty()
+            ? tr("Sorting %1 events of %2 %3%4…").arg(pending, eventsWhat_, where, cut)
+            : tr("Matching “%1” among %2 events of %3 %4%5…")
+                  .arg(eventsFilter_->text(), pending, eventsWhat_, where, cut));
+    return;
+  }
   eventsStatus_->setText(eventsFilter_->text().isEmpty()
                              ? tr("%1 events of %2 %3%4").arg(shown, eventsWhat_, where, cut)
                              : tr("%1 events matching “%2” of %3 %4%5")
