@@ -14,41 +14,40 @@ bool isSpace(char c) {
 
 }  // namespace
 
-std::vector<size_t> guessEventBoundaries(std::string_view json, size_t from, size_t blockBytes) {
-  std::vector<size_t> out{from};
+size_t nextEventBoundary(std::string_view json, size_t previous, size_t blockBytes) {
   blockBytes = std::max<size_t>(blockBytes, 1);
   const size_t size = json.size();
-  size_t p = from + blockBytes;
-  while (p < size) {
+  for (size_t p = previous + blockBytes; p < size;) {
     // Searched for within one block's length; a stretch without a boundary joins the block before.
     const size_t limit = std::min(size, p + blockBytes);
-    size_t found = EventBlock::npos;
     for (size_t q = p; q < limit;) {
       const void* hit = std::memchr(json.data() + q, ',', limit - q);
       if (!hit) break;
       const size_t comma = static_cast<size_t>(static_cast<const char*>(hit) - json.data());
       size_t before = comma, after = comma + 1;
-      while (before > from && isSpace(json[before - 1])) --before;
+      while (before > previous && isSpace(json[before - 1])) --before;
       while (after < size && isSpace(json[after])) ++after;
-      if (before > from && json[before - 1] == '}' && after < size && json[after] == '{') {
-        found = after;
-        break;
-      }
+      if (before > previous && json[before - 1] == '}' && after < size && json[after] == '{')
+        return after;
       q = comma + 1;
     }
-    if (found == EventBlock::npos) {
-      p = limit;
-      continue;
-    }
-    out.push_back(found);
-    p = found + blockBytes;
+    p = limit;
   }
-  return out;
+  return EventBlock::npos;
+}
+
+std::vector<size_t> guessEventBoundaries(std::string_view json, size_t from, size_t blockBytes) {
+  std::vector<size_t> out{from};
+  for (;;) {
+    const size_t next = nextEventBoundary(json, out.back(), blockBytes);
+    if (next == EventBlock::npos) return out;
+    out.push_back(next);
+  }
 }
 
 EventBlockReader::EventBlockReader(std::string_view json, size_t from, unsigned threads,
                                    size_t blockBytes, size_t ahead)
-    : json_(json), begins_(guessEventBoundaries(json, from, blockBytes)) {
+    : json_(json), blockBytes_(blockBytes), begins_{from} {
   threads = std::max(1u, threads);
   ahead = std::max<size_t>(ahead, threads + 1);
   for (size_t i = 0; i < ahead; ++i) slots_.push_back(std::make_unique<Slot>(json));
@@ -70,7 +69,7 @@ const EventBlock* EventBlockReader::next() {
     released_ = held_;
     changed_.notify_all();
   }
-  if (held_ >= begins_.size()) return nullptr;
+  if (!known(held_)) return nullptr;
   Slot& slot = *slots_[held_ % slots_.size()];
   const size_t k = held_;
   changed_.wait(lock, [&] { return slot.ready == k; });
@@ -78,25 +77,38 @@ const EventBlock* EventBlockReader::next() {
   return &slot.block;
 }
 
+bool EventBlockReader::known(size_t k) {
+  while (!lastKnown_ && begins_.size() <= k + 1) {
+    const size_t next = nextEventBoundary(json_, begins_.back(), blockBytes_);
+    if (next == EventBlock::npos)
+      lastKnown_ = true;
+    else
+      begins_.push_back(next);
+  }
+  return k < begins_.size();
+}
+
 void EventBlockReader::work() {
   for (;;) {
-    size_t k;
+    size_t k, begin, end;
     Slot* slot;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] {
-        return stop_ || taken_ >= begins_.size() || taken_ < released_ + slots_.size();
-      });
-      if (stop_ || taken_ >= begins_.size()) return;
+      changed_.wait(lock,
+                    [&] { return stop_ || !known(taken_) || taken_ < released_ + slots_.size(); });
+      if (stop_ || !known(taken_)) return;
       k = taken_++;
+      // Read here: begins_ grows under the lock.
+      begin = begins_[k];
+      end = k + 1 < begins_.size() ? begins_[k + 1] : json_.size();
       slot = slots_[k % slots_.size()].get();
     }
     try {
-      read(k, *slot);
+      read(begin, end, *slot);
     } catch (const std::bad_alloc&) {
       // Left to the importer's own reading, which reports it on the caller's thread.
+      slot->block.begin = slot->block.lastEnd = begin;
       slot->block.count = 0;
-      slot->block.lastEnd = slot->block.begin;
       slot->block.next = slot->block.closedAt = EventBlock::npos;
     }
     {
@@ -107,14 +119,13 @@ void EventBlockReader::work() {
   }
 }
 
-void EventBlockReader::read(size_t k, Slot& slot) {
+void EventBlockReader::read(size_t begin, size_t end, Slot& slot) {
   EventBlock& b = slot.block;
   slot.scan.reset();
-  b.begin = begins_[k];
+  b.begin = begin;
   b.count = 0;
   b.lastEnd = b.begin;
   b.next = b.closedAt = EventBlock::npos;
-  const size_t end = k + 1 < begins_.size() ? begins_[k + 1] : json_.size();
   JsonCursor c(json_, b.begin);
   for (;;) {
     c.skipSpace();

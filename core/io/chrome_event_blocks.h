@@ -46,8 +46,6 @@ class EventBlockReader {
 
   // The next block in file order, once read; null after the last. The previous one is released.
   const EventBlock* next();
-  // How many blocks the array was cut into.
-  size_t blockCount() const { return begins_.size(); }
 
  private:
   struct Slot {
@@ -57,10 +55,16 @@ class EventBlockReader {
     size_t ready = EventBlock::npos;  // the block index it holds, once read
   };
   void work();
-  void read(size_t k, Slot& slot);
+  void read(size_t begin, size_t end, Slot& slot);
+  // Whether block k exists, its boundaries guessed as far as that takes: only a few blocks ahead
+  // of the reader, so that the text of a huge mapped trace is touched as it is read, not all at
+  // once. Under mutex_.
+  bool known(size_t k);
 
   std::string_view json_;
-  std::vector<size_t> begins_;  // each block's guessed first event
+  size_t blockBytes_;
+  std::vector<size_t> begins_;  // each block's guessed first event, so far
+  bool lastKnown_ = false;      // begins_ holds every block's
   std::vector<std::unique_ptr<Slot>> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -71,9 +75,11 @@ class EventBlockReader {
   std::vector<std::thread> workers_;
 };
 
-// The boundaries a reader of `json` from `from` guesses, about `blockBytes` apart (exposed for
-// tests): after the first, each is the '{' that follows the first "}," (white space allowed around
-// the comma) at or after its nominal place.
+// The boundary a reader guesses after the one at `previous`: the '{' that follows the first "},"
+// (white space allowed around the comma) at least `blockBytes` later, searched for within the
+// next `blockBytes`, then the next stretch, and so on; npos when the text ends first.
+size_t nextEventBoundary(std::string_view json, size_t previous, size_t blockBytes);
+// Every boundary a reader of `json` from `from` guesses (for tests).
 std::vector<size_t> guessEventBoundaries(std::string_view json, size_t from, size_t blockBytes);
 
 }  // namespace ts

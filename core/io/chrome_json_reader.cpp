@@ -60,15 +60,16 @@ void parseCopyName(std::string_view name, MemcpyDetail& d) {
 class Importer {
  public:
   Importer(const std::string& path, std::string_view json, SessionBuilder& b, uint32_t rank,
-           const Progress& progress, bool recover, unsigned threads, size_t blockBytes)
+           const Progress& progress, const JsonReadOptions& options)
       : path_(path),
         json_(json),
         b_(b),
         rank_(rank),
         progress_(progress),
-        recover_(recover),
-        threads_(threads),
-        blockBytes_(blockBytes ? blockBytes : size_t{1} << 18) {}
+        recover_(options.recover),
+        threads_(options.threads),
+        blockBytes_(options.blockBytes ? options.blockBytes : size_t{1} << 18),
+        consumed_(options.consumed) {}
 
   Result<ImportInfo> run();
 
@@ -150,6 +151,7 @@ class Importer {
   // Events are read ahead on other threads in blocks of this size, in traces of two blocks or more
   // (256 KiB: as fast as 1 MiB on the 110 MB benchmark trace, with a quarter of the memory).
   const size_t blockBytes_;
+  const std::function<void(size_t)>& consumed_;
   mutable std::string problem_;  // the last failure's problem, without file and byte
   std::string firstFailure_;     // the first damaged event's whole error
   bool stopped_ = false;         // the import ended at damage it cannot step over
@@ -751,6 +753,7 @@ Status Importer::readBlocks(JsonCursor& c, bool& afterEvent, bool& closed) {
     if (block->count > 0) {
       c.setPos(block->lastEnd);
       afterEvent = true;
+      if (consumed_) consumed_(block->lastEnd);
     }
     if (block->closedAt != EventBlock::npos) {
       c.setPos(block->closedAt);
@@ -808,6 +811,7 @@ Status Importer::readEventArray(size_t& i, bool bare) {
     if ((eventIndex_ & 0xFFF) == 0) {
       if (progress_.cancelled()) return Error::cancelled(path_ + ": cancelled");
       progress_.update(static_cast<double>(c.pos()) / static_cast<double>(json_.size()));
+      if (consumed_) consumed_(c.pos());
     }
     offset_ = c.pos();
     ++eventIndex_;
@@ -1127,9 +1131,8 @@ bool looksLikeJson(std::string_view head) {
 
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                     SessionBuilder& builder, uint32_t rank,
-                                    const Progress& progress, bool recover, unsigned threads,
-                                    size_t blockBytes) {
-  Importer importer(path, json, builder, rank, progress, recover, threads, blockBytes);
+                                    const Progress& progress, const JsonReadOptions& options) {
+  Importer importer(path, json, builder, rank, progress, options);
   return importer.run();
 }
 

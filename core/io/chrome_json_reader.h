@@ -3,6 +3,7 @@
 // properties, distributed info. Anything it does not model is kept as a generic range.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,20 +17,27 @@ namespace ts {
 // Looks at the first bytes: true for text that starts like a JSON object or array.
 bool looksLikeJson(std::string_view head);
 
+struct JsonReadOptions {
+  // A damaged trace (cut short by a killed job or a partial copy; events with impossible fields
+  // such as a negative 'dur' or a 'ts' that is no number) is an error with code Damaged that names
+  // the first problem and what recovery would keep — unless `recover`: then every complete event
+  // is imported, the damaged ones are skipped and counted by problem, and info.damage says so.
+  bool recover = false;
+  // Above 1: the events' text is read on that many threads besides the caller's, in blocks of
+  // about `blockBytes` (0: 256 KiB; see chrome_event_blocks.h), in traces of two blocks or more.
+  // The session and every error are the same as with one thread (tested).
+  unsigned threads = 1;
+  size_t blockBytes = 0;
+  // Told, now and then, a byte offset before which the text is never read again: the caller may
+  // release that part (a mapped file's pages), so that a huge trace is not resident all at once.
+  std::function<void(size_t)> consumed;
+};
+
 // Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name
 // `path` and the byte offset of the offending event.
-//
-// A damaged trace (cut short by a killed job or a partial copy; events with impossible fields
-// such as a negative 'dur' or a 'ts' that is no number) is an error with code Damaged that names
-// the first problem and what recovery would keep — unless `recover`: then every complete event is
-// imported, the damaged ones are skipped and counted by problem, and info.damage says so.
-//
-// `threads` above 1: the events' text is read on that many threads besides the caller's, in
-// blocks of about `blockBytes` (0: 256 KiB; see chrome_event_blocks.h), in traces of two blocks or
-// more. The session and every error are the same as with one thread (tested).
 Result<ImportInfo> importChromeJson(const std::string& path, std::string_view json,
                                     SessionBuilder& builder, uint32_t rank,
-                                    const Progress& progress = {}, bool recover = false,
-                                    unsigned threads = 1, size_t blockBytes = 0);
+                                    const Progress& progress = {},
+                                    const JsonReadOptions& options = {});
 
 }  // namespace ts

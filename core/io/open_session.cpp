@@ -72,8 +72,11 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
                  "export or a Chrome/Kineto JSON trace" +
                  std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
   }
-  auto imported =
-      importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), recover, threads);
+  JsonReadOptions read;
+  read.recover = recover;
+  read.threads = threads;
+  read.consumed = [&](size_t offset) { text->release(offset); };
+  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), read);
   if (!imported) return imported.failure();
   info = imported.value();
   b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});

@@ -26,8 +26,10 @@ TextFile& TextFile::operator=(TextFile&& other) noexcept {
     capacity_ = other.capacity_;
     map_ = other.map_;
     size_ = other.size_;
+    released_ = other.released_;
     gzipped_ = other.gzipped_;
     other.map_ = nullptr;
+    other.released_ = 0;
     other.size_ = other.capacity_ = 0;
   }
   return *this;
@@ -47,6 +49,9 @@ void TextFile::reserve(size_t bytes) {
 
 namespace {
 
+// Plain files up to this size are read into memory when mapped (faster than page by page).
+constexpr uint64_t kPopulateBytes = uint64_t{1} << 30;
+
 // The size gzip records in its trailer (modulo 4 GiB): a good first guess for the buffer. Not
 // believed past what deflate can reach (1032:1): a damaged or crafted trailer must not make a
 // 1 KiB file reserve gigabytes; the buffer grows as the text arrives anyway.
@@ -62,6 +67,14 @@ uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
 
 }  // namespace
 
+void TextFile::release(size_t offset) {
+  constexpr size_t kStep = size_t{64} << 20;
+  if (!map_ || offset < released_ + kStep) return;
+  const size_t to = std::min(offset, size_) / kStep * kStep;
+  ::madvise(static_cast<char*>(map_) + released_, to - released_, MADV_DONTNEED);
+  released_ = to;
+}
+
 Result<TextFile> readTextFile(const std::string& path, const Progress& progress) {
   std::error_code ec;
   auto onDisk = std::filesystem::file_size(path, ec);
@@ -76,7 +89,10 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
     if (onDisk == 0) return file;
     int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) return Error::io(path + ": cannot open: " + std::strerror(errno));
-    void* map = ::mmap(nullptr, onDisk, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // Read ahead at once when small; a huge trace is paged in as it is read, and given back
+    // behind the reader (release()), so that it is never resident whole.
+    const int populate = onDisk <= kPopulateBytes ? MAP_POPULATE : 0;
+    void* map = ::mmap(nullptr, onDisk, PROT_READ, MAP_PRIVATE | populate, fd, 0);
     ::close(fd);
     if (map == MAP_FAILED) return Error::io(path + ": cannot map: " + std::strerror(errno));
     ::madvise(map, onDisk, MADV_SEQUENTIAL);

@@ -25,6 +25,10 @@ class TextFile {
   size_t size() const { return size_; }
   std::string_view view() const { return {data(), size_}; }
   bool gzipped() const { return gzipped_; }
+  // The bytes before `offset` will not be read again: a mapped file gives their memory back (in
+  // steps of 64 MiB; they would be read from the file again if touched). A no-op for inflated
+  // text, which lives in one buffer.
+  void release(size_t offset);
 
  private:
   friend Result<TextFile> readTextFile(const std::string& path, const Progress& progress);
@@ -33,6 +37,7 @@ class TextFile {
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
   void* map_ = nullptr;  // plain files: the mapping
+  size_t released_ = 0;  // the mapping's bytes before this are given back
   size_t size_ = 0;
   bool gzipped_ = false;
 };

@@ -26,7 +26,7 @@ Import import(std::string_view json, bool recover, unsigned threads, size_t bloc
   Import out;
   SessionBuilder b;
   b.provenance().createdUtc = "2026-01-01T00:00:00Z";  // built a moment apart: one time for both
-  out.info = importChromeJson("t.json", json, b, b.rank(0), {}, recover, threads, blockBytes);
+  out.info = importChromeJson("t.json", json, b, b.rank(0), {}, {recover, threads, blockBytes, {}});
   if (out.info) out.session = b.build();
   return out;
 }
@@ -115,6 +115,40 @@ TEST(EventBlocks, RealTracesReadTheSameOnSeveralThreads) {
     std::vector<size_t> sizes =
         json.size() > 4'000'000 ? std::vector<size_t>{65536} : std::vector<size_t>{97, 4096};
     expectSameAsOneThread(file, json, sizes);
+  }
+}
+
+// What the importer says it will not read again is not read again: the text before each offset
+// it reports is overwritten as soon as it is reported, and the session is still the same.
+TEST(EventBlocks, ConsumedTextIsNeverReadAgain) {
+  for (const char* file : {kTraces[3], kTraces[5]}) {
+    const std::string json = gunzip(std::string(TSCOPE_SHARED_DATA) + "/kineto/" + file);
+    const Import plain = import(json, false, 1, 0);
+    ASSERT_TRUE(plain.session.ok()) << file;
+    for (unsigned threads : {1u, 3u}) {
+      SCOPED_TRACE(std::string(file) + ", " + std::to_string(threads) + " threads");
+      std::string text = json;
+      size_t last = 0, calls = 0;
+      JsonReadOptions options{false, threads, 65536, {}};
+      options.consumed = [&](size_t offset) {
+        ASSERT_GE(offset, last);
+        ASSERT_LE(offset, text.size());
+        std::fill(text.begin() + static_cast<std::ptrdiff_t>(last),
+                  text.begin() + static_cast<std::ptrdiff_t>(offset), '#');
+        last = offset;
+        ++calls;
+      };
+      SessionBuilder b;
+      b.provenance().createdUtc = "2026-01-01T00:00:00Z";
+      auto info = importChromeJson("t.json", text, b, b.rank(0), {}, options);
+      ASSERT_TRUE(info.ok()) << info.error();
+      EXPECT_GT(calls, 0u);
+      EXPECT_GT(last, json.size() / 4);
+      auto session = b.build();
+      ASSERT_TRUE(session.ok());
+      std::string why;
+      EXPECT_TRUE(testing::sameSession(**plain.session, **session, &why)) << why;
+    }
   }
 }
 

@@ -21,7 +21,7 @@ Import import(std::string_view json, bool recover, unsigned threads, size_t bloc
   ts::SessionBuilder b;
   b.provenance().createdUtc = "2026-01-01T00:00:00Z";  // built a moment apart: one time for both
   out.info =
-      ts::importChromeJson("fuzz.json", json, b, b.rank(0), {}, recover, threads, blockBytes);
+      ts::importChromeJson("fuzz.json", json, b, b.rank(0), {}, {recover, threads, blockBytes, {}});
   if (out.info) out.session = b.build();
   return out;
 }
