@@ -1,16 +1,21 @@
 #include "model/onnx_loader.h"
 
+#include <fcntl.h>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "model/onnx_strip.h"
 #include "util/isolated_call.h"
 
 namespace ts::model {
@@ -352,8 +357,12 @@ Result<ModelGraph> loadIsolated(const std::string& bytes, const std::string& nam
   return graphFrom(model, name, options, prepared);
 }
 
-Result<ModelGraph> parseAndBuild(const std::string& bytes, const std::string& name,
+Result<ModelGraph> parseAndBuild(std::string_view file, const std::string& name,
                                  const LoadOptions& options, bool onDisk) {
+  // The weights' values are dropped before anything parses them (onnx_strip.h); bytes that do not
+  // walk as protobuf go on whole, for the parser's own error.
+  std::optional<std::string> stripped = withoutWeightValues(file);
+  const std::string bytes = stripped ? std::move(*stripped) : std::string(file);
   if (options.isolate) return loadIsolated(bytes, name, options, onDisk);
   onnx::ModelProto model;
   TS_RETURN_IF_ERROR(parse(bytes, name, model));
@@ -371,14 +380,25 @@ Result<ModelGraph> loadOnnxBytes(const std::string& bytes, const std::string& na
 }
 
 Result<ModelGraph> loadOnnxModel(const std::string& path, const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Error{path + ": cannot open"};
-  // One read into a string of the file's size: a model's weights are copied once, not thrice.
-  std::string bytes(static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+  // Mapped, not read: the walk steps over the weights' values, whose pages are never touched.
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return Error{path + ": cannot open"};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
     return Error::io(path + ": cannot read");
-  return parseAndBuild(bytes, path, options, true);
+  }
+  const auto size = static_cast<size_t>(std::max<off_t>(st.st_size, 0));
+  if (size == 0) {
+    ::close(fd);
+    return parseAndBuild({}, path, options, true);
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return Error::io(path + ": cannot map");
+  auto result = parseAndBuild({static_cast<const char*>(map), size}, path, options, true);
+  ::munmap(map, size);
+  return result;
 }
 
 }  // namespace ts::model

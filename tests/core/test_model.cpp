@@ -2,6 +2,7 @@
 // shape inference at two batch sizes, FLOPs by hand, bad files, the training-step expansion of a
 // small model by hand, and ASTRA-sim text for ResNet-50.
 #include <gtest/gtest.h>
+#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
+#include "model/onnx_strip.h"
 #include "model/training_step.h"
 #include "session/session_builder.h"
 #include "session_fixture.h"
@@ -508,6 +510,134 @@ TEST(Model, ExternalDataModels) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("small.weights"), std::string::npos) << missing.error();
   fs::remove_all(dir);
+}
+
+}  // namespace ts::model
+
+namespace ts::model {
+
+namespace {
+
+// A float tensor of `dims` holding zeros in raw_data or, with `packed`, in float_data.
+onnx::TensorProto floatTensor(const std::string& name, std::vector<int64_t> dims, bool packed) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) t.add_dims(d), n *= d;
+  if (packed) {
+    for (int64_t i = 0; i < n; ++i) t.add_float_data(static_cast<float>(i % 7));
+  } else {
+    t.set_raw_data(std::string(static_cast<size_t>(n) * 4, '\x01'));
+  }
+  return t;
+}
+
+// x [1, 4096] → MatMul W (raw_data, 64 KiB) → Add b (float_data, 16 KiB) → Reshape to the shape
+// held by a small int64 initializer (kept: shape inference reads it) → Mul by a Constant node's
+// large tensor.
+onnx::ModelProto weightyModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  onnx::GraphProto& g = *m.mutable_graph();
+  g.set_name("weighty");
+  auto input = [&](onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  input(g.add_input(), "x", {1, 4096});
+  *g.add_initializer() = floatTensor("W", {4096, 4}, false);
+  *g.add_initializer() = floatTensor("b", {1, 4096}, true);
+  onnx::TensorProto& shape = *g.add_initializer();
+  shape.set_name("shape");
+  shape.set_data_type(onnx::TensorProto::INT64);
+  shape.add_dims(2);
+  shape.add_int64_data(2), shape.add_int64_data(2);
+  auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto& n = *g.add_node();
+    n.set_op_type(op);
+    n.set_name(out);
+    for (const auto& i : in) n.add_input(i);
+    n.add_output(out);
+    return &n;
+  };
+  node("Add", {"x", "b"}, "xb");
+  node("MatMul", {"xb", "W"}, "y");
+  node("Reshape", {"y", "shape"}, "r");
+  onnx::NodeProto* constant = node("Constant", {}, "c");
+  onnx::AttributeProto& value = *constant->add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  *value.mutable_t() = floatTensor("c", {1024, 2, 2}, false);
+  node("Mul", {"r", "c"}, "z");
+  input(g.add_output(), "z", {1024, 2, 2});
+  return m;
+}
+
+// What the strip must give: each large value field cut to one zero value, in its own field.
+void cutValues(onnx::TensorProto& t) {
+  if (t.raw_data().size() > kKeptValueBytes) t.set_raw_data(std::string(1, '\0'));
+  if (t.float_data_size() * 4 > static_cast<int>(kKeptValueBytes)) {
+    t.clear_float_data();
+    t.add_float_data(0);
+  }
+}
+
+}  // namespace
+
+// The values of large tensors never reach the parser: the bytes are those of the model with each
+// cut to one value (protobuf's own serialization of it), the layer table is the model's, the
+// small shape tensor stays for shape inference, and the checker's verdict on a broken tensor is
+// unchanged.
+TEST(Model, WeightValuesAreDroppedBeforeParsing) {
+  const onnx::ModelProto model = weightyModel();
+  const std::string bytes = model.SerializeAsString();
+  auto stripped = withoutWeightValues(bytes);
+  ASSERT_TRUE(stripped.has_value());
+  EXPECT_LT(stripped->size(), bytes.size() / 20);
+  onnx::ModelProto expected = model;
+  for (auto& init : *expected.mutable_graph()->mutable_initializer()) cutValues(init);
+  cutValues(*expected.mutable_graph()->mutable_node(3)->mutable_attribute(0)->mutable_t());
+  EXPECT_EQ(*stripped, expected.SerializeAsString());
+
+  auto g = loadOnnxBytes(bytes, "weighty.onnx");
+  ASSERT_TRUE(g.ok()) << g.error();
+  EXPECT_EQ(g->parameters(), 4096 * 4 + 4096);  // from the dimensions
+  const Tensor* r = nullptr;
+  for (const Tensor& t : g->tensors)
+    if (t.name == "r") r = &t;
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->shapeKnown);
+  EXPECT_EQ(r->shape, (std::vector<int64_t>{2, 2}));
+
+  // A tensor with values in two fields: refused before and after, for the same reason.
+  onnx::ModelProto broken = model;
+  onnx::TensorProto& w = *broken.mutable_graph()->mutable_initializer(0);
+  for (int i = 0; i < 4096 * 4; ++i) w.add_float_data(1);
+  const std::string brokenBytes = broken.SerializeAsString();
+  auto reason = [](const std::string& b) {
+    onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(b));
+    try {
+      onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string before = reason(brokenBytes);
+  EXPECT_NE(before, "accepted");
+  EXPECT_EQ(reason(*withoutWeightValues(brokenBytes)), before);
+
+  // Not protobuf as far as the walk goes: nothing, and the loader's error is the parser's.
+  EXPECT_FALSE(withoutWeightValues(bytes.substr(0, bytes.size() / 2)).has_value());
+  EXPECT_FALSE(withoutWeightValues("\xff\xff\xff").has_value());
+  auto cut = loadOnnxBytes(bytes.substr(0, bytes.size() / 2), "cut.onnx");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().find("cut.onnx: not an ONNX model"), std::string::npos) << cut.error();
 }
 
 }  // namespace ts::model
