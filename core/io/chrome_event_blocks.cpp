@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
+#include <system_error>
 
 namespace ts {
 
@@ -51,7 +51,16 @@ EventBlockReader::EventBlockReader(std::string_view json, size_t from, unsigned 
   threads = std::max(1u, threads);
   ahead = std::max<size_t>(ahead, threads + 1);
   for (size_t i = 0; i < ahead; ++i) slots_.push_back(std::make_unique<Slot>(json));
-  for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+  try {
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started do the work; without any, no block is handed
+    // out and the importer reads everything itself.
+    if (workers_.empty()) {
+      begins_.clear();
+      lastKnown_ = true;
+    }
+  }
 }
 
 EventBlockReader::~EventBlockReader() {
@@ -105,7 +114,7 @@ void EventBlockReader::work() {
     }
     try {
       read(begin, end, *slot);
-    } catch (const std::bad_alloc&) {
+    } catch (...) {  // out of memory, most likely
       // Left to the importer's own reading, which reports it on the caller's thread.
       slot->block.begin = slot->block.lastEnd = begin;
       slot->block.count = 0;

@@ -744,6 +744,7 @@ Status Importer::readBlocks(JsonCursor& c, bool& afterEvent, bool& closed) {
       offset_ = start;
       ++eventIndex_;
       const TimeNs minBefore = minTime_, maxBefore = maxTime_;
+      scan_.reset();  // args kept as text are read here, with strings of their own
       if (Status st = finishEvent(block->events[j]); !st) {
         minTime_ = minBefore, maxTime_ = maxBefore;
         JsonCursor skip(json_, start);

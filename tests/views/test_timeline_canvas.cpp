@@ -604,17 +604,18 @@ class TestTimelineCanvas : public QObject {
   void eventsOrderKeepsTiesAndStopsWhenCancelled() {
     auto s = ts::loadSession(TSCOPE_SAMPLE);
     const ts::Session& session = *s.value();
-    std::vector<ts::EventRef> all;
+    std::vector<ts::ListedEvent> all;
     for (uint32_t t = 0; t < session.tracks.size(); ++t)
       for (uint32_t e = 0; e < session.tracks[t].size(); ++e) all.push_back({t, e});
     std::atomic<bool> cancel{false};
-    std::vector<ts::EventRef> out;
+    std::vector<ts::ListedEvent> out;
     QVERIFY(ts::filterAndOrderEvents(session, all, {}, ts::EventsColumn::Kind, true, cancel, out));
     QCOMPARE(out.size(), all.size());
-    auto position = [&](const ts::EventRef& r) {
-      return std::find_if(
-                 all.begin(), all.end(),
-                 [&](const ts::EventRef& x) { return x.track == r.track && x.event == r.event; }) -
+    auto position = [&](const ts::ListedEvent& r) {
+      return std::find_if(all.begin(), all.end(),
+                          [&](const ts::ListedEvent& x) {
+                            return x.track == r.track && x.event == r.event;
+                          }) -
              all.begin();
     };
     for (size_t i = 1; i < out.size(); ++i) {

@@ -13,7 +13,7 @@ constexpr size_t kCheckEvery = size_t{1} << 14;  // rows or comparisons between 
 
 }  // namespace
 
-uint32_t eventCorrelation(const Session& s, const EventRef& r) {
+uint32_t eventCorrelation(const Session& s, const ListedEvent& r) {
   const Track& t = s.tracks[r.track];
   switch (t.kind) {
     case EventKind::Kernel:
@@ -29,10 +29,10 @@ uint32_t eventCorrelation(const Session& s, const EventRef& r) {
   }
 }
 
-bool filterAndOrderEvents(const Session& s, const std::vector<EventRef>& rows,
+bool filterAndOrderEvents(const Session& s, const std::vector<ListedEvent>& rows,
                           const QString& filter, EventsColumn column, bool descending,
-                          const std::atomic<bool>& cancel, std::vector<EventRef>& out) {
-  auto nameOf = [&](const EventRef& r) { return s.tracks[r.track].hot.name[r.event]; };
+                          const std::atomic<bool>& cancel, std::vector<ListedEvent>& out) {
+  auto nameOf = [&](const ListedEvent& r) { return s.tracks[r.track].hot.name[r.event]; };
   out.clear();
   if (filter.isEmpty()) {
     out = rows;
@@ -55,7 +55,7 @@ bool filterAndOrderEvents(const Session& s, const std::vector<EventRef>& rows,
   if (column == EventsColumn::Name) {
     std::vector<StringId> names;
     std::vector<uint8_t> seen(s.strings.size(), 0);
-    for (const EventRef& r : out) {
+    for (const ListedEvent& r : out) {
       const StringId id = nameOf(r);
       if (!seen[id]) seen[id] = 1, names.push_back(id);
     }
@@ -71,7 +71,7 @@ bool filterAndOrderEvents(const Session& s, const std::vector<EventRef>& rows,
   std::vector<Keyed> keyed(out.size());
   for (size_t i = 0; i < out.size(); ++i) {
     if (i % kCheckEvery == 0 && cancel.load(std::memory_order_relaxed)) return false;
-    const EventRef& r = out[i];
+    const ListedEvent& r = out[i];
     const Track& t = s.tracks[r.track];
     int64_t key = 0;
     switch (column) {
@@ -107,7 +107,7 @@ bool filterAndOrderEvents(const Session& s, const std::vector<EventRef>& rows,
   } catch (const Cancelled&) {
     return false;
   }
-  std::vector<EventRef> ordered(out.size());
+  std::vector<ListedEvent> ordered(out.size());
   for (size_t i = 0; i < keyed.size(); ++i) ordered[i] = out[keyed[i].position];
   out = std::move(ordered);
   return !cancel.load(std::memory_order_relaxed);

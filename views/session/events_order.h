@@ -12,7 +12,7 @@
 
 namespace ts {
 
-struct EventRef {
+struct ListedEvent {
   uint32_t track, event;
 };
 
@@ -20,13 +20,13 @@ struct EventRef {
 enum class EventsColumn { Name, Start, Duration, Kind, Where, Correlation };
 
 // The correlation id of an event that has one (kernels, copies, memsets, API calls), else 0.
-uint32_t eventCorrelation(const Session& s, const EventRef& r);
+uint32_t eventCorrelation(const Session& s, const ListedEvent& r);
 
 // `rows` whose name contains `filter` (any case; all when empty), in `column`'s order (names by
 // their text, the rest by number; ties keep their order in `rows`), reversed when `descending`.
 // Returns false, leaving `out` unspecified, once `cancel` is set.
-bool filterAndOrderEvents(const Session& s, const std::vector<EventRef>& rows,
+bool filterAndOrderEvents(const Session& s, const std::vector<ListedEvent>& rows,
                           const QString& filter, EventsColumn column, bool descending,
-                          const std::atomic<bool>& cancel, std::vector<EventRef>& out);
+                          const std::atomic<bool>& cancel, std::vector<ListedEvent>& out);
 
 }  // namespace ts

@@ -21,7 +21,7 @@ class EventsTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column { Name, Start, Duration, Kind, Where, Correlation, ColumnCount };
-  using Ref = EventRef;
+  using Ref = ListedEvent;
   static constexpr size_t kMaxRows = 2'000'000;
   // Lists of more events than this are filtered and sorted off the GUI thread (this many take
   // about 10 ms on it).
