@@ -51,6 +51,7 @@ int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);
 int runGenerate(const std::vector<std::string>& argv);
 int runStats(const std::vector<std::string>& argv);
+int runMerge(const std::vector<std::string>& argv);
 int runDiagnose(const std::vector<std::string>& argv);
 int runCapture(const std::vector<std::string>& argv);
 int runModel(const std::vector<std::string>& argv);

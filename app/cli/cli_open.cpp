@@ -45,13 +45,21 @@ bool takeThreadsOption(std::vector<std::string>& args, std::string& error) {
   return true;
 }
 
-Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options) {
+OpenOptions cliOpenOptions(OpenOptions options) {
   options.recover = options.recover || recoverDamaged;
   if (options.threads == 0) options.threads = readThreads;
-  auto session = openSessionFiles(paths, options);
-  if (!session && session.failure().code == ErrorCode::Damaged)
-    return Error{session.error() + " (--recover opens it without the damaged part)",
-                 ErrorCode::Damaged};
+  return options;
+}
+
+Error withRecoverHint(const Error& error) {
+  if (error.code != ErrorCode::Damaged) return error;
+  return Error{error.message + " (--recover opens it without the damaged part)",
+               ErrorCode::Damaged};
+}
+
+Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options) {
+  auto session = openSessionFiles(paths, cliOpenOptions(options));
+  if (!session) return withRecoverHint(session.failure());
   // Whatever the command prints next describes a session without its damaged part: said once,
   // on stderr, so that tables and JSON on stdout stay as they are.
   if (session && !(*session)->provenance.incompleteReason.empty()) {

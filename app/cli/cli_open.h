@@ -17,6 +17,11 @@ void setRecoverDamagedTraces(bool on);
 // one per core). False, with `error` set, for a value that is not a whole number 1–1024.
 bool takeThreadsOption(std::vector<std::string>& args, std::string& error);
 
+// The options every command opens files with: the global --recover and --threads applied.
+OpenOptions cliOpenOptions(OpenOptions options = {});
+// What to add to a damaged file's error: how to open it anyway.
+Error withRecoverHint(const Error& error);
+
 Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options = {});
 Result<SessionPtr> openForCli(const std::string& path);
 

@@ -1,12 +1,17 @@
 // tensorscope-cli stats: nsys-stats-like reports (kernels, copies, API calls, utilisation,
 // overlap) of a session or of a time range of it, as a text table, CSV or JSON.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 
 #include "analysis/stats_reports.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_open.h"
+#include "io/atomic_file.h"
 #include "io/open_session.h"
+#include "summary/stats_combine.h"
+#include "summary/stats_part.h"
 #include "util/format.h"
 
 namespace ts::cli {
@@ -18,6 +23,7 @@ std::string helpText() {
       "Usage: tensorscope-cli stats FILE... [--report NAME[,NAME...]] [--range T0:T1] [--gpu I]\n"
       "                             [--per-gpu] [--buckets N] [--min-gap DUR] [--max-gaps N]\n"
       "                             [--format table|csv|json] [-o OUT]\n"
+      "       tensorscope-cli stats FILE... --shard I/N --summary-out PART [options]\n"
       "\n"
       "Summary reports of a session (any format Tensorscope opens, recognised by content). "
       "Several\n"
@@ -41,7 +47,19 @@ std::string helpText() {
        "or\n"
        "                  json (an array of tables); several CSV tables are separated by an empty "
        "line\n"
-       "  -o OUT          write to OUT (atomically) instead of standard output\n";
+       "  -o OUT          write to OUT (atomically) instead of standard output\n"
+       "\n"
+       "Many rank files: each is read, summarised and released on a thread of its own (one per\n"
+       "core, --threads N), so that memory holds a few ranks at a time, when every report asked\n"
+       "for is one of kern_sum, mem_time, mem_size, api_sum, gpu_util, overlap, kern_hist,\n"
+       "layer_sum and no --range is given (else the files are opened as one session).\n"
+       "Across machines:\n"
+       "  --shard I/N     summarise only files I, I+N, I+2N, ... (0 <= I < N) of the FILEs given\n"
+       "                  (give every shard the same FILEs in the same order); the reports above\n"
+       "                  only (all of them by default), no --range\n"
+       "  --summary-out PART  write the summary there (atomically) instead of tables; then\n"
+       "                  'tensorscope-cli merge PART...' prints the tables of the whole run,\n"
+       "                  the same as one 'stats FILE...' would\n";
   return h;
 }
 
@@ -50,13 +68,75 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
+int failure(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli stats: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+void noteIncomplete(const std::vector<std::string>& incomplete) {
+  // Said once, on stderr, so that tables and JSON on stdout stay as they are.
+  for (const std::string& why : incomplete) {
+    std::fprintf(stderr,
+                 "tensorscope-cli: note: opened without the damaged part (incomplete): %s\n",
+                 why.c_str());
+  }
+}
+
+// "I/N" → (I, N) with 0 <= I < N.
+std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  auto i = parseUnsigned(text.substr(0, slash)), n = parseUnsigned(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *i >= *n || *n > 1'000'000) return std::nullopt;
+  return std::pair<size_t, size_t>{*i, *n};
+}
+
+// --shard I/N --summary-out PART: this shard's files summarised into PART.
+int writeShard(const Args& args, const std::vector<std::string>& files,
+               const std::vector<StatsReport>& reports, const StatsOptions& options,
+               const RelativeRange& range) {
+  auto out = args.option("--summary-out");
+  if (!out) return usage("--shard needs --summary-out PART: where the shard's summary goes");
+  StatsPart part;
+  if (auto shard = args.option("--shard")) {
+    auto parsed = parseShard(*shard);
+    if (!parsed)
+      return usage("--shard needs I/N with 0 <= I < N, such as 0/4, got '" + *shard + "'");
+    std::tie(part.shard, part.shards) = *parsed;
+  }
+  if (range.from || range.to)
+    return usage(
+        "--range cannot be summarised: it is measured from the session start, which a shard "
+        "does not know");
+  if (args.option("--format") || args.option("-o"))
+    return usage("--format and -o belong to 'tensorscope-cli merge', which prints the tables");
+  for (StatsReport r : reports) {
+    if (!summarisable(r))
+      return usage(std::string(toString(r)) +
+                   " is not summarised (it needs the whole session's diagnosis); shard kern_sum, "
+                   "mem_time, mem_size, api_sum, gpu_util, overlap, kern_hist, layer_sum");
+  }
+  part.files = files;
+  part.reports = reports;
+  part.options = options;
+  std::vector<std::string> incomplete;
+  auto ranks = summariseRankFiles(files, shardFiles(files.size(), part.shard, part.shards), reports,
+                                  options, cliOpenOptions(), &incomplete);
+  if (!ranks) return failure(withRecoverHint(ranks.failure()).message);
+  noteIncomplete(incomplete);
+  part.ranks = std::move(*ranks);
+  if (Status st = writeBytesAtomically(*out, statsPartToJson(part)); !st)
+    return failure(st.error());
+  return kExitOk;
+}
+
 }  // namespace
 
 int runStats(const std::vector<std::string>& argv) {
   Args args;
   if (std::string e = args.parse(argv,
                                  {"--report", "--range", "--gpu", "--buckets", "--min-gap",
-                                  "--max-gaps", "--format", "-o"},
+                                  "--max-gaps", "--format", "-o", "--shard", "--summary-out"},
                                  {"--per-gpu", "--help", "-h"});
       !e.empty()) {
     return usage(e);
@@ -81,8 +161,12 @@ int runStats(const std::vector<std::string>& argv) {
       from = comma + 1;
     }
   }
-  if (reports.empty()) reports.assign(allStatsReports().begin(), allStatsReports().end());
-
+  const bool sharding = args.option("--shard") || args.option("--summary-out");
+  if (reports.empty()) {
+    for (StatsReport r : allStatsReports()) {
+      if (!sharding || summarisable(r)) reports.push_back(r);
+    }
+  }
   std::string format = args.option("--format").value_or("table");
   if (format != "table" && format != "csv" && format != "json")
     return usage("unknown format '" + format + "'");
@@ -118,23 +202,39 @@ int runStats(const std::vector<std::string>& argv) {
     range = *parsed;
   }
 
-  auto session = openForCli(args.positional());
-  if (!session) {
-    std::fprintf(stderr, "tensorscope-cli stats: %s\n", session.error().c_str());
-    return kExitFailure;
+  const std::vector<std::string>& files = args.positional();
+  if (sharding) return writeShard(args, files, reports, options, range);
+
+  // Rank by rank when the reports allow it: a few ranks in memory at a time, every core busy.
+  const bool summaries =
+      files.size() > 1 && !range.from && !range.to &&
+      std::all_of(reports.begin(), reports.end(), [](StatsReport r) { return summarisable(r); });
+  std::vector<StatsTable> tables;
+  if (summaries) {
+    std::vector<std::string> incomplete;
+    auto ranks = summariseRankFiles(files, shardFiles(files.size(), 0, 1), reports, options,
+                                    cliOpenOptions(), &incomplete);
+    if (!ranks) return failure(withRecoverHint(ranks.failure()).message);
+    noteIncomplete(incomplete);
+    auto summary = combineRankSummaries(std::move(*ranks));
+    if (!summary) return failure(summary.error());
+    for (StatsReport r : reports) {
+      auto result = renderStats(*summary, r, options);
+      if (!result) return failure(std::string(toString(r)) + ": " + result.error());
+      for (StatsTable& t : *result) tables.push_back(std::move(t));
+    }
+    return emitTables(tables, format, args.option("-o"), "stats");
   }
+
+  auto session = openForCli(files);
+  if (!session) return failure(session.error());
   const Session& s = **session;
   if (range.from) options.start = s.startTime() + *range.from;
   if (range.to) options.end = s.startTime() + *range.to;
 
-  std::vector<StatsTable> tables;
   for (StatsReport r : reports) {
     auto result = computeStats(s, r, options);
-    if (!result) {
-      std::fprintf(stderr, "tensorscope-cli stats: %s: %s\n", std::string(toString(r)).c_str(),
-                   result.error().c_str());
-      return kExitFailure;
-    }
+    if (!result) return failure(std::string(toString(r)) + ": " + result.error());
     for (StatsTable& t : *result) tables.push_back(std::move(t));
   }
 

@@ -16,6 +16,8 @@ constexpr const char* kUsage =
     "  info FILE... [--json]        devices, duration and event counts of session files\n"
     "  convert IN OUT               convert a session (format chosen by OUT's extension)\n"
     "  stats FILE... [--report R]   kernel, copy, API, utilisation and overlap summaries\n"
+    "  merge PART...                the stats tables of shards' summaries (stats --shard I/N\n"
+    "                               --summary-out PART), as one stats run over all the files\n"
     "  diagnose FILE... [--json]    where GPU time goes: idle by cause, compute/communication\n"
     "                               overlap, per rank\n"
     "  capture -o OUT -- PROGRAM ARGS...\n"
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
   if (command == "convert") return runConvert(args);
   if (command == "generate") return runGenerate(args);
   if (command == "stats") return runStats(args);
+  if (command == "merge") return runMerge(args);
   if (command == "diagnose") return runDiagnose(args);
   if (command == "capture") return runCapture(args);
   if (command == "model") return runModel(args);

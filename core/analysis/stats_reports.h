@@ -58,7 +58,7 @@ Result<std::vector<StatsTable>> computeStats(const Session& session, StatsReport
                                              const Progress& progress = {});
 
 // Count, total, mean, median (mean of the middle two for even counts), min, max and sample
-// standard deviation (n − 1; 0 for one value) of a set of values. Reorders `values`.
+// standard deviation (n − 1; 0 for one value) of a set of values. Sorts `values`.
 struct Distribution {
   int64_t count = 0;
   int64_t total = 0;

@@ -219,6 +219,67 @@ Status importRanks(const std::vector<std::string>& paths, SessionBuilder& b,
 
 }  // namespace
 
+// Ranks of one job agree on its size: a file of another job is refused, both files named.
+Status checkOneJob(const std::vector<std::string>& paths, const std::vector<ImportInfo>& infos) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (infos[i].worldSize < 0) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (infos[j].worldSize >= 0 && infos[j].worldSize != infos[i].worldSize) {
+        return Error{paths[i] + " belongs to another job than " + paths[j] + ": a world size of " +
+                     std::to_string(infos[i].worldSize) + " ranks against " +
+                     std::to_string(infos[j].worldSize) + " (distributedInfo.world_size)"};
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<TimeNs> alignRankClocks(const std::vector<ImportInfo>& infos,
+                                    const std::vector<TimeNs>& clockOffsets) {
+  std::vector<TimeNs> offsets = clockOffsets;
+  if (infos.size() < 2) return offsets;
+  const bool absolute =
+      std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
+  if (absolute) return offsets;
+  // Without wall-clock times, line the ranks up on their first events.
+  TimeNs earliest = INT64_MAX;
+  for (size_t i = 0; i < infos.size(); ++i)
+    earliest = std::min(earliest, infos[i].firstTimestamp + clockOffsets[i]);
+  for (size_t i = 0; i < infos.size(); ++i) offsets[i] = earliest - infos[i].firstTimestamp;
+  return offsets;
+}
+
+std::string rankLabel(int32_t rank, const std::string& host, const std::string& path) {
+  return "rank " + std::to_string(rank) + " / " + (host.empty() ? fileStem(path) : host);
+}
+
+Result<RankFile> openRankFile(const std::string& path, size_t index, const OpenOptions& options,
+                              const Progress& progress) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error::notFound(path + ": no such file");
+  if (fs::is_directory(path, ec)) return Error{path + ": is a directory"};
+  const unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  RankLoad load = loadRank(path, progress, options.recover, threads);
+  if (!load.session) return load.session.failure();
+  RankFile out;
+  if (load.tscope) {
+    // As a multi-rank session adds it: refused when it holds several ranks.
+    if ((*load.session)->ranks.size() > 1) {
+      return Error{path + ": already holds " + std::to_string((*load.session)->ranks.size()) +
+                   " ranks; open it alone, or combine single-rank files"};
+    }
+    out.info = sessionImportInfo(**load.session);
+  } else {
+    out.info = std::move(load.info);
+    out.clockOffset = load.clockOffset;
+  }
+  out.session = std::move(*load.session);
+  out.rank = out.info.distributedRank >= 0 ? out.info.distributedRank : static_cast<int32_t>(index);
+  out.label = rankLabel(out.rank, out.info.host, path);
+  return out;
+}
+
 Result<SessionPtr> openSessionFile(const std::string& path, const Progress& progress) {
   return openSessionFiles({path}, {}, progress);
 }
@@ -276,35 +337,20 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
     }
   }
   if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
-  // Ranks of one job agree on its size: a file of another job is refused, both files named.
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (infos[i].worldSize < 0) continue;
-    for (size_t j = 0; j < i; ++j) {
-      if (infos[j].worldSize >= 0 && infos[j].worldSize != infos[i].worldSize) {
-        return Error{paths[i] + " belongs to another job than " + paths[j] + ": a world size of " +
-                     std::to_string(infos[i].worldSize) + " ranks against " +
-                     std::to_string(infos[j].worldSize) + " (distributedInfo.world_size)"};
-      }
-    }
-  }
+  TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
   if (paths.size() > 1) {
-    bool absolute =
-        std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
-    TimeNs earliest = INT64_MAX;
-    for (size_t i = 0; i < paths.size(); ++i) {
-      earliest = std::min(
-          earliest, infos[i].firstTimestamp + b.rankInfo(static_cast<uint32_t>(i)).clockOffsetNs);
-    }
+    std::vector<TimeNs> own(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i)
+      own[i] = b.rankInfo(static_cast<uint32_t>(i)).clockOffsetNs;
+    const std::vector<TimeNs> offsets = alignRankClocks(infos, own);
     for (size_t i = 0; i < paths.size(); ++i) {
       Rank& r = b.rankInfo(static_cast<uint32_t>(i));
       r.rank = infos[i].distributedRank >= 0 ? infos[i].distributedRank : static_cast<int32_t>(i);
       // A host only when the trace names one (the advisor places ranks by it); the label falls
       // back on the file's name.
       r.host = infos[i].host;
-      r.label =
-          "rank " + std::to_string(r.rank) + " / " + (r.host.empty() ? fileStem(paths[i]) : r.host);
-      // Without wall-clock times, line the ranks up on their first events.
-      if (!absolute) r.clockOffsetNs += earliest - (infos[i].firstTimestamp + r.clockOffsetNs);
+      r.label = rankLabel(r.rank, r.host, paths[i]);
+      r.clockOffsetNs = offsets[i];
     }
   }
   for (const auto& [index, shift] : options.shiftNs) {

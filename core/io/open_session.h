@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/csv_writer.h"
+#include "io/import_info.h"
 #include "session/session.h"
 #include "util/progress.h"
 #include "util/result.h"
@@ -36,6 +37,32 @@ Result<SessionPtr> openSessionFile(const std::string& path, const OpenOptions& o
 // file's first event; then shifted by `options.shiftNs`.
 Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
                                     const OpenOptions& options = {}, const Progress& progress = {});
+
+// One file of a multi-rank run read on its own, as openSessionFiles reads the file with index
+// `index` of several: for work done rank by rank (stats over many rank files, a shard of them),
+// so that only a few ranks' events are held at a time.
+struct RankFile {
+  SessionPtr session;      // one rank, on the file's own clock (no offset applied)
+  ImportInfo info;         // how to align it with the other ranks (alignRankClocks)
+  TimeNs clockOffset = 0;  // the file's own clock offset, part of the alignment
+  std::string label;       // "rank r / host", the multi-rank session's label of it
+  int32_t rank = 0;        // its rank: the trace's distributedInfo.rank, else `index`
+};
+Result<RankFile> openRankFile(const std::string& path, size_t index,
+                              const OpenOptions& options = {}, const Progress& progress = {});
+
+// The offset openSessionFiles adds to each rank's timestamps: the rank's own clock offset, and
+// unless every rank has wall-clock times, the shift that lines its first event up with the
+// earliest rank's. `clockOffsets[i]` is the file's own offset (RankFile::clockOffset).
+std::vector<TimeNs> alignRankClocks(const std::vector<ImportInfo>& infos,
+                                    const std::vector<TimeNs>& clockOffsets);
+
+// Ranks of one job agree on its size (distributedInfo.world_size): an error naming both files
+// when one belongs to another job.
+Status checkOneJob(const std::vector<std::string>& paths, const std::vector<ImportInfo>& infos);
+
+// "rank r / host" for the rank of file `path`, as the multi-rank session labels it.
+std::string rankLabel(int32_t rank, const std::string& host, const std::string& path);
 
 struct WriteOptions {
   CsvTable csvTable = CsvTable::Kernels;  // the table a .csv file holds

@@ -115,6 +115,12 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
       p.incompleteReason +=
           (p.incompleteReason.empty() ? "" : "\n") + src.provenance.incompleteReason;
   }
+  info = sessionImportInfo(src);
+  return {};
+}
+
+ImportInfo sessionImportInfo(const Session& src) {
+  ImportInfo info;
   info.events = src.eventCount();
   info.firstTimestamp = src.startTime();
   // Captures and epoch-based traces hold wall-clock times (after 2001 in ns).
@@ -124,7 +130,7 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
     if (r.label.rfind("rank ", 0) == 0) info.distributedRank = r.rank;
     info.host = r.host;
   }
-  return {};
+  return info;
 }
 
 }  // namespace ts

@@ -29,9 +29,9 @@ CliRun cli(const std::string& args) {
 using Cli = testing::TempDirTest;
 
 TEST_F(Cli, HelpOnEveryCommandExitsZero) {
-  for (const char* cmd :
-       {"--help", "info --help", "convert --help", "generate --help", "stats --help",
-        "model --help", "diagnose --help", "advise --help", "advise multiplex --help"}) {
+  for (const char* cmd : {"--help", "info --help", "convert --help", "generate --help",
+                          "stats --help", "model --help", "diagnose --help", "advise --help",
+                          "advise multiplex --help", "merge --help"}) {
     CliRun r = cli(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd;
     EXPECT_NE(r.out.find("Usage: tensorscope-cli"), std::string::npos) << cmd;
@@ -259,6 +259,50 @@ TEST_F(Cli, StatsReportsOnRanksByContentInEveryFormat) {
   r = cli("stats " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find(path("missing.json")), std::string::npos) << r.out;
+}
+
+// Shards of a stats run over rank files (as a SLURM array would run them), merged: the output of
+// one stats run over all the files, byte for byte; and that one run, rank by rank, the output of
+// the files opened as one session.
+TEST_F(Cli, StatsShardsMergeIntoTheOneRunsTables) {
+  const std::string files = rankTrace(0) + " " + rankTrace(1) + " " + TSCOPE_SAMPLE;
+  const std::string reports = "--report kern_sum,mem_size,gpu_util,overlap,kern_hist --per-gpu";
+  CliRun one = cli("stats " + files + " " + reports + " --format csv");
+  ASSERT_EQ(one.exitCode, 0) << one.out;
+  // --range 0: opens the files as one session (the scope note aside, the same tables).
+  CliRun session = cli("stats " + files + " " + reports + " --range 0: --format csv");
+  ASSERT_EQ(session.exitCode, 0) << session.out;
+  EXPECT_EQ(one.out, session.out);
+  for (int i = 0; i < 2; ++i) {
+    CliRun r = cli("stats " + files + " " + reports + " --shard " + std::to_string(i) +
+                   "/2 --summary-out " + path("part" + std::to_string(i)));
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_EQ(r.out, "");
+  }
+  CliRun merged = cli("merge " + path("part1") + " " + path("part0") + " --format csv");
+  ASSERT_EQ(merged.exitCode, 0) << merged.out;
+  EXPECT_EQ(merged.out, one.out);
+  CliRun table = cli("merge " + path("part0") + " " + path("part1"));
+  ASSERT_EQ(table.exitCode, 0) << table.out;
+  EXPECT_EQ(table.out, cli("stats " + files + " " + reports).out);
+
+  CliRun missing = cli("merge " + path("part0"));
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.out.find("shards missing: 1 of 2"), std::string::npos) << missing.out;
+  CliRun range = cli("stats " + files + " --shard 0/2 --summary-out x --range 1s:");
+  EXPECT_EQ(range.exitCode, 2);
+  EXPECT_NE(range.out.find("--range cannot be summarised"), std::string::npos) << range.out;
+  CliRun diagnosis = cli("stats " + files + " --report steps --shard 0/2 --summary-out x");
+  EXPECT_EQ(diagnosis.exitCode, 2);
+  EXPECT_NE(diagnosis.out.find("steps is not summarised"), std::string::npos) << diagnosis.out;
+  CliRun shard = cli("stats " + files + " --shard 2/2 --summary-out x");
+  EXPECT_EQ(shard.exitCode, 2);
+  EXPECT_NE(shard.out.find("--shard needs I/N with 0 <= I < N"), std::string::npos) << shard.out;
+  CliRun notPart = cli("merge " + rankTrace(0));
+  EXPECT_EQ(notPart.exitCode, 1);
+  EXPECT_NE(notPart.out.find(rankTrace(0) + ": not a stats summary"), std::string::npos)
+      << notPart.out;
+  EXPECT_FALSE(fs::exists(path("x")));
 }
 
 // The JSON keys the issue documents, on the two sampled ranks as one session; the values are

@@ -78,6 +78,15 @@ case "$target" in
       rm -rf "$tmp"
     fi
     ;;
+  stats_part)
+    # Parts of the bundled sample and of two real ranks, one file each (merged as shard 0 of 1).
+    if [ -x "$cli" ]; then
+      "$cli" stats "$root/samples/sample.tscope" --shard 0/1 --min-gap 10us --max-gaps 3 \
+        --summary-out "$dir/sample.part"
+      "$cli" stats "$shared"/kineto/hta-{amd_trace,triton_example}*.json.gz --per-gpu \
+        --shard 1/2 --summary-out "$dir/triton.part"
+    fi
+    ;;
   record_sink)
     printf '\x01\x00\x03\x05\x07' > "$dir/start"  # a recipe: hello, then a few frames
     ;;

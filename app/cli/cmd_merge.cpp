@@ -1,0 +1,67 @@
+// tensorscope-cli merge: the shards of a `stats` run (stats --shard I/N --summary-out PART), made
+// on other machines or at other times, as the tables one `stats` over all the files prints.
+#include <cstdio>
+
+#include "app/cli/cli_args.h"
+#include "io/text_file.h"
+#include "summary/stats_part.h"
+
+namespace ts::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: tensorscope-cli merge PART... [--format table|csv|json] [-o OUT]\n"
+    "\n"
+    "The tables of a 'stats' run split into shards: each PART written by\n"
+    "  tensorscope-cli stats FILE... --shard I/N --summary-out PART [--report ...] [options]\n"
+    "with the same FILEs and options on every shard I of N. The parts must cover every shard\n"
+    "once; the output is what 'tensorscope-cli stats FILE... [--report ...] [options]' prints.\n"
+    "Options:\n"
+    "  --format F      table (default), csv or json, as stats\n"
+    "  -o OUT          write to OUT (atomically) instead of standard output\n";
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli merge: %s\n\n%s", message.c_str(), kHelp);
+  return kExitUsage;
+}
+
+int failure(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli merge: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+}  // namespace
+
+int runMerge(const std::vector<std::string>& argv) {
+  Args args;
+  if (std::string e = args.parse(argv, {"--format", "-o"}, {"--help", "-h"}); !e.empty())
+    return usage(e);
+  if (args.flag("--help") || args.flag("-h")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (args.positional().empty()) return usage("no part given");
+  const std::string format = args.option("--format").value_or("table");
+  if (format != "table" && format != "csv" && format != "json")
+    return usage("unknown format '" + format + "'");
+  std::vector<StatsPart> parts;
+  for (const std::string& path : args.positional()) {
+    auto text = readTextFile(path);
+    if (!text) return failure(text.error());
+    auto part = statsPartFromJson(path, text->view());
+    if (!part) return failure(part.error());
+    parts.push_back(std::move(*part));
+  }
+  auto merged = mergeStatsParts(std::move(parts), args.positional());
+  if (!merged) return failure(merged.error());
+  std::vector<StatsTable> tables;
+  for (StatsReport r : merged->reports) {
+    auto result = renderStats(merged->summary, r, merged->options);
+    if (!result) return failure(std::string(toString(r)) + ": " + result.error());
+    for (StatsTable& t : *result) tables.push_back(std::move(t));
+  }
+  return emitTables(tables, format, args.option("-o"), "merge");
+}
+
+}  // namespace ts::cli

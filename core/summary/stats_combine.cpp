@@ -1,0 +1,150 @@
+#include "summary/stats_combine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "io/open_session.h"
+
+namespace ts {
+
+Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
+  if (files.empty()) return Error{"no rank summary to combine"};
+  for (const StatsSummary& f : files) {
+    if (f.sources.size() != 1)
+      return Error{"a rank summary holds one rank file; this one holds " +
+                   std::to_string(f.sources.size())};
+  }
+  std::sort(files.begin(), files.end(), [](const StatsSummary& a, const StatsSummary& b) {
+    return a.sources[0].index < b.sources[0].index;
+  });
+  std::vector<std::string> paths;
+  std::vector<ImportInfo> infos;
+  std::vector<TimeNs> own;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const StatsSummary::Source& src = files[i].sources[0];
+    if (i > 0 && src.index == files[i - 1].sources[0].index) {
+      return Error{"file " + std::to_string(src.index) +
+                   " is summarised twice: " + files[i - 1].sources[0].path + " and " + src.path};
+    }
+    if (files[i].reports != files[0].reports) {
+      return Error{src.path + " was summarised for other reports than " + files[0].sources[0].path};
+    }
+    paths.push_back(src.path);
+    ImportInfo info;
+    info.absoluteClock = src.absoluteClock;
+    info.firstTimestamp = src.firstTimestamp;
+    info.worldSize = src.worldSize;
+    infos.push_back(info);
+    own.push_back(src.clockOffset);
+  }
+  TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
+  const std::vector<TimeNs> offsets = alignRankClocks(infos, own);
+  const bool multi = files.size() > 1;
+
+  StatsSummary out;
+  out.reports = files[0].reports;
+  for (size_t i = 0; i < files.size(); ++i) {
+    StatsSummary& f = files[i];
+    const TimeNs shift = offsets[i];
+    auto shifted = [shift](Interval iv) { return Interval{iv.start + shift, iv.end + shift}; };
+    const auto base = static_cast<uint32_t>(out.devices.size());
+    auto renumber = [base](uint32_t device) { return device == kNone ? kNone : base + device; };
+    if (!f.empty) {
+      out.start = out.empty ? f.start + shift : std::min(out.start, f.start + shift);
+      out.end = out.empty ? f.end + shift : std::max(out.end, f.end + shift);
+      out.empty = false;
+    }
+    for (StatsSummary::Device& d : f.devices) {
+      d.source = static_cast<uint32_t>(i);
+      if (multi) d.label = f.sources[0].label + " · " + d.label;
+      for (Interval& iv : d.busy) iv = shifted(iv);
+      for (StatsSummary::StreamBusy& st : d.streams) {
+        for (Interval& iv : st.busy) iv = shifted(iv);
+      }
+      out.devices.push_back(std::move(d));
+    }
+    for (auto* groups : {&f.kernels, &f.api, &f.memory, &f.layers}) {
+      std::vector<StatsSummary::Group>& to = groups == &f.kernels  ? out.kernels
+                                             : groups == &f.api    ? out.api
+                                             : groups == &f.memory ? out.memory
+                                                                   : out.layers;
+      for (StatsSummary::Group& g : *groups) {
+        g.device = renumber(g.device);
+        to.push_back(std::move(g));
+      }
+    }
+    for (StatsSummary::Gap& g : f.gaps) {
+      g.device = renumber(g.device);
+      g.at = shifted(g.at);
+      out.gaps.push_back(std::move(g));
+    }
+    for (StatsSummary::OverlapRow& r : f.overlap) {
+      r.device = renumber(r.device);
+      out.overlap.push_back(std::move(r));
+    }
+    out.layerRanges = out.layerRanges || f.layerRanges;
+    out.sources.push_back(std::move(f.sources[0]));
+  }
+  return out;
+}
+
+Result<std::vector<StatsSummary>> summariseRankFiles(
+    const std::vector<std::string>& files, const std::vector<size_t>& which,
+    std::span<const StatsReport> reports, const StatsOptions& options, const OpenOptions& open,
+    std::vector<std::string>* incomplete, const Progress& progress) {
+  const unsigned threads =
+      open.threads ? open.threads : std::max(1u, std::thread::hardware_concurrency());
+  // Fewer files than threads: each file is also read on several.
+  const auto workers = static_cast<unsigned>(std::min<size_t>(threads, which.size()));
+  OpenOptions one = open;
+  one.threads = std::max(1u, threads / std::max(1u, workers));
+  std::vector<Result<StatsSummary>> out(which.size(), Error{"not summarised"});
+  std::vector<std::string> notes(which.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex progressMutex;
+  auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < which.size();) {
+      if (progress.cancelled()) return;
+      const std::string& path = files[which[k]];
+      try {
+        auto rank = openRankFile(path, which[k], one);
+        if (!rank) {
+          out[k] = rank.failure();
+          continue;
+        }
+        StatsSummary s = summariseStats(*rank->session, reports, options);
+        notes[k] = rank->info.damage.any() ? path + ": " + rank->info.damage.summary
+                                           : rank->session->provenance.incompleteReason;
+        s.sources.push_back({path, which[k], rank->label, rank->info.absoluteClock,
+                             rank->info.firstTimestamp, rank->info.worldSize, rank->clockOffset});
+        out[k] = std::move(s);
+      } catch (const std::bad_alloc&) {  // an error naming the file, not std::terminate
+        out[k] = Error{path + ": out of memory while summarising it"};
+      }
+      std::lock_guard lock(progressMutex);
+      progress.update(static_cast<double>(++done) / static_cast<double>(which.size()));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (progress.cancelled()) return Error::cancelled();
+  std::vector<StatsSummary> summaries;
+  std::string damaged;  // every damaged file's error, so that one question covers them all
+  for (size_t k = 0; k < which.size(); ++k) {
+    if (!out[k]) {
+      if (out[k].failure().code != ErrorCode::Damaged) return out[k].failure();
+      damaged += (damaged.empty() ? "" : "\n") + out[k].error();
+      continue;
+    }
+    if (incomplete && !notes[k].empty()) incomplete->push_back(notes[k]);
+    summaries.push_back(std::move(*out[k]));
+  }
+  if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
+  return summaries;
+}
+
+}  // namespace ts

@@ -1,0 +1,465 @@
+#include "summary/stats_part.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <map>
+
+#include "summary/stats_combine.h"
+#include "util/json_writer.h"
+
+namespace ts {
+
+namespace {
+
+constexpr const char* kKind = "tensorscope stats summary";
+constexpr int64_t kVersion = 1;
+
+int64_t deviceNumber(uint32_t device) {
+  return device == kNone ? -1 : static_cast<int64_t>(device);
+}
+
+void writeIntervals(JsonWriter& w, const std::vector<Interval>& iv) {
+  w.beginArray();  // start, end, start, end, ...
+  for (const Interval& i : iv) w.value(i.start).value(i.end);
+  w.endArray();
+}
+
+void writeInts(JsonWriter& w, const std::vector<int64_t>& v) {
+  w.beginArray();
+  for (int64_t x : v) w.value(x);
+  w.endArray();
+}
+
+void writeGroups(JsonWriter& w, const char* key, const std::vector<StatsSummary::Group>& groups) {
+  w.key(key).beginArray();
+  for (const StatsSummary::Group& g : groups) {
+    w.beginObject();
+    w.key("gpu").value(deviceNumber(g.device));
+    w.key("label").value(g.label);
+    w.key("values");
+    writeInts(w, g.values);
+    if (!g.bytes.empty()) {
+      w.key("bytes");
+      writeInts(w, g.bytes);
+    }
+    w.endObject();
+  }
+  w.endArray();
+}
+
+void writeRank(JsonWriter& w, const StatsSummary& s) {
+  const StatsSummary::Source& src = s.sources.at(0);
+  w.beginObject();
+  w.key("path").value(src.path);
+  w.key("index").value(static_cast<uint64_t>(src.index));
+  w.key("label").value(src.label);
+  w.key("absolute_clock").value(src.absoluteClock);
+  w.key("first_ns").value(src.firstTimestamp);
+  w.key("clock_offset_ns").value(src.clockOffset);
+  w.key("world_size").value(src.worldSize);
+  w.key("empty").value(s.empty);
+  w.key("start_ns").value(s.start);
+  w.key("end_ns").value(s.end);
+  w.key("devices").beginArray();
+  for (const StatsSummary::Device& d : s.devices) {
+    w.beginObject();
+    w.key("label").value(d.label);
+    w.key("active").value(d.active);
+    w.key("kernels").value(d.kernels);
+    w.key("gaps").value(d.gaps);
+    w.key("busy");
+    writeIntervals(w, d.busy);
+    w.key("streams").beginArray();
+    for (const StatsSummary::StreamBusy& st : d.streams) {
+      w.beginObject();
+      w.key("label").value(st.label);
+      w.key("kernels").value(st.kernels);
+      w.key("busy");
+      writeIntervals(w, st.busy);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  writeGroups(w, "kernels", s.kernels);
+  writeGroups(w, "api", s.api);
+  writeGroups(w, "memory", s.memory);
+  writeGroups(w, "layers", s.layers);
+  w.key("layer_ranges").value(s.layerRanges);
+  w.key("gap_list").beginArray();
+  for (const StatsSummary::Gap& g : s.gaps) {
+    w.beginObject();
+    w.key("gpu").value(deviceNumber(g.device));
+    w.key("start_ns").value(g.at.start);
+    w.key("end_ns").value(g.at.end);
+    w.key("cpu").value(g.cpu);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("overlap").beginArray();
+  for (const StatsSummary::OverlapRow& r : s.overlap) {
+    w.beginObject();
+    w.key("gpu").value(deviceNumber(r.device));
+    w.key("kind").value(r.kind);
+    w.key("count").value(r.count);
+    w.key("copy_ns").value(r.copy);
+    w.key("overlap_ns").value(r.overlap);
+    w.key("compute_ns").value(r.compute);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+// Reads a part, failing with the first thing wrong: which key, in which rank, and what it held.
+class PartReader {
+ public:
+  explicit PartReader(const std::string& path) : path_(path) {}
+  const std::string& error() const { return error_; }
+  bool failed() const { return !error_.empty(); }
+
+  bool fail(const std::string& what) {
+    if (error_.empty()) error_ = path_ + ": " + where_ + what;
+    return false;
+  }
+  void at(std::string where) { where_ = std::move(where); }
+
+  bool field(simdjson::dom::object o, const char* key, simdjson::dom::element& out) {
+    if (o[key].get(out)) return fail("no \"" + std::string(key) + "\"");
+    return true;
+  }
+  bool integer(simdjson::dom::object o, const char* key, int64_t& out) {
+    simdjson::dom::element e;
+    if (!field(o, key, e)) return false;
+    if (e.get_int64().get(out)) return fail("\"" + std::string(key) + "\" is not a whole number");
+    return true;
+  }
+  bool count(simdjson::dom::object o, const char* key, int64_t& out) {
+    if (!integer(o, key, out)) return false;
+    if (out < 0) return fail("\"" + std::string(key) + "\" is negative");
+    return true;
+  }
+  bool boolean(simdjson::dom::object o, const char* key, bool& out) {
+    simdjson::dom::element e;
+    if (!field(o, key, e)) return false;
+    if (e.get_bool().get(out)) return fail("\"" + std::string(key) + "\" is not true or false");
+    return true;
+  }
+  bool text(simdjson::dom::object o, const char* key, std::string& out) {
+    simdjson::dom::element e;
+    if (!field(o, key, e)) return false;
+    std::string_view v;
+    if (e.get_string().get(v)) return fail("\"" + std::string(key) + "\" is not text");
+    out = v;
+    return true;
+  }
+  bool array(simdjson::dom::object o, const char* key, simdjson::dom::array& out) {
+    simdjson::dom::element e;
+    if (!field(o, key, e)) return false;
+    if (e.get_array().get(out)) return fail("\"" + std::string(key) + "\" is not a list");
+    return true;
+  }
+  bool object(simdjson::dom::element e, simdjson::dom::object& out, const char* what) {
+    if (e.get_object().get(out)) return fail(std::string(what) + " is not an object");
+    return true;
+  }
+  bool ints(simdjson::dom::object o, const char* key, std::vector<int64_t>& out) {
+    simdjson::dom::array a;
+    if (!array(o, key, a)) return false;
+    out.reserve(a.size());
+    for (simdjson::dom::element e : a) {
+      int64_t v;
+      if (e.get_int64().get(v)) return fail("\"" + std::string(key) + "\" holds a non-integer");
+      out.push_back(v);
+    }
+    return true;
+  }
+  bool intervals(simdjson::dom::object o, const char* key, std::vector<Interval>& out) {
+    std::vector<int64_t> v;
+    if (!ints(o, key, v)) return false;
+    if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of times");
+    for (size_t i = 0; i < v.size(); i += 2) {
+      if (v[i] > v[i + 1] || (!out.empty() && v[i] < out.back().end))
+        return fail("\"" + std::string(key) + "\" is not a sorted list of disjoint intervals");
+      out.push_back({v[i], v[i + 1]});
+    }
+    return true;
+  }
+  // A GPU index: -1 (none) where `none` allows it, else below `devices`.
+  bool device(simdjson::dom::object o, size_t devices, bool none, uint32_t& out) {
+    int64_t d;
+    if (!integer(o, "gpu", d)) return false;
+    if (d == -1 && none) {
+      out = kNone;
+      return true;
+    }
+    if (d < 0 || static_cast<uint64_t>(d) >= devices)
+      return fail("\"gpu\" " + std::to_string(d) + " is not one of its " + std::to_string(devices) +
+                  " GPUs");
+    out = static_cast<uint32_t>(d);
+    return true;
+  }
+
+  bool groups(simdjson::dom::object o, const char* key, size_t devices, bool memory,
+              std::vector<StatsSummary::Group>& out) {
+    simdjson::dom::array a;
+    if (!array(o, key, a)) return false;
+    for (simdjson::dom::element e : a) {
+      simdjson::dom::object g;
+      StatsSummary::Group group;
+      if (!object(e, g, key) || !device(g, devices, true, group.device) ||
+          !text(g, "label", group.label) || !ints(g, "values", group.values))
+        return false;
+      if (memory) {
+        if (!ints(g, "bytes", group.bytes)) return false;
+        if (group.bytes.size() != group.values.size())
+          return fail("a memory group has " + std::to_string(group.values.size()) +
+                      " durations but " + std::to_string(group.bytes.size()) + " sizes");
+      }
+      out.push_back(std::move(group));
+    }
+    return true;
+  }
+
+  bool rank(simdjson::dom::element e, size_t files, StatsSummary& s) {
+    simdjson::dom::object o;
+    if (!object(e, o, "a rank")) return false;
+    StatsSummary::Source src;
+    int64_t index = 0;
+    if (!text(o, "path", src.path) || !count(o, "index", index)) return false;
+    if (static_cast<uint64_t>(index) >= files)
+      return fail("rank file index " + std::to_string(index) + " is past its " +
+                  std::to_string(files) + " files");
+    src.index = static_cast<size_t>(index);
+    at("rank file " + std::to_string(index) + " (" + src.path + "): ");
+    if (!text(o, "label", src.label) || !boolean(o, "absolute_clock", src.absoluteClock) ||
+        !integer(o, "first_ns", src.firstTimestamp) ||
+        !integer(o, "clock_offset_ns", src.clockOffset) ||
+        !integer(o, "world_size", src.worldSize) || !boolean(o, "empty", s.empty) ||
+        !integer(o, "start_ns", s.start) || !integer(o, "end_ns", s.end))
+      return false;
+    s.sources.push_back(std::move(src));
+    simdjson::dom::array devices;
+    if (!array(o, "devices", devices)) return false;
+    for (simdjson::dom::element de : devices) {
+      simdjson::dom::object d;
+      StatsSummary::Device device;
+      simdjson::dom::array streams;
+      if (!object(de, d, "a GPU") || !text(d, "label", device.label) ||
+          !boolean(d, "active", device.active) || !count(d, "kernels", device.kernels) ||
+          !count(d, "gaps", device.gaps) || !intervals(d, "busy", device.busy) ||
+          !array(d, "streams", streams))
+        return false;
+      for (simdjson::dom::element se : streams) {
+        simdjson::dom::object st;
+        StatsSummary::StreamBusy stream;
+        if (!object(se, st, "a stream") || !text(st, "label", stream.label) ||
+            !count(st, "kernels", stream.kernels) || !intervals(st, "busy", stream.busy))
+          return false;
+        device.streams.push_back(std::move(stream));
+      }
+      s.devices.push_back(std::move(device));
+    }
+    const size_t n = s.devices.size();
+    if (!groups(o, "kernels", n, false, s.kernels) || !groups(o, "api", n, false, s.api) ||
+        !groups(o, "memory", n, true, s.memory) || !groups(o, "layers", n, false, s.layers) ||
+        !boolean(o, "layer_ranges", s.layerRanges))
+      return false;
+    simdjson::dom::array gaps, overlap;
+    if (!array(o, "gap_list", gaps) || !array(o, "overlap", overlap)) return false;
+    for (simdjson::dom::element ge : gaps) {
+      simdjson::dom::object g;
+      StatsSummary::Gap gap;
+      if (!object(ge, g, "a gap") || !device(g, n, false, gap.device) ||
+          !integer(g, "start_ns", gap.at.start) || !integer(g, "end_ns", gap.at.end) ||
+          !text(g, "cpu", gap.cpu))
+        return false;
+      if (gap.at.end < gap.at.start) return fail("a gap ends before it starts");
+      s.gaps.push_back(std::move(gap));
+    }
+    for (simdjson::dom::element re : overlap) {
+      simdjson::dom::object r;
+      StatsSummary::OverlapRow row;
+      if (!object(re, r, "an overlap row") || !device(r, n, false, row.device) ||
+          !text(r, "kind", row.kind) || !count(r, "count", row.count) ||
+          !count(r, "copy_ns", row.copy) || !count(r, "overlap_ns", row.overlap) ||
+          !count(r, "compute_ns", row.compute))
+        return false;
+      s.overlap.push_back(std::move(row));
+    }
+    at("");
+    return true;
+  }
+
+ private:
+  const std::string& path_;
+  std::string where_;
+  std::string error_;
+};
+
+bool sameOptions(const StatsOptions& a, const StatsOptions& b) {
+  return a.device == b.device && a.perGpu == b.perGpu && a.buckets == b.buckets &&
+         a.minGap == b.minGap && a.maxGaps == b.maxGaps;
+}
+
+}  // namespace
+
+std::vector<size_t> shardFiles(size_t files, size_t shard, size_t shards) {
+  std::vector<size_t> mine;
+  for (size_t i = shard; shards > 0 && i < files; i += shards) mine.push_back(i);
+  return mine;
+}
+
+std::string statsPartToJson(const StatsPart& part) {
+  JsonWriter w(false);
+  w.beginObject();
+  w.key("format").value(kKind);
+  w.key("version").value(kVersion);
+  w.key("shard").value(static_cast<uint64_t>(part.shard));
+  w.key("shards").value(static_cast<uint64_t>(part.shards));
+  w.key("files").beginArray();
+  for (const std::string& f : part.files) w.value(f);
+  w.endArray();
+  w.key("reports").beginArray();
+  for (StatsReport r : part.reports) w.value(toString(r));
+  w.endArray();
+  const StatsOptions& o = part.options;
+  w.key("options").beginObject();
+  w.key("gpu").value(deviceNumber(o.device));
+  w.key("per_gpu").value(o.perGpu);
+  w.key("buckets").value(o.buckets);
+  w.key("min_gap_ns").value(o.minGap);
+  w.key("max_gaps").value(static_cast<uint64_t>(o.maxGaps));
+  w.endObject();
+  w.key("ranks").beginArray();
+  for (const StatsSummary& s : part.ranks) writeRank(w, s);
+  w.endArray();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view text) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::padded_string padded(text);
+  if (auto err = parser.parse(padded).get(doc))
+    return Error{path + ": not a stats summary: not valid JSON (" +
+                 std::string(simdjson::error_message(err)) + ")"};
+  PartReader in(path);
+  simdjson::dom::object root;
+  std::string kind;
+  if (!in.object(doc, root, "the file") || !in.text(root, "format", kind) || kind != kKind) {
+    return Error{path +
+                 ": not a stats summary (made by 'tensorscope-cli stats --shard I/N "
+                 "--summary-out PART')"};
+  }
+  StatsPart part;
+  int64_t version = 0, shard = 0, shards = 0;
+  if (!in.integer(root, "version", version)) return Error{in.error()};
+  if (version != kVersion)
+    return Error{path + ": a stats summary of version " + std::to_string(version) +
+                 "; this Tensorscope reads version " + std::to_string(kVersion)};
+  simdjson::dom::array files, reports, ranks;
+  simdjson::dom::object options;
+  simdjson::dom::element optionsElement;
+  if (!in.count(root, "shard", shard) || !in.count(root, "shards", shards) ||
+      !in.array(root, "files", files) || !in.array(root, "reports", reports) ||
+      !in.field(root, "options", optionsElement) ||
+      !in.object(optionsElement, options, "\"options\"") || !in.array(root, "ranks", ranks))
+    return Error{in.error()};
+  if (shards < 1 || shard >= shards)
+    return Error{path + ": shard " + std::to_string(shard) + " of " + std::to_string(shards) +
+                 " is not a shard (0 <= I < N)"};
+  part.shard = static_cast<size_t>(shard);
+  part.shards = static_cast<size_t>(shards);
+  for (simdjson::dom::element f : files) {
+    std::string_view v;
+    if (f.get_string().get(v)) return Error{path + ": \"files\" holds something not a path"};
+    part.files.emplace_back(v);
+  }
+  for (simdjson::dom::element r : reports) {
+    std::string_view v;
+    std::optional<StatsReport> report;
+    if (!r.get_string().get(v)) report = statsReportFromString(v);
+    if (!report || !summarisable(*report))
+      return Error{path + ": \"reports\" holds something not a summarised report"};
+    part.reports.push_back(*report);
+  }
+  int64_t buckets = 0, maxGaps = 0;
+  uint32_t device = kNone;
+  if (!in.device(options, SIZE_MAX, true, device) ||
+      !in.boolean(options, "per_gpu", part.options.perGpu) ||
+      !in.integer(options, "buckets", buckets) ||
+      !in.count(options, "min_gap_ns", part.options.minGap) ||
+      !in.count(options, "max_gaps", maxGaps))
+    return Error{in.error()};
+  if (buckets < 1 || buckets > 1000)
+    return Error{path + ": \"buckets\" must be between 1 and 1000"};
+  part.options.device = device;
+  part.options.buckets = static_cast<int>(buckets);
+  part.options.maxGaps = static_cast<size_t>(maxGaps);
+  for (simdjson::dom::element r : ranks) {
+    StatsSummary s;
+    s.reports = part.reports;
+    if (!in.rank(r, part.files.size(), s)) return Error{in.error()};
+    part.ranks.push_back(std::move(s));
+  }
+  return part;
+}
+
+Result<MergedStats> mergeStatsParts(std::vector<StatsPart> parts,
+                                    const std::vector<std::string>& partPaths) {
+  if (parts.empty()) return Error{"no part to merge"};
+  const StatsPart& first = parts[0];
+  std::map<size_t, size_t> partOfShard;
+  std::vector<StatsSummary> ranks;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    StatsPart& part = parts[p];
+    const std::string& path = partPaths.at(p);
+    if (part.files != first.files)
+      return Error{path + " summarises other files than " + partPaths[0] +
+                   ": give every shard the same files in the same order"};
+    if (part.shards != first.shards)
+      return Error{path + " is a shard of " + std::to_string(part.shards) + ", " + partPaths[0] +
+                   " of " + std::to_string(first.shards)};
+    if (part.reports != first.reports || !sameOptions(part.options, first.options))
+      return Error{path + " was made with other reports or options than " + partPaths[0]};
+    auto [it, fresh] = partOfShard.try_emplace(part.shard, p);
+    if (!fresh)
+      return Error{path + " and " + partPaths[it->second] + " are both shard " +
+                   std::to_string(part.shard) + " of " + std::to_string(part.shards)};
+    const std::vector<size_t> expected = shardFiles(part.files.size(), part.shard, part.shards);
+    std::vector<size_t> held;
+    for (const StatsSummary& s : part.ranks) held.push_back(s.sources.at(0).index);
+    if (held != expected)
+      return Error{path + ": shard " + std::to_string(part.shard) + " of " +
+                   std::to_string(part.shards) + " does not hold its files (every " +
+                   std::to_string(part.shards) + "th from file " + std::to_string(part.shard) +
+                   ")"};
+    for (StatsSummary& s : part.ranks) ranks.push_back(std::move(s));
+  }
+  if (partOfShard.size() != first.shards) {
+    std::string missing;
+    for (size_t i = 0; i < first.shards; ++i) {
+      if (partOfShard.count(i)) continue;
+      if (!missing.empty()) missing += ", ";
+      missing += std::to_string(i);
+    }
+    return Error{"shards missing: " + missing + " of " + std::to_string(first.shards) +
+                 " (the files they hold are in no part given)"};
+  }
+  MergedStats out;
+  out.reports = first.reports;
+  out.options = first.options;
+  auto summary = combineRankSummaries(std::move(ranks));
+  if (!summary) return summary.failure();
+  out.summary = std::move(*summary);
+  if (out.options.device != kNone && out.options.device >= out.summary.devices.size())
+    return Error{"no GPU " + std::to_string(out.options.device) + ": the session has " +
+                 std::to_string(out.summary.devices.size())};
+  return out;
+}
+
+}  // namespace ts

@@ -1,0 +1,230 @@
+// Rank files summarised apart — on threads, in shards, through part files — give the very tables
+// of the multi-rank session that opening them together gives.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "analysis/stats_reports.h"
+#include "analysis/stats_table.h"
+#include "io/open_session.h"
+#include "summary/stats_combine.h"
+#include "summary/stats_part.h"
+
+namespace ts {
+
+namespace {
+
+std::string kineto(const std::string& name) {
+  return std::string(TSCOPE_SHARED_DATA) + "/kineto/" + name;
+}
+
+// Wall-clock ranks of one job, a trace of another time, an AMD trace and a .tscope without a
+// wall clock: the ranks are lined up on their first events, as openSessionFiles lines them up.
+std::vector<std::string> jobFiles() {
+  return {
+      kineto("hta-trace_filter--sampled_rank-0.json.gz"),
+      kineto("hta-trace_filter--sampled_rank-1.json.gz"),
+      kineto("kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz"),
+      kineto("hta-amd_trace--mi250_minitoy_train_ROCm6_2_kineto.json.gz"), TSCOPE_SAMPLE};
+}
+
+std::vector<StatsReport> summarised() {
+  std::vector<StatsReport> out;
+  for (StatsReport r : allStatsReports()) {
+    if (summarisable(r)) out.push_back(r);
+  }
+  return out;
+}
+
+std::string tablesOf(const StatsSummary& sum, const StatsOptions& o) {
+  std::vector<StatsTable> all;
+  for (StatsReport r : summarised()) {
+    auto t = renderStats(sum, r, o);
+    EXPECT_TRUE(t.ok()) << t.error();
+    if (t) all.insert(all.end(), t->begin(), t->end());
+  }
+  return statsToJson(all);
+}
+
+std::string tablesOf(const Session& s, const StatsOptions& o) {
+  std::vector<StatsTable> all;
+  for (StatsReport r : summarised()) {
+    auto t = computeStats(s, r, o);
+    EXPECT_TRUE(t.ok()) << t.error();
+    if (t) all.insert(all.end(), t->begin(), t->end());
+  }
+  return statsToJson(all);
+}
+
+std::vector<size_t> allFiles(size_t n) {
+  return shardFiles(n, 0, 1);
+}
+
+// Options that make every part of the summary count: a GPU chosen, rows per GPU, short gaps and
+// few of them listed (each rank's longest kept, the rest counted).
+std::vector<StatsOptions> optionSets() {
+  StatsOptions plain, perGpu, narrow;
+  perGpu.perGpu = true;
+  perGpu.buckets = 7;
+  narrow.device = 2;
+  narrow.minGap = 1000;
+  narrow.maxGaps = 3;
+  return {plain, perGpu, narrow};
+}
+
+}  // namespace
+
+// The heart of it: for every option set, summaries of the files made one by one and combined
+// render what the session of all the files renders, to the byte.
+TEST(StatsSummary, RanksSummarisedApartGiveTheSessionsTables) {
+  const std::vector<std::string> files = jobFiles();
+  auto session = openSessionFiles(files);
+  ASSERT_TRUE(session.ok()) << session.error();
+  ASSERT_GE((*session)->devices.size(), 3u);
+  const std::vector<StatsReport> reports = summarised();
+  for (const StatsOptions& o : optionSets()) {
+    OpenOptions open;
+    open.threads = 2;
+    auto ranks = summariseRankFiles(files, allFiles(files.size()), reports, o, open);
+    ASSERT_TRUE(ranks.ok()) << ranks.error();
+    ASSERT_EQ(ranks->size(), files.size());
+    auto combined = combineRankSummaries(std::move(*ranks));
+    ASSERT_TRUE(combined.ok()) << combined.error();
+    const std::string expected = tablesOf(**session, o);
+    EXPECT_EQ(tablesOf(*combined, o), expected) << "gpu " << o.device << " per-gpu " << o.perGpu;
+    // The gap list was cut short: the test covers the ranks' longest being merged.
+    if (o.maxGaps == 3) {
+      EXPECT_NE(expected.find("the 3 longest listed"), std::string::npos);
+    }
+  }
+}
+
+// Shards written to part files and read back, given to merge in any order, render the same.
+TEST(StatsSummary, ShardsMergeAsOneRun) {
+  const std::vector<std::string> files = jobFiles();
+  const std::vector<StatsReport> reports = summarised();
+  StatsOptions o;
+  o.perGpu = true;
+  o.minGap = 5000;
+  o.maxGaps = 4;
+  OpenOptions open;
+  open.threads = 1;
+  auto whole = summariseRankFiles(files, allFiles(files.size()), reports, o, open);
+  ASSERT_TRUE(whole.ok()) << whole.error();
+  auto combined = combineRankSummaries(std::move(*whole));
+  ASSERT_TRUE(combined.ok());
+  const std::string expected = tablesOf(*combined, o);
+
+  constexpr size_t kShards = 3;
+  std::vector<StatsPart> parts;
+  std::vector<std::string> names;
+  for (size_t i = kShards; i-- > 0;) {  // the last shard first: merge sorts them out
+    StatsPart part;
+    part.files = files;
+    part.shard = i;
+    part.shards = kShards;
+    part.reports = reports;
+    part.options = o;
+    auto ranks = summariseRankFiles(files, shardFiles(files.size(), i, kShards), reports, o, open);
+    ASSERT_TRUE(ranks.ok()) << ranks.error();
+    part.ranks = std::move(*ranks);
+    const std::string name = "part" + std::to_string(i) + ".json";
+    auto back = statsPartFromJson(name, statsPartToJson(part));
+    ASSERT_TRUE(back.ok()) << back.error();
+    parts.push_back(std::move(*back));
+    names.push_back(name);
+  }
+  auto merged = mergeStatsParts(parts, names);
+  ASSERT_TRUE(merged.ok()) << merged.error();
+  EXPECT_EQ(merged->reports, reports);
+  EXPECT_EQ(tablesOf(merged->summary, merged->options), expected);
+
+  // Parts that do not make one run: each refused, the part files named.
+  auto refused = [&](std::vector<StatsPart> ps, std::vector<std::string> ns, const char* what) {
+    auto m = mergeStatsParts(std::move(ps), ns);
+    ASSERT_FALSE(m.ok()) << what;
+    EXPECT_NE(m.error().find(what), std::string::npos) << m.error();
+  };
+  refused({parts[0], parts[1]}, {names[0], names[1]}, "shards missing: 0 of 3");
+  refused({parts[0], parts[0], parts[1]}, {"a.json", "b.json", names[1]},
+          "b.json and a.json are both shard 2 of 3");
+  StatsPart otherOptions = parts[1];
+  otherOptions.options.maxGaps = 5;
+  refused({parts[0], otherOptions, parts[2]}, {names[0], "x.json", names[2]},
+          "x.json was made with other reports or options than part2.json");
+  StatsPart otherFiles = parts[1];
+  otherFiles.files.pop_back();
+  refused({parts[0], otherFiles, parts[2]}, {names[0], "y.json", names[2]},
+          "y.json summarises other files than part2.json");
+  StatsPart wrongFiles = parts[1];
+  std::swap(wrongFiles.ranks, parts[2].ranks);
+  refused({parts[0], wrongFiles}, {names[0], "z.json"}, "z.json: shard 1 of 3 does not hold");
+}
+
+// A rank of another job (another world size) is refused when the summaries are combined, as when
+// the files are opened together.
+TEST(StatsSummary, RankOfAnotherJobIsRefused) {
+  const std::vector<std::string> files = jobFiles();
+  auto ranks = summariseRankFiles(files, {0, 1}, summarised(), {}, {});
+  ASSERT_TRUE(ranks.ok()) << ranks.error();
+  (*ranks)[1].sources[0].worldSize = 64;
+  auto combined = combineRankSummaries(std::move(*ranks));
+  ASSERT_FALSE(combined.ok());
+  EXPECT_NE(combined.error().find(files[1] + " belongs to another job than " + files[0]),
+            std::string::npos)
+      << combined.error();
+}
+
+// Every prefix of a part and a few of its bytes changed: an error naming the file, or a part that
+// still reads (a changed digit) — never a crash.
+TEST(StatsSummary, DamagedPartsAreRefusedByName) {
+  const std::vector<std::string> files = jobFiles();
+  StatsPart part;
+  part.files = {files[4]};
+  part.reports = summarised();
+  auto ranks = summariseRankFiles(part.files, {0}, part.reports, {}, {});
+  ASSERT_TRUE(ranks.ok()) << ranks.error();
+  part.ranks = std::move(*ranks);
+  const std::string text = statsPartToJson(part);
+  ASSERT_TRUE(statsPartFromJson("p.json", text).ok());
+  size_t refused = 0;
+  for (size_t n = 0; n < text.size(); n += 1 + n / 50) {
+    auto p = statsPartFromJson("p.json", text.substr(0, n));
+    ASSERT_FALSE(p.ok()) << n;
+    EXPECT_EQ(p.error().rfind("p.json: ", 0), 0u) << p.error();
+    ++refused;
+  }
+  EXPECT_GT(refused, 100u);
+  std::mt19937 random(7);
+  for (int i = 0; i < 300; ++i) {
+    std::string bad = text;
+    bad[random() % bad.size()] = "0-9\"{}[],x"[random() % 11];
+    auto p = statsPartFromJson("p.json", bad);
+    if (p) {
+      auto m = mergeStatsParts({*p}, {"p.json"});
+      if (m) {
+        for (StatsReport r : m->reports) (void)renderStats(m->summary, r, m->options);
+      }
+    } else {
+      EXPECT_EQ(p.error().rfind("p.json: ", 0), 0u) << p.error();
+    }
+  }
+  auto notOurs = statsPartFromJson("q.json", "{\"traceEvents\": []}");
+  ASSERT_FALSE(notOurs.ok());
+  EXPECT_NE(notOurs.error().find("q.json: not a stats summary"), std::string::npos);
+}
+
+// The distribution's figures do not depend on the order its values come in (ranks combined in
+// another order than the session holds them).
+TEST(StatsSummary, DistributionIgnoresOrder) {
+  std::vector<int64_t> a{5, 1, 1000000007, 3, 3, 17, 2, 999, 4};
+  std::vector<int64_t> b(a.rbegin(), a.rend());
+  const Distribution da = describeValues(a), db = describeValues(b);
+  EXPECT_EQ(da.stddev, db.stddev);
+  EXPECT_EQ(da.mean, db.mean);
+  EXPECT_EQ(da.median, 4.0);
+  std::vector<int64_t> even{4, 1, 3, 2};
+  EXPECT_EQ(describeValues(even).median, 2.5);
+}
+
+}  // namespace ts
