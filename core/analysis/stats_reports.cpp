@@ -82,63 +82,58 @@ std::string scopeNote(const StatsSummary& sum, const StatsOptions& o) {
 }
 
 // The groups a table shows: those of the chosen GPUs (`gpuOnly`), per GPU or all GPUs together,
-// their values (or bytes) gathered; `other` gets the other series' sum (memory groups).
+// their values (or bytes) joined; `other` gets the other series' sum (memory groups).
 struct Shown {
   uint32_t device;
   std::string label;
-  std::vector<int64_t> values;
+  Distribution d;
   int64_t other = 0;
 };
 std::vector<Shown> gather(const std::vector<Group>& groups, const StatsOptions& o, bool gpuOnly,
                           bool perGpu, bool bySize = false) {
-  std::map<std::pair<uint32_t, std::string>, Shown> by;
+  struct Parts {
+    std::vector<const ValueRuns*> runs;
+    int64_t other = 0;
+  };
+  std::map<std::pair<uint32_t, std::string>, Parts> by;
   for (const Group& g : groups) {
     if (gpuOnly && !gpuSelected(g.device, o)) continue;
-    const uint32_t device = perGpu ? g.device : kNone;
-    Shown& s = by.try_emplace({device, g.label}, Shown{device, g.label, {}, 0}).first->second;
-    const std::vector<int64_t>& values = bySize ? g.bytes : g.values;
-    s.values.insert(s.values.end(), values.begin(), values.end());
-    if (!g.bytes.empty() || bySize) {
-      for (int64_t v : bySize ? g.values : g.bytes) s.other += v;
-    }
+    Parts& p = by[{perGpu ? g.device : kNone, g.label}];
+    p.runs.push_back(bySize ? &g.bytes : &g.values);
+    p.other += (bySize ? g.values : g.bytes).total();
   }
   std::vector<Shown> out;
-  for (auto& [key, s] : by) out.push_back(std::move(s));
+  for (const auto& [key, p] : by)
+    out.push_back({key.first, key.second, describeRuns(ValueRuns::joined(p.runs)), p.other});
   return out;
 }
 
-// Each group's distribution, sorted by total, then by label for a stable order; `grand` gets the
-// sum of the totals (for the time-share column).
-std::vector<std::pair<Distribution, const Shown*>> describeGroups(std::vector<Shown>& groups,
-                                                                  int64_t& grand) {
-  std::vector<std::pair<Distribution, const Shown*>> rows;
+// The groups sorted by total, then by label for a stable order; `grand` gets the sum of the
+// totals (for the time-share column).
+std::vector<Shown> describeGroups(std::vector<Shown> groups, int64_t& grand) {
   grand = 0;
-  for (Shown& g : groups) {
-    rows.emplace_back(describeValues(g.values), &g);
-    grand += rows.back().first.total;
-  }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    if (a.first.total != b.first.total) return a.first.total > b.first.total;
-    if (a.second->label != b.second->label) return a.second->label < b.second->label;
-    return a.second->device < b.second->device;
+  for (const Shown& g : groups) grand += g.d.total;
+  std::sort(groups.begin(), groups.end(), [](const Shown& a, const Shown& b) {
+    if (a.d.total != b.d.total) return a.d.total > b.d.total;
+    if (a.label != b.label) return a.label < b.label;
+    return a.device < b.device;
   });
-  return rows;
+  return groups;
 }
 
 StatsTable nameSummary(const StatsSummary& sum, const StatsOptions& o, bool gpu, const char* report,
                        const char* title, const char* countTitle) {
   const bool perGpu = gpu && o.perGpu;
-  std::vector<Shown> groups = gather(gpu ? sum.kernels : sum.api, o, gpu, perGpu);
   int64_t grand = 0;
-  auto rows = describeGroups(groups, grand);
+  auto rows = describeGroups(gather(gpu ? sum.kernels : sum.api, o, gpu, perGpu), grand);
   StatsTable table{report, title, durationColumns(countTitle), {}, {}};
   if (perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
   table.columns.push_back(col("name", "Name", StatsUnit::Text));
-  for (const auto& [d, g] : rows) {
+  for (const Shown& g : rows) {
     std::vector<StatsCell> row;
-    appendDurationCells(row, d, grand);
-    if (perGpu) row.emplace_back(gpuName(sum, g->device));
-    row.emplace_back(g->label);
+    appendDurationCells(row, g.d, grand);
+    if (perGpu) row.emplace_back(gpuName(sum, g.device));
+    row.emplace_back(g.label);
     table.rows.push_back(std::move(row));
   }
   table.notes.push_back(scopeNote(sum, o));
@@ -152,9 +147,8 @@ StatsTable nameSummary(const StatsSummary& sum, const StatsOptions& o, bool gpu,
 // Copies by kind, memsets as one more operation, unified-memory migrations by kind apart from the
 // copies: durations (mem_time) or bytes (mem_size).
 StatsTable memorySummary(const StatsSummary& sum, const StatsOptions& o, bool bySize) {
-  std::vector<Shown> groups = gather(sum.memory, o, true, o.perGpu, bySize);
   int64_t grand = 0;
-  auto rows = describeGroups(groups, grand);
+  auto rows = describeGroups(gather(sum.memory, o, true, o.perGpu, bySize), grand);
   StatsTable table;
   table.report = bySize ? "mem_size" : "mem_time";
   table.title = bySize ? "GPU memory operations by size" : "GPU memory operations by time";
@@ -172,18 +166,19 @@ StatsTable memorySummary(const StatsSummary& sum, const StatsOptions& o, bool by
   table.columns.push_back(col("bandwidth", "Bandwidth", StatsUnit::Bandwidth));
   if (o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
   table.columns.push_back(col("operation", "Operation", StatsUnit::Text));
-  for (const auto& [d, g] : rows) {
+  for (const Shown& g : rows) {
     std::vector<StatsCell> row;
-    const int64_t bytes = bySize ? d.total : g->other, time = bySize ? g->other : d.total;
+    const Distribution& d = g.d;
+    const int64_t bytes = bySize ? d.total : g.other, time = bySize ? g.other : d.total;
     if (bySize) {
       row = {d.total, d.count, d.mean, d.median, d.min, d.max, d.stddev};
     } else {
-      appendDurationCells(row, d, grand);
+      appendDurationCells(row, g.d, grand);
     }
     // Achieved bandwidth: all bytes over all busy time of the operation.
     row.emplace_back(time > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(time) : 0.0);
-    if (o.perGpu) row.emplace_back(gpuName(sum, g->device));
-    row.emplace_back(g->label);
+    if (o.perGpu) row.emplace_back(gpuName(sum, g.device));
+    row.emplace_back(g.label);
     table.rows.push_back(std::move(row));
   }
   table.notes.push_back(scopeNote(sum, o));
@@ -288,17 +283,16 @@ StatsTable copyOverlap(const StatsSummary& sum, const StatsOptions& o) {
 // ...), from the shortest kernel's bin to the longest's: the shape of a run's kernels at a glance.
 StatsTable durationHistogram(const StatsSummary& sum, const StatsOptions& o) {
   constexpr int kPerDecade = 4;
-  std::vector<int64_t> durations;  // the nonzero ones: a log scale has no bin for 0
-  size_t zeros = 0;                // kernels the trace gives no duration (below its resolution)
+  std::vector<const ValueRuns*> parts;
   for (const Group& g : sum.kernels) {
-    if (!gpuSelected(g.device, o)) continue;
-    for (int64_t d : g.values) {
-      if (d <= 0)
-        ++zeros;
-      else
-        durations.push_back(d);
-    }
+    if (gpuSelected(g.device, o)) parts.push_back(&g.values);
   }
+  const ValueRuns all = parts.empty() ? ValueRuns{} : ValueRuns::joined(parts);
+  // Kernels the trace gives no duration (below its resolution) apart: a log scale has no bin
+  // for 0.
+  size_t zeros = 0, first = 0;
+  for (; first < all.value.size() && all.value[first] <= 0; ++first)
+    zeros += static_cast<size_t>(all.count[first]);
   StatsTable table{"kern_hist", "Kernel durations (log-spaced bins)", {}, {}, {}};
   table.columns = {col("bin_start_ns", "From", StatsUnit::Duration),
                    col("bin_end_ns", "To", StatsUnit::Duration),
@@ -310,12 +304,12 @@ StatsTable durationHistogram(const StatsSummary& sum, const StatsOptions& o) {
   table.notes.push_back(
       "Bins are four per decade; a kernel of duration d falls in the bin with From <= d < To; "
       "kernels of zero duration (shorter than the trace's resolution) have a row of their own.");
-  const auto n = static_cast<double>(durations.size() + zeros);
+  const auto n = static_cast<double>(all.size());
   if (zeros > 0) {
     table.rows.push_back({int64_t{0}, int64_t{0}, static_cast<int64_t>(zeros),
                           100.0 * static_cast<double>(zeros) / n, int64_t{0}, 0.0});
   }
-  if (durations.empty()) return table;
+  if (first == all.value.size()) return table;
   auto binOf = [](int64_t d) {
     return static_cast<int>(std::floor(std::log10(static_cast<double>(d)) * kPerDecade + 1e-9));
   };
@@ -323,37 +317,36 @@ StatsTable durationHistogram(const StatsSummary& sum, const StatsOptions& o) {
     return static_cast<int64_t>(
         std::llround(std::pow(10.0, static_cast<double>(bin) / kPerDecade)));
   };
-  auto [lo, hi] = std::minmax_element(durations.begin(), durations.end());
-  const int first = binOf(*lo), last = binOf(*hi);
-  std::vector<int64_t> counts(static_cast<size_t>(last - first + 1), 0), totals(counts.size(), 0);
-  int64_t all = 0;
-  for (int64_t d : durations) {
-    auto i = static_cast<size_t>(binOf(d) - first);
-    ++counts[i];
-    totals[i] += d;
-    all += d;
+  const int firstBin = binOf(all.value[first]), lastBin = binOf(all.value.back());
+  std::vector<int64_t> counts(static_cast<size_t>(lastBin - firstBin + 1), 0),
+      totals(counts.size(), 0);
+  int64_t time = 0;
+  for (size_t r = first; r < all.value.size(); ++r) {
+    auto i = static_cast<size_t>(binOf(all.value[r]) - firstBin);
+    counts[i] += all.count[r];
+    totals[i] += all.value[r] * all.count[r];
+    time += all.value[r] * all.count[r];
   }
   for (size_t i = 0; i < counts.size(); ++i) {
-    int bin = first + static_cast<int>(i);
+    int bin = firstBin + static_cast<int>(i);
     table.rows.push_back(
         {edge(bin), edge(bin + 1), counts[i], 100.0 * static_cast<double>(counts[i]) / n, totals[i],
-         all > 0 ? 100.0 * static_cast<double>(totals[i]) / static_cast<double>(all) : 0.0});
+         time > 0 ? 100.0 * static_cast<double>(totals[i]) / static_cast<double>(time) : 0.0});
   }
   return table;
 }
 
 // kern_sum grouped by layer (summariseLayers says which kernel belongs to which).
 StatsTable layerSummary(const StatsSummary& sum, const StatsOptions& o) {
-  std::vector<Shown> groups = gather(sum.layers, o, true, o.perGpu);
   int64_t grand = 0;
-  auto rows = describeGroups(groups, grand);
+  auto rows = describeGroups(gather(sum.layers, o, true, o.perGpu), grand);
   StatsTable table{"layer_sum", "GPU kernels by layer", durationColumns("Kernels"), {}, {}};
   table.columns.insert(table.columns.begin(), col("layer", "Layer (phase)", StatsUnit::Text));
   if (o.perGpu) table.columns.push_back(col("gpu", "GPU", StatsUnit::Text));
-  for (const auto& [d, g] : rows) {
-    std::vector<StatsCell> row{g->label};
-    appendDurationCells(row, d, grand);
-    if (o.perGpu) row.emplace_back(gpuName(sum, g->device));
+  for (const Shown& g : rows) {
+    std::vector<StatsCell> row{g.label};
+    appendDurationCells(row, g.d, grand);
+    if (o.perGpu) row.emplace_back(gpuName(sum, g.device));
     table.rows.push_back(std::move(row));
   }
   table.notes.push_back(scopeNote(sum, o));

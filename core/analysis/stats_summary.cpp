@@ -29,20 +29,37 @@ bool wants(std::span<const StatsReport> reports, std::initializer_list<StatsRepo
   return false;
 }
 
-// Groups of values keyed by (device, a number standing for the label), in first-seen order.
+// Groups of values keyed by (device, a number standing for the label), in first-seen order; the
+// values written out while events are read, then made runs (finish).
 class GroupIndex {
  public:
+  struct Raw {
+    std::vector<int64_t> values, bytes;
+  };
   explicit GroupIndex(std::vector<StatsSummary::Group>& groups) : groups_(groups) {}
+  ~GroupIndex() {
+    for (size_t i = 0; i < raw_.size(); ++i) {
+      groups_[i].values = ValueRuns::of(std::move(raw_[i].values));
+      groups_[i].bytes = ValueRuns::of(std::move(raw_[i].bytes));
+    }
+  }
+  GroupIndex(const GroupIndex&) = delete;
+  GroupIndex& operator=(const GroupIndex&) = delete;
+
   template <class Label>
-  StatsSummary::Group& at(uint32_t device, uint32_t key, const Label& label) {
+  Raw& at(uint32_t device, uint32_t key, const Label& label) {
     const uint64_t k = (static_cast<uint64_t>(device) << 32) | key;
     auto [it, fresh] = index_.try_emplace(k, groups_.size());
-    if (fresh) groups_.push_back({device, label(), {}, {}});
-    return groups_[it->second];
+    if (fresh) {
+      groups_.push_back({device, label(), {}, {}});
+      raw_.emplace_back();
+    }
+    return raw_[it->second];
   }
 
  private:
   std::vector<StatsSummary::Group>& groups_;
+  std::vector<Raw> raw_;
   std::unordered_map<uint64_t, size_t> index_;
 };
 
@@ -258,6 +275,80 @@ void summariseLayers(const Session& s, const StatsOptions& o, StatsSummary& sum)
 
 }  // namespace
 
+ValueRuns ValueRuns::of(std::vector<int64_t> values) {
+  std::sort(values.begin(), values.end());
+  ValueRuns runs;
+  for (int64_t v : values) {
+    if (!runs.value.empty() && runs.value.back() == v) {
+      ++runs.count.back();
+    } else {
+      runs.value.push_back(v);
+      runs.count.push_back(1);
+    }
+  }
+  return runs;
+}
+
+ValueRuns ValueRuns::joined(const std::vector<const ValueRuns*>& parts) {
+  if (parts.size() == 1) return *parts[0];
+  std::vector<std::pair<int64_t, int64_t>> all;
+  for (const ValueRuns* p : parts) {
+    for (size_t i = 0; i < p->value.size(); ++i) all.emplace_back(p->value[i], p->count[i]);
+  }
+  std::sort(all.begin(), all.end());
+  ValueRuns runs;
+  for (const auto& [v, c] : all) {
+    if (!runs.value.empty() && runs.value.back() == v) {
+      runs.count.back() += c;
+    } else {
+      runs.value.push_back(v);
+      runs.count.push_back(c);
+    }
+  }
+  return runs;
+}
+
+int64_t ValueRuns::size() const {
+  int64_t n = 0;
+  for (int64_t c : count) n += c;
+  return n;
+}
+
+int64_t ValueRuns::total() const {
+  int64_t sum = 0;
+  for (size_t i = 0; i < value.size(); ++i) sum += value[i] * count[i];
+  return sum;
+}
+
+Distribution describeRuns(const ValueRuns& runs) {
+  Distribution d;
+  d.count = runs.size();
+  if (d.count == 0) return d;
+  d.total = runs.total();
+  d.min = runs.value.front();
+  d.max = runs.value.back();
+  d.mean = static_cast<double>(d.total) / static_cast<double>(d.count);
+  double m2 = 0;
+  for (size_t i = 0; i < runs.value.size(); ++i) {
+    const double dev = static_cast<double>(runs.value[i]) - d.mean;
+    m2 += static_cast<double>(runs.count[i]) * dev * dev;
+  }
+  d.stddev = d.count > 1 ? std::sqrt(m2 / static_cast<double>(d.count - 1)) : 0.0;
+  // The k-th value (0-based) in order.
+  auto nth = [&](int64_t k) {
+    for (size_t i = 0; i < runs.value.size(); ++i) {
+      if (k < runs.count[i]) return runs.value[i];
+      k -= runs.count[i];
+    }
+    return runs.value.back();
+  };
+  const int64_t mid = d.count / 2;
+  d.median = d.count % 2
+                 ? static_cast<double>(nth(mid))
+                 : (static_cast<double>(nth(mid - 1)) + static_cast<double>(nth(mid))) / 2.0;
+  return d;
+}
+
 bool summarisable(StatsReport r) {
   switch (r) {
     case StatsReport::KernSum:
@@ -331,7 +422,7 @@ StatsSummary summariseStats(const Session& s, std::span<const StatsReport> repor
         auto label = [&] {
           return memset ? std::string("Memset") : copyLabel(static_cast<CopyKind>(kind), migration);
         };
-        StatsSummary::Group& g = groups.at(t.device, key, label);
+        GroupIndex::Raw& g = groups.at(t.device, key, label);
         g.values.push_back(t.hot.end[e] - t.hot.start[e]);
         g.bytes.push_back(static_cast<int64_t>(memset ? t.memsets.bytes[e] : t.memcpys.bytes[e]));
       });

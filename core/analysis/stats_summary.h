@@ -16,6 +16,24 @@
 
 namespace ts {
 
+// A multiset of values as runs of one value, sorted by value: traces repeat durations and sizes
+// (a kernel's time at the trace's resolution, a copy's bytes), so a rank's values take a fraction
+// of a number per event (real Kineto traces: 2 to 21 events per run).
+struct ValueRuns {
+  std::vector<int64_t> value;  // ascending, distinct
+  std::vector<int64_t> count;  // how many times each, at least 1
+
+  static ValueRuns of(std::vector<int64_t> values);  // sorts
+  // All of them together (runs of equal values joined).
+  static ValueRuns joined(const std::vector<const ValueRuns*>& parts);
+  int64_t size() const;   // values, counting repeats
+  int64_t total() const;  // their sum
+};
+
+// Count, total, mean, median, min, max and sample standard deviation of the values, as
+// describeValues gives them for the values written out.
+Distribution describeRuns(const ValueRuns& runs);
+
 struct StatsSummary {
   // A rank file summarised on its own, on its own clock: what aligning it with the others needs.
   struct Source {
@@ -45,8 +63,8 @@ struct StatsSummary {
   struct Group {
     uint32_t device = kNone;
     std::string label;
-    std::vector<int64_t> values;  // durations (ns)
-    std::vector<int64_t> bytes;   // memory groups: each operation's bytes, beside its duration
+    ValueRuns values;  // durations (ns)
+    ValueRuns bytes;   // memory groups: the operations' sizes
   };
   struct Gap {
     uint32_t device = 0;

@@ -25,9 +25,9 @@ void writeIntervals(JsonWriter& w, const std::vector<Interval>& iv) {
   w.endArray();
 }
 
-void writeInts(JsonWriter& w, const std::vector<int64_t>& v) {
-  w.beginArray();
-  for (int64_t x : v) w.value(x);
+void writeRuns(JsonWriter& w, const ValueRuns& runs) {
+  w.beginArray();  // value, count, value, count, ...
+  for (size_t i = 0; i < runs.value.size(); ++i) w.value(runs.value[i]).value(runs.count[i]);
   w.endArray();
 }
 
@@ -38,10 +38,10 @@ void writeGroups(JsonWriter& w, const char* key, const std::vector<StatsSummary:
     w.key("gpu").value(deviceNumber(g.device));
     w.key("label").value(g.label);
     w.key("values");
-    writeInts(w, g.values);
-    if (!g.bytes.empty()) {
+    writeRuns(w, g.values);
+    if (!g.bytes.value.empty()) {
       w.key("bytes");
-      writeInts(w, g.bytes);
+      writeRuns(w, g.bytes);
     }
     w.endObject();
   }
@@ -187,6 +187,19 @@ class PartReader {
     }
     return true;
   }
+  bool runs(simdjson::dom::object o, const char* key, ValueRuns& out) {
+    std::vector<int64_t> v;
+    if (!ints(o, key, v)) return false;
+    if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of numbers");
+    for (size_t i = 0; i < v.size(); i += 2) {
+      if ((!out.value.empty() && v[i] <= out.value.back()) || v[i + 1] < 1)
+        return fail("\"" + std::string(key) +
+                    "\" is not a list of ascending values, each with a count of at least 1");
+      out.value.push_back(v[i]);
+      out.count.push_back(v[i + 1]);
+    }
+    return true;
+  }
   // A GPU index: -1 (none) where `none` allows it, else below `devices`.
   bool device(simdjson::dom::object o, size_t devices, bool none, uint32_t& out) {
     int64_t d;
@@ -210,10 +223,10 @@ class PartReader {
       simdjson::dom::object g;
       StatsSummary::Group group;
       if (!object(e, g, key) || !device(g, devices, true, group.device) ||
-          !text(g, "label", group.label) || !ints(g, "values", group.values))
+          !text(g, "label", group.label) || !runs(g, "values", group.values))
         return false;
       if (memory) {
-        if (!ints(g, "bytes", group.bytes)) return false;
+        if (!runs(g, "bytes", group.bytes)) return false;
         if (group.bytes.size() != group.values.size())
           return fail("a memory group has " + std::to_string(group.values.size()) +
                       " durations but " + std::to_string(group.bytes.size()) + " sizes");

@@ -214,17 +214,37 @@ TEST(StatsSummary, DamagedPartsAreRefusedByName) {
   EXPECT_NE(notOurs.error().find("q.json: not a stats summary"), std::string::npos);
 }
 
-// The distribution's figures do not depend on the order its values come in (ranks combined in
-// another order than the session holds them).
-TEST(StatsSummary, DistributionIgnoresOrder) {
-  std::vector<int64_t> a{5, 1, 1000000007, 3, 3, 17, 2, 999, 4};
-  std::vector<int64_t> b(a.rbegin(), a.rend());
-  const Distribution da = describeValues(a), db = describeValues(b);
-  EXPECT_EQ(da.stddev, db.stddev);
-  EXPECT_EQ(da.mean, db.mean);
-  EXPECT_EQ(da.median, 4.0);
-  std::vector<int64_t> even{4, 1, 3, 2};
-  EXPECT_EQ(describeValues(even).median, 2.5);
+// Values kept as runs describe as the values written out; runs of parts joined are the runs of
+// the whole, whatever order the parts come in (ranks combined in any order).
+TEST(StatsSummary, RunsDescribeAsTheValuesWrittenOut) {
+  std::mt19937 random(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<int64_t> values(1 + random() % 500);
+    for (int64_t& v : values) v = static_cast<int64_t>(random() % (trial % 2 ? 40 : 100000));
+    std::vector<int64_t> copy = values;
+    const Distribution expected = describeValues(copy);
+    const std::vector<int64_t> front(values.begin(), values.begin() + values.size() / 3),
+        back(values.begin() + values.size() / 3, values.end());
+    const ValueRuns a = ValueRuns::of(front), b = ValueRuns::of(back);
+    const ValueRuns ab = ValueRuns::joined({&a, &b}), ba = ValueRuns::joined({&b, &a});
+    const ValueRuns whole = ValueRuns::of(values);
+    EXPECT_EQ(ab.value, whole.value);
+    EXPECT_EQ(ab.count, whole.count);
+    EXPECT_EQ(ba.value, whole.value);
+    EXPECT_EQ(ba.count, whole.count);
+    const Distribution d = describeRuns(whole);
+    EXPECT_EQ(d.count, expected.count);
+    EXPECT_EQ(d.total, expected.total);
+    EXPECT_EQ(d.min, expected.min);
+    EXPECT_EQ(d.max, expected.max);
+    EXPECT_EQ(d.mean, expected.mean);
+    EXPECT_EQ(d.median, expected.median);
+    EXPECT_NEAR(d.stddev, expected.stddev, 1e-9 * (1 + expected.stddev));
+  }
+  std::vector<int64_t> odd{5, 1, 1000000007, 3, 3, 17, 2, 999, 4}, even{4, 1, 3, 2};
+  EXPECT_EQ(describeRuns(ValueRuns::of(odd)).median, 4.0);
+  EXPECT_EQ(describeRuns(ValueRuns::of(even)).median, 2.5);
+  EXPECT_EQ(describeRuns({}).count, 0);
 }
 
 }  // namespace ts
