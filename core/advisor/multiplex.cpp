@@ -9,6 +9,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/gpu_ops.h"
 #include "analysis/intervals.h"
+#include "session/memory_counter.h"
 #include "session/occupancy.h"
 
 namespace ts::advisor {
@@ -90,16 +91,9 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
   // Memory: the session's own counters of the GPU when it recorded them (a counter of allocated
   // bytes: PyTorch's [memory] events, a capture's memory records). A process's counter is host
   // memory: not what the GPU must hold.
-  for (const CounterTrack& c : s.counters) {
-    std::string lower = c.name;
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (c.unit != "bytes" || lower.find("alloc") == std::string::npos || c.size() == 0) continue;
-    if (c.device != device) continue;
-    double peak = 0;
-    for (double v : c.samples.value) peak = std::max(peak, v);
-    job.peakMemory = static_cast<int64_t>(peak);
-    job.memorySource = "the session's counter \"" + c.name + "\"";
-    break;
+  if (auto peak = gpuMemoryPeak(s, device)) {
+    job.peakMemory = std::max<int64_t>(peak->bytes, 0);  // a running sum may dip below its start
+    job.memorySource = "the session's counter \"" + peak->counter + "\"";
   }
   if (!job.peakMemory) job.memorySource = "unknown: the session records no memory counter";
   // Its steps, when it marks them.

@@ -363,7 +363,7 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_NE(sum.notes[0].find("2 GiB host → GPU"), std::string::npos) << sum.notes[0];
 
   StatsTable traffic = trafficComparison(*f.measured, f.r, f.mapping);
-  ASSERT_EQ(traffic.rows.size(), 6u);
+  ASSERT_EQ(traffic.rows.size(), 7u);
   EXPECT_EQ(traffic.text(0, 0), "host → GPU");
   EXPECT_EQ(traffic.number(0, 1), 0);  // the hand-made run copies nothing
   EXPECT_EQ(traffic.number(0, 2), 2.0 * GiB);
@@ -372,6 +372,26 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_TRUE(
       std::holds_alternative<std::monostate>(traffic.rows[2][1]));  // a run shows no SSD traffic
   EXPECT_EQ(traffic.number(2, 2), 0);
+  // No memory counter in the hand-made run: the simulated peak alone, and the note says why.
+  EXPECT_EQ(traffic.text(6, 0), "GPU memory at peak");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(traffic.rows[6][1]));
+  EXPECT_EQ(traffic.number(6, 2), 3.0 * GiB);
+  EXPECT_NE(traffic.notes[1].find("records no GPU memory counter"), std::string::npos)
+      << traffic.notes[1];
+  // With the allocator's counter (PyTorch's [memory] events): its highest value in the iteration
+  // [20, 2120] — the one in force at 20 included, the later one at 5000 not.
+  std::shared_ptr<Session> counted = copySession(*f.measured);
+  CounterTrack memory{"Memory allocated", "bytes", 0, kNone, {}};
+  memory.samples.push({0, 2.5 * GiB, 0, 0});
+  memory.samples.push({1500, 2.0 * GiB, 0, 0});
+  memory.samples.push({5000, 9.0 * GiB, 0, 0});
+  counted->counters.push_back(memory);
+  ASSERT_TRUE(counted->finalize().ok());
+  StatsTable withCounter = trafficComparison(*counted, f.r, f.mapping);
+  EXPECT_EQ(withCounter.number(6, 1), 2.5 * GiB);
+  EXPECT_EQ(withCounter.number(6, 3), 0.5 * GiB);
+  EXPECT_NE(withCounter.notes[1].find("\"Memory allocated\" at its highest"), std::string::npos)
+      << withCounter.notes[1];
 
   StatsTable m = mappingTable(*f.measured, f.mapping);
   ASSERT_EQ(m.rows.size(), 3u);

@@ -119,10 +119,11 @@ void CompareView::setSimulated(const Simulated& s) {
   originA_ = s.measuredOrigin;
   originB_ = s.simulatedOrigin;
   int at = 0;
-  for (auto [panel, table, title] : {std::tuple(&simSummary_, &s.summary, tr("Summary")),
-                                     std::tuple(&simLayers_, &s.layers, tr("Per layer")),
-                                     std::tuple(&simKernels_, &s.kernels, tr("Per kernel")),
-                                     std::tuple(&simTraffic_, &s.traffic, tr("Traffic"))}) {
+  for (auto [panel, table, title] :
+       {std::tuple(&simSummary_, &s.summary, tr("Summary")),
+        std::tuple(&simLayers_, &s.layers, tr("Per layer")),
+        std::tuple(&simKernels_, &s.kernels, tr("Per kernel")),
+        std::tuple(&simTraffic_, &s.traffic, tr("Traffic and memory"))}) {
     *panel = new TablePanel(tabs_);
     (*panel)->setTable(*table);
     tabs_->insertTab(at++, *panel, title);

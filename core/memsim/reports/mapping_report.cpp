@@ -1,10 +1,13 @@
 #include "memsim/reports/mapping_report.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "memsim/reports/sim_report.h"
+#include "session/memory_counter.h"
 #include "util/format.h"
 
 namespace ts::memsim {
@@ -231,7 +234,8 @@ StatsTable trafficComparison(const Session& run, const SimResult& r,
   const std::array<int64_t, 2> copied = iterationCopies(run, m);
   StatsTable t;
   t.report = "sim_traffic";
-  t.title = "Bytes moved per direction — the run against " + std::string(toString(r.policy));
+  t.title = "Bytes moved per direction, and GPU memory at its peak — the run against " +
+            std::string(toString(r.policy));
   t.columns = {{"direction", "Direction", StatsUnit::Text},
                {"measured_bytes", "Measured", StatsUnit::Bytes},
                {"simulated_bytes", "Simulated", StatsUnit::Bytes},
@@ -253,6 +257,34 @@ StatsTable trafficComparison(const Session& run, const SimResult& r,
       "iteration before the mapped one and before the mapped one ends (its input batch "
       "included; a run has no SSD traffic to show); simulated: the policy's transfers per link "
       "in its iteration.");
+  // GPU memory: the run's allocator (its own counter, over the iteration) against the most the
+  // simulated step keeps on the GPU at once.
+  std::optional<MemoryPeak> measuredPeak;
+  if (!m.iterations.empty() && m.device != kNone) {
+    const auto& it = m.iterations[m.iteration];
+    measuredPeak = gpuMemoryPeak(run, m.device, it.start, it.end);
+  }
+  std::optional<int64_t> simulatedPeak;
+  for (const TierUsage& u : r.usage) simulatedPeak = std::max(simulatedPeak.value_or(0), u.gpu);
+  std::vector<StatsCell> row{std::string("GPU memory at peak")};
+  appendChange(row, measuredPeak ? std::optional<int64_t>(measuredPeak->bytes) : std::nullopt,
+               simulatedPeak);
+  t.rows.push_back(std::move(row));
+  if (!measuredPeak) {
+    t.notes.push_back(
+        "GPU memory at peak: the run records no GPU memory counter (PyTorch: profile_memory=True), "
+        "so only the simulated peak is shown.");
+  } else {
+    const bool relative = measuredPeak->counter.find("since") != std::string::npos;
+    t.notes.push_back(
+        "GPU memory at peak: the run's counter \"" + measuredPeak->counter +
+        "\" at its highest during the iteration — what the allocator handed out (its cache can "
+        "hold more)" +
+        (relative ? std::string(", counted from the trace's start: memory held before it (the "
+                                "weights, say) is not in it")
+                  : std::string()) +
+        " —, against the most the simulated step keeps on the GPU at once.");
+  }
   return t;
 }
 
