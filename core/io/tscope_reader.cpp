@@ -406,12 +406,14 @@ Status Reader::readColumns() {
   TS_RETURN_IF_ERROR(checkCounts());
   // Every column of every owner gets a slot sized from the metadata; chunks fill the slots.
   std::vector<std::vector<ColumnSlot>> trackSlots(s.tracks.size());
+  // Kernels are stored launch by launch; in memory their configurations are shared.
+  std::vector<KernelFileColumns> kernelFiles(s.tracks.size());
   for (size_t i = 0; i < s.tracks.size(); ++i) {
     Track& t = s.tracks[i];
     addSlots(t.hot, trackCounts_[i], true, trackSlots[i]);
     switch (t.kind) {
       case EventKind::Kernel:
-        addSlots(t.kernels, trackCounts_[i], false, trackSlots[i]);
+        addSlots(kernelFiles[i], trackCounts_[i], false, trackSlots[i]);
         break;
       case EventKind::Memcpy:
         addSlots(t.memcpys, trackCounts_[i], false, trackSlots[i]);
@@ -508,6 +510,10 @@ Status Reader::readColumns() {
   };
   for (size_t i = 0; i < trackSlots.size(); ++i) {
     if (Status st = checkFilled(trackSlots[i], "track " + std::to_string(i)); !st) return st;
+    if (s.tracks[i].kind == EventKind::Kernel) {
+      s.tracks[i].kernels = KernelColumns::fromFile(kernelFiles[i]);
+      kernelFiles[i] = {};
+    }
   }
   for (size_t i = 0; i < counterSlots.size(); ++i) {
     if (Status st = checkFilled(counterSlots[i], "counter " + std::to_string(i)); !st) return st;

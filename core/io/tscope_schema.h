@@ -49,13 +49,16 @@ CREATE TABLE columns(owner_kind INTEGER NOT NULL, owner INTEGER NOT NULL, name T
                      PRIMARY KEY(owner_kind, owner, name, chunk));
 )SQL";
 
-// Visits the hot columns, then the detail columns of the track's kind: f(name, vector&).
-template <class TrackT, class F>
-void visitTrackColumns(TrackT& track, F&& f) {
+// Visits the hot columns, then the detail columns of the track's kind: f(name, const vector&),
+// as a file stores them.
+template <class F>
+void visitTrackColumns(const Track& track, F&& f) {
   track.hot.visit(f);
   switch (track.kind) {
     case EventKind::Kernel:
-      track.kernels.visit(f);
+      // Written as every launch's whole row, the format the file has always had (in memory the
+      // configurations are shared: KernelColumns).
+      track.kernels.toFile().visit(f);
       break;
     case EventKind::Memcpy:
       track.memcpys.visit(f);

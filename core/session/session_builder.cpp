@@ -64,6 +64,7 @@ std::vector<uint32_t> sortTrack(Track& t) {
   std::stable_sort(order.begin(), order.end(), before);
   permute(t.hot, order);
   permute(t.kernels, order);
+  t.kernels.renumber();  // configurations numbered by first use again, as a file reads them
   permute(t.memcpys, order);
   permute(t.memsets, order);
   permute(t.apis, order);

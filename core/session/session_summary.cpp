@@ -73,7 +73,7 @@ MemoryUse memoryUse(const Session& s) {
   for (const Track& t : s.tracks) {
     m.hot += t.size() * HotColumns::kRowBytes;
     m.laneIndex += t.laneIndexBytes();
-    m.details += t.size() * detailBytesPerEvent(t.kind);
+    m.details += t.size() * detailBytesPerEvent(t.kind) + t.kernels.sharedBytes();
   }
   return m;
 }

@@ -72,7 +72,9 @@ Status Track::finalize() {
   bool detailsOk = false;
   switch (kind) {
     case EventKind::Kernel:
-      detailsOk = columnsSized(kernels, n);
+      detailsOk = columnsSized(kernels, n) &&
+                  std::all_of(kernels.launch.begin(), kernels.launch.end(),
+                              [&](uint32_t l) { return l < kernels.launches.size(); });
       break;
     case EventKind::Memcpy:
       detailsOk = columnsSized(memcpys, n) && enumColumnValid(memcpys.copyKind, kCopyKindCount) &&

@@ -192,9 +192,9 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->str(k->hot.name[0]), "addOne(float*, int)");  // demangled
   EXPECT_EQ(s->str(k->kernels.mangled[0]), "_Z6addOnePfi");
   EXPECT_EQ(k->hot.start[0], 1'000'000);
-  EXPECT_EQ(k->kernels.gridX[0], 864u);
-  EXPECT_EQ(k->kernels.registersPerThread[0], 47u);
-  EXPECT_EQ(k->kernels.dynamicSharedMemory[0], 4096u);
+  EXPECT_EQ(k->kernels.launchOf(0).gridX, 864u);
+  EXPECT_EQ(k->kernels.launchOf(0).registersPerThread, 47u);
+  EXPECT_EQ(k->kernels.launchOf(0).dynamicSharedMemory, 4096u);
   EXPECT_EQ(s->streams[k->stream].streamId, 13u);
   const Track* api = trackOf(*s, EventKind::Api);
   ASSERT_TRUE(api);

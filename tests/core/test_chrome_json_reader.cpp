@@ -125,9 +125,9 @@ TEST(ChromeJson, AlexNetFieldsAndFlows) {
   // {"ts": 1695835573023613, "dur": 71, grid [864,1,1], block [256,1,1], 47 registers, stream 7}
   EXPECT_EQ(track->hot.start[i], 1695835573023613000);
   EXPECT_EQ(track->hot.end[i] - track->hot.start[i], 71000);
-  EXPECT_EQ(track->kernels.gridX[i], 864u);
-  EXPECT_EQ(track->kernels.blockX[i], 256u);
-  EXPECT_EQ(track->kernels.registersPerThread[i], 47u);
+  EXPECT_EQ(track->kernels.launchOf(i).gridX, 864u);
+  EXPECT_EQ(track->kernels.launchOf(i).blockX, 256u);
+  EXPECT_EQ(track->kernels.launchOf(i).registersPerThread, 47u);
   EXPECT_EQ(s->streams[track->stream].streamId, 7u);
   EXPECT_EQ(s->devices[track->device].name, "NVIDIA A100-PG509-200");
   EXPECT_EQ(s->devices[track->device].smCount, 108);
@@ -853,7 +853,7 @@ TEST(ChromeJson, EscapedKeysAndStringsAreUnescaped) {
     }
     if (t.kind == EventKind::Kernel) {
       EXPECT_EQ(session.devices[session.streams[t.stream].device].ordinal, 1);
-      EXPECT_EQ(t.kernels.gridX[0], 2u);
+      EXPECT_EQ(t.kernels.launchOf(0).gridX, 2u);
     }
   }
   EXPECT_TRUE(sawRange);

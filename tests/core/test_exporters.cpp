@@ -74,13 +74,13 @@ class Export : public ::testing::Test {
       for (const Track& t : x->tracks) {
         if (t.kind != EventKind::Kernel) continue;
         for (uint32_t i = 0; i < t.size(); ++i) {
-          const uint8_t stats = t.kernels.reportedStats[i];
-          k.emplace_back(t.hot.start[i], t.kernels.gridX[i], t.kernels.blockX[i],
-                         t.kernels.registersPerThread[i], stats & ~kReportedOccupancy,
-                         t.kernels.blocksPerSmX1000[i], t.kernels.warpsPerSmX1000[i],
-                         t.kernels.externalId[i]);
+          const uint8_t stats = t.kernels.launchOf(i).reportedStats;
+          k.emplace_back(t.hot.start[i], t.kernels.launchOf(i).gridX, t.kernels.launchOf(i).blockX,
+                         t.kernels.launchOf(i).registersPerThread, stats & ~kReportedOccupancy,
+                         t.kernels.launchOf(i).blocksPerSmX1000,
+                         t.kernels.launchOf(i).warpsPerSmX1000, t.kernels.externalId[i]);
           if (stats & kReportedOccupancy)
-            occupancy.emplace_back(t.hot.start[i], t.kernels.estOccupancyX100[i]);
+            occupancy.emplace_back(t.hot.start[i], t.kernels.launchOf(i).estOccupancyX100);
         }
       }
       std::sort(k.begin(), k.end());
@@ -108,8 +108,9 @@ TEST_F(Export, ChromeJsonRoundTripOfARealTrace) {
   for (const Track& t : (*s)->tracks) {
     if (t.kind != EventKind::Kernel) continue;
     for (uint32_t i = 0; i < t.size(); ++i, ++kernels)
-      reported += t.kernels.reportedStats[i] == (kReportedOccupancy | kReportedBlocksPerSm |
-                                                 kReportedWarpsPerSm | kReportedExternalId);
+      reported +=
+          t.kernels.launchOf(i).reportedStats ==
+          (kReportedOccupancy | kReportedBlocksPerSm | kReportedWarpsPerSm | kReportedExternalId);
   }
   EXPECT_EQ(reported, kernels);
   EXPECT_EQ(kernels, 79u);

@@ -92,10 +92,10 @@ TEST_F(NsysImport, DevicesNamesAndDetails) {
   ASSERT_TRUE(kernels);
   EXPECT_EQ(s.str(kernels->hot.name[0]), "sgemm_128x64_nn");
   EXPECT_EQ(s.str(kernels->kernels.mangled[0]), "_Z15sgemm_128x64_nnPfS_S_");
-  EXPECT_EQ(kernels->kernels.gridX[0], 132u);
-  EXPECT_EQ(kernels->kernels.gridY[0], 2u);
-  EXPECT_EQ(kernels->kernels.staticSharedMemory[0], 16384u);
-  EXPECT_EQ(kernels->kernels.dynamicSharedMemory[0], 32768u);
+  EXPECT_EQ(kernels->kernels.launchOf(0).gridX, 132u);
+  EXPECT_EQ(kernels->kernels.launchOf(0).gridY, 2u);
+  EXPECT_EQ(kernels->kernels.launchOf(0).staticSharedMemory, 16384u);
+  EXPECT_EQ(kernels->kernels.launchOf(0).dynamicSharedMemory, 32768u);
   EXPECT_EQ(kernels->hot.start[0], 2000000);
   EXPECT_EQ(kernels->hot.end[0], 2150000);
 

@@ -147,3 +147,51 @@ TEST(Track, HotColumnsStayWithinTheByteBudget) {
 }
 
 }  // namespace ts
+
+namespace ts {
+
+// A kernel's launch configuration is kept once per distinct value: launches share it, rows give
+// it back whole, and after the builder sorts the launches by time the configurations are numbered
+// by first use — as a file read back numbers them, so equal sessions have equal columns.
+TEST(KernelColumns, ConfigurationsSharedAndNumberedByFirstUse) {
+  KernelDetail a, b;
+  a.gridX = 864, a.blockX = 256, a.registersPerThread = 47, a.dynamicSharedMemory = 4096;
+  a.reportedStats = kReportedOccupancy, a.estOccupancyX100 = 5000;
+  b = a;
+  b.gridX = 2;
+  SessionBuilder builder;
+  const uint32_t rank = builder.rank(0);
+  const uint32_t stream = builder.stream(builder.device(rank, 0), 7);
+  const StringId k = builder.intern("k");
+  // Pushed out of time order: b at 300, a at 100, a again at 500 (its own correlation).
+  b.correlation = 2;
+  builder.addKernel(stream, 300, 400, k, b);
+  a.correlation = 1;
+  builder.addKernel(stream, 100, 200, k, a);
+  a.correlation = 3;
+  builder.addKernel(stream, 500, 600, k, a);
+  auto s = builder.build();
+  ASSERT_TRUE(s.ok()) << s.error();
+  const Track* track = nullptr;
+  for (const Track& t : (*s)->tracks) {
+    if (t.kind == EventKind::Kernel) track = &t;
+  }
+  ASSERT_NE(track, nullptr);
+  const KernelColumns& kc = track->kernels;
+  ASSERT_EQ(kc.size(), 3u);
+  EXPECT_EQ(kc.launches.size(), 2u);
+  EXPECT_EQ(kc.launch, (std::vector<uint32_t>{0, 1, 0}));  // a first: it runs first
+  EXPECT_EQ(kc.row(0).gridX, 864u);
+  EXPECT_EQ(kc.row(1).gridX, 2u);
+  EXPECT_EQ(kc.row(2).correlation, 3u);
+  EXPECT_EQ(kc.row(2).estOccupancyX100, 5000u);
+  EXPECT_EQ(kc.launchOf(2).dynamicSharedMemory, 4096u);
+  // A file's rows read back: the same columns.
+  const KernelColumns back = KernelColumns::fromFile(kc.toFile());
+  EXPECT_EQ(back.launch, kc.launch);
+  EXPECT_EQ(back.launches, kc.launches);
+  EXPECT_EQ(back.correlation, kc.correlation);
+  EXPECT_EQ(KernelColumns::kRowBytes, 24u);
+}
+
+}  // namespace ts
