@@ -61,5 +61,8 @@ int runAdvise(const std::vector<std::string>& argv);
 int runAdviseMultiplex(const std::vector<std::string>& argv);    // advise multiplex ...
 int runAdviseConsolidate(const std::vector<std::string>& argv);  // advise consolidate ...
 int runExport(const std::vector<std::string>& argv);             // with the GUI libraries only
+// export from the module that holds it (export_module.cpp), loaded on demand: the CLI itself
+// does not load Qt.
+int runExportModule(const std::vector<std::string>& argv);
 
 }  // namespace ts::cli

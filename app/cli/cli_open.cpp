@@ -9,7 +9,7 @@ namespace ts::cli {
 namespace {
 // One command per process: set once by main, before it runs.
 bool recoverDamaged = false;
-unsigned readThreads = 0;
+unsigned threadsToRead = 0;
 }  // namespace
 
 bool takeRecoverFlag(std::vector<std::string>& args) {
@@ -23,6 +23,18 @@ bool takeRecoverFlag(std::vector<std::string>& args) {
 
 void setRecoverDamagedTraces(bool on) {
   recoverDamaged = on;
+}
+
+bool recoverDamagedTraces() {
+  return recoverDamaged;
+}
+
+unsigned readThreads() {
+  return threadsToRead;
+}
+
+void setReadThreads(unsigned threads) {
+  threadsToRead = threads;
 }
 
 bool takeThreadsOption(std::vector<std::string>& args, std::string& error) {
@@ -40,14 +52,14 @@ bool takeThreadsOption(std::vector<std::string>& args, std::string& error) {
     error = "--threads takes a whole number from 1 to 1024, not '" + value + "'";
     return false;
   }
-  readThreads = n;
+  threadsToRead = n;
   args.erase(it, it + 2);
   return true;
 }
 
 OpenOptions cliOpenOptions(OpenOptions options) {
   options.recover = options.recover || recoverDamaged;
-  if (options.threads == 0) options.threads = readThreads;
+  if (options.threads == 0) options.threads = threadsToRead;
   return options;
 }
 

@@ -16,6 +16,10 @@ void setRecoverDamagedTraces(bool on);
 // Takes "--threads N" out of `args` wherever it is: how many threads read files (0, the default:
 // one per core). False, with `error` set, for a value that is not a whole number 1–1024.
 bool takeThreadsOption(std::vector<std::string>& args, std::string& error);
+// The global options as taken, and given again (to the export module, which has its own copy).
+bool recoverDamagedTraces();
+unsigned readThreads();
+void setReadThreads(unsigned threads);
 
 // The options every command opens files with: the global --recover and --threads applied.
 OpenOptions cliOpenOptions(OpenOptions options = {});

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   if (command == "advise") return runAdvise(args);
   if (command == "export") {
 #ifdef TSCOPE_HAVE_EXPORT
-    return runExport(args);
+    return runExportModule(args);
 #else
     std::fprintf(stderr,
                  "tensorscope-cli export: this build has no Qt (TSCOPE_BUILD_GUI=OFF): charts and "

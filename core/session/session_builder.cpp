@@ -303,11 +303,27 @@ void correlationFlows(
     if (!correlation) continue;
     const Device& dev = s.devices[t.device];
     uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;
+    // A stream's work mostly comes in launch order, its correlation ids rising: each search
+    // gallops forward from the last one's place (a binary search over all the calls missed the
+    // cache at every step), from the start when an id goes back.
+    size_t at = 0;
+    uint64_t lastKey = 0;
+    const size_t n = apiKeys.size();
     for (uint32_t i = 0; i < t.size(); ++i) {
       if ((*correlation)[i] == 0) continue;
       uint64_t key = rankBits | (*correlation)[i];
-      auto lo = std::lower_bound(apiKeys.begin(), apiKeys.end(), key,
+      const size_t from = key >= lastKey ? at : 0;  // every key before `from` is below `key`
+      size_t below = from, bound = from;
+      for (size_t step = 1; bound < n && apiKeys[bound].rankCorrelation < key; step <<= 1) {
+        below = bound + 1;
+        bound = from + step;
+      }
+      bound = std::min(bound, n);
+      auto lo = std::lower_bound(apiKeys.begin() + static_cast<std::ptrdiff_t>(below),
+                                 apiKeys.begin() + static_cast<std::ptrdiff_t>(bound), key,
                                  [](const ApiKey& a, uint64_t k) { return a.rankCorrelation < k; });
+      at = static_cast<size_t>(lo - apiKeys.begin());
+      lastKey = key;
       auto hi = lo;
       while (hi != apiKeys.end() && hi->rankCorrelation == key) ++hi;
       if (lo == hi) continue;

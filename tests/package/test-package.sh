@@ -57,6 +57,13 @@ info=$(run "$cli" info "$sample") || fail "installed CLI: info failed"
 grep -q "kernel" <<<"$info" || fail "installed CLI: info shows no kernels: $info"
 stats=$(run "$cli" stats "$sample") || fail "installed CLI: stats failed"
 [ -n "$stats" ] || fail "installed CLI: stats printed nothing"
+# export lives in a module the CLI opens from the package's private library folder.
+ls "$root"/usr/lib/*/tensorscope/libtensorscope_export.so >/dev/null 2>&1 ||
+  fail "the package lacks /usr/lib/<multiarch>/tensorscope/libtensorscope_export.so"
+run "$cli" export "$sample" --chart gpu_util --format png -o "$root/chart.png" ||
+  fail "installed CLI: export failed"
+[ "$(head -c 8 "$root/chart.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+  fail "installed CLI: the exported chart is not a PNG"
 run QT_QPA_PLATFORM=offscreen "$root/usr/bin/tensorscope" "$sample" --screenshot "$root/shot.png" ||
   fail "installed GUI: --screenshot failed"
 [ "$(head -c 8 "$root/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
