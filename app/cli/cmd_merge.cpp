@@ -16,7 +16,9 @@ constexpr const char* kHelp =
     "The tables of a 'stats' run split into shards: each PART written by\n"
     "  tensorscope-cli stats FILE... --shard I/N --summary-out PART [--report ...] [options]\n"
     "with the same FILEs and options on every shard I of N. The parts must cover every shard\n"
-    "once; the output is what 'tensorscope-cli stats FILE... [--report ...] [options]' prints.\n"
+    "once; the output is what 'tensorscope-cli stats FILE... --report R [options]' prints, R\n"
+    "the reports the shards summarised (without --report: kern_sum, mem_time, mem_size,\n"
+    "api_sum, gpu_util, overlap, kern_hist, layer_sum).\n"
     "Options:\n"
     "  --format F      table (default), csv or json, as stats\n"
     "  -o OUT          write to OUT (atomically) instead of standard output\n";

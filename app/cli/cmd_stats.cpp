@@ -55,11 +55,12 @@ std::string helpText() {
        "layer_sum and no --range is given (else the files are opened as one session).\n"
        "Across machines:\n"
        "  --shard I/N     summarise only files I, I+N, I+2N, ... (0 <= I < N) of the FILEs given\n"
-       "                  (give every shard the same FILEs in the same order); the reports above\n"
-       "                  only (all of them by default), no --range\n"
+       "                  (give every shard the same FILEs in the same order: one rank each, not\n"
+       "                  a multi-rank .tscope); the eight reports above only (all eight without\n"
+       "                  --report), no --range\n"
        "  --summary-out PART  write the summary there (atomically) instead of tables; then\n"
        "                  'tensorscope-cli merge PART...' prints the tables of the whole run,\n"
-       "                  the same as one 'stats FILE...' would\n";
+       "                  the same as 'stats FILE... --report <those reports>' would\n";
   return h;
 }
 

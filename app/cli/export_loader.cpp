@@ -42,8 +42,9 @@ int runExportModule(const std::vector<std::string>& argv) {
   }
   auto run = reinterpret_cast<ExportFunction>(dlsym(module, "tensorscope_cli_export"));
   if (!run) {
-    std::fprintf(stderr, "tensorscope-cli export: %s is not Tensorscope's export module\n",
-                 path.c_str());
+    const char* why = dlerror();
+    std::fprintf(stderr, "tensorscope-cli export: %s is not Tensorscope's export module: %s\n",
+                 path.c_str(), why ? why : "no tensorscope_cli_export in it");
     return kExitFailure;
   }
   std::vector<const char*> args;

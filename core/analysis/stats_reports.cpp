@@ -10,6 +10,7 @@
 #include "analysis/intervals.h"
 #include "analysis/stats_summary.h"
 #include "util/format.h"
+#include "util/saturate.h"
 
 namespace ts {
 
@@ -100,7 +101,7 @@ std::vector<Shown> gather(const std::vector<Group>& groups, const StatsOptions& 
     if (gpuOnly && !gpuSelected(g.device, o)) continue;
     Parts& p = by[{perGpu ? g.device : kNone, g.label}];
     p.runs.push_back(bySize ? &g.bytes : &g.values);
-    p.other += (bySize ? g.values : g.bytes).total();
+    p.other = saturatingAdd(p.other, (bySize ? g.values : g.bytes).total());
   }
   std::vector<Shown> out;
   for (const auto& [key, p] : by)
@@ -112,7 +113,7 @@ std::vector<Shown> gather(const std::vector<Group>& groups, const StatsOptions& 
 // totals (for the time-share column).
 std::vector<Shown> describeGroups(std::vector<Shown> groups, int64_t& grand) {
   grand = 0;
-  for (const Shown& g : groups) grand += g.d.total;
+  for (const Shown& g : groups) grand = saturatingAdd(grand, g.d.total);
   std::sort(groups.begin(), groups.end(), [](const Shown& a, const Shown& b) {
     if (a.d.total != b.d.total) return a.d.total > b.d.total;
     if (a.label != b.label) return a.label < b.label;
@@ -323,9 +324,10 @@ StatsTable durationHistogram(const StatsSummary& sum, const StatsOptions& o) {
   int64_t time = 0;
   for (size_t r = first; r < all.value.size(); ++r) {
     auto i = static_cast<size_t>(binOf(all.value[r]) - firstBin);
-    counts[i] += all.count[r];
-    totals[i] += all.value[r] * all.count[r];
-    time += all.value[r] * all.count[r];
+    const int64_t t = saturatingMul(all.value[r], all.count[r]);
+    counts[i] = saturatingAdd(counts[i], all.count[r]);
+    totals[i] = saturatingAdd(totals[i], t);
+    time = saturatingAdd(time, t);
   }
   for (size_t i = 0; i < counts.size(); ++i) {
     int bin = firstBin + static_cast<int>(i);

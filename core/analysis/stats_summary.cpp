@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "util/format.h"
+#include "util/saturate.h"
 
 namespace ts {
 
@@ -62,6 +63,16 @@ class GroupIndex {
   std::vector<Raw> raw_;
   std::unordered_map<uint64_t, size_t> index_;
 };
+
+// The range busy time is clipped to: the one asked for, within the session. An open end stays
+// open: a rank summarised alone must not stop at its own last event, where the job it belongs to
+// goes on (a zero-length kernel at that instant is inside the job's session).
+std::pair<TimeNs, TimeNs> clipRange(const Session& s, const StatsOptions& o) {
+  constexpr TimeNs kOpenStart = std::numeric_limits<TimeNs>::min(),
+                   kOpenEnd = std::numeric_limits<TimeNs>::max();
+  return {o.start == kOpenStart ? kOpenStart : std::max(o.start, s.startTime()),
+          o.end == kOpenEnd ? kOpenEnd : std::min(o.end, s.endTime())};
+}
 
 std::vector<Interval> busyIntervals(const Track& t, TimeNs start, TimeNs end) {
   std::vector<Interval> iv;
@@ -141,7 +152,7 @@ std::string cpuActivity(const Session& s, uint32_t device, const Interval& g) {
 // the CPU did meanwhile (the rest counted), enough for any choice of GPU when rendering.
 void summariseUtilisation(const Session& s, const StatsOptions& o, StatsSummary& sum,
                           const Progress& progress) {
-  const TimeNs start = std::max(o.start, s.startTime()), end = std::min(o.end, s.endTime());
+  const auto [start, end] = clipRange(s, o);
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     if (progress.cancelled()) return;
     StatsSummary::Device& device = sum.devices[d];
@@ -184,7 +195,7 @@ void summariseUtilisation(const Session& s, const StatsOptions& o, StatsSummary&
 // Per GPU: copy time by kind (then unified-memory migrations by kind), and how much of it
 // kernels overlap.
 void summariseOverlap(const Session& s, const StatsOptions& o, StatsSummary& sum) {
-  const TimeNs start = std::max(o.start, s.startTime()), end = std::min(o.end, s.endTime());
+  const auto [start, end] = clipRange(s, o);
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     std::vector<Interval> compute;
     std::array<std::vector<Interval>, 2 * kCopyKindCount> byKind;
@@ -299,7 +310,7 @@ ValueRuns ValueRuns::joined(const std::vector<const ValueRuns*>& parts) {
   ValueRuns runs;
   for (const auto& [v, c] : all) {
     if (!runs.value.empty() && runs.value.back() == v) {
-      runs.count.back() += c;
+      runs.count.back() = saturatingAdd(runs.count.back(), c);
     } else {
       runs.value.push_back(v);
       runs.count.push_back(c);
@@ -310,13 +321,14 @@ ValueRuns ValueRuns::joined(const std::vector<const ValueRuns*>& parts) {
 
 int64_t ValueRuns::size() const {
   int64_t n = 0;
-  for (int64_t c : count) n += c;
+  for (int64_t c : count) n = saturatingAdd(n, c);
   return n;
 }
 
 int64_t ValueRuns::total() const {
   int64_t sum = 0;
-  for (size_t i = 0; i < value.size(); ++i) sum += value[i] * count[i];
+  for (size_t i = 0; i < value.size(); ++i)
+    sum = saturatingAdd(sum, saturatingMul(value[i], count[i]));
   return sum;
 }
 

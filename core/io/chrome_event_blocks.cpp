@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <system_error>
 
 namespace ts {
 
@@ -53,7 +52,7 @@ EventBlockReader::EventBlockReader(std::string_view json, size_t from, unsigned 
   for (size_t i = 0; i < ahead; ++i) slots_.push_back(std::make_unique<Slot>(json));
   try {
     for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { work(); });
-  } catch (const std::system_error&) {
+  } catch (...) {  // std::system_error: no more threads; std::bad_alloc
     // No more threads to be had: the ones started do the work; without any, no block is handed
     // out and the importer reads everything itself.
     if (workers_.empty()) {

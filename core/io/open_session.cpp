@@ -19,6 +19,7 @@
 #include "io/text_file.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
+#include "util/saturate.h"
 
 namespace ts {
 
@@ -242,10 +243,13 @@ std::vector<TimeNs> alignRankClocks(const std::vector<ImportInfo>& infos,
       std::all_of(infos.begin(), infos.end(), [](const auto& i) { return i.absoluteClock; });
   if (absolute) return offsets;
   // Without wall-clock times, line the ranks up on their first events.
+  // Saturating: a summary read from a part file may claim any times (the builder and the
+  // summaries' combining check the result against the limits of session times).
   TimeNs earliest = INT64_MAX;
   for (size_t i = 0; i < infos.size(); ++i)
-    earliest = std::min(earliest, infos[i].firstTimestamp + clockOffsets[i]);
-  for (size_t i = 0; i < infos.size(); ++i) offsets[i] = earliest - infos[i].firstTimestamp;
+    earliest = std::min(earliest, saturatingAdd(infos[i].firstTimestamp, clockOffsets[i]));
+  for (size_t i = 0; i < infos.size(); ++i)
+    offsets[i] = saturatingAdd(earliest, -std::max(infos[i].firstTimestamp, -INT64_MAX));
   return offsets;
 }
 

@@ -10,11 +10,11 @@
 
 namespace ts {
 
-// `path` names the file in errors. A session that already holds several ranks is refused.
 // What an importer would report of a whole single-rank session (its first timestamp, whether the
 // clock is wall-clock, its rank and host), for aligning it with other ranks.
 ImportInfo sessionImportInfo(const Session& source);
 
+// `path` names the file in errors. A session that already holds several ranks is refused.
 Status appendSession(const std::string& path, const Session& source, SessionBuilder& b,
                      uint32_t rank, ImportInfo& info);
 

@@ -58,7 +58,7 @@ void visitTrackColumns(const Track& track, F&& f) {
     case EventKind::Kernel:
       // Written as every launch's whole row, the format the file has always had (in memory the
       // configurations are shared: KernelColumns).
-      track.kernels.toFile().visit(f);
+      track.kernels.visitFileColumns(f);
       break;
     case EventKind::Memcpy:
       track.memcpys.visit(f);

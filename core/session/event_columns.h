@@ -172,6 +172,20 @@ class KernelColumns {
   // Every launch's whole row, as files store them; and back.
   KernelFileColumns toFile() const;
   static KernelColumns fromFile(const KernelFileColumns& file);
+  // f(const char* column, const std::vector<T>&) for each column a file stores, the shared
+  // fields written out one column at a time (a save holds one such column, not all of them).
+  template <class F>
+  void visitFileColumns(F&& f) const {
+    TS_KERNEL_OWN_COLUMNS(TS_VISIT_FIELD)
+#define TS_VISIT_LAUNCH_FIELD(type, member, column)                                    \
+  {                                                                                    \
+    std::vector<type> values(launch.size());                                           \
+    for (size_t i = 0; i < launch.size(); ++i) values[i] = launches[launch[i]].member; \
+    f(column, values);                                                                 \
+  }
+    TS_LAUNCH_FIELDS(TS_VISIT_LAUNCH_FIELD)
+#undef TS_VISIT_LAUNCH_FIELD
+  }
 
   template <class F>
   void visit(F&& f) {
@@ -185,7 +199,9 @@ class KernelColumns {
   }
 
  private:
-  std::unordered_map<LaunchConfig, uint32_t, LaunchConfigHash> index_;  // launches → index
+  // launches → index, while launches are pushed; dropped once built (renumber, fromFile) and
+  // made again if more come.
+  std::unordered_map<LaunchConfig, uint32_t, LaunchConfigHash> index_;
 };
 
 // KernelDetail::reportedStats bits.

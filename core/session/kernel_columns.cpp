@@ -30,6 +30,9 @@ size_t LaunchConfigHash::operator()(const LaunchConfig& c) const {
 void KernelColumns::push(const KernelDetail& row) {
   TS_KERNEL_OWN_COLUMNS(TS_PUSH_FIELD)
   const LaunchConfig c = configOf(row);
+  if (index_.empty()) {
+    for (uint32_t i = 0; i < launches.size(); ++i) index_.emplace(launches[i], i);
+  }
   auto [it, fresh] = index_.try_emplace(c, static_cast<uint32_t>(launches.size()));
   if (fresh) launches.push_back(c);
   launch.push_back(it->second);
@@ -60,8 +63,7 @@ void KernelColumns::renumber() {
     l = to[l];
   }
   launches = std::move(used);
-  index_.clear();
-  for (uint32_t i = 0; i < launches.size(); ++i) index_.emplace(launches[i], i);
+  index_ = {};  // a built track takes no more launches: push() makes it again if it does
 }
 
 KernelFileColumns KernelColumns::toFile() const {
@@ -76,6 +78,7 @@ KernelColumns KernelColumns::fromFile(const KernelFileColumns& file) {
   const size_t n = file.gridX.size();
   k.reserve(n);
   for (size_t i = 0; i < n; ++i) k.push(file.row(i));
+  k.index_ = {};
   return k;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace ts {
 
@@ -16,12 +17,16 @@ std::optional<MemoryPeak> gpuMemoryPeak(const Session& s, uint32_t device, TimeN
     // The sample in force when the window opens, then every one inside it.
     size_t i = static_cast<size_t>(std::upper_bound(time.begin(), time.end(), from) - time.begin());
     if (i > 0) --i;
-    std::optional<MemoryPeak> peak;
+    std::optional<size_t> best;
     for (; i < time.size() && time[i] <= to; ++i) {
-      const auto bytes = static_cast<int64_t>(c.samples.value[i]);
-      if (!peak || bytes > peak->bytes) peak = MemoryPeak{bytes, std::max(time[i], from), c.name};
+      const double v = c.samples.value[i];
+      if (!std::isnan(v) && (!best || v > c.samples.value[*best])) best = i;
     }
-    if (peak) return peak;
+    if (best) {
+      // Bytes as a whole number, within int64 whatever the file said.
+      const double v = std::clamp(c.samples.value[*best], -9.2e18, 9.2e18);
+      return MemoryPeak{static_cast<int64_t>(v), std::max(time[*best], from), c.name};
+    }
   }
   return std::nullopt;
 }

@@ -58,7 +58,10 @@ std::vector<uint32_t> sortTrack(Track& t) {
   };
   bool sorted = true;
   for (uint32_t i = 1; i < t.size() && sorted; ++i) sorted = !before(i, i - 1);
-  if (sorted) return {};
+  if (sorted) {
+    t.kernels.renumber();  // in order already: this drops the index kept while pushing
+    return {};
+  }
   std::vector<uint32_t> order(t.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), before);

@@ -6,8 +6,13 @@
 #include <thread>
 
 #include "io/open_session.h"
+#include "util/saturate.h"
 
 namespace ts {
+
+namespace {
+constexpr TimeNs kTimeLimit = TimeNs{1} << 62;
+}  // namespace
 
 Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
   if (files.empty()) return Error{"no rank summary to combine"};
@@ -48,12 +53,20 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
   for (size_t i = 0; i < files.size(); ++i) {
     StatsSummary& f = files[i];
     const TimeNs shift = offsets[i];
-    auto shifted = [shift](Interval iv) { return Interval{iv.start + shift, iv.end + shift}; };
+    // Times stay within ±2^62 once shifted (as a session's do), so that differences of them
+    // cannot overflow; a part file could claim anything.
+    bool outOfRange = false;
+    auto at = [&](TimeNs t) {
+      const TimeNs out = saturatingAdd(t, shift);
+      outOfRange = outOfRange || out < -kTimeLimit || out > kTimeLimit;
+      return out;
+    };
+    auto shifted = [&](Interval iv) { return Interval{at(iv.start), at(iv.end)}; };
     const auto base = static_cast<uint32_t>(out.devices.size());
     auto renumber = [base](uint32_t device) { return device == kNone ? kNone : base + device; };
     if (!f.empty) {
-      out.start = out.empty ? f.start + shift : std::min(out.start, f.start + shift);
-      out.end = out.empty ? f.end + shift : std::max(out.end, f.end + shift);
+      out.start = out.empty ? at(f.start) : std::min(out.start, at(f.start));
+      out.end = out.empty ? at(f.end) : std::max(out.end, at(f.end));
       out.empty = false;
     }
     for (StatsSummary::Device& d : f.devices) {
@@ -83,6 +96,10 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
     for (StatsSummary::OverlapRow& r : f.overlap) {
       r.device = renumber(r.device);
       out.overlap.push_back(std::move(r));
+    }
+    if (outOfRange) {
+      return Error{f.sources[0].path +
+                   ": times out of range once the ranks' clocks are aligned (beyond ±2^62 ns)"};
     }
     out.layerRanges = out.layerRanges || f.layerRanges;
     out.sources.push_back(std::move(f.sources[0]));

@@ -13,6 +13,10 @@ namespace ts {
 namespace {
 
 constexpr const char* kKind = "tensorscope stats summary";
+// What a part may hold: times and values within ±2^62 (as sessions hold times; combining checks
+// them again once shifted); at most a million shards.
+constexpr int64_t kLimit = int64_t{1} << 62;
+constexpr int64_t kMaxShards = 1'000'000;
 constexpr int64_t kVersion = 1;
 
 int64_t deviceNumber(uint32_t device) {
@@ -139,6 +143,13 @@ class PartReader {
   bool count(simdjson::dom::object o, const char* key, int64_t& out) {
     if (!integer(o, key, out)) return false;
     if (out < 0) return fail("\"" + std::string(key) + "\" is negative");
+    if (out > kLimit) return fail("\"" + std::string(key) + "\" is out of range");
+    return true;
+  }
+  // A time or a clock offset, in ns.
+  bool time(simdjson::dom::object o, const char* key, int64_t& out) {
+    if (!integer(o, key, out)) return false;
+    if (out < -kLimit || out > kLimit) return fail("\"" + std::string(key) + "\" is out of range");
     return true;
   }
   bool boolean(simdjson::dom::object o, const char* key, bool& out) {
@@ -181,6 +192,8 @@ class PartReader {
     if (!ints(o, key, v)) return false;
     if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of times");
     for (size_t i = 0; i < v.size(); i += 2) {
+      if (v[i] < -kLimit || v[i + 1] > kLimit)
+        return fail("\"" + std::string(key) + "\" holds a time out of range");
       if (v[i] > v[i + 1] || (!out.empty() && v[i] < out.back().end))
         return fail("\"" + std::string(key) + "\" is not a sorted list of disjoint intervals");
       out.push_back({v[i], v[i + 1]});
@@ -192,6 +205,8 @@ class PartReader {
     if (!ints(o, key, v)) return false;
     if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of numbers");
     for (size_t i = 0; i < v.size(); i += 2) {
+      if (v[i] < -kLimit || v[i] > kLimit || v[i + 1] > kLimit)
+        return fail("\"" + std::string(key) + "\" holds a number out of range");
       if ((!out.value.empty() && v[i] <= out.value.back()) || v[i + 1] < 1)
         return fail("\"" + std::string(key) +
                     "\" is not a list of ascending values, each with a count of at least 1");
@@ -208,7 +223,7 @@ class PartReader {
       out = kNone;
       return true;
     }
-    if (d < 0 || static_cast<uint64_t>(d) >= devices)
+    if (d < 0 || d >= static_cast<int64_t>(kNone) || static_cast<uint64_t>(d) >= devices)
       return fail("\"gpu\" " + std::to_string(d) + " is not one of its " + std::to_string(devices) +
                   " GPUs");
     out = static_cast<uint32_t>(d);
@@ -248,10 +263,9 @@ class PartReader {
     src.index = static_cast<size_t>(index);
     at("rank file " + std::to_string(index) + " (" + src.path + "): ");
     if (!text(o, "label", src.label) || !boolean(o, "absolute_clock", src.absoluteClock) ||
-        !integer(o, "first_ns", src.firstTimestamp) ||
-        !integer(o, "clock_offset_ns", src.clockOffset) ||
+        !time(o, "first_ns", src.firstTimestamp) || !time(o, "clock_offset_ns", src.clockOffset) ||
         !integer(o, "world_size", src.worldSize) || !boolean(o, "empty", s.empty) ||
-        !integer(o, "start_ns", s.start) || !integer(o, "end_ns", s.end))
+        !time(o, "start_ns", s.start) || !time(o, "end_ns", s.end))
       return false;
     s.sources.push_back(std::move(src));
     simdjson::dom::array devices;
@@ -286,7 +300,7 @@ class PartReader {
       simdjson::dom::object g;
       StatsSummary::Gap gap;
       if (!object(ge, g, "a gap") || !device(g, n, false, gap.device) ||
-          !integer(g, "start_ns", gap.at.start) || !integer(g, "end_ns", gap.at.end) ||
+          !time(g, "start_ns", gap.at.start) || !time(g, "end_ns", gap.at.end) ||
           !text(g, "cpu", gap.cpu))
         return false;
       if (gap.at.end < gap.at.start) return fail("a gap ends before it starts");
@@ -382,7 +396,7 @@ Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view te
       !in.field(root, "options", optionsElement) ||
       !in.object(optionsElement, options, "\"options\"") || !in.array(root, "ranks", ranks))
     return Error{in.error()};
-  if (shards < 1 || shard >= shards)
+  if (shards < 1 || shards > kMaxShards || shard >= shards)
     return Error{path + ": shard " + std::to_string(shard) + " of " + std::to_string(shards) +
                  " is not a shard (0 <= I < N)"};
   part.shard = static_cast<size_t>(shard);
@@ -455,8 +469,13 @@ Result<MergedStats> mergeStatsParts(std::vector<StatsPart> parts,
   }
   if (partOfShard.size() != first.shards) {
     std::string missing;
+    size_t listed = 0;
     for (size_t i = 0; i < first.shards; ++i) {
       if (partOfShard.count(i)) continue;
+      if (++listed > 20) {
+        missing += ", …";
+        break;
+      }
       if (!missing.empty()) missing += ", ";
       missing += std::to_string(i);
     }

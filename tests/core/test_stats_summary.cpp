@@ -1,12 +1,16 @@
 // Rank files summarised apart — on threads, in shards, through part files — give the very tables
 // of the multi-rank session that opening them together gives.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <random>
 
 #include "analysis/stats_reports.h"
 #include "analysis/stats_table.h"
 #include "io/open_session.h"
+#include "io/tscope_file.h"
+#include "session/session_builder.h"
 #include "summary/stats_combine.h"
 #include "summary/stats_part.h"
 
@@ -97,6 +101,41 @@ TEST(StatsSummary, RanksSummarisedApartGiveTheSessionsTables) {
       EXPECT_NE(expected.find("the 3 longest listed"), std::string::npos);
     }
   }
+}
+
+// A rank that ends before the job does: its last kernel, of zero length, at its very end, is
+// inside the job's session and must count there as when the ranks are opened together (a rank
+// summarised alone once stopped at its own end: one kernel fewer, and a gap to that end).
+TEST(StatsSummary, ARankEndingEarlyCountsItsLastInstant) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("stats-summary-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto rank = [&](const char* name, std::vector<std::pair<TimeNs, TimeNs>> kernels, TimeNs apiEnd) {
+    SessionBuilder b;
+    const uint32_t r = b.rank(0);
+    const uint32_t stream = b.stream(b.device(r, 0), 7);
+    for (auto [from, to] : kernels) b.addKernel(stream, from, to, b.intern("k"), {});
+    b.addApi(b.thread(b.process(r, 1), 1), 0, apiEnd, b.intern("cudaDeviceSynchronize"), {});
+    auto s = b.build();
+    EXPECT_TRUE(s.ok()) << s.error();
+    const std::string path = (dir / name).string();
+    EXPECT_TRUE(saveSession(**s, path).ok());
+    return path;
+  };
+  const std::vector<std::string> files = {rank("a.tscope", {{10, 50}, {100, 100}}, 100),
+                                          rank("b.tscope", {{0, 200}}, 200)};
+  auto session = openSessionFiles(files);
+  ASSERT_TRUE(session.ok()) << session.error();
+  StatsOptions o;
+  o.minGap = 1;
+  auto ranks = summariseRankFiles(files, allFiles(2), summarised(), o, {});
+  ASSERT_TRUE(ranks.ok()) << ranks.error();
+  auto combined = combineRankSummaries(std::move(*ranks));
+  ASSERT_TRUE(combined.ok()) << combined.error();
+  const std::string expected = tablesOf(**session, o);
+  EXPECT_EQ(tablesOf(*combined, o), expected);
+  EXPECT_NE(expected.find("\"kernels\": 2"), std::string::npos) << expected;
+  std::filesystem::remove_all(dir);
 }
 
 // Shards written to part files and read back, given to merge in any order, render the same.
@@ -209,6 +248,26 @@ TEST(StatsSummary, DamagedPartsAreRefusedByName) {
       EXPECT_EQ(p.error().rfind("p.json: ", 0), 0u) << p.error();
     }
   }
+  // Numbers no part holds: refused before anything adds them up.
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    return statsPartFromJson("p.json", t);
+  };
+  auto manyShards = replaced("\"shards\":1", "\"shards\":4611686018427387904");
+  ASSERT_FALSE(manyShards.ok());
+  EXPECT_NE(manyShards.error().find("is not a shard"), std::string::npos) << manyShards.error();
+  std::string far = text;
+  const size_t key = far.find("\"start_ns\":") + 11;
+  far.replace(key, far.find(',', key) - key, "4700000000000000000");  // past 2^62
+  auto farStart = statsPartFromJson("p.json", far);
+  ASSERT_FALSE(farStart.ok());
+  EXPECT_NE(farStart.error().find("\"start_ns\" is out of range"), std::string::npos)
+      << farStart.error();
+  auto bigGpu = replaced("\"gpu\":-1", "\"gpu\":4294967295");
+  ASSERT_FALSE(bigGpu.ok());
   auto notOurs = statsPartFromJson("q.json", "{\"traceEvents\": []}");
   ASSERT_FALSE(notOurs.ok());
   EXPECT_NE(notOurs.error().find("q.json: not a stats summary"), std::string::npos);
