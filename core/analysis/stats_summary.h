@@ -31,7 +31,8 @@ struct ValueRuns {
 };
 
 // Count, total, mean, median, min, max and sample standard deviation of the values, as
-// describeValues gives them for the values written out.
+// describeValues gives them for the values written out (the spread summed run by run: it may
+// differ in its last bits; every stats table is made this way, so the tables agree exactly).
 Distribution describeRuns(const ValueRuns& runs);
 
 struct StatsSummary {
