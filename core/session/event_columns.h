@@ -169,7 +169,7 @@ class KernelColumns {
   // Configurations numbered in order of first use, unused ones dropped: the same columns for
   // the same launches, whatever order they were pushed in (builders sort events by time).
   void renumber();
-  // Every launch's whole row, as files store them; and back.
+  // Every launch's whole row, as a save writes them (visitFileColumns); and back.
   KernelFileColumns toFile() const;
   static KernelColumns fromFile(const KernelFileColumns& file);
   // f(const char* column, const std::vector<T>&) for each column a file stores, the shared

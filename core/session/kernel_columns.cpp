@@ -1,5 +1,7 @@
 // KernelColumns (session/event_columns.h): launch configurations kept once per distinct value.
+#include <cstring>
 #include <functional>
+#include <type_traits>
 
 #include "session/event_columns.h"
 
@@ -66,10 +68,16 @@ void KernelColumns::renumber() {
   index_ = {};  // a built track takes no more launches: push() makes it again if it does
 }
 
+// From the columns a save writes (visitFileColumns), so that the two cannot differ.
 KernelFileColumns KernelColumns::toFile() const {
   KernelFileColumns file;
-  file.reserve(size());
-  for (size_t i = 0; i < size(); ++i) file.push(row(i));
+  visitFileColumns([&](const char* name, const auto& values) {
+    file.visit([&](const char* column, auto& out) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(out)>, std::decay_t<decltype(values)>>) {
+        if (std::strcmp(name, column) == 0) out = values;
+      }
+    });
+  });
   return file;
 }
 
