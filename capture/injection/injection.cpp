@@ -81,6 +81,7 @@ struct State {
   std::mutex flushLock;
   std::condition_variable flushWake;
   bool stopFlusher = false;
+  bool flusherRunning = false;
 };
 
 State& S = *new State;
@@ -209,12 +210,17 @@ void flushLoop() {
     if (S.phase == Phase::Recording && !S.disarmed) S.cupti->activityFlushAll(0);
     lock.lock();
   }
+  S.flusherRunning = false;
+  S.flushWake.notify_all();
 }
 
+// Stops the flusher and waits (a while) for it to leave a flush it is in, so that no call of ours
+// into CUPTI outlives finish(): what exit() destroys after it may be CUPTI's own.
 void stopFlusher() {
-  std::lock_guard<std::mutex> lock(S.flushLock);
+  std::unique_lock<std::mutex> lock(S.flushLock);
   S.stopFlusher = true;
   S.flushWake.notify_all();
+  S.flushWake.wait_for(lock, 2s, [] { return !S.flusherRunning; });
 }
 
 void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
@@ -366,12 +372,23 @@ void message(const std::string& text) {
   queueWriter(0, true);
 }
 
+// finish() as exit()'s handler. exit() runs its handlers and destroys static objects in the
+// reverse order they were registered, so this is called only once CUPTI is loaded and started:
+// a program that had not loaded CUPTI itself (a plain CUDA program, unlike PyTorch) gets CUPTI's
+// statics when we load it, and a handler registered before that would flush into a CUPTI already
+// torn down (seen on a GPU: SIGSEGV at exit, the last records lost). NVIDIA's injection sample
+// registers its handler after starting CUPTI too.
+void finishAtExit() {
+  std::atexit(finish);
+}
+
 // CUPTI cannot record this process: say why, then End, so the capture is complete (not marked
 // incomplete) and the launcher stops waiting for this connection.
 int giveUp(const std::string& why) {
   message(why);
   queueEnd();
-  return 1;  // InitializeInjection's value: the program runs on, unprofiled
+  finishAtExit();  // nothing to flush: it waits for the sender to hand the message over
+  return 1;        // InitializeInjection's value: the program runs on, unprofiled
 }
 
 // Subscribing is what cupti_callbacks.h asks of every client before it starts: it fails when
@@ -501,7 +518,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::thread(sendLoop).detach();
   std::thread(listenLoop).detach();
   ::pthread_atfork(beforeFork, afterForkInParent, afterForkInChild);
-  std::atexit(finish);
 
   std::string loadError;
   S.cupti = loadCupti(TSCOPE_CUPTI_SONAME, &loadError);
@@ -510,7 +526,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (!S.cupti->versionNote.empty()) message(S.cupti->versionNote);
   S.decoder = new CuptiDecoder(S.writer, callbackName);  // never destroyed, as S
   if (std::string why = startCupti(); !why.empty()) return giveUp(why);
+  S.flusherRunning = true;
   std::thread(flushLoop).detach();
+  finishAtExit();
   return 1;
 }
 

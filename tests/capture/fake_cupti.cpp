@@ -3,9 +3,9 @@
 // delivers hand-built CUDA 13 records the way CUPTI does: a buffer per application thread,
 // full buffers handed back from a worker thread of its own, partial ones only on
 // cuptiActivityFlushAll (global buffer first, so an NVTX range's END comes before its START),
-// device records delivered on the enabling thread during initialisation, and buffers delivered
-// late, after the kinds were disabled at exit. The stand-in program (fake_target cupti …) drives
-// it through the tscopeFake* functions.
+// device records delivered on the enabling thread during initialisation, buffers delivered late,
+// after the kinds were disabled at exit, and static objects that exit() destroys. The stand-in
+// program (fake_target cupti …) drives it through the tscopeFake* functions.
 //
 // Environment: TSCOPE_FAKE_CUPTI_LOG (a file: "tid N", "forced N" at each forced flush —
 // kernels produced so far —, "nvtx", "produced N"), TSCOPE_FAKE_CUPTI_HOLDER (another profiler
@@ -163,6 +163,23 @@ void forkRelease() {
   F.lock.unlock();
 }
 
+// CUPTI is a C++ library: exit() destroys its static objects in the reverse order they were
+// made, among the atexit handlers. A client that registered its exit handler before it loaded
+// CUPTI runs that handler after CUPTI's statics are gone, and its last flush crashes there (seen
+// on a GPU: plain CUDA programs died with SIGSEGV at exit). The fake's statics are made when it
+// is loaded; after they are destroyed, a call that needs CUPTI's state aborts, naming itself.
+std::atomic<bool> tornDown{false};
+struct Statics {
+  ~Statics() { tornDown = true; }
+} statics;
+
+void requireAlive(const char* function) {
+  if (!tornDown) return;
+  std::fprintf(stderr, "fake CUPTI: %s called after CUPTI's static objects were destroyed\n",
+               function);
+  std::abort();
+}
+
 // Run at exit (or unload): one more buffer, after the client finished.
 __attribute__((destructor)) void lateAtUnload() {
   if (F.enabled.empty() && F.complete) deliverLate();
@@ -186,6 +203,7 @@ FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequ
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  requireAlive("cuptiActivityEnable");
   std::vector<Buffer> atOnce;  // delivered on this thread before returning
   {
     std::lock_guard<std::mutex> lock(F.lock);
@@ -232,12 +250,14 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  requireAlive("cuptiActivityDisable");
   std::lock_guard<std::mutex> lock(F.lock);
   F.enabled.erase(kind);
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+  requireAlive("cuptiActivityFlushAll");
   std::vector<Buffer> out;
   {
     std::unique_lock<std::mutex> lock(F.lock);

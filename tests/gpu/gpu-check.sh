@@ -103,42 +103,63 @@ done
 TORCH=0
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   TORCH=1
-  cat > "$SCRATCH/torch_loop.py" <<'PY'
-# A small PyTorch training loop; writes its per-step wall times (ns, after a synchronize) to
-# argv[1]. "--torch-profiler TRACE" profiles it with torch.profiler and exports TRACE.
-import sys, time, torch
-steps, warmup = 150, 30
-model = torch.nn.Sequential(*[torch.nn.Linear(2048, 2048) for _ in range(8)]).cuda()
-opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-x = torch.randn(512, 2048, device="cuda")
-times = []
-def run():
-    for _ in range(steps):
-        t0 = time.perf_counter_ns()
-        opt.zero_grad(); model(x).sum().backward(); opt.step()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter_ns() - t0)
-if len(sys.argv) > 3 and sys.argv[2] == "--torch-profiler":
-    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=acts) as p:
-        run()
-    p.export_chrome_trace(sys.argv[3])
-else:
-    run()
-open(sys.argv[1], "w").write("\n".join(str(t) for t in times) + "\n")
-PY
   step "PyTorch loop step time: plain, torch.profiler, Tensorscope capture"
   for r in $(seq "$RUNS"); do
-    python3 "$SCRATCH/torch_loop.py" "$SCRATCH/torch_plain.$r.steps" || failed=1
-    python3 "$SCRATCH/torch_loop.py" "$SCRATCH/torch_profiler.$r.steps" --torch-profiler \
+    python3 tests/gpu/torch_loop.py "$SCRATCH/torch_plain.$r.steps" || failed=1
+    python3 tests/gpu/torch_loop.py "$SCRATCH/torch_profiler.$r.steps" --torch-profiler \
       "$SCRATCH/torch_trace.json" || failed=1
-    "$CLI" capture -o "$OUT/torch_loop.tscope" -- python3 "$SCRATCH/torch_loop.py" \
+    "$CLI" capture -o "$OUT/torch_loop.tscope" -- python3 tests/gpu/torch_loop.py \
       "$SCRATCH/torch_captured.$r.steps" || failed=1
   done
   "$CLI" info --json "$OUT/torch_loop.tscope" > "$SCRATCH/torch_loop.json" || failed=1
   "$CLI" info "$OUT/torch_loop.tscope"
 else
   echo "gpu-check: torch with CUDA not found: the PyTorch comparison is left out"
+fi
+
+step "live: train_loop captured for 6 s (--duration), its session read while it runs"
+# The launcher saves every 2 s: the reads, 0.9 s apart, see the kernels grow from one save to the
+# next, and the stop at 6 s must still give a complete session (every process answered the flush).
+"$CLI" capture --duration 6 -o "$OUT/live.tscope" -- "$LOOP" 2000000 >/dev/null &
+CAPTURE=$!
+sleep 2.5
+for t in 1 2 3 4; do
+  "$CLI" info --json "$OUT/live.tscope" > "$SCRATCH/live.$t.json" 2>/dev/null || rm -f "$SCRATCH/live.$t.json"
+  sleep 0.9
+done
+wait "$CAPTURE"
+echo "$?" > "$SCRATCH/live.rc"
+"$CLI" info --json "$OUT/live.tscope" > "$SCRATCH/live.json" || failed=1
+
+if [ "$TORCH" = 1 ]; then
+  cat > "$SCRATCH/torch_fork.py" <<'PY'
+# DataLoader workers fork()ed from a process where CUDA and the capture already run (the child
+# must neither hang nor write into the parent's stream); NVTX ranges through torch.cuda.nvtx.
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+model = torch.nn.Linear(512, 10).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+data = TensorDataset(torch.randn(4096, 512), torch.randint(0, 10, (4096,)))
+loader = DataLoader(data, batch_size=256, num_workers=2, multiprocessing_context="fork")
+for epoch in range(2):
+    for x, y in loader:
+        torch.cuda.nvtx.range_push("step")
+        loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+        opt.zero_grad(); loss.backward(); opt.step()
+        torch.cuda.nvtx.range_pop()
+torch.cuda.synchronize()
+print("torch_fork: 32 steps")
+PY
+  step "PyTorch with forked DataLoader workers and NVTX, captured"
+  timeout 180 "$CLI" capture -o "$OUT/torch_fork.tscope" -- python3 "$SCRATCH/torch_fork.py" || failed=1
+  "$CLI" info --json "$OUT/torch_fork.tscope" > "$SCRATCH/torch_fork.json" || failed=1
+  "$CLI" info "$OUT/torch_fork.tscope"
+  step "torch.profiler inside a capture (two CUPTI clients: the program must still end well)"
+  timeout 180 "$CLI" capture -o "$SCRATCH/both.tscope" -- python3 tests/gpu/torch_loop.py \
+    "$SCRATCH/both.steps" --torch-profiler "$SCRATCH/both_trace.json"
+  echo "$?" > "$SCRATCH/both.rc"
+  step "the torch.profiler trace of the PyTorch loop, opened"
+  "$CLI" info --json "$SCRATCH/torch_trace.json" > "$SCRATCH/kineto.json" || failed=1
 fi
 
 step "checks"
@@ -224,6 +245,47 @@ if torch:
         check(f"torch loop step overhead {100 * ours['overhead']:.2f} % <= 3 % "
               f"(torch.profiler: {100 * theirs['overhead']:.2f} %)", ours["overhead"] <= 0.03)
     result["torch"] = {"tensorscope": ours, "torch_profiler": theirs}
+live_reads = []
+for t in range(1, 5):
+    try:
+        live_reads.append(json.load(open(f"{scratch}/live.{t}.json")))
+    except (OSError, ValueError):
+        pass
+counts = [r["kernels"] for r in live_reads]
+print(f"live: kernels at each read while running: {counts}")
+check("live: the session was readable at least 3 of 4 times while the program ran",
+      len(live_reads) >= 3)
+check("live: kernels in the first read, never fewer in a later one, more in the last",
+      len(counts) >= 2 and counts[0] > 0 and all(b >= a for a, b in zip(counts, counts[1:]))
+      and counts[-1] > counts[0])
+check("live: the reads while running are marked incomplete",
+      bool(live_reads) and all(r["incomplete"] for r in live_reads))
+live = load("live")
+live_rc = open(f"{scratch}/live.rc").read().strip()
+result["live"] = {"kernels_while_running": counts, "capture_rc": live_rc}
+if live:
+    sessions.append(live)
+    check("live: the stopped session holds at least what the last read saw",
+          not counts or live["kernels"] >= counts[-1])
+    check(f"live: --duration ended the capture (rc {live_rc}: the program's SIGTERM, 143, or 0)",
+          live_rc in ("0", "143"))
+if torch:
+    fork = load("torch_fork")
+    if fork:
+        sessions.append(fork)
+        check("torch fork: exit code 0", fork.get("exit_code") == 0)
+        check(f"torch fork: NVTX ranges {fork['nvtx_ranges']} >= 32 steps",
+              fork["nvtx_ranges"] >= 32)
+        check("torch fork: 2 HtoD copies a step (>= 64)", fork["memcpy"]["HtoD"] >= 64)
+    both_rc = open(f"{scratch}/both.rc").read().strip()
+    check(f"torch.profiler inside a capture: capture rc {both_rc} = 0", both_rc == "0")
+    kineto = load("kineto")
+    t = load("torch_loop")
+    if kineto and t:
+        result["torch"]["kernels"] = {"tensorscope": t["kernels"], "torch_profiler": kineto["kernels"]}
+        check(f"torch loop kernels: Tensorscope {t['kernels']} >= torch.profiler {kineto['kernels']}"
+              " (ours also has start-up) and within 5 %",
+              kineto["kernels"] <= t["kernels"] <= 1.05 * kineto["kernels"])
 for s in sessions:
     check(f"{s['file']}: zero dropped records", s.get("dropped_records", 0) == 0)
     check(f"{s['file']}: complete", not s["incomplete"])
