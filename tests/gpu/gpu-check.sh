@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The capture check on a GPU machine: one command, about two minutes. It captures the two CUDA
-# samples (and a small PyTorch loop when torch sees the GPU), checks kinds, counts, bytes, devices
-# and completeness of each session, and measures what capture costs a training step.
+# The capture check on a GPU machine: one command, about two and a half minutes (2.2 on an H200).
+# It captures the two CUDA samples (and a small PyTorch loop when torch sees the GPU), checks
+# kinds, counts, bytes, devices and completeness of each session, measures what capture costs a
+# training step, reads a --duration capture while it runs, and (with torch) captures a program
+# whose DataLoader workers fork, one that runs torch.profiler itself, and compares our kernel
+# count with torch.profiler's.
 #
 #   tests/gpu/gpu-check.sh OUTDIR [--bundle DIR]
 #
