@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "advisor/consolidate.h"
+#include "advisor/hetero_inputs.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
@@ -22,18 +23,23 @@ constexpr const char* kHelp =
     "                                          [--steps-per-epoch N] [--astra-out DIR] "
     "[--json]\n"
     "                                          [--machines N] [--inter 25g|100g|200g|400g]\n"
+    "                                          [--model M]\n"
     "\n"
     "RUN: one multi-rank session (or several files, one per rank). Its communication kernels "
     "(nccl*)\n"
     "with their sizes (nccl:<collective> annotations recorded with shapes) calibrate T = a + b · "
     "bytes;\n"
-    "read as a ring of N ranks that gives the bandwidth and per-hop latency the job got. Moved "
-    "onto\n"
-    "the fewest machines of G GPUs, a ring on one machine runs over --intra (nvlink2, nvlink3 "
-    "(default),\n"
+    "read as a ring of N ranks (a binary tree for NCCL's TREE all-reduces) that gives the\n"
+    "bandwidth and per-hop latency the job got. Moved onto the fewest machines of G GPUs, the\n"
+    "collectives on one machine run over --intra (nvlink2, nvlink3 (default),\n"
     "nvlink4, pcie3, pcie4, pcie5); the step shrinks by the exposed communication saved.\n"
     "--hosts   each rank's machine (rank number = host), when the session does not name them\n"
-    "--world   ranks in the job (default: the session's); --nodes: machines it runs on now\n"
+    "--world   ranks in the job (default: as its traces say, distributedInfo.world_size, else\n"
+    "          the session's ranks)\n"
+    "--nodes   machines it runs on now (default: those the ranks' hosts name; needed when the\n"
+    "          session holds a sample of a larger job)\n"
+    "--model M an ONNX file or built-in model whose gradients size the all-reduces, when the\n"
+    "          trace records no sizes (a data-parallel step all-reduces each gradient once)\n"
     "--machines N  predict that layout instead of the fewest; --inter LINK: the link between\n"
     "          machines after (default: what the run got)\n"
     "--astra-out DIR  ASTRA-sim inputs: network_now.yml, network_after.yml, system.json\n";
@@ -55,7 +61,7 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   const std::string bad =
       args.parse(argv,
                  {"--gpus-per-node", "--hosts", "--world", "--nodes", "--intra",
-                  "--steps-per-epoch", "--astra-out", "-o", "--machines", "--inter"},
+                  "--steps-per-epoch", "--astra-out", "-o", "--machines", "--inter", "--model"},
                  {"--json", "--help"});
   if (!bad.empty()) return usage(bad);
   if (args.flag("--help")) {
@@ -90,6 +96,14 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
     if (!in.inter) return usage("--inter " + *i + ": 25g, 100g, 200g or 400g");
   }
 
+  if (auto m = args.option("--model")) {
+    auto graph = advisor::loadModelAt(*m, 1);
+    if (!graph) return fail(graph.error());
+    in.gradientBytes = graph->parameterBytes();
+    in.gradientSource = graph->name.empty() ? *m : graph->name;
+    if (in.gradientBytes <= 0)
+      return fail(*m + ": the model has no trainable weights to all-reduce");
+  }
   auto session = openForCli(args.positional());
   if (!session) return fail(session.error());
   const Session& s = **session;
@@ -136,7 +150,7 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
         {"network_after.yml",
          advisor::astraNetworkYaml(p.hostsAfter == 1 ? p.world : in.gpusPerNode, p.hostsAfter,
                                    in.intra, inter)},
-        {"system.json", advisor::astraSystemJson(p.hostsNow > 1 ? 2 : 1)}};
+        {"system.json", advisor::astraSystemJson(p.hostsNow > 1 ? 2 : 1, p.treeAllReduce)}};
     for (const auto& [name, text] : files) {
       if (Status st = writeBytesAtomically(*dir + "/" + name, text); !st.ok())
         return fail(st.error());
@@ -192,6 +206,8 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
   else
     json.null();
   json.key("machines_after").value(in.machinesAfter > 0 ? in.machinesAfter : p.hostsAfter);
+  if (in.gradientBytes > 0)
+    json.key("gradient_bytes").value(in.gradientBytes).key("model").value(in.gradientSource);
   json.endObject();
   json.key("fit").beginObject().key("samples").value(static_cast<uint64_t>(p.fit.samples));
   json.key("intercept_ns").value(p.fit.interceptNs).key("ns_per_byte").value(p.fit.nsPerByte);
@@ -235,8 +251,9 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
 
   const std::string ringText =
       p.ringBandwidthNow > 0
-          ? "a ring of " + std::to_string(p.world) + " at " + formatBandwidth(p.ringBandwidthNow) +
-                ", " + formatDuration(static_cast<TimeNs>(p.ringLatencyNow)) + " a hop"
+          ? std::string(p.fitKind.ends_with("/tree") ? "a tree of " : "a ring of ") +
+                std::to_string(p.world) + " at " + formatBandwidth(p.ringBandwidthNow) + ", " +
+                formatDuration(static_cast<TimeNs>(p.ringLatencyNow)) + " a hop"
           : std::string("no bandwidth to read: the times do not grow with the sizes");
   std::snprintf(line, sizeof line,
                 "collectives (%s): %zu with sizes; T = %s + %.4g ns/B (mean error %.1f %%, R² "

@@ -29,7 +29,8 @@ constexpr const char* kHelp =
     "             incomplete_reason when a damaged trace was opened), unified_memory and\n"
     "             unified_memory_bytes (migrations per kind, not counted in memcpy),\n"
     "             gpu_page_faults, cpu_page_faults, counters (name, owner, unit, samples,\n"
-    "             peak) and skipped (what the reader left out, by what it was)\n";
+    "             peak), skipped (what the reader left out, by what it was), ranks and\n"
+    "             world_size (the job's rank count, when its traces say)\n";
 
 // "GPU 0: NVIDIA A100", "python (1234)" or "session".
 std::string counterOwner(const Session& s, const CounterTrack& c) {
@@ -88,6 +89,7 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   for (const std::string& name : r.devices) w.value(name);
   w.endArray();
   w.key("ranks").value(static_cast<uint64_t>(s.ranks.size()));
+  if (s.provenance.worldSize > 0) w.key("world_size").value(int64_t{s.provenance.worldSize});
   w.key("streams").value(static_cast<uint64_t>(r.streams));
   w.key("threads").value(static_cast<uint64_t>(r.threads));
   w.key("events").value(static_cast<uint64_t>(r.events));
@@ -111,6 +113,10 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
               static_cast<long long>(r.end - r.start));
   for (uint32_t d = 0; d < s.devices.size(); ++d) {
     std::printf("  %-13s %s\n", d == 0 ? "devices" : "", s.deviceLabel(d).c_str());
+  }
+  if (s.provenance.worldSize > 0) {
+    std::printf("  job           %zu of its %d ranks (distributedInfo.world_size)\n",
+                s.ranks.size(), s.provenance.worldSize);
   }
   std::printf("  streams       %zu\n  threads       %zu\n", r.streams, r.threads);
   std::printf("  events        %s\n", formatCount(r.events).c_str());

@@ -82,6 +82,7 @@ std::vector<Collective> collectivesOf(const Session& s, const LaunchIndex& launc
       c.start = t.hot.start[e];
       c.duration = t.hot.end[e] - t.hot.start[e];
       c.kind = kindOfKernel(name);
+      c.tree = name.find("TREE") != std::string_view::npos;
       // The annotation around the call that launched it.
       const LaunchRef l = launches.launchOf(ti, e);
       if (l.known()) {
@@ -147,6 +148,17 @@ double ringFactor(std::string_view kind) {
   return kind == "all_reduce" ? 2.0 : 1.0;
 }
 
+CollectiveShape collectiveShape(std::string_view kind, bool tree, int ranks) {
+  const double n = std::max(ranks, 1);
+  if (tree && kind == "all_reduce") return {2 * std::ceil(std::log2(n)), 2};
+  const double f = ringFactor(kind);
+  return {f * (n - 1), f * (n - 1) / n};
+}
+
+std::string fitKey(const Collective& c) {
+  return c.tree && c.kind == "all_reduce" ? c.kind + "/tree" : c.kind;
+}
+
 std::optional<Link> intraNodeLink(std::string_view name) {
   const std::map<std::string, Link, std::less<>> links = {
       {"nvlink2", {"NVLink 2 (V100)", 150e9, 5'000}},
@@ -169,6 +181,36 @@ std::optional<Link> interNodeLink(std::string_view name) {
   return it == links.end() ? std::nullopt : std::optional(it->second);
 }
 
+size_t sizeFromGradients(std::vector<Collective>& collectives, const Diagnosis& d,
+                         int64_t gradientBytes) {
+  if (gradientBytes <= 0) return 0;
+  // Each rank's steps by GPU stretch, to place a collective in its step (-1: outside them all).
+  std::map<uint32_t, std::vector<std::pair<TimeNs, TimeNs>>> stretches;
+  for (const Step& st : d.steps.steps) stretches[st.rank].emplace_back(st.gpuFrom, st.gpuEnd);
+  for (auto& [rank, list] : stretches) std::sort(list.begin(), list.end());
+  std::map<std::pair<uint32_t, int64_t>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < collectives.size(); ++i) {
+    const Collective& c = collectives[i];
+    if (c.bytes || c.kind != "all_reduce") continue;
+    int64_t step = -1;
+    if (auto it = stretches.find(c.rank); it != stretches.end()) {
+      const auto& list = it->second;
+      auto after =
+          std::upper_bound(list.begin(), list.end(), std::pair<TimeNs, TimeNs>{c.start, INT64_MAX});
+      if (after != list.begin() && c.start < std::prev(after)->second)
+        step = std::prev(after) - list.begin();
+    }
+    groups[{c.rank, step}].push_back(i);
+  }
+  size_t sized = 0;
+  for (const auto& [key, members] : groups) {
+    const int64_t each = std::max<int64_t>(1, gradientBytes / static_cast<int64_t>(members.size()));
+    for (size_t i : members) collectives[i].bytes = each;
+    sized += members.size();
+  }
+  return sized;
+}
+
 Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d,
                                             const LaunchIndex& launches,
                                             const ConsolidationInput& in) {
@@ -183,14 +225,31 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                    " names no machine: give it (RANK=HOST)"};
   }
   if (in.gpusPerNode < 1) return Error{"a machine holds at least one GPU"};
-  const std::vector<Collective> collectives = collectivesOf(s, launches);
+  std::vector<Collective> collectives = collectivesOf(s, launches);
   if (collectives.empty())
     return Error{
         "no communication kernels (nccl*) in the session: nothing that fewer machines "
         "would change"};
-  // Each kind apart (an all-gather moves half an all-reduce's bytes per rank).
+  // The trace's own sizes win; a model's gradients size the all-reduces only when it has none.
+  std::string gradientNote;
+  const bool allReduceSized =
+      std::any_of(collectives.begin(), collectives.end(),
+                  [](const auto& c) { return c.kind == "all_reduce" && c.bytes.has_value(); });
+  if (in.gradientBytes > 0 && allReduceSized) {
+    gradientNote = "the trace records its all-reduces' sizes: the gradients of " +
+                   in.gradientSource + " were not needed";
+  } else if (in.gradientBytes > 0) {
+    if (size_t n = sizeFromGradients(collectives, d, in.gradientBytes); n > 0) {
+      gradientNote = "the trace records no all-reduce sizes: " + std::to_string(n) +
+                     " all-reduces sized from the gradients of " + in.gradientSource + " (" +
+                     formatBytes(static_cast<uint64_t>(in.gradientBytes)) +
+                     " a step, shared evenly by each step's all-reduces, as DDP's buckets)";
+    }
+  }
+  // Each kind apart (an all-gather moves half an all-reduce's bytes per rank), a tree apart from
+  // a ring.
   std::map<std::string, std::vector<Collective>> byKind;
-  for (const Collective& c : collectives) byKind[c.kind].push_back(c);
+  for (const Collective& c : collectives) byKind[fitKey(c)].push_back(c);
   std::map<std::string, AlphaBeta> fits;
   std::optional<AlphaBeta> fit;
   std::string fitKind;
@@ -203,12 +262,27 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   if (!fit)
     return Error{
         "the trace records no collective sizes (nccl:<collective> annotations with "
-        "input shapes: record_shapes=True) to calibrate the α-β model on"};
+        "input shapes: record_shapes=True) to calibrate the α-β model on; a model's gradients "
+        "can size its all-reduces"};
   ConsolidationPlan p;
+  if (!gradientNote.empty()) p.assumptions.push_back(gradientNote);
   p.fit = *fit;
   p.fitKind = fitKind;
   p.fitByKind = fits;
-  p.world = in.world > 0 ? in.world : static_cast<int>(ranks);
+  // The job's size: as given, else as its traces state it (a session may hold a sample of the
+  // ranks), else the ranks the session holds.
+  const int held = static_cast<int>(ranks), traced = s.provenance.worldSize;
+  p.world = in.world > 0 ? in.world : traced >= held ? traced : held;
+  if (in.world > 0 && traced > 0 && in.world != traced) {
+    p.assumptions.push_back("a job of " + std::to_string(in.world) +
+                            " ranks, as given; its traces say " + std::to_string(traced) +
+                            " (distributedInfo.world_size)");
+  } else if (in.world == 0 && traced > held) {
+    p.assumptions.push_back("a job of " + std::to_string(traced) +
+                            " ranks, as its traces say (distributedInfo.world_size); the session "
+                            "holds " +
+                            std::to_string(held) + " of them");
+  }
   if (p.world < 2)
     return Error{
         "a single rank: consolidation moves a job of two or more ranks (open all its "
@@ -219,6 +293,17 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   if (in.nodesNow > 0) {
     p.hostsNow = in.nodesNow;
   } else if (p.world > static_cast<int>(ranks)) {
+    // The other ranks' machines are unknown: the machines named are a floor, and a layout that
+    // needs more than them says nothing about moving onto fewer.
+    const int64_t fewest = (int64_t{p.world} + in.gpusPerNode - 1) / in.gpusPerNode;
+    if (in.machinesAfter == 0 && fewest > p.hostsNow) {
+      return Error{"the job's " + std::to_string(p.world) + " ranks need at least " +
+                   std::to_string(fewest) + " machines of " + std::to_string(in.gpusPerNode) +
+                   (in.gpusPerNode == 1 ? " GPU" : " GPUs") + ", more than the " +
+                   std::to_string(p.hostsNow) + " that the session's " + std::to_string(ranks) +
+                   " ranks name (the others' machines are unknown): say how many machines it "
+                   "runs on now"};
+    }
     p.assumptions.push_back("the session holds " + std::to_string(ranks) + " of " +
                             std::to_string(p.world) + " ranks: the job is taken to run on the " +
                             std::to_string(p.hostsNow) +
@@ -235,30 +320,34 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
                  (in.gpusPerNode == 1 ? " GPU" : " GPUs") + " cannot hold the job's " +
                  std::to_string(p.world) + " ranks"};
   const double n = p.world;
+  const std::vector<Collective>& headline = byKind.at(fitKind);
+  const CollectiveShape shapeNow =
+      collectiveShape(headline.front().kind, headline.front().tree, p.world);
   if (n > 1 && p.fit.nsPerByte > 0) {
-    const double f = ringFactor(fitKind);
-    p.ringBandwidthNow = f * (n - 1) / n / (p.fit.nsPerByte * 1e-9);
-    p.ringLatencyNow = p.fit.interceptNs / (f * (n - 1));
+    p.ringBandwidthNow = shapeNow.bandwidthShare / (p.fit.nsPerByte * 1e-9);
+    p.ringLatencyNow = p.fit.interceptNs / shapeNow.hops;
   }
-  // The collectives after the move: on one machine the ring runs over the intra-node link; on
-  // several it still crosses machines, over the link given for them or the one the run got.
-  auto ring = [&](const Link& link, double bytes, double f) {
-    return f * (n - 1) * link.latencyNs + f * (n - 1) / n * bytes / link.bytesPerSecond * 1e9;
+  // The collectives after the move, each with its algorithm: on one machine over the intra-node
+  // link; on several they still cross machines, over the link given for them or the one the run
+  // got.
+  auto modelled = [&](const Link& link, double bytes, const CollectiveShape& shape) {
+    return shape.hops * link.latencyNs + shape.bandwidthShare * bytes / link.bytesPerSecond * 1e9;
   };
   const bool changes = p.hostsAfter != p.hostsNow || in.inter.has_value();
   double now = 0, after = 0;
   for (const Collective& c : collectives) {
-    auto kindFit = fits.find(c.kind);
+    auto kindFit = fits.find(fitKey(c));
     if (!c.bytes || kindFit == fits.end()) continue;
-    const double bytes = static_cast<double>(*c.bytes), f = ringFactor(c.kind);
+    const double bytes = static_cast<double>(*c.bytes);
+    const CollectiveShape shape = collectiveShape(c.kind, c.tree, p.world);
     const double t = kindFit->second.predictNs(bytes);
     now += t;
     if (!changes || n <= 1)
       after += t;
     else if (p.hostsAfter == 1)
-      after += ring(in.intra, bytes, f);
+      after += modelled(in.intra, bytes, shape);
     else if (in.inter)
-      after += ring(*in.inter, bytes, f);
+      after += modelled(*in.inter, bytes, shape);
     else
       after += t;
   }
@@ -317,6 +406,14 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
       "collectives as a ring, each kind fitted apart: T = f(n−1)·α + f(n−1)/n · bytes / "
       "bandwidth (f = 2 for an all-reduce, 1 for the others), α and bandwidth "
       "fitted on the run's own collectives (their times include waiting for late ranks)");
+  p.treeAllReduce = std::any_of(collectives.begin(), collectives.end(), [](const Collective& c) {
+    return c.tree && c.kind == "all_reduce";
+  });
+  if (p.treeAllReduce) {
+    p.assumptions.push_back(
+        "all-reduces whose NCCL kernels name the TREE algorithm are fitted apart, as a binary "
+        "tree: T = 2⌈log₂ n⌉·α + 2 · bytes / bandwidth, and keep that algorithm after the move");
+  }
   p.assumptions.push_back("only exposed communication (not under computation) shortens the step");
   return p;
 }
@@ -338,13 +435,16 @@ std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, cons
   return text;
 }
 
-std::string astraSystemJson(int dimensions) {
-  std::string each = "\"ring\"";
-  for (int i = 1; i < dimensions; ++i) each += ", \"ring\"";
+std::string astraSystemJson(int dimensions, bool treeAllReduce) {
+  std::string each = "\"ring\"", reduce = treeAllReduce ? "\"doubleBinaryTree\"" : each;
+  for (int i = 1; i < dimensions; ++i) {
+    each += ", \"ring\"";
+    reduce += treeAllReduce ? ", \"doubleBinaryTree\"" : ", \"ring\"";
+  }
   return "{\n  \"scheduling-policy\": \"LIFO\",\n  \"endpoint-delay\": 10,\n"
          "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n"
          "  \"all-reduce-implementation\": [" +
-         each +
+         reduce +
          "],\n"
          "  \"all-gather-implementation\": [" +
          each +

@@ -24,7 +24,8 @@ namespace ts::advisor {
 struct Collective {
   uint32_t rank = 0;  // index into Session::ranks
   TimeNs start = 0, duration = 0;
-  std::string kind;  // "all_reduce", "all_gather", "reduce_scatter", "broadcast", …
+  std::string kind;   // "all_reduce", "all_gather", "reduce_scatter", "broadcast", …
+  bool tree = false;  // NCCL's kernel name says TREE (else a ring, named or taken)
   std::optional<int64_t> bytes;
 };
 
@@ -45,6 +46,17 @@ std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives
 // reduce-scatter then an all-gather), 1 for the others.
 double ringFactor(std::string_view kind);
 
+// A collective of n ranks as T = hops · α + bandwidthShare · bytes / bandwidth. A ring: f(n−1)
+// hops and f(n−1)/n (f: ringFactor). NCCL's tree all-reduce (reduce up a binary tree, broadcast
+// down, pipelined): 2⌈log₂ n⌉ hops and the whole buffer up and down, 2.
+struct CollectiveShape {
+  double hops = 0, bandwidthShare = 0;
+};
+CollectiveShape collectiveShape(std::string_view kind, bool tree, int ranks);
+
+// The kinds are fitted apart, and a tree apart from a ring: "all_reduce", "all_reduce/tree".
+std::string fitKey(const Collective& c);
+
 struct Link {
   std::string name;
   double bytesPerSecond = 0;
@@ -54,14 +66,23 @@ std::optional<Link> intraNodeLink(std::string_view name);  // nvlink2/3/4, pcie3
 std::optional<Link> interNodeLink(std::string_view name);  // 25g, 100g, 200g, 400g
 
 struct ConsolidationInput {
-  int world = 0;                   // ranks in the job (0: the session's)
-  int gpusPerNode = 8;             // after the move
-  int nodesNow = 0;                // machines the job runs on now (0: the session ranks' hosts)
+  int world = 0;        // ranks in the job (0: as its traces say, else the session's ranks)
+  int gpusPerNode = 8;  // after the move
+  int nodesNow = 0;     // machines the job runs on now (0: the session ranks' hosts)
   std::vector<std::string> hosts;  // per session rank (index), from the session or the user
   Link intra;                      // the link inside one machine
   int machinesAfter = 0;           // the layout to predict (0: the fewest machines)
   std::optional<Link> inter;       // the link between machines after (none: as the run got it)
+  // A data-parallel step's gradient bytes (a model's parameters), for a trace whose all-reduces
+  // carry no sizes: each step's all-reduces share them evenly (DDP's buckets). 0: none.
+  int64_t gradientBytes = 0;
+  std::string gradientSource;  // where they came from, for the assumptions ("resnet50.onnx")
 };
+
+// Gives the all-reduces without a size each step's share of `gradientBytes` (a rank's step: the
+// diagnosis's; without steps, the whole run is one). Returns how many were sized.
+size_t sizeFromGradients(std::vector<Collective>& collectives, const Diagnosis& diagnosis,
+                         int64_t gradientBytes);
 
 struct ConsolidationPlan {
   int world = 0;
@@ -70,16 +91,19 @@ struct ConsolidationPlan {
   AlphaBeta fit;                               // of the kind with the most sizes (the headline)
   std::string fitKind;
   std::map<std::string, AlphaBeta> fitByKind;  // each kind of collective fitted apart
-  double ringBandwidthNow = 0;  // bytes/s the fit implies for a ring of `world` ranks
-  double ringLatencyNow = 0;    // ns per ring hop
+  // What the headline fit implies for its collectives (a ring or a tree of `world` ranks).
+  double ringBandwidthNow = 0;  // bytes/s
+  double ringLatencyNow = 0;    // ns per hop
   // Per step (the diagnosis's, averaged): time, exposed communication now and after.
   TimeNs stepNow = 0, exposedNow = 0, exposedAfter = 0;
   TimeNs stepAfter() const { return stepNow - (exposedNow - exposedAfter); }
-  double commRatio = 1;  // collectives' predicted time after ÷ now
+  double commRatio = 1;        // collectives' predicted time after ÷ now
+  bool treeAllReduce = false;  // the run's all-reduces name NCCL's TREE algorithm
   std::vector<std::string> assumptions;
 };
 
-// Errors: no communication kernels, no sizes to calibrate on, ranks without hosts.
+// Errors: no communication kernels, no sizes to calibrate on, ranks without hosts, a job larger
+// than the session whose machines now cannot be bounded (nodesNow needed).
 Result<ConsolidationPlan> planConsolidation(const Session& session, const Diagnosis& diagnosis,
                                             const LaunchIndex& launches,
                                             const ConsolidationInput& input);
@@ -87,6 +111,7 @@ Result<ConsolidationPlan> planConsolidation(const Session& session, const Diagno
 // ASTRA-sim 2.x inputs for a layout: the analytical network (YAML: topology, NPUs per
 // dimension, bandwidth GB/s, latency ns) and the system (JSON: collective implementations).
 std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, const Link& inter);
-std::string astraSystemJson(int dimensions);
+// `treeAllReduce`: the run's all-reduces are NCCL trees, written as ASTRA-sim's doubleBinaryTree.
+std::string astraSystemJson(int dimensions, bool treeAllReduce = false);
 
 }  // namespace ts::advisor

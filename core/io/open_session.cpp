@@ -342,6 +342,10 @@ Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
   }
   if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
   TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
+  for (const ImportInfo& info : infos) {  // one job: checkOneJob found them agreeing
+    if (info.worldSize > 0 && info.worldSize <= INT32_MAX)
+      b.provenance().worldSize = static_cast<int32_t>(info.worldSize);
+  }
   if (paths.size() > 1) {
     std::vector<TimeNs> own(paths.size());
     for (size_t i = 0; i < paths.size(); ++i)

@@ -125,6 +125,7 @@ ImportInfo sessionImportInfo(const Session& src) {
   info.firstTimestamp = src.startTime();
   // Captures and epoch-based traces hold wall-clock times (after 2001 in ns).
   info.absoluteClock = src.startTime() > 1'000'000'000'000'000'000;
+  if (src.provenance.worldSize > 0) info.worldSize = src.provenance.worldSize;
   if (!src.ranks.empty()) {
     const Rank& r = src.ranks[0];
     if (r.label.rfind("rank ", 0) == 0) info.distributedRank = r.rank;

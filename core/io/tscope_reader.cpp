@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -210,6 +211,9 @@ Status Reader::readMeta() {
       p.exitCode = std::atoi(value.c_str());
     else if (key == "dropped_records")
       p.droppedRecords = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "world_size")
+      p.worldSize =
+          static_cast<int32_t>(std::clamp<long long>(std::atoll(value.c_str()), 0, INT32_MAX));
     else if (key.starts_with("skipped:"))
       p.skipped[key.substr(8)] = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "simulated_workload")

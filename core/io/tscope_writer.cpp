@@ -88,6 +88,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
   if (!p.incompleteReason.empty()) meta.emplace_back("incomplete_reason", p.incompleteReason);
   if (p.exitCode) meta.emplace_back("exit_code", std::to_string(*p.exitCode));
   if (p.droppedRecords) meta.emplace_back("dropped_records", std::to_string(p.droppedRecords));
+  if (p.worldSize > 0) meta.emplace_back("world_size", std::to_string(p.worldSize));
   for (const auto& [what, n] : p.skipped) meta.emplace_back("skipped:" + what, std::to_string(n));
   if (p.simulation) {
     std::string policies;

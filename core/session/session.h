@@ -44,6 +44,9 @@ struct Provenance {
                                 // trace was opened without its damaged part (incompleteReason says)
   std::string incompleteReason;
   uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep
+  // The job's rank count as its traces state it (Kineto's distributedInfo.world_size), which a
+  // session holding a sample of the ranks cannot tell by itself; 0 when no trace says.
+  int32_t worldSize = 0;
   // What the readers left out of the source files, by what it was (ImportInfo::skipped, summed
   // over the files): "OSRT_API rows" → 849.
   std::map<std::string, uint64_t> skipped;

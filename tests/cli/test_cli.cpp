@@ -484,44 +484,78 @@ TEST_F(Cli, AdviseConsolidateFromTheRunsCollectives) {
   const std::string k = std::string(TSCOPE_SHARED_DATA) + "/kineto/hta-trace_filter--sampled_rank-";
   const std::string runs = k + "0.json.gz " + k + "1.json.gz";
   const std::string astra = path("astra");
-  CliRun r = cli("advise consolidate " + runs +
-                 " --gpus-per-node 8 --hosts 0=a,1=b --json "
-                 "--astra-out " +
-                 astra);
+  auto said = [](simdjson::dom::element doc, std::string_view text) {
+    for (auto a : simdjson::dom::array(doc["assumptions"])) {
+      if (std::string_view(a).find(text) != std::string_view::npos) return true;
+    }
+    return false;
+  };
+  // Two sampled ranks of a 128-rank job (their distributedInfo.world_size): 16 machines of 8 GPUs
+  // are more than the two the ranks name, and where the others run is unknown: asked for.
+  CliRun r = cli("advise consolidate " + runs + " --gpus-per-node 8 --hosts 0=a,1=b");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("the job's 128 ranks need at least 16 machines of 8 GPUs, more than the 2"),
+            std::string::npos)
+      << r.out;
+  r = cli("advise consolidate " + runs +
+          " --gpus-per-node 8 --hosts 0=a,1=b --nodes 32 --json "
+          "--astra-out " +
+          astra);
   ASSERT_EQ(r.exitCode, 0) << r.out;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(r.out);
-  EXPECT_EQ(int64_t(doc["prediction"]["machines_now"]), 2);
-  EXPECT_EQ(int64_t(doc["prediction"]["machines_after"]), 1);
+  EXPECT_EQ(int64_t(doc["inputs"]["world"]), 128);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_now"]), 32);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_after"]), 16);
+  EXPECT_TRUE(said(doc, "a job of 128 ranks, as its traces say"));
   // The nccl:<collective> annotations with sizes: 20, of three kinds fitted apart.
   int64_t sized = 0;
   for (auto k : simdjson::dom::array(doc["fit"]["by_kind"])) sized += int64_t(k["samples"]);
   EXPECT_EQ(sized, 20);
   EXPECT_EQ(simdjson::dom::array(doc["fit"]["by_kind"]).size(), 3u);
-  EXPECT_LT(int64_t(doc["prediction"]["step_ns_after"]), int64_t(doc["prediction"]["step_ns_now"]));
+  // Still across machines, over the link the run got: nothing predicted to change.
+  EXPECT_EQ(int64_t(doc["prediction"]["step_ns_after"]), int64_t(doc["prediction"]["step_ns_now"]));
   // The run's collectives wait for each other: the fit says it is poor, and so does the advice.
-  std::string assumptions;
-  for (auto a : simdjson::dom::array(doc["assumptions"]))
-    assumptions += std::string(std::string_view(a));
-  EXPECT_NE(assumptions.find("the fit is poor"), std::string::npos) << assumptions;
+  EXPECT_TRUE(said(doc, "the fit is poor"));
   EXPECT_TRUE(fs::exists(astra + "/network_now.yml"));
   EXPECT_TRUE(fs::exists(astra + "/network_after.yml"));
   EXPECT_TRUE(fs::exists(astra + "/system.json"));
+  // Taken as a job of these two ranks alone: onto one machine, the difference said.
+  const std::string two = runs + " --world 2";
+  r = cli("advise consolidate " + two + " --gpus-per-node 8 --hosts 0=a,1=b --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  doc = parser.parse(r.out);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_now"]), 2);
+  EXPECT_EQ(int64_t(doc["prediction"]["machines_after"]), 1);
+  EXPECT_LT(int64_t(doc["prediction"]["step_ns_after"]), int64_t(doc["prediction"]["step_ns_now"]));
+  EXPECT_TRUE(said(doc, "a job of 2 ranks, as given; its traces say 128"));
+  // A model's gradients are not needed where the trace has sizes; a model that is not there.
+  r = cli("advise consolidate " + two +
+          " --gpus-per-node 8 --hosts 0=a,1=b --model resnet50 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  doc = parser.parse(r.out);
+  EXPECT_EQ(std::string_view(doc["inputs"]["model"]), "resnet50");
+  EXPECT_GT(int64_t(doc["inputs"]["gradient_bytes"]), 90'000'000);  // 25.6 M fp32 parameters
+  EXPECT_TRUE(said(doc, "the gradients of resnet50 were not needed"));
+  r = cli("advise consolidate " + two + " --gpus-per-node 8 --hosts 0=a,1=b --model " +
+          path("missing.onnx"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("missing.onnx"), std::string::npos) << r.out;
   // A faster link between the same machines, and a layout too small for the job.
-  r = cli("advise consolidate " + runs + " --gpus-per-node 1 --hosts 0=a,1=b --inter 400g");
+  r = cli("advise consolidate " + two + " --gpus-per-node 1 --hosts 0=a,1=b --inter 400g");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("run on 2 machines over 400 Gb/s"), std::string::npos) << r.out;
-  r = cli("advise consolidate " + runs + " --gpus-per-node 1 --hosts 0=a,1=b --machines 1");
+  r = cli("advise consolidate " + two + " --gpus-per-node 1 --hosts 0=a,1=b --machines 1");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("cannot hold the job's 2 ranks"), std::string::npos) << r.out;
   EXPECT_EQ(
-      cli("advise consolidate " + runs + " --gpus-per-node 8 --hosts 0=a,1=b --inter 10g").exitCode,
+      cli("advise consolidate " + two + " --gpus-per-node 8 --hosts 0=a,1=b --inter 10g").exitCode,
       2);
-  r = cli("advise consolidate " + runs + " --gpus-per-node 8 --hosts 0=a,1=b --machines 3");
+  r = cli("advise consolidate " + two + " --gpus-per-node 8 --hosts 0=a,1=b --machines 3");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("more machines than ranks"), std::string::npos) << r.out;
   // The link asked for is in the JSON.
-  r = cli("advise consolidate " + runs + " --gpus-per-node 1 --hosts 0=a,1=b --inter 25g --json");
+  r = cli("advise consolidate " + two + " --gpus-per-node 1 --hosts 0=a,1=b --inter 25g --json");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   doc = parser.parse(r.out);
   EXPECT_EQ(std::string_view(doc["inputs"]["inter_link"]), "25 Gb/s Ethernet");

@@ -384,9 +384,14 @@ namespace {
 
 // Ranks 0 and 4 of an 8-rank job on two 4-GPU machines (a, b). Each step all-reduces 10, 50 and
 // 100 MB; the kernels take exactly what a ring of 8 over 100 Gb/s with 10 µs a hop takes:
-// 2·7·10 µs + 2·7/8 · bytes / 12.5 GB/s. No computation: all of it exposed.
-SessionPtr twoMachines(bool gathers = false) {
+// 2·7·10 µs + 2·7/8 · bytes / 12.5 GB/s. No computation: all of it exposed. `traced`: the
+// world size the traces state (0: none). `tree`: NCCL's TREE all-reduce kernels instead, taking
+// what a binary tree of 8 over the same link takes: 2·3·10 µs + 2 · bytes / 12.5 GB/s.
+// `sized`: the annotations carry the sizes (record_shapes).
+SessionPtr twoMachines(bool gathers = false, int32_t traced = 0, bool tree = false,
+                       bool sized = true) {
   SessionBuilder b;
+  b.provenance().worldSize = traced;
   uint32_t corr = 0;
   for (int32_t number : {0, 4}) {
     const uint32_t rank = b.rank(number);
@@ -397,7 +402,7 @@ SessionPtr twoMachines(bool gathers = false) {
     // One collective: its annotation with the size, the launch, the kernel taking `t`.
     auto collective = [&](const char* kind, const char* kernel, int64_t bytes, TimeNs t) {
       NvtxDetail n;
-      n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
+      if (sized) n.inputs = b.intern("float[" + std::to_string(bytes / 4) + "]");
       b.addNvtx(th, at, at + 20, b.intern(std::string("nccl:") + kind), n);
       ApiDetail a;
       a.correlation = ++corr;
@@ -411,8 +416,12 @@ SessionPtr twoMachines(bool gathers = false) {
       const TimeNs stepStart = at;
       for (int64_t mb : {10, 50, 100}) {
         const int64_t bytes = mb * 1'000'000;
-        collective("all_reduce", "ncclKernel_AllReduce_RING_LL_Sum_float", bytes,
-                   140'000 + static_cast<TimeNs>(std::llround(1.75 * bytes / 12.5e9 * 1e9)));
+        if (tree)
+          collective("all_reduce", "ncclKernel_AllReduce_TREE_LL_Sum_float", bytes,
+                     60'000 + static_cast<TimeNs>(std::llround(2.0 * bytes / 12.5e9 * 1e9)));
+        else
+          collective("all_reduce", "ncclKernel_AllReduce_RING_LL_Sum_float", bytes,
+                     140'000 + static_cast<TimeNs>(std::llround(1.75 * bytes / 12.5e9 * 1e9)));
       }
       if (gathers)  // and a 40 MB all-gather: 7·10 µs + 7/8 · 40 MB / 12.5 GB/s
         collective("all_gather", "ncclKernel_AllGather_RING_LL_Sum_float", 40'000'000,
@@ -424,6 +433,15 @@ SessionPtr twoMachines(bool gathers = false) {
   return *b.build();
 }
 
+// The two machines' job onto one machine of 8 GPUs over NVLink 3; `world` ranks (0: not given).
+ConsolidationInput ontoOneMachine(int world) {
+  ConsolidationInput in;
+  in.world = world, in.gpusPerNode = 8;
+  in.hosts = {"a", "b"};
+  in.intra = *intraNodeLink("nvlink3");
+  return in;
+}
+
 TEST(Consolidate, FitsTheRunsCollectivesAndDropsTheInterNodeShare) {
   SessionPtr s = twoMachines();
   LaunchIndex launches(*s);
@@ -433,10 +451,7 @@ TEST(Consolidate, FitsTheRunsCollectivesAndDropsTheInterNodeShare) {
   EXPECT_EQ(*collectives[0].bytes, 10'000'000);
   auto d = diagnose(*s, {});
   ASSERT_TRUE(d.ok());
-  ConsolidationInput in;
-  in.world = 8, in.gpusPerNode = 8;
-  in.hosts = {"a", "b"};
-  in.intra = *intraNodeLink("nvlink3");
+  ConsolidationInput in = ontoOneMachine(8);
   auto p = planConsolidation(*s, *d, launches, in);
   ASSERT_TRUE(p.ok()) << p.error();
   // The fit reproduces the measured collectives (exact here) and reads back the ring's link.
@@ -489,16 +504,117 @@ TEST(Consolidate, EachKindOfCollectiveFittedApart) {
   LaunchIndex launches(*s);
   auto d = diagnose(*s, {});
   ASSERT_TRUE(d.ok());
-  ConsolidationInput in;
-  in.world = 8, in.gpusPerNode = 8;
-  in.hosts = {"a", "b"};
-  in.intra = *intraNodeLink("nvlink3");
+  ConsolidationInput in = ontoOneMachine(8);
   auto p = planConsolidation(*s, *d, launches, in);
   ASSERT_TRUE(p.ok()) << p.error();
   ASSERT_EQ(p->fitByKind.size(), 2u);
   EXPECT_EQ(p->fitKind, "all_reduce");  // the most sizes
   EXPECT_LT(p->fitByKind.at("all_gather").meanAbsErrorPct, 0.01);
   EXPECT_NEAR(p->commRatio, (1.143333 + 0.151667) / (22.82 + 2.87), 1e-4);
+}
+
+// Tree all-reduces are fitted as a tree and stay one after the move. Now per step: 3·60 µs +
+// 2·160 MB / 12.5 GB/s = 25.78 ms; on one machine over NVLink 3 (300 GB/s, 5 µs): 3·6·5 µs +
+// 2·160 MB / 300 GB/s = 1.156667 ms.
+TEST(Consolidate, TreeAllReducesKeepTheirAlgorithm) {
+  SessionPtr s = twoMachines(false, 0, true);
+  LaunchIndex launches(*s);
+  const auto collectives = collectivesOf(*s, launches);
+  ASSERT_FALSE(collectives.empty());
+  EXPECT_TRUE(collectives[0].tree);
+  EXPECT_EQ(fitKey(collectives[0]), "all_reduce/tree");
+  auto d = diagnose(*s, {});
+  ASSERT_TRUE(d.ok());
+  ConsolidationInput in = ontoOneMachine(8);
+  auto p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->fitKind, "all_reduce/tree");
+  EXPECT_LT(p->fit.meanAbsErrorPct, 0.01);
+  EXPECT_NEAR(p->ringBandwidthNow, 12.5e9, 12.5e9 * 1e-4);
+  EXPECT_NEAR(p->ringLatencyNow, 10'000, 10);
+  EXPECT_NEAR(p->commRatio, 1.156667 / 25.78, 1e-4);
+  EXPECT_TRUE(p->treeAllReduce);
+  // The shapes by hand: a tree of 8 has 6 hops; a ring of 8, 14.
+  EXPECT_DOUBLE_EQ(collectiveShape("all_reduce", true, 8).hops, 6);
+  EXPECT_DOUBLE_EQ(collectiveShape("all_reduce", false, 8).hops, 14);
+  EXPECT_DOUBLE_EQ(collectiveShape("all_gather", true, 8).bandwidthShare, 0.875);
+}
+
+// A trace without sizes: the fit has nothing to go on, unless a model's gradients size the
+// all-reduces — each step's three share its 160 MB. The bytes a step moves are the same as in
+// the sized run, so the collectives after the move take the same 1.14333 ms a step (3 · 14
+// hops · 5 µs + 1.75 · 160 MB / 300 GB/s), against the 22.82 ms measured.
+TEST(Consolidate, AModelsGradientsSizeTheAllReduces) {
+  SessionPtr s = twoMachines(false, 0, false, false);
+  LaunchIndex launches(*s);
+  auto d = diagnose(*s, {});
+  ASSERT_TRUE(d.ok());
+  ConsolidationInput in = ontoOneMachine(8);
+  auto none = planConsolidation(*s, *d, launches, in);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("a model's gradients can size"), std::string::npos) << none.error();
+  auto collectives = collectivesOf(*s, launches);
+  ASSERT_EQ(collectives.size(), 18u);
+  EXPECT_EQ(sizeFromGradients(collectives, *d, 160'000'000), 18u);
+  for (const Collective& c : collectives) EXPECT_EQ(*c.bytes, 53'333'333);
+  in.gradientBytes = 160'000'000, in.gradientSource = "a 40 M-parameter model";
+  auto p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_NEAR(p->commRatio, 1.143333 / 22.82, 1e-4);
+  bool said = false;
+  for (const std::string& a : p->assumptions)
+    said = said || a.find("18 all-reduces sized from the gradients of a 40 M-parameter model") !=
+                       std::string::npos;
+  EXPECT_TRUE(said);
+  // A trace with sizes keeps its own.
+  SessionPtr sized = twoMachines();
+  LaunchIndex sizedLaunches(*sized);
+  auto sd = diagnose(*sized, {});
+  ASSERT_TRUE(sd.ok());
+  auto own = planConsolidation(*sized, *sd, sizedLaunches, in);
+  ASSERT_TRUE(own.ok());
+  EXPECT_NE(own->assumptions[0].find("were not needed"), std::string::npos) << own->assumptions[0];
+}
+
+// The job's size as its traces state it, when not given; the machines now bounded or asked for.
+TEST(Consolidate, TheJobsSizeFromItsTraces) {
+  SessionPtr s = twoMachines(false, 8);
+  LaunchIndex launches(*s);
+  auto d = diagnose(*s, {});
+  ASSERT_TRUE(d.ok());
+  ConsolidationInput in = ontoOneMachine(0);
+  auto p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->world, 8);
+  EXPECT_EQ(p->hostsAfter, 1);
+  // As in the test above, where the 8 ranks were given: the same ring, the same saving.
+  EXPECT_NEAR(p->commRatio, 1.143333 / 22.82, 1e-4);
+  auto said = [](const ConsolidationPlan& plan, std::string_view text) {
+    for (const std::string& a : plan.assumptions) {
+      if (a.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(said(*p, "a job of 8 ranks, as its traces say")) << p->assumptions[0];
+  // Given, and differing from the traces: the given size, and the difference said.
+  in.world = 16;
+  p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->world, 16);
+  EXPECT_TRUE(said(*p, "a job of 16 ranks, as given; its traces say 8"));
+  // Two GPUs a machine: the 8 ranks need 4 machines, more than the 2 the ranks held name, and
+  // where the other 6 run is unknown: asked for.
+  in.world = 0, in.gpusPerNode = 2;
+  p = planConsolidation(*s, *d, launches, in);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().find("need at least 4 machines of 2 GPUs, more than the 2"),
+            std::string::npos)
+      << p.error();
+  in.nodesNow = 8;
+  p = planConsolidation(*s, *d, launches, in);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->hostsNow, 8);
+  EXPECT_EQ(p->hostsAfter, 4);
 }
 
 TEST(Consolidate, AstraSimInputsForBothLayouts) {
@@ -509,6 +625,11 @@ TEST(Consolidate, AstraSimInputsForBothLayouts) {
   EXPECT_NE(two.find("bandwidth: [ 300.000, 12.500 ]"), std::string::npos) << two;
   const std::string one = astraNetworkYaml(8, 1, intra, inter);
   EXPECT_NE(one.find("npus_count: [ 8 ]"), std::string::npos) << one;
+  EXPECT_NE(astraSystemJson(2, true).find("\"all-reduce-implementation\": [\"doubleBinaryTree\", "
+                                          "\"doubleBinaryTree\"]"),
+            std::string::npos);
+  EXPECT_NE(astraSystemJson(2, true).find("\"all-gather-implementation\": [\"ring\", \"ring\"]"),
+            std::string::npos);
   EXPECT_NE(astraSystemJson(2).find("\"all-reduce-implementation\": [\"ring\", \"ring\"]"),
             std::string::npos);
 }

@@ -288,6 +288,24 @@ TEST(ChromeJson, SeveralFilesOpenAsOneMultiRankSession) {
   EXPECT_EQ(first[0], 1682725898082228000);
   EXPECT_EQ(first[1], 1682725898082381000);
   EXPECT_NE(session.deviceLabel(0).find("rank 0 / "), std::string::npos);
+  // Two sampled ranks of a 128-rank job: the job's size is kept, and saved.
+  EXPECT_EQ(session.provenance.worldSize, 128);
+  const std::string saved =
+      (fs::temp_directory_path() / ("ranks-" + std::to_string(::getpid()) + ".tscope")).string();
+  ASSERT_TRUE(saveSession(session, saved).ok());
+  auto back = openSessionFile(saved);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ((*back)->provenance.worldSize, 128);
+  fs::remove(saved);
+  // One rank saved, then opened beside the other: the job's size carried through the .tscope.
+  auto one = openSessionFile(kineto(kExpected[3].file));
+  ASSERT_TRUE(one.ok()) << one.error();
+  ASSERT_TRUE(saveSession(**one, saved).ok());
+  auto beside = openSessionFiles({saved, kineto(kExpected[4].file)});
+  ASSERT_TRUE(beside.ok()) << beside.error();
+  EXPECT_EQ((*beside)->provenance.worldSize, 128);
+  EXPECT_EQ((*beside)->ranks.size(), 2u);
+  fs::remove(saved);
 
   OpenOptions shifted;
   shifted.shiftNs[1] = -381000;

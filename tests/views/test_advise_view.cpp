@@ -85,10 +85,25 @@ class TestAdviseView : public QObject {
     view.hosts()->clear();
     QVERIFY(answered(view, AdviseView::Consolidate));
     QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("name no machine"));
+    // Two sampled ranks of a 128-rank job (the traces' world size): where the other 126 run is
+    // unknown, and 16 machines of 8 GPUs are more than the 2 named, so it asks.
     view.hosts()->setText("0=nodeA, 1=nodeB");
     QVERIFY(answered(view, AdviseView::Consolidate));
-    const QString text = view.result(AdviseView::Consolidate)->toPlainText();
-    QVERIFY2(text.contains("2 machine(s) → 1 machine(s)") && text.contains("less per step"),
+    QString text = view.result(AdviseView::Consolidate)->toPlainText();
+    QVERIFY2(text.contains("128 ranks need at least 16 machines of 8 GPUs") &&
+                 text.contains("how many machines it runs on now"),
+             qPrintable(text));
+    view.nodesNow()->setValue(32);
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    text = view.result(AdviseView::Consolidate)->toPlainText();
+    QVERIFY2(text.contains("128 ranks on 32 machine(s) → 16 machine(s)"), qPrintable(text));
+    // Taken as a job of these two ranks alone: onto one machine.
+    view.nodesNow()->setValue(0);
+    view.world()->setValue(2);
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    text = view.result(AdviseView::Consolidate)->toPlainText();
+    QVERIFY2(text.contains("2 machine(s) → 1 machine(s)") && text.contains("less per step") &&
+                 text.contains("as given; its traces say 128"),
              qPrintable(text));
     // The same two machines over a faster link between them.
     view.gpusPerNode()->setValue(1);

@@ -109,14 +109,24 @@ AdviseView::AdviseView(SessionSource sessions, QWidget* parent)
     f->addRow(tr("GPUs per machine"), gpusPerNode_);
     world_ = new QSpinBox(form);
     world_->setRange(0, 1 << 20);
-    world_->setSpecialValueText(tr("the session's ranks"));
+    world_->setSpecialValueText(tr("as the traces say"));
+    world_->setToolTip(
+        tr("The job's rank count. Default: its traces' distributedInfo.world_size, else the "
+           "session's ranks."));
     f->addRow(tr("Ranks in the job"), world_);
+    nodesNow_ = new QSpinBox(form);
+    nodesNow_->setRange(0, 1 << 20);
+    nodesNow_->setSpecialValueText(tr("as the hosts say"));
+    nodesNow_->setToolTip(
+        tr("The machines the job runs on now. Default: those its ranks' hosts name; needed "
+           "when the session holds a sample of a larger job."));
+    f->addRow(tr("Machines now"), nodesNow_);
     hosts_ = new QLineEdit(form);
     hosts_->setPlaceholderText(tr("0=nodeA, 1=nodeB"));
     hosts_->setToolTip(
         tr("Each rank's machine (rank number = host), when the trace does not "
            "name them."));
-    f->addRow(tr("Machines"), hosts_);
+    f->addRow(tr("Each rank's machine"), hosts_);
     intra_ = new QComboBox(form);
     for (const char* l : kLinks) intra_->addItem(QString::fromLatin1(l));
     f->addRow(tr("Link in a machine"), intra_);
@@ -130,6 +140,13 @@ AdviseView::AdviseView(SessionSource sessions, QWidget* parent)
       inter_->addItem(QString::fromStdString(advisor::interNodeLink(l)->name),
                       QString::fromLatin1(l));
     f->addRow(tr("Link between machines"), inter_);
+    gradientModel_ = new QLineEdit(form);
+    gradientModel_->setPlaceholderText(tr("if the trace has no sizes"));
+    gradientModel_->setToolTip(
+        tr("An ONNX file or a built-in model's name (resnet50, …) whose gradients size the "
+           "all-reduces, when the trace records none: a data-parallel step all-reduces each "
+           "gradient once."));
+    f->addRow(tr("Model for gradient sizes"), gradientModel_);
     connect(run_, &QComboBox::currentIndexChanged, this, [this](int i) {
       if (i < 0 || static_cast<size_t>(i) >= open_.size()) return;
       QStringList known;
@@ -389,6 +406,7 @@ void AdviseView::predict(Tab tab) {
     advisor::ConsolidationInput in;
     in.gpusPerNode = gpusPerNode_->value();
     in.world = world_->value();
+    in.nodesNow = nodesNow_->value();
     in.intra = *advisor::intraNodeLink(intra_->currentText().toStdString());
     in.machinesAfter = machines_->value();
     if (const QString inter = inter_->currentData().toString(); !inter.isEmpty())
@@ -400,8 +418,9 @@ void AdviseView::predict(Tab tab) {
       const int rank = kv.value(0).trimmed().toInt(&ok);
       if (kv.size() != 2 || !ok || kv[1].trimmed().isEmpty()) {
         start.ok = false;
-        start.html = tr("Machines: write RANK=HOST pairs, as 0=nodeA, 1=nodeB (not “%1”).")
-                         .arg(item.trimmed().toHtmlEscaped());
+        start.html =
+            tr("Each rank's machine: write RANK=HOST pairs, as 0=nodeA, 1=nodeB (not “%1”).")
+                .arg(item.trimmed().toHtmlEscaped());
         present(start);
         return;
       }
@@ -409,9 +428,20 @@ void AdviseView::predict(Tab tab) {
         if (session->ranks[r].rank == rank) in.hosts[r] = kv[1].trimmed().toStdString();
       }
     }
-    job_.start([session, in](const Progress& progress) {
+    const std::string gradientModel = gradientModel_->text().trimmed().toStdString();
+    job_.start([session, in, gradientModel](const Progress& progress) mutable {
       Outcome o;
       o.tab = Consolidate;
+      if (!gradientModel.empty()) {
+        auto graph = advisor::loadModelAt(gradientModel, 1);
+        if (!graph) {
+          o.ok = false;
+          o.html = html(graph.error());
+          return o;
+        }
+        in.gradientBytes = graph->parameterBytes();
+        in.gradientSource = graph->name.empty() ? gradientModel : graph->name;
+      }
       DiagnoseOptions d;
       d.runRules = false;
       auto diagnosis = diagnose(*session, d, progress);
@@ -440,7 +470,7 @@ void AdviseView::predict(Tab tab) {
                     QString::number(p->fit.nsPerByte, 'g', 4) + " ns/B"});
       h += row({QObject::tr("mean error, R²"), QString::number(p->fit.meanAbsErrorPct, 'f', 1) +
                                                    " %, " + QString::number(p->fit.r2, 'f', 3)});
-      h += row({QObject::tr("ring bandwidth, latency a hop"),
+      h += row({QObject::tr("bandwidth, latency a hop"),
                 QString::fromStdString(formatBandwidth(p->ringBandwidthNow)) + ", " +
                     dur(static_cast<TimeNs>(p->ringLatencyNow))});
       h += row({QObject::tr("step now / after"), dur(p->stepNow) + " / " + dur(p->stepAfter())});

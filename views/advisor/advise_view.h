@@ -57,6 +57,9 @@ class AdviseView : public QWidget {
   QComboBox* migGpu() const { return mig_; }
   QComboBox* consolidateSession() const { return run_; }
   QSpinBox* gpusPerNode() const { return gpusPerNode_; }
+  QSpinBox* world() const { return world_; }
+  QSpinBox* nodesNow() const { return nodesNow_; }
+  QLineEdit* gradientModel() const { return gradientModel_; }
   QLineEdit* hosts() const { return hosts_; }
   QComboBox* interLink() const { return inter_; }
   QComboBox* model() const { return model_; }
@@ -100,6 +103,8 @@ class AdviseView : public QWidget {
   QComboBox* run_ = nullptr;
   QSpinBox* gpusPerNode_ = nullptr;
   QSpinBox* world_ = nullptr;
+  QSpinBox* nodesNow_ = nullptr;
+  QLineEdit* gradientModel_ = nullptr;
   QLineEdit* hosts_ = nullptr;
   QComboBox* intra_ = nullptr;
   QSpinBox* machines_ = nullptr;  // the layout to predict (0: the fewest)

@@ -597,6 +597,11 @@ QString SessionView::overviewHtml() const {
   if (r.nvtxMarks) html += row(tr("NVTX marks"), htmlText(formatCount(r.nvtxMarks)));
   if (r.otherRanges) html += row(tr("Other ranges"), htmlText(formatCount(r.otherRanges)));
   html += row(tr("Streams / threads"), QStringLiteral("%1 / %2").arg(r.streams).arg(r.threads));
+  if (s.provenance.worldSize > 0) {
+    html += row(tr("Job"), tr("%1 of its %2 ranks here (the traces' distributedInfo.world_size)")
+                               .arg(s.ranks.size())
+                               .arg(s.provenance.worldSize));
+  }
   html += QStringLiteral("</table>");
   // What the readers left out of the files, by what it was: counted, never silent.
   if (!s.provenance.skipped.empty()) {
