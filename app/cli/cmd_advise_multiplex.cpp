@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "advisor/hetero_inputs.h"
+#include "advisor/model_estimate.h"
 #include "advisor/multiplex_advice.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_open.h"
@@ -21,6 +23,7 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: tensorscope-cli advise multiplex RUN RUN... [--gpu PRESET] [--memory N=SIZE ...]\n"
+    "                                        [--model N=MODEL:BATCH ...]\n"
     "                                        [--time-slice DUR] [--switch-cost DUR] [--json]\n"
     "                                        [--timeline PACKED.tscope] [-o OUT]\n"
     "       tensorscope-cli advise multiplex RUN --times N ...\n"
@@ -31,7 +34,9 @@ constexpr const char* kHelp =
     "from the\n"
     "launch configuration and occupancy; unknown counts as the whole GPU), peak memory (a "
     "session's\n"
-    "allocation counter, or --memory N=SIZE for job N, else unknown). The jobs are replayed "
+    "allocation counter, else the simulated training step of --model N=MODEL:BATCH (an ONNX file\n"
+    "or a built-in model at its batch; an upper bound), --memory N=SIZE over either, else\n"
+    "unknown). The jobs are replayed "
     "together,\n"
     "looping, with their own gaps, under time-slicing (turns of --time-slice, default 2ms, "
     "switches of\n"
@@ -64,9 +69,10 @@ std::string percent(double x) {
 
 int runAdviseMultiplex(const std::vector<std::string>& argv) {
   Args args;
-  const std::string bad = args.parse(
-      argv, {"--gpu", "--memory", "--time-slice", "--switch-cost", "--times", "--timeline", "-o"},
-      {"--json", "--help"});
+  const std::string bad = args.parse(argv,
+                                     {"--gpu", "--memory", "--model", "--time-slice",
+                                      "--switch-cost", "--times", "--timeline", "-o"},
+                                     {"--json", "--help"});
   if (!bad.empty()) return usage(bad);
   if (args.flag("--help")) {
     std::fputs(kHelp, stdout);
@@ -125,6 +131,16 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
       if (gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
     }
     jobs.push_back(std::move(*job));
+  }
+  std::string models;
+  for (const std::string& m : args.all("--model")) models += (models.empty() ? "" : ",") + m;
+  auto jobModels = advisor::parseJobModels(models, jobs.size());
+  if (!jobModels) return usage("--model " + jobModels.error());
+  for (const advisor::JobModel& m : *jobModels) {
+    auto graph = advisor::loadModelAt(m.model, m.batch);
+    if (!graph) return fail(graph.error());
+    advisor::estimatePeakFromModel(jobs[m.job - 1], advisor::stepPeakBytes(*graph),
+                                   m.model + " at batch " + std::to_string(m.batch));
   }
   for (const std::string& m : args.all("--memory")) {
     const size_t eq = m.find('=');
@@ -242,7 +258,11 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
           (allKnown ? formatBytes(static_cast<uint64_t>(total)) + " together" +
                           (gpuMemory > 0 ? fits ? ", fits" : ", does not fit" : "")
                     : std::string("unknown for some jobs")) +
-          "\nrecommendation: " + recommendation + "\n\ncaveats:\n";
+          "\n";
+  // Where each job's peak came from: a measurement, a model's estimate, the user, or nowhere.
+  for (const advisor::Job& j : jobs)
+    text += "  " + j.name.substr(0, 24) + ": " + j.memorySource + "\n";
+  text += "recommendation: " + recommendation + "\n\ncaveats:\n";
   for (const std::string& c : caveats) text += "  - " + c + "\n";
 
   if (auto out = args.option("--timeline")) {

@@ -10,6 +10,10 @@
 
 namespace ts::advisor {
 
+int64_t stepPeakBytes(const model::ModelGraph& graph, const model::StepOptions& options) {
+  return peakBytes(memsim::workloadFromStep(model::expandTrainingStep(graph, options)));
+}
+
 int64_t peakBytes(const memsim::SimWorkload& w) {
   const size_t n = w.kernels.size();
   if (n == 0) return 0;
@@ -56,7 +60,7 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
   auto peakOf = [&](const model::ModelGraph& g) {
     model::StepOptions o;
     o.optimizer = optimizer;
-    return peakBytes(memsim::workloadFromStep(model::expandTrainingStep(g, o)));
+    return stepPeakBytes(g, o);
   };
   const int64_t peakOne = peakOf(atOne), peakTwo = peakOf(atTwo);
   e.bytesPerSample = std::max<int64_t>(1, peakTwo - peakOne);

@@ -22,6 +22,11 @@ namespace ts::advisor {
 // its first use to its last, each kernel's workspace while it runs.
 int64_t peakBytes(const memsim::SimWorkload& workload);
 
+// The peak of a model's training step at its batch as the memory simulation expands it
+// (peakBytes of the step's workload). An upper bound on what a framework's allocator holds: no
+// tensor is freed before its last use or updated in place, everything fp32.
+int64_t stepPeakBytes(const model::ModelGraph& graph, const model::StepOptions& options = {});
+
 struct ModelEstimate {
   std::vector<HeteroDevice> devices;  // speeds and memory limits filled in
   std::vector<int64_t> deviceMemory;  // bytes, per device

@@ -11,6 +11,7 @@
 #include "analysis/intervals.h"
 #include "session/memory_counter.h"
 #include "session/occupancy.h"
+#include "util/format.h"
 
 namespace ts::advisor {
 
@@ -102,6 +103,52 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
   if (auto d = diagnose(s, o); d.ok() && !d->steps.steps.empty() && d->steps.median > 0)
     job.step = static_cast<TimeNs>(std::llround(d->steps.median));
   return job;
+}
+
+Result<std::vector<JobModel>> parseJobModels(const std::string& text, size_t jobs) {
+  std::vector<JobModel> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    std::string item = text.substr(at, comma - at);
+    at = comma + 1;
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())))
+      item.erase(0, 1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
+    if (item.empty()) continue;
+    const size_t eq = item.find('='), colon = item.rfind(':');
+    // A positive count of at most 9 digits, else -1.
+    auto number = [](const std::string& t) -> int64_t {
+      if (t.empty() || t.size() > 9 ||
+          !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return -1;
+      return std::stoll(t);
+    };
+    const int64_t job = eq == std::string::npos ? -1 : number(item.substr(0, eq));
+    const int64_t batch =
+        colon == std::string::npos || colon < eq ? -1 : number(item.substr(colon + 1));
+    if (job < 0 || batch < 0 || colon <= eq + 1)
+      return Error{"'" + item + "': write N=MODEL:BATCH (a job's number, a model, its batch)"};
+    if (job < 1 || static_cast<size_t>(job) > jobs)
+      return Error{"'" + item + "': no job " + std::to_string(job) + " (jobs 1 to " +
+                   std::to_string(jobs) + ")"};
+    if (batch < 1) return Error{"'" + item + "': the batch is at least 1"};
+    out.push_back({static_cast<size_t>(job), item.substr(eq + 1, colon - eq - 1), batch});
+  }
+  return out;
+}
+
+void estimatePeakFromModel(Job& job, int64_t peak, const std::string& what) {
+  const std::string estimate = "the simulated training step of " + what + " (" +
+                               formatBytes(static_cast<uint64_t>(std::max<int64_t>(peak, 0))) +
+                               ": every tensor live from its first use to its last, fp32 — an "
+                               "upper bound)";
+  if (job.peakMemory) {
+    job.memorySource += "; " + estimate;
+    return;
+  }
+  job.peakMemory = std::max<int64_t>(peak, 0);
+  job.memorySource = "estimated from " + estimate;
 }
 
 double meanSmDemand(const Job& job) {

@@ -59,6 +59,20 @@ struct Job {
 Result<Job> jobFromSession(const Session& session, const std::string& name,
                            uint32_t device = kNone);
 
+// A job's model, to estimate its peak memory where its session measured none: "1=resnet50:32".
+struct JobModel {
+  size_t job = 0;     // 1-based, as the jobs are numbered
+  std::string model;  // an ONNX file or a built-in model's name
+  int64_t batch = 1;
+};
+// Comma-separated N=MODEL:BATCH items, N from 1 to `jobs`. Errors name the item.
+Result<std::vector<JobModel>> parseJobModels(const std::string& text, size_t jobs);
+
+// The peak of the job's model's simulated training step (`peak` bytes, `what`: "resnet50 at batch
+// 32") as its peak memory where the session measured none; where it measured one, the estimate is
+// only said beside it (a measurement wins over a model).
+void estimatePeakFromModel(Job& job, int64_t peak, const std::string& what);
+
 // The job's SM demand weighted by its kernels' time.
 double meanSmDemand(const Job& job);
 

@@ -475,6 +475,25 @@ TEST_F(Cli, AdviseMultiplexJudgesTheWaysOfSharing) {
   EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;  // 16 GiB on 12 GB
   EXPECT_EQ(r.out.find("MIG           Σ"), std::string::npos) << r.out;
   EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --memory 3=1GiB").exitCode, 2);
+  // No memory counter in this trace: a model's simulated step gives job 1's peak, job 2 stays
+  // unknown, and each job's source is printed.
+  r = cli("advise multiplex " + run + " --times 2 --model 1=resnet50:32 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  doc = parser.parse(r.out);
+  EXPECT_GT(int64_t(doc["inputs"]["jobs"].at(0)["peak_memory_bytes"]), 1LL << 30);
+  EXPECT_EQ(std::string_view(doc["inputs"]["jobs"].at(0)["memory_source"])
+                .rfind("estimated from the simulated training step of resnet50 at batch 32", 0),
+            0u);
+  EXPECT_TRUE(doc["inputs"]["jobs"].at(1)["peak_memory_bytes"].is_null());
+  r = cli("advise multiplex " + run + " --times 2 --model 1=resnet50:32 --model 2=resnet50:64");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("estimated from the simulated training step of resnet50 at batch 64"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(cli("advise multiplex " + run + " --times 2 --model 1=resnet50").exitCode, 2);
+  r = cli("advise multiplex " + run + " --times 2 --model 1=" + path("none.onnx") + ":8");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("none.onnx"), std::string::npos) << r.out;
   r = cli("advise multiplex " + run + " " + path("missing.json"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("missing.json"), std::string::npos) << r.out;

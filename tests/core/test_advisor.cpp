@@ -7,6 +7,7 @@
 
 #include "advisor/consolidate.h"
 #include "advisor/hetero.h"
+#include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "advisor/multiplex.h"
@@ -352,6 +353,54 @@ TEST(Multiplex, PeakMemoryFromPyTorchMemoryEvents) {
   EXPECT_EQ(*job->peakMemory, 2'791'636'480);
   EXPECT_NE(job->memorySource.find("Allocated since trace start"), std::string::npos)
       << job->memorySource;
+}
+
+// Where a session measured no memory, a model's simulated training step gives the peak; where it
+// measured one, the measurement stays and the estimate is said beside it.
+TEST(Multiplex, PeakMemoryFromAModelsSimulatedStep) {
+  auto models = parseJobModels(" 1=resnet50:32, 2=/m/x:y.onnx:8 ", 2);
+  ASSERT_TRUE(models.ok()) << models.error();
+  ASSERT_EQ(models->size(), 2u);
+  EXPECT_EQ((*models)[0].job, 1u);
+  EXPECT_EQ((*models)[0].model, "resnet50");
+  EXPECT_EQ((*models)[0].batch, 32);
+  EXPECT_EQ((*models)[1].model, "/m/x:y.onnx");  // the last colon ends the model
+  EXPECT_EQ((*models)[1].batch, 8);
+  EXPECT_TRUE(parseJobModels("", 2)->empty());
+  for (const char* bad : {"3=resnet50:32", "1=resnet50", "1=:4", "x=resnet50:1", "1=r:0"})
+    EXPECT_FALSE(parseJobModels(bad, 2).ok()) << bad;
+  EXPECT_NE(parseJobModels("3=resnet50:32", 2).error().find("no job 3 (jobs 1 to 2)"),
+            std::string::npos);
+
+  auto at = [](int64_t batch) {
+    auto g = loadModelAt("resnet50", batch);
+    EXPECT_TRUE(g.ok()) << g.error();
+    return g.ok() ? stepPeakBytes(*g) : 0;
+  };
+  const int64_t at32 = at(32), at64 = at(64);
+  auto graph = loadModelAt("resnet50", 32);
+  ASSERT_TRUE(graph.ok());
+  // Weights, their gradients and the momentum at least; more activations at a larger batch.
+  EXPECT_GT(at32, 3 * graph->parameterBytes());
+  EXPECT_GT(at64, at32);
+
+  Job unknown;
+  unknown.memorySource = "unknown: the session records no memory counter";
+  estimatePeakFromModel(unknown, at32, "resnet50 at batch 32");
+  ASSERT_TRUE(unknown.peakMemory);
+  EXPECT_EQ(*unknown.peakMemory, at32);
+  EXPECT_EQ(unknown.memorySource.rfind("estimated from the simulated training step of resnet50 at "
+                                       "batch 32",
+                                       0),
+            0u)
+      << unknown.memorySource;
+  Job measured;
+  measured.peakMemory = 2'791'636'480;
+  measured.memorySource = "the session's counter \"Allocated since trace start\"";
+  estimatePeakFromModel(measured, at32, "resnet50 at batch 32");
+  EXPECT_EQ(*measured.peakMemory, 2'791'636'480);
+  EXPECT_NE(measured.memorySource.find("; the simulated training step of resnet50"),
+            std::string::npos);
 }
 
 TEST(Multiplex, SmallestMigProfilesThatFit) {

@@ -69,6 +69,19 @@ class TestAdviseView : public QObject {
     QVERIFY2(text.contains("MPS") && text.contains("MIG") && text.contains("Recommendation"),
              qPrintable(text));
     QVERIFY(view.chart(AdviseView::Multiplex)->chart());
+    // Where each job's peak memory came from; a model's estimate for a job without a counter.
+    QVERIFY2(text.contains("unknown: the session records no memory counter"), qPrintable(text));
+    view.jobModels()->setText("2=resnet50:32");
+    QVERIFY(answered(view, AdviseView::Multiplex));
+    QVERIFY2(view.result(AdviseView::Multiplex)
+                 ->toPlainText()
+                 .contains("estimated from the simulated training step of resnet50 at batch 32"),
+             qPrintable(view.result(AdviseView::Multiplex)->toPlainText()));
+    view.jobModels()->setText("3=resnet50:32");
+    QVERIFY(answered(view, AdviseView::Multiplex));
+    QVERIFY(view.result(AdviseView::Multiplex)->toPlainText().contains("no job 3"));
+    view.jobModels()->clear();
+    QVERIFY(answered(view, AdviseView::Multiplex));
     QVERIFY(view.openTimeline(AdviseView::Multiplex)->isEnabled());
     QSignalSpy opened(&view, &AdviseView::timelineReady);
     view.openTimeline(AdviseView::Multiplex)->click();

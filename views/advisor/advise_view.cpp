@@ -24,6 +24,7 @@
 #include "advisor/hetero.h"
 #include "advisor/hetero_inputs.h"
 #include "advisor/hetero_timeline.h"
+#include "advisor/model_estimate.h"
 #include "advisor/multiplex_advice.h"
 #include "model/device_preset.h"
 #include "model/model_zoo.h"
@@ -94,6 +95,13 @@ AdviseView::AdviseView(SessionSource sessions, QWidget* parent)
         tr("The GPU to share: its memory bounds the jobs; an A100, H100 or H200 "
            "also judges MIG. The jobs' times are replayed as measured."));
     f->addRow(tr("GPU"), mig_);
+    jobModels_ = new QLineEdit(form);
+    jobModels_->setPlaceholderText(tr("1=resnet50:32, 2=bert.onnx:8"));
+    jobModels_->setToolTip(
+        tr("A job's model at its batch (an ONNX file or a built-in model's name), when its "
+           "session records no memory: its peak is then the simulated training step's, an upper "
+           "bound. Jobs are numbered as ticked, from 1."));
+    f->addRow(tr("Models of jobs"), jobModels_);
     tabs_->addTab(page(Multiplex, form), tr("Share a GPU"));
   }
   // Fewer machines.
@@ -309,7 +317,15 @@ void AdviseView::predict(Tab tab) {
       return;
     }
     const std::string migName = mig_->currentData().toString().toStdString();
-    job_.start([picked, migName](const Progress& progress) {
+    auto models = advisor::parseJobModels(jobModels_->text().toStdString(), picked.size());
+    if (!models) {
+      start.ok = false;
+      start.html =
+          tr("Models of jobs: %1").arg(QString::fromStdString(models.error()).toHtmlEscaped());
+      present(start);
+      return;
+    }
+    job_.start([picked, migName, models = *models](const Progress& progress) {
       Outcome o;
       o.tab = Multiplex;
       std::vector<advisor::Job> jobs;
@@ -331,6 +347,17 @@ void AdviseView::predict(Tab tab) {
           if (gpuMemory == 0) gpuMemory = static_cast<int64_t>(d.memoryBytes);
         }
         jobs.push_back(std::move(*job));
+      }
+      for (const advisor::JobModel& m : models) {
+        if (progress.cancelled()) return o;
+        auto graph = advisor::loadModelAt(m.model, m.batch);
+        if (!graph) {
+          o.ok = false;
+          o.html = html(graph.error());
+          return o;
+        }
+        advisor::estimatePeakFromModel(jobs[m.job - 1], advisor::stepPeakBytes(*graph),
+                                       m.model + " at batch " + std::to_string(m.batch));
       }
       const advisor::MigGpu* mig = migName.empty() ? nullptr : advisor::migGpu(migName);
       if (mig) gpuMemory = mig->memoryBytes;
@@ -381,6 +408,9 @@ void AdviseView::predict(Tab tab) {
                                                          : QObject::tr(" together, does not fit"))
                                                : QString())
                         : QObject::tr("unknown for some jobs"));
+      std::vector<std::string> sources;  // where each job's peak came from
+      for (const advisor::Job& j : jobs) sources.push_back(j.name + ": " + j.memorySource);
+      h += list(sources);
       h += QObject::tr("<p><b>Recommendation:</b> %1</p>").arg(html(a.recommendation));
       h += QObject::tr("<p>Caveats:</p>") + list(a.caveats);
       o.html = h;

@@ -58,6 +58,7 @@ class AdviseView : public QWidget {
   QComboBox* consolidateSession() const { return run_; }
   QSpinBox* gpusPerNode() const { return gpusPerNode_; }
   QSpinBox* world() const { return world_; }
+  QLineEdit* jobModels() const { return jobModels_; }
   QSpinBox* nodesNow() const { return nodesNow_; }
   QLineEdit* gradientModel() const { return gradientModel_; }
   QLineEdit* hosts() const { return hosts_; }
@@ -100,6 +101,7 @@ class AdviseView : public QWidget {
   QListWidget* jobs_ = nullptr;
   QSpinBox* copies_ = nullptr;
   QComboBox* mig_ = nullptr;
+  QLineEdit* jobModels_ = nullptr;
   QComboBox* run_ = nullptr;
   QSpinBox* gpusPerNode_ = nullptr;
   QSpinBox* world_ = nullptr;
