@@ -209,6 +209,7 @@ int runAdvise(const std::vector<std::string>& argv) {
 
   std::string recommendation;
   if (parallel == "data") {
+    if (!setup->allReduceAssumption.empty()) assumptions.push_back(setup->allReduceAssumption);
     auto plan =
         advisor::planDataParallel(devices, static_cast<int64_t>(*batch), gradientBytes, link);
     if (!plan) return fail(plan.error());

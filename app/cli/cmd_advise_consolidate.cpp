@@ -157,33 +157,8 @@ int runAdviseConsolidate(const std::vector<std::string>& argv) {
     }
   }
 
-  std::string recommendation;
+  const std::string recommendation = advisor::consolidationAdvice(p, in, *perEpoch);
   char line[512];
-  const std::string where = std::to_string(p.hostsAfter) + " machine" +
-                            (p.hostsAfter == 1 ? "" : "s") +
-                            (in.inter && p.hostsAfter > 1 ? " over " + in.inter->name : "");
-  std::snprintf(line, sizeof line, "%.1f %%",
-                100.0 * static_cast<double>(std::abs(saving)) /
-                    static_cast<double>(std::max<TimeNs>(1, p.stepNow)));
-  if (p.hostsAfter == p.hostsNow && !in.inter) {
-    recommendation = in.machinesAfter > 0
-                         ? "the same layout: nothing changes"
-                         : "already on the fewest machines of " + std::to_string(in.gpusPerNode) +
-                               " GPUs (" + std::to_string(p.hostsNow) + ")";
-  } else if (saving > 0) {
-    recommendation = std::string(p.hostsAfter != p.hostsNow ? "move onto " : "run on ") + where +
-                     ": " + formatDuration(saving) + " less per step (" + line + ")";
-    if (*perEpoch > 0)
-      recommendation += ", " + formatDuration(saving * *perEpoch) + " per epoch of " +
-                        std::to_string(*perEpoch) + " steps";
-  } else if (saving < 0) {
-    recommendation = "don't: on " + where + " the step is predicted " + formatDuration(-saving) +
-                     " longer (" + line + ")";
-  } else {
-    recommendation = "on " + where + " the step is not predicted to change" +
-                     (p.hostsAfter < p.hostsNow ? std::string(": move to free the other machines")
-                                                : std::string());
-  }
   JsonWriter json;
   json.beginObject().key("advice").value("consolidate");
   json.key("inputs")

@@ -237,8 +237,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
     text += "\n";
   }
   json.endArray();
-  if (mig && !profiles)
-    text += "MIG           no set of profiles fits the jobs' memory in 7 slices\n";
+  if (mig && !profiles) text += "MIG           not possible: " + advice.migUnfit + "\n";
   json.key("memory").beginObject().key("total_bytes");
   if (allKnown)
     json.value(total);

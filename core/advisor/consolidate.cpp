@@ -307,7 +307,7 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
     p.assumptions.push_back("the session holds " + std::to_string(ranks) + " of " +
                             std::to_string(p.world) + " ranks: the job is taken to run on the " +
                             std::to_string(p.hostsNow) +
-                            " machines they name (give --nodes for the job's count)");
+                            " machines they name (say how many it runs on now, if more)");
   }
   p.hostsAfter =
       in.machinesAfter > 0 ? in.machinesAfter : (p.world + in.gpusPerNode - 1) / in.gpusPerNode;
@@ -416,6 +416,55 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   }
   p.assumptions.push_back("only exposed communication (not under computation) shortens the step");
   return p;
+}
+
+std::string consolidationAdvice(const ConsolidationPlan& p, const ConsolidationInput& in,
+                                int64_t stepsPerEpoch) {
+  const TimeNs saving = p.stepNow - p.stepAfter();
+  const std::string where = std::to_string(p.hostsAfter) + " machine" +
+                            (p.hostsAfter == 1 ? "" : "s") +
+                            (in.inter && p.hostsAfter > 1 ? " over " + in.inter->name : "");
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f %%",
+                100.0 * static_cast<double>(std::abs(saving)) /
+                    static_cast<double>(std::max<TimeNs>(1, p.stepNow)));
+  const bool poorFit = p.fit.meanAbsErrorPct > 25 || p.fit.r2 < 0.5;
+  const std::string hedge = poorFit ? " — uncertain: the fit of the run's collectives is poor" : "";
+  if (p.hostsAfter == p.hostsNow && !in.inter) {
+    return in.machinesAfter > 0
+               ? "the same layout: nothing changes"
+               : "already on the fewest machines of " + std::to_string(in.gpusPerNode) + " GPUs (" +
+                     std::to_string(p.hostsNow) + ")";
+  }
+  // Across machines a ring runs at the speed of the link between them however many there are:
+  // on more than one machine, a saving is the link's, not the move's.
+  const bool linkOnly = in.inter && p.hostsAfter > 1;
+  const std::string more = p.hostsAfter > p.hostsNow
+                               ? "; " + std::to_string(p.hostsAfter) +
+                                     " machines are more than the " + std::to_string(p.hostsNow) +
+                                     " it runs on now"
+                               : "";
+  if (saving > 0) {
+    std::string text =
+        (linkOnly ? formatDuration(saving) + " less per step (" + share +
+                        ") from the faster link between machines (" + in.inter->name +
+                        "), not from the move: on " + std::to_string(p.hostsAfter) +
+                        " machines, as on the " + std::to_string(p.hostsNow) +
+                        " now, the collectives cross machines at that link's speed"
+                  : std::string(p.hostsAfter != p.hostsNow ? "move onto " : "run on ") + where +
+                        ": " + formatDuration(saving) + " less per step (" + share + ")");
+    if (stepsPerEpoch > 0)
+      text += ", " + formatDuration(saving * stepsPerEpoch) + " per epoch of " +
+              std::to_string(stepsPerEpoch) + " steps";
+    return text + more + hedge;
+  }
+  if (saving < 0)
+    return "don't: on " + where + " the step is predicted " + formatDuration(-saving) +
+           " longer (" + share + ")" + more + hedge;
+  return "on " + where + " the step is not predicted to change" +
+         (p.hostsAfter < p.hostsNow ? std::string(": move to free the other machines")
+                                    : std::string()) +
+         more;
 }
 
 std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, const Link& inter) {

@@ -108,6 +108,12 @@ Result<ConsolidationPlan> planConsolidation(const Session& session, const Diagno
                                             const LaunchIndex& launches,
                                             const ConsolidationInput& input);
 
+// The recommendation in words, for the CLI and the GUI alike: move or not, the saving per step
+// (and per epoch of `stepsPerEpoch` steps, when given), where the saving really comes from (a
+// faster link between machines rather than fewer of them), and how sure it is.
+std::string consolidationAdvice(const ConsolidationPlan& plan, const ConsolidationInput& input,
+                                int64_t stepsPerEpoch = 0);
+
 // ASTRA-sim 2.x inputs for a layout: the analytical network (YAML: topology, NPUs per
 // dimension, bandwidth GB/s, latency ns) and the system (JSON: collective implementations).
 std::string astraNetworkYaml(int npusPerNode, int nodes, const Link& intra, const Link& inter);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "advisor/model_estimate.h"
 #include "analysis/diagnosis.h"
@@ -40,7 +41,17 @@ std::vector<std::string> commaSeparated(const std::string& text) {
 Result<std::vector<std::string>> parseDevices(const std::vector<std::string>& items) {
   std::vector<std::string> types;
   for (const std::string& given : items) {
-    for (const std::string& d : commaSeparated(given)) {
+    // Commas between devices, or blanks where no count is given ("K80 V100").
+    std::vector<std::string> devices;
+    for (const std::string& item : commaSeparated(given)) {
+      if (item.find(':') != std::string::npos) {
+        devices.push_back(item);
+        continue;
+      }
+      std::istringstream words(item);
+      for (std::string w; words >> w;) devices.push_back(w);
+    }
+    for (const std::string& d : devices) {
       std::string type = d;
       long count = 1;
       if (auto colon = d.find(':'); colon != std::string::npos) {
@@ -115,6 +126,7 @@ Result<HeteroSetup> heteroSetup(const std::vector<std::string>& types, const std
     h.memory = std::move(e->deviceMemory);
     h.gradientBytes = e->gradientBytes;
     h.assumptions = std::move(e->assumptions);
+    h.allReduceAssumption = std::move(e->allReduceAssumption);
     h.modelName = atBatch->name.empty() ? model : atBatch->name;
   } else {
     for (const std::string& t : types) {

@@ -33,6 +33,7 @@ struct HeteroSetup {
   std::vector<PipelineLayer> layers;  // empty without a model
   std::vector<int64_t> memory;        // per device; empty without a model
   int64_t gradientBytes = 0;
+  std::string allReduceAssumption;  // data parallel only (a pipeline all-reduces nothing)
   std::string modelName;
   std::vector<std::string> assumptions;
 };

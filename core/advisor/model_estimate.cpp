@@ -119,9 +119,9 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
           "update as independent of it",
       "memory: the step's peak of live tensors, " + formatBytes(static_cast<uint64_t>(fixedBytes)) +
           " plus " + formatBytes(static_cast<uint64_t>(e.bytesPerSample)) +
-          " per sample (measured at batches 1 and 2), against each preset's memory",
-      "gradients all-reduced once per step (" +
-          formatBytes(static_cast<uint64_t>(e.gradientBytes)) + ", ring)"};
+          " per sample (measured at batches 1 and 2), against each preset's memory"};
+  e.allReduceAssumption = "gradients all-reduced once per step (" +
+                          formatBytes(static_cast<uint64_t>(e.gradientBytes)) + ", ring)";
   return e;
 }
 

@@ -35,6 +35,7 @@ struct ModelEstimate {
   int64_t peakAtBatch = 0;            // the step's peak memory at the job's batch
   int64_t bytesPerSample = 0;         // how the peak grows per sample
   std::vector<std::string> assumptions;
+  std::string allReduceAssumption;  // data parallel only: the gradients' all-reduce
 };
 
 // `atBatch` is the model loaded at the job's global batch, `atOne` and `atTwo` at batches 1 and 2

@@ -95,6 +95,14 @@ Result<Job> jobFromSession(const Session& s, const std::string& name, uint32_t d
   if (auto peak = gpuMemoryPeak(s, device)) {
     job.peakMemory = std::max<int64_t>(peak->bytes, 0);  // a running sum may dip below its start
     job.memorySource = "the session's counter \"" + peak->counter + "\"";
+    // Traces before PyTorch 1.10 give only changes: what was allocated before the trace began
+    // (weights, optimizer state) is not in the running sum.
+    if (peak->counter == "Allocated since trace start") {
+      job.peakIsLowerBound = true;
+      job.memorySource +=
+          " (changes since the trace began: memory allocated before it is not counted, so a "
+          "lower bound)";
+    }
   }
   if (!job.peakMemory) job.memorySource = "unknown: the session records no memory counter";
   // Its steps, when it marks them.
@@ -421,6 +429,17 @@ PackedRun packJobs(const std::vector<Job>& original, Sharing sharing, const Shar
     const JobOp& alone = jobs[op.job].ops[op.op];
     progress[op.job] = std::max(progress[op.job], alone.start + alone.duration);
   }
+  if (sharing == Sharing::Mig) {
+    // Slices are isolated: each job's rate is its own over its whole replay, not cut off where
+    // another job's ends (which would make it depend on its neighbour).
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      TimeNs done = 0;
+      for (const JobOp& op : jobs[j].ops) done = std::max(done, op.start + op.duration);
+      progress[j] = static_cast<TimeNs>(
+          std::llround(static_cast<double>(done) * static_cast<double>(horizon) /
+                       static_cast<double>(std::max<TimeNs>(1, end[j]))));
+    }
+  }
   for (size_t j = 0; j < jobs.size(); ++j) {
     const double rate = static_cast<double>(progress[j]) / static_cast<double>(horizon);
     run.rate.push_back(rate);
@@ -489,8 +508,20 @@ const MigGpu* migGpu(std::string_view name) {
   return nullptr;
 }
 
+std::string migUnfitReason(const MigGpu& gpu, const std::vector<Job>& jobs) {
+  if (jobs.size() > 7)
+    return std::to_string(jobs.size()) + " jobs are more than the 7 MIG instances of an " + gpu.gpu;
+  for (const Job& job : jobs) {
+    if (job.peakMemory && *job.peakMemory > gpu.profiles.back().memoryBytes)
+      return job.name + " needs " + formatBytes(static_cast<uint64_t>(*job.peakMemory)) +
+             ", more than the largest profile (" + gpu.profiles.back().name + ")";
+  }
+  return "the smallest profiles that hold the jobs' memory need more than the GPU's 7 compute "
+         "slices together";
+}
+
 std::optional<std::vector<MigProfile>> migProfilesFor(const MigGpu& gpu,
-                                                      const std::vector<Job>& jobs) {
+                                                      const std::vector<Job>& jobs, size_t first) {
   // The smallest profile that holds each job's memory (unknown: the smallest of all).
   std::vector<size_t> chosen;
   int slices = 0;
@@ -511,7 +542,8 @@ std::optional<std::vector<MigProfile>> migProfilesFor(const MigGpu& gpu,
   // more SMs (an idle slice helps nobody).
   for (bool grew = true; grew;) {
     grew = false;
-    for (size_t j = 0; j < chosen.size(); ++j) {
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      const size_t j = (first + k) % chosen.size();
       if (chosen[j] + 1 >= gpu.profiles.size()) continue;
       const int more = gpu.profiles[chosen[j] + 1].slices - gpu.profiles[chosen[j]].slices;
       if (slices + more > 7) continue;

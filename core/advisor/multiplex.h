@@ -47,6 +47,7 @@ struct Job {
   size_t kernels = 0;
   std::optional<int64_t> peakMemory;  // bytes, when known
   std::string memorySource;           // where the peak came from, or why it is unknown
+  bool peakIsLowerBound = false;      // a counter of changes since the trace began
   int32_t smCount = 0;                // of the GPU it ran on (0: unknown)
   // Its median training step alone, when the session marks steps: packed, a step takes this ÷
   // the job's rate.
@@ -123,9 +124,13 @@ const std::vector<MigGpu>& migGpus();
 const MigGpu* migGpu(std::string_view name);  // case-insensitive
 
 // A profile per job: the smallest whose memory holds the job's peak (unknown peaks: the
-// smallest), then each grown in turn while the GPU's 7 compute slices allow; none when even the
-// smallest do not fit together.
+// smallest), then each grown in turn, from job `first` on, while the GPU's 7 compute slices
+// allow; none when even the smallest do not fit together.
 std::optional<std::vector<MigProfile>> migProfilesFor(const MigGpu& gpu,
-                                                      const std::vector<Job>& jobs);
+                                                      const std::vector<Job>& jobs,
+                                                      size_t first = 0);
+// Why no set of profiles holds the jobs: too many jobs for the GPU's 7 instances, a job larger than
+// the largest profile, or the smallest profiles needing more than 7 compute slices together.
+std::string migUnfitReason(const MigGpu& gpu, const std::vector<Job>& jobs);
 
 }  // namespace ts::advisor

@@ -1,5 +1,6 @@
 #include "advisor/multiplex_advice.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "session/session_builder.h"
@@ -13,13 +14,29 @@ MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig,
   a.gpuMemory = gpuMemory;
   a.runs.push_back(packJobs(jobs, Sharing::TimeSlicing, sharing));
   a.runs.push_back(packJobs(jobs, Sharing::Mps, sharing));
+  std::string& migUnfit = a.migUnfit;
   if (mig) {
-    a.profiles = migProfilesFor(*mig, jobs);
-    if (a.profiles) {
-      for (const MigProfile& p : *a.profiles)
-        sharing.migShare.push_back(static_cast<double>(p.sms) / mig->sms);
-      a.runs.push_back(packJobs(jobs, Sharing::Mig, sharing));
+    // The profiles grown from each job in turn: the slices left over go where they help most,
+    // whatever order the jobs were given in (the same sets are tried once).
+    std::vector<std::vector<std::string>> tried;
+    for (size_t first = 0; first < jobs.size(); ++first) {
+      auto profiles = migProfilesFor(*mig, jobs, first);
+      if (!profiles) break;
+      std::vector<std::string> names;
+      for (const MigProfile& p : *profiles) names.push_back(p.name);
+      if (std::find(tried.begin(), tried.end(), names) != tried.end()) continue;
+      tried.push_back(names);
+      SharingOptions o = sharing;
+      for (const MigProfile& p : *profiles)
+        o.migShare.push_back(static_cast<double>(p.sms) / mig->sms);
+      PackedRun run = packJobs(jobs, Sharing::Mig, o);
+      if (!a.profiles || run.normalisedThroughput > a.runs.back().normalisedThroughput + 1e-9) {
+        if (a.profiles) a.runs.pop_back();
+        a.profiles = std::move(profiles);
+        a.runs.push_back(std::move(run));
+      }
     }
+    if (!a.profiles) migUnfit = migUnfitReason(*mig, jobs);
   }
   // Memory: do they fit together?
   a.memoryKnown = true;
@@ -59,15 +76,38 @@ MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig,
     if (!a.memoryKnown)
       a.recommendation += "; memory unknown for some jobs: check that they fit together";
   }
+  std::vector<std::string> unknown, lower;
+  for (const Job& j : jobs) {
+    // Numbered jobs ("#2 run.json") by their number: the names are in the table above.
+    const std::string shortName =
+        j.name.starts_with("#") ? j.name.substr(0, j.name.find(' ')) : j.name;
+    if (!j.peakMemory) unknown.push_back(shortName);
+    if (j.peakMemory && j.peakIsLowerBound) lower.push_back(shortName);
+  }
+  auto names = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const std::string& n : list) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (!unknown.empty())
+    a.caveats.push_back("memory unknown for " + std::to_string(unknown.size()) + " of " +
+                        std::to_string(jobs.size()) + " jobs (" + names(unknown) + ")" +
+                        (a.profiles ? ": MIG gives them the smallest profile's memory" : ""));
+  if (!lower.empty())
+    a.caveats.push_back("the memory fit rests on lower bounds for " + names(lower) +
+                        ": their counters miss what was allocated before the trace began");
   a.caveats.push_back(
       "MPS: no error isolation (a fault in one job can end the others) and the jobs must run as "
       "the same Linux user");
   a.caveats.push_back("time-slicing: no memory isolation; each switch costs " +
                       formatDuration(sharing.switchCost));
-  a.caveats.push_back(mig ? "MIG: the GPU must be idle to be repartitioned; a job's copies keep "
-                            "their speed in this model"
-                          : "MIG: not judged (no GPU with MIG profiles given: A100-40GB, "
-                            "A100-80GB, H100, H200)");
+  a.caveats.push_back(!mig ? "MIG: not judged (no GPU with MIG profiles given: A100-40GB, "
+                             "A100-80GB, H100, H200)"
+                      : !a.profiles
+                          ? "MIG: not possible: " + migUnfit
+                          : "MIG: the GPU must be idle to be repartitioned; a job's memory copies "
+                            "keep their speed in this model; profiles grown from each job in turn, "
+                            "the best kept");
   if (measuredOn.find(" and ") != std::string::npos)
     a.caveats.push_back("the jobs were measured on different GPUs (" + measuredOn +
                         "): their times are replayed as measured, not rescaled to one GPU");

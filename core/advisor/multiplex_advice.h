@@ -17,9 +17,10 @@ namespace ts::advisor {
 struct MultiplexAdvice {
   std::vector<PackedRun> runs;  // time-slicing, MPS, then MIG when a MIG GPU was given and fits
   std::optional<std::vector<MigProfile>> profiles;  // MIG: one per job
-  bool memoryKnown = false;                         // every job's peak is known
-  int64_t memoryTotal = 0;                          // their sum, when known
-  int64_t gpuMemory = 0;                            // 0: unknown
+  std::string migUnfit;      // a MIG GPU was given but no profiles hold the jobs: why
+  bool memoryKnown = false;  // every job's peak is known
+  int64_t memoryTotal = 0;   // their sum, when known
+  int64_t gpuMemory = 0;     // 0: unknown
   bool fits = false, overflows = false;
   int best = -1;  // index into runs, or -1: don't pack
   std::string recommendation;

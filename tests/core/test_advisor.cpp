@@ -11,6 +11,7 @@
 #include "advisor/hetero_timeline.h"
 #include "advisor/model_estimate.h"
 #include "advisor/multiplex.h"
+#include "advisor/multiplex_advice.h"
 #include "io/open_session.h"
 #include "model/model_zoo.h"
 #include "model/onnx_loader.h"
@@ -58,6 +59,15 @@ TEST(Hetero, MemoryCapsMoveTheExcessToTheOthers) {
   EXPECT_EQ(plan->balanced.batch, (std::vector<int64_t>{20, 76}));
   EXPECT_TRUE(plan->capped);
   EXPECT_EQ(plan->balanced.stepNs, 38'000'000'000);  // 76 / 2
+}
+
+TEST(Hetero, DevicesByCommasOrBlanks) {
+  auto blanks = parseDevices({"K80 V100"});
+  ASSERT_TRUE(blanks.ok()) << blanks.error();
+  EXPECT_EQ(*blanks, (std::vector<std::string>{"K80", "V100"}));
+  auto counted = parseDevices({"K80:2, V100"});
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(counted->size(), 3u);
 }
 
 TEST(Hetero, ImpossibleSplitsAreErrors) {
@@ -423,6 +433,38 @@ TEST(Multiplex, SmallestMigProfilesThatFit) {
   big.peakMemory = 30'000'000'000;
   EXPECT_FALSE(migProfilesFor(*a100, {big, big}));  // 7g each: 14 slices
   EXPECT_EQ(migGpu("K80"), nullptr);
+  // Why not, in words.
+  EXPECT_NE(migUnfitReason(*a100, std::vector<Job>(8, small))
+                .find("8 jobs are more than the 7 MIG instances"),
+            std::string::npos);
+  big.name = "big";
+  big.peakMemory = 50'000'000'000;
+  EXPECT_NE(migUnfitReason(*a100, {big, small}).find("big needs"), std::string::npos);
+}
+
+// MIG does not depend on the order the jobs are given in (the spare slices go where they help),
+// nor does a job's rate on its slice depend on the job beside it (slices are isolated).
+TEST(Multiplex, MigIsTheSameWhateverTheOrderOrTheNeighbour) {
+  const MigGpu* a100 = migGpu("a100-40gb");
+  ASSERT_NE(a100, nullptr);
+  // A busy job whose kernels want the whole GPU, and a mostly idle one wanting little.
+  Job busy = periodic("busy", 20, 2, 0, 1.0), idle = periodic("idle", 4, 1, 9, 0.1);
+  busy.peakMemory = idle.peakMemory = 4'000'000'000;
+  const MultiplexAdvice ab = adviseMultiplex({busy, idle}, a100, a100->memoryBytes, "", {});
+  const MultiplexAdvice ba = adviseMultiplex({idle, busy}, a100, a100->memoryBytes, "", {});
+  ASSERT_TRUE(ab.profiles && ba.profiles);
+  EXPECT_NEAR(ab.runs.back().normalisedThroughput, ba.runs.back().normalisedThroughput, 1e-9);
+  // 1g each, grown in turn: 4g + 3g, the 4g to the busy job whichever comes first.
+  EXPECT_EQ((*ab.profiles)[0].name, "4g.20gb");
+  EXPECT_EQ((*ba.profiles)[1].name, "4g.20gb");
+  // On a 4g slice (56 of 98 SMs) the busy job runs at 56/98 whoever is on the other slice.
+  SharingOptions o;
+  o.migShare = {56.0 / 98, 42.0 / 98};
+  const Job other = periodic("other", 3, 5, 20, 0.5);
+  const double besideIdle = packJobs({busy, idle}, Sharing::Mig, o).rate[0];
+  const double besideOther = packJobs({busy, other}, Sharing::Mig, o).rate[0];
+  EXPECT_NEAR(besideIdle, 56.0 / 98, 1e-6);
+  EXPECT_NEAR(besideOther, besideIdle, 1e-9);
 }
 
 }  // namespace

@@ -60,6 +60,13 @@ class TestAdviseView : public QObject {
     view.multiplexSessions()->item(0)->setCheckState(Qt::Checked);
     QVERIFY(answered(view, AdviseView::Multiplex));
     QVERIFY(view.result(AdviseView::Multiplex)->toPlainText().contains("Tick two or more"));
+    // Copies of one job while two are ticked: said, not ignored.
+    view.multiplexSessions()->item(1)->setCheckState(Qt::Checked);
+    view.copies()->setValue(2);
+    QVERIFY(answered(view, AdviseView::Multiplex));
+    QVERIFY(view.result(AdviseView::Multiplex)->toPlainText().contains("Copies of one job"));
+    view.multiplexSessions()->item(1)->setCheckState(Qt::Unchecked);
+    view.copies()->setValue(1);
     QVERIFY(!view.openTimeline(AdviseView::Multiplex)->isEnabled());
     // Two copies of it on an A100-80GB: time-slicing, MPS and MIG judged.
     view.copies()->setValue(2);
@@ -124,11 +131,14 @@ class TestAdviseView : public QObject {
     QVERIFY(answered(view, AdviseView::Consolidate));
     QVERIFY2(view.result(AdviseView::Consolidate)
                  ->toPlainText()
-                 .contains("run on 2 machine(s) over 400 Gb/s"),
+                 .contains("from the faster link between machines (400 Gb/s), not from the move"),
              qPrintable(view.result(AdviseView::Consolidate)->toPlainText()));
     view.hosts()->setText("nodeA");
     QVERIFY(answered(view, AdviseView::Consolidate));
     QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("RANK=HOST"));
+    view.hosts()->setText("0=nodeA, 1=nodeB, 5=nodeC");
+    QVERIFY(answered(view, AdviseView::Consolidate));
+    QVERIFY(view.result(AdviseView::Consolidate)->toPlainText().contains("has no rank 5"));
   }
 
   void splitsAcrossGenerations() {

@@ -309,6 +309,14 @@ void AdviseView::predict(Tab tab) {
         picked.push_back(open_[static_cast<size_t>(i)]);
     }
     const int copies = copies_->value();
+    if (copies > 1 && picked.size() > 1) {
+      start.ok = false;
+      start.html = tr("Copies of one job: tick one session to pack copies of it (%1 are ticked), "
+                      "or set the copies back to 1.")
+                       .arg(picked.size());
+      present(start);
+      return;
+    }
     if (copies > 1 && picked.size() == 1) picked.assign(static_cast<size_t>(copies), picked[0]);
     if (picked.size() < 2) {
       start.ok = false;
@@ -400,6 +408,9 @@ void AdviseView::predict(Tab tab) {
                   QString::number(run.normalisedThroughput, 'f', 2), passes.join(", ")});
         o.bars.emplace_back(QString::fromLatin1(toString(run.sharing)), run.normalisedThroughput);
       }
+      if (!a.migUnfit.empty())
+        h += row({QStringLiteral("MIG"), QStringLiteral("—"),
+                  QObject::tr("not possible: %1").arg(html(a.migUnfit))});
       h += QStringLiteral("</table>");
       h += QObject::tr("<p>Memory: %1</p>")
                .arg(a.memoryKnown
@@ -454,8 +465,16 @@ void AdviseView::predict(Tab tab) {
         present(start);
         return;
       }
+      bool found = false;
       for (size_t r = 0; r < session->ranks.size(); ++r) {
-        if (session->ranks[r].rank == rank) in.hosts[r] = kv[1].trimmed().toStdString();
+        if (session->ranks[r].rank == rank)
+          in.hosts[r] = kv[1].trimmed().toStdString(), found = true;
+      }
+      if (!found) {
+        start.ok = false;
+        start.html = tr("Each rank's machine: the session has no rank %1.").arg(rank);
+        present(start);
+        return;
       }
     }
     const std::string gradientModel = gradientModel_->text().trimmed().toStdString();
@@ -501,32 +520,25 @@ void AdviseView::predict(Tab tab) {
       h += row({QObject::tr("mean error, R²"), QString::number(p->fit.meanAbsErrorPct, 'f', 1) +
                                                    " %, " + QString::number(p->fit.r2, 'f', 3)});
       h += row({QObject::tr("bandwidth, latency a hop"),
-                QString::fromStdString(formatBandwidth(p->ringBandwidthNow)) + ", " +
-                    dur(static_cast<TimeNs>(p->ringLatencyNow))});
+                p->ringBandwidthNow > 0
+                    ? QString::fromStdString(formatBandwidth(p->ringBandwidthNow)) + ", " +
+                          dur(static_cast<TimeNs>(p->ringLatencyNow))
+                    : QObject::tr("none to read: the times do not grow with the sizes")});
+      if (p->fitByKind.size() > 1) {  // each kind's own fit, as the CLI lists them
+        for (const auto& [kind, f] : p->fitByKind) {
+          h += row({QObject::tr("  %1: %2 with sizes").arg(html(kind)).arg(f.samples),
+                    dur(static_cast<TimeNs>(f.interceptNs)) + " + " +
+                        QString::number(f.nsPerByte, 'g', 4) + " ns/B, " +
+                        QString::number(f.meanAbsErrorPct, 'f', 1) + " % mean error"});
+        }
+      }
       h += row({QObject::tr("step now / after"), dur(p->stepNow) + " / " + dur(p->stepAfter())});
       h += row({QObject::tr("exposed communication now / after"),
                 dur(p->exposedNow) + " / " + dur(p->exposedAfter)});
       h += QStringLiteral("</table>");
       for (const auto& [rank, machine] : p->moves)
         h += QObject::tr("rank %1 → machine %2<br>").arg(rank).arg(machine);
-      const TimeNs saving = p->stepNow - p->stepAfter();
-      QString advice;
-      if (p->hostsAfter == p->hostsNow && !in.inter)
-        advice = in.machinesAfter > 0 ? QObject::tr("the same layout: nothing changes")
-                                      : QObject::tr("already on the fewest machines");
-      else if (saving > 0)
-        advice = QObject::tr("%1 %2 machine(s)%3: %4 less per step")
-                     .arg(p->hostsAfter != p->hostsNow ? QObject::tr("move onto")
-                                                       : QObject::tr("run on"))
-                     .arg(p->hostsAfter)
-                     .arg(in.inter && p->hostsAfter > 1
-                              ? QObject::tr(" over %1").arg(QString::fromStdString(in.inter->name))
-                              : QString())
-                     .arg(dur(saving));
-      else if (saving < 0)
-        advice = QObject::tr("don't: the step is predicted %1 longer").arg(dur(-saving));
-      else
-        advice = QObject::tr("the step is not predicted to change");
+      const QString advice = html(advisor::consolidationAdvice(*p, in));
       h += QObject::tr("<p><b>Recommendation:</b> %1</p>").arg(advice);
       h += QObject::tr("<p>Assumptions:</p>") + list(p->assumptions);
       o.html = h;
@@ -574,6 +586,7 @@ void AdviseView::predict(Tab tab) {
       std::vector<std::string>& assumptions = setup->assumptions;
       QString h;
       if (!pipeline) {
+        if (!setup->allReduceAssumption.empty()) assumptions.push_back(setup->allReduceAssumption);
         auto plan = advisor::planDataParallel(devices, batch, gradientBytes, link);
         if (!plan) return fail(plan.error());
         h = QObject::tr("<h3>Data parallel, global batch %1, %2</h3>")
