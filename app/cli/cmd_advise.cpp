@@ -262,12 +262,7 @@ int runAdvise(const std::vector<std::string>& argv) {
             "; optimizer update (after it): " + seconds(plan->balanced.updateNs) + "\n";
     text += "predicted step: " + seconds(plan->balanced.stepNs) +
             " (even split: " + seconds(plan->even.stepNs) + ")\n";
-    std::snprintf(line, sizeof line, "%.2f", plan->speedup);
-    recommendation = plan->speedup > 1.005
-                         ? std::string("split the batch in proportion to throughput: ") + line +
-                               "× faster per step than the even split"
-                         : "the even split is as fast: keep it";
-    if (plan->capped) recommendation += " (a device's share was cut to what its memory holds)";
+    recommendation = advisor::dataParallelAdvice(*plan);
     if (auto out = args.option("--timeline")) {
       std::string title = modelName.empty() ? std::string("given throughputs") : modelName;
       title += ", batch " + std::to_string(*batch) + " on";
@@ -341,10 +336,7 @@ int runAdvise(const std::vector<std::string>& argv) {
     }
     text += "\npredicted step (slowest stage): " + seconds(plan->balanced.stepNs) +
             " (even split: " + seconds(plan->even.stepNs) + ")\n";
-    std::snprintf(line, sizeof line, "%.2f", plan->speedup);
-    recommendation = plan->speedup > 1.005 ? std::string("place the layers as above: ") + line +
-                                                 "× faster per step than the even split"
-                                           : "the even split is as fast: keep it";
+    recommendation = advisor::pipelineAdvice(*plan);
   }
   json.key("recommendation").value(recommendation);
   json.key("assumptions").beginArray();

@@ -236,4 +236,23 @@ Result<PipelinePlan> planPipeline(const std::vector<PipelineLayer>& layers,
   return plan;
 }
 
+std::string dataParallelAdvice(const DataParallelPlan& plan) {
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", plan.speedup);
+  std::string text = plan.speedup > 1.005
+                         ? std::string("split the batch in proportion to throughput: ") + speedup +
+                               "× faster per step than the even split"
+                         : "the even split is as fast: keep it";
+  if (plan.capped) text += " (a device's share was cut to what its memory holds)";
+  return text;
+}
+
+std::string pipelineAdvice(const PipelinePlan& plan) {
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", plan.speedup);
+  return plan.speedup > 1.005 ? std::string("place the layers as above: ") + speedup +
+                                    "× faster per step than the even split"
+                              : "the even split is as fast: keep it";
+}
+
 }  // namespace ts::advisor

@@ -103,8 +103,13 @@ struct PipelinePlan {
 
 // What a pipeline's prediction rests on, said with it.
 inline constexpr const char* kPipelineAssumption =
-    "pipeline: a stage's memory is its layers' weights, gradients and optimizer state plus their "
-    "output activations (fp32); the steady-state step is the slowest stage";
+    "pipeline: a stage's memory is its layers' weights, gradients and optimizer state plus every "
+    "activation their ops produce, kept for the backward pass (fp32); the steady-state step is "
+    "the slowest stage";
+
+// The recommendations in words, for the CLI and the GUI alike.
+std::string dataParallelAdvice(const DataParallelPlan& plan);
+std::string pipelineAdvice(const PipelinePlan& plan);
 
 // Contiguous layer ranges, one per device in order, each at least one layer, minimising the
 // slowest stage (dynamic programming over the split points); stages whose layers do not fit the

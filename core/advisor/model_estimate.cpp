@@ -7,6 +7,7 @@
 #include "memsim/formats/from_model.h"
 #include "model/astra_workload.h"
 #include "util/format.h"
+#include "util/saturate.h"
 
 namespace ts::advisor {
 
@@ -109,7 +110,19 @@ Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,
       layer.updateNs.push_back(on.updateNs);
     }
     layer.activationBytes = first[l].outputElements * 4;
-    layer.memoryBytes = first[l].parameters * 4 * (2 + states) + layer.activationBytes;
+    // Backward needs every activation the layer's ops produced, not only the one it hands on
+    // (a block's first convolution output can be larger than its last).
+    int64_t kept = 0;
+    for (int op = std::max(0, first[l].firstOp);
+         op <= first[l].lastOp && op < static_cast<int>(atBatch.ops.size()); ++op) {
+      for (int t : atBatch.ops[static_cast<size_t>(op)].outputs) {
+        if (t < 0 || static_cast<size_t>(t) >= atBatch.tensors.size()) continue;
+        const int64_t n = atBatch.tensors[static_cast<size_t>(t)].elements();
+        if (n > 0) kept = saturatingAdd(kept, saturatingMul(n, int64_t{4}));
+      }
+    }
+    layer.memoryBytes = saturatingAdd(first[l].parameters * 4 * (2 + states),
+                                      std::max(kept, layer.activationBytes));
     e.layers.push_back(std::move(layer));
   }
   e.assumptions = {

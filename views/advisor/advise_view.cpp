@@ -608,12 +608,18 @@ void AdviseView::predict(Tab tab) {
                               static_cast<double>(plan->balanced.computeNs[i]) / 1e6);
         }
         h += QStringLiteral("</table>");
-        h += QObject::tr(
-                 "<p>All-reduce of %1: %2; predicted step %3 (even split %4): "
-                 "<b>%5×</b></p>")
-                 .arg(bytes(gradientBytes), dur(plan->balanced.allReduceNs),
-                      dur(plan->balanced.stepNs), dur(plan->even.stepNs))
+        // The step's parts, so that they add up: the slowest device, the all-reduce, the update.
+        if (gradientBytes > 0)
+          h += QObject::tr("<p>All-reduce of %1: %2; optimizer update (after it): %3</p>")
+                   .arg(bytes(gradientBytes), dur(plan->balanced.allReduceNs),
+                        dur(plan->balanced.updateNs));
+        else if (plan->balanced.updateNs > 0)
+          h += QObject::tr("<p>Optimizer update: %1</p>").arg(dur(plan->balanced.updateNs));
+        h += QObject::tr("<p>Predicted step %1 (even split %2): <b>%3×</b></p>")
+                 .arg(dur(plan->balanced.stepNs), dur(plan->even.stepNs))
                  .arg(plan->speedup, 0, 'f', 2);
+        h += QObject::tr("<p><b>Recommendation:</b> %1</p>")
+                 .arg(html(advisor::dataParallelAdvice(*plan)));
         o.chartTitle = QObject::tr("Each device's forward and backward (ms), balanced split");
         std::string title = modelName.empty() ? "given throughputs" : modelName;
         title += ", batch " + std::to_string(batch);
@@ -645,7 +651,8 @@ void AdviseView::predict(Tab tab) {
                 .arg(html(link.name));
         h += QStringLiteral("<table cellspacing=6>") +
              row({QObject::tr("device"), QObject::tr("layers"), QObject::tr("from … to"),
-                  QObject::tr("compute"), QObject::tr("transfer"), QObject::tr("even split")},
+                  QObject::tr("compute"), QObject::tr("transfer"), QObject::tr("memory"),
+                  QObject::tr("even split")},
                  true);
         for (size_t i = 0; i < plan->balanced.stages.size(); ++i) {
           const advisor::PipelineStage& s = plan->balanced.stages[i];
@@ -653,6 +660,7 @@ void AdviseView::predict(Tab tab) {
               {html(devices[s.device].type), QString::number(s.endLayer - s.firstLayer),
                html(layers[s.firstLayer].name + " … " + layers[s.endLayer - 1].name),
                dur(s.computeNs), dur(s.transferNs),
+               s.memoryBytes > 0 ? bytes(s.memoryBytes) : QObject::tr("unknown"),
                QString::number(plan->even.stages[i].endLayer - plan->even.stages[i].firstLayer)});
           o.bars.emplace_back(
               QString::fromStdString(devices[s.device].type) + " #" + QString::number(i + 1),
@@ -662,11 +670,7 @@ void AdviseView::predict(Tab tab) {
         h += QObject::tr("<p>Predicted step (slowest stage) %1 (even split %2)</p>")
                  .arg(dur(plan->balanced.stepNs), dur(plan->even.stepNs));
         h += QObject::tr("<p><b>Recommendation:</b> %1</p>")
-                 .arg(plan->speedup > 1.005
-                          ? QObject::tr("place the layers as above: %1× faster per step than the "
-                                        "even split")
-                                .arg(plan->speedup, 0, 'f', 2)
-                          : QObject::tr("the even split is as fast: keep it"));
+                 .arg(html(advisor::pipelineAdvice(*plan)));
         o.chartTitle = QObject::tr("Each stage's time (ms), balanced split");
         const std::string title =
             (modelName.empty() ? std::string("equal layers") : modelName) + ", pipeline";
