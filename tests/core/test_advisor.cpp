@@ -226,6 +226,10 @@ TEST(Hetero, EstimatesFromABuiltInModel) {
   EXPECT_GT(*e->devices[0].maxBatch, 0);
   EXPECT_GT(e->bytesPerSample, 0);
   EXPECT_FALSE(e->layers.empty());
+  // The first layer keeps conv1's output for backward (32 × 64 × 112 × 112 fp32 = 102.8 MB), more
+  // than the activation it hands on (after the pooling: a quarter of that).
+  EXPECT_GE(e->layers[0].memoryBytes, int64_t{32} * 64 * 112 * 112 * 4);
+  EXPECT_GT(e->layers[0].memoryBytes, 2 * e->layers[0].activationBytes);
   // The split follows the estimate: the V100 takes about 3.6× the K80's share.
   auto plan = planDataParallel(e->devices, 32, e->gradientBytes, {});
   ASSERT_TRUE(plan.ok()) << plan.error();
