@@ -104,7 +104,11 @@ Result<model::ModelGraph> loadModelAt(const std::string& what, int64_t batch) {
   struct stat st {};
   if (::stat(what.c_str(), &st) == 0) return model::loadOnnxModel(what, o);
   auto bytes = model::zooModelBytes(what, batch);
-  if (!bytes) return Error{what + ": no such file, nor a built-in model"};
+  if (!bytes) {
+    std::string names;
+    for (const std::string& n : model::zooModels()) names += (names.empty() ? "" : ", ") + n;
+    return Error{what + ": no such file, nor a built-in model (" + names + ")"};
+  }
   return model::loadOnnxBytes(*bytes, what, o);
 }
 

@@ -567,6 +567,7 @@ TEST_F(Cli, AdviseConsolidateFromTheRunsCollectives) {
           path("missing.onnx"));
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.out.find("missing.onnx"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nor a built-in model (alexnet,"), std::string::npos) << r.out;
   // A faster link between the same machines, and a layout too small for the job.
   r = cli("advise consolidate " + two + " --gpus-per-node 1 --hosts 0=a,1=b --inter 400g");
   ASSERT_EQ(r.exitCode, 0) << r.out;

@@ -16,8 +16,10 @@
 
 #include "io/open_session.h"
 #include "io/tscope_file.h"
+#include "session/session_builder.h"
 #include "synth/synthetic_session.h"
 #include "util/format.h"
+#include "views/session/event_details.h"
 #include "views/session/events_table_model.h"
 #include "views/session/session_view.h"
 #include "views/timeline/overview_strip.h"
@@ -68,6 +70,22 @@ QCheckBox* findRegex(ts::SessionView& view) {
 class TestTimelineCanvas : public QObject {
   Q_OBJECT
  private slots:
+  // A predicted kernel has no launch configuration and no correlation: nothing measured is
+  // shown as if it were (no "Grid 0 × 0 × 0", no "Correlation id 0").
+  void predictedKernelsShowNoLaunchConfiguration() {
+    ts::SessionBuilder b;
+    const uint32_t stream = b.stream(b.device(b.rank(0), 0), 1);
+    b.addKernel(stream, 0, 1000, b.intern("predicted"), {});
+    auto s = b.build();
+    QVERIFY(s.ok());
+    uint32_t track = 0;
+    while ((*s)->tracks[track].kind != ts::EventKind::Kernel) ++track;
+    const QString html = ts::eventDetailsHtml(**s, track, 0);
+    QVERIFY2(html.contains(QStringLiteral("not recorded")), qPrintable(html));
+    QVERIFY(!html.contains(QStringLiteral("0 × 0 × 0")));
+    QVERIFY(!html.contains(QStringLiteral("Correlation id")));
+  }
+
   void initTestCase() {
     // Settings (the label column's width, row arrangements) go to a test location, not the user's.
     QStandardPaths::setTestModeEnabled(true);

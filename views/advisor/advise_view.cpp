@@ -259,7 +259,9 @@ QWidget* AdviseView::page(Tab tab, QWidget* form) {
   bottomLayout->addWidget(p.open);
   bottomLayout->addStretch(1);
   rightLayout->addLayout(bottomLayout);
-  left->setMinimumWidth(380);
+  // One width on every tab, above each form's own hint (they differ, and the answer would jump
+  // sideways between tabs), wide enough for a trace's name in the lists.
+  left->setMinimumWidth(460);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
   return split;

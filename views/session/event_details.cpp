@@ -64,16 +64,23 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
     case EventKind::Kernel: {
       KernelDetail k = t.kernels.row(e);
       if (k.mangled) html += row(QObject::tr("Mangled name"), esc(s.str(k.mangled)));
-      html += row(QObject::tr("Correlation id"), QString::number(k.correlation));
+      // 0 is no correlation (predicted kernels, traces without launches), not an id.
+      if (k.correlation) html += row(QObject::tr("Correlation id"), QString::number(k.correlation));
       html += row(QObject::tr("Context"), QString::number(k.context));
-      html += row(QObject::tr("Grid"),
-                  QStringLiteral("%1 × %2 × %3").arg(k.gridX).arg(k.gridY).arg(k.gridZ));
-      html += row(QObject::tr("Block"),
-                  QStringLiteral("%1 × %2 × %3").arg(k.blockX).arg(k.blockY).arg(k.blockZ));
-      html += row(QObject::tr("Registers per thread"), QString::number(k.registersPerThread));
-      html += row(QObject::tr("Shared memory"), QObject::tr("%1 static, %2 dynamic")
-                                                    .arg(esc(formatBytes(k.staticSharedMemory)),
-                                                         esc(formatBytes(k.dynamicSharedMemory))));
+      if (k.gridX == 0 && k.blockX == 0) {
+        // A prediction (or a trace that gave no launch configuration): nothing measured to show.
+        html += row(QObject::tr("Launch configuration"), QObject::tr("not recorded"));
+      } else {
+        html += row(QObject::tr("Grid"),
+                    QStringLiteral("%1 × %2 × %3").arg(k.gridX).arg(k.gridY).arg(k.gridZ));
+        html += row(QObject::tr("Block"),
+                    QStringLiteral("%1 × %2 × %3").arg(k.blockX).arg(k.blockY).arg(k.blockZ));
+        html += row(QObject::tr("Registers per thread"), QString::number(k.registersPerThread));
+        html +=
+            row(QObject::tr("Shared memory"), QObject::tr("%1 static, %2 dynamic")
+                                                  .arg(esc(formatBytes(k.staticSharedMemory)),
+                                                       esc(formatBytes(k.dynamicSharedMemory))));
+      }
       if (k.localMemoryPerThread)
         html +=
             row(QObject::tr("Local memory per thread"), esc(formatBytes(k.localMemoryPerThread)));
