@@ -376,8 +376,8 @@ void message(const std::string& text) {
 // reverse order they were registered, so this is called only once CUPTI is loaded and started:
 // a program that had not loaded CUPTI itself (a plain CUDA program, unlike PyTorch) gets CUPTI's
 // statics when we load it, and a handler registered before that would flush into a CUPTI already
-// torn down (seen on a GPU: SIGSEGV at exit, the last records lost). NVIDIA's injection sample
-// registers its handler after starting CUPTI too.
+// torn down (seen on a GPU: SIGSEGV at exit, the last records lost). A client linked against
+// libcupti never meets this: the loader made CUPTI's statics before any handler of the client.
 void finishAtExit() {
   std::atexit(finish);
 }
