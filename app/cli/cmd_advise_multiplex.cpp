@@ -155,8 +155,8 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
   }
   if (gpuName.empty()) gpuName = "GPU";
 
-  const advisor::MultiplexAdvice advice =
-      advisor::adviseMultiplex(jobs, mig, gpuMemory, measuredOn, sharing);
+  const advisor::MultiplexAdvice advice = advisor::adviseMultiplex(
+      jobs, mig, gpuMemory, measuredOn, sharing, args.option("--gpu") ? gpuName : std::string());
   const std::vector<advisor::PackedRun>& runsBy = advice.runs;
   const auto& profiles = advice.profiles;
   const bool allKnown = advice.memoryKnown, fits = advice.fits;
@@ -266,7 +266,7 @@ int runAdviseMultiplex(const std::vector<std::string>& argv) {
 
   if (auto out = args.option("--timeline")) {
     const advisor::PackedRun& shown = best ? *best : runsBy[1];
-    auto session = advisor::packedSession(jobs, shown, gpuName);
+    auto session = advisor::packedSession(jobs, shown, gpuName, advice.profiles);
     if (!session) return fail(session.error());
     if (Status st = writeSessionFile(**session, *out); !st.ok()) return fail(st.error());
   }

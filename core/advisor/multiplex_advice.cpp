@@ -9,7 +9,8 @@
 namespace ts::advisor {
 
 MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig, int64_t gpuMemory,
-                                const std::string& measuredOn, SharingOptions sharing) {
+                                const std::string& measuredOn, SharingOptions sharing,
+                                const std::string& targetGpu) {
   MultiplexAdvice a;
   a.gpuMemory = gpuMemory;
   a.runs.push_back(packJobs(jobs, Sharing::TimeSlicing, sharing));
@@ -111,10 +112,13 @@ MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig,
   if (measuredOn.find(" and ") != std::string::npos)
     a.caveats.push_back("the jobs were measured on different GPUs (" + measuredOn +
                         "): their times are replayed as measured, not rescaled to one GPU");
-  else if (mig && !measuredOn.empty() &&
-           measuredOn.find(mig->gpu.substr(0, 4)) == std::string::npos)
+  else if (const std::string target = !targetGpu.empty() ? targetGpu
+                                      : mig              ? mig->gpu
+                                                         : "";
+           !target.empty() && !measuredOn.empty() &&
+           measuredOn.find(target.substr(0, 4)) == std::string::npos)
     a.caveats.push_back("the jobs were measured on " + measuredOn +
-                        ": their times are not rescaled to the " + mig->gpu);
+                        ": their times are not rescaled to the " + target);
   size_t unknownDemand = 0, kernels = 0;
   for (const Job& j : jobs) unknownDemand += j.kernels - j.demandKnown, kernels += j.kernels;
   if (unknownDemand)
@@ -125,7 +129,8 @@ MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig,
 
 // The packed run as a session: one GPU, a stream per job with its operations where they ran.
 Result<SessionPtr> packedSession(const std::vector<Job>& jobs, const PackedRun& run,
-                                 const std::string& gpuName) {
+                                 const std::string& gpuName,
+                                 const std::optional<std::vector<MigProfile>>& profiles) {
   SessionBuilder b;
   const uint32_t rank = b.rank(0);
   const uint32_t device = b.device(rank, 0);
@@ -133,7 +138,9 @@ Result<SessionPtr> packedSession(const std::vector<Job>& jobs, const PackedRun& 
   std::vector<uint32_t> streams;
   for (size_t j = 0; j < jobs.size(); ++j) {
     streams.push_back(b.stream(device, static_cast<uint32_t>(j + 1)));
-    b.streamInfo(streams.back()).name = jobs[j].name;
+    const bool onSlice = run.sharing == Sharing::Mig && profiles && j < profiles->size();
+    b.streamInfo(streams.back()).name =
+        onSlice ? jobs[j].name + " (MIG " + (*profiles)[j].name + ")" : jobs[j].name;
   }
   for (const PackedOp& op : run.ops) {
     const Job& job = jobs[op.job];

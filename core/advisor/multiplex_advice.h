@@ -28,13 +28,17 @@ struct MultiplexAdvice {
 };
 
 // `mig`: the GPU to partition (null: MIG not judged); `gpuMemory`: the shared GPU's memory (0:
-// unknown); `measuredOn`: the jobs' GPU, to say when they are not rescaled.
+// unknown); `measuredOn`: the jobs' GPU, to say when they are not rescaled to `targetGpu` (the
+// device preset chosen to share; empty: the GPU they ran on).
 MultiplexAdvice adviseMultiplex(const std::vector<Job>& jobs, const MigGpu* mig, int64_t gpuMemory,
-                                const std::string& measuredOn, SharingOptions sharing);
+                                const std::string& measuredOn, SharingOptions sharing,
+                                const std::string& targetGpu = {});
 
-// The packed run as a session: one GPU named `gpuName`, a stream per job (named by the job) with
-// its operations where they ran. Marked as a Tensorscope prediction.
+// The packed run as a session: one GPU named `gpuName`, a stream per job (named by the job, and by
+// its MIG profile when `profiles` are given) with its operations where they ran. Marked as a
+// Tensorscope prediction.
 Result<SessionPtr> packedSession(const std::vector<Job>& jobs, const PackedRun& run,
-                                 const std::string& gpuName);
+                                 const std::string& gpuName,
+                                 const std::optional<std::vector<MigProfile>>& profiles = {});
 
 }  // namespace ts::advisor

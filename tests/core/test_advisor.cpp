@@ -469,6 +469,19 @@ TEST(Multiplex, MigIsTheSameWhateverTheOrderOrTheNeighbour) {
   const double besideOther = packJobs({busy, other}, Sharing::Mig, o).rate[0];
   EXPECT_NEAR(besideIdle, 56.0 / 98, 1e-6);
   EXPECT_NEAR(besideOther, besideIdle, 1e-9);
+  // The packed MIG run as a session names each job's slice.
+  auto drawn = packedSession({busy, idle}, ab.runs.back(), "A100-40GB", ab.profiles);
+  ASSERT_TRUE(drawn.ok()) << drawn.error();
+  bool named = false;
+  for (const Stream& st : (*drawn)->streams) named = named || st.name == "busy (MIG 4g.20gb)";
+  EXPECT_TRUE(named);
+  // A GPU without MIG chosen to share: the jobs' times are not rescaled to it, and that is said.
+  const MultiplexAdvice k80 =
+      adviseMultiplex({busy, idle}, nullptr, 12'000'000'000, "Tesla V100", {}, "K80");
+  bool said = false;
+  for (const std::string& c : k80.caveats)
+    said = said || c.find("not rescaled to the K80") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace

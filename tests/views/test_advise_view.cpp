@@ -73,7 +73,8 @@ class TestAdviseView : public QObject {
     view.migGpu()->setCurrentIndex(view.migGpu()->findText("A100-80GB"));
     QVERIFY(answered(view, AdviseView::Multiplex));
     const QString text = view.result(AdviseView::Multiplex)->toPlainText();
-    QVERIFY2(text.contains("MPS") && text.contains("MIG") && text.contains("Recommendation"),
+    QVERIFY2(text.contains("MPS") && text.contains("MIG") && text.contains("Recommendation") &&
+                 text.contains("step alone"),
              qPrintable(text));
     QVERIFY(view.chart(AdviseView::Multiplex)->chart());
     // Where each job's peak memory came from; a model's estimate for a job without a counter.

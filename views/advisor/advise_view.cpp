@@ -375,15 +375,16 @@ void AdviseView::predict(Tab tab) {
         gpuMemory = static_cast<int64_t>(preset->memoryBytes);
       gpuName = !migName.empty() ? migName : (firstGpu.empty() ? "GPU" : firstGpu);
       const advisor::MultiplexAdvice a =
-          advisor::adviseMultiplex(jobs, mig, gpuMemory, measuredOn, {});
+          advisor::adviseMultiplex(jobs, mig, gpuMemory, measuredOn, {}, migName);
       QString h = QObject::tr("<h3>%1 jobs on one %2</h3>").arg(jobs.size()).arg(html(gpuName));
       h += QStringLiteral("<table cellspacing=6>") +
-           row({QObject::tr("job"), QObject::tr("pass alone"), QObject::tr("GPU busy"),
-                QObject::tr("SM demand"), QObject::tr("from launch configurations"),
-                QObject::tr("peak memory")},
+           row({QObject::tr("job"), QObject::tr("pass alone"), QObject::tr("step alone"),
+                QObject::tr("GPU busy"), QObject::tr("SM demand"),
+                QObject::tr("from launch configurations"), QObject::tr("peak memory")},
                true);
       for (const advisor::Job& j : jobs) {
-        h += row({html(j.name), dur(j.span), QString::number(100 * j.busyShare(), 'f', 1) + " %",
+        h += row({html(j.name), dur(j.span), j.step ? dur(*j.step) : QObject::tr("no steps"),
+                  QString::number(100 * j.busyShare(), 'f', 1) + " %",
                   QString::number(100 * advisor::meanSmDemand(j), 'f', 1) + " %",
                   QStringLiteral("%1 of %2 kernels").arg(j.demandKnown).arg(j.kernels),
                   j.peakMemory ? bytes(*j.peakMemory) : QObject::tr("unknown")});
@@ -430,10 +431,11 @@ void AdviseView::predict(Tab tab) {
       o.chartTitle = QObject::tr("Normalised throughput Σ (above 1: packing gains)");
       const advisor::PackedRun& shown =
           a.best >= 0 ? a.runs[static_cast<size_t>(a.best)] : a.runs[1];
-      if (auto s = advisor::packedSession(jobs, shown, gpuName); s.ok()) {
+      if (auto s = advisor::packedSession(jobs, shown, gpuName, a.profiles); s.ok()) {
         o.timeline = *s;
         o.timelineTitle =
-            QObject::tr("packed (%1)").arg(QString::fromLatin1(toString(shown.sharing)));
+            QObject::tr("packed on %1 (%2)")
+                .arg(QString::fromStdString(gpuName), QString::fromLatin1(toString(shown.sharing)));
       }
       return o;
     });
