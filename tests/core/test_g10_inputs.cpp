@@ -486,6 +486,13 @@ TEST(G10Frontend, HostileFilesGetErrors) {
   ASSERT_FALSE(last.ok());
   EXPECT_NE(last.error().find("net.txt:3: Conv2d layer's output is"), std::string::npos)
       << last.error();
+  // A size far beyond 64 bits (found by fuzzing: it was converted before it was checked).
+  auto beyond = buildG10Cnn("Net(\n  (a): Conv2d(3, 8, kernel_size=(2e56, 3), stride=(1, 1))\n)\n",
+                            "net.txt", G10Family::Plain, 2, 8, 8);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.error().find("kernel_size must be a whole number from 0 to 10^9"),
+            std::string::npos)
+      << beyond.error();
   // A transformer weight of 2^63 bytes.
   auto huge = buildG10Transformer(
       "300 Dot 2 1 2 2 1073741823 1073741825 2 99 4\n-------------------\n", "ops.txt", 2, 210);

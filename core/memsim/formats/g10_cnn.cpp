@@ -2,6 +2,7 @@
 // except where G10 wires a known block's branches and shortcuts), each layer's activation size,
 // the tensors each layer creates and the kernels of one training iteration.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -118,7 +119,8 @@ class CnnBuilder {
     auto v = arg(n, index, key, fallback);
     if (!v || v->empty()) return 0;
     const double x = (*v)[std::min<size_t>(static_cast<size_t>(slot), v->size() - 1)];
-    if (x != static_cast<double>(static_cast<int64_t>(x)) || x < 0 || x > 1e9) {
+    // The range first: converting a number beyond int64's to test it would be undefined.
+    if (!(x >= 0 && x <= 1e9) || x != std::floor(x)) {
       fail(n.line, n.type + ": " + key + " must be a whole number from 0 to 10^9");
       return 0;
     }
