@@ -156,7 +156,7 @@ CollectiveShape collectiveShape(std::string_view kind, bool tree, int ranks) {
 }
 
 std::string fitKey(const Collective& c) {
-  return c.tree && c.kind == "all_reduce" ? c.kind + "/tree" : c.kind;
+  return c.treeAllReduce() ? c.kind + "/tree" : c.kind;
 }
 
 std::optional<Link> intraNodeLink(std::string_view name) {
@@ -394,7 +394,7 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
   }
   p.exposedAfter =
       static_cast<TimeNs>(std::llround(static_cast<double>(p.exposedNow) * p.commRatio));
-  if (p.fit.meanAbsErrorPct > 25 || p.fit.r2 < 0.5) {
+  if (p.fit.poor()) {
     char text[160];
     std::snprintf(text, sizeof text, "%.1f %% mean error, R² %.2f", p.fit.meanAbsErrorPct,
                   p.fit.r2);
@@ -406,9 +406,8 @@ Result<ConsolidationPlan> planConsolidation(const Session& s, const Diagnosis& d
       "collectives as a ring, each kind fitted apart: T = f(n−1)·α + f(n−1)/n · bytes / "
       "bandwidth (f = 2 for an all-reduce, 1 for the others), α and bandwidth "
       "fitted on the run's own collectives (their times include waiting for late ranks)");
-  p.treeAllReduce = std::any_of(collectives.begin(), collectives.end(), [](const Collective& c) {
-    return c.tree && c.kind == "all_reduce";
-  });
+  p.treeAllReduce = std::any_of(collectives.begin(), collectives.end(),
+                                [](const Collective& c) { return c.treeAllReduce(); });
   if (p.treeAllReduce) {
     p.assumptions.push_back(
         "all-reduces whose NCCL kernels name the TREE algorithm are fitted apart, as a binary "
@@ -428,8 +427,8 @@ std::string consolidationAdvice(const ConsolidationPlan& p, const ConsolidationI
   std::snprintf(share, sizeof share, "%.1f %%",
                 100.0 * static_cast<double>(std::abs(saving)) /
                     static_cast<double>(std::max<TimeNs>(1, p.stepNow)));
-  const bool poorFit = p.fit.meanAbsErrorPct > 25 || p.fit.r2 < 0.5;
-  const std::string hedge = poorFit ? " — uncertain: the fit of the run's collectives is poor" : "";
+  const std::string hedge =
+      p.fit.poor() ? " — uncertain: the fit of the run's collectives is poor" : "";
   if (p.hostsAfter == p.hostsNow && !in.inter) {
     return in.machinesAfter > 0
                ? "the same layout: nothing changes"

@@ -27,6 +27,8 @@ struct Collective {
   std::string kind;   // "all_reduce", "all_gather", "reduce_scatter", "broadcast", …
   bool tree = false;  // NCCL's kernel name says TREE (else a ring, named or taken)
   std::optional<int64_t> bytes;
+  // Only all-reduces are modelled as trees; NCCL's other TREE kernels move data as rings do.
+  bool treeAllReduce() const { return tree && kind == "all_reduce"; }
 };
 
 std::vector<Collective> collectivesOf(const Session& session, const LaunchIndex& launches);
@@ -39,6 +41,8 @@ struct AlphaBeta {
   double meanAbsErrorPct = 0;  // |fit − measured| ÷ measured, averaged over the samples
   double r2 = 0;
   double predictNs(double bytes) const { return interceptNs + nsPerByte * bytes; }
+  // Too far from the measured collectives to predict with (waiting, other traffic).
+  bool poor() const { return meanAbsErrorPct > 25 || r2 < 0.5; }
 };
 std::optional<AlphaBeta> fitAlphaBeta(const std::vector<Collective>& collectives);
 
