@@ -49,4 +49,14 @@ struct Diagnosis {
 Result<Diagnosis> diagnose(const Session& session, const DiagnoseOptions& options,
                            const Progress& progress = {});
 
+// The parts of diagnose: the figures of the GPU operations, which need no steps (every field but
+// steps, findings and ruleNotes), and the expert rules' judgement of windows — the steps, or
+// when `steps` is false each rank's whole range — with the gaps whole steps are judged against.
+Result<Diagnosis> diagnoseOperations(const Session& session, const LaunchIndex& launches,
+                                     const DiagnoseOptions& options, const Progress& progress = {});
+RuleOutput judgeWindows(const Session& session, const Diagnosis& diagnosis,
+                        const LaunchIndex& launches, const DiagnoseOptions& options,
+                        const std::vector<Step>& windows, bool steps,
+                        const std::vector<IdleGap>& stepGaps, bool byCost);
+
 }  // namespace ts

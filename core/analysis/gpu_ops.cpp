@@ -44,6 +44,36 @@ int32_t rankNumberOf(const Session& s, uint32_t rank) {
   return rank < s.ranks.size() ? s.ranks[rank].rank : 0;
 }
 
+std::vector<Interval> rankSpans(const Session& s) {
+  const size_t n = std::max<size_t>(s.ranks.size(), 1);
+  std::vector<Interval> spans(n);
+  std::vector<bool> any(n, false);
+  auto rankOfDevice = [&](uint32_t d) { return d < s.devices.size() ? s.devices[d].rank : 0; };
+  auto widen = [&](uint32_t rank, TimeNs start, TimeNs end) {
+    const size_t r = std::min<size_t>(rank, n - 1);
+    spans[r] = any[r] ? Interval{std::min(spans[r].start, start), std::max(spans[r].end, end)}
+                      : Interval{start, end};
+    any[r] = true;
+  };
+  for (const Track& t : s.tracks) {
+    if (t.size() == 0) continue;
+    const uint32_t rank = t.device < s.devices.size() ? rankOfDevice(t.device)
+                          : t.thread != kNone         ? rankOfThread(s, t.thread)
+                                                      : 0;
+    widen(rank, t.minStart(), t.maxEnd());
+  }
+  for (const CounterTrack& c : s.counters) {
+    if (c.size() == 0) continue;
+    uint32_t rank = 0;
+    if (c.device < s.devices.size())
+      rank = rankOfDevice(c.device);
+    else if (c.process < s.processes.size())
+      rank = s.processes[c.process].rank;
+    widen(rank, c.samples.time.front(), c.samples.time.back());
+  }
+  return spans;
+}
+
 std::vector<RankOps> collectRankOps(const Session& session, const AnalysisRange& range) {
   std::vector<RankOps> ranks(std::max<size_t>(session.ranks.size(), 1));
   for (uint32_t r = 0; r < ranks.size(); ++r) {

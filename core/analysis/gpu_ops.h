@@ -53,4 +53,10 @@ uint32_t rankOfThread(const Session& session, uint32_t thread);
 // Rank::rank of a rank index (0 for a session without ranks).
 int32_t rankNumberOf(const Session& session, uint32_t rank);
 
+// Each rank's span: its first event's start to its last one's end over its GPUs' tracks, its
+// threads' tracks and its counters (indexed like Session::ranks, at least one; {0, 0} for a rank
+// with none). A rank's own span, not the session's: ranks traced from different times are not
+// charged for the time before their trace began.
+std::vector<Interval> rankSpans(const Session& session);
+
 }  // namespace ts

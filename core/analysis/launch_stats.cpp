@@ -53,7 +53,8 @@ LaunchStats launchStats(const Session& s, const LaunchIndex& launches, const Lau
             [](const LaunchSummary& a, const LaunchSummary& b) {
               if (a.rank != b.rank) return a.rank < b.rank;
               if (a.gpuTotal != b.gpuTotal) return a.gpuTotal > b.gpuTotal;
-              return a.name < b.name;
+              // By name, not string id: the same order whichever session holds the rank.
+              return a.label < b.label;
             });
   return out;
 }

@@ -70,7 +70,8 @@ std::vector<StreamQueue> queueLengths(const Session& s, const LaunchIndex& launc
     q.meanLength = busy > 0 ? weighted / static_cast<double>(busy) : 0;
     out.push_back(q);
   }
-  std::sort(out.begin(), out.end(), [](const StreamQueue& a, const StreamQueue& b) {
+  // Stable: two ranks of one number (files that do not say theirs) keep the session's order.
+  std::stable_sort(out.begin(), out.end(), [](const StreamQueue& a, const StreamQueue& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.streamId < b.streamId;
   });
   return out;

@@ -43,6 +43,25 @@ bool startsWithNoCase(std::string_view text, std::string_view prefix) {
   return true;
 }
 
+using Pick = bool (*)(std::string_view);
+
+// The CPU ranges of data loading, forward, backward and optimizer (PyTorch's names and the NVTX
+// conventions model mapping uses), in Step's field order.
+const std::array<Pick, 4>& annotationPicks() {
+  static const std::array<Pick, 4> picks = {
+      [](std::string_view n) { return n.starts_with("enumerate(DataLoader)"); },
+      [](std::string_view n) { return n == "forward" || n.starts_with("forward/"); },
+      [](std::string_view n) {
+        return n == "backward" || n.starts_with("backward/") ||
+               n.starts_with("autograd::engine::evaluate_function:");
+      },
+      [](std::string_view n) {
+        return n == "optimizer" || n.starts_with("update/") || n.starts_with("Optimizer.step#") ||
+               n.starts_with("Optimizer.zero_grad#");
+      }};
+  return picks;
+}
+
 // Each repetition of the first forward/<layer> range starts a step; the last one ends with the
 // last layer range (forward/, backward/, update/) that starts inside it.
 std::vector<Step> layerSteps(const Session& s) {
@@ -59,7 +78,6 @@ std::vector<Step> layerSteps(const Session& s) {
     st.rank = r.rank, st.start = r.start, st.end = r.end;
     steps.push_back(st);
   }
-  if (steps.size() < 2) return {};
   for (size_t i = 0; i < steps.size(); ++i) {
     if (i + 1 < steps.size() && steps[i + 1].rank == steps[i].rank) {
       steps[i].end = steps[i + 1].start;
@@ -230,18 +248,7 @@ void measureSteps(const Session& s, const LaunchIndex& launches, const std::vect
 
   // Annotated CPU time: data loading, forward, backward, optimizer (PyTorch's names and the NVTX
   // conventions model mapping uses), per rank, merged, then clipped to each step.
-  using Pick = bool (*)(std::string_view);
-  const Pick picks[4] = {
-      [](std::string_view n) { return n.starts_with("enumerate(DataLoader)"); },
-      [](std::string_view n) { return n == "forward" || n.starts_with("forward/"); },
-      [](std::string_view n) {
-        return n == "backward" || n.starts_with("backward/") ||
-               n.starts_with("autograd::engine::evaluate_function:");
-      },
-      [](std::string_view n) {
-        return n == "optimizer" || n.starts_with("update/") || n.starts_with("Optimizer.step#") ||
-               n.starts_with("Optimizer.zero_grad#");
-      }};
+  const auto& picks = annotationPicks();
   std::optional<TimeNs> Step::*fields[4] = {&Step::dataLoader, &Step::forward, &Step::backward,
                                             &Step::optimizer};
   for (int c = 0; c < 4; ++c) {
@@ -260,12 +267,13 @@ void measureSteps(const Session& s, const LaunchIndex& launches, const std::vect
 std::vector<Step> rankWindows(const Session& s, const LaunchIndex& launches,
                               const std::vector<IdleGap>& gaps, const AnalysisRange& range) {
   std::vector<Step> windows;
-  for (uint32_t r = 0; r < std::max<size_t>(s.ranks.size(), 1); ++r) {
+  const std::vector<Interval> spans = rankSpans(s);
+  for (uint32_t r = 0; r < spans.size(); ++r) {
     Step w;
     w.rank = r;
     w.rankNumber = rankNumberOf(s, r);
-    w.start = std::max(range.start, s.startTime());
-    w.end = std::min(range.end, s.endTime());
+    w.start = std::max(range.start, spans[r].start);
+    w.end = std::min(range.end, spans[r].end);
     if (w.end > w.start) windows.push_back(w);
   }
   measureSteps(s, launches, gaps, windows);
@@ -273,10 +281,29 @@ std::vector<Step> rankWindows(const Session& s, const LaunchIndex& launches,
   return windows;
 }
 
-StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
-                    const AnalysisRange& range) {
-  StepTable table;
-  std::vector<Step> steps;
+std::string_view toString(StepSource source) {
+  switch (source) {
+    case StepSource::ProfilerSteps:
+      return "profiler steps";
+    case StepSource::NvtxSteps:
+      return "NVTX step ranges";
+    case StepSource::LayerRanges:
+      return "NVTX layer ranges";
+    case StepSource::RepeatedKernels:
+      return "repeated kernels";
+    case StepSource::None:
+      break;
+  }
+  return "";
+}
+
+bool stepSourceHolds(StepSource source, size_t candidates) {
+  // One ProfilerStep marks steps; a single NVTX "step" or layer range is more likely a one-off.
+  const bool two = source == StepSource::NvtxSteps || source == StepSource::LayerRanges;
+  return source != StepSource::None && candidates >= (two ? 2u : 1u);
+}
+
+std::vector<Step> stepCandidates(const Session& s, const LaunchIndex& launches, StepSource source) {
   auto numbered = [&](bool profiler) {
     auto ranges = cpuRanges(s, [&](std::string_view n) {
       bool isProfiler = false;
@@ -291,21 +318,66 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
     }
     return out;
   };
-  if (steps = numbered(true); !steps.empty()) {
-    table.source = "profiler steps";
-  } else if (steps = numbered(false); steps.size() >= 2) {
-    table.source = "NVTX step ranges";
-  } else if (steps = layerSteps(s); !steps.empty()) {
-    table.source = "NVTX layer ranges";
-  } else if (steps = repeatedKernelSteps(s, launches); !steps.empty()) {
-    table.source = "repeated kernels";
-  } else {
-    return table;
+  switch (source) {
+    case StepSource::ProfilerSteps:
+      return numbered(true);
+    case StepSource::NvtxSteps:
+      return numbered(false);
+    case StepSource::LayerRanges:
+      return layerSteps(s);
+    case StepSource::RepeatedKernels:
+      return repeatedKernelSteps(s, launches);
+    case StepSource::None:
+      break;
   }
+  return {};
+}
+
+std::array<bool, 4> annotatedCpuTime(const Session& s) {
+  std::array<bool, 4> out{};
+  for (int c = 0; c < 4; ++c) out[c] = !cpuRanges(s, annotationPicks()[c]).empty();
+  return out;
+}
+
+std::optional<std::string> firstLayerName(const Session& s, TimeNs* at) {
+  auto forward = cpuRanges(s, [](std::string_view n) { return n.starts_with("forward/"); });
+  if (forward.empty()) return std::nullopt;
+  if (at) *at = forward.front().start;
+  return std::string(s.str(forward.front().name));
+}
+
+void describeStepTimes(StepTable& table) {
+  std::vector<Step>& steps = table.steps;
+  if (steps.empty()) return;
+  std::vector<int64_t> sorted;
+  for (const Step& st : steps) sorted.push_back(st.duration());
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  table.median =
+      n % 2 ? static_cast<double>(sorted[n / 2])
+            : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+  table.min = sorted.front(), table.max = sorted.back();
+  double sum = 0;
+  for (int64_t t : sorted) sum += static_cast<double>(t);
+  table.mean = sum / static_cast<double>(n);
+  std::vector<double> deviations;
+  for (int64_t t : sorted) deviations.push_back(std::abs(static_cast<double>(t) - table.median));
+  std::sort(deviations.begin(), deviations.end());
+  double mad = n % 2 ? deviations[n / 2] : (deviations[n / 2 - 1] + deviations[n / 2]) / 2;
+  for (Step& st : steps) {
+    double t = static_cast<double>(st.duration());
+    st.outlier = n >= 3 && t > table.median + 3 * 1.4826 * mad && t > 1.05 * table.median;
+  }
+}
+
+StepTable stepsFrom(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
+                    const AnalysisRange& range, StepSource source, std::vector<Step> steps) {
+  StepTable table;
+  table.source = toString(source);
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
   });
-  bool numberedByName = table.source == "profiler steps" || table.source == "NVTX step ranges";
+  bool numberedByName = source == StepSource::ProfilerSteps || source == StepSource::NvtxSteps;
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& st = steps[i];
     st.rankNumber = st.rank < s.ranks.size() ? s.ranks[st.rank].rank : 0;
@@ -325,33 +397,19 @@ StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::ve
       return 2 * inside < to - from || inside <= 0;
     });
   }
-  if (steps.empty()) {
-    table.steps = std::move(steps);
-    return table;
-  }
-
-  std::vector<int64_t> times;
-  for (const Step& st : steps) times.push_back(st.duration());
-  std::vector<int64_t> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  table.median =
-      n % 2 ? static_cast<double>(sorted[n / 2])
-            : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
-  table.min = sorted.front(), table.max = sorted.back();
-  double sum = 0;
-  for (int64_t t : sorted) sum += static_cast<double>(t);
-  table.mean = sum / static_cast<double>(n);
-  std::vector<double> deviations;
-  for (int64_t t : sorted) deviations.push_back(std::abs(static_cast<double>(t) - table.median));
-  std::sort(deviations.begin(), deviations.end());
-  double mad = n % 2 ? deviations[n / 2] : (deviations[n / 2 - 1] + deviations[n / 2]) / 2;
-  for (Step& st : steps) {
-    double t = static_cast<double>(st.duration());
-    st.outlier = n >= 3 && t > table.median + 3 * 1.4826 * mad && t > 1.05 * table.median;
-  }
   table.steps = std::move(steps);
+  describeStepTimes(table);
   return table;
+}
+
+StepTable findSteps(const Session& s, const LaunchIndex& launches, const std::vector<IdleGap>& gaps,
+                    const AnalysisRange& range) {
+  for (StepSource source : kStepSources) {
+    std::vector<Step> steps = stepCandidates(s, launches, source);
+    if (stepSourceHolds(source, steps.size()))
+      return stepsFrom(s, launches, gaps, range, source, std::move(steps));
+  }
+  return {};
 }
 
 }  // namespace ts

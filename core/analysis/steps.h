@@ -8,6 +8,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/gpu_ops.h"
@@ -61,6 +62,30 @@ struct StepTable {
 StepTable findSteps(const Session& session, const LaunchIndex& launches,
                     const std::vector<IdleGap>& gaps, const AnalysisRange& range);
 
+// Where steps are read from, in the order findSteps tries them: the first that holds (a
+// ProfilerStep, or two NVTX step ranges, or two repetitions of the first layer range, or a
+// repeated kernel sequence) gives the session's steps — for every rank, decided over all ranks.
+enum class StepSource : uint8_t { ProfilerSteps, NvtxSteps, LayerRanges, RepeatedKernels, None };
+inline constexpr StepSource kStepSources[] = {StepSource::ProfilerSteps, StepSource::NvtxSteps,
+                                              StepSource::LayerRanges, StepSource::RepeatedKernels};
+std::string_view toString(StepSource source);  // the StepTable's source text; None: ""
+bool stepSourceHolds(StepSource source, size_t candidates);
+// The steps `source` marks, not yet numbered or measured (any count).
+std::vector<Step> stepCandidates(const Session& session, const LaunchIndex& launches,
+                                 StepSource source);
+// The steps of `source` (its candidates) numbered, measured, kept by the range, with their
+// statistics: what findSteps returns once it has chosen the source.
+StepTable stepsFrom(const Session& session, const LaunchIndex& launches,
+                    const std::vector<IdleGap>& gaps, const AnalysisRange& range, StepSource source,
+                    std::vector<Step> candidates);
+// Mean, median, min, max of the steps' times and which steps are outliers.
+void describeStepTimes(StepTable& table);
+// Whether the session has any range of data loading, forward, backward, optimizer (Step's
+// fields in that order): without, every step leaves that field empty (not annotated).
+std::array<bool, 4> annotatedCpuTime(const Session& session);
+// The name of the first forward/<layer> range (whose repetitions are layer steps) and its start.
+std::optional<std::string> firstLayerName(const Session& session, TimeNs* at = nullptr);
+
 // Fills in what each step spent (operations, busy time by kind, exposed communication, idle by
 // cause, annotated CPU time, its stretch of the GPU). `steps` must be sorted by rank, then start,
 // and not overlap within a rank; an operation belongs to the step whose range holds its launch
@@ -69,7 +94,7 @@ StepTable findSteps(const Session& session, const LaunchIndex& launches,
 void measureSteps(const Session& session, const LaunchIndex& launches,
                   const std::vector<IdleGap>& gaps, std::vector<Step>& steps);
 
-// One window per rank with GPU work: the range clipped to the session, measured as a step is
+// One window per rank with GPU work: the range clipped to the rank's span, measured as a step is
 // (for judging a trace that marks no steps).
 std::vector<Step> rankWindows(const Session& session, const LaunchIndex& launches,
                               const std::vector<IdleGap>& gaps, const AnalysisRange& range);

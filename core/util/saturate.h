@@ -14,6 +14,12 @@ inline int64_t saturatingAdd(int64_t a, int64_t b) {
   return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+inline uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t out;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return std::numeric_limits<uint64_t>::max();
+}
+
 inline int64_t saturatingMul(int64_t a, int64_t b) {
   int64_t out;
   if (!__builtin_mul_overflow(a, b, &out)) return out;

@@ -33,10 +33,7 @@ void ruleCudaMemcpyAsync(const RuleInput& in, RuleOutput& out) {
         "tensor.pin_memory() or DataLoader(pin_memory=True)) so the copies overlap with the "
         "CPU's work. Scalars read back each step (.item(), .cpu()) show up here too."));
   }
-  if (unknown)
-    out.notes.push_back("cuda_memcpy_async: " + countOf(unknown, "copy") +
-                        " without a known launching call (no flow or correlation id) could not "
-                        "be judged.");
+  if (unknown) out.notes.push_back({"cuda_memcpy_async", unknown});
 }
 
 }  // namespace ts

@@ -36,9 +36,7 @@ void ruleCudaMemcpySync(const RuleInput& in, RuleOutput& out) {
         "only where the result is needed (in PyTorch: tensor.to(device, non_blocking=True) "
         "from pinned memory)."));
   }
-  if (unknown)
-    out.notes.push_back("cuda_memcpy_sync: " + countOf(unknown, "copy") +
-                        " without a known launching call could not be judged.");
+  if (unknown) out.notes.push_back({"cuda_memcpy_sync", unknown});
 }
 
 }  // namespace ts

@@ -31,9 +31,7 @@ void ruleCudaMemsetSync(const RuleInput& in, RuleOutput& out) {
             formatDuration(builders[r].cost()) + ".",
         "Use cudaMemsetAsync on a stream of your own, or set device memory instead."));
   }
-  if (unknown)
-    out.notes.push_back("cuda_memset_sync: " + countOf(unknown, "memset") +
-                        " without a known launching call could not be judged.");
+  if (unknown) out.notes.push_back({"cuda_memset_sync", unknown});
 }
 
 }  // namespace ts

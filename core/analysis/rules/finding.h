@@ -40,6 +40,9 @@ struct RuleOptions {
   double dataLoaderShare = 0.05;         // dataloader: of a step
   double launchBoundShare = 0.50;        // launch_bound: short operations above this share
   uint64_t syncCopyMinHtoD = 64 * 1024;  // cuda_memcpy_sync ignores HtoD copies up to this (nsys)
+  // Set when the session is one rank of a job's files diagnosed alone (rank by rank): its GPUs
+  // are named as the job's session names them, "rank 3 / host · GPU 0: H100".
+  std::string jobRankLabel;
 };
 
 // Merged GPU busy time (kernels, copies, memsets) clipped to the range, per device and per rank.
@@ -66,9 +69,16 @@ struct RuleInput {
   const GpuBusy& stepBusy;
 };
 
+// What a rule could not judge: how many of what it reads (calls, operations, gaps) it could not
+// place; counts add up over ranks judged apart. ruleNoteText says it.
+struct RuleNote {
+  std::string rule;
+  uint64_t count = 0;
+};
+
 struct RuleOutput {
   std::vector<Finding> findings;
-  std::vector<std::string> notes;  // what a rule could not judge, and why
+  std::vector<RuleNote> notes;  // at most one per rule, in rule order
 };
 
 // Occurrences collected one by one, then summarised into a finding.

@@ -20,9 +20,9 @@ void ruleGpuGaps(const RuleInput& in, RuleOutput& out) {
     TimeNs longestGap = 0;
     for (const Interval& g : gaps) longestGap = std::max(longestGap, g.length());
     out.findings.push_back(b.finish(
-        s.deviceLabel(d) + " sat idle in " + countOf(gaps.size(), "gap") + " of at least " +
-            formatDuration(in.options.gapThreshold) + ": " + formatDuration(b.cost()) +
-            " in all, the longest " + formatDuration(longestGap) + ".",
+        findingDeviceLabel(in, d) + " sat idle in " + countOf(gaps.size(), "gap") +
+            " of at least " + formatDuration(in.options.gapThreshold) + ": " +
+            formatDuration(b.cost()) + " in all, the longest " + formatDuration(longestGap) + ".",
         "Look at the CPU threads during the gaps (zoom to one): data loading, checkpointing, "
         "evaluation, logging or a synchronisation keep the GPU waiting. Overlap them with GPU "
         "work (DataLoader workers, asynchronous checkpoints) or move them out of the loop."));

@@ -42,7 +42,7 @@ void ruleGpuTimeUtil(const RuleInput& in, RuleOutput& out) {
     char threshold[16];
     std::snprintf(threshold, sizeof threshold, "%.0f %%", in.options.lowUtilisation);
     out.findings.push_back(b.finish(
-        s.deviceLabel(d) + " was busy less than " + threshold + " of the time in " +
+        findingDeviceLabel(in, d) + " was busy less than " + threshold + " of the time in " +
             std::to_string(lowChunks) + " of the " + std::to_string(chunks) +
             " equal parts of its span (" + countOf(b.count(), "stretch") + "), idle for " +
             formatDuration(b.cost()) + " inside them.",

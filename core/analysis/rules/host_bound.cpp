@@ -53,8 +53,8 @@ void ruleHostBound(const RuleInput& in, RuleOutput& out) {
     size_t r = std::min<size_t>(w.rank, ranks - 1);
     return coveredWithin(waiting[r], w.start, w.end);
   });
-  bool unknown = false;
-  for (const IdleGap& g : in.stepGaps) unknown |= g.cause == IdleCause::Unknown;
+  uint64_t unknown = 0;
+  for (const IdleGap& g : in.stepGaps) unknown += g.cause == IdleCause::Unknown;
   for (size_t r = 0; r < j.builders.size(); ++r) {
     if (j.builders[r].empty()) continue;
     out.findings.push_back(j.builders[r].finish(
@@ -66,10 +66,7 @@ void ruleHostBound(const RuleInput& in, RuleOutput& out) {
         "raise the batch size, and move CPU work such as preprocessing or logging out of the "
         "step. Check that the CPU is not shared with other busy processes."));
   }
-  if (unknown)
-    out.notes.push_back(
-        "host_bound: some idle gaps have an unknown cause (their operations' launching calls "
-        "are not in the trace), so host wait may be more than shown.");
+  if (unknown) out.notes.push_back({"host_bound", unknown});
 }
 
 }  // namespace ts

@@ -64,8 +64,7 @@ void ruleLaunchBound(const RuleInput& in, RuleOutput& out) {
         "raise the batch size, or avoid per-element Python loops over tensors."));
   }
   if (stats.ops > stats.withLaunch)
-    out.notes.push_back("launch_bound: " + countOf(stats.ops - stats.withLaunch, "operation") +
-                        " without a known launching call are not counted.");
+    out.notes.push_back({"launch_bound", stats.ops - stats.withLaunch});
 }
 
 }  // namespace ts

@@ -50,15 +50,52 @@ Result<std::vector<std::string>> parseRuleList(std::string_view text) {
   return out;
 }
 
-RuleOutput runRules(const RuleInput& input, const std::vector<std::string>& names) {
+RuleOutput runRules(const RuleInput& input, const std::vector<std::string>& names, bool byCost) {
   RuleOutput out;
   for (const RuleInfo& r : expertRules()) {
     if (!names.empty() && std::find(names.begin(), names.end(), r.name) == names.end()) continue;
     r.run(input, out);
   }
-  std::stable_sort(out.findings.begin(), out.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.cost > b.cost; });
+  if (byCost) rankByCost(out.findings);
   return out;
+}
+
+void rankByCost(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.cost > b.cost; });
+}
+
+size_t ruleIndex(std::string_view name) {
+  const auto& rules = expertRules();
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].name == name) return i;
+  }
+  return rules.size();
+}
+
+std::string ruleNoteText(const RuleNote& note) {
+  const std::string& r = note.rule;
+  const size_t n = note.count;
+  if (r == "launch_bound")
+    return r + ": " + countOf(n, "operation") + " without a known launching call are not counted.";
+  if (r == "cuda_memcpy_async")
+    return r + ": " + countOf(n, "copy") +
+           " without a known launching call (no flow or correlation id) could not be judged.";
+  if (r == "cuda_memcpy_sync")
+    return r + ": " + countOf(n, "copy") + " without a known launching call could not be judged.";
+  if (r == "cuda_memset_sync")
+    return r + ": " + countOf(n, "memset") + " without a known launching call could not be judged.";
+  if (r == "host_bound")
+    return r +
+           ": some idle gaps have an unknown cause (their operations' launching calls are not in "
+           "the trace), so host wait may be more than shown.";
+  return r + ": " + countOf(n, "event") + " could not be judged.";
+}
+
+std::string findingDeviceLabel(const RuleInput& in, uint32_t device) {
+  const std::string& rank = in.options.jobRankLabel;
+  return rank.empty() ? in.session.deviceLabel(device)
+                      : rank + " · " + in.session.deviceLabel(device);
 }
 
 }  // namespace ts

@@ -12,38 +12,41 @@
 
 namespace ts {
 
-namespace {
-
-struct CommKernel {
-  TimeNs start;
-  uint32_t track, event;
-};
-
-}  // namespace
-
-void ruleStraggler(const RuleInput& in, RuleOutput& out) {
-  const Session& s = in.session;
+std::vector<RankCollectives> collectivesByRank(const Session& s, const AnalysisRange& range) {
   const size_t ranks = std::max<size_t>(s.ranks.size(), 1);
-  if (ranks < 2) return;
-  // Per rank and kernel name, its communication kernels in start order.
-  std::vector<std::map<StringId, std::vector<CommKernel>>> byRank(ranks);
+  std::vector<RankCollectives> byRank(ranks);
   for (uint32_t t = 0; t < s.tracks.size(); ++t) {
     const Track& track = s.tracks[t];
     if (track.kind != EventKind::Kernel) continue;
     auto& names = byRank[std::min<size_t>(rankOfTrack(s, track), ranks - 1)];
     for (uint32_t i = 0; i < track.size(); ++i) {
       TimeNs a = track.hot.start[i];
-      if (a < in.range.start || a >= in.range.end) continue;
-      if (opTypeOf(track.kind, s.str(track.hot.name[i])) != OpType::Communication) continue;
-      names[track.hot.name[i]].push_back({a, t, i});
+      if (a < range.start || a >= range.end) continue;
+      std::string_view name = s.str(track.hot.name[i]);
+      if (opTypeOf(track.kind, name) != OpType::Communication) continue;
+      auto it = names.find(name);
+      if (it == names.end()) it = names.emplace(std::string(name), std::vector<CommStart>{}).first;
+      it->second.push_back({a, t, i});
     }
   }
+  for (RankCollectives& names : byRank) {
+    for (auto& [name, starts] : names)
+      std::stable_sort(starts.begin(), starts.end(),
+                       [](const CommStart& a, const CommStart& b) { return a.start < b.start; });
+  }
+  return byRank;
+}
+
+std::optional<Finding> stragglerFinding(const std::vector<RankCollectives>& byRank,
+                                        const std::vector<std::string>& labels,
+                                        const std::vector<int32_t>& rankNumbers) {
+  const size_t ranks = byRank.size();
+  if (ranks < 2) return std::nullopt;
   std::vector<size_t> last(ranks);
-  std::vector<TimeNs> lag(ranks);
-  std::vector<std::vector<std::pair<Interval, CommKernel>>> late(ranks);
+  std::vector<std::vector<std::pair<Interval, CommStart>>> late(ranks);
   size_t collectives = 0;
-  for (auto& [name, kernels] : byRank[0]) {
-    std::vector<const std::vector<CommKernel>*> each(ranks);
+  for (const auto& [name, kernels] : byRank[0]) {
+    std::vector<const std::vector<CommStart>*> each(ranks);
     size_t common = kernels.size();
     for (size_t r = 0; r < ranks; ++r) {
       auto it = byRank[r].find(name);
@@ -51,8 +54,6 @@ void ruleStraggler(const RuleInput& in, RuleOutput& out) {
         common = 0;
         break;
       }
-      std::sort(it->second.begin(), it->second.end(),
-                [](const CommKernel& a, const CommKernel& b) { return a.start < b.start; });
       each[r] = &it->second;
       common = std::min(common, it->second.size());
     }
@@ -64,35 +65,46 @@ void ruleStraggler(const RuleInput& in, RuleOutput& out) {
         if (at > (*each[latest])[k].start) latest = r;
         first = std::min(first, at);
       }
-      const CommKernel& c = (*each[latest])[k];
+      const CommStart& c = (*each[latest])[k];
       ++collectives;
       ++last[latest];
-      lag[latest] += c.start - first;
       late[latest].push_back({{first, c.start}, c});
     }
   }
-  if (collectives < 3) return;
+  if (collectives < 3) return std::nullopt;
   size_t worst = static_cast<size_t>(std::max_element(last.begin(), last.end()) - last.begin());
   // Last by chance in 1/ranks of the collectives; a straggler is last in more than half the way
   // from chance to always (75 % of them with two ranks).
   double chance = 1.0 / static_cast<double>(ranks);
   double share = static_cast<double>(last[worst]) / static_cast<double>(collectives);
-  if (share <= chance + (1 - chance) / 2) return;
-  FindingBuilder b("straggler", rankNumberOf(s, static_cast<uint32_t>(worst)));
+  if (share <= chance + (1 - chance) / 2) return std::nullopt;
+  FindingBuilder b("straggler", worst < rankNumbers.size() ? rankNumbers[worst] : 0);
   b.setOccurrence("wait for the last rank");
   for (const auto& [wait, kernel] : late[worst])
     b.add(wait.start, wait.end, wait.length(), kernel.track, kernel.event);
-  out.findings.push_back(b.finish(
-      (worst < s.ranks.size() ? s.ranks[worst].label : std::string("rank 0")) +
-          " started last in " + std::to_string(last[worst]) + " of " +
-          countOf(collectives, "collective") + " (" + percentOf(share) +
-          "); the first rank to arrive waited " + formatDuration(b.cost()) +
+  return b.finish(
+      (worst < labels.size() ? labels[worst] : std::string("rank 0")) + " started last in " +
+          std::to_string(last[worst]) + " of " + countOf(collectives, "collective") + " (" +
+          percentOf(share) + "); the first rank to arrive waited " + formatDuration(b.cost()) +
           " for it in all. Clocks as the traces give them: ranks on different hosts are only "
           "as aligned as their clocks.",
       "Find what delays this rank before its collectives (zoom to one): a slower GPU or host, "
       "uneven data (sequence lengths, batch sizes), extra work only this rank does (logging, "
       "checkpointing, evaluation on rank 0) or data loading. Balance the work or move the extra "
-      "work off the critical path."));
+      "work off the critical path.");
+}
+
+void ruleStraggler(const RuleInput& in, RuleOutput& out) {
+  const Session& s = in.session;
+  if (s.ranks.size() < 2) return;
+  std::vector<std::string> labels;
+  std::vector<int32_t> numbers;
+  for (uint32_t r = 0; r < s.ranks.size(); ++r) {
+    labels.push_back(s.ranks[r].label);
+    numbers.push_back(rankNumberOf(s, r));
+  }
+  if (auto f = stragglerFinding(collectivesByRank(s, in.range), labels, numbers))
+    out.findings.push_back(std::move(*f));
 }
 
 }  // namespace ts
