@@ -8,6 +8,10 @@
 
 #include "analysis/stats_table.h"
 
+namespace ts {
+struct Diagnosis;
+}
+
 namespace ts::cli {
 
 inline constexpr int kExitOk = 0;
@@ -46,6 +50,11 @@ std::optional<RelativeRange> parseRelativeRange(const std::string& text);
 // is reported as "tensorscope-cli COMMAND: ...".
 int emitTables(const std::vector<StatsTable>& tables, const std::string& format,
                const std::optional<std::string>& path, const char* command);
+
+// Prints a diagnosis as `diagnose` does: "table", "csv" or "json" (one object with coverage and
+// notes), to stdout or atomically to `path`.
+int printDiagnosis(const Diagnosis& diagnosis, const std::string& format,
+                   const std::optional<std::string>& path, const char* command);
 
 int runInfo(const std::vector<std::string>& argv);
 int runConvert(const std::vector<std::string>& argv);

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "app/cli/cli_args.h"
+
 namespace ts::cli {
 
 namespace {
@@ -84,6 +86,24 @@ Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions
 
 Result<SessionPtr> openForCli(const std::string& path) {
   return openForCli(std::vector<std::string>{path});
+}
+
+void noteIncomplete(const std::vector<std::string>& incomplete) {
+  // Said once, on stderr, so that tables and JSON on stdout stay as they are.
+  for (const std::string& why : incomplete) {
+    std::fprintf(stderr,
+                 "tensorscope-cli: note: opened without the damaged part (incomplete): %s\n",
+                 why.c_str());
+  }
+}
+
+// "I/N" → (I, N) with 0 <= I < N.
+std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  auto i = parseUnsigned(text.substr(0, slash)), n = parseUnsigned(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *i >= *n || *n > 1'000'000) return std::nullopt;
+  return std::pair<size_t, size_t>{*i, *n};
 }
 
 }  // namespace ts::cli

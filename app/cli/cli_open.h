@@ -3,7 +3,9 @@
 // anyway.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/open_session.h"
@@ -28,5 +30,11 @@ Error withRecoverHint(const Error& error);
 
 Result<SessionPtr> openForCli(const std::vector<std::string>& paths, OpenOptions options = {});
 Result<SessionPtr> openForCli(const std::string& path);
+
+// Says on stderr, once per file, that files were opened without their damaged part (so that
+// tables and JSON on stdout stay as they are).
+void noteIncomplete(const std::vector<std::string>& incomplete);
+// --shard "I/N" → (I, N) with 0 <= I < N <= 1,000,000.
+std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text);
 
 }  // namespace ts::cli

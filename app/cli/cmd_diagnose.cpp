@@ -11,6 +11,8 @@
 #include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
+#include "summary/diagnosis_part.h"
+#include "summary/stats_part.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -22,9 +24,12 @@ constexpr const char* kHelp =
     "Usage: tensorscope-cli diagnose FILE... [--range T0:T1] [--rules R,...]\n"
     "                                [--gap-threshold DUR] [--kernel-wait DUR]\n"
     "                                [--json|--csv|--table] [-o OUT]\n"
+    "       tensorscope-cli diagnose FILE... --shard I/N --summary-out PART [options]\n"
     "\n"
-    "Where the GPU time of a run goes, per rank (several FILEs are opened together as one\n"
-    "multi-rank session), as HolisticTraceAnalysis defines it:\n"
+    "Where the GPU time of a run goes, per rank, as HolisticTraceAnalysis defines it. Several\n"
+    "FILEs are the ranks of one job: without --range each is opened and diagnosed alone on a\n"
+    "core of its own and the results combined (a few ranks in memory at a time); the output is\n"
+    "the same as for the files opened together as one multi-rank session.\n"
     "  steps         per training step (ProfilerStep#N, NVTX step N / iteration N, repeated\n"
     "                forward/<layer> ranges, else the repeated kernel sequence): step time, GPU\n"
     "                busy by kind, exposed communication, idle by cause, data loading, forward,\n"
@@ -56,7 +61,13 @@ constexpr const char* kHelp =
     "                    from the session start\n"
     "  --csv             the tables as CSV, separated by an empty line\n"
     "  --table           the tables as text (default)\n"
-    "  -o OUT            write to OUT (atomically) instead of standard output\n";
+    "  -o OUT            write to OUT (atomically) instead of standard output\n"
+    "  --shard I/N       diagnose only files I, I+N, I+2N, ... (0 <= I < N) of the FILEs given\n"
+    "                    (give every shard the same FILEs in the same order: one rank each, not\n"
+    "                    a multi-rank .tscope), no --range\n"
+    "  --summary-out PART  write the shard's diagnosis there (atomically) instead of tables;\n"
+    "                    'tensorscope-cli merge PART...' then prints what 'diagnose FILE...'\n"
+    "                    prints for all the files\n";
 
 // The help text with the rules listed from the registry, so that it cannot miss one.
 std::string help() {
@@ -88,8 +99,15 @@ void cell(JsonWriter& w, const StatsCell& c) {
     w.null();
 }
 
+int failure(const std::string& message) {
+  std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+}  // namespace
+
 // Each table's rows as objects keyed by column, under the table's report name.
-std::string toJson(const Diagnosis& d, const std::vector<StatsTable>& tables) {
+std::string diagnosisJson(const Diagnosis& d, const std::vector<StatsTable>& tables) {
   JsonWriter w;
   w.beginObject();
   for (const StatsTable& t : tables) {
@@ -119,13 +137,33 @@ std::string toJson(const Diagnosis& d, const std::vector<StatsTable>& tables) {
   return w.str() + "\n";
 }
 
-}  // namespace
+int printDiagnosis(const Diagnosis& d, const std::string& format,
+                   const std::optional<std::string>& path, const char* command) {
+  std::vector<StatsTable> tables;
+  for (DiagnosisTable t :
+       {DiagnosisTable::Steps, DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
+        DiagnosisTable::Idle, DiagnosisTable::CommOverlap, DiagnosisTable::Launch,
+        DiagnosisTable::Queue, DiagnosisTable::Findings})
+    tables.push_back(diagnosisTable(d, t));
+  if (format != "json") return emitTables(tables, format, path, command);
+  std::string out = diagnosisJson(d, tables);
+  if (path) {
+    if (Status st = writeBytesAtomically(*path, out); !st) {
+      std::fprintf(stderr, "tensorscope-cli %s: %s\n", command, st.error().c_str());
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
 
 int runDiagnose(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e =
-          args.parse(argv, {"--range", "--kernel-wait", "--rules", "--gap-threshold", "-o"},
-                     {"--json", "--csv", "--table", "--help", "-h"});
+  if (std::string e = args.parse(argv,
+                                 {"--range", "--kernel-wait", "--rules", "--gap-threshold", "-o",
+                                  "--shard", "--summary-out"},
+                                 {"--json", "--csv", "--table", "--help", "-h"});
       !e.empty()) {
     return usage(e);
   }
@@ -161,37 +199,64 @@ int runDiagnose(const std::vector<std::string>& argv) {
       return usage("--range needs T0:T1 with durations such as 1.5ms:20ms, got '" + *text + "'");
     range = *parsed;
   }
-  auto session = openForCli(args.positional());
-  if (!session) {
-    std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", session.error().c_str());
-    return kExitFailure;
+  const std::string format = args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table";
+  const std::vector<std::string>& files = args.positional();
+
+  if (args.option("--shard") || args.option("--summary-out")) {
+    auto out = args.option("--summary-out");
+    if (!out) return usage("--shard needs --summary-out PART: where the shard's diagnosis goes");
+    DiagnosisPart part;
+    if (auto shard = args.option("--shard")) {
+      auto parsed = parseShard(*shard);
+      if (!parsed)
+        return usage("--shard needs I/N with 0 <= I < N, such as 0/4, got '" + *shard + "'");
+      std::tie(part.shard, part.shards) = *parsed;
+    }
+    if (range.from || range.to)
+      return usage(
+          "--range cannot be sharded: it is measured from the session start, which a shard "
+          "does not know");
+    if (args.flag("--json") || args.flag("--csv") || args.flag("--table") || args.option("-o"))
+      return usage(
+          "--json, --csv, --table and -o belong to 'tensorscope-cli merge', which "
+          "prints the diagnosis");
+    part.files = files;
+    part.options = options;
+    std::vector<std::string> incomplete;
+    auto ranks = diagnoseRankFiles(files, shardFiles(files.size(), part.shard, part.shards),
+                                   options, cliOpenOptions(), &incomplete);
+    if (!ranks) return failure(withRecoverHint(ranks.failure()).message);
+    noteIncomplete(incomplete);
+    part.ranks = std::move(*ranks);
+    if (Status st = writeBytesAtomically(*out, diagnosisPartToJson(part)); !st)
+      return failure(st.error());
+    return kExitOk;
   }
+
+  // Rank by rank: a few ranks in memory at a time, every core busy. Ranks that mark their steps
+  // too differently to be judged apart are diagnosed as one session instead.
+  if (files.size() > 1 && !range.from && !range.to) {
+    std::vector<std::string> incomplete;
+    auto ranks = diagnoseRankFiles(files, shardFiles(files.size(), 0, 1), options, cliOpenOptions(),
+                                   &incomplete);
+    if (!ranks) return failure(withRecoverHint(ranks.failure()).message);
+    bool differently = false;
+    auto diagnosis = combineRankDiagnoses(std::move(*ranks), options, &differently);
+    if (diagnosis) {
+      noteIncomplete(incomplete);
+      return printDiagnosis(*diagnosis, format, args.option("-o"), "diagnose");
+    }
+    if (!differently) return failure(diagnosis.error());
+  }
+
+  auto session = openForCli(files);
+  if (!session) return failure(session.error());
   const Session& s = **session;
   if (range.from) options.range.start = s.startTime() + *range.from;
   if (range.to) options.range.end = s.startTime() + *range.to;
   auto diagnosis = diagnose(s, options);
-  if (!diagnosis) {
-    std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", diagnosis.error().c_str());
-    return kExitFailure;
-  }
-  std::vector<StatsTable> tables;
-  for (DiagnosisTable t :
-       {DiagnosisTable::Steps, DiagnosisTable::Temporal, DiagnosisTable::KernelTypes,
-        DiagnosisTable::Idle, DiagnosisTable::CommOverlap, DiagnosisTable::Launch,
-        DiagnosisTable::Queue, DiagnosisTable::Findings})
-    tables.push_back(diagnosisTable(*diagnosis, t));
-  if (!args.flag("--json"))
-    return emitTables(tables, args.flag("--csv") ? "csv" : "table", args.option("-o"), "diagnose");
-  std::string out = toJson(*diagnosis, tables);
-  if (auto path = args.option("-o")) {
-    if (Status st = writeBytesAtomically(*path, out); !st) {
-      std::fprintf(stderr, "tensorscope-cli diagnose: %s\n", st.error().c_str());
-      return kExitFailure;
-    }
-    return kExitOk;
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+  if (!diagnosis) return failure(diagnosis.error());
+  return printDiagnosis(*diagnosis, format, args.option("-o"), "diagnose");
 }
 
 }  // namespace ts::cli

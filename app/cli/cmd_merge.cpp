@@ -1,9 +1,11 @@
-// tensorscope-cli merge: the shards of a `stats` run (stats --shard I/N --summary-out PART), made
-// on other machines or at other times, as the tables one `stats` over all the files prints.
+// tensorscope-cli merge: the shards of a `stats` or `diagnose` run (--shard I/N --summary-out
+// PART), made on other machines or at other times, as the tables one run over all the files
+// prints.
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
 #include "io/text_file.h"
+#include "summary/diagnosis_part.h"
 #include "summary/stats_part.h"
 
 namespace ts::cli {
@@ -13,14 +15,16 @@ namespace {
 constexpr const char* kHelp =
     "Usage: tensorscope-cli merge PART... [--format table|csv|json] [-o OUT]\n"
     "\n"
-    "The tables of a 'stats' run split into shards: each PART written by\n"
+    "The tables of a 'stats' or 'diagnose' run split into shards: each PART written by\n"
     "  tensorscope-cli stats FILE... --shard I/N --summary-out PART [--report ...] [options]\n"
+    "  tensorscope-cli diagnose FILE... --shard I/N --summary-out PART [options]\n"
     "with the same FILEs and options on every shard I of N. The parts must cover every shard\n"
     "once; the output is what 'tensorscope-cli stats FILE... --report R [options]' prints, R\n"
     "the reports the shards summarised (without --report: kern_sum, mem_time, mem_size,\n"
-    "api_sum, gpu_util, overlap, kern_hist, layer_sum).\n"
+    "api_sum, gpu_util, overlap, kern_hist, layer_sum), or what 'tensorscope-cli diagnose\n"
+    "FILE... [options]' prints.\n"
     "Options:\n"
-    "  --format F      table (default), csv or json, as stats\n"
+    "  --format F      table (default), csv or json, as stats and diagnose\n"
     "  -o OUT          write to OUT (atomically) instead of standard output\n";
 
 int usage(const std::string& message) {
@@ -47,11 +51,30 @@ int runMerge(const std::vector<std::string>& argv) {
   const std::string format = args.option("--format").value_or("table");
   if (format != "table" && format != "csv" && format != "json")
     return usage("unknown format '" + format + "'");
-  std::vector<StatsPart> parts;
+  std::vector<std::string> texts;
+  size_t diagnoses = 0;
   for (const std::string& path : args.positional()) {
     auto text = readTextFile(path);
     if (!text) return failure(text.error());
-    auto part = statsPartFromJson(path, text->view());
+    texts.emplace_back(text->view());
+    diagnoses += isDiagnosisPart(texts.back());
+  }
+  if (diagnoses > 0 && diagnoses < texts.size())
+    return failure("the parts mix 'stats' and 'diagnose' shards: merge each run's parts apart");
+  if (diagnoses > 0) {
+    std::vector<DiagnosisPart> parts;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      auto part = diagnosisPartFromJson(args.positional()[i], texts[i]);
+      if (!part) return failure(part.error());
+      parts.push_back(std::move(*part));
+    }
+    auto merged = mergeDiagnosisParts(std::move(parts), args.positional());
+    if (!merged) return failure(merged.error());
+    return printDiagnosis(merged->diagnosis, format, args.option("-o"), "merge");
+  }
+  std::vector<StatsPart> parts;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto part = statsPartFromJson(args.positional()[i], texts[i]);
     if (!part) return failure(part.error());
     parts.push_back(std::move(*part));
   }

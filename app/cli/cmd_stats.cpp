@@ -74,24 +74,6 @@ int failure(const std::string& message) {
   return kExitFailure;
 }
 
-void noteIncomplete(const std::vector<std::string>& incomplete) {
-  // Said once, on stderr, so that tables and JSON on stdout stay as they are.
-  for (const std::string& why : incomplete) {
-    std::fprintf(stderr,
-                 "tensorscope-cli: note: opened without the damaged part (incomplete): %s\n",
-                 why.c_str());
-  }
-}
-
-// "I/N" → (I, N) with 0 <= I < N.
-std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text) {
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  auto i = parseUnsigned(text.substr(0, slash)), n = parseUnsigned(text.substr(slash + 1));
-  if (!i || !n || *n < 1 || *i >= *n || *n > 1'000'000) return std::nullopt;
-  return std::pair<size_t, size_t>{*i, *n};
-}
-
 // --shard I/N --summary-out PART: this shard's files summarised into PART.
 int writeShard(const Args& args, const std::vector<std::string>& files,
                const std::vector<StatsReport>& reports, const StatsOptions& options,

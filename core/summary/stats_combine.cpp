@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -107,17 +108,17 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
   return out;
 }
 
-Result<std::vector<StatsSummary>> summariseRankFiles(
-    const std::vector<std::string>& files, const std::vector<size_t>& which,
-    std::span<const StatsReport> reports, const StatsOptions& options, const OpenOptions& open,
-    std::vector<std::string>* incomplete, const Progress& progress) {
+Status forEachRankFile(const std::vector<std::string>& files, const std::vector<size_t>& which,
+                       const OpenOptions& open,
+                       const std::function<Status(size_t k, RankFile& rank)>& use,
+                       std::vector<std::string>* incomplete, const Progress& progress) {
   const unsigned threads =
       open.threads ? open.threads : std::max(1u, std::thread::hardware_concurrency());
   // Fewer files than threads: each file is also read on several.
   const auto workers = static_cast<unsigned>(std::min<size_t>(threads, which.size()));
   OpenOptions one = open;
   one.threads = std::max(1u, threads / std::max(1u, workers));
-  std::vector<Result<StatsSummary>> out(which.size(), Error{"not summarised"});
+  std::vector<Status> out(which.size());
   std::vector<std::string> notes(which.size());
   std::atomic<size_t> next{0}, done{0};
   std::mutex progressMutex;
@@ -131,12 +132,9 @@ Result<std::vector<StatsSummary>> summariseRankFiles(
           out[k] = rank.failure();
           continue;
         }
-        StatsSummary s = summariseStats(*rank->session, reports, options);
         notes[k] = rank->info.damage.any() ? path + ": " + rank->info.damage.summary
                                            : rank->session->provenance.incompleteReason;
-        s.sources.push_back({path, which[k], rank->label, rank->info.absoluteClock,
-                             rank->info.firstTimestamp, rank->info.worldSize, rank->clockOffset});
-        out[k] = std::move(s);
+        out[k] = use(k, *rank);
       } catch (const std::bad_alloc&) {  // an error naming the file, not std::terminate
         out[k] = Error{path + ": out of memory while summarising it"};
       }
@@ -149,7 +147,6 @@ Result<std::vector<StatsSummary>> summariseRankFiles(
   work();
   for (std::thread& t : pool) t.join();
   if (progress.cancelled()) return Error::cancelled();
-  std::vector<StatsSummary> summaries;
   std::string damaged;  // every damaged file's error, so that one question covers them all
   for (size_t k = 0; k < which.size(); ++k) {
     if (!out[k]) {
@@ -158,9 +155,34 @@ Result<std::vector<StatsSummary>> summariseRankFiles(
       continue;
     }
     if (incomplete && !notes[k].empty()) incomplete->push_back(notes[k]);
-    summaries.push_back(std::move(*out[k]));
   }
   if (!damaged.empty()) return Error{damaged, ErrorCode::Damaged};
+  return {};
+}
+
+StatsSummary::Source rankSource(const std::string& path, size_t index, const RankFile& rank) {
+  return {path,
+          index,
+          rank.label,
+          rank.info.absoluteClock,
+          rank.info.firstTimestamp,
+          rank.info.worldSize,
+          rank.clockOffset};
+}
+
+Result<std::vector<StatsSummary>> summariseRankFiles(
+    const std::vector<std::string>& files, const std::vector<size_t>& which,
+    std::span<const StatsReport> reports, const StatsOptions& options, const OpenOptions& open,
+    std::vector<std::string>* incomplete, const Progress& progress) {
+  std::vector<StatsSummary> summaries(which.size());
+  TS_RETURN_IF_ERROR(forEachRankFile(
+      files, which, open,
+      [&](size_t k, RankFile& rank) -> Status {
+        summaries[k] = summariseStats(*rank.session, reports, options);
+        summaries[k].sources.push_back(rankSource(files[which[k]], which[k], rank));
+        return {};
+      },
+      incomplete, progress));
   return summaries;
 }
 

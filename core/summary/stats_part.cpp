@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "summary/part_reader.h"
 #include "summary/stats_combine.h"
 #include "util/json_writer.h"
 
@@ -13,10 +14,6 @@ namespace ts {
 namespace {
 
 constexpr const char* kKind = "tensorscope stats summary";
-// What a part may hold: times and values within ±2^62 (as sessions hold times; combining checks
-// them again once shifted); at most a million shards.
-constexpr int64_t kLimit = int64_t{1} << 62;
-constexpr int64_t kMaxShards = 1'000'000;
 constexpr int64_t kVersion = 1;
 
 int64_t deviceNumber(uint32_t device) {
@@ -117,118 +114,9 @@ void writeRank(JsonWriter& w, const StatsSummary& s) {
   w.endObject();
 }
 
-// Reads a part, failing with the first thing wrong: which key, in which rank, and what it held.
-class PartReader {
+class StatsPartReader : public PartReader {
  public:
-  explicit PartReader(const std::string& path) : path_(path) {}
-  const std::string& error() const { return error_; }
-  bool failed() const { return !error_.empty(); }
-
-  bool fail(const std::string& what) {
-    if (error_.empty()) error_ = path_ + ": " + where_ + what;
-    return false;
-  }
-  void at(std::string where) { where_ = std::move(where); }
-
-  bool field(simdjson::dom::object o, const char* key, simdjson::dom::element& out) {
-    if (o[key].get(out)) return fail("no \"" + std::string(key) + "\"");
-    return true;
-  }
-  bool integer(simdjson::dom::object o, const char* key, int64_t& out) {
-    simdjson::dom::element e;
-    if (!field(o, key, e)) return false;
-    if (e.get_int64().get(out)) return fail("\"" + std::string(key) + "\" is not a whole number");
-    return true;
-  }
-  bool count(simdjson::dom::object o, const char* key, int64_t& out) {
-    if (!integer(o, key, out)) return false;
-    if (out < 0) return fail("\"" + std::string(key) + "\" is negative");
-    if (out > kLimit) return fail("\"" + std::string(key) + "\" is out of range");
-    return true;
-  }
-  // A time or a clock offset, in ns.
-  bool time(simdjson::dom::object o, const char* key, int64_t& out) {
-    if (!integer(o, key, out)) return false;
-    if (out < -kLimit || out > kLimit) return fail("\"" + std::string(key) + "\" is out of range");
-    return true;
-  }
-  bool boolean(simdjson::dom::object o, const char* key, bool& out) {
-    simdjson::dom::element e;
-    if (!field(o, key, e)) return false;
-    if (e.get_bool().get(out)) return fail("\"" + std::string(key) + "\" is not true or false");
-    return true;
-  }
-  bool text(simdjson::dom::object o, const char* key, std::string& out) {
-    simdjson::dom::element e;
-    if (!field(o, key, e)) return false;
-    std::string_view v;
-    if (e.get_string().get(v)) return fail("\"" + std::string(key) + "\" is not text");
-    out = v;
-    return true;
-  }
-  bool array(simdjson::dom::object o, const char* key, simdjson::dom::array& out) {
-    simdjson::dom::element e;
-    if (!field(o, key, e)) return false;
-    if (e.get_array().get(out)) return fail("\"" + std::string(key) + "\" is not a list");
-    return true;
-  }
-  bool object(simdjson::dom::element e, simdjson::dom::object& out, const char* what) {
-    if (e.get_object().get(out)) return fail(std::string(what) + " is not an object");
-    return true;
-  }
-  bool ints(simdjson::dom::object o, const char* key, std::vector<int64_t>& out) {
-    simdjson::dom::array a;
-    if (!array(o, key, a)) return false;
-    out.reserve(a.size());
-    for (simdjson::dom::element e : a) {
-      int64_t v;
-      if (e.get_int64().get(v)) return fail("\"" + std::string(key) + "\" holds a non-integer");
-      out.push_back(v);
-    }
-    return true;
-  }
-  bool intervals(simdjson::dom::object o, const char* key, std::vector<Interval>& out) {
-    std::vector<int64_t> v;
-    if (!ints(o, key, v)) return false;
-    if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of times");
-    for (size_t i = 0; i < v.size(); i += 2) {
-      if (v[i] < -kLimit || v[i + 1] > kLimit)
-        return fail("\"" + std::string(key) + "\" holds a time out of range");
-      if (v[i] > v[i + 1] || (!out.empty() && v[i] < out.back().end))
-        return fail("\"" + std::string(key) + "\" is not a sorted list of disjoint intervals");
-      out.push_back({v[i], v[i + 1]});
-    }
-    return true;
-  }
-  bool runs(simdjson::dom::object o, const char* key, ValueRuns& out) {
-    std::vector<int64_t> v;
-    if (!ints(o, key, v)) return false;
-    if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of numbers");
-    for (size_t i = 0; i < v.size(); i += 2) {
-      if (v[i] < -kLimit || v[i] > kLimit || v[i + 1] > kLimit)
-        return fail("\"" + std::string(key) + "\" holds a number out of range");
-      if ((!out.value.empty() && v[i] <= out.value.back()) || v[i + 1] < 1)
-        return fail("\"" + std::string(key) +
-                    "\" is not a list of ascending values, each with a count of at least 1");
-      out.value.push_back(v[i]);
-      out.count.push_back(v[i + 1]);
-    }
-    return true;
-  }
-  // A GPU index: -1 (none) where `none` allows it, else below `devices`.
-  bool device(simdjson::dom::object o, size_t devices, bool none, uint32_t& out) {
-    int64_t d;
-    if (!integer(o, "gpu", d)) return false;
-    if (d == -1 && none) {
-      out = kNone;
-      return true;
-    }
-    if (d < 0 || d >= static_cast<int64_t>(kNone) || static_cast<uint64_t>(d) >= devices)
-      return fail("\"gpu\" " + std::to_string(d) + " is not one of its " + std::to_string(devices) +
-                  " GPUs");
-    out = static_cast<uint32_t>(d);
-    return true;
-  }
+  using PartReader::PartReader;
 
   bool groups(simdjson::dom::object o, const char* key, size_t devices, bool memory,
               std::vector<StatsSummary::Group>& out) {
@@ -319,11 +207,6 @@ class PartReader {
     at("");
     return true;
   }
-
- private:
-  const std::string& path_;
-  std::string where_;
-  std::string error_;
 };
 
 bool sameOptions(const StatsOptions& a, const StatsOptions& b) {
@@ -374,7 +257,7 @@ Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view te
   if (auto err = parser.parse(padded).get(doc))
     return Error{path + ": not a stats summary: not valid JSON (" +
                  std::string(simdjson::error_message(err)) + ")"};
-  PartReader in(path);
+  StatsPartReader in(path);
   simdjson::dom::object root;
   std::string kind;
   if (!in.object(doc, root, "the file") || !in.text(root, "format", kind) || kind != kKind) {
@@ -396,9 +279,7 @@ Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view te
       !in.field(root, "options", optionsElement) ||
       !in.object(optionsElement, options, "\"options\"") || !in.array(root, "ranks", ranks))
     return Error{in.error()};
-  if (shards < 1 || shards > kMaxShards || shard >= shards)
-    return Error{path + ": shard " + std::to_string(shard) + " of " + std::to_string(shards) +
-                 " is not a shard (0 <= I < N)"};
+  TS_RETURN_IF_ERROR(checkShardNumbers(path, shard, shards));
   part.shard = static_cast<size_t>(shard);
   part.shards = static_cast<size_t>(shards);
   for (simdjson::dom::element f : files) {
@@ -440,47 +321,20 @@ Result<MergedStats> mergeStatsParts(std::vector<StatsPart> parts,
                                     const std::vector<std::string>& partPaths) {
   if (parts.empty()) return Error{"no part to merge"};
   const StatsPart& first = parts[0];
-  std::map<size_t, size_t> partOfShard;
-  std::vector<StatsSummary> ranks;
+  std::vector<PartShard> shards;
   for (size_t p = 0; p < parts.size(); ++p) {
-    StatsPart& part = parts[p];
-    const std::string& path = partPaths.at(p);
-    if (part.files != first.files)
-      return Error{path + " summarises other files than " + partPaths[0] +
-                   ": give every shard the same files in the same order"};
-    if (part.shards != first.shards)
-      return Error{path + " is a shard of " + std::to_string(part.shards) + ", " + partPaths[0] +
-                   " of " + std::to_string(first.shards)};
+    const StatsPart& part = parts[p];
     if (part.reports != first.reports || !sameOptions(part.options, first.options))
-      return Error{path + " was made with other reports or options than " + partPaths[0]};
-    auto [it, fresh] = partOfShard.try_emplace(part.shard, p);
-    if (!fresh)
-      return Error{path + " and " + partPaths[it->second] + " are both shard " +
-                   std::to_string(part.shard) + " of " + std::to_string(part.shards)};
-    const std::vector<size_t> expected = shardFiles(part.files.size(), part.shard, part.shards);
-    std::vector<size_t> held;
-    for (const StatsSummary& s : part.ranks) held.push_back(s.sources.at(0).index);
-    if (held != expected)
-      return Error{path + ": shard " + std::to_string(part.shard) + " of " +
-                   std::to_string(part.shards) + " does not hold its files (every " +
-                   std::to_string(part.shards) + "th from file " + std::to_string(part.shard) +
-                   ")"};
-    for (StatsSummary& s : part.ranks) ranks.push_back(std::move(s));
+      return Error{partPaths.at(p) + " was made with other reports or options than " +
+                   partPaths.at(0)};
+    PartShard shard{&part.files, part.shard, part.shards, {}};
+    for (const StatsSummary& s : part.ranks) shard.held.push_back(s.sources.at(0).index);
+    shards.push_back(std::move(shard));
   }
-  if (partOfShard.size() != first.shards) {
-    std::string missing;
-    size_t listed = 0;
-    for (size_t i = 0; i < first.shards; ++i) {
-      if (partOfShard.count(i)) continue;
-      if (++listed > 20) {
-        missing += ", …";
-        break;
-      }
-      if (!missing.empty()) missing += ", ";
-      missing += std::to_string(i);
-    }
-    return Error{"shards missing: " + missing + " of " + std::to_string(first.shards) +
-                 " (the files they hold are in no part given)"};
+  TS_RETURN_IF_ERROR(checkShards(shards, partPaths));
+  std::vector<StatsSummary> ranks;
+  for (StatsPart& part : parts) {
+    for (StatsSummary& s : part.ranks) ranks.push_back(std::move(s));
   }
   MergedStats out;
   out.reports = first.reports;

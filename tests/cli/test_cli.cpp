@@ -305,6 +305,49 @@ TEST_F(Cli, StatsShardsMergeIntoTheOneRunsTables) {
   EXPECT_FALSE(fs::exists(path("x")));
 }
 
+// Shards of a diagnose run, merged: the output of one diagnose over all the files (which goes
+// rank by rank), and that the output of the files opened as one session.
+TEST_F(Cli, DiagnoseShardsMergeIntoTheOneRunsDiagnosis) {
+  const std::string files = rankTrace(0) + " " + rankTrace(1) + " " + TSCOPE_SAMPLE;
+  const std::string options = " --gap-threshold 1ms --kernel-wait 1us";
+  CliRun one = cli("diagnose " + files + options + " --json");
+  ASSERT_EQ(one.exitCode, 0) << one.out;
+  // --range 0: opens the files as one session.
+  CliRun session = cli("diagnose " + files + options + " --range 0: --json");
+  ASSERT_EQ(session.exitCode, 0) << session.out;
+  EXPECT_EQ(one.out, session.out);
+  // Two ranks of one job: the straggler rule compares their collectives, rank by rank too.
+  const std::string ranks = rankTrace(0) + " " + rankTrace(1);
+  CliRun straggler = cli("diagnose " + ranks + " --json");
+  ASSERT_EQ(straggler.exitCode, 0) << straggler.out;
+  EXPECT_NE(straggler.out.find("\"straggler\""), std::string::npos) << straggler.out;
+  EXPECT_EQ(straggler.out, cli("diagnose " + ranks + " --json --range 0:").out);
+  for (int i = 0; i < 2; ++i) {
+    CliRun r = cli("diagnose " + files + options + " --shard " + std::to_string(i) +
+                   "/2 --summary-out " + path("dpart" + std::to_string(i)));
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_EQ(r.out, "");
+  }
+  CliRun merged = cli("merge " + path("dpart1") + " " + path("dpart0") + " --format json");
+  ASSERT_EQ(merged.exitCode, 0) << merged.out;
+  EXPECT_EQ(merged.out, one.out);
+  CliRun csv = cli("merge " + path("dpart0") + " " + path("dpart1") + " --format csv");
+  ASSERT_EQ(csv.exitCode, 0) << csv.out;
+  EXPECT_EQ(csv.out, cli("diagnose " + files + options + " --csv").out);
+
+  CliRun range = cli("diagnose " + files + " --shard 0/2 --summary-out x --range 1s:");
+  EXPECT_EQ(range.exitCode, 2);
+  EXPECT_NE(range.out.find("--range cannot be sharded"), std::string::npos) << range.out;
+  CliRun format = cli("diagnose " + files + " --shard 0/2 --summary-out x --json");
+  EXPECT_EQ(format.exitCode, 2);
+  CliRun mixed = cli("stats " + files + " --shard 0/2 --summary-out " + path("spart"));
+  ASSERT_EQ(mixed.exitCode, 0) << mixed.out;
+  CliRun both = cli("merge " + path("dpart0") + " " + path("spart"));
+  EXPECT_EQ(both.exitCode, 1);
+  EXPECT_NE(both.out.find("mix 'stats' and 'diagnose'"), std::string::npos) << both.out;
+  EXPECT_FALSE(fs::exists(path("x")));
+}
+
 // The JSON keys the issue documents, on the two sampled ranks as one session; the values are
 // checked against a computation from the raw files in tests/core/test_breakdown.cpp.
 TEST_F(Cli, DiagnoseGivesOneJsonObjectPerRankAndStream) {

@@ -85,6 +85,11 @@ case "$target" in
         --summary-out "$dir/sample.part"
       "$cli" stats "$shared"/kineto/hta-{amd_trace,triton_example}*.json.gz --per-gpu \
         --shard 1/2 --summary-out "$dir/triton.part"
+      # diagnose parts: two ranks of one job (steps, the straggler's collectives) and the sample.
+      "$cli" diagnose "$shared"/kineto/hta-trace_filter--sampled_rank-{0,1}.json.gz \
+        --shard 0/1 --summary-out "$dir/ranks.diagnosis"
+      "$cli" diagnose "$root/samples/sample.tscope" "$shared"/kineto/hta-amd_trace*.json.gz \
+        --gap-threshold 1ms --shard 0/1 --summary-out "$dir/sample.diagnosis"
     fi
     ;;
   record_sink)
