@@ -30,8 +30,9 @@ std::vector<CpuRange> cpuRanges(const Session& s, Match match) {
         out.push_back({t.hot.start[e], t.hot.end[e], rank, t.hot.name[e]});
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const CpuRange& a, const CpuRange& b) { return a.start < b.start; });
+  // Stable: ranges starting together keep the tracks' order, whichever session holds them.
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CpuRange& a, const CpuRange& b) { return a.start < b.start; });
   return out;
 }
 
@@ -78,6 +79,11 @@ std::vector<Step> layerSteps(const Session& s) {
     st.rank = r.rank, st.start = r.start, st.end = r.end;
     steps.push_back(st);
   }
+  // Rank by rank: ranks run the same layers at about the same times, so in start order the next
+  // step is often another rank's, and a step would run to its rank's last layer.
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
+  });
   for (size_t i = 0; i < steps.size(); ++i) {
     if (i + 1 < steps.size() && steps[i + 1].rank == steps[i].rank) {
       steps[i].end = steps[i + 1].start;
@@ -393,6 +399,7 @@ StepTable stepsFrom(const Session& s, const LaunchIndex& launches, const std::ve
     std::erase_if(steps, [&](const Step& st) {
       const TimeNs from = st.ops ? std::min(st.start, st.gpuStart) : st.start;
       const TimeNs to = st.ops ? std::max(st.end, st.gpuEnd) : st.end;
+      if (to == from) return from < range.start || from >= range.end;  // an instant: inside?
       const TimeNs inside = std::min(to, range.end) - std::max(from, range.start);
       return 2 * inside < to - from || inside <= 0;
     });

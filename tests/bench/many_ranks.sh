@@ -1,5 +1,5 @@
 #!/bin/bash
-# Many rank files of one job summarised by `stats` (issue 21's "many ranks"): rank by rank on
+# Many rank files of one job summarised by `stats` and `diagnose` (issue 21's "many ranks"): rank by rank on
 # every core (each rank's events released once summarised), against opening them as one session
 # (what --range forces), and as shards merged afterwards (what a SLURM array runs). Wall time and
 # peak RSS of each, and the check that all three print the same tables. The rank files are hard
@@ -69,3 +69,24 @@ printf '%-34s %9s %14s\n' "merge of the $shards parts" "$t" "$m"
 echo "part files: $(du -cb "${parts[@]}" | tail -1 | cut -f1) bytes in all"
 cmp "$dir/ranks.csv" "$dir/session.csv" && cmp "$dir/ranks.csv" "$dir/merged.csv" &&
   echo "all three print the same tables"
+
+# The same for diagnose: rank by rank, as one session, in shards merged.
+read -r t m < <(run "$dir/dranks.json" "$cli" diagnose "${files[@]}" --json)
+printf '%-34s %9s %14s\n' "diagnose, rank by rank" "$t" "$m"
+read -r t m < <(run "$dir/dsession.json" "$cli" diagnose "${files[@]}" --range 0: --json)
+printf '%-34s %9s %14s\n' "diagnose, one session (--range 0:)" "$t" "$m"
+total=0
+peak=0
+parts=()
+for ((i = 0; i < shards; i++)); do
+  read -r t m < <(run /dev/null "$cli" diagnose "${files[@]}" --shard "$i/$shards" --summary-out "$dir/dpart$i")
+  total=$(awk -v a="$total" -v b="$t" 'BEGIN {print a + b}')
+  peak=$(( m > peak ? m : peak ))
+  parts+=("$dir/dpart$i")
+done
+printf '%-34s %9s %14s\n' "$shards diagnose shards, one after another" "$total" "$peak"
+read -r t m < <(run "$dir/dmerged.json" "$cli" merge "${parts[@]}" --format json)
+printf '%-34s %9s %14s\n' "merge of the $shards diagnose parts" "$t" "$m"
+echo "diagnose part files: $(du -cb "${parts[@]}" | tail -1 | cut -f1) bytes in all"
+cmp "$dir/dranks.json" "$dir/dsession.json" && cmp "$dir/dranks.json" "$dir/dmerged.json" &&
+  echo "all three print the same diagnosis"

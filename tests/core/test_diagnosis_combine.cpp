@@ -142,6 +142,20 @@ TEST(DiagnosisCombine, StepsMarkedAcrossRanksAreReadAsTheSessionReadsThem) {
   EXPECT_NE(expected.find("NVTX step ranges"), std::string::npos) << expected;
   EXPECT_EQ(rankByRank(together, {}), expected);
 
+  // Ranks running the same layers at the same times: each rank's steps end where its own next
+  // one starts (read in start order, the next step was the other rank's, and a step ran to its
+  // rank's last layer).
+  const std::vector<std::tuple<std::string, TimeNs, TimeNs>> alike = {
+      {"forward/conv1", 0, 100},
+      {"backward/conv1", 200, 300},
+      {"forward/conv1", 4000, 4100},
+      {"backward/conv1", 4200, 4300}};
+  const std::vector<std::string> same = {savedRank(dir, "e.tscope", 0, alike),
+                                         savedRank(dir, "f.tscope", 0, alike)};
+  const std::string sameLayers = ofSession(same, {});
+  EXPECT_NE(sameLayers.find("\"end_ns\": 4000"), std::string::npos) << sameLayers;
+  EXPECT_EQ(rankByRank(same, {}), sameLayers);
+
   const std::vector<std::string> layers = {
       savedRank(dir, "c.tscope", 0, {{"forward/conv1", 0, 100}, {"forward/conv1", 4000, 4100}}),
       savedRank(dir, "d.tscope", 0, {{"forward/fc", 0, 100}, {"forward/fc", 4000, 4100}})};
