@@ -51,32 +51,30 @@ int runMerge(const std::vector<std::string>& argv) {
   const std::string format = args.option("--format").value_or("table");
   if (format != "table" && format != "csv" && format != "json")
     return usage("unknown format '" + format + "'");
-  std::vector<std::string> texts;
-  size_t diagnoses = 0;
+  // Each part parsed as it is read (its text let go), by the reader its format names.
+  std::vector<DiagnosisPart> diagnoses;
+  std::vector<StatsPart> parts;
   for (const std::string& path : args.positional()) {
     auto text = readTextFile(path);
     if (!text) return failure(text.error());
-    texts.emplace_back(text->view());
-    diagnoses += isDiagnosisPart(texts.back());
-  }
-  if (diagnoses > 0 && diagnoses < texts.size())
-    return failure("the parts mix 'stats' and 'diagnose' shards: merge each run's parts apart");
-  if (diagnoses > 0) {
-    std::vector<DiagnosisPart> parts;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      auto part = diagnosisPartFromJson(args.positional()[i], texts[i]);
+    const bool diagnosis = isDiagnosisPart(text->view());
+    if ((diagnosis && !parts.empty()) || (!diagnosis && !diagnoses.empty()))
+      return failure("the parts mix 'stats' and 'diagnose' shards (" + path +
+                     "): merge each run's parts apart");
+    if (diagnosis) {
+      auto part = diagnosisPartFromJson(path, text->view());
+      if (!part) return failure(part.error());
+      diagnoses.push_back(std::move(*part));
+    } else {
+      auto part = statsPartFromJson(path, text->view());
       if (!part) return failure(part.error());
       parts.push_back(std::move(*part));
     }
-    auto merged = mergeDiagnosisParts(std::move(parts), args.positional());
+  }
+  if (!diagnoses.empty()) {
+    auto merged = mergeDiagnosisParts(std::move(diagnoses), args.positional());
     if (!merged) return failure(merged.error());
     return printDiagnosis(merged->diagnosis, format, args.option("-o"), "merge");
-  }
-  std::vector<StatsPart> parts;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    auto part = statsPartFromJson(args.positional()[i], texts[i]);
-    if (!part) return failure(part.error());
-    parts.push_back(std::move(*part));
   }
   auto merged = mergeStatsParts(std::move(parts), args.positional());
   if (!merged) return failure(merged.error());

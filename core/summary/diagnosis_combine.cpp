@@ -44,20 +44,22 @@ bool sameDiagnoseOptions(const DiagnoseOptions& a, const DiagnoseOptions& b) {
 }
 
 Result<RankDiagnosis> diagnoseRank(const RankFile& rank, StatsSummary::Source source,
-                                   const DiagnoseOptions& options, const Progress& progress) {
+                                   const DiagnoseOptions& options, bool ofSeveral,
+                                   const Progress& progress) {
   if (!options.range.whole())
     return Error{
         "a rank diagnosed alone is diagnosed whole (a range is measured from the "
         "session start, which one rank does not know)"};
   const Session& s = *rank.session;
   DiagnoseOptions o = options;
-  o.rules.jobRankLabel = rank.label;
+  if (ofSeveral) o.rules.jobRankLabel = rank.label;
   LaunchIndex launches(s);
   auto operations = diagnoseOperations(s, launches, o, progress);
   if (!operations) return operations.failure();
   RankDiagnosis out;
   out.source = std::move(source);
   out.rank = rank.rank;
+  out.sessionRank = rankNumberOf(s, 0);
   out.empty = s.eventCount() == 0 &&
               std::all_of(s.counters.begin(), s.counters.end(),
                           [](const CounterTrack& c) { return c.samples.time.empty(); });
@@ -145,8 +147,9 @@ Result<std::vector<RankDiagnosis>> diagnoseRankFiles(const std::vector<std::stri
   TS_RETURN_IF_ERROR(forEachRankFile(
       files, which, open,
       [&](size_t k, RankFile& rank) -> Status {
-        auto d = diagnoseRank(rank, rankSource(files[which[k]], which[k], rank), options);
-        if (!d) return Error{files[which[k]] + ": " + d.error()};
+        auto d = diagnoseRank(rank, rankSource(files[which[k]], which[k], rank), options,
+                              files.size() > 1);
+        if (!d) return d.failure().prefixed(files[which[k]] + ": ");
         out[k] = std::move(*d);
         return {};
       },
@@ -181,13 +184,13 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
   TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
   const std::vector<TimeNs> offsets = alignRankClocks(infos, own);
 
-  // Times stay within ±2^62 once shifted (as a session's do), so that differences of them cannot
-  // overflow; a part file could claim anything.
+  // Times stay strictly within ±2^62 once shifted (as a session's do), so that differences of
+  // them cannot overflow; a part file could claim anything.
   bool outOfRange = false;
   size_t shifting = 0;
   auto at = [&](TimeNs t) {
     const TimeNs out = saturatingAdd(t, offsets[shifting]);
-    outOfRange = outOfRange || out < -kTimeLimit || out > kTimeLimit;
+    outOfRange = outOfRange || out <= -kTimeLimit || out >= kTimeLimit;
     return out;
   };
 
@@ -215,6 +218,10 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
       shifting = i;
       if (ranks[i].candidates[sourceIndex(chosen)] == 0) continue;
       TimeNs t = at(ranks[i].firstLayerAt);
+      if (outOfRange) {
+        return Error{ranks[i].source.path +
+                     ": times out of range once the ranks' clocks are aligned (beyond ±2^62 ns)"};
+      }
       if (!first || t < firstAt) first = &ranks[i], firstAt = t;
     }
     for (const RankDiagnosis& r : ranks) {
@@ -232,6 +239,9 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
   std::optional<TimeNs> Step::*const fields[4] = {&Step::dataLoader, &Step::forward,
                                                   &Step::backward, &Step::optimizer};
 
+  // A run of one file is that file's session: its own rank number, GPUs without a rank label.
+  const bool several = ranks.size() > 1;
+
   Diagnosis d;
   bool anyEvent = false;
   std::vector<Finding> findings;
@@ -242,6 +252,7 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
   std::vector<int32_t> numbers;
   for (size_t i = 0; i < ranks.size(); ++i) {
     RankDiagnosis& r = ranks[i];
+    const int32_t number = several ? r.rank : r.sessionRank;
     shifting = i;
     if (!r.empty) {
       const TimeNs start = at(r.start);
@@ -257,7 +268,7 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
     for (Step st : j->steps) {
       if (chosen == StepSource::None) break;
       st.rank = static_cast<uint32_t>(i);
-      st.rankNumber = r.rank;
+      st.rankNumber = number;
       st.start = at(st.start), st.end = at(st.end);
       if (st.ops)
         st.gpuStart = at(st.gpuStart), st.gpuEnd = at(st.gpuEnd), st.gpuFrom = at(st.gpuFrom);
@@ -267,7 +278,7 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
       d.steps.steps.push_back(st);
     }
     for (Finding f : j->findings) {
-      f.rank = r.rank;
+      f.rank = number;
       f.start = at(f.start), f.end = at(f.end);
       for (Interval& w : f.where) w = {at(w.start), at(w.end)};
       findings.push_back(std::move(f));
@@ -278,15 +289,15 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
       noted[k] = true;
     }
     Diagnosis& o = r.operations;
-    for (TemporalBreakdown& t : o.temporal) t.rank = r.rank, d.temporal.push_back(t);
-    for (TypeSetTime& t : o.kernelTypes) t.rank = r.rank, d.kernelTypes.push_back(t);
-    for (StreamIdle& t : o.idle) t.rank = r.rank, d.idle.push_back(t);
-    for (CommOverlap& t : o.commOverlap) t.rank = r.rank, d.commOverlap.push_back(t);
+    for (TemporalBreakdown& t : o.temporal) t.rank = number, d.temporal.push_back(t);
+    for (TypeSetTime& t : o.kernelTypes) t.rank = number, d.kernelTypes.push_back(t);
+    for (StreamIdle& t : o.idle) t.rank = number, d.idle.push_back(t);
+    for (CommOverlap& t : o.commOverlap) t.rank = number, d.commOverlap.push_back(t);
     for (LaunchSummary& t : o.launch.byName) {
-      t.rank = static_cast<uint32_t>(i), t.rankNumber = r.rank;
+      t.rank = static_cast<uint32_t>(i), t.rankNumber = number;
       d.launch.byName.push_back(std::move(t));
     }
-    for (StreamQueue& t : o.queues) t.rank = r.rank, d.queues.push_back(t);
+    for (StreamQueue& t : o.queues) t.rank = number, d.queues.push_back(t);
     d.launch.ops = saturatingAdd(d.launch.ops, o.launch.ops);
     d.launch.withLaunch = saturatingAdd(d.launch.withLaunch, o.launch.withLaunch);
     d.gpuOps = saturatingAdd(d.gpuOps, o.gpuOps);
@@ -297,7 +308,7 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
     }
     collectives.push_back(std::move(r.collectives));
     labels.push_back(r.source.label);
-    numbers.push_back(r.rank);
+    numbers.push_back(number);
     if (outOfRange) {
       return Error{r.source.path +
                    ": times out of range once the ranks' clocks are aligned (beyond ±2^62 ns)"};

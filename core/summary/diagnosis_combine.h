@@ -21,6 +21,7 @@ namespace ts {
 struct RankDiagnosis {
   StatsSummary::Source source;  // the file, its label and what aligning its clock needs
   int32_t rank = 0;             // its number in the job (RankFile::rank)
+  int32_t sessionRank = 0;      // its number in its own session: a run of one file shows that
   bool empty = true;            // no event at all
   TimeNs start = 0, end = 0;    // its span, on its own clock
   // The figures that need no steps (diagnoseOperations), on the rank's own clock; steps,
@@ -53,9 +54,11 @@ struct RankDiagnosis {
 bool sameDiagnoseOptions(const DiagnoseOptions& a, const DiagnoseOptions& b);
 
 // One rank's session (`rank` opened alone: one rank, its own clock) diagnosed as its part of the
-// job's session.
+// job's session; `ofSeveral`: the job has other rank files (its GPUs are named with its rank then,
+// as a multi-rank session names them).
 Result<RankDiagnosis> diagnoseRank(const RankFile& rank, StatsSummary::Source source,
-                                   const DiagnoseOptions& options, const Progress& progress = {});
+                                   const DiagnoseOptions& options, bool ofSeveral,
+                                   const Progress& progress = {});
 
 // Files `which` of a job's rank files diagnosed each alone, `open.threads` at a time (as
 // summariseRankFiles); diagnoses in `which` order.

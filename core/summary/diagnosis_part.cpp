@@ -84,6 +84,7 @@ void writeRank(JsonWriter& w, const RankDiagnosis& r) {
   w.key("clock_offset_ns").value(src.clockOffset);
   w.key("world_size").value(src.worldSize);
   w.key("rank").value(int64_t{r.rank});
+  w.key("session_rank").value(int64_t{r.sessionRank});
   w.key("empty").value(r.empty);
   w.key("start_ns").value(r.start);
   w.key("end_ns").value(r.end);
@@ -227,6 +228,10 @@ class DiagnosisPartReader : public PartReader {
         !optionalTime(o, "optimizer_ns", s.optimizer))
       return false;
     if (s.end < s.start) return fail("a step ends before it starts");
+    // What the tables compute from a step (GPU time, GPU idle) stays within range.
+    if (ops > 0 && (s.gpuFrom > s.gpuStart || s.gpuStart > s.gpuEnd ||
+                    s.busy > s.gpuEnd - s.gpuFrom || s.exposedCommunication > s.busy))
+      return fail("a step's GPU times are not in order (from <= start <= end, busy within)");
     s.ops = static_cast<size_t>(ops);
     for (int t = 0; t < kOpTypeCount; ++t) s.byType[t] = byType[t];
     for (int c = 0; c < kIdleCauseCount; ++c) s.idle[c] = idle[c];
@@ -295,7 +300,7 @@ class DiagnosisPartReader : public PartReader {
     simdjson::dom::object o;
     if (!object(e, o, "a rank")) return false;
     StatsSummary::Source& src = r.source;
-    int64_t index = 0, number = 0;
+    int64_t index = 0, number = 0, own = 0;
     if (!text(o, "path", src.path) || !count(o, "index", index)) return false;
     if (static_cast<uint64_t>(index) >= files)
       return fail("rank file index " + std::to_string(index) + " is past its " +
@@ -305,10 +310,13 @@ class DiagnosisPartReader : public PartReader {
     if (!text(o, "label", src.label) || !boolean(o, "absolute_clock", src.absoluteClock) ||
         !time(o, "first_ns", src.firstTimestamp) || !time(o, "clock_offset_ns", src.clockOffset) ||
         !integer(o, "world_size", src.worldSize) || !integer(o, "rank", number) ||
-        !boolean(o, "empty", r.empty) || !time(o, "start_ns", r.start) || !time(o, "end_ns", r.end))
+        !integer(o, "session_rank", own) || !boolean(o, "empty", r.empty) ||
+        !time(o, "start_ns", r.start) || !time(o, "end_ns", r.end))
       return false;
-    if (number < INT32_MIN || number > INT32_MAX) return fail("\"rank\" is out of range");
+    if (number < INT32_MIN || number > INT32_MAX || own < INT32_MIN || own > INT32_MAX)
+      return fail("\"rank\" or \"session_rank\" is out of range");
     r.rank = static_cast<int32_t>(number);
+    r.sessionRank = static_cast<int32_t>(own);
     Diagnosis& d = r.operations;
     std::vector<std::vector<int64_t>> temporal, types, idle, overlap, queue;
     if (!rows(o, "temporal", 4, temporal) || !rows(o, "kernel_types", 2, types) ||
@@ -415,7 +423,7 @@ class DiagnosisPartReader : public PartReader {
       std::vector<CommStart>& out = r.collectives[std::string(name)];
       for (simdjson::dom::element t : a) {
         int64_t x;
-        if (t.get_int64().get(x) || x < -kPartLimit || x > kPartLimit ||
+        if (t.get_int64().get(x) || x <= -kPartLimit || x >= kPartLimit ||
             (!out.empty() && x < out.back().start))
           return fail("\"collectives\" holds a list that is not of times in order");
         out.push_back({x, kNone, 0});
@@ -429,7 +437,15 @@ class DiagnosisPartReader : public PartReader {
 }  // namespace
 
 bool isDiagnosisPart(std::string_view text) {
-  return text.substr(0, 4096).find(kKind) != std::string_view::npos;
+  // The writer puts the format first: {"format":"tensorscope diagnosis summary", ...
+  size_t at = text.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos || text[at] != '{') return false;
+  at = text.find_first_not_of(" \t\r\n", at + 1);
+  constexpr std::string_view key = "\"format\"";
+  if (at == std::string_view::npos || text.substr(at, key.size()) != key) return false;
+  at = text.find_first_not_of(" \t\r\n:", at + key.size());
+  const std::string value = "\"" + std::string(kKind) + "\"";
+  return at != std::string_view::npos && text.substr(at, value.size()) == value;
 }
 
 std::string diagnosisPartToJson(const DiagnosisPart& part) {

@@ -14,8 +14,8 @@
 
 namespace ts {
 
-// What a part may hold: times and values within ±2^62 (as sessions hold times; combining checks
-// them again once shifted); at most a million shards.
+// What a part may hold: times and values within ±2^62 (times strictly, as sessions hold them;
+// combining checks them again once shifted); at most a million shards.
 inline constexpr int64_t kPartLimit = int64_t{1} << 62;
 inline constexpr int64_t kMaxShards = 1'000'000;
 
@@ -49,9 +49,10 @@ class PartReader {
     return true;
   }
   // A time or a clock offset, in ns.
+  // Strictly within ±2^62: the difference of two times cannot overflow.
   bool time(simdjson::dom::object o, const char* key, int64_t& out) {
     if (!integer(o, key, out)) return false;
-    if (out < -kPartLimit || out > kPartLimit)
+    if (out <= -kPartLimit || out >= kPartLimit)
       return fail("\"" + std::string(key) + "\" is out of range");
     return true;
   }
@@ -95,7 +96,7 @@ class PartReader {
     if (!ints(o, key, v)) return false;
     if (v.size() % 2) return fail("\"" + std::string(key) + "\" holds an odd count of times");
     for (size_t i = 0; i < v.size(); i += 2) {
-      if (v[i] < -kPartLimit || v[i + 1] > kPartLimit)
+      if (v[i] <= -kPartLimit || v[i + 1] >= kPartLimit)
         return fail("\"" + std::string(key) + "\" holds a time out of range");
       if (v[i] > v[i + 1] || (!out.empty() && v[i] < out.back().end))
         return fail("\"" + std::string(key) + "\" is not a sorted list of disjoint intervals");

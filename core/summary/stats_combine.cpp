@@ -59,7 +59,7 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
     bool outOfRange = false;
     auto at = [&](TimeNs t) {
       const TimeNs out = saturatingAdd(t, shift);
-      outOfRange = outOfRange || out < -kTimeLimit || out > kTimeLimit;
+      outOfRange = outOfRange || out <= -kTimeLimit || out >= kTimeLimit;
       return out;
     };
     auto shifted = [&](Interval iv) { return Interval{at(iv.start), at(iv.end)}; };
@@ -136,7 +136,7 @@ Status forEachRankFile(const std::vector<std::string>& files, const std::vector<
                                            : rank->session->provenance.incompleteReason;
         out[k] = use(k, *rank);
       } catch (const std::bad_alloc&) {  // an error naming the file, not std::terminate
-        out[k] = Error{path + ": out of memory while summarising it"};
+        out[k] = Error{path + ": out of memory while reading it"};
       }
       std::lock_guard lock(progressMutex);
       progress.update(static_cast<double>(++done) / static_cast<double>(which.size()));

@@ -335,6 +335,15 @@ TEST_F(Cli, DiagnoseShardsMergeIntoTheOneRunsDiagnosis) {
   ASSERT_EQ(csv.exitCode, 0) << csv.out;
   EXPECT_EQ(csv.out, cli("diagnose " + files + options + " --csv").out);
 
+  // One file in one shard: its own session's diagnosis (its rank number, GPUs without a rank).
+  CliRun alone =
+      cli("diagnose " + rankTrace(1) + options + " --shard 0/1 --summary-out " + path("dalone"));
+  ASSERT_EQ(alone.exitCode, 0) << alone.out;
+  CliRun aloneMerged = cli("merge " + path("dalone") + " --format json");
+  ASSERT_EQ(aloneMerged.exitCode, 0) << aloneMerged.out;
+  EXPECT_EQ(aloneMerged.out, cli("diagnose " + rankTrace(1) + options + " --json").out);
+  EXPECT_NE(aloneMerged.out.find("\"GPU 1 sat idle"), std::string::npos) << aloneMerged.out;
+
   CliRun range = cli("diagnose " + files + " --shard 0/2 --summary-out x --range 1s:");
   EXPECT_EQ(range.exitCode, 2);
   EXPECT_NE(range.out.find("--range cannot be sharded"), std::string::npos) << range.out;

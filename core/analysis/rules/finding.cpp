@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "util/format.h"
+#include "util/saturate.h"
 
 namespace ts {
 
@@ -13,7 +14,7 @@ void FindingBuilder::add(TimeNs start, TimeNs end, TimeNs cost, uint32_t track, 
   if (f_.count == 0 || start < f_.start) f_.start = start;
   if (f_.count == 0 || end > f_.end) f_.end = end;
   ++f_.count;
-  f_.cost += cost;
+  f_.cost = saturatingAdd(f_.cost, cost);  // waits read from part files may claim anything
   f_.where.push_back({start, end});
   f_.whereCost.push_back(cost);
   if (track != kNone) highlight(track, event);
