@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
                  qPrintable(parser.value(batch)));
     return 2;
   }
-  if (ts::savedTheme() != ts::Theme::System) ts::applyTheme(ts::savedTheme());
+  ts::applyTheme(ts::savedTheme());  // System too: the platform's style, combos dropping down
   ts::MainWindow window;
   window.show();
   ts::installWalkReport(window);  // only with TSCOPE_WALK_REPORT set (the GUI walk test)

@@ -394,6 +394,10 @@ void MainWindow::updateStatus() {
   cancelAction_->setEnabled(busy);
   closeAction_->setEnabled(tabs_->count() > 0);
   exportAction_->setEnabled(tabs_->count() > 0);
+  // What simulates "this run" needs a run in the current tab.
+  const bool run = sessionView(tabs_->currentIndex()) != nullptr;
+  if (simulateTimelineAction_) simulateTimelineAction_->setEnabled(run);
+  if (simulateRunAction_) simulateRunAction_->setEnabled(run);
   if (busy) {
     const double sum = exports_->progressSum() + open_->progressSum();
     progress_->setValue(static_cast<int>(1000 * sum / (open_->pending() + exports_->pending())));

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QPalette>
+#include <QProxyStyle>
 #include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
@@ -20,6 +21,23 @@ struct SystemLook {
 const SystemLook& systemLook() {
   static const SystemLook look{QApplication::style()->name(), QApplication::palette()};
   return look;
+}
+
+// The platform's or Fusion's look, with combo boxes that drop their list below them: Fusion
+// opens it over the box with the current item under the mouse, so a click meant to open the list
+// of policies could choose one.
+class DropDownCombos : public QProxyStyle {
+ public:
+  using QProxyStyle::QProxyStyle;
+  int styleHint(StyleHint hint, const QStyleOption* option, const QWidget* widget,
+                QStyleHintReturn* returned) const override {
+    if (hint == QStyle::SH_ComboBox_Popup) return 0;
+    return QProxyStyle::styleHint(hint, option, widget, returned);
+  }
+};
+
+void setStyleNamed(const QString& name) {
+  QApplication::setStyle(new DropDownCombos(QStyleFactory::create(name)));
 }
 
 QPalette darkPalette() {
@@ -75,10 +93,10 @@ Theme savedTheme() {
 void applyTheme(Theme theme) {
   const SystemLook& system = systemLook();  // captured before the first change
   if (theme == Theme::System) {
-    QApplication::setStyle(system.style);
+    setStyleNamed(system.style);
     QApplication::setPalette(system.palette);
   } else {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    setStyleNamed(QStringLiteral("Fusion"));
     QApplication::setPalette(theme == Theme::Dark ? darkPalette()
                                                   : QApplication::style()->standardPalette());
   }

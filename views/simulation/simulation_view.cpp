@@ -208,13 +208,15 @@ void SimulationView::present(Outcome o) {
     int64_t moved = 0;
     for (int64_t b : s.linkBytes) moved += b;
     summary_->setText(
-        tr("<b>%1</b> — %2: iteration %3 (ideal %4, slowdown %5×), stall %6, %7 faults, %8 moved")
+        tr("<b>%1</b> — %2: iteration %3 (ideal %4, slowdown %5×), %6, %7 faults, %8 moved")
             .arg(QString::fromLatin1(memsim::toString(r.policy)),
                  QString::fromStdString(workload_ ? workload_->name : std::string()),
                  QString::fromStdString(formatDuration(s.iteration)),
                  QString::fromStdString(formatDuration(s.ideal)))
             .arg(s.slowdown, 0, 'f', 2)  // as the Simulation tab prints it
-            .arg(QString::fromStdString(formatDuration(s.stall)))
+            // "stall 0 ns" beside an iteration in seconds reads as a rounding; none is none.
+            .arg(s.stall > 0 ? tr("stall %1").arg(QString::fromStdString(formatDuration(s.stall)))
+                             : tr("no stall"))
             .arg(s.faults)
             .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))) +
         (r.caveat.empty()
