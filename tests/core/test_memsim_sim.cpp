@@ -103,6 +103,40 @@ void expectSound(const SimWorkload& w, const SimResult& r, const TierConfig& tie
 
 }  // namespace
 
+// G10's copy simulator lets an offloaded tensor named "tensor24" through when it does not fit
+// (G10's one exception by name, src/analysis.cc): born at the kernel, the kernel runs without its
+// memory; alive already, G10 stops at its own check. Any other name is out of memory at once.
+TEST(MemsimSim, G10CopiesLetTensor24ThroughAsG10Does) {
+  // 16 pages (4 x a GPU of 4): the weight takes 10, the offloaded tensor needs 12.
+  auto workload = [](const std::string& name, bool usedAgain) {
+    SimWorkload w;
+    w.tensors = {{"weights", 10 * 4096, true}, {name, 12 * 4096, false}};
+    w.kernels = {{"k0", 1'000'000, {0}, {1}, 0, ""}, {"k1", 1'000'000, {0}, {}, 0, ""}};
+    if (usedAgain) w.kernels[1].inputs.push_back(1);
+    return w;
+  };
+  Plan plan;
+  plan.policy = Policy::G10Gds;
+  plan.unifiedMemory = false;
+  plan.g10Copies = true;
+  plan.hostAllowed = false;
+  plan.actions = {{1, 1, Action::EvictToSsd}};
+  TierConfig tiers = smallTiers(4 * 4096);
+
+  const SimResult born = simulateG10Copies(workload("tensor24", false), plan, tiers);
+  EXPECT_TRUE(born.feasible) << born.problem;
+  EXPECT_EQ(born.summary.stall, 0);
+  const SimResult alive = simulateG10Copies(workload("tensor24", true), plan, tiers);
+  EXPECT_FALSE(alive.feasible);
+  EXPECT_NE(alive.problem.find("stops here: tensor24 does not fit before kernel 1"),
+            std::string::npos)
+      << alive.problem;
+  const SimResult other = simulateG10Copies(workload("tensor25", false), plan, tiers);
+  EXPECT_FALSE(other.feasible);
+  EXPECT_NE(other.problem.find("runs out of contiguous GPU memory for kernel 0"), std::string::npos)
+      << other.problem;
+}
+
 TEST(MemsimSim, EverythingFitsMeansIdealEverywhere) {
   SimWorkload w = chain(6, 100 << 20, 10 << 20, 1'000'000);
   TierConfig tiers = smallTiers(4 * GiB);
