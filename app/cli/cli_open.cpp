@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 
 #include "app/cli/cli_args.h"
 
@@ -104,6 +105,21 @@ std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text) {
   auto i = parseUnsigned(text.substr(0, slash)), n = parseUnsigned(text.substr(slash + 1));
   if (!i || !n || *n < 1 || *i >= *n || *n > 1'000'000) return std::nullopt;
   return std::pair<size_t, size_t>{*i, *n};
+}
+
+std::optional<std::string> overwritesInput(const std::string& out,
+                                           const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (out.empty()) return "the output needs a file name";
+  std::error_code ec;
+  const fs::path o = fs::absolute(out, ec).lexically_normal();
+  for (const std::string& in : inputs) {
+    std::error_code e1, e2;
+    const bool same = fs::absolute(in, e1).lexically_normal() == o ||
+                      (fs::exists(in, e2) && fs::exists(out, e2) && fs::equivalent(in, out, e2));
+    if (same) return out + " is also an input: writing it would replace " + in;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ts::cli

@@ -34,6 +34,10 @@ Result<SessionPtr> openForCli(const std::string& path);
 // Says on stderr, once per file, that files were opened without their damaged part (so that
 // tables and JSON on stdout stay as they are).
 void noteIncomplete(const std::vector<std::string>& incomplete);
+// An error when writing `out` would replace one of `inputs` (the same path, or the same file by
+// another path): a trace or a part overwritten by the tables made from it is lost.
+std::optional<std::string> overwritesInput(const std::string& out,
+                                           const std::vector<std::string>& inputs);
 // --shard "I/N" → (I, N) with 0 <= I < N <= 1,000,000.
 std::optional<std::pair<size_t, size_t>> parseShard(const std::string& text);
 

@@ -65,9 +65,10 @@ constexpr const char* kHelp =
     "  --shard I/N       diagnose only files I, I+N, I+2N, ... (0 <= I < N) of the FILEs given\n"
     "                    (give every shard the same FILEs in the same order: one rank each, not\n"
     "                    a multi-rank .tscope), no --range\n"
-    "  --summary-out PART  write the shard's diagnosis there (atomically) instead of tables;\n"
-    "                    'tensorscope-cli merge PART...' then prints what 'diagnose FILE...'\n"
-    "                    prints for all the files\n";
+    "  --summary-out PART  write the shard's diagnosis there (atomically) instead of tables\n"
+    "                    (without --shard: all the files, as shard 0/1); 'tensorscope-cli\n"
+    "                    merge PART...' then prints what 'diagnose FILE...' prints for all\n"
+    "                    the files\n";
 
 // The help text with the rules listed from the registry, so that it cannot miss one.
 std::string help() {
@@ -201,10 +202,14 @@ int runDiagnose(const std::vector<std::string>& argv) {
   }
   const std::string format = args.flag("--json") ? "json" : args.flag("--csv") ? "csv" : "table";
   const std::vector<std::string>& files = args.positional();
+  if (auto out = args.option("-o")) {
+    if (auto why = overwritesInput(*out, files)) return usage("-o: " + *why);
+  }
 
   if (args.option("--shard") || args.option("--summary-out")) {
     auto out = args.option("--summary-out");
     if (!out) return usage("--shard needs --summary-out PART: where the shard's diagnosis goes");
+    if (auto why = overwritesInput(*out, files)) return usage("--summary-out: " + *why);
     DiagnosisPart part;
     if (auto shard = args.option("--shard")) {
       auto parsed = parseShard(*shard);

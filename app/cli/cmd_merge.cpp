@@ -4,8 +4,10 @@
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_open.h"
 #include "io/text_file.h"
 #include "summary/diagnosis_part.h"
+#include "summary/part_reader.h"
 #include "summary/stats_part.h"
 
 namespace ts::cli {
@@ -25,6 +27,7 @@ constexpr const char* kHelp =
     "FILE... [options]' prints.\n"
     "Options:\n"
     "  --format F      table (default), csv or json, as stats and diagnose\n"
+    "  --json, --csv, --table  the same as --format json, csv, table\n"
     "  -o OUT          write to OUT (atomically) instead of standard output\n";
 
 int usage(const std::string& message) {
@@ -41,26 +44,40 @@ int failure(const std::string& message) {
 
 int runMerge(const std::vector<std::string>& argv) {
   Args args;
-  if (std::string e = args.parse(argv, {"--format", "-o"}, {"--help", "-h"}); !e.empty())
+  if (std::string e =
+          args.parse(argv, {"--format", "-o"}, {"--json", "--csv", "--table", "--help", "-h"});
+      !e.empty())
     return usage(e);
   if (args.flag("--help") || args.flag("-h")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
   if (args.positional().empty()) return usage("no part given");
-  const std::string format = args.option("--format").value_or("table");
+  if (args.flag("--json") + args.flag("--csv") + args.flag("--table") +
+          args.option("--format").has_value() >
+      1)
+    return usage("--format, --json, --csv and --table exclude each other");
+  const std::string format = args.flag("--json")  ? "json"
+                             : args.flag("--csv") ? "csv"
+                                                  : args.option("--format").value_or("table");
   if (format != "table" && format != "csv" && format != "json")
     return usage("unknown format '" + format + "'");
+  if (auto out = args.option("-o")) {
+    if (auto why = overwritesInput(*out, args.positional())) return failure(*why);
+  }
   // Each part parsed as it is read (its text let go), by the reader its format names.
   std::vector<DiagnosisPart> diagnoses;
   std::vector<StatsPart> parts;
   for (const std::string& path : args.positional()) {
     auto text = readTextFile(path);
     if (!text) return failure(text.error());
-    const bool diagnosis = isDiagnosisPart(text->view());
-    if ((diagnosis && !parts.empty()) || (!diagnosis && !diagnoses.empty()))
-      return failure("the parts mix 'stats' and 'diagnose' shards (" + path +
-                     "): merge each run's parts apart");
+    const std::string kind = partFormat(text->view());
+    if (text->size() == 0) return failure(path + ": an empty file, not a part");
+    if (kind != "tensorscope stats summary" && kind != "tensorscope diagnosis summary")
+      return failure(path +
+                     ": not a part of a sharded run (made by 'tensorscope-cli stats|diagnose "
+                     "FILE... --shard I/N --summary-out PART')");
+    const bool diagnosis = kind == "tensorscope diagnosis summary";
     if (diagnosis) {
       auto part = diagnosisPartFromJson(path, text->view());
       if (!part) return failure(part.error());
@@ -70,6 +87,9 @@ int runMerge(const std::vector<std::string>& argv) {
       if (!part) return failure(part.error());
       parts.push_back(std::move(*part));
     }
+    if (!diagnoses.empty() && !parts.empty())
+      return failure("the parts mix 'stats' and 'diagnose' shards (" + path + " is a " +
+                     (diagnosis ? "diagnose" : "stats") + " part): merge each run's parts apart");
   }
   if (!diagnoses.empty()) {
     auto merged = mergeDiagnosisParts(std::move(diagnoses), args.positional());

@@ -58,7 +58,8 @@ std::string helpText() {
        "                  (give every shard the same FILEs in the same order: one rank each, not\n"
        "                  a multi-rank .tscope); the eight reports above only (all eight without\n"
        "                  --report), no --range\n"
-       "  --summary-out PART  write the summary there (atomically) instead of tables; then\n"
+       "  --summary-out PART  write the summary there (atomically) instead of tables (without\n"
+       "                  --shard: all the files, as shard 0/1); then\n"
        "                  'tensorscope-cli merge PART...' prints the tables of the whole run,\n"
        "                  the same as 'stats FILE... --report <those reports>' would\n";
   return h;
@@ -80,6 +81,7 @@ int writeShard(const Args& args, const std::vector<std::string>& files,
                const RelativeRange& range) {
   auto out = args.option("--summary-out");
   if (!out) return usage("--shard needs --summary-out PART: where the shard's summary goes");
+  if (auto why = overwritesInput(*out, files)) return usage("--summary-out: " + *why);
   StatsPart part;
   if (auto shard = args.option("--shard")) {
     auto parsed = parseShard(*shard);
@@ -186,6 +188,9 @@ int runStats(const std::vector<std::string>& argv) {
   }
 
   const std::vector<std::string>& files = args.positional();
+  if (auto out = args.option("-o")) {
+    if (auto why = overwritesInput(*out, files)) return usage("-o: " + *why);
+  }
   if (sharding) return writeShard(args, files, reports, options, range);
 
   // Rank by rank when the reports allow it: a few ranks in memory at a time, every core busy.

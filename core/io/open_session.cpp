@@ -293,9 +293,27 @@ Result<SessionPtr> openSessionFile(const std::string& path, const OpenOptions& o
   return openSessionFiles({path}, options, progress);
 }
 
+Status checkDistinctFiles(const std::vector<std::string>& paths) {
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::error_code ec;
+    fs::path p = fs::absolute(paths[i], ec);
+    if (ec) p = paths[i];
+    auto [it, fresh] = seen.try_emplace(p.lexically_normal().string(), i);
+    if (!fresh) {
+      const std::string& first = paths[it->second];
+      return Error{paths[i] + " is given twice" +
+                   (first == paths[i] ? std::string() : " (also as " + first + ")") +
+                   ": each rank file once"};
+    }
+  }
+  return {};
+}
+
 Result<SessionPtr> openSessionFiles(const std::vector<std::string>& paths,
                                     const OpenOptions& options, const Progress& progress) {
   if (paths.empty()) return Error{"no file to open"};
+  TS_RETURN_IF_ERROR(checkDistinctFiles(paths));
   for (const std::string& path : paths) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return Error::notFound(path + ": no such file");

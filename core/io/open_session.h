@@ -57,6 +57,10 @@ Result<RankFile> openRankFile(const std::string& path, size_t index,
 std::vector<TimeNs> alignRankClocks(const std::vector<ImportInfo>& infos,
                                     const std::vector<TimeNs>& clockOffsets);
 
+// The rank files name different files: the same path twice (spelled alike once made absolute and
+// normal) is an error naming it. Hard links and copies are different files.
+Status checkDistinctFiles(const std::vector<std::string>& paths);
+
 // Ranks of one job agree on its size (distributedInfo.world_size): an error naming both files
 // when one belongs to another job.
 Status checkOneJob(const std::vector<std::string>& paths, const std::vector<ImportInfo>& infos);

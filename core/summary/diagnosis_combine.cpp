@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "summary/stats_combine.h"
+#include "util/format.h"
 #include "util/saturate.h"
 
 namespace ts {
@@ -41,6 +42,25 @@ bool sameDiagnoseOptions(const DiagnoseOptions& a, const DiagnoseOptions& b) {
          x.hostBoundShare == y.hostBoundShare && x.exposedCommShare == y.exposedCommShare &&
          x.dataLoaderShare == y.dataLoaderShare && x.launchBoundShare == y.launchBoundShare &&
          x.syncCopyMinHtoD == y.syncCopyMinHtoD;
+}
+
+std::string diagnoseOptionsDifference(const DiagnoseOptions& a, const DiagnoseOptions& b) {
+  auto names = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& n : v) out += (out.empty() ? "" : ",") + n;
+    return out.empty() ? std::string("all") : out;
+  };
+  const RuleOptions &x = a.rules, &y = b.rules;
+  if (a.kernelWaitBelow != b.kernelWaitBelow)
+    return "--kernel-wait " + formatDuration(a.kernelWaitBelow) + " against " +
+           formatDuration(b.kernelWaitBelow);
+  if (x.gapThreshold != y.gapThreshold)
+    return "--gap-threshold " + formatDuration(x.gapThreshold) + " against " +
+           formatDuration(y.gapThreshold);
+  if (a.ruleNames != b.ruleNames)
+    return "--rules " + names(a.ruleNames) + " against " + names(b.ruleNames);
+  if (a.range.start != b.range.start || a.range.end != b.range.end) return "another range";
+  return "other thresholds (runtime or delay outliers, shares)";
 }
 
 Result<RankDiagnosis> diagnoseRank(const RankFile& rank, StatsSummary::Source source,

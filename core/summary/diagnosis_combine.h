@@ -52,6 +52,8 @@ struct RankDiagnosis {
 // The options a rank diagnosis depends on: equal for every rank combined. The range must be
 // whole (a shard cannot know the session start the range is measured from).
 bool sameDiagnoseOptions(const DiagnoseOptions& a, const DiagnoseOptions& b);
+// What differs, as the command line says it: "--kernel-wait 1 µs against 30 ns".
+std::string diagnoseOptionsDifference(const DiagnoseOptions& a, const DiagnoseOptions& b);
 
 // One rank's session (`rank` opened alone: one rank, its own clock) diagnosed as its part of the
 // job's session; `ofSeveral`: the job has other rank files (its GPUs are named with its rank then,

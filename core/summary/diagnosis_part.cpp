@@ -437,15 +437,7 @@ class DiagnosisPartReader : public PartReader {
 }  // namespace
 
 bool isDiagnosisPart(std::string_view text) {
-  // The writer puts the format first: {"format":"tensorscope diagnosis summary", ...
-  size_t at = text.find_first_not_of(" \t\r\n");
-  if (at == std::string_view::npos || text[at] != '{') return false;
-  at = text.find_first_not_of(" \t\r\n", at + 1);
-  constexpr std::string_view key = "\"format\"";
-  if (at == std::string_view::npos || text.substr(at, key.size()) != key) return false;
-  at = text.find_first_not_of(" \t\r\n:", at + key.size());
-  const std::string value = "\"" + std::string(kKind) + "\"";
-  return at != std::string_view::npos && text.substr(at, value.size()) == value;
+  return partFormat(text) == kKind;
 }
 
 std::string diagnosisPartToJson(const DiagnosisPart& part) {
@@ -567,7 +559,8 @@ Result<MergedDiagnosis> mergeDiagnosisParts(std::vector<DiagnosisPart> parts,
   for (size_t p = 0; p < parts.size(); ++p) {
     const DiagnosisPart& part = parts[p];
     if (!sameDiagnoseOptions(part.options, parts[0].options))
-      return Error{partPaths.at(p) + " was made with other options than " + partPaths.at(0)};
+      return Error{partPaths.at(p) + " was made with other options than " + partPaths.at(0) + " (" +
+                   diagnoseOptionsDifference(part.options, parts[0].options) + ")"};
     PartShard shard{&part.files, part.shard, part.shards, {}};
     for (const RankDiagnosis& r : part.ranks) shard.held.push_back(r.source.index);
     shards.push_back(std::move(shard));

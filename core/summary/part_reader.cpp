@@ -6,6 +6,20 @@
 
 namespace ts {
 
+std::string partFormat(std::string_view text) {
+  // The writers put the format first: {"format":"tensorscope ... summary", ...
+  size_t at = text.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos || text[at] != '{') return {};
+  at = text.find_first_not_of(" \t\r\n", at + 1);
+  constexpr std::string_view key = "\"format\"";
+  if (at == std::string_view::npos || text.substr(at, key.size()) != key) return {};
+  at = text.find_first_not_of(" \t\r\n:", at + key.size());
+  if (at == std::string_view::npos || text[at] != '"') return {};
+  const size_t end = text.find('"', at + 1);
+  if (end == std::string_view::npos || end - at > 64) return {};
+  return std::string(text.substr(at + 1, end - at - 1));
+}
+
 Status checkShardNumbers(const std::string& path, int64_t shard, int64_t shards) {
   if (shards < 1 || shards > kMaxShards || shard < 0 || shard >= shards)
     return Error{path + ": shard " + std::to_string(shard) + " of " + std::to_string(shards) +
@@ -20,9 +34,20 @@ Status checkShards(const std::vector<PartShard>& parts, const std::vector<std::s
   for (size_t p = 0; p < parts.size(); ++p) {
     const PartShard& part = parts[p];
     const std::string& path = paths.at(p);
-    if (*part.files != *first.files)
-      return Error{path + " summarises other files than " + paths[0] +
-                   ": give every shard the same files in the same order"};
+    if (*part.files != *first.files) {
+      // Which entry differs: shards run from other folders spell the same file differently.
+      const auto& a = *part.files;
+      const auto& b = *first.files;
+      size_t k = 0;
+      while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+      std::string which =
+          k < a.size() && k < b.size()
+              ? "file " + std::to_string(k) + " is " + a[k] + " there, " + b[k] + " in " + paths[0]
+              : std::to_string(a.size()) + " files there, " + std::to_string(b.size()) + " in " +
+                    paths[0];
+      return Error{path + " summarises other files than " + paths[0] + " (" + which +
+                   "): give every shard the same files, spelled the same, in the same order"};
+    }
     if (part.shards != first.shards)
       return Error{path + " is a shard of " + std::to_string(part.shards) + ", " + paths[0] +
                    " of " + std::to_string(first.shards)};
@@ -32,9 +57,9 @@ Status checkShards(const std::vector<PartShard>& parts, const std::vector<std::s
                    std::to_string(part.shard) + " of " + std::to_string(part.shards)};
     if (part.held != shardFiles(part.files->size(), part.shard, part.shards))
       return Error{path + ": shard " + std::to_string(part.shard) + " of " +
-                   std::to_string(part.shards) + " does not hold its files (every " +
-                   std::to_string(part.shards) + "th from file " + std::to_string(part.shard) +
-                   ")"};
+                   std::to_string(part.shards) + " does not hold its files (files " +
+                   std::to_string(part.shard) + ", " + std::to_string(part.shard + part.shards) +
+                   ", … of the list)"};
   }
   if (partOfShard.size() != first.shards) {
     std::string missing;

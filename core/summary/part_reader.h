@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/intervals.h"
@@ -149,6 +150,9 @@ struct PartShard {
 // The parts (named by `paths`) are of one run: the same files, the same shard count, every shard
 // once, each holding its own files (every N-th from file I).
 Status checkShards(const std::vector<PartShard>& parts, const std::vector<std::string>& paths);
+// The "format" a part's text starts with ("tensorscope stats summary", "tensorscope diagnosis
+// summary"), or "" when it does not start as a part does.
+std::string partFormat(std::string_view text);
 // "shard 3 of 4"-style reading of a part's header: shard and shards within bounds.
 Status checkShardNumbers(const std::string& path, int64_t shard, int64_t shards);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -112,6 +113,13 @@ Status forEachRankFile(const std::vector<std::string>& files, const std::vector<
                        const OpenOptions& open,
                        const std::function<Status(size_t k, RankFile& rank)>& use,
                        std::vector<std::string>* incomplete, const Progress& progress) {
+  TS_RETURN_IF_ERROR(checkDistinctFiles(files));
+  // Every file is there before any is read: a shard of a job array learns of a typo at once,
+  // not only the shard that holds the file.
+  for (const std::string& path : files) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return Error::notFound(path + ": no such file");
+  }
   const unsigned threads =
       open.threads ? open.threads : std::max(1u, std::thread::hardware_concurrency());
   // Fewer files than threads: each file is also read on several.

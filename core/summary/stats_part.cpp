@@ -7,6 +7,7 @@
 
 #include "summary/part_reader.h"
 #include "summary/stats_combine.h"
+#include "util/format.h"
 #include "util/json_writer.h"
 
 namespace ts {
@@ -209,9 +210,26 @@ class StatsPartReader : public PartReader {
   }
 };
 
-bool sameOptions(const StatsOptions& a, const StatsOptions& b) {
-  return a.device == b.device && a.perGpu == b.perGpu && a.buckets == b.buckets &&
-         a.minGap == b.minGap && a.maxGaps == b.maxGaps;
+// What differs between two parts' reports and options, as the command line says it; "" if
+// nothing.
+std::string difference(const StatsPart& a, const StatsPart& b) {
+  auto reports = [](const std::vector<StatsReport>& v) {
+    std::string out;
+    for (StatsReport r : v) out += (out.empty() ? "" : ",") + std::string(toString(r));
+    return out;
+  };
+  const StatsOptions &x = a.options, &y = b.options;
+  if (a.reports != b.reports)
+    return "--report " + reports(a.reports) + " against " + reports(b.reports);
+  if (x.device != y.device) return "another --gpu";
+  if (x.perGpu != y.perGpu) return "--per-gpu in one only";
+  if (x.buckets != y.buckets)
+    return "--buckets " + std::to_string(x.buckets) + " against " + std::to_string(y.buckets);
+  if (x.minGap != y.minGap)
+    return "--min-gap " + formatDuration(x.minGap) + " against " + formatDuration(y.minGap);
+  if (x.maxGaps != y.maxGaps)
+    return "--max-gaps " + std::to_string(x.maxGaps) + " against " + std::to_string(y.maxGaps);
+  return "";
 }
 
 }  // namespace
@@ -262,7 +280,7 @@ Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view te
   std::string kind;
   if (!in.object(doc, root, "the file") || !in.text(root, "format", kind) || kind != kKind) {
     return Error{path +
-                 ": not a stats summary (made by 'tensorscope-cli stats --shard I/N "
+                 ": not a stats summary (made by 'tensorscope-cli stats FILE... --shard I/N "
                  "--summary-out PART')"};
   }
   StatsPart part;
@@ -324,9 +342,9 @@ Result<MergedStats> mergeStatsParts(std::vector<StatsPart> parts,
   std::vector<PartShard> shards;
   for (size_t p = 0; p < parts.size(); ++p) {
     const StatsPart& part = parts[p];
-    if (part.reports != first.reports || !sameOptions(part.options, first.options))
+    if (std::string d = difference(part, first); !d.empty())
       return Error{partPaths.at(p) + " was made with other reports or options than " +
-                   partPaths.at(0)};
+                   partPaths.at(0) + " (" + d + ")"};
     PartShard shard{&part.files, part.shard, part.shards, {}};
     for (const StatsSummary& s : part.ranks) shard.held.push_back(s.sources.at(0).index);
     shards.push_back(std::move(shard));

@@ -300,7 +300,7 @@ TEST_F(Cli, StatsShardsMergeIntoTheOneRunsTables) {
   EXPECT_NE(shard.out.find("--shard needs I/N with 0 <= I < N"), std::string::npos) << shard.out;
   CliRun notPart = cli("merge " + rankTrace(0));
   EXPECT_EQ(notPart.exitCode, 1);
-  EXPECT_NE(notPart.out.find(rankTrace(0) + ": not a stats summary"), std::string::npos)
+  EXPECT_NE(notPart.out.find(rankTrace(0) + ": not a part of a sharded run"), std::string::npos)
       << notPart.out;
   EXPECT_FALSE(fs::exists(path("x")));
 }
@@ -343,6 +343,19 @@ TEST_F(Cli, DiagnoseShardsMergeIntoTheOneRunsDiagnosis) {
   ASSERT_EQ(aloneMerged.exitCode, 0) << aloneMerged.out;
   EXPECT_EQ(aloneMerged.out, cli("diagnose " + rankTrace(1) + options + " --json").out);
   EXPECT_NE(aloneMerged.out.find("\"GPU 1 sat idle"), std::string::npos) << aloneMerged.out;
+
+  // Mistakes that would lose data or make up findings are refused.
+  CliRun overwrite = cli("diagnose " + files + " --shard 0/2 --summary-out " + rankTrace(0));
+  EXPECT_EQ(overwrite.exitCode, 2);
+  EXPECT_NE(overwrite.out.find("is also an input"), std::string::npos) << overwrite.out;
+  CliRun overPart = cli("merge " + path("dpart0") + " " + path("dpart1") + " -o " + path("dpart0"));
+  EXPECT_EQ(overPart.exitCode, 1);
+  EXPECT_NE(overPart.out.find("is also an input"), std::string::npos) << overPart.out;
+  CliRun twice = cli("diagnose " + rankTrace(0) + " " + rankTrace(0));
+  EXPECT_EQ(twice.exitCode, 1);
+  EXPECT_NE(twice.out.find(rankTrace(0) + " is given twice"), std::string::npos) << twice.out;
+  CliRun jsonFlag = cli("merge " + path("dpart0") + " " + path("dpart1") + " --json");
+  EXPECT_EQ(jsonFlag.out, merged.out);
 
   CliRun range = cli("diagnose " + files + " --shard 0/2 --summary-out x --range 1s:");
   EXPECT_EQ(range.exitCode, 2);

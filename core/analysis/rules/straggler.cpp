@@ -65,6 +65,8 @@ std::optional<Finding> stragglerFinding(const std::vector<RankCollectives>& byRa
         if (at > (*each[latest])[k].start) latest = r;
         first = std::min(first, at);
       }
+      // All at once (a file given twice, clocks aligned on this very kernel): nobody was last.
+      if ((*each[latest])[k].start == first) continue;
       const CommStart& c = (*each[latest])[k];
       ++collectives;
       ++last[latest];
