@@ -35,8 +35,8 @@ constexpr const char* kHelp =
     "                                 [--device PRESET] [--optimizer sgd|adam])\n"
     "           [--policy g10|lru|deepum|flashneuron|g10-gds|g10-host|ideal|all]...\n"
     "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
-    "           [--gpu-mem 40GB] [--host-mem 128GB] [--ssd 3.2TB] [--pcie-bw 15.754GB/s] [--ssd-bw "
-    "3.2GB/s]\n"
+    "           [--gpu-mem 40GiB] [--host-mem 128GiB] [--ssd 3.2TB] [--pcie-bw 15.754GiB/s]\n"
+    "           [--ssd-bw 3.2GiB/s]\n"
     "           [--ssd-host-bw R] [--ssd-read-latency 12us] [--ssd-write-latency 16us]\n"
     "           [--system-latency 45us] [--page 4KiB] [--gpu-clock 1.2GHz]\n"
     "           [--json | --csv] [-o SIM.tscope] [--plan PLAN.csv] [--published FILE]\n"
@@ -66,7 +66,9 @@ constexpr const char* kHelp =
     "                 builds it, for any batch G10 traced (--sweep batch=FROM..TO:STEP runs the\n"
     "                 traced ones in the range); sizes and bandwidths in GiB, GiB/s as G10 means\n"
     "                 its \"GB\"\n"
-    "--model M.onnx   the model's training step; kernel times from the --device roofline (default\n"
+    "--model M.onnx   the model's training step (an ONNX file or a built-in model's name:\n"
+    "                 tensorscope-cli model zoo --list); kernel times from the --device roofline "
+    "(default\n"
     "                 A100-40GB) or measured in --session S: S's kernels are mapped to layers "
     "(NVTX\n"
     "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) "
@@ -450,6 +452,26 @@ int runSimulate(const std::vector<std::string>& argv) {
     publishedRows = std::move(*rows);
     published = findPublished(publishedRows, workload->name);
   }
+  // G10 published its times for its default tiers: beside other tiers a difference means nothing.
+  std::string publishedNote;
+  if (published) {
+    const TierConfig g10 = *tierPreset("g10-default");
+    const bool same = tiers.gpuBytes == g10.gpuBytes && tiers.hostBytes == g10.hostBytes &&
+                      tiers.ssdBytes == g10.ssdBytes &&
+                      tiers.gpuHostBandwidth == g10.gpuHostBandwidth &&
+                      tiers.ssdGpuBandwidth == g10.ssdGpuBandwidth &&
+                      tiers.ssdHostBandwidth == g10.ssdHostBandwidth &&
+                      tiers.ssdReadLatencyNs == g10.ssdReadLatencyNs &&
+                      tiers.ssdWriteLatencyNs == g10.ssdWriteLatencyNs &&
+                      tiers.systemLatencyNs == g10.systemLatencyNs &&
+                      tiers.pageBytes == g10.pageBytes && tiers.gpuClockHz == g10.gpuClockHz;
+    if (!same) {
+      published = nullptr;
+      publishedNote =
+          "G10's published times are for its default tiers (--preset g10-default); not compared "
+          "with these.";
+    }
+  }
 
   if (auto out = args.option("-o")) {
     auto session = simulationSession(*workload, *runs, tiers);
@@ -488,6 +510,7 @@ int runSimulate(const std::vector<std::string>& argv) {
                           mappingSentence(mapping) + " (--mapping lists the kernels).");
   }
   if (!tiersNote.empty()) table.notes.push_back(tiersNote);
+  if (!publishedNote.empty()) table.notes.push_back(publishedNote);
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }
 

@@ -174,8 +174,10 @@ void MainWindow::createActions() {
   file->addAction(tr("Co&mpare Sessions…"), compare_, &CompareFlow::dialog)
       ->setStatusTip(tr("Two open sessions side by side: synchronised timelines, kernels and "
                         "copies with the change"));
-  file->addAction(tr("Export &Timeline Image…"), exports_, &ExportFlow::timelineImageDialog)
-      ->setStatusTip(tr("Save the visible timeline (labels, ruler, legend) as PNG, SVG or PDF"));
+  exportImageAction_ =
+      file->addAction(tr("Export &Timeline Image…"), exports_, &ExportFlow::timelineImageDialog);
+  exportImageAction_->setStatusTip(
+      tr("Save the visible timeline (labels, ruler, legend) as PNG, SVG or PDF"));
   file->addSeparator();
   cancelAction_ = file->addAction(tr("Cancel &Loading"), this, &MainWindow::cancelLoads);
   cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -393,9 +395,11 @@ void MainWindow::updateStatus() {
   cancelButton_->setVisible(busy);
   cancelAction_->setEnabled(busy);
   closeAction_->setEnabled(tabs_->count() > 0);
-  exportAction_->setEnabled(tabs_->count() > 0);
-  // What simulates "this run" needs a run in the current tab.
+  // Exports and what simulates "this run" need a run in the current tab (a what-if, a model or
+  // a comparison tab has none: the actions would do nothing).
   const bool run = sessionView(tabs_->currentIndex()) != nullptr;
+  exportAction_->setEnabled(run);
+  if (exportImageAction_) exportImageAction_->setEnabled(run);
   if (simulateTimelineAction_) simulateTimelineAction_->setEnabled(run);
   if (simulateRunAction_) simulateRunAction_->setEnabled(run);
   if (busy) {

@@ -109,6 +109,7 @@ class MainWindow : public QMainWindow, public Shell {
   QAction* simulateTimelineAction_ = nullptr;
   QAction* openRanksAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QAction* exportImageAction_ = nullptr;
   QList<QAction*> viewActions_;  // zoom, pan, history: act on the current tab's timeline
   QAction* findAction_ = nullptr;
   QAction* findNextAction_ = nullptr;

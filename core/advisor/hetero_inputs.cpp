@@ -1,7 +1,5 @@
 #include "advisor/hetero_inputs.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -101,15 +99,7 @@ Result<double> measuredSamplesPerSecond(const Session& run, int64_t batch) {
 Result<model::ModelGraph> loadModelAt(const std::string& what, int64_t batch) {
   model::LoadOptions o;
   o.batch = batch;
-  struct stat st {};
-  if (::stat(what.c_str(), &st) == 0) return model::loadOnnxModel(what, o);
-  auto bytes = model::zooModelBytes(what, batch);
-  if (!bytes) {
-    std::string names;
-    for (const std::string& n : model::zooModels()) names += (names.empty() ? "" : ", ") + n;
-    return Error{what + ": no such file, nor a built-in model (" + names + ")"};
-  }
-  return model::loadOnnxBytes(*bytes, what, o);
+  return model::loadModelOrZoo(what, o);
 }
 
 Result<HeteroSetup> heteroSetup(const std::vector<std::string>& types, const std::string& model,

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -534,6 +535,18 @@ Result<std::string> zooModelBytes(const std::string& name, int64_t batch) {
     return Error{"no model '" + name + "' in the zoo (it has " + known + ")"};
   }
   return it->second(batch);
+}
+
+Result<ModelGraph> loadModelOrZoo(const std::string& what, const LoadOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::exists(what, ec)) return loadOnnxModel(what, options);
+  auto bytes = zooModelBytes(what, options.batch);
+  if (!bytes) {
+    std::string names;
+    for (const std::string& n : zooModels()) names += (names.empty() ? "" : ", ") + n;
+    return Error{what + ": no such file, nor a built-in model (" + names + ")"};
+  }
+  return loadOnnxBytes(*bytes, what, options);
 }
 
 }  // namespace ts::model

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/onnx_loader.h"
 #include "util/result.h"
 
 namespace ts::model {
@@ -16,5 +17,9 @@ std::vector<std::string> zooModels();  // "alexnet", "resnet50", ...
 // The serialized ONNX model. `batch` > 0 fixes the batch dimension; 0 leaves it symbolic
 // ("batch"), resolved when the model is loaded.
 Result<std::string> zooModelBytes(const std::string& name, int64_t batch = 0);
+
+// An ONNX file, or when no file has that name a built-in model of the zoo (at options.batch); an
+// error naming both and listing the built-in models otherwise.
+Result<ModelGraph> loadModelOrZoo(const std::string& fileOrName, const LoadOptions& options = {});
 
 }  // namespace ts::model

@@ -80,8 +80,8 @@ std::string formatBytes(uint64_t bytes) {
   char buf[32];
   if (u == 0)
     std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  else  // three digits, four from 999.5 up (%.3g would write 1023.9 as "1.02e+03")
+    std::snprintf(buf, sizeof buf, v >= 999.5 ? "%.4g %s" : "%.3g %s", v, units[u]);
   return buf;
 }
 
@@ -91,7 +91,8 @@ std::string formatBandwidth(double bytesPerSecond) {
   int u = 0;
   while (std::fabs(v) >= 1024 && u < 4) v /= 1024, ++u;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 999.5 && u < 4 ? "%.4g %s" : "%.3g %s", v,
+                units[u]);
   return buf;
 }
 

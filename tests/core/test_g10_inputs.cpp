@@ -211,6 +211,15 @@ TEST(G10Reproduce, BertBatchSweepAgainstG10sFile) {
   ASSERT_EQ(sweeps.size(), 1u);
   EXPECT_EQ(sweeps[0].second.key, "batch");
   EXPECT_EQ(sweeps[0].second.points.size(), 35u);
+  // Each point carries its stall (demand paging stalls; the ideal never does).
+  TimeNs lruStall = 0;
+  for (const SweepPoint& sp : sweeps[0].second.points) {
+    if (sp.policy == "lru" && sp.feasible) lruStall = std::max(lruStall, sp.stall);
+    if (sp.policy == "ideal") {
+      EXPECT_EQ(sp.stall, 0);
+    }
+  }
+  EXPECT_GT(lruStall, 0);
 }
 
 TEST(G10Reproduce, Figure11AndBadFiles) {

@@ -75,6 +75,9 @@ TEST(Util, TimestampsShowTheirResolution) {
 TEST(Util, SizesAndBandwidthsInTheSameBinaryUnits) {
   EXPECT_EQ(formatBytes(512), "512 B");
   EXPECT_EQ(formatBytes(3 * 1024 * 1024 / 2), "1.5 MiB");
+  // Just under the next unit: four digits, not "1.02e+03 MiB".
+  EXPECT_EQ(formatBytes(1024 * 1024 * 1024 - 100 * 1024), "1024 MiB");
+  EXPECT_EQ(formatBandwidth(1000.0 * 1024 * 1024), "1000 MiB/s");
   EXPECT_EQ(formatBandwidth(12.0 * 1024 * 1024 * 1024), "12 GiB/s");
   EXPECT_EQ(formatBandwidth(16e9), "14.9 GiB/s");  // a 16 GB/s link
   EXPECT_EQ(formatBandwidth(800), "800 B/s");

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QtTest>
+#include <cmath>
 
 #include "app/gui/compare_flow.h"
 #include "app/gui/g10_inputs_dialog.h"
@@ -80,6 +81,9 @@ class TestSimulationView : public QObject {
     settle(view);
     QVERIFY2(view.timeline(), qPrintable(view.summary()->text()));
     QVERIFY(view.summary()->text().contains(QStringLiteral("g10")));
+    // How the plan was made, as the CLI notes it.
+    QVERIFY2(view.summary()->text().contains(QStringLiteral("Plan: G10's own planner")),
+             qPrintable(view.summary()->text()));
     QCOMPARE(view.timeline()->session()->ranks.size(), size_t{1});
     const TimeNs at40 = view.current().result.summary.iteration;
     // A G10 workload has its batch: said in words, not as a greyed box.
@@ -140,7 +144,15 @@ class TestSimulationView : public QObject {
     QCOMPARE(view.gpuMemory()->spinBox()->text(), QStringLiteral("131.32 GiB"));
     // Typed into the spin box: the slider follows, in the same unit (GiB, not GB), with ticks.
     view.gpuMemory()->spinBox()->setValue(24);
-    QCOMPARE(view.gpuMemory()->slider()->value(), 48);  // half-GiB steps
+    // The slider is logarithmic: its position comes back as 24 GiB, and one step from it moves the
+    // value by less than 1 % (on the old linear scale a click moved it by 200 GiB).
+    const int position24 = view.gpuMemory()->slider()->value();
+    view.gpuMemory()->slider()->setValue(position24 + 1);
+    QVERIFY2(view.gpuMemory()->value() > 24 && view.gpuMemory()->value() <= 24.25,
+             qPrintable(QString::number(view.gpuMemory()->value())));
+    view.gpuMemory()->slider()->setValue(position24);
+    QVERIFY(std::abs(view.gpuMemory()->value() - 24) < 0.1);
+    view.gpuMemory()->spinBox()->setValue(24);
     QCOMPARE(view.gpuMemory()->exact(), 24.0 * (1 << 30));
     QVERIFY(view.gpuMemory()->slider()->tickPosition() != QSlider::NoTicks);
     settle(view);

@@ -219,6 +219,10 @@ void SimulationView::present(Outcome o) {
                              : tr("no stall"))
             .arg(s.faults)
             .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(moved)))) +
+        (current_.planNote.empty()
+             ? QString()
+             : QStringLiteral("<br>") +
+                   tr("Plan: %1").arg(QString::fromStdString(current_.planNote).toHtmlEscaped())) +
         (r.caveat.empty()
              ? QString()
              : QStringLiteral("<br>") + QString::fromStdString(r.caveat).toHtmlEscaped()));

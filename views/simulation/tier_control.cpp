@@ -4,28 +4,29 @@
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <algorithm>
 #include <cmath>
 
 namespace ts {
 
+namespace {
+constexpr int kPositions = 1000;  // the slider's resolution: 0.8 % of the value per step at most
+}  // namespace
+
 TierControl::TierControl(const QString& unit, double min, double max, double step, QWidget* parent)
-    : QWidget(parent), factor_(double(1 << 30)), step_(step) {
+    : QWidget(parent), factor_(double(1 << 30)), step_(step), min_(min), max_(max) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  // Logarithmic: 16 to 80 GiB is where GPUs are, 0.5 to 1024 GiB what one may try; on a linear
+  // scale the first would be a few pixels (one click jumped 24 → 224 GiB).
   slider_ = new QSlider(Qt::Horizontal, this);
-  slider_->setRange(static_cast<int>(std::lround(min / step)),
-                    static_cast<int>(std::lround(max / step)));
-  // About eight ticks, at a round number of units.
-  const double span = max - min;
-  double tick = std::pow(10.0, std::floor(std::log10(span / 8)));
-  for (double m : {2.0, 5.0, 10.0}) {
-    if (span / tick <= 10) break;
-    tick = std::pow(10.0, std::floor(std::log10(span / 8))) * m;
-  }
+  slider_->setRange(0, kPositions);
   slider_->setTickPosition(QSlider::TicksBelow);
-  slider_->setTickInterval(std::max(1, static_cast<int>(std::lround(tick / step))));
-  slider_->setPageStep(slider_->tickInterval());
+  slider_->setTickInterval(kPositions / 8);  // equal ratios apart
+  slider_->setPageStep(kPositions / 16);
+  slider_->setSingleStep(1);
   slider_->setMinimumWidth(140);
+  slider_->setToolTip(tr("Logarithmic: each tick multiplies the value by the same factor"));
   spin_ = new QDoubleSpinBox(this);
   spin_->setRange(min, max);
   spin_->setDecimals(step < 1 ? 2 : 1);
@@ -37,18 +38,36 @@ TierControl::TierControl(const QString& unit, double min, double max, double ste
                          36);
   layout->addWidget(slider_, 1);
   layout->addWidget(spin_);
-  connect(slider_, &QSlider::valueChanged, this, [this](int v) {
+  connect(slider_, &QSlider::valueChanged, this, [this](int p) {
     const QSignalBlocker block(spin_);
-    spin_->setValue(v * step_);
+    spin_->setValue(unitsAt(p));
     edited_ = true;
     emit changed();
   });
   connect(spin_, &QDoubleSpinBox::valueChanged, this, &TierControl::fromSpin);
 }
 
+// Positions are logarithmic in the value (shifted by one step when the range starts at 0).
+double TierControl::offset() const {
+  return min_ <= 0 ? step_ : 0;
+}
+
+int TierControl::positionOf(double units) const {
+  const double o = offset(), lo = std::log(min_ + o), hi = std::log(max_ + o);
+  const double f = (std::log(std::clamp(units, min_, max_) + o) - lo) / (hi - lo);
+  return static_cast<int>(std::lround(f * kPositions));
+}
+
+double TierControl::unitsAt(int position) const {
+  const double o = offset(), lo = std::log(min_ + o), hi = std::log(max_ + o);
+  const double v = std::exp(lo + (hi - lo) * position / kPositions) - o;
+  const double grain = step_ < 1 ? 0.01 : 0.1;  // as the spin box shows it
+  return std::clamp(std::round(v / grain) * grain, min_, max_);
+}
+
 void TierControl::fromSpin(double units) {
   const QSignalBlocker block(slider_);
-  slider_->setValue(static_cast<int>(std::lround(units / step_)));
+  slider_->setValue(positionOf(units));
   edited_ = true;
   emit changed();
 }
@@ -58,9 +77,8 @@ void TierControl::setExact(double base) {
   edited_ = false;
   const QSignalBlocker a(slider_), b(spin_);
   spin_->setValue(base / factor_);
-  slider_->setValue(static_cast<int>(std::lround(base / factor_ / step_)));
+  slider_->setValue(positionOf(base / factor_));
 }
-
 double TierControl::exact() const {
   return edited_ ? spin_->value() * factor_ : exact_;
 }

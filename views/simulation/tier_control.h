@@ -1,6 +1,7 @@
-// TierControl: one tier setting of the what-if (a size or a bandwidth) as a slider with ticks and
-// a spin box beside it, both in the product's one unit system (GiB, GiB/s). A value set from a
-// preset stays exact (141 GB is not rounded to 131.32 GiB) until the user moves either control.
+// TierControl: one tier setting of the what-if (a size or a bandwidth) as a logarithmic slider
+// with ticks and a spin box beside it, both in the product's one unit system (GiB, GiB/s). A value
+// set from a preset stays exact (141 GB is not rounded to 131.32 GiB) until the user moves either
+// control.
 #pragma once
 
 #include <QWidget>
@@ -29,8 +30,12 @@ class TierControl : public QWidget {
 
  private:
   void fromSpin(double units);
-  double factor_ = 1;  // bytes (or bytes/s) per unit
+  double offset() const;
+  int positionOf(double units) const;  // the slider's position for a value
+  double unitsAt(int position) const;  // the value at a position, on the step
+  double factor_ = 1;                  // bytes (or bytes/s) per unit
   double step_ = 1;
+  double min_ = 0, max_ = 1;
   double exact_ = 0;
   bool edited_ = false;
   QSlider* slider_ = nullptr;

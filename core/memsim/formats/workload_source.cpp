@@ -6,6 +6,7 @@
 #include "memsim/formats/g10_workload.h"
 #include "model/device_preset.h"
 #include "model/measured_times.h"
+#include "model/model_zoo.h"
 #include "model/onnx_loader.h"
 #include "model/training_step.h"
 
@@ -15,7 +16,7 @@ Result<ModelStep> loadModelStep(const WorkloadSource& in) {
   if (in.modelPath.empty()) return Error{"no workload: give a G10 directory or an ONNX model"};
   model::LoadOptions load;
   load.batch = in.batch;
-  auto graph = model::loadOnnxModel(in.modelPath, load);
+  auto graph = model::loadModelOrZoo(in.modelPath, load);  // a file, or a built-in model's name
   if (!graph) return graph.failure();
   model::StepOptions options;
   if (!in.device.empty()) {

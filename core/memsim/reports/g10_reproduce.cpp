@@ -268,6 +268,7 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
       if (runs) {
         const SimResult& r = (*runs)[i].result;
         p.feasible = r.feasible;
+        if (p.feasible) p.stall = r.summary.stall;
         if (p.feasible)
           p.cycles = p.policy == Policy::Ideal
                          ? idealCycles
@@ -469,6 +470,7 @@ std::vector<std::pair<std::string, SweepTable>> reproduceSweeps(const ReproduceR
       sp.iteration =
           static_cast<TimeNs>(std::llround(static_cast<double>(p.cycles) * 1e9 / kG10ClockHz));
       sp.slowdown = static_cast<double>(p.cycles) / static_cast<double>(p.idealCycles);
+      sp.stall = p.stall;
     }
     s.points.push_back(sp);
   }

@@ -36,6 +36,7 @@ struct ReproducePoint {
   bool feasible = false;
   int64_t cycles = 0;       // ours, GPU cycles at 1.2 GHz as G10 counts (0 where infeasible)
   int64_t idealCycles = 0;  // the configuration's ideal
+  TimeNs stall = 0;         // ours: time kernels waited for data (0 where infeasible)
   std::optional<int64_t> published;  // G10's; -1 = G10 found it infeasible
 };
 

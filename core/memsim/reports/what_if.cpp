@@ -12,6 +12,7 @@ WhatIf runWhatIf(const SimWorkload& w, Policy policy, const TierConfig& tiers) {
     return out;
   }
   out.result = (*runs)[0].result;
+  out.planNote = (*runs)[0].plan.note;
   if (!out.result.feasible) return out;
   auto session = simulationSession(w, *runs, tiers);
   if (!session) {

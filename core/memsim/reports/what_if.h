@@ -12,9 +12,10 @@
 namespace ts::memsim {
 
 struct WhatIf {
-  Status status;       // fails when the tiers are invalid or a kernel is too big for the GPU
-  SimResult result;    // feasible = false when the policy cannot fit
-  SessionPtr session;  // the simulated timeline (null when infeasible or on error)
+  Status status;         // fails when the tiers are invalid or a kernel is too big for the GPU
+  SimResult result;      // feasible = false when the policy cannot fit
+  std::string planNote;  // how the plan was made, as `simulate` notes it (G10's own rules)
+  SessionPtr session;    // the simulated timeline (null when infeasible or on error)
   std::shared_ptr<const TimelineRows> rows;
 };
 
