@@ -140,8 +140,9 @@ class TestSimulationView : public QObject {
     QComboBox* preset = view.findChildren<QComboBox*>().at(1);
     preset->setCurrentText(QStringLiteral("h200-141"));
     settle(view);
-    QCOMPARE(view.gpuMemory()->exact(), 141e9);  // the preset's own bytes, not the GiB shown
-    QCOMPARE(view.gpuMemory()->spinBox()->text(), QStringLiteral("131.32 GiB"));
+    // The preset's own bytes (143,771 MiB, as an H200 reports them), not the GiB shown.
+    QCOMPARE(view.gpuMemory()->exact(), 143771.0 * (1 << 20));
+    QCOMPARE(view.gpuMemory()->spinBox()->text(), QStringLiteral("140.40 GiB"));
     // Typed into the spin box: the slider follows, in the same unit (GiB, not GB), with ticks.
     view.gpuMemory()->spinBox()->setValue(24);
     // The slider is logarithmic: its position comes back as 24 GiB, and one step from it moves the

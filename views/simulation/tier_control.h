@@ -1,7 +1,7 @@
 // TierControl: one tier setting of the what-if (a size or a bandwidth) as a logarithmic slider
 // with ticks and a spin box beside it, both in the product's one unit system (GiB, GiB/s). A value
-// set from a preset stays exact (141 GB is not rounded to 131.32 GiB) until the user moves either
-// control.
+// set from a preset stays exact (143,771 MiB is not rounded to 140.4 GiB) until the user moves
+// either control.
 #pragma once
 
 #include <QWidget>

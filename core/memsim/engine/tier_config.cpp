@@ -96,15 +96,20 @@ std::optional<TierConfig> tierPreset(std::string_view name) {
     c.ssdHostBandwidth = 3.2 * GiB;
     c.gpuClockHz = 1.2e9;
   } else if (name == "a100-40") {
-    c.gpuBytes = 40'000'000'000;
+    // GPU memory as the cards report it (nvidia-smi, MiB): the data sheets' "40 GB", "80 GB",
+    // "141 GB" read as 10^9 bytes would be 4 to 7 % less than the cards hold (an H200 measured
+    // here: 143,771 MiB). Host memory, SSD capacity and bandwidths stay in the vendors' decimal
+    // units, which is what they mean.
+    constexpr int64_t MiB = int64_t{1} << 20;
+    c.gpuBytes = 40'536 * MiB;
     c.gpuHostBandwidth = 31.5e9;  // PCIe 4.0 x16
     c.gpuClockHz = 1.41e9;
   } else if (name == "h100-80") {
-    c.gpuBytes = 80'000'000'000;
+    c.gpuBytes = int64_t{81'559} << 20;
     c.gpuHostBandwidth = 63e9;  // PCIe 5.0 x16
     c.gpuClockHz = 1.98e9;
   } else if (name == "h200-141") {
-    c.gpuBytes = 141'000'000'000;
+    c.gpuBytes = int64_t{143'771} << 20;
     c.gpuHostBandwidth = 63e9;
     c.gpuClockHz = 1.98e9;
   } else {
