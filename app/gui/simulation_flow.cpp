@@ -82,6 +82,10 @@ void SimulationFlow::whatIf(const memsim::WorkloadSource& source) {
   if (source.isModel()) {
     name = modelTitle(QString::fromStdString(source.modelPath));
     where = QString::fromStdString(source.modelPath);
+    // The same model with a run's measured times is another what-if: say whose times.
+    if (source.session && !source.sessionPath.empty())
+      name = tr("%1 on %2")
+                 .arg(name, QFileInfo(QString::fromStdString(source.sessionPath)).fileName());
   } else if (source.isG10Inputs()) {
     // The batch is the tab's to change: the name says where the model comes from instead.
     name = tr("%1 (G10's inputs)").arg(QString::fromStdString(source.g10Model));

@@ -228,7 +228,7 @@ QChart* makeSweepChart(const SweepTable& sweep, bool dark) {
                           ? QString::fromStdString(sweep.key)
                           : QStringLiteral("%1 (%2)").arg(QString::fromStdString(sweep.key), unit),
                       lo, hi > lo ? hi : lo + 1);
-  auto* y = valueAxis(QObject::tr("Slowdown (iteration / ideal)"), 1, most * 1.05);
+  auto* y = valueAxis(QObject::tr("Slowdown (× ideal)"), 1, most * 1.05);
   attachAxes(chart, x, y);
   return chart;
 }

@@ -406,7 +406,7 @@ void OverlayPane::showGpu() {
   TimeNs measured =
       k.iterations.empty() ? 0 : k.iterations[k.iteration].end - k.iterations[k.iteration].start;
   summary_->setText(
-      tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), stall %7, %8 "
+      tr("<b>%1</b> on %2, GPU %3: simulated iteration %4 (ideal %5, slowdown %6×), %7, %8 "
          "· measured iteration %9%10<br>%11")
           .arg(QString::fromLatin1(memsim::toString(g->run.result.policy)),
                QString::fromStdString(g->workload.name))
@@ -414,7 +414,9 @@ void OverlayPane::showGpu() {
           .arg(QString::fromStdString(formatDuration(s.iteration)),
                QString::fromStdString(formatDuration(s.ideal)))
           .arg(s.slowdown, 0, 'f', 2)
-          .arg(QString::fromStdString(formatDuration(s.stall)),
+          .arg(s.stall > 0 ? tr("stall %1 (%n fault(s))", nullptr, static_cast<int>(s.faults))
+                                 .arg(QString::fromStdString(formatDuration(s.stall)))
+                           : tr("no stall"),
                htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
           .arg(r.gpus.size() > 1 ? tr(" · GPUs simulated: %1").arg(r.gpus.size()) : QString())

@@ -22,7 +22,10 @@ WhatIf runWhatIf(const SimWorkload& w, Policy policy, const TierConfig& tiers) {
   out.session = *session;
   auto rows = std::make_shared<TimelineRows>(out.session);
   // Each tier's row against its size: a peak of 39.6 GiB reads "of 40 GiB", with the line.
-  rows->setCounterCapacity(kGpuUsedCounter, static_cast<double>(tiers.gpuBytes));
+  // The ideal has unlimited GPU memory: its peak is against no capacity ("47.7 GiB of 40 GiB"
+  // read as a fault).
+  if (policy != Policy::Ideal)
+    rows->setCounterCapacity(kGpuUsedCounter, static_cast<double>(tiers.gpuBytes));
   rows->setCounterCapacity(kHostUsedCounter, static_cast<double>(tiers.hostBytes));
   rows->setCounterCapacity(kSsdUsedCounter, static_cast<double>(tiers.ssdBytes));
   out.rows = std::move(rows);
