@@ -184,25 +184,11 @@ Result<Diagnosis> combineRankDiagnoses(std::vector<RankDiagnosis> ranks,
   std::sort(ranks.begin(), ranks.end(), [](const RankDiagnosis& a, const RankDiagnosis& b) {
     return a.source.index < b.source.index;
   });
-  std::vector<std::string> paths;
-  std::vector<ImportInfo> infos;
-  std::vector<TimeNs> own;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    const StatsSummary::Source& src = ranks[i].source;
-    if (i > 0 && src.index == ranks[i - 1].source.index) {
-      return Error{"file " + std::to_string(src.index) +
-                   " is diagnosed twice: " + ranks[i - 1].source.path + " and " + src.path};
-    }
-    paths.push_back(src.path);
-    ImportInfo info;
-    info.absoluteClock = src.absoluteClock;
-    info.firstTimestamp = src.firstTimestamp;
-    info.worldSize = src.worldSize;
-    infos.push_back(info);
-    own.push_back(src.clockOffset);
-  }
-  TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
-  const std::vector<TimeNs> offsets = alignRankClocks(infos, own);
+  std::vector<const StatsSummary::Source*> sources;
+  for (const RankDiagnosis& r : ranks) sources.push_back(&r.source);
+  auto aligned = alignSources(sources);
+  if (!aligned) return aligned.failure();
+  const std::vector<TimeNs> offsets = std::move(*aligned);
 
   // Times stay strictly within ±2^62 once shifted (as a session's do), so that differences of
   // them cannot overflow; a part file could claim anything.

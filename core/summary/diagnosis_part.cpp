@@ -476,41 +476,21 @@ std::string diagnosisPartToJson(const DiagnosisPart& part) {
 }
 
 Result<DiagnosisPart> diagnosisPartFromJson(const std::string& path, std::string_view text) {
+  const PartKind kind{kKind, "diagnosis summary",
+                      "tensorscope-cli diagnose FILE... --shard I/N --summary-out PART", kVersion};
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   simdjson::padded_string padded(text);
-  if (auto err = parser.parse(padded).get(doc))
-    return Error{path + ": not a diagnosis summary: not valid JSON (" +
-                 std::string(simdjson::error_message(err)) + ")"};
+  TS_RETURN_IF_ERROR(parsePart(parser, padded, path, kind, doc));
   DiagnosisPartReader in(path);
-  simdjson::dom::object root;
-  std::string kind;
-  if (!in.object(doc, root, "the file") || !in.text(root, "format", kind) || kind != kKind) {
-    return Error{path +
-                 ": not a diagnosis summary (made by 'tensorscope-cli diagnose --shard I/N "
-                 "--summary-out PART')"};
-  }
+  auto head = readPartHead(in, path, doc, kind);
+  if (!head) return head.failure();
   DiagnosisPart part;
-  int64_t version = 0, shard = 0, shards = 0;
-  if (!in.integer(root, "version", version)) return Error{in.error()};
-  if (version != kVersion)
-    return Error{path + ": a diagnosis summary of version " + std::to_string(version) +
-                 "; this Tensorscope reads version " + std::to_string(kVersion)};
-  simdjson::dom::array files, ranks, rules;
-  simdjson::dom::object options;
-  simdjson::dom::element optionsElement;
-  if (!in.count(root, "shard", shard) || !in.count(root, "shards", shards) ||
-      !in.array(root, "files", files) || !in.field(root, "options", optionsElement) ||
-      !in.object(optionsElement, options, "\"options\"") || !in.array(root, "ranks", ranks))
-    return Error{in.error()};
-  TS_RETURN_IF_ERROR(checkShardNumbers(path, shard, shards));
-  part.shard = static_cast<size_t>(shard);
-  part.shards = static_cast<size_t>(shards);
-  for (simdjson::dom::element f : files) {
-    std::string_view v;
-    if (f.get_string().get(v)) return Error{path + ": \"files\" holds something not a path"};
-    part.files.emplace_back(v);
-  }
+  part.shard = head->shard;
+  part.shards = head->shards;
+  part.files = std::move(head->files);
+  simdjson::dom::object options = head->options;
+  simdjson::dom::array ranks = head->ranks, rules;
   DiagnoseOptions& o = part.options;
   RuleOptions& r = o.rules;
   int64_t chunks = 0, minHtoD = 0;

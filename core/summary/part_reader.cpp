@@ -20,6 +20,43 @@ std::string partFormat(std::string_view text) {
   return std::string(text.substr(at + 1, end - at - 1));
 }
 
+Status parsePart(simdjson::dom::parser& parser, simdjson::padded_string& padded,
+                 const std::string& path, const PartKind& kind, simdjson::dom::element& doc) {
+  if (auto err = parser.parse(padded).get(doc))
+    return Error{path + ": not a " + kind.what + ": not valid JSON (" +
+                 std::string(simdjson::error_message(err)) + ")"};
+  return {};
+}
+
+Result<PartHead> readPartHead(PartReader& in, const std::string& path, simdjson::dom::element doc,
+                              const PartKind& kind) {
+  PartHead head;
+  std::string format;
+  if (!in.object(doc, head.root, "the file") || !in.text(head.root, "format", format) ||
+      format != kind.format)
+    return Error{path + ": not a " + kind.what + " (made by '" + kind.madeBy + "')"};
+  int64_t version = 0, shard = 0, shards = 0;
+  if (!in.integer(head.root, "version", version)) return Error{in.error()};
+  if (version != kind.version)
+    return Error{path + ": a " + kind.what + " of version " + std::to_string(version) +
+                 "; this Tensorscope reads version " + std::to_string(kind.version)};
+  simdjson::dom::array files;
+  simdjson::dom::element options;
+  if (!in.count(head.root, "shard", shard) || !in.count(head.root, "shards", shards) ||
+      !in.array(head.root, "files", files) || !in.field(head.root, "options", options) ||
+      !in.object(options, head.options, "\"options\"") || !in.array(head.root, "ranks", head.ranks))
+    return Error{in.error()};
+  TS_RETURN_IF_ERROR(checkShardNumbers(path, shard, shards));
+  head.shard = static_cast<size_t>(shard);
+  head.shards = static_cast<size_t>(shards);
+  for (simdjson::dom::element f : files) {
+    std::string_view v;
+    if (f.get_string().get(v)) return Error{path + ": \"files\" holds something not a path"};
+    head.files.emplace_back(v);
+  }
+  return head;
+}
+
 Status checkShardNumbers(const std::string& path, int64_t shard, int64_t shards) {
   if (shards < 1 || shards > kMaxShards || shard < 0 || shard >= shards)
     return Error{path + ": shard " + std::to_string(shard) + " of " + std::to_string(shards) +

@@ -141,6 +141,28 @@ class PartReader {
   std::string error_;
 };
 
+// What every part starts with, read and checked: its format and version, which shard of how many,
+// every file of the run, and its "options" and "ranks" for the reader of that kind of part.
+struct PartHead {
+  size_t shard = 0, shards = 1;
+  std::vector<std::string> files;
+  simdjson::dom::object root;
+  simdjson::dom::object options;
+  simdjson::dom::array ranks;
+};
+struct PartKind {
+  const char* format;  // "tensorscope stats summary"
+  const char* what;    // "stats summary", in errors
+  const char* madeBy;  // "tensorscope-cli stats FILE... --shard I/N --summary-out PART"
+  int64_t version;
+};
+// `doc` is what `path` parsed to; errors name the path and say what it is not.
+Result<PartHead> readPartHead(PartReader& in, const std::string& path, simdjson::dom::element doc,
+                              const PartKind& kind);
+// The text parsed into `doc` (with `parser`, which must outlive it), or an error naming the path.
+Status parsePart(simdjson::dom::parser& parser, simdjson::padded_string& padded,
+                 const std::string& path, const PartKind& kind, simdjson::dom::element& doc);
+
 // One part's place in a sharded run, for checkShards.
 struct PartShard {
   const std::vector<std::string>* files = nullptr;  // every file of the run, in order

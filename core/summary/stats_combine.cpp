@@ -26,28 +26,17 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
   std::sort(files.begin(), files.end(), [](const StatsSummary& a, const StatsSummary& b) {
     return a.sources[0].index < b.sources[0].index;
   });
-  std::vector<std::string> paths;
-  std::vector<ImportInfo> infos;
-  std::vector<TimeNs> own;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const StatsSummary::Source& src = files[i].sources[0];
-    if (i > 0 && src.index == files[i - 1].sources[0].index) {
-      return Error{"file " + std::to_string(src.index) +
-                   " is summarised twice: " + files[i - 1].sources[0].path + " and " + src.path};
+  std::vector<const StatsSummary::Source*> sources;
+  for (const StatsSummary& f : files) {
+    if (f.reports != files[0].reports) {
+      return Error{f.sources[0].path + " was summarised for other reports than " +
+                   files[0].sources[0].path};
     }
-    if (files[i].reports != files[0].reports) {
-      return Error{src.path + " was summarised for other reports than " + files[0].sources[0].path};
-    }
-    paths.push_back(src.path);
-    ImportInfo info;
-    info.absoluteClock = src.absoluteClock;
-    info.firstTimestamp = src.firstTimestamp;
-    info.worldSize = src.worldSize;
-    infos.push_back(info);
-    own.push_back(src.clockOffset);
+    sources.push_back(&f.sources[0]);
   }
-  TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
-  const std::vector<TimeNs> offsets = alignRankClocks(infos, own);
+  auto aligned = alignSources(sources);
+  if (!aligned) return aligned.failure();
+  const std::vector<TimeNs> offsets = std::move(*aligned);
   const bool multi = files.size() > 1;
 
   StatsSummary out;
@@ -107,6 +96,28 @@ Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files) {
     out.sources.push_back(std::move(f.sources[0]));
   }
   return out;
+}
+
+Result<std::vector<TimeNs>> alignSources(const std::vector<const StatsSummary::Source*>& sources) {
+  std::vector<std::string> paths;
+  std::vector<ImportInfo> infos;
+  std::vector<TimeNs> own;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const StatsSummary::Source& src = *sources[i];
+    if (i > 0 && src.index == sources[i - 1]->index) {
+      return Error{"file " + std::to_string(src.index) +
+                   " is given twice: " + sources[i - 1]->path + " and " + src.path};
+    }
+    paths.push_back(src.path);
+    ImportInfo info;
+    info.absoluteClock = src.absoluteClock;
+    info.firstTimestamp = src.firstTimestamp;
+    info.worldSize = src.worldSize;
+    infos.push_back(info);
+    own.push_back(src.clockOffset);
+  }
+  TS_RETURN_IF_ERROR(checkOneJob(paths, infos));
+  return alignRankClocks(infos, own);
 }
 
 Status forEachRankFile(const std::vector<std::string>& files, const std::vector<size_t>& which,

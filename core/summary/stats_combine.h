@@ -16,6 +16,10 @@ namespace ts {
 // order. Refuses files of different jobs (world size) and a file given twice, naming them.
 Result<StatsSummary> combineRankSummaries(std::vector<StatsSummary> files);
 
+// The offsets that line up rank files' clocks as openSessionFiles lines them up, for `sources`
+// sorted by index: a file given twice, or files of other jobs, are errors naming them.
+Result<std::vector<TimeNs>> alignSources(const std::vector<const StatsSummary::Source*>& sources);
+
 // Files `which` (indexes) of a job's rank files, each opened alone and handed to `use` (k: its
 // place in `which`) on one of `open.threads` threads (0: one per core), then released. Damaged
 // files: as openSessionFiles, every one named in one error (code Damaged); `incomplete` gets the

@@ -269,42 +269,22 @@ std::string statsPartToJson(const StatsPart& part) {
 }
 
 Result<StatsPart> statsPartFromJson(const std::string& path, std::string_view text) {
+  const PartKind kind{kKind, "stats summary",
+                      "tensorscope-cli stats FILE... --shard I/N --summary-out PART", kVersion};
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   simdjson::padded_string padded(text);
-  if (auto err = parser.parse(padded).get(doc))
-    return Error{path + ": not a stats summary: not valid JSON (" +
-                 std::string(simdjson::error_message(err)) + ")"};
+  TS_RETURN_IF_ERROR(parsePart(parser, padded, path, kind, doc));
   StatsPartReader in(path);
-  simdjson::dom::object root;
-  std::string kind;
-  if (!in.object(doc, root, "the file") || !in.text(root, "format", kind) || kind != kKind) {
-    return Error{path +
-                 ": not a stats summary (made by 'tensorscope-cli stats FILE... --shard I/N "
-                 "--summary-out PART')"};
-  }
+  auto head = readPartHead(in, path, doc, kind);
+  if (!head) return head.failure();
   StatsPart part;
-  int64_t version = 0, shard = 0, shards = 0;
-  if (!in.integer(root, "version", version)) return Error{in.error()};
-  if (version != kVersion)
-    return Error{path + ": a stats summary of version " + std::to_string(version) +
-                 "; this Tensorscope reads version " + std::to_string(kVersion)};
-  simdjson::dom::array files, reports, ranks;
-  simdjson::dom::object options;
-  simdjson::dom::element optionsElement;
-  if (!in.count(root, "shard", shard) || !in.count(root, "shards", shards) ||
-      !in.array(root, "files", files) || !in.array(root, "reports", reports) ||
-      !in.field(root, "options", optionsElement) ||
-      !in.object(optionsElement, options, "\"options\"") || !in.array(root, "ranks", ranks))
-    return Error{in.error()};
-  TS_RETURN_IF_ERROR(checkShardNumbers(path, shard, shards));
-  part.shard = static_cast<size_t>(shard);
-  part.shards = static_cast<size_t>(shards);
-  for (simdjson::dom::element f : files) {
-    std::string_view v;
-    if (f.get_string().get(v)) return Error{path + ": \"files\" holds something not a path"};
-    part.files.emplace_back(v);
-  }
+  part.shard = head->shard;
+  part.shards = head->shards;
+  part.files = std::move(head->files);
+  simdjson::dom::object options = head->options;
+  simdjson::dom::array reports, ranks = head->ranks;
+  if (!in.array(head->root, "reports", reports)) return Error{in.error()};
   for (simdjson::dom::element r : reports) {
     std::string_view v;
     std::optional<StatsReport> report;
