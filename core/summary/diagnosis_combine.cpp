@@ -92,52 +92,39 @@ Result<RankDiagnosis> diagnoseRank(const RankFile& rank, StatsSummary::Source so
   // The session reads its steps from the first source that holds over all ranks: this rank's own
   // (the first that holds for it alone) or an earlier one. The rank is judged under each of those
   // it marks, and without steps when the session's source may be one it does not mark.
+  auto judged = [&](Judgement::Kind kind, StepSource source, std::vector<Step> windows) {
+    Judgement j;
+    j.kind = kind;
+    j.source = source;
+    j.steps = std::move(windows);
+    if (o.runRules) {
+      RuleOutput found =
+          judgeWindows(s, d, launches, o, j.steps, kind != Judgement::Kind::Window, d.gaps, false);
+      j.findings = std::move(found.findings);
+      j.notes = std::move(found.notes);
+    }
+    out.judgements.push_back(std::move(j));
+  };
   StepSource own = StepSource::None;
   bool unmarked = false;
   for (StepSource source : kStepSources) {
     std::vector<Step> candidates = stepCandidates(s, launches, source);
-    out.candidates[sourceIndex(source)] = candidates.size();
-    if (candidates.empty()) {
+    const size_t count = candidates.size();
+    out.candidates[sourceIndex(source)] = count;
+    if (count == 0) {
       unmarked = true;
       continue;
     }
-    {
-      Judgement j;
-      j.source = source;
-      j.steps = stepsFrom(s, launches, d.gaps, o.range, source, std::move(candidates)).steps;
-      if (o.runRules) {
-        RuleOutput found = judgeWindows(s, d, launches, o, j.steps, true, d.gaps, false);
-        j.findings = std::move(found.findings);
-        j.notes = std::move(found.notes);
-      }
-      out.judgements.push_back(std::move(j));
-    }
-    if (stepSourceHolds(source, out.candidates[sourceIndex(source)])) {
+    judged(Judgement::Kind::Steps, source,
+           stepsFrom(s, launches, d.gaps, o.range, source, std::move(candidates)).steps);
+    if (stepSourceHolds(source, count)) {
       own = source;
       break;
     }
   }
-  if (unmarked) {
-    Judgement j;
-    j.kind = Judgement::Kind::NoSteps;
-    if (o.runRules) {
-      RuleOutput found = judgeWindows(s, d, launches, o, {}, true, d.gaps, false);
-      j.findings = std::move(found.findings);
-      j.notes = std::move(found.notes);
-    }
-    out.judgements.push_back(std::move(j));
-  }
-  if (own == StepSource::None) {
-    Judgement j;
-    j.kind = Judgement::Kind::Window;
-    j.steps = rankWindows(s, launches, d.gaps, o.range);
-    if (o.runRules) {
-      RuleOutput found = judgeWindows(s, d, launches, o, j.steps, false, d.gaps, false);
-      j.findings = std::move(found.findings);
-      j.notes = std::move(found.notes);
-    }
-    out.judgements.push_back(std::move(j));
-  }
+  if (unmarked) judged(Judgement::Kind::NoSteps, StepSource::None, {});
+  if (own == StepSource::None)
+    judged(Judgement::Kind::Window, StepSource::None, rankWindows(s, launches, d.gaps, o.range));
   // What points into this rank's session means nothing once it is released.
   for (Judgement& j : out.judgements) {
     for (Finding& f : j.findings) f.events.clear();
