@@ -725,6 +725,18 @@ TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("G10 published"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("flashneuron"), std::string::npos) << r.out;
+  // ... only at G10's own tiers: beside a 24 GiB GPU its 40 GiB figure means nothing.
+  r = cli("simulate --g10 " + bert + " --policy g10 --gpu-mem 24GiB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_EQ(r.out.find("G10 published"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("published times are for its default tiers"), std::string::npos) << r.out;
+  // A built-in model by its name, as the GUI and the advisor take it.
+  r = cli("simulate --model alexnet --batch 64 --policy ideal");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("ideal"), std::string::npos) << r.out;
+  r = cli("simulate --model no-such-model --policy ideal");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("no such file, nor a built-in model (alexnet"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, SimulateSweepsAndModels) {

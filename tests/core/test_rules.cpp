@@ -134,6 +134,23 @@ TEST(QueueLength, OutstandingOperationsAndAFullQueue) {
   EXPECT_DOUBLE_EQ(clipped[0].meanLength, 1.5);
 }
 
+// Collectives every rank starts at once have no last rank (a file given twice, clocks aligned on
+// that kernel): they do not make anyone a straggler.
+TEST(Rules, StragglerIgnoresCollectivesStartedTogether) {
+  auto ranks = [](std::vector<TimeNs> a, std::vector<TimeNs> b) {
+    std::vector<RankCollectives> out(2);
+    for (TimeNs t : a) out[0]["ncclKernel_AllReduce"].push_back({t});
+    for (TimeNs t : b) out[1]["ncclKernel_AllReduce"].push_back({t});
+    return out;
+  };
+  EXPECT_FALSE(stragglerFinding(ranks({10, 20, 30, 40}, {10, 20, 30, 40}), {"r0", "r1"}, {0, 1}));
+  auto late = stragglerFinding(ranks({10, 20, 30, 40}, {15, 25, 35, 40}), {"r0", "r1"}, {0, 1});
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->rank, 1);
+  EXPECT_EQ(late->count, 3u);  // the fourth started together
+  EXPECT_EQ(late->cost, 15);
+}
+
 TEST(Rules, CopiesAndMemsetsThatBlockTheCpu) {
   Build x;
   // An async copy from pageable memory: flagged, costing its call (100).

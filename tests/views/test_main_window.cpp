@@ -99,15 +99,21 @@ class TestMainWindow : public QObject {
         w.exports()->suggestedPath(sampleTab),
         QFileInfo(QStringLiteral(TSCOPE_SAMPLE)).dir().filePath(QStringLiteral("sample.json")));
     QCOMPARE(w.exports()->suggestedPath(1 - sampleTab), dir.filePath(QStringLiteral("copy.json")));
-    QAction* close = nullptr;
+    QAction *close = nullptr, *exportSession = nullptr, *simulateRun = nullptr;
     for (QAction* a : w.shortcutActions()) {
       if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W)) close = a;
+      if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_E)) exportSession = a;
+      if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M)) simulateRun = a;
     }
-    QVERIFY(close);
+    QVERIFY(close && exportSession && simulateRun);
+    QVERIFY(exportSession->isEnabled() && simulateRun->isEnabled());
     close->trigger();
     QCOMPARE(w.sessionCount(), 1);
     close->trigger();
     QCOMPARE(w.sessionCount(), 0);
+    // Without a run, what works on a run is greyed out instead of doing nothing.
+    QVERIFY(!exportSession->isEnabled());
+    QVERIFY(!simulateRun->isEnabled());
   }
 
   void badFileReportsAnErrorAndOpensNothing() {
