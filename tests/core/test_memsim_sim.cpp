@@ -363,6 +363,34 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   EXPECT_EQ(back.provenance.simulation->workload, w.name);
   EXPECT_EQ(back.provenance.simulation->policies, (std::vector<std::string>{"g10", "lru"}));
   EXPECT_EQ(simulatedPolicy(back, 1), "lru");
+  // Each transfer says whether the plan moved it or a kernel's need did (as the run has it); each
+  // stall names its kernel and, where a copy ended inside it, the last tensor to arrive.
+  size_t planned = 0, onDemand = 0, stalls = 0, namedTensor = 0;
+  std::map<std::string, int> expected;  // "planned"/"demand" counts from the runs
+  for (const PolicyRun& run : *runs)
+    for (const Migration& m : run.result.migrations) ++expected[m.demand ? "demand" : "planned"];
+  for (const Track& t : back.tracks) {
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      if (auto p = simulatedTransferPlanned(back, t, e)) ++(*p ? planned : onDemand);
+      if (t.kind == EventKind::Range && back.str(t.hot.name[e]) == "stall (waiting for data)") {
+        ++stalls;
+        std::string args(back.str(t.ranges.args[e]));
+        EXPECT_TRUE(args.rfind("before fwd", 0) == 0 || args.rfind("before bwd", 0) == 0 ||
+                    args.rfind("before loss", 0) == 0)
+            << args;
+        if (args.find(" · last in: act") != std::string::npos ||
+            args.find(" · last in: w") != std::string::npos)
+          ++namedTensor;
+      }
+    }
+  }
+  EXPECT_EQ(planned, static_cast<size_t>(expected["planned"]));
+  EXPECT_EQ(onDemand, static_cast<size_t>(expected["demand"]));
+  EXPECT_GT(planned, 0u);
+  EXPECT_GT(onDemand, 0u);
+  EXPECT_GT(stalls, 0u);
+  EXPECT_GT(namedTensor, 0u);
+  EXPECT_FALSE(simulatedTransferPlanned(*testing::makeFixtureSession(), back.tracks[0], 0));
   SessionBuilder b;
   b.rankInfo(b.rank(0)).label = "my own label";
   b.provenance().simulation = Provenance::Simulation{"toy", {"ideal"}};

@@ -54,6 +54,29 @@ class TestStatsPane : public QObject {
     session_ = *s;
   }
 
+  // Long notes keep to two lines under the table, whole in their tooltip; short ones are shown
+  // whole, without one; a wider panel shows more of them.
+  void longNotesLeaveTheTableItsRows() {
+    TablePanel panel;
+    panel.resize(600, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* label = panel.findChildren<QLabel*>().back();
+    QString longNotes;
+    for (int i = 0; i < 60; ++i) longNotes += QStringLiteral("kernel_%1 ×2 (12 µs); ").arg(i);
+    panel.setNotes(longNotes);
+    QVERIFY(label->text().size() < longNotes.size());
+    QVERIFY(label->text().endsWith(QChar(0x2026)));  // …
+    QVERIFY(label->toolTip().contains(QStringLiteral("kernel_59")));
+    QVERIFY(label->height() <= 3 * label->fontMetrics().lineSpacing());
+    const qsizetype narrow = label->text().size();
+    panel.resize(1200, 400);
+    QTRY_VERIFY(label->text().size() > narrow);
+    panel.setNotes(QStringLiteral("Start: from the iteration's first kernel."));
+    QCOMPARE(label->text(), QStringLiteral("Start: from the iteration's first kernel."));
+    QVERIFY(label->toolTip().isEmpty());
+  }
+
   void showsWhatCoreComputes() {
     StatsPane pane(session_);
     pane.show();  // a hidden pane computes nothing

@@ -3,6 +3,7 @@
 #include <QClipboard>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +15,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "io/atomic_file.h"
 #include "views/session/name_style.h"
@@ -69,6 +71,7 @@ TablePanel::TablePanel(QWidget* parent) : QWidget(parent) {
   notes_ = new QLabel(this);
   notes_->setWordWrap(true);
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notes_->installEventFilter(this);
   layout->addWidget(notes_);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(&NameStyle::instance(), &NameStyle::changed, this, &TablePanel::fitColumns);
@@ -81,13 +84,27 @@ void TablePanel::addControl(QWidget* control) {
 }
 
 void TablePanel::setNotes(const QString& notes) {
-  notes_->setText(notes);
+  notesText_ = notes;
+  showNotes();
+}
+
+void TablePanel::showNotes() {
+  // Two lines of the label's width, less a tenth for the words wrapping leaves at line ends.
+  const QFontMetrics metrics(notes_->font());
+  const int room = std::max(1, notes_->contentsRect().width()) * 2 * 9 / 10;
+  if (metrics.horizontalAdvance(notesText_) <= room) {
+    notes_->setText(notesText_);
+    notes_->setToolTip({});
+    return;
+  }
+  notes_->setText(metrics.elidedText(notesText_, Qt::ElideRight, room));
+  notes_->setToolTip(QStringLiteral("<qt>%1</qt>").arg(notesText_.toHtmlEscaped()));
 }
 
 void TablePanel::setTable(StatsTable table) {
   QString notes;
   for (const std::string& n : table.notes) notes += QString::fromStdString(n) + QLatin1Char(' ');
-  notes_->setText(notes.trimmed());
+  setNotes(notes.trimmed());
   model_->setTable(std::move(table));
   // Each table comes in its own order (by total, by GPU, by op): show that until the user sorts.
   view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
@@ -133,6 +150,7 @@ void TablePanel::fillWidth() {
 
 bool TablePanel::eventFilter(QObject* watched, QEvent* event) {
   if (watched == view_->viewport() && event->type() == QEvent::Resize) fillWidth();
+  if (watched == notes_ && event->type() == QEvent::Resize) showNotes();
   return QWidget::eventFilter(watched, event);
 }
 

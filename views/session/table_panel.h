@@ -1,8 +1,9 @@
 // TablePanel: a StatsTable shown the way every Tensorscope table is — sortable on raw values,
 // a filter over any text column, Copy (selected rows or all shown, as CSV) and Export… (CSV or
-// JSON, atomically), with the table's notes underneath. Columns are as wide as their contents;
-// one text column (the name, else the last text column) takes what width is left, never less
-// than its contents.
+// JSON, atomically), with the table's notes underneath (at most two lines of them, the rest in
+// their tooltip, so that long notes never take the table's rows). Columns are as wide as their
+// contents; one text column (the name, else the last text column) takes what width is left, never
+// less than its contents.
 #pragma once
 
 #include <QWidget>
@@ -39,11 +40,13 @@ class TablePanel : public QWidget {
   void setNotes(const QString& notes);
 
  protected:
-  bool eventFilter(QObject* watched, QEvent* event) override;  // the viewport's resizes
+  // The viewport's and the notes' resizes.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void fitColumns();
   void fillWidth();  // the filling column: its contents' width or the width left, the larger
+  void showNotes();  // notes_ from notes: within two lines at its width
   void copyRows();
   void exportDialog();
 
@@ -52,6 +55,7 @@ class TablePanel : public QWidget {
   QTableView* view_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QLabel* notes_ = nullptr;
+  QString notesText_;  // the notes in full
   QHBoxLayout* bar_ = nullptr;
   int fill_ = -1;    // the column that takes the width left over
   int fillMin_ = 0;  // its contents' width

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "analysis/range_summary.h"
+#include "memsim/formats/sim_session.h"
 #include "timeline/row_arrangement.h"
 #include "util/format.h"
 #include "views/session/name_style.h"
@@ -479,6 +480,8 @@ QString TimelineCanvas::tooltipFor(const Hit& hit) const {
     if (t.memcpys.copyKind[e] == CopyKind::PtoP) {
       where += tr("<br>GPU %1 → GPU %2").arg(t.memcpys.srcDevice[e]).arg(t.memcpys.dstDevice[e]);
     }
+    if (auto planned = memsim::simulatedTransferPlanned(*view_.session, t, e))
+      where += *planned ? tr("<br>planned") : tr("<br>on demand (a kernel needed it)");
   }
   if (t.kind == EventKind::Range) {  // what the range's maker says about it ("before KERNEL")
     std::string_view args = view_.session->str(t.ranges.args[e]);

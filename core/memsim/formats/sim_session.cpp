@@ -3,8 +3,49 @@
 #include <algorithm>
 
 #include "session/session_builder.h"
+#include "util/format.h"
 
 namespace ts::memsim {
+
+namespace {
+
+// What each stalled kernel waited for: "before KERNEL · last in: TENSOR (12 MiB, host → GPU, on
+// demand)" — of the kernel's tensors, the one whose copy to the GPU ended last within the stall.
+// Without such a copy (the kernel waited for memory to free) the kernel alone.
+std::vector<std::string> stallReasons(const SimWorkload& w, const SimResult& r) {
+  std::vector<std::vector<const Migration*>> arrivals(w.tensors.size());
+  for (const Migration& m : r.migrations)
+    if (m.to == Tier::Gpu) arrivals[static_cast<size_t>(m.tensor)].push_back(&m);
+  std::vector<std::string> out(r.kernels.size());
+  for (size_t k = 0; k < r.kernels.size(); ++k) {
+    const SimKernelTime& t = r.kernels[k];
+    if (t.stall <= 0) continue;
+    const Migration* last = nullptr;
+    for (const auto* list : {&w.kernels[k].inputs, &w.kernels[k].outputs}) {
+      for (int tensor : *list) {
+        for (const Migration* m : arrivals[static_cast<size_t>(tensor)]) {
+          if (m->end > t.start - t.stall && m->end <= t.start && (!last || m->end > last->end))
+            last = m;
+        }
+      }
+    }
+    out[k] = "before " + w.kernels[k].name;
+    if (last)
+      out[k] += " · last in: " + w.tensors[static_cast<size_t>(last->tensor)].name + " (" +
+                formatBytes(last->bytes) + ", " + linkLabel(last->link) +
+                (last->demand ? ", on demand)" : ", planned)");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<bool> simulatedTransferPlanned(const Session& session, const Track& track,
+                                             uint32_t event) {
+  if (track.kind != EventKind::Memcpy || event >= track.size() || !isSimulated(session))
+    return std::nullopt;
+  return track.memcpys.async[event] != 0;
+}
 
 Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<PolicyRun>& runs,
                                      const TierConfig& tiers) {
@@ -24,10 +65,12 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
     b.deviceInfo(device).memoryBytes = static_cast<uint64_t>(tiers.gpuBytes);
     uint32_t compute = b.stream(device, 1);
     b.streamInfo(compute).name = "compute";
+    const std::vector<std::string> waits = stallReasons(w, r);
     for (size_t k = 0; k < r.kernels.size(); ++k) {
       const SimKernelTime& t = r.kernels[k];
       if (t.stall > 0)
-        b.addStreamRange(compute, t.start - t.stall, t.start, stallName, {category, {}});
+        b.addStreamRange(compute, t.start - t.stall, t.start, stallName,
+                         {category, b.intern(waits[k])});
       b.addKernel(compute, t.start, t.end, kernelNames[k], {});
     }
     // A stream per link that carried data, named for people ("host → GPU"). Only the host links
@@ -56,7 +99,7 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
                                        : MemoryKind::Unknown;
       d.srcDevice = m.from == Tier::Gpu ? 0 : -1;
       d.dstDevice = m.to == Tier::Gpu ? 0 : -1;
-      d.async = m.demand ? 0 : 1;
+      d.async = m.demand ? 0 : 1;  // read back by simulatedTransferPlanned
       b.addMemcpy(linkStream[static_cast<int>(m.link)], m.start, m.end,
                   tensorNames[static_cast<size_t>(m.tensor)], d);
     }

@@ -29,6 +29,11 @@ Result<SessionPtr> simulationSession(const SimWorkload& workload,
 bool isSimulated(const Session& session);
 std::optional<std::string> simulatedPolicy(const Session& session, uint32_t rank);
 
+// For a transfer (a copy event) of a simulated session: whether the plan moved it (true) or a
+// kernel's need did, on demand (false). Empty for any other event or session.
+std::optional<bool> simulatedTransferPlanned(const Session& session, const Track& track,
+                                             uint32_t event);
+
 // One policy read back from a simulated session (what the charts draw).
 struct SimulatedRun {
   std::string policy;  // "g10", ...
