@@ -86,6 +86,31 @@ class TestTimelineCanvas : public QObject {
     QVERIFY(!html.contains(QStringLiteral("Correlation id")));
   }
 
+  // A simulated session's transfers say whether the plan moved them or a kernel's need did; a
+  // measured copy says neither (its async flag is the program's, not a plan's).
+  void simulatedTransfersSayPlannedOrOnDemand() {
+    for (bool simulated : {true, false}) {
+      ts::SessionBuilder b;
+      const uint32_t stream = b.stream(b.device(b.rank(0), 0), 10);
+      ts::MemcpyDetail d;
+      d.bytes = 4096, d.copyKind = ts::CopyKind::HtoD;
+      d.async = 1;
+      b.addMemcpy(stream, 0, 1000, b.intern("tensor1"), d);
+      d.async = 0;
+      b.addMemcpy(stream, 2000, 3000, b.intern("tensor2"), d);
+      if (simulated) b.provenance().simulation = ts::Provenance::Simulation{"toy", {"g10"}};
+      auto s = b.build();
+      QVERIFY(s.ok());
+      uint32_t track = 0;
+      while ((*s)->tracks[track].kind != ts::EventKind::Memcpy) ++track;
+      const QString planned = ts::eventDetailsHtml(**s, track, 0);
+      const QString demand = ts::eventDetailsHtml(**s, track, 1);
+      QCOMPARE(planned.contains(QStringLiteral("<td>planned")), simulated);
+      QCOMPARE(demand.contains(QStringLiteral("on demand")), simulated);
+      QVERIFY2(!planned.contains(QStringLiteral("on demand")), qPrintable(planned));
+    }
+  }
+
   void initTestCase() {
     // Settings (the label column's width, row arrangements) go to a test location, not the user's.
     QStandardPaths::setTestModeEnabled(true);

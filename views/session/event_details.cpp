@@ -152,9 +152,6 @@ QString eventDetailsHtml(const Session& s, uint32_t track, uint32_t e) {
       html += row(QObject::tr("Bytes"), num(m.bytes));
       html += row(QObject::tr("Value"), QString::number(m.value));
       html += row(QObject::tr("Memory"), esc(toString(m.memKind)));
-      if (auto planned = memsim::simulatedTransferPlanned(s, t, e))
-        html += row(QObject::tr("Moved"), *planned ? QObject::tr("planned")
-                                                   : QObject::tr("on demand (a kernel needed it)"));
       html += row(QObject::tr("Correlation id"), QString::number(m.correlation));
       if (m.hasExternalId) html += row(QObject::tr("External id"), QString::number(m.externalId));
       break;
