@@ -1,10 +1,10 @@
 // The live view's cost per snapshot (issue 21, "long live captures"): the launcher's record sink
 // holding N events of a training loop — kernels on two streams, each launched by a CUDA API call
 // on one thread — is turned into a session as the live view and the periodic saves do every
-// second. Reported: the time of one snapshot (and of a snapshot with its periodic save, the
-// launcher's every-second step), and the sink's bytes per event (its frames, before the
-// snapshot's session). The snapshot rebuilds the whole session, so its time grows with every
-// event recorded so far: the measurement the incremental publish has to bring down.
+// second (every two in the CLI). Reported: the time of one snapshot (and of a snapshot with its
+// periodic save, the launcher's whole periodic step), and the sink's bytes per event (its frames,
+// before the snapshot's session). The snapshot rebuilds the whole session, so its time grows with
+// every event recorded so far: the measurement the incremental publish has to bring down.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -25,7 +25,7 @@ int64_t residentBytes() {
   std::ifstream statm("/proc/self/statm");
   int64_t pages = 0, resident = 0;
   statm >> pages >> resident;
-  return resident * 4096;
+  return resident * ::sysconf(_SC_PAGESIZE);
 }
 
 // A sink fed n events: half kernels (alternating between two streams and two names), half the

@@ -390,7 +390,57 @@ TEST(MemsimSim, SimulatedTimelineIsASession) {
   EXPECT_GT(onDemand, 0u);
   EXPECT_GT(stalls, 0u);
   EXPECT_GT(namedTensor, 0u);
-  EXPECT_FALSE(simulatedTransferPlanned(*testing::makeFixtureSession(), back.tracks[0], 0));
+  // A measured session's copies are neither: their async flag is the program's.
+  SessionPtr measuredRun = testing::makeFixtureSession();
+  size_t measuredCopies = 0;
+  for (const Track& t : measuredRun->tracks) {
+    if (t.kind != EventKind::Memcpy) continue;
+    for (uint32_t e = 0; e < t.size(); ++e) {
+      ++measuredCopies;
+      EXPECT_FALSE(simulatedTransferPlanned(*measuredRun, t, e));
+    }
+  }
+  EXPECT_GT(measuredCopies, 0u);
+  // The tensor a stall names is one of its kernel's, and its copy to the GPU ended inside the
+  // stall (each policy's kernels and stalls, in time order).
+  size_t checked = 0;
+  for (uint32_t rank = 0; rank < runs->size(); ++rank) {
+    std::vector<std::pair<TimeNs, std::string>> stallArgs;  // by start
+    for (const Track& t : back.tracks) {
+      if (t.kind != EventKind::Range || t.device == kNone || back.devices[t.device].rank != rank)
+        continue;
+      for (uint32_t e = 0; e < t.size(); ++e)
+        if (back.str(t.hot.name[e]) == "stall (waiting for data)")
+          stallArgs.emplace_back(t.hot.start[e], std::string(back.str(t.ranges.args[e])));
+    }
+    std::sort(stallArgs.begin(), stallArgs.end());
+    const SimResult& run = (*runs)[rank].result;
+    size_t stalled = 0;
+    for (size_t k = 0; k < run.kernels.size(); ++k) {
+      const SimKernelTime& kt = run.kernels[k];
+      if (kt.stall <= 0) continue;
+      ASSERT_LT(stalled, stallArgs.size());
+      const std::string& args = stallArgs[stalled++].second;
+      EXPECT_EQ(args.rfind("before " + w.kernels[k].name, 0), 0u) << args;
+      const size_t at = args.find(" · last in: ");
+      if (at == std::string::npos) continue;
+      const size_t from = at + std::string(" · last in: ").size();
+      const std::string name = args.substr(from, args.find(" (", from) - from);
+      bool arrived = false;
+      for (const auto* list : {&w.kernels[k].inputs, &w.kernels[k].outputs}) {
+        for (int t : *list) {
+          if (w.tensors[static_cast<size_t>(t)].name != name) continue;
+          for (const Migration& m : run.migrations)
+            arrived |= m.tensor == t && m.to == Tier::Gpu && m.end > kt.start - kt.stall &&
+                       m.end <= kt.start;
+        }
+      }
+      EXPECT_TRUE(arrived) << args;
+      ++checked;
+    }
+    EXPECT_EQ(stalled, stallArgs.size());
+  }
+  EXPECT_GT(checked, 0u);
   SessionBuilder b;
   b.rankInfo(b.rank(0)).label = "my own label";
   b.provenance().simulation = Provenance::Simulation{"toy", {"ideal"}};

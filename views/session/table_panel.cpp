@@ -13,6 +13,8 @@
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTextLayout>
+#include <QTextOption>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -89,15 +91,32 @@ void TablePanel::setNotes(const QString& notes) {
 }
 
 void TablePanel::showNotes() {
-  // Two lines of the label's width, less a tenth for the words wrapping leaves at line ends.
-  const QFontMetrics metrics(notes_->font());
-  const int room = std::max(1, notes_->contentsRect().width()) * 2 * 9 / 10;
-  if (metrics.horizontalAdvance(notesText_) <= room) {
+  // Laid out as the label wraps it (at word boundaries, at its width): up to two lines as they
+  // are; more, and the second line ends in an ellipsis, the whole text in the tooltip.
+  const int width = std::max(1, notes_->contentsRect().width());
+  QTextLayout layout(notesText_, notes_->font());
+  QTextOption wrap;
+  wrap.setWrapMode(QTextOption::WordWrap);
+  layout.setTextOption(wrap);
+  layout.beginLayout();
+  int secondStart = -1;
+  bool third = false;
+  for (int line = 0; line < 3; ++line) {
+    QTextLine l = layout.createLine();
+    if (!l.isValid()) break;
+    l.setLineWidth(width);
+    if (line == 1) secondStart = l.textStart();
+    if (line == 2) third = true;
+  }
+  layout.endLayout();
+  if (!third) {
     notes_->setText(notesText_);
     notes_->setToolTip({});
     return;
   }
-  notes_->setText(metrics.elidedText(notesText_, Qt::ElideRight, room));
+  const QFontMetrics metrics(notes_->font());
+  notes_->setText(notesText_.left(secondStart) +
+                  metrics.elidedText(notesText_.mid(secondStart), Qt::ElideRight, width));
   notes_->setToolTip(QStringLiteral("<qt>%1</qt>").arg(notesText_.toHtmlEscaped()));
 }
 

@@ -42,7 +42,10 @@ std::vector<std::string> stallReasons(const SimWorkload& w, const SimResult& r) 
 
 std::optional<bool> simulatedTransferPlanned(const Session& session, const Track& track,
                                              uint32_t event) {
-  if (track.kind != EventKind::Memcpy || event >= track.size() || !isSimulated(session))
+  // The copy's own rank decides: a simulated run opened beside a measured one shares its session.
+  if (track.kind != EventKind::Memcpy || event >= track.size() || track.device == kNone ||
+      track.device >= session.devices.size() ||
+      !simulatedPolicy(session, session.devices[track.device].rank))
     return std::nullopt;
   return track.memcpys.async[event] != 0;
 }

@@ -30,7 +30,8 @@ bool isSimulated(const Session& session);
 std::optional<std::string> simulatedPolicy(const Session& session, uint32_t rank);
 
 // For a transfer (a copy event) of a simulated session: whether the plan moved it (true) or a
-// kernel's need did, on demand (false). Empty for any other event or session.
+// kernel's need did, on demand (false). Empty for any other event, and for copies of a rank that
+// was measured (a session may hold both).
 std::optional<bool> simulatedTransferPlanned(const Session& session, const Track& track,
                                              uint32_t event);
 
