@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -94,7 +95,10 @@ void BM_LiveSnapshotAndSave(benchmark::State& state) {
   provenance.sources.push_back({path, "capture"});
   for (auto _ : state) {
     auto session = sink.snapshot(provenance);
-    if (!session) state.SkipWithError(session.error().c_str());
+    if (!session) {
+      state.SkipWithError(session.error().c_str());
+      break;
+    }
     if (ts::Status st = ts::writeSessionFile(**session, path); !st)
       state.SkipWithError(st.error().c_str());
   }
