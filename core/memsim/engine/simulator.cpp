@@ -511,6 +511,8 @@ class Machine {
 
 SimResult simulate(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers) {
   if (plan.g10Copies) return simulateG10Copies(workload, plan, tiers);
+  if (plan.unifiedMemory && !plan.infiniteGpu && !workload.g10PfCycles.empty())
+    return simulateG10Unified(workload, plan, tiers);
   Machine m(workload, plan, tiers);
   return m.run();
 }

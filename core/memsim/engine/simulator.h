@@ -1,8 +1,10 @@
 // Executes a migration plan against the memory tiers, kernel by kernel, for two iterations, and
 // reports the second (the steady state, as G10 does). Bookkeeping is per tensor, never per page:
-// the cost grows with kernels × tensors used, not with bytes. Links are FIFO queues with their
-// own bandwidth and latency; a kernel starts when its previous kernel has ended and all its
-// tensors are on the GPU — the wait is its stall.
+// the cost grows with kernels × tensors used, not with bytes. (Workloads read from G10's traces
+// run the demand-paged plans in G10's own simulator of unified memory instead, and FlashNeuron
+// and the GPUDirect variants in its simulator of explicit copies: declared below.) Links are FIFO
+// queues with their own bandwidth and latency; a kernel starts when its previous kernel has ended
+// and all its tensors are on the GPU — the wait is its stall.
 #pragma once
 
 #include <array>
@@ -86,5 +88,10 @@ SimResult simulate(const SimWorkload& workload, const Plan& plan, const TierConf
 // G10's simulator of explicit copies (plan.g10Copies; simulate() dispatches to it): one
 // iteration, contiguous page runs, one copy at a time per stream (g10_copy_simulator.cpp).
 SimResult simulateG10Copies(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers);
+// G10's simulator of unified memory, its pages held as runs (g10_um_simulator.cpp): simulate()
+// dispatches to it for the demand-paged plans (g10, lru, deepum) of workloads read from G10's
+// traces, which hold the fault times it needs.
+SimResult simulateG10Unified(const SimWorkload& workload, const Plan& plan,
+                             const TierConfig& tiers);
 
 }  // namespace ts::memsim

@@ -50,6 +50,10 @@ struct SimWorkload {
   // G10 workloads: each kernel's time in G10's cycles at 1.2 GHz (durations are these rounded to
   // ns), so that G10's own planner computes its times exactly as G10 does. Empty otherwise.
   std::vector<int64_t> g10Cycles;
+  // Read from G10's traces only (g10_inputs.h), empty otherwise: each kernel's time with its
+  // outputs demand-faulted and with every operand demand-faulted, in the same cycles. G10 charges
+  // a kernel that faults by them (memsim/engine/fault_time.h).
+  std::vector<int64_t> g10InputPfCycles, g10PfCycles;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
 };

@@ -83,32 +83,6 @@ Result<std::vector<std::string>> readTrace(const std::string& path, const char* 
   return values;
 }
 
-// A time in ms as G10 turns it into cycles at 1.2 GHz: truncated, not rounded.
-Result<std::vector<int64_t>> readCycles(const std::string& path, size_t count) {
-  auto values = readTrace(path, "ms", count);
-  if (!values) return values.failure();
-  std::vector<int64_t> cycles;
-  cycles.reserve(count);
-  int64_t total = 0;  // each kernel is at most 1.2e15 cycles: no overflow before the check
-  for (size_t i = 0; i < values->size(); ++i) {
-    const std::string& v = (*values)[i];
-    char* end = nullptr;
-    const double ms = std::strtod(v.c_str(), &end);
-    if (end != v.c_str() + v.size() || !std::isfinite(ms) || ms <= 0 || ms > 1e9)
-      return Error{path + ": kernel " + std::to_string(i) + " has time '" + v +
-                   "' (a positive number of ms expected)"};
-    const auto c = static_cast<int64_t>(ms * kG10ClockHz / 1000.0);
-    if (c <= 0)
-      return Error{path + ": kernel " + std::to_string(i) + " takes " + v +
-                   " ms, less than one cycle at 1.2 GHz"};
-    cycles.push_back(c);
-    total += c;
-    if (total > kMaxTotalCycles)
-      return Error{path + ": the kernels add up to more than 2^61 cycles (about 61 years)"};
-  }
-  return cycles;
-}
-
 std::string batchesText(const std::vector<int64_t>& batches) {
   std::string s;
   for (int64_t b : batches) s += (s.empty() ? "" : ", ") + std::to_string(b);
@@ -134,6 +108,32 @@ std::vector<int64_t> tracedBatches(const std::string& root, const G10ModelInfo& 
 }
 
 }  // namespace
+
+// A time in ms as G10 turns it into cycles at 1.2 GHz: truncated, not rounded.
+Result<std::vector<int64_t>> readG10TraceCycles(const std::string& path, size_t count) {
+  auto values = readTrace(path, "ms", count);
+  if (!values) return values.failure();
+  std::vector<int64_t> cycles;
+  cycles.reserve(count);
+  int64_t total = 0;  // each kernel is at most 1.2e15 cycles: no overflow before the check
+  for (size_t i = 0; i < values->size(); ++i) {
+    const std::string& v = (*values)[i];
+    char* end = nullptr;
+    const double ms = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || !std::isfinite(ms) || ms <= 0 || ms > 1e9)
+      return Error{path + ": kernel " + std::to_string(i) + " has time '" + v +
+                   "' (a positive number of ms expected)"};
+    const auto c = static_cast<int64_t>(ms * kG10ClockHz / 1000.0);
+    if (c <= 0)
+      return Error{path + ": kernel " + std::to_string(i) + " takes " + v +
+                   " ms, less than one cycle at 1.2 GHz"};
+    cycles.push_back(c);
+    total += c;
+    if (total > kMaxTotalCycles)
+      return Error{path + ": the kernels add up to more than 2^61 cycles (about 61 years)"};
+  }
+  return cycles;
+}
 
 const std::vector<G10ModelInfo>& g10Models() {
   static const std::vector<G10ModelInfo> kModels = {
@@ -213,11 +213,11 @@ Result<G10Workload> loadG10Inputs(const std::string& root, const std::string& ex
   G10Workload g;
   g.directory = root;
   g.workload.name = std::string(m->experiment) + "-" + std::to_string(batch);
-  auto cycles = readCycles(times, n);
+  auto cycles = readG10TraceCycles(times, n);
   if (!cycles) return cycles.failure();
-  auto inputPfCycles = readCycles(inputPf, n);
+  auto inputPfCycles = readG10TraceCycles(inputPf, n);
   if (!inputPfCycles) return inputPfCycles.failure();
-  auto pfCycles = readCycles(pf, n);
+  auto pfCycles = readG10TraceCycles(pf, n);
   if (!pfCycles) return pfCycles.failure();
   // G10 never lets a kernel run faster with faults than without.
   for (size_t i = 0; i < n; ++i) {
@@ -264,6 +264,8 @@ Result<G10Workload> loadG10Inputs(const std::string& root, const std::string& ex
   g.workload.g10Model = m->experiment;
   g.workload.g10Batch = batch;
   g.workload.g10Cycles = g.cycles;
+  g.workload.g10InputPfCycles = g.inputPfCycles;
+  g.workload.g10PfCycles = g.pfCycles;
   return g;
 }
 

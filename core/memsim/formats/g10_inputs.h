@@ -43,6 +43,10 @@ struct G10InputsModel {
 };
 Result<std::vector<G10InputsModel>> listG10Inputs(const std::string& root);
 
+// A trace of kernel times (cudnn<B>{,PF,InputPF}.txt): `count` times in ms, as G10's cycles at
+// 1.2 GHz (truncated, as G10 reads them). Errors name the file and the kernel.
+Result<std::vector<int64_t>> readG10TraceCycles(const std::string& path, size_t count);
+
 // The workload of `experiment` at `batch` (its directory field is the root; its name
 // "<experiment>-<batch>"). Errors name the file and the problem: a missing trace lists the batch
 // sizes that are there, a trace with more or fewer kernels than the model says so.

@@ -1,5 +1,6 @@
 #include "memsim/formats/g10_workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -176,6 +177,28 @@ Result<G10Workload> loadG10Workload(const std::string& dir) {
       return Error{kernelsPath + ": the kernels add up to more than 2^61 cycles (about 61 years)"};
   }
   g.workload.g10Cycles = g.cycles;
+  // G10 ships a workload with the traces it was built from: with the two of faulting kernels,
+  // the unified-memory policies run in G10's own simulator of them (simulator.h), as they do
+  // for workloads built from G10's inputs. A directory without them keeps our fault model.
+  if (g.workload.g10Batch > 0) {
+    const std::string b = std::to_string(g.workload.g10Batch);
+    const std::string inputPf = findFile(dir, "cudnn" + b + "InputPF.txt"),
+                      pf = findFile(dir, "cudnn" + b + "PF.txt");
+    if (!inputPf.empty() && !pf.empty()) {
+      auto inputPfCycles = readG10TraceCycles(inputPf, g.cycles.size());
+      if (!inputPfCycles) return inputPfCycles.failure();
+      auto pfCycles = readG10TraceCycles(pf, g.cycles.size());
+      if (!pfCycles) return pfCycles.failure();
+      for (size_t i = 0; i < g.cycles.size(); ++i) {
+        (*inputPfCycles)[i] = std::max((*inputPfCycles)[i], g.cycles[i]);
+        (*pfCycles)[i] = std::max((*pfCycles)[i], (*inputPfCycles)[i]);
+      }
+      g.inputPfCycles = std::move(*inputPfCycles);
+      g.pfCycles = std::move(*pfCycles);
+      g.workload.g10InputPfCycles = g.inputPfCycles;
+      g.workload.g10PfCycles = g.pfCycles;
+    }
+  }
   return g;
 }
 

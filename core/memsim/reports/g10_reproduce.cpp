@@ -1,11 +1,13 @@
 #include "memsim/reports/g10_reproduce.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "io/text_file.h"
 #include "memsim/engine/simulation.h"
@@ -240,12 +242,24 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
 
   ReproduceRun run;
   run.experiment = experiment;
+  // Every (configuration, policy) is a simulation of its own: all of them are listed first (each
+  // workload loaded once), then every core takes the next one.
+  struct Task {
+    const Config* config;
+    std::shared_ptr<G10Workload> workload;
+    Policy policy;
+    Result<std::vector<PolicyRun>> runs = Error{"not run"};
+  };
+  const std::vector<Config> configs = configsOf(experiment, model, traced);
   std::map<std::pair<std::string, int64_t>, std::shared_ptr<G10Workload>> loaded;
-  for (const Config& c : configsOf(experiment, model, traced)) {
+  std::vector<Task> tasks;
+  std::vector<std::string> untraced(configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
     if (cancelled && cancelled()) return Error::cancelled();
     const auto& batches = traced[c.model];
     if (std::find(batches.begin(), batches.end(), c.batch) == batches.end()) {
-      run.notes.push_back(c.model + "-" + std::to_string(c.batch) + ": not traced in " + root);
+      untraced[i] = c.model + "-" + std::to_string(c.batch) + ": not traced in " + root;
       continue;
     }
     auto& w = loaded[{c.model, c.batch}];
@@ -254,11 +268,38 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
       if (!g) return g.failure();
       w = std::make_shared<G10Workload>(std::move(*g));
     }
+    for (Policy p : c.policies) tasks.push_back({&c, w, p});
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      if (cancelled && cancelled()) continue;
+      Task& t = tasks[i];
+      t.runs = runPolicies(t.workload->workload, {t.policy}, t.config->tiers);
+    }
+  };
+  const size_t helpers =
+      std::min<size_t>(tasks.size(), std::max(1u, std::thread::hardware_concurrency())) -
+      (tasks.empty() ? 0 : 1);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < helpers; ++i) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  if (cancelled && cancelled()) return Error::cancelled();
+
+  size_t task = 0;
+  for (size_t ci = 0; ci < configs.size(); ++ci) {
+    const Config& c = configs[ci];
+    if (!untraced[ci].empty()) {
+      run.notes.push_back(untraced[ci]);
+      continue;
+    }
     int64_t idealCycles = 0;
-    for (int64_t cy : w->cycles) idealCycles += cy;
-    auto runs = runPolicies(w->workload, c.policies, c.tiers);
+    for (int64_t cy : tasks[task].workload->cycles) idealCycles += cy;
     run.simulations += static_cast<int>(c.policies.size());
-    for (size_t i = 0; i < c.policies.size(); ++i) {
+    std::string problem;
+    for (size_t i = 0; i < c.policies.size(); ++i, ++task) {
+      const auto& runs = tasks[task].runs;
       ReproducePoint p;
       p.model = c.model;
       p.batch = c.batch;
@@ -266,7 +307,7 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
       p.policy = c.policies[i];
       p.idealCycles = idealCycles;
       if (runs) {
-        const SimResult& r = (*runs)[i].result;
+        const SimResult& r = (*runs)[0].result;
         p.feasible = r.feasible;
         if (p.feasible) p.stall = r.summary.stall;
         if (p.feasible)
@@ -274,10 +315,13 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
                          ? idealCycles
                          : static_cast<int64_t>(std::llround(
                                static_cast<double>(r.summary.iteration) * kG10ClockHz / 1e9));
+      } else if (problem.empty()) {
+        problem = runs.error();
       }
       run.points.push_back(p);
     }
-    if (!runs) run.notes.push_back(configName(run.points.back(), experiment) + ": " + runs.error());
+    if (!problem.empty())
+      run.notes.push_back(configName(run.points.back(), experiment) + ": " + problem);
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -1,0 +1,155 @@
+#include "memsim/engine/page_runs.h"
+
+#include <cassert>
+#include <iterator>
+
+namespace ts::memsim {
+
+// --- PageStates ---
+
+PageStates::PageStates(Page pages, uint8_t initial) : pages_(pages) {
+  runs_[0] = initial;
+}
+
+uint8_t PageStates::at(Page p) const {
+  return std::prev(runs_.upper_bound(p))->second;
+}
+
+Page PageStates::runEnd(Page p, Page limit) const {
+  auto next = runs_.upper_bound(p);
+  return next == runs_.end() ? limit : std::min(limit, next->first);
+}
+
+void PageStates::split(Page p) {
+  if (p >= pages_) return;
+  auto it = runs_.upper_bound(p);
+  auto at = std::prev(it);
+  if (at->first != p) runs_.emplace_hint(it, p, at->second);
+}
+
+void PageStates::merge(Page p) {
+  if (p <= 0 || p >= pages_) return;
+  auto it = runs_.find(p);
+  if (it == runs_.end() || it == runs_.begin()) return;
+  if (std::prev(it)->second == it->second) runs_.erase(it);
+}
+
+void PageStates::set(Page begin, Page end, uint8_t state) {
+  if (begin >= end) return;
+  split(begin);
+  split(end);
+  auto first = runs_.find(begin);
+  runs_.erase(std::next(first), runs_.lower_bound(end));
+  first->second = state;
+  merge(end);
+  merge(begin);
+}
+
+void PageStates::setBits(Page begin, Page end, uint8_t mask, uint8_t bits) {
+  if (begin >= end) return;
+  split(begin);
+  split(end);
+  for (auto it = runs_.find(begin); it != runs_.end() && it->first < end; ++it)
+    it->second = static_cast<uint8_t>((it->second & ~mask) | bits);
+  // Join the runs that became equal (the ones set and their two neighbours).
+  scratch_.clear();
+  for (auto it = runs_.find(begin); it != runs_.end() && it->first <= end; ++it)
+    scratch_.push_back(it->first);
+  for (Page p : scratch_) merge(p);
+}
+
+// --- PageQueue ---
+
+void PageQueue::push(PageRange r) {
+  if (r.begin >= r.end) return;
+  pages_ += r.size();
+  if (!runs_.empty() && runs_.back().end == r.begin) {
+    runs_.back().end = r.end;
+    return;
+  }
+  runs_.push_back(r);
+}
+
+// --- ArrivalList ---
+
+int32_t ArrivalList::nodeOf(Page p) const {
+  auto it = index_.upper_bound(p);
+  if (it == index_.begin()) return -1;
+  --it;
+  return p < nodes_[it->second].end ? it->second : -1;
+}
+
+int32_t ArrivalList::newNode(Page begin, Page end) {
+  int32_t n;
+  if (!free_.empty()) {
+    n = free_.back();
+    free_.pop_back();
+  } else {
+    n = static_cast<int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[n] = Node{begin, end, -1, -1};
+  index_.emplace(begin, n);
+  return n;
+}
+
+void ArrivalList::pushBack(PageRange r) {
+  if (r.begin >= r.end) return;
+  if (tail_ >= 0 && nodes_[tail_].end == r.begin) {
+    nodes_[tail_].end = r.end;
+    return;
+  }
+  const int32_t n = newNode(r.begin, r.end);
+  nodes_[n].prev = tail_;
+  if (tail_ >= 0) nodes_[tail_].next = n;
+  tail_ = n;
+  if (head_ < 0) head_ = n;
+}
+
+void ArrivalList::unlink(int32_t n) {
+  Node& x = nodes_[n];
+  if (x.prev >= 0) nodes_[x.prev].next = x.next;
+  if (x.next >= 0) nodes_[x.next].prev = x.prev;
+  if (head_ == n) head_ = x.next;
+  if (tail_ == n) tail_ = x.prev;
+  index_.erase(x.begin);
+  free_.push_back(n);
+}
+
+void ArrivalList::remove(Page begin, Page end) {
+  while (begin < end) {
+    int32_t n = nodeOf(begin);
+    assert(n >= 0);
+    if (nodes_[n].begin < begin) {
+      // Keep the part before `begin` in this node; the rest becomes a node right after it.
+      const int32_t m = newNode(begin, nodes_[n].end);
+      nodes_[n].end = begin;
+      nodes_[m].prev = n;
+      nodes_[m].next = nodes_[n].next;
+      if (nodes_[n].next >= 0) nodes_[nodes_[n].next].prev = m;
+      nodes_[n].next = m;
+      if (tail_ == n) tail_ = m;
+      n = m;
+    }
+    if (nodes_[n].end > end) {
+      // The pages after `end` stay, where the node was.
+      index_.erase(nodes_[n].begin);
+      nodes_[n].begin = end;
+      index_.emplace(end, n);
+      return;
+    }
+    const Page e = nodes_[n].end;
+    unlink(n);
+    begin = e;
+  }
+}
+
+Page ArrivalList::next(Page p) const {
+  const int32_t n = nodeOf(p);
+  if (n < 0) return kNoPage;
+  if (p + 1 < nodes_[n].end) return p + 1;
+  const int32_t m = nodes_[n].next;
+  return m < 0 ? kNoPage : nodes_[m].begin;
+}
+
+}  // namespace ts::memsim

@@ -1,0 +1,121 @@
+// G10's unified-memory simulator held to its page-by-page reference: the run-based engine
+// (g10_um_simulator.cpp), which repeats what repeats instead of deciding page by page, gives
+// exactly the result of the reference (g10_um_pages.cpp) — every kernel's start and end, the
+// traffic on every link, faults and memory use — for g10, lru and deepum on G10's own inputs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "g10_um_pages.h"
+#include "memsim/engine/planners.h"
+#include "memsim/engine/simulator.h"
+#include "memsim/engine/tier_config.h"
+#include "memsim/engine/vitality.h"
+#include "memsim/formats/g10_inputs.h"
+
+namespace ts::memsim {
+namespace {
+
+const std::string kInputs = std::string(TSCOPE_SHARED_DATA) + "/g10-inputs";
+
+void expectSame(const SimResult& runs, const SimResult& pages, const std::string& what) {
+  ASSERT_EQ(runs.feasible, pages.feasible) << what;
+  ASSERT_EQ(runs.kernels.size(), pages.kernels.size()) << what;
+  size_t differ = 0;
+  for (size_t k = 0; k < runs.kernels.size(); ++k) {
+    if (runs.kernels[k].start == pages.kernels[k].start &&
+        runs.kernels[k].end == pages.kernels[k].end)
+      continue;
+    if (differ++ < 3)
+      ADD_FAILURE() << what << ": kernel " << k << " runs " << runs.kernels[k].start << "-"
+                    << runs.kernels[k].end << " pages " << pages.kernels[k].start << "-"
+                    << pages.kernels[k].end;
+  }
+  EXPECT_EQ(differ, 0u) << what;
+  EXPECT_EQ(runs.summary.iteration, pages.summary.iteration) << what;
+  EXPECT_EQ(runs.summary.faults, pages.summary.faults) << what;
+  EXPECT_EQ(runs.summary.demandBytes, pages.summary.demandBytes) << what;
+  for (int l = 0; l < kLinkCount; ++l)
+    EXPECT_EQ(runs.summary.linkBytes[static_cast<size_t>(l)],
+              pages.summary.linkBytes[static_cast<size_t>(l)])
+        << what << " link " << l;
+  ASSERT_EQ(runs.usage.size(), pages.usage.size()) << what;
+  for (size_t i = 0; i < runs.usage.size(); ++i) {
+    EXPECT_EQ(runs.usage[i].gpu, pages.usage[i].gpu) << what << " usage " << i;
+    EXPECT_EQ(runs.usage[i].host, pages.usage[i].host) << what << " usage " << i;
+    EXPECT_EQ(runs.usage[i].ssd, pages.usage[i].ssd) << what << " usage " << i;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+struct Config {
+  const char* model;
+  int batch;
+  double hostGiB = -1;  // < 0: G10's default
+  double ssdGiBps = -1, pcieGiBps = -1;
+};
+
+void compare(const Config& c) {
+  auto g = loadG10Inputs(kInputs, c.model, c.batch);
+  ASSERT_TRUE(g.ok()) << g.error();
+  const SimWorkload& w = g->workload;
+  TierConfig tiers = *tierPreset("g10-default");
+  constexpr double kGiB = 1073741824.0;
+  if (c.hostGiB >= 0) tiers.hostBytes = static_cast<int64_t>(c.hostGiB * kGiB);
+  if (c.ssdGiBps > 0) tiers.ssdGpuBandwidth = tiers.ssdHostBandwidth = c.ssdGiBps * kGiB;
+  if (c.pcieGiBps > 0) tiers.gpuHostBandwidth = c.pcieGiBps * kGiB;
+  const auto lives = analyzeVitality(w);
+  for (Policy p : {Policy::G10, Policy::Lru, Policy::DeepUm}) {
+    const Plan plan = makePlan(p, w, lives, tiers);
+    const std::string what = std::string(c.model) + "-" + std::to_string(c.batch) + " " +
+                             toString(p) + " host " + std::to_string(c.hostGiB) + " ssd " +
+                             std::to_string(c.ssdGiBps) + " pcie " + std::to_string(c.pcieGiBps);
+    expectSame(simulateG10Unified(w, plan, tiers), simulateG10UnifiedPages(w, plan, tiers), what);
+  }
+}
+
+TEST(G10UnifiedMemory, RunsEqualPagesOnBert) {
+  compare({"BERT", 128});
+}
+TEST(G10UnifiedMemory, RunsEqualPagesWithLittleHostMemory) {
+  compare({"BERT", 256, 16});
+}
+TEST(G10UnifiedMemory, RunsEqualPagesWithoutHostMemory) {
+  compare({"BERT", 256, 0});
+}
+// G10's SSD figure: PCIe at 32, the SSD's share of a batch from 10 to 50 pages.
+TEST(G10UnifiedMemory, RunsEqualPagesWithOtherBandwidths) {
+  compare({"VIT", 256, -1, 6.4, 32});
+  compare({"BERT", 128, -1, 32, 32});
+}
+
+// TS_G10UM_COMPARE="Model:batch[:hostGiB[:ssdGiBps:pcieGiBps]] ..." compares other
+// configurations (slow: the reference takes seconds and gigabytes for the large ones).
+TEST(G10UnifiedMemory, RunsEqualPagesOnRequest) {
+  const char* list = std::getenv("TS_G10UM_COMPARE");
+  if (!list) GTEST_SKIP() << "set TS_G10UM_COMPARE to compare more configurations";
+  std::string s = list;
+  size_t at = 0;
+  while (at < s.size()) {
+    size_t end = s.find(' ', at);
+    if (end == std::string::npos) end = s.size();
+    const std::string item = s.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) continue;
+    std::vector<std::string> f;
+    for (size_t from = 0;;) {
+      const size_t colon = item.find(':', from);
+      f.push_back(item.substr(from, colon - from));
+      if (colon == std::string::npos) break;
+      from = colon + 1;
+    }
+    ASSERT_GE(f.size(), 2u) << item;
+    auto number = [&](size_t i) { return i < f.size() ? std::stod(f[i]) : -1.0; };
+    compare({f[0].c_str(), std::stoi(f[1]), number(2), number(3), number(4)});
+  }
+}
+
+}  // namespace
+}  // namespace ts::memsim
