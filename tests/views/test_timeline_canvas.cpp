@@ -108,6 +108,20 @@ class TestTimelineCanvas : public QObject {
       QCOMPARE(planned.contains(QStringLiteral("<td>planned")), simulated);
       QCOMPARE(demand.contains(QStringLiteral("on demand")), simulated);
       QVERIFY2(!planned.contains(QStringLiteral("on demand")), qPrintable(planned));
+      // The canvas's tooltip over each copy says the same.
+      TimelineCanvas canvas(s.value());
+      QVERIFY(shown(canvas));
+      canvas.zoomTo(0, 3000);
+      for (auto [time, word] : {std::pair(500, "planned"), std::pair(2500, "on demand")}) {
+        const int x = canvas.gutter() + canvas.canvasWidth() * time / 3000;
+        QPoint at;
+        for (int y = TimelineCanvas::kRulerHeight; y < canvas.height() && at.isNull(); ++y)
+          if (canvas.hitAt(QPoint(x, y)).track == track) at = QPoint(x, y);
+        QVERIFY2(!at.isNull(), "no copy under the pointer");
+        QHelpEvent help(QEvent::ToolTip, at, canvas.mapToGlobal(at));
+        QApplication::sendEvent(&canvas, &help);
+        QCOMPARE(QToolTip::text().contains(QString::fromUtf8(word)), simulated);
+      }
     }
   }
 
