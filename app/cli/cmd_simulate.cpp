@@ -259,6 +259,14 @@ int runReproduce(const Args& args, const std::string& name) {
                    " does not go with it");
   }
   const std::string model = args.option("--model").value_or("");
+  // A published file holds one model's sweep: said before the simulations, not after them.
+  if (auto published = args.option("--published");
+      published && model.empty() && *experiment != G10Experiment::Figure11) {
+    auto listed = listG10Inputs(root);
+    if (listed && listed->size() != 1)
+      return failure(*published + ": G10's " + toString(*experiment) +
+                     " results are one file per model: give --model");
+  }
   auto run = reproduceG10(root, *experiment, model);
   if (!run) return failure(run.error());
   if (auto published = args.option("--published")) {
