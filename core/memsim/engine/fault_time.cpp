@@ -78,7 +78,7 @@ int64_t g10FaultedCycles(const SimWorkload& w, int kernel, const KernelFaults& f
   // times reach the model in whole seconds, 0 for every kernel shorter than one. The model then
   // serves faults at its "unmeasured" rate, capped by PCIe (and the SSD): faulted bytes over
   // the bandwidth. Reproduced as G10 computes it.
-  const auto wholeHz = static_cast<int64_t>(s.hz);
+  const auto wholeHz = std::max<int64_t>(1, static_cast<int64_t>(s.hz));
   auto ms = [&](int64_t cycles) { return static_cast<double>(cycles / wholeHz * 1000); };
   FaultTimeInputs in;
   in.plainMs = ms(w.g10Cycles[i]);

@@ -97,6 +97,7 @@ struct Op {
   VictimFrom victims = VictimFrom::LruBase;
   uint8_t to = Nowhere;  // Evict: where the pages go; Redirect: the queue they go to
   bool requeue = false;  // Evict: the running kernel needs them back (a fault)
+  bool demand = false;   // for a fault (or to make room for one), not the plan
   uint8_t cls = 0;       // the pages' class: state | kRequired (victims: kRequired | alive << 5)
   int64_t count = 1;
 };
@@ -134,7 +135,7 @@ class UnifiedMemory {
     const G10UnifiedSettings g = g10UnifiedSettings(tiers, plan.hostAllowed);
     settings_ = g;
     hz_ = g.hz;
-    batchCycles_ = g.batchCycles;
+    batchCycles_ = std::max<int64_t>(1, g.batchCycles);
     hostBatch_ = g.hostBatch;
     ssdBatch_ = g.ssdBatch;
     allocBatch_ = g.allocBatch;
@@ -425,8 +426,7 @@ class UnifiedMemory {
                        : op.kind == Op::Evict ? op.to
                                               : static_cast<uint8_t>(Nowhere);
     if (from == to || op.kind == Op::Redirect || op.kind == Op::Drop) return;
-    const bool demand =
-        op.from == PfHost || op.from == PfSsd || op.from == PfAlloc || op.from == kVictims;
+    const bool demand = op.demand;
     for (const PageRange& r : ranges) {
       int t = tensorOf(r.begin);
       for (Page b = r.begin; b < r.end;) {
@@ -620,7 +620,7 @@ class UnifiedMemory {
 
   // G10's place(): the front page of queue q onto the GPU, evicting for it when the GPU is full.
   // False when no page could be evicted (DeepUM), nothing changed.
-  bool place(Batch& b, int q, bool pf) {
+  bool place(Batch& b, int q, bool pf, bool demand) {
     const Page p = queues_[q].front();
     const int t = tensorOf(p);
     const uint8_t cls = pageClass(p);
@@ -635,6 +635,7 @@ class UnifiedMemory {
       Op op;
       op.from = kVictims;
       op.victims = from;
+      op.demand = demand;
       op.cls = victimClass(vt);
       op.to = Host;
       if (deepUm_ && !alive(vt)) op.to = Nowhere;
@@ -654,13 +655,14 @@ class UnifiedMemory {
     op.kind = Op::Place;
     op.from = static_cast<int8_t>(q);
     op.cls = cls;
+    op.demand = demand;
     emit(op);
     return true;
   }
 
   // G10's fetch(): place() and the batch's counts; false as place().
   bool fetch(Batch& b, int q, uint8_t from, bool pf, bool demand) {
-    if (!place(b, q, pf)) return false;
+    if (!place(b, q, pf, demand)) return false;
     if (from == Ssd) {
       ++n_[InSsd];
       if (atLeast(InSsd, ssdBatch_)) b.forcedIn = Host;
@@ -758,7 +760,7 @@ class UnifiedMemory {
     loop(
         b, [&] { return room() && below(Alloc, allocBatch_) && queued(q); },
         [&] {
-          if (!place(b, q, pf)) return false;
+          if (!place(b, q, pf, pf)) return false;  // a first touch, or the plan's allocation
           ++n_[Alloc];
           return true;
         });
@@ -828,6 +830,8 @@ class UnifiedMemory {
     // The counts first, then the walks (the shortest first: a walk is as long as what it checks).
     for (int q = 0; q < kQueues; ++q)
       if (per[q] > 0) k = std::min(k, (queues_[q].pages() - 1) / per[q]);
+    // A planned eviction of the page the base points at would move the base to the head.
+    if (preevicts && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
     if (k > 0 && per[kVictims] > 0) {
       const auto from = static_cast<VictimFrom>(victims);
       const int64_t got =
@@ -849,10 +853,6 @@ class UnifiedMemory {
   }
 
   // A batch's ops k more times, each op once for all k where the order between ops cannot show:
-  // each op takes from a source of its own (victims evicted alike count as one op) and puts into
-  // a queue no other op puts into. Pages placed by several ops arrive interleaved, batch by batch,
-  // as G10 places them. False (nothing done) when the ops do not allow it.
-  // A batch's ops k more times, each op once for all k where the order between ops cannot show:
   // each queue is taken from by one op (a step and its repetitions count as one), victims are
   // one stream shared out batch by batch among the ways they are evicted, no two ops put pages
   // into one fault queue, and pages placed from several queues arrive interleaved, batch by
@@ -868,7 +868,8 @@ class UnifiedMemory {
         size_t way = 0;
         while (way < victimWays_.size() &&
                !(victimWays_[way].to == op.to && victimWays_[way].requeue == op.requeue &&
-                 victimWays_[way].cls == op.cls && victimWays_[way].victims == op.victims))
+                 victimWays_[way].cls == op.cls && victimWays_[way].victims == op.victims &&
+                 victimWays_[way].demand == op.demand))
           ++way;
         if (way == victimWays_.size()) victimWays_.push_back(op);
         if (victimWays_[way].victims != victimWays_[0].victims) return false;
@@ -883,7 +884,8 @@ class UnifiedMemory {
         Op& m = merged_[i];
         if (m.from != op.from) continue;
         // One queue, one way of taking from it.
-        if (m.kind != op.kind || m.to != op.to || m.requeue != op.requeue || m.cls != op.cls)
+        if (m.kind != op.kind || m.to != op.to || m.requeue != op.requeue || m.cls != op.cls ||
+            m.demand != op.demand)
           return false;
         if (op.kind == Op::Place && lastPlace != static_cast<int>(i)) return false;
         m.count += op.count;
@@ -1171,7 +1173,27 @@ SimResult UnifiedMemory::run() {
   r.feasible = plan_.feasible;
   r.problem = plan_.problem;
   const int n = static_cast<int>(w_.kernels.size());
-  std::vector<int64_t> ends(2 * static_cast<size_t>(n), 0), starts(ends.size(), 0), usageAt;
+  if (n == 0) return r;
+  // Whole pages: a kernel whose tensors fit in bytes may still need more pages than the GPU has,
+  // and G10 would then evict its own pages for ever.
+  for (const SimKernel& kern : w_.kernels) {
+    int64_t pages = 0;
+    std::vector<int> seen;
+    for (const auto* list : {&kern.inputs, &kern.outputs})
+      for (int t : *list) {
+        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.push_back(t);
+        pages += firstPage_[static_cast<size_t>(t) + 1] - firstPage_[static_cast<size_t>(t)];
+      }
+    if (pages > gpuPages_) {
+      r.feasible = false;
+      r.problem = "kernel " + kern.name + " needs " + std::to_string(pages) +
+                  " pages at once (its tensors in whole pages), more than the GPU's " +
+                  std::to_string(gpuPages_);
+      return r;
+    }
+  }
+  std::vector<int64_t> ends(2 * static_cast<size_t>(n), 0), usageAt;
   int64_t now = 0, nextBatch = batchCycles_;
   auto sample = [&] {
     return TierUsage{0, n_[GpuUsed] * tiers_.pageBytes, n_[HostUsed] * tiers_.pageBytes,
@@ -1193,7 +1215,6 @@ SimResult UnifiedMemory::run() {
     const bool waiting = !arrived(k);
     if (!waiting) {
       end = now + w_.g10Cycles[static_cast<size_t>(k)];
-      starts[static_cast<size_t>(seq)] = now;
     } else {
       const KernelFaults faults = fault(k);
       const int64_t faultedCycles = faultedTime(k, faults);
@@ -1231,7 +1252,6 @@ SimResult UnifiedMemory::run() {
       }
       waiting_ = false;
       end = std::max(first + faultedCycles, now);
-      starts[static_cast<size_t>(seq)] = first;
       if (iteration_ == 1)
         faults_ += faults.inputHost + faults.inputSsd + faults.outputHost + faults.outputSsd;
     }

@@ -511,7 +511,9 @@ class Machine {
 
 SimResult simulate(const SimWorkload& workload, const Plan& plan, const TierConfig& tiers) {
   if (plan.g10Copies) return simulateG10Copies(workload, plan, tiers);
-  if (plan.unifiedMemory && !plan.infiniteGpu && !workload.g10PfCycles.empty())
+  const size_t n = workload.kernels.size();
+  if (plan.unifiedMemory && !plan.infiniteGpu && n > 0 && workload.g10Cycles.size() == n &&
+      workload.g10InputPfCycles.size() == n && workload.g10PfCycles.size() == n)
     return simulateG10Unified(workload, plan, tiers);
   Machine m(workload, plan, tiers);
   return m.run();

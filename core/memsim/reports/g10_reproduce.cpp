@@ -1,19 +1,18 @@
 #include "memsim/reports/g10_reproduce.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "io/text_file.h"
 #include "memsim/engine/simulation.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_published.h"
+#include "util/on_every_core.h"
 #include "util/text.h"
 
 namespace ts::memsim {
@@ -270,21 +269,12 @@ Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experim
     }
     for (Policy p : c.policies) tasks.push_back({&c, w, p});
   }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-      if (cancelled && cancelled()) continue;
-      Task& t = tasks[i];
-      t.runs = runPolicies(t.workload->workload, {t.policy}, t.config->tiers);
-    }
-  };
-  const size_t helpers =
-      std::min<size_t>(tasks.size(), std::max(1u, std::thread::hardware_concurrency())) -
-      (tasks.empty() ? 0 : 1);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < helpers; ++i) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  // `cancelled` is asked from every core: it must be safe to call from any thread.
+  onEveryCore(tasks.size(), [&](size_t i) {
+    if (cancelled && cancelled()) return;
+    Task& t = tasks[i];
+    t.runs = runPolicies(t.workload->workload, {t.policy}, t.config->tiers);
+  });
   if (cancelled && cancelled()) return Error::cancelled();
 
   size_t task = 0;

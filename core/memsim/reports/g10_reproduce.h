@@ -49,7 +49,8 @@ struct ReproduceRun {
 };
 
 // Runs the experiment on the G10 folder `root` (g10_inputs.h) for `model` (empty: every model G10
-// traced that the folder holds). `cancelled` is polled between configurations.
+// traced that the folder holds). Its simulations run on every core; `cancelled` is polled
+// before each, from any of them (it must be safe to call from any thread).
 Result<ReproduceRun> reproduceG10(const std::string& root, G10Experiment experiment,
                                   const std::string& model,
                                   const std::function<bool()>& cancelled = {});
