@@ -91,6 +91,25 @@ TEST(G10UnifiedMemory, RunsEqualPagesWithOtherBandwidths) {
   compare({"BERT", 128, -1, 32, 32});
 }
 
+// G10's simulator counts whole pages: a kernel whose tensors fit the GPU in bytes but not in
+// pages would evict its own pages for ever there. Ours says so instead, with the counts.
+TEST(G10UnifiedMemory, AKernelNeedingMorePagesThanTheGpuIsInfeasible) {
+  SimWorkload w;
+  w.tensors = {{"a", 6144}, {"b", 6144}};  // 1.5 pages each: 12 KiB in bytes, 4 pages
+  w.kernels = {{"k", 1000, {0}, {1}, 0, {}}};
+  w.g10Cycles = w.g10InputPfCycles = w.g10PfCycles = {1200};
+  TierConfig tiers = *tierPreset("g10-default");
+  tiers.gpuBytes = 3 * 4096;
+  const Plan plan = makePlan(Policy::Lru, w, analyzeVitality(w), tiers);
+  const SimResult r = simulateG10Unified(w, plan, tiers);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.problem.find("kernel k needs 4 pages at once"), std::string::npos) << r.problem;
+  EXPECT_NE(r.problem.find("the GPU's 3"), std::string::npos) << r.problem;
+  tiers.gpuBytes = 4 * 4096;
+  EXPECT_TRUE(
+      simulateG10Unified(w, makePlan(Policy::Lru, w, analyzeVitality(w), tiers), tiers).feasible);
+}
+
 // TS_G10UM_COMPARE="Model:batch[:hostGiB[:ssdGiBps:pcieGiBps]] ..." compares other
 // configurations (slow: the reference takes seconds and gigabytes for the large ones).
 TEST(G10UnifiedMemory, RunsEqualPagesOnRequest) {

@@ -1,8 +1,15 @@
 // core/util: errors and their codes through the early-return macros, CSV fields both ways.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
 #include "util/csv.h"
 #include "util/format.h"
+#include "util/on_every_core.h"
 #include "util/result.h"
 
 namespace ts {
@@ -94,6 +101,26 @@ TEST(Util, CsvFieldsRoundTrip) {
   EXPECT_EQ(splitCsvRecord("")->size(), 1u);
   EXPECT_FALSE(splitCsvRecord("\"open,1").has_value());
   EXPECT_FALSE(splitCsvRecord("\"a\"b,1").has_value());  // text after a closing quote
+}
+
+// Every piece once, over the cores; a piece's exception comes back to the caller after every
+// thread has stopped, and the pieces not started by then are skipped.
+TEST(OnEveryCore, EachPieceOnceAndExceptionsComeBack) {
+  std::vector<std::atomic<int>> done(1000);
+  onEveryCore(done.size(), [&](size_t i) { ++done[i]; });
+  for (const auto& d : done) EXPECT_EQ(d.load(), 1);
+  onEveryCore(0, [](size_t) { FAIL() << "no piece to run"; });
+
+  std::atomic<int> ran{0};
+  EXPECT_THROW(onEveryCore(1000,
+                           [&](size_t i) {
+                             ++ran;
+                             if (i == 3) throw std::runtime_error("piece 3");
+                             // Slow pieces: the other cores cannot finish them all meanwhile.
+                             if (i > 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                           }),
+               std::runtime_error);
+  EXPECT_LT(ran.load(), 1000);  // the rest was skipped
 }
 
 }  // namespace
