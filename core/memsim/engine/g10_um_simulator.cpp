@@ -792,6 +792,7 @@ class UnifiedMemory {
   int64_t batchAndRepeats(int64_t most, bool waiting) {
     Record r;
     const uint8_t emptyBefore = emptyQueues();
+    for (PageQueue& q : queues_) q.markLow();
     for (int i = In; i <= Alloc; ++i) n_[i] = 0;
     r.start = n_;
     batch_ = &r;
@@ -811,16 +812,27 @@ class UnifiedMemory {
     for (int i = 0; i < kChecked; ++i)
       if (!isBatchCounter(i)) k = std::min(k, r.bound(i, delta[i]));
     if (k <= 0) return 0;
-    // What each source gives per batch, and in which class.
+    // What each source gives per batch, and in which class; what the batch puts back on the
+    // fault queues (pages the kernel needs, evicted), and in which class they wait there.
     std::array<int64_t, kQueues + 1> per{};
     std::array<int, kQueues + 1> cls;
+    std::array<int64_t, kQueues> pushed{};
+    std::array<int, kQueues> pushedCls;
     cls.fill(-1);
+    pushedCls.fill(-1);
     bool preevicts = false;
     int victims = -1;
     for (const Op& op : r.ops) {
       if (cls[op.from] >= 0 && cls[op.from] != op.cls) return 0;
       cls[op.from] = op.cls;
       per[op.from] += op.count;
+      if (op.kind == Op::Evict && op.requeue) {
+        const int q = faultQueue(op.to);
+        const int c = op.to | kMoving | kWaited | kRequired;
+        if (pushedCls[q] >= 0 && pushedCls[q] != c) return 0;
+        pushedCls[q] = c;
+        pushed[q] += op.count;
+      }
       if (op.from == PreevictHost || op.from == PreevictSsd) preevicts = true;
       if (op.from == kVictims) {
         if (victims >= 0 && victims != static_cast<int>(op.victims)) return 0;
@@ -828,8 +840,13 @@ class UnifiedMemory {
       }
     }
     // The counts first, then the walks (the shortest first: a walk is as long as what it checks).
-    for (int q = 0; q < kQueues; ++q)
-      if (per[q] > 0) k = std::min(k, (queues_[q].pages() - 1) / per[q]);
+    // A queue the batch takes from keeps at least one page through every repetition: one that
+    // loses pages does so from the fewest it held in the batch; one that gets back as many as it
+    // gives (a kernel evicting its own pages and faulting them in again) never runs short.
+    for (int q = 0; q < kQueues; ++q) {
+      const int64_t loss = per[q] - pushed[q];
+      if (per[q] > 0 && loss > 0) k = std::min(k, (queues_[q].low() - 1) / loss);
+    }
     // A planned eviction of the page the base points at would move the base to the head.
     if (preevicts && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
     if (k > 0 && per[kVictims] > 0) {
@@ -841,7 +858,15 @@ class UnifiedMemory {
     for (int q = 0; q < kQueues && k > 0; ++q) {
       if (per[q] == 0) continue;
       const int64_t want = k * per[q] + 1;
-      k = std::min(k, (queueSpan(q, static_cast<uint8_t>(cls[q]), want) - 1) / per[q]);
+      const int64_t have = queues_[q].pages();
+      if (want > have && pushedCls[q] == cls[q]) {
+        // The repetitions go on to take pages they put back, which wait in the same class: what
+        // the queue holds now must all be of it.
+        const int64_t got = queueSpan(q, static_cast<uint8_t>(cls[q]), have);
+        if (got < have) k = std::min(k, (got - 1) / per[q]);
+      } else {
+        k = std::min(k, (queueSpan(q, static_cast<uint8_t>(cls[q]), want) - 1) / per[q]);
+      }
     }
     if (k <= 0) return 0;
     span_ = {span_.first + batchCycles_, span_.first + (k + 1) * batchCycles_};
@@ -906,9 +931,16 @@ class UnifiedMemory {
     int places = 0;
     for (const Op& op : merged_) places += op.kind == Op::Place;
 
+    // Victims before the pages placed: a fault queue may give back the victims it was fed by the
+    // earlier repetitions (FIFO, so the pages taken are the same). Victims never reach the
+    // pages placed (victimSpan stops before the list's tail), and never include pages evicted
+    // from a queue (those are moving), so the order is otherwise free.
     for (const Op& op : merged_)
-      if (op.kind != Op::Place || places == 1) apply(op, k * op.count);
+      if (op.kind != Op::Place) apply(op, k * op.count);
     if (!victimTurns_.empty()) shareVictims(k);
+    if (places == 1)
+      for (const Op& op : merged_)
+        if (op.kind == Op::Place) apply(op, k * op.count);
     if (places <= 1) return true;
     // Several queues placing pages: their arrivals interleave batch by batch.
     for (size_t i = 0; i < merged_.size(); ++i) placed_[i].clear();

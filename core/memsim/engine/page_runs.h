@@ -60,10 +60,14 @@ class PageQueue {
   int64_t pages() const { return pages_; }
   Page front() const { return runs_.front().begin; }
   void push(PageRange r);
+  // The fewest pages the queue held since markLow() (pages taken lower it; pages pushed do not).
+  int64_t low() const { return low_; }
+  void markLow() { low_ = pages_; }
   // Removes the first n pages (n ≤ pages()) and hands their runs to f(PageRange) in order.
   template <class F>
   void pop(int64_t n, F&& f) {
     pages_ -= n;
+    low_ = std::min(low_, pages_);
     while (n > 0) {
       PageRange& r = runs_.front();
       const int64_t take = std::min(n, r.size());
@@ -78,7 +82,7 @@ class PageQueue {
 
  private:
   std::deque<PageRange> runs_;
-  int64_t pages_ = 0;
+  int64_t pages_ = 0, low_ = 0;
 };
 
 // Pages in the order they arrived on the GPU (G10's "LRU" list), as runs of consecutive pages
