@@ -44,6 +44,8 @@ constexpr int kDeepUmDepth = 8;  // prefetch_degree
 // Batches without a page moved while a kernel waits: G10 would loop for ever; we stop and say so.
 constexpr int64_t kStuckBatches = 100'000;
 constexpr int64_t kMany = int64_t{1} << 50;
+// The longest cycle of batches looked for (a queue drained and refilled every few batches).
+constexpr size_t kLongestCycle = 6;
 
 // The batcher's queues (G10's page queues of the same names).
 enum Queue : int8_t {
@@ -342,8 +344,11 @@ class UnifiedMemory {
   // again, at most `want`: never the list's last page (pages placed meanwhile come after it, and
   // G10's base would step onto them); for DeepUM's faults, never its base, unless the base is the
   // first victim and the victims follow one another (the base then moves along with them); with
-  // `noMovingNear`, the base never lands on a moving page (a planned eviction would move it).
-  int64_t victimSpan(VictimFrom from, uint8_t cls, int64_t want, bool noMovingNear) const {
+  // `noMovingNear`, the base never lands on a moving page (a planned eviction would move it);
+  // with `beforeBase` (DeepUM's faults while its prefetches take victims from the base), only
+  // pages before the base; with `contiguous`, only candidates that follow one another.
+  int64_t victimSpan(VictimFrom from, uint8_t cls, int64_t want, bool noMovingNear,
+                     bool beforeBase = false, bool contiguous = false) const {
     const bool head = from == VictimFrom::DeepUmHead;
     const Page start = head ? lru_.headPage() : base_;
     if (start == kNoPage) return 0;
@@ -358,9 +363,17 @@ class UnifiedMemory {
           after = pb;
           return false;
         }
-        if (!candidate(from, t, st)) {
-          if (got > 0 && (noMovingNear || follow)) {
+        const bool clip = beforeBase && base_ >= pb && base_ < pe;
+        if (clip) {
+          if (base_ == pb) {
             after = pb;
+            return false;
+          }
+          pe = base_;
+        }
+        if (!candidate(from, t, st)) {
+          if ((got > 0 && (noMovingNear || follow)) || clip || contiguous) {
+            after = clip ? pe : pb;
             return false;
           }
           return true;
@@ -374,7 +387,7 @@ class UnifiedMemory {
         if (tail >= pb && tail < end) end = tail;
         if (head && !follow && base_ >= pb && base_ < end) end = base_;
         got += end - pb;
-        if (end < pe) {
+        if (end < pe || clip) {
           after = end;
           return false;
         }
@@ -786,25 +799,182 @@ class UnifiedMemory {
     }
   }
 
-  // One batch, then as many of the next `most` batches as would repeat it exactly. Returns how
-  // many were repeated.
+  // A batch as its repetitions need it: what it did and compared, the queues' pages before it
+  // and the fewest during it, and its ops with consecutive alike ones joined (its shape: how
+  // a step was split into repetitions does not change what the batch does).
+  struct Done {
+    Record r;
+    std::array<int64_t, kQueues> before{}, low{};
+    std::vector<Op> shape;
+    int64_t batches = 1;  // with the repetitions absorbed into it
+    // For turning cycles down quickly: the ways victims were looked for, and each source's
+    // class (-1: none, -2: several).
+    uint8_t victimModes = 0;
+    std::array<int16_t, kQueues + 1> cls{};
+  };
+
+  static bool alike(const Op& a, const Op& b) {
+    return a.kind == b.kind && a.from == b.from && a.victims == b.victims && a.to == b.to &&
+           a.requeue == b.requeue && a.demand == b.demand && a.cls == b.cls;
+  }
+  static bool sameShape(const std::vector<Op>& a, const std::vector<Op>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!alike(a[i], b[i]) || a[i].count != b[i].count) return false;
+    return true;
+  }
+
+  // The history of batches as a ring: entry(1) is the latest.
+  size_t historySize() const { return std::min(doneEnd_ - doneStart_, done_.size()); }
+  Done& entry(size_t back) { return done_[(doneEnd_ - back) % done_.size()]; }
+  void forgetHistory() { doneStart_ = doneEnd_; }
+
+  // One batch, then as many of the next `most` batches as would repeat exactly: the batch
+  // itself, or, when the last batches run in a cycle of m (m ≤ kLongestCycle) that came twice
+  // in a row, that cycle. Returns how many batches were repeated.
   // `waiting`: the kernel waits, and G10 looks after each batch whether its pages are all in.
   int64_t batchAndRepeats(int64_t most, bool waiting) {
-    Record r;
-    const uint8_t emptyBefore = emptyQueues();
-    for (PageQueue& q : queues_) q.markLow();
+    Done& d = done_[doneEnd_++ % done_.size()];
+    std::vector<Op> ops = std::move(d.r.ops);  // keeps the storage from batch to batch
+    ops.clear();
+    d.r = Record();
+    d.r.ops = std::move(ops);
+    d.shape.clear();
+    d.batches = 1;
+    for (int q = 0; q < kQueues; ++q) {
+      d.before[static_cast<size_t>(q)] = queues_[q].pages();
+      queues_[q].markLow();
+    }
     for (int i = In; i <= Alloc; ++i) n_[i] = 0;
-    r.start = n_;
-    batch_ = &r;
+    d.r.start = n_;
+    batch_ = &d.r;
     batch();
     if (waiting) {
       (void)pfQueued();
       (void)atLeast(InTransfer, 1);
     }
     batch_ = nullptr;
+    for (int q = 0; q < kQueues; ++q) d.low[static_cast<size_t>(q)] = queues_[q].low();
+    d.victimModes = 0;
+    d.cls.fill(-1);
+    for (const Op& op : d.r.ops) {
+      if (!d.shape.empty() && alike(d.shape.back(), op))
+        d.shape.back().count += op.count;
+      else
+        d.shape.push_back(op);
+      if (op.from == kVictims) d.victimModes |= static_cast<uint8_t>(1u << int(op.victims));
+      int16_t& c = d.cls[static_cast<size_t>(op.from)];
+      c = c == -1 || c == op.cls ? op.cls : -2;
+    }
+    const size_t n = historySize();
+    for (size_t m = 1; m <= kLongestCycle && n >= (m > 1 ? 2 * m : 1); ++m) {
+      bool cycle = true;
+      int64_t batches = 0;  // in one turn of the cycle
+      uint8_t modes = 0;
+      std::array<int16_t, kQueues + 1> cls;
+      cls.fill(-1);
+      for (size_t back = 1; back <= m && cycle; ++back) {
+        const Done& e = entry(back);
+        batches += e.batches;
+        modes |= e.victimModes;
+        cycle = e.r.repeatable && (m == 1 || sameShape(e.shape, entry(back + m).shape));
+        for (size_t i = 0; i < kQueues && cycle; ++i) {
+          if (e.cls[i] == -1) continue;
+          cycle = e.cls[i] != -2 && (cls[i] == -1 || cls[i] == e.cls[i]);
+          cls[i] = e.cls[i];
+        }
+      }
+      // One way of looking for victims, or DeepUM's two (its head and its base).
+      constexpr uint8_t kDeepUmBoth =
+          1u << int(VictimFrom::DeepUmBase) | 1u << int(VictimFrom::DeepUmHead);
+      if (!cycle || ((modes & (modes - 1)) && modes != kDeepUmBoth) || batches > most) continue;
+      const int64_t turns = repeatCycle(m, batches, most / batches);
+      if (turns > 0) {
+        if (m > 1 || !absorbRepeats(entry(1), turns)) forgetHistory();
+        return turns * batches;
+      }
+    }
+    return 0;
+  }
+
+  // A batch and its k repetitions as one batch of the history, so that a cycle can contain it
+  // (a queue refilled by one batch and drained by the next few, repeated at once). Exact when
+  // what it places comes from one queue and its victims go one way (the order of its ops across
+  // the repetitions then cannot show); false otherwise, and the history must be forgotten.
+  bool absorbRepeats(Done& d, int64_t k) {
+    int placeFrom = -1;
+    const Op* victimWay = nullptr;
+    for (const Op& op : d.r.ops) {
+      if (op.kind == Op::Place) {
+        if (placeFrom >= 0 && placeFrom != op.from) return false;
+        placeFrom = op.from;
+      }
+      if (op.from == kVictims) {
+        if (victimWay && !alike(*victimWay, op)) return false;
+        victimWay = &op;
+      }
+    }
+    // The comparisons of the j-th repetition were the first one's moved by j × delta: the
+    // extremes are at the first and the last.
+    for (int i = 0; i < kChecked; ++i) {
+      if (isBatchCounter(i)) continue;
+      const int64_t delta = (n_[i] - d.r.start[i]) / (k + 1);
+      if (d.r.minTrue[i] < kMany)
+        d.r.minTrue[i] = std::min(d.r.minTrue[i], d.r.minTrue[i] + k * delta);
+      if (d.r.maxFalse[i] > -kMany)
+        d.r.maxFalse[i] = std::max(d.r.maxFalse[i], d.r.maxFalse[i] + k * delta);
+    }
+    for (int q = 0; q < kQueues; ++q) {
+      const auto i = static_cast<size_t>(q);
+      const int64_t change = (queues_[q].pages() - d.before[i]) / (k + 1);
+      d.low[i] = std::min(d.low[i], d.low[i] + k * change);
+    }
+    for (Op& op : d.r.ops) op.count *= k + 1;
+    for (Op& op : d.shape) op.count *= k + 1;
+    d.batches *= k + 1;
+    return true;
+  }
+
+  // The last m entries of the history (`batches` batches), `most` more times at most where they
+  // would repeat exactly; how many times they were.
+  int64_t repeatCycle(size_t m, int64_t batches, int64_t most) {
+    const Done& first = entry(m);
+    std::array<int64_t, kQueues> low = first.low;
+    const Record* unit = &first.r;
+    if (m > 1) {
+      Record& r = cycle_;
+      r.start = first.r.start;
+      r.minTrue.fill(kMany);
+      r.maxFalse.fill(-kMany);
+      r.foundEmpty = r.foundQueued = 0;
+      r.repeatable = true;
+      r.ops.clear();
+      for (size_t back = m; back >= 1; --back) {
+        const Done& e = entry(back);
+        const Record& x = e.r;
+        for (int c = 0; c < kChecked; ++c) {
+          r.minTrue[c] = std::min(r.minTrue[c], x.minTrue[c]);
+          r.maxFalse[c] = std::max(r.maxFalse[c], x.maxFalse[c]);
+        }
+        r.foundEmpty |= x.foundEmpty;
+        r.foundQueued |= x.foundQueued;
+        r.repeatable = r.repeatable && x.repeatable;
+        r.ops.insert(r.ops.end(), x.ops.begin(), x.ops.end());
+        for (size_t q = 0; q < low.size(); ++q) low[q] = std::min(low[q], e.low[q]);
+      }
+      unit = &r;
+    }
+    const Record& r = *unit;
     if (most <= 0 || !r.repeatable) return 0;
-    const uint8_t emptyAfter = emptyQueues();
-    if (emptyAfter != emptyBefore || (r.foundEmpty & ~emptyAfter)) return 0;
+    // Each queue's pages at each point of a repetition are those of the first time, moved by
+    // what the cycle adds or takes: a queue found empty must be back where it started, and no
+    // queue may become empty or stop being so.
+    for (int q = 0; q < kQueues; ++q) {
+      const int64_t before = first.before[static_cast<size_t>(q)];
+      const int64_t now = queues_[q].pages();
+      if ((now == 0) != (before == 0)) return 0;
+      if ((r.foundEmpty >> q & 1) && now != before) return 0;
+    }
 
     int64_t k = most;
     std::array<int64_t, kNums> delta;
@@ -821,9 +991,18 @@ class UnifiedMemory {
     cls.fill(-1);
     pushedCls.fill(-1);
     bool preevicts = false;
-    int victims = -1;
+    // Victims per way of looking for them: DeepUM's faults take them from the head while its
+    // prefetches take them from the base; the two never meet (the head's end before the base).
+    std::array<int64_t, 3> perVictims{};
+    std::array<int, 3> victimCls = {-1, -1, -1};
     for (const Op& op : r.ops) {
-      if (cls[op.from] >= 0 && cls[op.from] != op.cls) return 0;
+      if (op.from == kVictims) {
+        const auto v = static_cast<size_t>(op.victims);
+        if (victimCls[v] >= 0 && victimCls[v] != op.cls) return 0;
+        victimCls[v] = op.cls;
+        perVictims[v] += op.count;
+      }
+      if (cls[op.from] >= 0 && cls[op.from] != op.cls && op.from != kVictims) return 0;
       cls[op.from] = op.cls;
       per[op.from] += op.count;
       if (op.kind == Op::Evict && op.requeue) {
@@ -834,26 +1013,41 @@ class UnifiedMemory {
         pushed[q] += op.count;
       }
       if (op.from == PreevictHost || op.from == PreevictSsd) preevicts = true;
-      if (op.from == kVictims) {
-        if (victims >= 0 && victims != static_cast<int>(op.victims)) return 0;
-        victims = static_cast<int>(op.victims);
-      }
     }
+    const auto lruBase = static_cast<size_t>(VictimFrom::LruBase);
+    const auto umBase = static_cast<size_t>(VictimFrom::DeepUmBase);
+    const auto umHead = static_cast<size_t>(VictimFrom::DeepUmHead);
+    const bool twoWays = perVictims[umBase] > 0 && perVictims[umHead] > 0;
+    if (perVictims[lruBase] > 0 && (perVictims[umBase] > 0 || perVictims[umHead] > 0)) return 0;
+    if (twoWays && base_ == kNoPage) return 0;
+    // When the base is where the faults would look first, the base follows the faults' victims
+    // and the two ways take turns on one run of pages: candidates both ways (none moving, none
+    // in the window), of one class.
+    sharedVictims_ = twoWays && victimCls[umHead] == victimCls[umBase] &&
+                     firstCandidate(lru_.headPage(), VictimFrom::DeepUmHead) == base_;
     // The counts first, then the walks (the shortest first: a walk is as long as what it checks).
     // A queue the batch takes from keeps at least one page through every repetition: one that
     // loses pages does so from the fewest it held in the batch; one that gets back as many as it
     // gives (a kernel evicting its own pages and faulting them in again) never runs short.
     for (int q = 0; q < kQueues; ++q) {
       const int64_t loss = per[q] - pushed[q];
-      if (per[q] > 0 && loss > 0) k = std::min(k, (queues_[q].low() - 1) / loss);
+      if (per[q] > 0 && loss > 0) k = std::min(k, (low[static_cast<size_t>(q)] - 1) / loss);
     }
     // A planned eviction of the page the base points at would move the base to the head.
     if (preevicts && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
-    if (k > 0 && per[kVictims] > 0) {
-      const auto from = static_cast<VictimFrom>(victims);
+    if (sharedVictims_ && k > 0) {
+      const int64_t both = perVictims[umHead] + perVictims[umBase];
       const int64_t got =
-          victimSpan(from, static_cast<uint8_t>(cls[kVictims]), k * per[kVictims], preevicts);
-      k = std::min(k, got / per[kVictims]);
+          victimSpan(VictimFrom::DeepUmBase, static_cast<uint8_t>(victimCls[umBase]), k * both,
+                     preevicts, false, true);
+      k = std::min(k, got / both);
+    }
+    // The head's walk first: it ends at the base, often at once (then no walk from the base).
+    for (size_t v : {umHead, umBase, lruBase}) {
+      if (perVictims[v] == 0 || k <= 0 || sharedVictims_) continue;
+      const int64_t got = victimSpan(static_cast<VictimFrom>(v), static_cast<uint8_t>(victimCls[v]),
+                                     k * perVictims[v], preevicts, twoWays && v == umHead);
+      k = std::min(k, got / perVictims[v]);
     }
     for (int q = 0; q < kQueues && k > 0; ++q) {
       if (per[q] == 0) continue;
@@ -869,7 +1063,7 @@ class UnifiedMemory {
       }
     }
     if (k <= 0) return 0;
-    span_ = {span_.first + batchCycles_, span_.first + (k + 1) * batchCycles_};
+    span_ = {span_.first + batchCycles_, span_.first + (k * batches + 1) * batchCycles_};
     if (!applyRepeats(r.ops, k))
       for (int64_t j = 0; j < k; ++j)
         for (const Op& op : r.ops) apply(op, op.count);
@@ -877,16 +1071,17 @@ class UnifiedMemory {
     return k;
   }
 
-  // A batch's ops k more times, each op once for all k where the order between ops cannot show:
-  // each queue is taken from by one op (a step and its repetitions count as one), victims are
-  // one stream shared out batch by batch among the ways they are evicted, no two ops put pages
-  // into one fault queue, and pages placed from several queues arrive interleaved, batch by
-  // batch, as G10 places them. False (nothing done) when the ops do not allow it.
+  // A batch's (or a cycle's) ops k more times, each op once for all k where the order between
+  // ops cannot show: each queue is taken from in one way, victims are one stream shared out
+  // batch by batch among the ways they are evicted, no two ops put pages into one fault queue,
+  // and pages placed from several queues arrive interleaved as G10 places them (placeTurns_:
+  // which queue's op places how many, in turn). False (nothing done) when the ops do not allow
+  // it.
   bool applyRepeats(const std::vector<Op>& ops, int64_t k) {
     merged_.clear();
     victimWays_.clear();
     victimTurns_.clear();
-    int lastPlace = -1;  // the merged op that placed pages last
+    placeTurns_.clear();
     for (const Op& op : ops) {
       if (op.kind == Op::Redirect || op.kind == Op::Drop) return false;
       if (op.from == kVictims) {
@@ -897,7 +1092,6 @@ class UnifiedMemory {
                  victimWays_[way].demand == op.demand))
           ++way;
         if (way == victimWays_.size()) victimWays_.push_back(op);
-        if (victimWays_[way].victims != victimWays_[0].victims) return false;
         if (!victimTurns_.empty() && victimTurns_.back().first == way)
           victimTurns_.back().second += op.count;
         else
@@ -912,14 +1106,18 @@ class UnifiedMemory {
         if (m.kind != op.kind || m.to != op.to || m.requeue != op.requeue || m.cls != op.cls ||
             m.demand != op.demand)
           return false;
-        if (op.kind == Op::Place && lastPlace != static_cast<int>(i)) return false;
         m.count += op.count;
         joined = true;
       }
       if (!joined) merged_.push_back(op);
-      if (op.kind == Op::Place)
-        for (size_t i = 0; i < merged_.size(); ++i)
-          if (merged_[i].from == op.from) lastPlace = static_cast<int>(i);
+      if (op.kind == Op::Place) {
+        size_t i = 0;
+        while (merged_[i].from != op.from) ++i;
+        if (!placeTurns_.empty() && placeTurns_.back().first == i)
+          placeTurns_.back().second += op.count;
+        else
+          placeTurns_.push_back({i, op.count});
+      }
     }
     if (victimWays_.size() > placed_.size()) return false;
     // Fault queues filled by more than one op would interleave.
@@ -945,10 +1143,8 @@ class UnifiedMemory {
     // Several queues placing pages: their arrivals interleave batch by batch.
     for (size_t i = 0; i < merged_.size(); ++i) placed_[i].clear();
     for (int64_t j = 0; j < k; ++j)
-      for (size_t i = 0; i < merged_.size(); ++i) {
-        const Op& op = merged_[i];
-        if (op.kind != Op::Place) continue;
-        queues_[op.from].pop(op.count, [&](PageRange r) {
+      for (const auto& [i, count] : placeTurns_) {
+        queues_[merged_[i].from].pop(count, [&, i = i](PageRange r) {
           lru_.pushBack(r);
           if (!placed_[i].empty() && placed_[i].back().end == r.begin)
             placed_[i].back().end = r.end;
@@ -970,32 +1166,38 @@ class UnifiedMemory {
   // in each batch's turns (victimTurns_); the ones the kernel needs go back on their fault queue
   // in the order they were taken.
   void shareVictims(int64_t k) {
-    int64_t perBatch = 0;
-    for (const auto& turn : victimTurns_) perBatch += turn.second;
-    ranges_.clear();
-    takeVictims(victimWays_[0].victims, k * perBatch, ranges_);
+    // Each way of looking for victims (DeepUM has two) is a stream of its own, taken in one walk.
+    std::array<int64_t, 3> perBatch{};
+    auto streamOf = [&](size_t way) {
+      const VictimFrom v = victimWays_[way].victims;
+      return static_cast<size_t>(sharedVictims_ ? VictimFrom::DeepUmBase : v);
+    };
+    for (const auto& [way, count] : victimTurns_) perBatch[streamOf(way)] += count;
+    for (size_t v = 0; v < perBatch.size(); ++v) {
+      streams_[v].clear();
+      if (perBatch[v] > 0) takeVictims(static_cast<VictimFrom>(v), k * perBatch[v], streams_[v]);
+    }
     for (size_t w = 0; w < victimWays_.size(); ++w) placed_[w].clear();
-    size_t turn = 0;
-    int64_t left = victimTurns_[0].second;
-    for (PageRange r : ranges_) {
-      while (r.begin < r.end) {
-        const size_t way = victimTurns_[turn].first;
-        const Page end = std::min(r.end, r.begin + left);
-        const PageRange piece{r.begin, end};
-        auto& list = placed_[way];
-        if (!list.empty() && list.back().end == piece.begin)
-          list.back().end = piece.end;
-        else
-          list.push_back(piece);
-        if (victimWays_[way].requeue) queues_[faultQueue(victimWays_[way].to)].push(piece);
-        left -= end - r.begin;
-        r.begin = end;
-        if (left == 0) {
-          turn = (turn + 1) % victimTurns_.size();
-          left = victimTurns_[turn].second;
+    std::array<size_t, 3> next{};  // each stream's next range
+    for (int64_t j = 0; j < k; ++j)
+      for (const auto& [way, count] : victimTurns_) {
+        const size_t v = streamOf(way);
+        std::vector<PageRange>& stream = streams_[v];
+        for (int64_t left = count; left > 0;) {
+          PageRange& r = stream[next[v]];
+          const Page end = std::min(r.end, r.begin + left);
+          const PageRange piece{r.begin, end};
+          auto& list = placed_[way];
+          if (!list.empty() && list.back().end == piece.begin)
+            list.back().end = piece.end;
+          else
+            list.push_back(piece);
+          if (victimWays_[way].requeue) queues_[faultQueue(victimWays_[way].to)].push(piece);
+          left -= end - r.begin;
+          r.begin = end;
+          if (r.begin == r.end) ++next[v];
         }
       }
-    }
     for (size_t w = 0; w < victimWays_.size(); ++w) effect(victimWays_[w], placed_[w], false);
   }
 
@@ -1172,8 +1374,15 @@ class UnifiedMemory {
   std::vector<int64_t> ready_;  // by tensor: pages on the GPU, not moving
   std::vector<int> actionBegin_;
   std::vector<PageRange> waitedList_, ranges_, sorted_;
+  std::array<std::vector<PageRange>, 3> streams_;  // victims by the way they were looked for
+  bool sharedVictims_ = false;  // DeepUM's two ways take turns on one run (repeatCycle)
   std::vector<Op> merged_, victimWays_;
-  std::vector<std::pair<size_t, int64_t>> victimTurns_;
+  std::vector<std::pair<size_t, int64_t>> victimTurns_, placeTurns_;
+  // The batches since the last thing done outside the batcher's loop (a kernel's start, a
+  // fault): a ring of the last 2 × kLongestCycle.
+  std::vector<Done> done_ = std::vector<Done>(2 * kLongestCycle);
+  size_t doneStart_ = 0, doneEnd_ = 0;
+  Record cycle_;
   std::array<std::vector<PageRange>, kQueues + 1> placed_;
   std::vector<std::pair<PageRange, uint8_t>> runs_;
   // Transfers and stays away from the GPU, in cycles, as they happen; the time span the changes
@@ -1238,6 +1447,7 @@ SimResult UnifiedMemory::run() {
     kernel_ = k;
     iteration_ = seq / n;
     span_ = {now, now};
+    forgetHistory();  // cycles of batches are looked for within one kernel's wait or run
     beginKernel(k);
     if (iteration_ == 1) {
       usageAt.push_back(now);
@@ -1268,6 +1478,7 @@ SimResult UnifiedMemory::run() {
           nextBatch += repeats * batchCycles_;
         }
         if (!pfQueued() && n_[InTransfer] == 0) {
+          forgetHistory();
           suggestBase();  // the kernel begins again (G10 re-suggests the eviction base)
           if (arrived(k)) done = true;
           if (!done) (void)fault(k);
@@ -1288,6 +1499,7 @@ SimResult UnifiedMemory::run() {
         faults_ += faults.inputHost + faults.inputSsd + faults.outputHost + faults.outputSsd;
     }
     clearInTransfer();
+    forgetHistory();
     // Batches due while the kernel runs; with nothing queued they have nothing to do.
     while (nextBatch <= end) {
       if (!anyQueued()) {
