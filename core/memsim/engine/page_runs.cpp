@@ -11,16 +11,36 @@ PageStates::PageStates(Page pages, uint8_t initial) : pages_(pages) {
   runs_[0] = initial;
 }
 
+PageStates::PageStates(const PageStates& o) : runs_(o.runs_), pages_(o.pages_) {}
+
+PageStates& PageStates::operator=(const PageStates& o) {
+  runs_ = o.runs_;
+  pages_ = o.pages_;
+  finger_ = runs_.end();
+  return *this;
+}
+
+PageStates::Runs::const_iterator PageStates::runAt(Page p) const {
+  for (int tries = 0; tries < 2 && finger_ != runs_.end() && finger_->first <= p; ++tries) {
+    const auto next = std::next(finger_);
+    if (next == runs_.end() || next->first > p) return finger_;
+    finger_ = next;
+  }
+  finger_ = std::prev(runs_.upper_bound(p));
+  return finger_;
+}
+
 uint8_t PageStates::at(Page p) const {
-  return std::prev(runs_.upper_bound(p))->second;
+  return runAt(p)->second;
 }
 
 Page PageStates::runEnd(Page p, Page limit) const {
-  auto next = runs_.upper_bound(p);
+  const auto next = std::next(runAt(p));
   return next == runs_.end() ? limit : std::min(limit, next->first);
 }
 
 void PageStates::split(Page p) {
+  finger_ = runs_.end();
   if (p >= pages_) return;
   auto it = runs_.upper_bound(p);
   auto at = std::prev(it);
@@ -28,6 +48,7 @@ void PageStates::split(Page p) {
 }
 
 void PageStates::merge(Page p) {
+  finger_ = runs_.end();
   if (p <= 0 || p >= pages_) return;
   auto it = runs_.find(p);
   if (it == runs_.end() || it == runs_.begin()) return;
@@ -73,10 +94,14 @@ void PageQueue::push(PageRange r) {
 // --- ArrivalList ---
 
 int32_t ArrivalList::nodeOf(Page p) const {
+  // A freed node holds no pages (unlink empties it), so a node holding p is p's node.
+  for (int32_t n : {finger_, finger_ >= 0 ? nodes_[finger_].next : -1})
+    if (n >= 0 && nodes_[n].begin <= p && p < nodes_[n].end) return finger_ = n;
   auto it = index_.upper_bound(p);
   if (it == index_.begin()) return -1;
   --it;
-  return p < nodes_[it->second].end ? it->second : -1;
+  if (p >= nodes_[it->second].end) return -1;
+  return finger_ = it->second;
 }
 
 int32_t ArrivalList::newNode(Page begin, Page end) {
@@ -113,6 +138,7 @@ void ArrivalList::unlink(int32_t n) {
   if (head_ == n) head_ = x.next;
   if (tail_ == n) tail_ = x.prev;
   index_.erase(x.begin);
+  x.begin = x.end = 0;
   free_.push_back(n);
 }
 

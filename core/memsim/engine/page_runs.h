@@ -27,6 +27,8 @@ struct PageRange {
 class PageStates {
  public:
   explicit PageStates(Page pages = 0, uint8_t initial = 0);
+  PageStates(const PageStates& o);  // the finger is not copied: it points into o
+  PageStates& operator=(const PageStates& o);
 
   uint8_t at(Page p) const;
   // The end of the run of pages from p with p's state, at most `limit`.
@@ -37,7 +39,7 @@ class PageStates {
   // Calls f(begin, end, state) for each run of one state in [begin, end), in order.
   template <class F>
   void forEach(Page begin, Page end, F&& f) const {
-    auto it = std::prev(runs_.upper_bound(begin));
+    auto it = runAt(begin);
     for (Page b = begin; b < end; ++it) {
       const Page e = std::next(it) == runs_.end() ? end : std::min(end, std::next(it)->first);
       f(b, e, it->second);
@@ -46,9 +48,14 @@ class PageStates {
   }
 
  private:
+  using Runs = std::map<Page, uint8_t>;
+  // The run holding p. Lookups come in order (a walk asks for a run, then the next), so the
+  // last run found is tried first, then the one after it.
+  Runs::const_iterator runAt(Page p) const;
   void split(Page p);
   void merge(Page p);  // joins the run starting at p with the one before, when equal
-  std::map<Page, uint8_t> runs_;
+  Runs runs_;
+  mutable Runs::const_iterator finger_ = runs_.end();  // end(): none (a change may erase it)
   Page pages_ = 0;
   std::vector<Page> scratch_;
 };
@@ -113,13 +120,14 @@ class ArrivalList {
     Page begin = 0, end = 0;
     int32_t prev = -1, next = -1;
   };
-  int32_t nodeOf(Page p) const;
+  int32_t nodeOf(Page p) const;  // tries the last node found and the one after it first
   int32_t newNode(Page begin, Page end);
   void unlink(int32_t n);
   std::vector<Node> nodes_;
   std::vector<int32_t> free_;
   std::map<Page, int32_t> index_;  // a run's first page → its node
   int32_t head_ = -1, tail_ = -1;
+  mutable int32_t finger_ = -1;
 };
 
 }  // namespace ts::memsim
