@@ -1033,8 +1033,11 @@ class UnifiedMemory {
       const int64_t loss = per[q] - pushed[q];
       if (per[q] > 0 && loss > 0) k = std::min(k, (low[static_cast<size_t>(q)] - 1) / loss);
     }
-    // A planned eviction of the page the base points at would move the base to the head.
-    if (preevicts && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
+    // A planned eviction of the page the base points at would move the base to the head, and
+    // the victims after it would be looked for from there. Without victims that cannot show: the
+    // base ends at the head, after the last page evicted, as it would batch by batch.
+    const bool anyVictims = perVictims[0] + perVictims[1] + perVictims[2] > 0;
+    if (preevicts && anyVictims && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
     if (sharedVictims_ && k > 0) {
       const int64_t both = perVictims[umHead] + perVictims[umBase];
       const int64_t got =
