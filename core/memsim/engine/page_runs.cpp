@@ -11,7 +11,9 @@ PageStates::PageStates(Page pages, uint8_t initial) : pages_(pages) {
   runs_[0] = initial;
 }
 
-PageStates::PageStates(const PageStates& o) : runs_(o.runs_), pages_(o.pages_) {}
+PageStates::PageStates(const PageStates& o) : pages_(o.pages_) {
+  runs_ = o.runs_;
+}
 
 PageStates& PageStates::operator=(const PageStates& o) {
   runs_ = o.runs_;

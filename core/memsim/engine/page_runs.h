@@ -11,6 +11,8 @@
 #include <deque>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <memory_resource>
 #include <vector>
 
 namespace ts::memsim {
@@ -48,13 +50,16 @@ class PageStates {
   }
 
  private:
-  using Runs = std::map<Page, uint8_t>;
+  using Runs = std::pmr::map<Page, uint8_t>;
   // The run holding p. Lookups come in order (a walk asks for a run, then the next), so the
   // last run found is tried first, then the one after it.
   Runs::const_iterator runAt(Page p) const;
   void split(Page p);
   void merge(Page p);  // joins the run starting at p with the one before, when equal
-  Runs runs_;
+  // The runs' nodes come from a pool of their own: runs are split and joined all the time.
+  std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool_ =
+      std::make_unique<std::pmr::unsynchronized_pool_resource>();
+  Runs runs_{pool_.get()};
   mutable Runs::const_iterator finger_ = runs_.end();  // end(): none (a change may erase it)
   Page pages_ = 0;
   std::vector<Page> scratch_;
@@ -125,7 +130,9 @@ class ArrivalList {
   void unlink(int32_t n);
   std::vector<Node> nodes_;
   std::vector<int32_t> free_;
-  std::map<Page, int32_t> index_;  // a run's first page → its node
+  std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool_ =
+      std::make_unique<std::pmr::unsynchronized_pool_resource>();
+  std::pmr::map<Page, int32_t> index_{pool_.get()};  // a run's first page → its node (pooled)
   int32_t head_ = -1, tail_ = -1;
   mutable int32_t finger_ = -1;
 };
