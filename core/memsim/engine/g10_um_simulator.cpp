@@ -16,7 +16,8 @@
 // on the same side of every limit), the next k steps are applied at once. Whole batches repeat
 // the same way: a batch that the next k batches would copy (same queues feeding it, same kind of
 // victims, memory staying on the same side of full) is applied k more times without deciding
-// again. The page-by-page version (g10_um_pages.cpp) is the reference the tests hold this to.
+// again, and so do cycles of a few batches (a queue refilled by one and drained by the next).
+// The page-by-page version (g10_um_pages.cpp) is the reference the tests hold this to.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -898,10 +899,12 @@ class UnifiedMemory {
   }
 
   // A batch and its k repetitions as one batch of the history, so that a cycle can contain it
-  // (a queue refilled by one batch and drained by the next few, repeated at once). Exact when
-  // what it places comes from one queue and its victims go one way (the order of its ops across
-  // the repetitions then cannot show); false otherwise, and the history must be forgotten.
+  // (a queue refilled by one batch and drained by the next few, repeated at once): its ops with
+  // k + 1 times their counts. Exact only where a cycle merges its ops (planRepeats: each source
+  // taken in one way, one pusher per fault queue) and the turns cannot show (what it places comes
+  // from one queue, its victims go one way); false otherwise, and the history must be forgotten.
   bool absorbRepeats(Done& d, int64_t k) {
+    if (!planRepeats(d.r.ops)) return false;
     int placeFrom = -1;
     const Op* victimWay = nullptr;
     for (const Op& op : d.r.ops) {
@@ -992,7 +995,8 @@ class UnifiedMemory {
     pushedCls.fill(-1);
     bool preevicts = false;
     // Victims per way of looking for them: DeepUM's faults take them from the head while its
-    // prefetches take them from the base; the two never meet (the head's end before the base).
+    // prefetches take them from the base, two streams that never meet (the head's victims end
+    // before the base) or one run taken in turns (below).
     std::array<int64_t, 3> perVictims{};
     std::array<int, 3> victimCls = {-1, -1, -1};
     for (const Op& op : r.ops) {
@@ -1023,8 +1027,8 @@ class UnifiedMemory {
     // When the base is where the faults would look first, the base follows the faults' victims
     // and the two ways take turns on one run of pages: candidates both ways (none moving, none
     // in the window), of one class.
-    sharedVictims_ = twoWays && victimCls[umHead] == victimCls[umBase] &&
-                     firstCandidate(lru_.headPage(), VictimFrom::DeepUmHead) == base_;
+    const bool shared = twoWays && victimCls[umHead] == victimCls[umBase] &&
+                        firstCandidate(lru_.headPage(), VictimFrom::DeepUmHead) == base_;
     // The counts first, then the walks (the shortest first: a walk is as long as what it checks).
     // A queue the batch takes from keeps at least one page through every repetition: one that
     // loses pages does so from the fewest it held in the batch; one that gets back as many as it
@@ -1035,10 +1039,10 @@ class UnifiedMemory {
     }
     // A planned eviction of the page the base points at would move the base to the head, and
     // the victims after it would be looked for from there. Without victims that cannot show: the
-    // base ends at the head, after the last page evicted, as it would batch by batch.
+    // base ends on the first page the repetitions do not evict, as it would batch by batch.
     const bool anyVictims = perVictims[0] + perVictims[1] + perVictims[2] > 0;
     if (preevicts && anyVictims && base_ != kNoPage && (states_.at(base_) & kMoving)) return 0;
-    if (sharedVictims_ && k > 0) {
+    if (shared && k > 0) {
       const int64_t both = perVictims[umHead] + perVictims[umBase];
       const int64_t got =
           victimSpan(VictimFrom::DeepUmBase, static_cast<uint8_t>(victimCls[umBase]), k * both,
@@ -1047,7 +1051,7 @@ class UnifiedMemory {
     }
     // The head's walk first: it ends at the base, often at once (then no walk from the base).
     for (size_t v : {umHead, umBase, lruBase}) {
-      if (perVictims[v] == 0 || k <= 0 || sharedVictims_) continue;
+      if (perVictims[v] == 0 || k <= 0 || shared) continue;
       const int64_t got = victimSpan(static_cast<VictimFrom>(v), static_cast<uint8_t>(victimCls[v]),
                                      k * perVictims[v], preevicts, twoWays && v == umHead);
       k = std::min(k, got / perVictims[v]);
@@ -1066,21 +1070,30 @@ class UnifiedMemory {
       }
     }
     if (k <= 0) return 0;
-    span_ = {span_.first + batchCycles_, span_.first + (k * batches + 1) * batchCycles_};
-    if (!applyRepeats(r.ops, k))
+    bool absorbed = false;
+    for (size_t back = 1; back <= m; ++back) absorbed = absorbed || entry(back).batches > 1;
+    if (planRepeats(r.ops)) {
+      span_ = {span_.first + batchCycles_, span_.first + (k * batches + 1) * batchCycles_};
+      runRepeats(k, shared);
+    } else if (!absorbed) {
+      // Batch by batch, op by op, as they came.
+      span_ = {span_.first + batchCycles_, span_.first + (k * batches + 1) * batchCycles_};
       for (int64_t j = 0; j < k; ++j)
         for (const Op& op : r.ops) apply(op, op.count);
+    } else {
+      return 0;  // an absorbed entry's ops stand for its repetitions only when merged
+    }
     for (int i = 0; i < kNums; ++i) n_[i] += k * delta[i];
     return k;
   }
 
   // A batch's (or a cycle's) ops k more times, each op once for all k where the order between
-  // ops cannot show: each queue is taken from in one way, victims are one stream shared out
-  // batch by batch among the ways they are evicted, no two ops put pages into one fault queue,
-  // and pages placed from several queues arrive interleaved as G10 places them (placeTurns_:
-  // which queue's op places how many, in turn). False (nothing done) when the ops do not allow
-  // it.
-  bool applyRepeats(const std::vector<Op>& ops, int64_t k) {
+  // ops cannot show: each queue is taken from in one way, the victims of each way of looking for
+  // them are one stream shared out batch by batch among the ways they are evicted (victimTurns_),
+  // no two ops put pages into one fault queue, and pages placed from several queues arrive
+  // interleaved as G10 places them (placeTurns_: which queue's op places how many, in turn).
+  // planRepeats says whether the ops allow it (and prepares it); runRepeats does it.
+  bool planRepeats(const std::vector<Op>& ops) {
     merged_.clear();
     victimWays_.clear();
     victimTurns_.clear();
@@ -1129,20 +1142,25 @@ class UnifiedMemory {
       if (op.kind == Op::Evict && op.requeue && ++pushers[faultQueue(op.to)] > 1) return false;
     for (const Op& way : victimWays_)
       if (way.requeue && pushers[faultQueue(way.to)] > 0) return false;
-    int places = 0;
-    for (const Op& op : merged_) places += op.kind == Op::Place;
+    places_ = 0;
+    for (const Op& op : merged_) places_ += op.kind == Op::Place;
+    return true;
+  }
 
+  // `sharedVictims`: DeepUM's two ways take turns on one run of pages (repeatCycle).
+  void runRepeats(int64_t k, bool sharedVictims) {
+    const int places = places_;
     // Victims before the pages placed: a fault queue may give back the victims it was fed by the
     // earlier repetitions (FIFO, so the pages taken are the same). Victims never reach the
     // pages placed (victimSpan stops before the list's tail), and never include pages evicted
     // from a queue (those are moving), so the order is otherwise free.
     for (const Op& op : merged_)
       if (op.kind != Op::Place) apply(op, k * op.count);
-    if (!victimTurns_.empty()) shareVictims(k);
+    if (!victimTurns_.empty()) shareVictims(k, sharedVictims);
     if (places == 1)
       for (const Op& op : merged_)
         if (op.kind == Op::Place) apply(op, k * op.count);
-    if (places <= 1) return true;
+    if (places <= 1) return;
     // Several queues placing pages: their arrivals interleave batch by batch.
     for (size_t i = 0; i < merged_.size(); ++i) placed_[i].clear();
     for (int64_t j = 0; j < k; ++j)
@@ -1162,18 +1180,17 @@ class UnifiedMemory {
         addReady(r.begin, r.end, 1);
       }
     }
-    return true;
   }
 
-  // The victims of k batches, taken in one walk and shared out among the ways they are evicted
-  // in each batch's turns (victimTurns_); the ones the kernel needs go back on their fault queue
-  // in the order they were taken.
-  void shareVictims(int64_t k) {
-    // Each way of looking for victims (DeepUM has two) is a stream of its own, taken in one walk.
+  // The victims of k batches, each way of looking for them (DeepUM has two) a stream taken in
+  // one walk, or one run the two share (`sharedVictims`), shared out among the ways they are
+  // evicted in each batch's turns (victimTurns_); the ones the kernel needs go back on their
+  // fault queue in the order they were taken.
+  void shareVictims(int64_t k, bool sharedVictims) {
     std::array<int64_t, 3> perBatch{};
     auto streamOf = [&](size_t way) {
       const VictimFrom v = victimWays_[way].victims;
-      return static_cast<size_t>(sharedVictims_ ? VictimFrom::DeepUmBase : v);
+      return static_cast<size_t>(sharedVictims ? VictimFrom::DeepUmBase : v);
     };
     for (const auto& [way, count] : victimTurns_) perBatch[streamOf(way)] += count;
     for (size_t v = 0; v < perBatch.size(); ++v) {
@@ -1202,13 +1219,6 @@ class UnifiedMemory {
         }
       }
     for (size_t w = 0; w < victimWays_.size(); ++w) effect(victimWays_[w], placed_[w], false);
-  }
-
-  uint8_t emptyQueues() const {
-    uint8_t m = 0;
-    for (int q = 0; q < kQueues; ++q)
-      if (queues_[q].empty()) m |= static_cast<uint8_t>(1u << q);
-    return m;
   }
 
   // --- The kernel's side (KernelBeginEvent) ---
@@ -1378,7 +1388,7 @@ class UnifiedMemory {
   std::vector<int> actionBegin_;
   std::vector<PageRange> waitedList_, ranges_, sorted_;
   std::array<std::vector<PageRange>, 3> streams_;  // victims by the way they were looked for
-  bool sharedVictims_ = false;  // DeepUM's two ways take turns on one run (repeatCycle)
+  int places_ = 0;                                 // merged ops that place pages (planRepeats)
   std::vector<Op> merged_, victimWays_;
   std::vector<std::pair<size_t, int64_t>> victimTurns_, placeTurns_;
   // The batches since the last thing done outside the batcher's loop (a kernel's start, a

@@ -57,15 +57,33 @@ void PageStates::merge(Page p) {
   if (std::prev(it)->second == it->second) runs_.erase(it);
 }
 
+PageStates::Runs::iterator PageStates::splitAt(Runs::iterator from, Page p) {
+  if (p >= pages_) return runs_.end();
+  // p is usually a few runs after `from` (a tensor's pages, a batch's worth).
+  auto next = from;
+  for (int steps = 0; next != runs_.end() && next->first <= p; ++steps) {
+    if (steps == 8) {
+      next = runs_.upper_bound(p);
+      break;
+    }
+    ++next;
+  }
+  const auto at = std::prev(next);
+  return at->first == p ? at : runs_.emplace_hint(next, p, at->second);
+}
+
 void PageStates::set(Page begin, Page end, uint8_t state) {
   if (begin >= end) return;
-  split(begin);
-  split(end);
-  auto first = runs_.find(begin);
-  runs_.erase(std::next(first), runs_.lower_bound(end));
+  const auto holder = runAt(begin);
+  finger_ = runs_.end();
+  auto first = runs_.erase(holder, holder);  // the same run, not const
+  first = splitAt(first, begin);
+  const auto last = splitAt(first, end);
+  runs_.erase(std::next(first), last);
   first->second = state;
-  merge(end);
-  merge(begin);
+  // Join the neighbours that now have the same state.
+  if (last != runs_.end() && last->second == state) runs_.erase(last);
+  if (first != runs_.begin() && std::prev(first)->second == state) runs_.erase(first);
 }
 
 void PageStates::setBits(Page begin, Page end, uint8_t mask, uint8_t bits) {

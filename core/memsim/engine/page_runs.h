@@ -55,6 +55,9 @@ class PageStates {
   // last run found is tried first, then the one after it.
   Runs::const_iterator runAt(Page p) const;
   void split(Page p);
+  // The run starting at p, made by splitting the one holding it (looked for from `from`, a run
+  // at or before p); end() for p at or past the last page.
+  Runs::iterator splitAt(Runs::iterator from, Page p);
   void merge(Page p);  // joins the run starting at p with the one before, when equal
   // The runs' nodes come from a pool of their own: runs are split and joined all the time.
   std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool_ =
@@ -101,6 +104,10 @@ class PageQueue {
 // that arrived one after another. Any page can be removed; a page's place is found by its number.
 class ArrivalList {
  public:
+  ArrivalList() = default;
+  // Not copied or moved: the index's nodes live in the list's own pool.
+  ArrivalList(const ArrivalList&) = delete;
+  ArrivalList& operator=(const ArrivalList&) = delete;
   bool empty() const { return head_ < 0; }
   Page headPage() const { return head_ < 0 ? kNoPage : nodes_[head_].begin; }
   Page tailPage() const { return tail_ < 0 ? kNoPage : nodes_[tail_].end - 1; }
