@@ -110,7 +110,7 @@ struct Record {
   std::array<int64_t, kNums> start{};
   std::array<int64_t, kChecked> minTrue, maxFalse;  // value − limit of comparisons that held / not
   std::vector<Op> ops;
-  uint8_t foundEmpty = 0, foundQueued = 0;  // queues found empty / not empty
+  uint8_t foundEmpty = 0;  // queues found empty
   bool repeatable = true;
   Record() {
     minTrue.fill(kMany);
@@ -191,7 +191,7 @@ class UnifiedMemory {
   bool queued(int q) {
     const bool any = !queues_[q].empty();
     for (Record* r : {step_, batch_})
-      if (r) (any ? r->foundQueued : r->foundEmpty) |= static_cast<uint8_t>(1u << q);
+      if (r && !any) r->foundEmpty |= static_cast<uint8_t>(1u << q);
     return any;
   }
   bool pfQueued() { return queued(PfHost) || queued(PfSsd) || queued(PfAlloc); }
@@ -573,7 +573,6 @@ class UnifiedMemory {
       if (batch_) {
         batch_->repeatable = batch_->repeatable && r.repeatable;
         batch_->foundEmpty |= r.foundEmpty;
-        batch_->foundQueued |= r.foundQueued;
         for (const Op& op : r.ops) batch_->ops.push_back(op);
       }
       if (!go) return;
@@ -949,7 +948,7 @@ class UnifiedMemory {
       r.start = first.r.start;
       r.minTrue.fill(kMany);
       r.maxFalse.fill(-kMany);
-      r.foundEmpty = r.foundQueued = 0;
+      r.foundEmpty = 0;
       r.repeatable = true;
       r.ops.clear();
       for (size_t back = m; back >= 1; --back) {
@@ -960,7 +959,6 @@ class UnifiedMemory {
           r.maxFalse[c] = std::max(r.maxFalse[c], x.maxFalse[c]);
         }
         r.foundEmpty |= x.foundEmpty;
-        r.foundQueued |= x.foundQueued;
         r.repeatable = r.repeatable && x.repeatable;
         r.ops.insert(r.ops.end(), x.ops.begin(), x.ops.end());
         for (size_t q = 0; q < low.size(); ++q) low[q] = std::min(low[q], e.low[q]);
@@ -1102,11 +1100,7 @@ class UnifiedMemory {
       if (op.kind == Op::Redirect || op.kind == Op::Drop) return false;
       if (op.from == kVictims) {
         size_t way = 0;
-        while (way < victimWays_.size() &&
-               !(victimWays_[way].to == op.to && victimWays_[way].requeue == op.requeue &&
-                 victimWays_[way].cls == op.cls && victimWays_[way].victims == op.victims &&
-                 victimWays_[way].demand == op.demand))
-          ++way;
+        while (way < victimWays_.size() && !alike(victimWays_[way], op)) ++way;
         if (way == victimWays_.size()) victimWays_.push_back(op);
         if (!victimTurns_.empty() && victimTurns_.back().first == way)
           victimTurns_.back().second += op.count;
@@ -1118,10 +1112,7 @@ class UnifiedMemory {
       for (size_t i = 0; i < merged_.size(); ++i) {
         Op& m = merged_[i];
         if (m.from != op.from) continue;
-        // One queue, one way of taking from it.
-        if (m.kind != op.kind || m.to != op.to || m.requeue != op.requeue || m.cls != op.cls ||
-            m.demand != op.demand)
-          return false;
+        if (!alike(m, op)) return false;  // one queue, one way of taking from it
         m.count += op.count;
         joined = true;
       }
