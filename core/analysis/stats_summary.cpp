@@ -239,7 +239,8 @@ void summariseOverlap(const Session& s, const StatsOptions& o, StatsSummary& sum
 // that launched it, on the same CPU thread.
 void summariseLayers(const Session& s, const StatsOptions& o, StatsSummary& sum) {
   std::map<std::pair<uint32_t, uint32_t>, std::string> layerOf;  // (kernel track, event) → label
-  const auto& src = s.flows.srcTrack;
+  const FlowColumns flows = flowsBySource(s);
+  const auto& src = flows.srcTrack;
   for (const Track& nvtx : s.tracks) {
     if (nvtx.kind != EventKind::Nvtx || nvtx.thread == kNone) continue;
     for (uint32_t e = 0; e < nvtx.size(); ++e) {
@@ -258,10 +259,10 @@ void summariseLayers(const Session& s, const StatsOptions& o, StatsSummary& sum)
         forEachInRange(api, nvtx.hot.start[e], nvtx.hot.end[e], [&](uint32_t call) {
           if (api.hot.start[call] < nvtx.hot.start[e]) return;
           for (auto f = lo; f < hi; ++f) {
-            if (s.flows.srcEvent[static_cast<size_t>(f)] != call) continue;
-            layerOf.try_emplace({s.flows.dstTrack[static_cast<size_t>(f)],
-                                 s.flows.dstEvent[static_cast<size_t>(f)]},
-                                label);
+            if (flows.srcEvent[static_cast<size_t>(f)] != call) continue;
+            layerOf.try_emplace(
+                {flows.dstTrack[static_cast<size_t>(f)], flows.dstEvent[static_cast<size_t>(f)]},
+                label);
           }
         });
       }

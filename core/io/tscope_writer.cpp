@@ -27,12 +27,12 @@ class Writer {
   }
 
   template <class T>
-  Status column(ColumnOwner owner, uint32_t id, const char* name, const std::vector<T>& values) {
+  Status column(ColumnOwner owner, uint32_t id, const char* name, const Column<T>& values) {
+    std::vector<T> scratch;  // a file chunk that spans blocks of a live column
     for (size_t first = 0, chunk = 0; first < values.size(); first += kChunkEvents, ++chunk) {
       if (progress_.cancelled()) return Error::cancelled();
       size_t count = std::min(kChunkEvents, values.size() - first);
-      std::string_view encoding =
-          encodeColumn(std::span<const T>(values.data() + first, count), buffer_);
+      std::string_view encoding = encodeColumn(values.span(first, count, scratch), buffer_);
       if (buffer_.empty() && count > 0) return Error{"compression failed"};
       insert_.reset();
       insert_.bind(1, static_cast<int64_t>(owner));
@@ -258,7 +258,8 @@ Status writeDatabase(const Session& s, const std::string& path, const Progress& 
         if (st) st = writer.column(ColumnOwner::Counter, static_cast<uint32_t>(i), name, values);
       });
     }
-    s.flows.visit([&](const char* name, const auto& values) {
+    // Files hold flows sorted (a live snapshot's are in the order they were linked).
+    flowsBySource(s).visit([&](const char* name, const auto& values) {
       if (st) st = writer.column(ColumnOwner::Flows, 0, name, values);
     });
   }

@@ -9,16 +9,17 @@ namespace ts::model {
 
 MeasuredTimes measureLayerTimes(const Session& s) {
   MeasuredTimes m;
+  const FlowColumns flows = flowsBySource(s);
   // Flows are sorted by (source track, source event): the GPU work an API call launched.
   auto launched = [&](uint32_t track, uint32_t event) {
     int64_t ns = 0;
-    const auto& src = s.flows.srcTrack;
+    const auto& src = flows.srcTrack;
     auto lo = std::lower_bound(src.begin(), src.end(), track) - src.begin();
     auto hi = std::upper_bound(src.begin(), src.end(), track) - src.begin();
     for (auto f = lo; f < hi; ++f) {
-      if (s.flows.srcEvent[static_cast<size_t>(f)] != event) continue;
-      const Track& dst = s.tracks[s.flows.dstTrack[static_cast<size_t>(f)]];
-      uint32_t e = s.flows.dstEvent[static_cast<size_t>(f)];
+      if (flows.srcEvent[static_cast<size_t>(f)] != event) continue;
+      const Track& dst = s.tracks[flows.dstTrack[static_cast<size_t>(f)]];
+      uint32_t e = flows.dstEvent[static_cast<size_t>(f)];
       if (dst.kind == EventKind::Kernel) ns += dst.hot.end[e] - dst.hot.start[e];
     }
     return ns;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "session/column.h"
 #include "session/types.h"
 
 namespace ts {
@@ -98,7 +99,7 @@ namespace ts {
   X(StringId, args, "args")
 
 #define TS_DECLARE_FIELD(type, member, column) type member{};
-#define TS_DECLARE_VECTOR(type, member, column) std::vector<type> member;
+#define TS_DECLARE_VECTOR(type, member, column) Column<type> member;
 #define TS_PUSH_FIELD(type, member, column) member.push_back(row.member);
 #define TS_GET_FIELD(type, member, column) row.member = member[i];
 #define TS_VISIT_FIELD(type, member, column) f(column, member);
@@ -155,7 +156,7 @@ struct LaunchConfigHash {
 class KernelColumns {
  public:
   TS_KERNEL_OWN_COLUMNS(TS_DECLARE_VECTOR)
-  std::vector<uint32_t> launch;        // index into launches
+  Column<uint32_t> launch;             // index into launches
   std::vector<LaunchConfig> launches;  // each distinct configuration once
   // Per launch; the configurations are counted apart (sharedBytes).
   static constexpr size_t kRowBytes = 0 TS_KERNEL_OWN_COLUMNS(TS_BYTES_FIELD) + sizeof(uint32_t);
@@ -177,11 +178,12 @@ class KernelColumns {
   template <class F>
   void visitFileColumns(F&& f) const {
     TS_KERNEL_OWN_COLUMNS(TS_VISIT_FIELD)
-#define TS_VISIT_LAUNCH_FIELD(type, member, column)                                    \
-  {                                                                                    \
-    std::vector<type> values(launch.size());                                           \
-    for (size_t i = 0; i < launch.size(); ++i) values[i] = launches[launch[i]].member; \
-    f(column, values);                                                                 \
+#define TS_VISIT_LAUNCH_FIELD(type, member, column)                                 \
+  {                                                                                 \
+    Column<type> values(launch.size());                                             \
+    type* out = values.data();                                                      \
+    for (size_t i = 0; i < launch.size(); ++i) out[i] = launches[launch[i]].member; \
+    f(column, values);                                                              \
   }
     TS_LAUNCH_FIELDS(TS_VISIT_LAUNCH_FIELD)
 #undef TS_VISIT_LAUNCH_FIELD

@@ -57,7 +57,7 @@ void KernelColumns::renumber() {
   constexpr uint32_t kUnused = UINT32_MAX;
   std::vector<uint32_t> to(launches.size(), kUnused);
   std::vector<LaunchConfig> used;
-  for (uint32_t& l : launch) {
+  for (uint32_t& l : launch.values()) {
     if (to[l] == kUnused) {
       to[l] = static_cast<uint32_t>(used.size());
       used.push_back(launches[l]);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 namespace ts {
 
@@ -29,8 +30,24 @@ std::shared_ptr<Session> copySession(const Session& s) {
   c->tracks = s.tracks;
   c->counters = s.counters;
   c->flows = s.flows;
+  if (!s.sortedFlows()) c->setUnsortedFlows();
   c->provenance = s.provenance;
   return c;
+}
+
+FlowColumns flowsBySource(const Session& s) {
+  if (s.sortedFlows()) return s.flows;  // shares the columns
+  const FlowColumns& f = s.flows;
+  std::vector<uint32_t> order(f.srcTrack.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(f.srcTrack[a], f.srcEvent[a], f.dstTrack[a], f.dstEvent[a]) <
+           std::tie(f.srcTrack[b], f.srcEvent[b], f.dstTrack[b], f.dstEvent[b]);
+  });
+  FlowColumns sorted;
+  sorted.reserve(order.size());
+  for (uint32_t i : order) sorted.push(f.row(i));
+  return sorted;
 }
 
 size_t Session::eventCount() const {
@@ -105,6 +122,22 @@ bool badRef(uint32_t ref, size_t size) {
 }  // namespace
 
 Status Session::finalize() {
+  return check(nullptr, 0);
+}
+
+Status Session::extend(const std::vector<size_t>& trackFrom, size_t flowsFrom) {
+  return check(&trackFrom, flowsFrom);
+}
+
+std::shared_ptr<Session> Session::share() const {
+  std::shared_ptr<Session> c = copySession(*this);
+  c->sortedFlows_ = sortedFlows_;
+  c->start_ = start_;
+  c->end_ = end_;
+  return c;
+}
+
+Status Session::check(const std::vector<size_t>* trackFrom, size_t flowsFrom) {
   if (ranks.empty()) ranks.push_back({0, {}, "rank 0", 0});
   for (size_t i = 0; i < devices.size(); ++i) {
     if (devices[i].rank >= ranks.size()) return rowError("devices", i, "unknown rank");
@@ -140,10 +173,13 @@ Status Session::finalize() {
     if (!gpu && t.thread == kNone && t.stream == kNone) {
       return rowError("tracks", i, "CPU track without a thread");
     }
-    if (Status s = t.finalize(); !s) return rowError("tracks", i, s.error());
+    const size_t from = !trackFrom ? 0 : i < trackFrom->size() ? (*trackFrom)[i] : 0;
+    if (Status s = trackFrom ? t.extend(from) : t.finalize(); !s)
+      return rowError("tracks", i, s.error());
     const size_t nStrings = strings.size();
-    bool namesOk = std::all_of(t.hot.name.begin(), t.hot.name.end(),
-                               [nStrings](StringId id) { return id < nStrings; });
+    bool namesOk =
+        std::all_of(t.hot.name.begin() + static_cast<std::ptrdiff_t>(std::min(from, t.size())),
+                    t.hot.name.end(), [nStrings](StringId id) { return id < nStrings; });
     if (!namesOk) return rowError("tracks", i, "event name outside the string table");
     if (t.size() > 0) {
       start_ = std::min(start_, t.minStart());
@@ -166,7 +202,7 @@ Status Session::finalize() {
       flows.dstEvent.size() != flowCount) {
     return Error{"flows: columns differ in length"};
   }
-  for (size_t i = 0; i < flowCount; ++i) {
+  for (size_t i = trackFrom ? flowsFrom : 0; i < flowCount; ++i) {
     if (flows.srcTrack[i] >= tracks.size() || flows.dstTrack[i] >= tracks.size() ||
         flows.srcEvent[i] >= tracks[flows.srcTrack[i]].size() ||
         flows.dstEvent[i] >= tracks[flows.dstTrack[i]].size()) {

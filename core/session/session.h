@@ -70,7 +70,9 @@ class Session {
   std::vector<Stream> streams;
   std::vector<Track> tracks;
   std::vector<CounterTrack> counters;
-  FlowColumns flows;  // sorted by (srcTrack, srcEvent)
+  // Sorted by (srcTrack, srcEvent) — except in a live capture's snapshots, where they are in the
+  // order they were linked (sortedFlows() says which).
+  FlowColumns flows;
   Provenance provenance;
 
   std::string_view str(StringId id) const { return strings.get(id); }
@@ -94,13 +96,30 @@ class Session {
   // Validates every cross-reference and track, builds track indexes, computes the time span.
   // Readers call it before publishing; an error names the table and row.
   Status finalize();
+  // finalize() for a session that grew in place (session/live_session.h): only the events from
+  // trackFrom[i] on of track i (a track past the list's end is new) and the flows from
+  // `flowsFrom` on are checked and indexed.
+  Status extend(const std::vector<size_t>& trackFrom, size_t flowsFrom);
+  // A copy that shares the event columns (Column): what a live session publishes, in time
+  // bounded by the tracks, blocks and strings, not by the events.
+  std::shared_ptr<Session> share() const;
+
+  bool sortedFlows() const { return sortedFlows_; }
+  void setUnsortedFlows() { sortedFlows_ = false; }
+  void setSortedFlows() { sortedFlows_ = true; }
 
  private:
+  Status check(const std::vector<size_t>* trackFrom, size_t flowsFrom);
+
+  bool sortedFlows_ = true;
   TimeNs start_ = 0;
   TimeNs end_ = 0;
 };
 
 using SessionPtr = std::shared_ptr<const Session>;
+
+// The session's flows sorted by (srcTrack, srcEvent) — they are, but for a live snapshot's.
+FlowColumns flowsBySource(const Session& s);
 
 // A deep copy to add tracks to (a session is immutable once published). String ids are kept.
 // Not finalized: call finalize() after adding.

@@ -11,6 +11,15 @@
 
 namespace ts {
 
+std::string utcNowIso() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 namespace {
 
 enum KeyType : uint64_t {
@@ -28,22 +37,14 @@ uint64_t tag(KeyType type, uint64_t parent) {
   return (static_cast<uint64_t>(type) << 56) | parent;
 }
 
-std::string utcNow() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Applies `order` (new position → old position) to every column of a table.
 template <class Columns>
 void permute(Columns& columns, const std::vector<uint32_t>& order) {
   columns.visit([&](const char*, auto& values) {
     if (values.empty()) return;
     std::remove_reference_t<decltype(values)> sorted(values.size());
-    for (size_t i = 0; i < order.size(); ++i) sorted[i] = values[order[i]];
+    auto* out = sorted.data();
+    for (size_t i = 0; i < order.size(); ++i) out[i] = values[order[i]];
     values.swap(sorted);
   });
 }
@@ -83,6 +84,7 @@ Status assignLanes(Track& t) {
   std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free;
   uint32_t lanes = 0;
+  uint16_t* lane16 = t.hot.lane.data();
   for (uint32_t i = 0; i < t.size(); ++i) {
     while (!busy.empty() && busy.top().first <= t.hot.start[i]) {
       free.push(busy.top().second);
@@ -96,7 +98,7 @@ Status assignLanes(Track& t) {
       lane = lanes++;
       if (lanes > 0xFFFF) return Error{"more than 65535 overlapping events on one track"};
     }
-    t.hot.lane[i] = static_cast<uint16_t>(lane);
+    lane16[i] = static_cast<uint16_t>(lane);
     busy.emplace(t.effectiveEnd(i), lane);
   }
   return {};
@@ -144,15 +146,15 @@ void applyClockOffsets(
   for (Track& t : s.tracks) {
     TimeNs offset = s.ranks.empty() ? 0 : s.ranks[rankOfTrack(t)].clockOffsetNs;
     if (offset == 0) continue;
-    for (TimeNs& v : t.hot.start) v += offset;
-    for (TimeNs& v : t.hot.end) v += offset;
+    for (TimeNs& v : t.hot.start.values()) v += offset;
+    for (TimeNs& v : t.hot.end.values()) v += offset;
   }
   for (CounterTrack& c : s.counters) {
     uint32_t rank = c.device != kNone    ? s.devices[c.device].rank
                     : c.process != kNone ? s.processes[c.process].rank
                                          : 0;
     TimeNs offset = rank < s.ranks.size() ? s.ranks[rank].clockOffsetNs : 0;
-    for (TimeNs& v : c.samples.time) v += offset;
+    for (TimeNs& v : c.samples.time.values()) v += offset;
   }
   auto timedRank = [&](const SessionBuilder::FlowEnd& e) {
     return e.stream != kNone ? s.devices[s.streams[e.stream].device].rank
@@ -295,8 +297,8 @@ void correlationFlows(
             [](const ApiKey& a, const ApiKey& b) { return a.rankCorrelation < b.rankCorrelation; });
   for (uint32_t ti = 0; ti < trackCount && !apiKeys.empty(); ++ti) {
     const Track& t = s.tracks[ti];
-    const std::vector<uint32_t>* correlation = nullptr;
-    const std::vector<uint32_t>* context = nullptr;
+    const Column<uint32_t>* correlation = nullptr;
+    const Column<uint32_t>* context = nullptr;
     if (t.kind == EventKind::Kernel)
       correlation = &t.kernels.correlation, context = &t.kernels.context;
     if (t.kind == EventKind::Memcpy)
@@ -529,6 +531,11 @@ void SessionBuilder::addCounterSample(std::string_view name, std::string_view un
   s_->counters[found].samples.push(sample);
 }
 
+uint32_t SessionBuilder::processOfContext(uint32_t device, uint32_t context) const {
+  auto it = index_.find(Key{tag(kContext, device), context});
+  return it == index_.end() ? kNone : s_->contexts[it->second].process;
+}
+
 Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   Session& s = *s_;
   TS_RETURN_IF_ERROR(checkTimes(s, true, timedFlows_));
@@ -544,18 +551,14 @@ Result<SessionPtr> SessionBuilder::build(const Progress& progress) {
   std::vector<FlowRow> flows = explicitFlows(s, flows_, finalIndex);
   bindTimedFlows(s, timedFlows_, flows);
   correlationFlows(
-      s,
-      [this](uint32_t device, uint32_t context) {
-        auto it = index_.find(Key{tag(kContext, device), context});
-        return it == index_.end() ? kNone : s_->contexts[it->second].process;
-      },
+      s, [this](uint32_t device, uint32_t context) { return processOfContext(device, context); },
       flows);
   std::sort(flows.begin(), flows.end());
   flows.erase(std::unique(flows.begin(), flows.end()), flows.end());
   for (const FlowRow& f : flows) s.flows.push({f.srcTrack, f.srcEvent, f.dstTrack, f.dstEvent});
 
   if (s.provenance.toolVersion.empty()) s.provenance.toolVersion = kVersion;
-  if (s.provenance.createdUtc.empty()) s.provenance.createdUtc = utcNow();
+  if (s.provenance.createdUtc.empty()) s.provenance.createdUtc = utcNowIso();
   TS_RETURN_IF_ERROR(s.finalize());
   progress.update(1.0);
   index_.clear();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,9 @@ struct EventRef {
   uint32_t track = kNone;  // the builder's track
   uint32_t index = 0;      // arrival order within that track
 };
+
+// Now, as a provenance's createdUtc holds it ("2026-12-05T08:30:00Z").
+std::string utcNowIso();
 
 class SessionBuilder {
  public:
@@ -81,6 +85,16 @@ class SessionBuilder {
                         uint32_t process, const CounterSample& sample);
 
   size_t eventCount() const { return events_; }
+
+  // For a session that grows in place instead of being built once (session/live_session.h): the
+  // session being made (entities and strings; its tracks are the live session's to fill), the
+  // track of (kind, stream or thread), made on first mention, and the process a context belongs
+  // to (kNone when unknown).
+  Session& draft() { return *s_; }
+  uint32_t track(EventKind kind, uint32_t stream, uint32_t thread) {
+    return trackFor(kind, stream, thread);
+  }
+  uint32_t processOfContext(uint32_t device, uint32_t context) const;
 
   // Rank clock offsets (Rank::clockOffsetNs) are added to every timestamp of that rank at build():
   // importers add raw times and set the offset when they learn it (Kineto's baseTimeNanoseconds,

@@ -57,15 +57,20 @@ bool columnsSized(const Columns& columns, size_t n) {
   return ok;
 }
 
+// Whether every value of [from, size) is below `count`.
 template <class E>
-bool enumColumnValid(const std::vector<E>& values, int count) {
-  return std::all_of(values.begin(), values.end(),
+bool enumColumnValid(const Column<E>& values, int count, size_t from) {
+  return std::all_of(values.begin() + static_cast<std::ptrdiff_t>(from), values.end(),
                      [count](E v) { return static_cast<int>(v) < count; });
 }
 
 }  // namespace
 
 Status Track::finalize() {
+  return extend(0);
+}
+
+Status Track::extend(size_t from) {
   const size_t n = size();
   if (n > 0xFFFFFFF0u) return Error{"track has more than 4 billion events"};
   if (!columnsSized(hot, n)) return Error{"track columns differ in length"};
@@ -73,21 +78,24 @@ Status Track::finalize() {
   switch (kind) {
     case EventKind::Kernel:
       detailsOk = columnsSized(kernels, n) &&
-                  std::all_of(kernels.launch.begin(), kernels.launch.end(),
+                  std::all_of(kernels.launch.begin() + static_cast<std::ptrdiff_t>(from),
+                              kernels.launch.end(),
                               [&](uint32_t l) { return l < kernels.launches.size(); });
       break;
     case EventKind::Memcpy:
-      detailsOk = columnsSized(memcpys, n) && enumColumnValid(memcpys.copyKind, kCopyKindCount) &&
-                  enumColumnValid(memcpys.srcKind, kMemoryKindCount) &&
-                  enumColumnValid(memcpys.dstKind, kMemoryKindCount) &&
-                  enumColumnValid(memcpys.migrationCause, kMigrationCauseCount) &&
-                  enumColumnValid(memcpys.migration, 2);
+      detailsOk = columnsSized(memcpys, n) &&
+                  enumColumnValid(memcpys.copyKind, kCopyKindCount, from) &&
+                  enumColumnValid(memcpys.srcKind, kMemoryKindCount, from) &&
+                  enumColumnValid(memcpys.dstKind, kMemoryKindCount, from) &&
+                  enumColumnValid(memcpys.migrationCause, kMigrationCauseCount, from) &&
+                  enumColumnValid(memcpys.migration, 2, from);
       break;
     case EventKind::Memset:
-      detailsOk = columnsSized(memsets, n) && enumColumnValid(memsets.memKind, kMemoryKindCount);
+      detailsOk =
+          columnsSized(memsets, n) && enumColumnValid(memsets.memKind, kMemoryKindCount, from);
       break;
     case EventKind::Api:
-      detailsOk = columnsSized(apis, n) && enumColumnValid(apis.domain, 3);
+      detailsOk = columnsSized(apis, n) && enumColumnValid(apis.domain, 3, from);
       break;
     case EventKind::Nvtx:
       detailsOk = columnsSized(nvtx, n);
@@ -97,11 +105,12 @@ Status Track::finalize() {
       break;
   }
   if (!detailsOk) return Error{"track detail columns are missing, short or hold invalid values"};
+  if (from == 0) laneEvents_.clear(), laneCount_ = 0;  // indexed afresh
+  if (from >= n) return {};
 
-  uint32_t lanes = n > 0 ? 1 : 0;
-  minStart_ = n > 0 ? hot.start[0] : 0;
-  maxEnd_ = minStart_;
-  for (size_t i = 0; i < n; ++i) {
+  // Checked first, indexed after: a failed check leaves the track as it was.
+  uint32_t lanes = std::max<uint32_t>(laneCount_, 1);
+  for (size_t i = from; i < n; ++i) {
     if (hot.end[i] < hot.start[i]) {
       return Error{"event " + std::to_string(i) + " ends before it starts"};
     }
@@ -112,22 +121,51 @@ Status Track::finalize() {
       return Error{"events are not sorted by start at event " + std::to_string(i)};
     }
     lanes = std::max<uint32_t>(lanes, hot.lane[i] + 1u);
-    maxEnd_ = std::max(maxEnd_, hot.end[i]);
   }
-  laneCount_ = lanes;
-  laneEvents_.clear();
+  // Each lane's end so far: the effective end of its last event (ends are sorted in a lane).
   std::vector<TimeNs> laneEnd(lanes, INT64_MIN);
-  if (lanes > 1) laneEvents_.resize(lanes);
-  for (size_t i = 0; i < n; ++i) {
+  if (laneEvents_.empty()) {
+    if (from > 0) laneEnd[0] = effectiveEnd(static_cast<uint32_t>(from - 1));
+  } else {
+    for (uint32_t lane = 0; lane < laneCount_; ++lane) {
+      if (uint32_t k = laneSize(lane)) laneEnd[lane] = effectiveEnd(laneEvent(lane, k - 1));
+    }
+  }
+  for (size_t i = from; i < n; ++i) {
     uint16_t lane = hot.lane[i];
     if (laneEnd[lane] > hot.start[i]) {
       return Error{"event " + std::to_string(i) + " overlaps the previous event of lane " +
                    std::to_string(lane)};
     }
     laneEnd[lane] = effectiveEnd(static_cast<uint32_t>(i));
-    if (lanes > 1) laneEvents_[lane].push_back(static_cast<uint32_t>(i));
   }
+
+  if (from == 0) minStart_ = maxEnd_ = hot.start[0];
+  for (size_t i = from; i < n; ++i) maxEnd_ = std::max(maxEnd_, hot.end[i]);
+  if (lanes > 1) {
+    // A live track indexes its lanes in chunks that snapshots share (Column::append).
+    const bool live = hot.start.chunked();
+    size_t indexFrom = from;
+    if (laneEvents_.empty()) indexFrom = 0;  // a second lane: the first is indexed too
+    const size_t had = laneEvents_.size();
+    laneEvents_.resize(lanes);
+    for (size_t lane = had; lane < lanes; ++lane) {
+      if (live) laneEvents_[lane].makeChunked();
+    }
+    for (size_t i = indexFrom; i < n; ++i)
+      laneEvents_[hot.lane[i]].append(static_cast<uint32_t>(i));
+  }
+  laneCount_ = lanes;
   return {};
+}
+
+void Track::setEnd(uint32_t i, TimeNs end) {
+  hot.end.set(i, end);
+  // Ends are sorted within a lane: the track's last end is the latest of its lanes' last ends.
+  maxEnd_ = hot.end[i];
+  for (uint32_t lane = 0; lane < laneCount_; ++lane) {
+    if (uint32_t k = laneSize(lane)) maxEnd_ = std::max(maxEnd_, hot.end[laneEvent(lane, k - 1)]);
+  }
 }
 
 size_t Track::laneIndexBytes() const {

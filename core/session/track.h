@@ -60,6 +60,14 @@ struct Track {
   // every reader before a track is published.
   Status finalize();
 
+  // Checks and indexes the events [from, size()) appended since the track was finalized or last
+  // extended: a live session's growth (session/live_session.h), in time bounded by what is new —
+  // except once, when a track gets its second lane and its first lane is indexed. From 0: the
+  // whole track, as finalize().
+  Status extend(size_t from);
+  // Moves the end of event i, the last of its lane (a live range that was open until now).
+  void setEnd(uint32_t i, TimeNs end);
+
   // Bytes held by the lane index (4 per event of multi-lane tracks, else 0).
   size_t laneIndexBytes() const;
 
@@ -69,7 +77,7 @@ struct Track {
   }
 
  private:
-  std::vector<std::vector<uint32_t>> laneEvents_;  // empty when laneCount_ == 1
+  std::vector<Column<uint32_t>> laneEvents_;  // empty when laneCount_ == 1
   uint32_t laneCount_ = 0;
   TimeNs minStart_ = 0;
   TimeNs maxEnd_ = 0;

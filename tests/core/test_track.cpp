@@ -127,16 +127,16 @@ TEST(Track, FinalizeRejectsBrokenInvariants) {
   EXPECT_FALSE(unsorted.ok());
   EXPECT_NE(unsorted.error().find("not sorted"), std::string::npos);
 
-  t.hot.start[1] = 15;  // sorted now, but overlaps event 0 in lane 0
-  t.hot.lane[1] = 0;
+  t.hot.start.set(1, 15);  // sorted now, but overlaps event 0 in lane 0
+  t.hot.lane.set(1, 0);
   EXPECT_NE(t.finalize().error().find("overlaps"), std::string::npos);
 
-  t.hot.lane[1] = 1;
+  t.hot.lane.set(1, 1);
   EXPECT_TRUE(t.finalize().ok());
-  t.apis.domain[0] = static_cast<ApiDomain>(9);
+  t.apis.domain.set(0, static_cast<ApiDomain>(9));
   EXPECT_FALSE(t.finalize().ok());
 
-  t.apis.domain[0] = ApiDomain::Runtime;
+  t.apis.domain.set(0, ApiDomain::Runtime);
   t.apis.correlation.pop_back();  // a short detail column
   EXPECT_FALSE(t.finalize().ok());
 }
