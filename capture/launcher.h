@@ -55,7 +55,10 @@ struct CaptureHooks {
   // fraction moves only when a duration is set.
   Progress progress;
   std::function<void(const CaptureProgress&)> live;  // the counts, about ten times a second
-  std::function<void(SessionPtr)> snapshot;          // each periodic save, for a live view
+  std::function<void(SessionPtr)> snapshot;          // each live snapshot, for a live view
+  // Each periodic write of the file once it is done, with the events it holds (on the capture's
+  // thread, before the next write starts).
+  std::function<void(size_t events)> saved;
   // Read when the stop comes: true leaves the program running (unrecorded) instead of asking it
   // to terminate.
   const std::atomic<bool>* keepRunning = nullptr;

@@ -155,6 +155,9 @@ std::vector<std::string> RecordSink::warnings() const {
   if (incomplete_)
     out.push_back(std::to_string(incomplete_) +
                   " records CUPTI could not complete (no timestamps) were left out");
+  if (uint64_t bad = live().rejected())
+    out.push_back(std::to_string(bad) +
+                  " records with impossible timestamps (past ±2^62 ns) were left out");
   uint64_t backlog = 0, unreadable = 0, all = dropped();
   for (const Connection& c : conns_) backlog += c.backlogDropped, unreadable += c.unreadable;
   if (uint64_t cupti = all - backlog - unreadable)
@@ -306,16 +309,23 @@ bool RecordSink::complete() const {
   return true;
 }
 
-// snapshot()'s steps: one rank for the capture, then per connection (a process) its devices,
-// contexts and streams, and its records by kind.
-class RecordSink::Snapshot {
+// snapshot()'s steps, kept from one snapshot to the next: one rank for the capture, then per
+// connection (a process) its devices, contexts and streams, and its records by kind — only those
+// that came since the last snapshot, which are let go once they are in the live session.
+class RecordSink::Translator {
  public:
-  Snapshot(const RecordSink& sink) : sink_(sink), ids_(sink.names_.size(), kNone) {}
+  explicit Translator(RecordSink& sink) : sink_(sink), b_(live_.entities()) {
+    rank_ = b_.rank(0);  // numbered by the first process that says hello
+  }
 
-  Result<SessionPtr> build(const Provenance& provenance) {
-    addRank();
-    for (const Connection& c : sink_.conns_) {
+  Result<SessionPtr> snapshot(const Provenance& provenance, TimeNs holdback) {
+    nameRank();
+    ids_.resize(sink_.names_.size(), kNone);
+    states_.resize(sink_.conns_.size());
+    for (size_t ci = 0; ci < sink_.conns_.size(); ++ci) {
+      Connection& c = sink_.conns_[ci];
       if (!c.hello) continue;
+      state_ = &states_[ci];
       process_ = b_.process(rank_, c.info.pid);
       if (b_.processInfo(process_).name.empty()) b_.processInfo(process_).name = c.command;
       addDevices(c);
@@ -329,14 +339,24 @@ class RecordSink::Snapshot {
     }
     nameSharedStreams();
     // A program that never initialised CUDA connects nothing: a valid session without GPU events.
-    b_.provenance() = provenance;
-    b_.provenance().profiler = profiler();
-    b_.provenance().incomplete = provenance.incomplete || !sink_.complete();
-    b_.provenance().droppedRecords = sink_.dropped();
-    return b_.build();
+    Provenance p = provenance;
+    p.profiler = profiler();
+    p.incomplete = provenance.incomplete || !sink_.complete();
+    p.droppedRecords = sink_.dropped();
+    return live_.publish(p, holdback, holdback <= 0);
   }
 
+  const LiveSession& live() const { return live_; }
+
  private:
+  // Per connection, what its records refer to across snapshots.
+  struct State {
+    std::map<uint32_t, uint32_t> contextDevice;  // CUPTI context id → device id
+    std::map<uint32_t, uint32_t> nullStream;     // CUPTI context id → its NULL stream
+    std::unordered_map<uint64_t, TimeNs> ends;   // NVTX END records whose START has not come
+    std::unordered_map<uint64_t, LiveSession::OpenRange> open;  // NVTX ranges started, not ended
+  };
+
   // The CUPTI the first process that loaded one recorded with, and the one this was built with.
   std::string profiler() const {
     for (const Connection& c : sink_.conns_) {
@@ -348,18 +368,20 @@ class RecordSink::Snapshot {
     return "";
   }
 
-  // One rank per capture file; processes (the target and its children) below it.
-  void addRank() {
-    int32_t rankNumber = -1;
-    std::string host;
+  // One rank per capture file, numbered and named by the first process that said hello;
+  // processes (the target and its children) below it.
+  void nameRank() {
+    if (rankNamed_) return;
     for (const Connection& c : sink_.conns_) {
-      if (c.hello && rankNumber < 0) rankNumber = c.info.rank;
-      if (c.hello && host.empty()) host = c.host;
+      if (!c.hello) continue;
+      Rank& r = b_.rankInfo(rank_);
+      r.rank = std::max(c.info.rank, 0);
+      r.host = c.host;
+      r.label = c.info.rank >= 0 ? "rank " + std::to_string(c.info.rank) + " / " + c.host
+                                 : "rank " + std::to_string(r.rank);
+      rankNamed_ = true;
+      return;
     }
-    rank_ = b_.rank(std::max(rankNumber, 0));
-    b_.rankInfo(rank_).host = host;
-    if (rankNumber >= 0)
-      b_.rankInfo(rank_).label = "rank " + std::to_string(rankNumber) + " / " + host;
   }
 
   StringId name(uint32_t i) {
@@ -367,8 +389,16 @@ class RecordSink::Snapshot {
     return ids_[i];
   }
 
-  void addDevices(const Connection& c) {
-    for (const auto& [d, text] : c.devices) {
+  // Each kind's frames are taken from the connection (and their memory let go) as they are added.
+  template <class T>
+  static std::vector<T> take(std::vector<T>& frames) {
+    std::vector<T> out;
+    out.swap(frames);
+    return out;
+  }
+
+  void addDevices(Connection& c) {
+    for (const auto& [d, text] : take(c.devices)) {
       Device& dev = b_.deviceInfo(b_.device(rank_, static_cast<int32_t>(d.id)));
       dev.name = text.first;
       dev.uuid = text.second;
@@ -385,18 +415,16 @@ class RecordSink::Snapshot {
     }
   }
 
-  void addContextsAndStreams(const Connection& c) {
-    contextDevice_.clear();
-    nullStream_.clear();
-    for (const ContextFrame& x : c.contexts) {
-      contextDevice_[x.contextId] = x.deviceId;
-      nullStream_[x.contextId] = x.nullStreamId;
+  void addContextsAndStreams(Connection& c) {
+    for (const ContextFrame& x : take(c.contexts)) {
+      state_->contextDevice[x.contextId] = x.deviceId;
+      state_->nullStream[x.contextId] = x.nullStreamId;
       const uint32_t d = b_.device(rank_, static_cast<int32_t>(x.deviceId));
       b_.contextInfo(b_.context(d, contextId(d, x.contextId))).process = process_;
     }
-    for (const StreamFrame& x : c.streams) {
-      auto it = contextDevice_.find(x.contextId);
-      if (it != contextDevice_.end())
+    for (const StreamFrame& x : take(c.streams)) {
+      auto it = state_->contextDevice.find(x.contextId);
+      if (it != state_->contextDevice.end())
         b_.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
     }
   }
@@ -440,8 +468,8 @@ class RecordSink::Snapshot {
     uint32_t stream, device, streamId, process;
   };
 
-  void addKernels(const Connection& c) {
-    for (const auto& [k, mangled] : c.kernels) {
+  void addKernels(Connection& c) {
+    for (const auto& [k, mangled] : take(c.kernels)) {
       if (k.end < from()) continue;
       KernelDetail d;
       d.mangled = name(mangled);
@@ -458,13 +486,13 @@ class RecordSink::Snapshot {
       d.graphId = k.graphId;
       auto [it, fresh] = demangled_.try_emplace(mangled, kNone);
       if (fresh) it->second = b_.intern(demangle(sink_.names_[mangled]));
-      b_.addKernel(stream(k.deviceId, k.contextId, k.streamId), k.start, k.end, it->second, d);
-      last_ = std::max(last_, k.end);
+      live_.addKernel(stream(k.deviceId, k.contextId, k.streamId), k.start, k.end, it->second, d);
+      live_.sawTime(k.end);
     }
   }
 
-  void addCopies(const Connection& c) {
-    for (const MemcpyFrame& m : c.memcpys) {
+  void addCopies(Connection& c) {
+    for (const MemcpyFrame& m : take(c.memcpys)) {
       if (m.end < from()) continue;
       MemcpyDetail d;
       d.bytes = m.bytes;
@@ -487,14 +515,14 @@ class RecordSink::Snapshot {
       std::string label = "Memcpy " + std::string(toString(d.copyKind)) + " (" +
                           std::string(memoryWord(d.srcKind)) + " -> " +
                           std::string(memoryWord(d.dstKind)) + ")";
-      b_.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
-                   d);
-      last_ = std::max(last_, m.end);
+      live_.addMemcpy(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
+                      d);
+      live_.sawTime(m.end);
     }
   }
 
-  void addMemsets(const Connection& c) {
-    for (const MemsetFrame& m : c.memsets) {
+  void addMemsets(Connection& c) {
+    for (const MemsetFrame& m : take(c.memsets)) {
       if (m.end < from()) continue;
       MemsetDetail d;
       d.bytes = m.bytes;
@@ -503,67 +531,79 @@ class RecordSink::Snapshot {
       d.correlation = m.correlationId;
       d.context = contextId(b_.device(rank_, static_cast<int32_t>(m.deviceId)), m.contextId);
       std::string label = "Memset (" + std::string(memoryWord(d.memKind)) + ")";
-      b_.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
-                   d);
-      last_ = std::max(last_, m.end);
+      live_.addMemset(stream(m.deviceId, m.contextId, m.streamId), m.start, m.end, b_.intern(label),
+                      d);
+      live_.sawTime(m.end);
     }
   }
 
-  void addApis(const Connection& c) {
-    for (const auto& [a, n] : c.apis) {
+  void addApis(Connection& c) {
+    for (const auto& [a, n] : take(c.apis)) {
       if (a.end < from()) continue;
       ApiDetail d;
       d.correlation = a.correlationId;
       d.returnCode = a.returnValue;
       d.domain = a.driver ? ApiDomain::Driver : ApiDomain::Runtime;
-      b_.addApi(thread(a.processId, a.threadId), a.start, a.end, name(n), d);
-      last_ = std::max(last_, a.end);
+      live_.addApi(thread(a.processId, a.threadId), a.start, a.end, name(n), d);
+      live_.sawTime(a.end);
     }
   }
 
   // Synchronisation: a range on the stream it waited for (context-wide ones on the device-wide
   // row), named as Kineto names its cuda_sync events.
-  void addSyncs(const Connection& c) {
+  void addSyncs(Connection& c) {
     static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event",
                                        "Stream Sync", "Context Sync"};
-    for (const SyncFrame& x : c.syncs) {
-      last_ = std::max(last_, x.end);
-      auto device = contextDevice_.find(x.contextId);
-      if (device == contextDevice_.end() || x.end < from()) continue;
+    for (const SyncFrame& x : take(c.syncs)) {
+      live_.sawTime(x.end);
+      auto device = state_->contextDevice.find(x.contextId);
+      if (device == state_->contextDevice.end() || x.end < from()) continue;
       // A context-wide wait (cudaDeviceSynchronize, cudaCtxSynchronize) names no stream
       // (CUPTI_SYNCHRONIZATION_INVALID_VALUE): drawn on the context's default stream rather
       // than on a row of its own for a stream that does not exist.
       uint32_t streamId = x.streamId;
       if (streamId == kNoSyncStream) {
-        auto null = nullStream_.find(x.contextId);
-        if (null == nullStream_.end()) continue;
+        auto null = state_->nullStream.find(x.contextId);
+        if (null == state_->nullStream.end()) continue;
         streamId = null->second;
       }
       const char* label = x.type < 5 ? kSyncNames[x.type] : kSyncNames[0];
-      b_.addStreamRange(stream(device->second, x.contextId, streamId), x.start, x.end,
-                        b_.intern(label), {b_.intern("cuda_sync"), b_.intern("")});
+      live_.addStreamRange(stream(device->second, x.contextId, streamId), x.start, x.end,
+                           b_.intern(label), {b_.intern("cuda_sync"), b_.intern("")});
     }
   }
 
   // NVTX: START and END records pair by id, whichever arrived first (CUPTI keeps a buffer per
-  // thread, so a range's END can be delivered before its START); a range with no END lasts to
-  // the last record seen (kept, not dropped).
-  void addMarkers(const Connection& c) {
-    std::unordered_map<uint64_t, TimeNs> ends;
-    for (const Connection::Marker& m : c.markers) {
-      last_ = std::max(last_, m.frame.timestamp);
-      if ((m.frame.flags & kMarkerEnd) && !(m.frame.flags & (kMarkerStart | kMarkerInstant)))
-        ends.emplace(m.frame.id, m.frame.timestamp);
+  // thread, so a range's END can be delivered before its START); a range whose END has not come
+  // reaches the latest record seen, and keeps that end if it never comes.
+  void addMarkers(Connection& c) {
+    std::vector<Connection::Marker> markers = take(c.markers);
+    for (const Connection::Marker& m : markers) {
+      live_.sawTime(m.frame.timestamp);
+      if (!(m.frame.flags & kMarkerEnd) || (m.frame.flags & (kMarkerStart | kMarkerInstant)))
+        continue;
+      auto open = state_->open.find(m.frame.id);
+      if (open != state_->open.end()) {
+        live_.closeNvtx(open->second, m.frame.timestamp);
+        state_->open.erase(open);
+      } else {
+        state_->ends.emplace(m.frame.id, m.frame.timestamp);
+      }
     }
-    for (const Connection::Marker& m : c.markers) {
+    for (const Connection::Marker& m : markers) {
       const bool instant = m.frame.flags & kMarkerInstant;
       if (!instant && !(m.frame.flags & kMarkerStart)) continue;
-      auto end = ends.find(m.frame.id);
-      const TimeNs until = instant ? m.frame.timestamp : end != ends.end() ? end->second : last_;
+      const uint32_t t = thread(m.frame.processId, m.frame.threadId);
+      const NvtxDetail d{name(m.domain), 0, static_cast<uint8_t>(instant ? 1 : 0)};
+      auto end = state_->ends.find(m.frame.id);
+      if (!instant && end == state_->ends.end()) {
+        state_->open[m.frame.id] = live_.openNvtx(t, m.frame.timestamp, name(m.name), d);
+        continue;
+      }
+      const TimeNs until = instant ? m.frame.timestamp : end->second;
+      if (!instant) state_->ends.erase(end);
       if (until < from()) continue;
-      b_.addNvtx(thread(m.frame.processId, m.frame.threadId), m.frame.timestamp,
-                 std::max(until, m.frame.timestamp), name(m.name),
-                 {name(m.domain), 0, static_cast<uint8_t>(instant ? 1 : 0)});
+      live_.addNvtx(t, m.frame.timestamp, std::max(until, m.frame.timestamp), name(m.name), d);
     }
   }
 
@@ -573,24 +613,32 @@ class RecordSink::Snapshot {
   }
   TimeNs from() const { return sink_.windowStart_; }
 
-  const RecordSink& sink_;
-  SessionBuilder b_;
+  RecordSink& sink_;
+  LiveSession live_;
+  SessionBuilder& b_;  // live_'s entities
   uint32_t rank_ = 0;
+  bool rankNamed_ = false;
   uint32_t process_ = 0;  // the connection being added
+  std::vector<State> states_;
+  State* state_ = nullptr;  // the connection being added
   std::vector<StringId> ids_;
   std::unordered_map<uint32_t, StringId> demangled_;  // mangled index → demangled name
-  std::map<uint32_t, uint32_t> contextDevice_;        // CUPTI context id → device id
-  std::map<uint32_t, uint32_t> nullStream_;           // CUPTI context id → its NULL stream
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> contextIds_;  // (device, CUPTI
                                                                              // id, process)
   std::set<std::pair<uint32_t, uint32_t>> usedContexts_;  // (device, session context id)
   std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> streamOwners_;  // processes
   std::vector<MadeStream> madeStreams_;
-  TimeNs last_ = 0;  // the latest record seen, over connections
 };
 
-Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance) const {
-  return Snapshot(*this).build(provenance);
+RecordSink::RecordSink() : translator_(std::make_unique<Translator>(*this)) {}
+RecordSink::~RecordSink() = default;
+
+Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance, TimeNs holdback) {
+  return translator_->snapshot(provenance, holdback);
+}
+
+const LiveSession& RecordSink::live() const {
+  return translator_->live();
 }
 
 }  // namespace ts::capture

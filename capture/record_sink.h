@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "capture/wire_format.h"
+#include "session/live_session.h"
 #include "session/session.h"
 #include "util/result.h"
 
@@ -17,6 +19,11 @@ namespace ts::capture {
 
 class RecordSink {
  public:
+  RecordSink();
+  ~RecordSink();
+  RecordSink(const RecordSink&) = delete;
+  RecordSink& operator=(const RecordSink&) = delete;
+
   // A new connection (a process that loaded the injection library).
   size_t open();
   // Bytes from connection `c`, in order. A malformed frame is an error: the connection's
@@ -30,7 +37,14 @@ class RecordSink {
 
   // The records so far as a session. Complete when every connection sent its End frame, or
   // answered the launcher's flush request (a stop: what came after it is not wanted).
-  Result<SessionPtr> snapshot(const Provenance& provenance) const;
+  // Each snapshot appends what came since the last one to a live session (session/live_session.h)
+  // and lets the frames go, so it costs what is new, not everything recorded. `holdback` > 0 (a
+  // live view): records that start within that long of the latest time seen wait for the next
+  // snapshot, so that records arriving a little out of order still land in order; 0: everything,
+  // flows sorted as a file holds them (a final snapshot).
+  Result<SessionPtr> snapshot(const Provenance& provenance, TimeNs holdback = 0);
+  // The growing session behind the snapshots (its counts and memory, for benchmarks and tests).
+  const LiveSession& live() const;
 
   size_t events() const { return events_; }
   uint64_t dropped() const;  // records CUPTI reported as dropped, all processes
@@ -46,7 +60,7 @@ class RecordSink {
   std::vector<std::string> warnings() const;
 
  private:
-  class Snapshot;  // snapshot()'s steps
+  class Translator;  // snapshot()'s steps, kept from one snapshot to the next
   struct Connection {
     std::string pending;  // bytes of an incomplete frame
     bool open = true;
@@ -81,6 +95,7 @@ class RecordSink {
   size_t events_ = 0;
   uint64_t incomplete_ = 0;
   TimeNs windowStart_ = INT64_MIN;
+  std::unique_ptr<Translator> translator_;
 };
 
 // "cudaLaunchKernel_v7000" → "cudaLaunchKernel"; other names unchanged.

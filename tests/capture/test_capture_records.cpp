@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,88 @@ SessionPtr build(RecordSink& sink) {
   return s.ok() ? *s : nullptr;
 }
 
+// A session written out by what it holds, not by how its tables happen to be numbered: each
+// track by kind and owner with its events' times, names, lanes and details (names, not string
+// ids), each flow by its ends, the entities by what they are. Snapshots taken along the way may
+// number streams and tracks in another order (first mention) and still hold the same session.
+std::string meaning(const Session& s) {
+  auto owner = [&](uint32_t ti) {
+    const Track& t = s.tracks[ti];
+    std::string o = std::string(toString(t.kind));
+    if (t.stream != kNone) {
+      const Stream& st = s.streams[t.stream];
+      o += " gpu " + std::to_string(s.devices[st.device].ordinal) + " stream " +
+           std::to_string(st.streamId) + " " + st.name;
+    }
+    if (t.thread != kNone) o += " tid " + std::to_string(s.threads[t.thread].tid);
+    return o;
+  };
+  const std::set<std::string> named = {"mangled", "domain", "category", "args", "inputs"};
+  std::vector<std::string> tracks;
+  for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
+    const Track& t = s.tracks[ti];
+    std::string out = owner(ti) + ":";
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      out += "\n  " + std::to_string(t.hot.start[i]) + " " + std::to_string(t.hot.end[i]) + " " +
+             std::string(s.str(t.hot.name[i])) + " lane " + std::to_string(t.hot.lane[i]);
+      auto field = [&](const char* column, long long v) {
+        out +=
+            std::string(" ") + column + "=" +
+            (named.count(column) && (t.kind == EventKind::Nvtx || std::string(column) != "domain")
+                 ? std::string(s.str(static_cast<StringId>(v)))
+                 : std::to_string(v));
+      };
+#define TS_FIELD(type, member, column) field(column, static_cast<long long>(row.member));
+      switch (t.kind) {
+        case EventKind::Kernel: {
+          KernelDetail row = t.kernels.row(i);
+          TS_KERNEL_COLUMNS(TS_FIELD)
+          break;
+        }
+        case EventKind::Memcpy: {
+          MemcpyDetail row = t.memcpys.row(i);
+          TS_MEMCPY_COLUMNS(TS_FIELD)
+          break;
+        }
+        case EventKind::Memset: {
+          MemsetDetail row = t.memsets.row(i);
+          TS_MEMSET_COLUMNS(TS_FIELD)
+          break;
+        }
+        case EventKind::Api: {
+          ApiDetail row = t.apis.row(i);
+          TS_API_COLUMNS(TS_FIELD)
+          break;
+        }
+        case EventKind::Nvtx: {
+          NvtxDetail row = t.nvtx.row(i);
+          TS_NVTX_COLUMNS(TS_FIELD)
+          break;
+        }
+        case EventKind::Range: {
+          RangeDetail row = t.ranges.row(i);
+          TS_RANGE_COLUMNS(TS_FIELD)
+          break;
+        }
+      }
+#undef TS_FIELD
+    }
+    tracks.push_back(out);
+  }
+  for (size_t f = 0; f < s.flows.srcTrack.size(); ++f) {
+    tracks.push_back("flow " + owner(s.flows.srcTrack[f]) + " #" +
+                     std::to_string(s.flows.srcEvent[f]) + " -> " + owner(s.flows.dstTrack[f]) +
+                     " #" + std::to_string(s.flows.dstEvent[f]));
+  }
+  for (const Device& d : s.devices) tracks.push_back("device " + d.name + " " + d.uuid);
+  for (const Process& p : s.processes) tracks.push_back("process " + p.name);
+  for (const Rank& r : s.ranks) tracks.push_back("rank " + r.label + " " + r.host);
+  std::sort(tracks.begin(), tracks.end());
+  std::string all = "span " + std::to_string(s.startTime()) + " " + std::to_string(s.endTime());
+  for (const std::string& t : tracks) all += "\n" + t;
+  return all;
+}
+
 const Track* trackOf(const Session& s, EventKind kind) {
   for (const Track& t : s.tracks) {
     if (t.kind == kind && t.size()) return &t;
@@ -234,6 +317,38 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->str(nvtx->hot.name[0]), "forward/conv1");  // START and END paired by id
   EXPECT_EQ(nvtx->hot.start[0], 800'000);
   EXPECT_EQ(nvtx->hot.end[0], 1'600'000);
+}
+
+// The live view's snapshots, taken while the records come, change nothing in the final session:
+// the stream fed in pieces with a snapshot after each (some holding back the latest records)
+// ends as the stream fed at once; every snapshot along the way is a whole valid session.
+TEST(CaptureRecords, LiveSnapshotsAlongTheWayLeaveTheFinalSessionAsOneSnapshotMakesIt) {
+  Records r;
+  const std::string bytes = stream(r.all());
+  Provenance p;
+  p.createdUtc = "2026-12-05T00:00:00Z";
+  RecordSink whole;
+  size_t c = whole.open();
+  ASSERT_TRUE(whole.feed(c, bytes).ok());
+  whole.close(c);
+  Result<SessionPtr> once = whole.snapshot(p);
+  ASSERT_TRUE(once.ok()) << once.error();
+  for (size_t piece : {1u, 7u, 64u, 300u}) {
+    SCOPED_TRACE("pieces of " + std::to_string(piece) + " bytes");
+    RecordSink sink;
+    c = sink.open();
+    for (size_t at = 0, k = 0; at < bytes.size(); at += piece, ++k) {
+      ASSERT_TRUE(sink.feed(c, std::string_view(bytes).substr(at, piece)).ok());
+      Result<SessionPtr> live = sink.snapshot(p, k % 3 == 0 ? 0 : 500'000);
+      ASSERT_TRUE(live.ok()) << live.error();
+      Status valid = copySession(**live)->finalize();
+      ASSERT_TRUE(valid.ok()) << valid.error();
+    }
+    sink.close(c);
+    Result<SessionPtr> last = sink.snapshot(p);
+    ASSERT_TRUE(last.ok()) << last.error();
+    EXPECT_EQ(meaning(**last), meaning(**once));
+  }
 }
 
 // CUPTI keeps a buffer per thread, so a range's END may be delivered before its START: they still

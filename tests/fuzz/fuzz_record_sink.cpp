@@ -120,12 +120,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string stream = w.take();
   RecordSink sink;
   size_t c = sink.open();
+  // Live snapshots while the stream comes (some holding back the latest records), as the live
+  // view takes them; each must be a valid session, and so must the final one.
+  size_t pieces = 0;
   for (size_t at = 0; at < stream.size();) {
     size_t n = 1 + (stream.size() - at) % 997;
     if (!sink.feed(c, std::string_view(stream).substr(at, n))) break;
     at += n;
+    if (++pieces % 3 == 0) {
+      auto live = sink.snapshot({}, pieces % 2 ? 1'000 : 0);
+      if (live && !copySession(**live)->finalize()) __builtin_trap();
+    }
   }
   sink.close(c);
-  (void)sink.snapshot({});
+  auto last = sink.snapshot({});
+  if (last && !copySession(**last)->finalize()) __builtin_trap();
   return 0;
 }
