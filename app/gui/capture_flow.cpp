@@ -104,9 +104,10 @@ void CaptureFlow::start(const CaptureRequest& request) {
   });
   // Each periodic save of a running capture: the tab shows the newest snapshot, keeping the zoom
   // when the user zoomed in and following the growth otherwise.
-  connect(job_, &CaptureJob::snapshot, this, [this](SessionPtr session) {
-    replaceView(std::move(session), tr("Capture (live)"), true);
-  });
+  connect(job_, &CaptureJob::snapshot, this,
+          [this](SessionPtr session, std::shared_ptr<const TimelineRows> rows) {
+            replaceView(std::move(session), tr("Capture (live)"), true, std::move(rows));
+          });
   connect(job_, &CaptureJob::finished, this, &CaptureFlow::ended);
   job_->start();
 #endif
@@ -124,7 +125,10 @@ void CaptureFlow::ended(bool ok, const QString& message, const QStringList& mess
     if (view_) {
       // The last snapshot is the saved file: show it under its name.
       QString path = QString::fromStdString(job_->options().output);
-      replaceView(view_->session(), path, false);
+      // The rows the tab already has are the session's (unless an overlay is drawn).
+      std::shared_ptr<const TimelineRows> rows;
+      if (view_->shown() == view_->session()) rows = view_->timeline()->sharedRows();
+      replaceView(view_->session(), path, false, std::move(rows));
       QTabWidget* tabs = shell_.tabs();
       int index = tabs->indexOf(view_);
       if (index >= 0) {
@@ -141,10 +145,11 @@ void CaptureFlow::ended(bool ok, const QString& message, const QStringList& mess
 #endif
 }
 
-void CaptureFlow::replaceView(SessionPtr session, const QString& title, bool live) {
+void CaptureFlow::replaceView(SessionPtr session, const QString& title, bool live,
+                              std::shared_ptr<const TimelineRows> rows) {
   if (!session) return;
   QTabWidget* tabs = shell_.tabs();
-  auto* view = shell_.newSessionView(std::move(session), title);
+  auto* view = shell_.newSessionView(std::move(session), title, std::move(rows));
   view->setLive(live);
   if (view_ && tabs->indexOf(view_) >= 0) {
     int index = tabs->indexOf(view_);

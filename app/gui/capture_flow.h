@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <memory>
 
 #include "session/session.h"
 
@@ -18,6 +19,7 @@ namespace ts {
 
 class CaptureJob;
 struct CaptureRequest;
+class TimelineRows;
 class SessionView;
 class Shell;
 
@@ -40,7 +42,9 @@ class CaptureFlow : public QObject {
   void updated();  // the capture tab shows a newer snapshot
 
  private:
-  void replaceView(SessionPtr session, const QString& title, bool live);
+  // The capture's tab shows `session` (rows prebuilt off the GUI thread, or built here when null).
+  void replaceView(SessionPtr session, const QString& title, bool live,
+                   std::shared_ptr<const TimelineRows> rows = nullptr);
   void ended(bool ok, const QString& message, const QStringList& messages);
 
   Shell& shell_;

@@ -8,18 +8,52 @@ namespace ts {
 CaptureJob::CaptureJob(capture::CaptureOptions options, QObject* parent)
     : QObject(parent),
       options_(std::move(options)),
+      rows_(this, [this](auto r) { shown(std::move(r)); }),
       job_(this, [this](Result<capture::CaptureResult> r) { done(std::move(r)); }) {
   qRegisterMetaType<capture::CaptureProgress>();
   qRegisterMetaType<SessionPtr>();
 }
 
+void CaptureJob::offer(SessionPtr session) {
+  if (rows_.busy())
+    waitingRows_ = std::move(session);
+  else
+    buildRows(std::move(session));
+}
+
+void CaptureJob::buildRows(SessionPtr session) {
+  rows_.start([session](const Progress&) {
+    return std::make_pair(session, std::make_shared<const TimelineRows>(session));
+  });
+}
+
+void CaptureJob::shown(std::pair<SessionPtr, std::shared_ptr<const TimelineRows>> shown) {
+  emit snapshot(shown.first, shown.second);
+  if (waitingRows_) {
+    buildRows(std::move(waitingRows_));
+    waitingRows_ = nullptr;
+  } else if (finish_) {
+    Finish f = std::move(*finish_);
+    finish_.reset();
+    emit finished(f.ok, f.message, f.messages);
+  }
+}
+
+// The end is told once the last snapshot (the saved file's) is on screen.
+void CaptureJob::finish(Finish f) {
+  if (rows_.busy() || waitingRows_)
+    finish_ = std::move(f);
+  else
+    emit finished(f.ok, f.message, f.messages);
+}
+
 void CaptureJob::done(Result<capture::CaptureResult> result) {
   if (result.cancelled()) {  // stopped before the program started: nothing ran, nothing to show
-    emit finished(true, tr("Capture stopped before the program started: nothing was recorded"), {});
+    finish({true, tr("Capture stopped before the program started: nothing was recorded"), {}});
     return;
   }
   if (!result.ok()) {
-    emit finished(false, QString::fromStdString(result.error()), {});
+    finish({false, QString::fromStdString(result.error()), {}});
     return;
   }
   QStringList messages;
@@ -32,7 +66,7 @@ void CaptureJob::done(Result<capture::CaptureResult> result) {
   else if (result->signal)
     summary += tr("; program ended by signal %1").arg(*result->signal);
   if (result->incomplete) summary += tr(" (incomplete)");
-  emit finished(true, summary, messages);
+  finish({true, summary, messages});
 }
 
 void CaptureJob::start() {
@@ -53,7 +87,7 @@ void CaptureJob::start() {
     QMetaObject::invokeMethod(
         self,
         [self, s] {
-          if (self) emit self->snapshot(s);
+          if (self) self->offer(s);
         },
         Qt::QueuedConnection);
   };

@@ -545,8 +545,9 @@ QString SessionView::overviewHtml() const {
   QString html = QStringLiteral("<h2>%1</h2>").arg(path_.toHtmlEscaped());
   if (live_) {
     html +=
-        tr("<p><b>Capture in progress:</b> this view shows what has arrived so far and is "
-           "replaced every second.</p>");
+        tr("<p><b>Capture in progress:</b> this view shows what had arrived a second ago (the "
+           "newest records wait a second, so that those the profiler hands over out of order "
+           "land in order) and is replaced every second.</p>");
   } else if (!s.provenance.incompleteReason.empty()) {
     html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> opened without the damaged "
                "part of its trace: %1.</p>")

@@ -106,6 +106,7 @@ class TimelineCanvas : public QWidget {
   void setPersistenceKey(const QString& key);
   bool rowCollapsed(size_t row) const { return view_.collapsed[row]; }
   const TimelineRows& rows() const { return *view_.rows; }
+  const std::shared_ptr<const TimelineRows>& sharedRows() const { return view_.rows; }
   const std::shared_ptr<const TimelineRows>& rowsPtr() const { return view_.rows; }
 
   // Draws the whole canvas with `painter` at `size` (the widget paints itself with it; tests and
