@@ -526,19 +526,21 @@ class Recording {
     }
     if (!session) return Error{session.error()};
     const size_t shown = (*session)->eventCount();
-    if (shown == shownEvents_) return {};
+    if (shown != shownEvents_ && hooks_.snapshot) hooks_.snapshot(*session);
     shownEvents_ = shown;
-    if (hooks_.snapshot) hooks_.snapshot(*session);
+    // The file follows even when the view has nothing new: a snapshot whose write waited for
+    // the gap is written once the gap has passed, however quiet the program has become.
     if (writer_.valid()) {
       if (writer_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
       TS_RETURN_IF_ERROR(finishWrite());
     }
-    if (secondsSince(lastWrite_) < writeGap_) return {};
+    if (shown == writtenEvents_ || secondsSince(lastWrite_) < writeGap_) return {};
     lastWrite_ = Clock::now();
-    writer_ = std::async(std::launch::async, [this, s = *session] {
+    writtenEvents_ = shown;
+    writer_ = std::async(std::launch::async, [output = o_.output, s = *session] {
       const Clock::time_point begun = Clock::now();
       Write w;
-      w.status = writeSessionFile(*s, o_.output);
+      w.status = writeSessionFile(*s, output);
       w.seconds = std::chrono::duration<double>(Clock::now() - begun).count();
       w.events = s->eventCount();
       return w;
@@ -588,13 +590,8 @@ class Recording {
   Provenance provenance_;
   std::optional<int> status_;
   std::optional<Clock::time_point> exitedAt_, stopAt_, flushAskedAt_;
-  size_t shownEvents_ = 0;  // in the last snapshot the live view got
-  struct Write {
-    Status status;
-    double seconds = 0;
-    size_t events = 0;
-  };
-  std::future<Write> writer_;  // the periodic write under way
+  size_t shownEvents_ = 0;    // in the last snapshot the live view got
+  size_t writtenEvents_ = 0;  // in the last snapshot a periodic write took
   Clock::time_point lastWrite_{};
   double writeGap_ = 0;  // seconds from one periodic write to the next
 
@@ -607,6 +604,14 @@ class Recording {
   RecordSink sink_;
   std::vector<Conn> conns_;
   std::vector<std::string> notes_;
+  struct Write {
+    Status status;
+    double seconds = 0;
+    size_t events = 0;
+  };
+  // Last: on the way out (an error) its destructor waits for a write under way while the rest
+  // still lives.
+  std::future<Write> writer_;  // the periodic write under way
 };
 
 }  // namespace

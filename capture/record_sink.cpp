@@ -355,6 +355,10 @@ class RecordSink::Translator {
     std::map<uint32_t, uint32_t> nullStream;     // CUPTI context id → its NULL stream
     std::unordered_map<uint64_t, TimeNs> ends;   // NVTX END records whose START has not come
     std::unordered_map<uint64_t, LiveSession::OpenRange> open;  // NVTX ranges started, not ended
+    // Records that name a context whose record has not come yet (CUPTI hands its buffers over
+    // in any order): kept for the snapshots after it.
+    std::vector<StreamFrame> streams;
+    std::vector<SyncFrame> syncs;
   };
 
   // The CUPTI the first process that loaded one recorded with, and the one this was built with.
@@ -422,10 +426,14 @@ class RecordSink::Translator {
       const uint32_t d = b_.device(rank_, static_cast<int32_t>(x.deviceId));
       b_.contextInfo(b_.context(d, contextId(d, x.contextId))).process = process_;
     }
-    for (const StreamFrame& x : take(c.streams)) {
+    std::vector<StreamFrame> streams = take(state_->streams);
+    for (const StreamFrame& x : take(c.streams)) streams.push_back(x);
+    for (const StreamFrame& x : streams) {
       auto it = state_->contextDevice.find(x.contextId);
       if (it != state_->contextDevice.end())
         b_.streamInfo(stream(it->second, x.contextId, x.streamId)).priority = x.priority;
+      else
+        state_->streams.push_back(x);
     }
   }
 
@@ -554,10 +562,16 @@ class RecordSink::Translator {
   void addSyncs(Connection& c) {
     static const char* kSyncNames[] = {"Unknown synchronize", "Event Sync", "Wait Event",
                                        "Stream Sync", "Context Sync"};
-    for (const SyncFrame& x : take(c.syncs)) {
+    std::vector<SyncFrame> syncs = take(state_->syncs);
+    for (const SyncFrame& x : take(c.syncs)) syncs.push_back(x);
+    for (const SyncFrame& x : syncs) {
       live_.sawTime(x.end);
       auto device = state_->contextDevice.find(x.contextId);
-      if (device == state_->contextDevice.end() || x.end < from()) continue;
+      if (device == state_->contextDevice.end()) {
+        state_->syncs.push_back(x);  // its context may come later
+        continue;
+      }
+      if (x.end < from()) continue;
       // A context-wide wait (cudaDeviceSynchronize, cudaCtxSynchronize) names no stream
       // (CUPTI_SYNCHRONIZATION_INVALID_VALUE): drawn on the context's default stream rather
       // than on a row of its own for a stream that does not exist.

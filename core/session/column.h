@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -219,7 +220,7 @@ class Column {
     const size_t b = i >> shift_;
     if (!blocks_[b]) {
       materialize(b, std::min(size_ - (b << shift_), blockValues()));
-    } else if (blocks_[b].use_count() > 1) {
+    } else if (!unique(blocks_[b])) {
       const size_t n = std::min(size_ - (b << shift_), blockValues());
       auto fresh = std::make_shared<std::vector<T>>();
       if (chunked()) fresh->reserve(kChunk);
@@ -242,6 +243,14 @@ class Column {
   static constexpr unsigned kWhole = 63;  // contiguous: every index is in block 0
 
   std::vector<T>& vec() { return *blocks_[0]; }
+  // Whether this column alone holds `block`. The count is read relaxed: the fence orders what
+  // the last other holder (a snapshot on another thread) read before letting go of it before
+  // what this column writes next.
+  static bool unique(const std::shared_ptr<std::vector<T>>& block) {
+    if (block.use_count() != 1) return false;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return true;
+  }
   // What a block that has held only zeros reads as: one shared, never written.
   static const T* zeros() {
     alignas(T) static const unsigned char block[kChunk * sizeof(T)] = {};
@@ -275,7 +284,7 @@ class Column {
   }
   // Makes this a contiguous column that shares no block.
   void own() {
-    if (!chunked() && blocks_.size() == 1 && blocks_[0].use_count() == 1) return;
+    if (!chunked() && blocks_.size() == 1 && unique(blocks_[0])) return;
     if (blocks_.empty()) return adopt({});
     adopt(toVector());
     appendable_ = false;

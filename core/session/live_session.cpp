@@ -499,7 +499,8 @@ Result<SessionPtr> LiveSession::publish(const Provenance& provenance, TimeNs hol
   if (s.provenance.toolVersion.empty()) s.provenance.toolVersion = kVersion;
   if (s.provenance.createdUtc.empty()) s.provenance.createdUtc = utcNowIso();
   // A failed check leaves events appended but not indexed: no later snapshot could be trusted.
-  if (Status st = s.extend(from, rebuilt ? 0 : flowsBefore); !st) {
+  // Sorted or remapped flows are checked whole; else only those linked now.
+  if (Status st = s.extend(from, rebuilt || final ? 0 : flowsBefore); !st) {
     broken_ = "the live session cannot grow: " + st.error();
     return Error{broken_};
   }

@@ -14,9 +14,11 @@
 //
 // Lanes are assigned as SessionBuilder assigns them (the lowest lane free at an event's start);
 // API calls are linked to the GPU work they launched by correlation id, within the work's process,
-// as the builder links them, calls and work waiting for each other for kLinkWindow. A final
-// publish (holdback 0, final) gives the session SessionBuilder would have built from the same
-// events — flows sorted as files hold them.
+// as the builder links them, calls and work waiting for each other for kLinkWindow (so memory
+// stays bounded: GPU work that starts more than that after its call, behind a queue of over 10 s,
+// is not linked; nor is work of a context whose process is unknown, which a capture never has).
+// Otherwise a final publish (holdback 0, final) gives the session SessionBuilder would have built
+// from the same events — flows sorted as files hold them.
 #pragma once
 
 #include <cstdint>

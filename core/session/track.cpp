@@ -72,6 +72,7 @@ Status Track::finalize() {
 
 Status Track::extend(size_t from) {
   const size_t n = size();
+  from = std::min(from, n);
   if (n > 0xFFFFFFF0u) return Error{"track has more than 4 billion events"};
   if (!columnsSized(hot, n)) return Error{"track columns differ in length"};
   bool detailsOk = false;
@@ -105,10 +106,10 @@ Status Track::extend(size_t from) {
       break;
   }
   if (!detailsOk) return Error{"track detail columns are missing, short or hold invalid values"};
-  if (from == 0) laneEvents_.clear(), laneCount_ = 0;  // indexed afresh
+  if (from == 0) laneEvents_.clear(), laneCount_ = 0, minStart_ = maxEnd_ = 0;  // afresh
   if (from >= n) return {};
 
-  // Checked first, indexed after: a failed check leaves the track as it was.
+  // Checked first, indexed after: a failed check leaves the new events unindexed.
   uint32_t lanes = std::max<uint32_t>(laneCount_, 1);
   for (size_t i = from; i < n; ++i) {
     if (hot.end[i] < hot.start[i]) {

@@ -351,6 +351,29 @@ TEST(CaptureRecords, LiveSnapshotsAlongTheWayLeaveTheFinalSessionAsOneSnapshotMa
   }
 }
 
+// CUPTI hands its buffers over in any order: a synchronisation (and a stream's priority) that
+// names a context whose record comes in a later snapshot is kept until it does.
+TEST(CaptureRecords, ARecordBeforeItsContextWaitsForIt) {
+  Records r;
+  std::vector<const CUpti_Activity*> first = {activity(r.device), activity(r.sync)};
+  std::vector<const CUpti_Activity*> rest = r.all();
+  rest.erase(std::remove(rest.begin(), rest.end(), activity(r.sync)), rest.end());
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream(first, false)).ok());
+  Result<SessionPtr> before = sink.snapshot({}, 1);
+  ASSERT_TRUE(before.ok()) << before.error();
+  EXPECT_FALSE(trackOf(**before, EventKind::Range));
+  ASSERT_TRUE(sink.feed(c, stream(rest).substr(stream({}, false).size())).ok());
+  sink.close(c);
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  const Track* sync = trackOf(*s, EventKind::Range);
+  ASSERT_TRUE(sync);
+  EXPECT_EQ(s->str(sync->hot.name[0]), "Stream Sync");
+  EXPECT_EQ(sync->hot.start[0], 2'200'000);
+}
+
 // CUPTI keeps a buffer per thread, so a range's END may be delivered before its START: they still
 // pair by id. A peer record within one device is a DtoD copy, not PtoP.
 TEST(CaptureRecords, EndBeforeStartPairsAndSameDevicePeerCopiesAreDtoD) {

@@ -129,11 +129,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     at += n;
     if (++pieces % 3 == 0) {
       auto live = sink.snapshot({}, pieces % 2 ? 1'000 : 0);
-      if (live && !copySession(**live)->finalize()) __builtin_trap();
+      if (!live || !copySession(**live)->finalize()) __builtin_trap();
     }
   }
   sink.close(c);
   auto last = sink.snapshot({});
-  if (last && !copySession(**last)->finalize()) __builtin_trap();
+  if (!last || !copySession(**last)->finalize()) __builtin_trap();
   return 0;
 }

@@ -194,11 +194,18 @@ void TimelineCanvas::select(uint32_t track, uint32_t event) {
   view_.selected.track = track;
   view_.selected.event = event;
   // Flows are sorted by source: binary search for what this launched, a scan for what launched it
-  // (once per click, not per frame).
+  // (once per click, not per frame). A live snapshot's are in the order linked: scanned whole.
   view_.linked.clear();
   const FlowColumns& f = view_.session->flows;
-  auto lo = std::lower_bound(f.srcTrack.begin(), f.srcTrack.end(), track) - f.srcTrack.begin();
-  for (auto i = static_cast<size_t>(lo); i < f.srcTrack.size() && f.srcTrack[i] == track; ++i) {
+  size_t lo = 0;
+  if (view_.session->sortedFlows())
+    lo = static_cast<size_t>(std::lower_bound(f.srcTrack.begin(), f.srcTrack.end(), track) -
+                             f.srcTrack.begin());
+  for (size_t i = lo; i < f.srcTrack.size(); ++i) {
+    if (f.srcTrack[i] != track) {
+      if (view_.session->sortedFlows()) break;
+      continue;
+    }
     if (f.srcEvent[i] == event) view_.linked.emplace_back(f.dstTrack[i], f.dstEvent[i]);
   }
   for (size_t i = 0; i < f.dstTrack.size(); ++i) {
