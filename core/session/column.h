@@ -214,6 +214,43 @@ class Column {
     blocks_.back()->push_back(v);
     ++size_;
   }
+  // Appends v to a column that is copied and extended again and again (a live layout's, each
+  // snapshot's extending the last one's): contiguous while small — a copy extended copies it
+  // whole, at most kChunk values — and chunked once it outgrows a chunk, after which a copy
+  // extended copies at most its last block. Small columns so take no chunk's worth of memory.
+  void grow(const T& v) {
+    if (!chunked() && size_ >= kChunk) {
+      Column c;
+      c.makeChunked();
+      for (const T& x : *this) c.append(x);
+      swap(c);
+    }
+    append(v);
+  }
+  // Drops the values from n on (a tail computed again): whole blocks are let go, the last one
+  // kept is copied first when another column shares it.
+  void truncate(size_t n) {
+    if (n >= size_) return;
+    if (!chunked()) {
+      own();
+      vec().resize(n);
+      return sync();
+    }
+    const size_t keep = (n + kChunk - 1) >> kChunkShift;
+    blocks_.resize(keep);
+    ptrs_.resize(keep);
+    size_ = n;
+    appendable_ = false;
+    if (keep == 0) return;
+    const size_t at = n - ((keep - 1) << kChunkShift);  // values kept in the last block
+    if (at == kChunk) return;                           // full: the next append starts one
+    if (blocks_.back() && unique(blocks_.back())) {
+      blocks_.back()->resize(at);
+      appendable_ = true;
+    } else if (blocks_.back()) {
+      materialize(keep - 1, at);
+    }
+  }
   // Replaces value i (an open range's end, in a live column): the block that holds it is copied
   // first when another column shares it, so copies keep what they saw.
   void set(size_t i, const T& v) {

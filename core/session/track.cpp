@@ -1,6 +1,7 @@
 #include "session/track.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace ts {
@@ -106,7 +107,11 @@ Status Track::extend(size_t from) {
       break;
   }
   if (!detailsOk) return Error{"track detail columns are missing, short or hold invalid values"};
-  if (from == 0) laneEvents_.clear(), laneCount_ = 0, minStart_ = maxEnd_ = 0;  // afresh
+  if (from == 0) {  // indexed afresh
+    static std::atomic<uint64_t> lineages{0};
+    laneEvents_.clear(), laneCount_ = 0, minStart_ = maxEnd_ = 0;
+    lineage_ = ++lineages;
+  }
   if (from >= n) return {};
 
   // Checked first, indexed after: a failed check leaves the new events unindexed.

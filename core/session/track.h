@@ -65,6 +65,12 @@ struct Track {
   // except once, when a track gets its second lane and its first lane is indexed. From 0: the
   // whole track, as finalize().
   Status extend(size_t from);
+  // Names this track's indexing: new (unique in the process) each time its events are indexed
+  // from the first (finalize, extend(0)); copies keep it. Two tracks of one lineage are one
+  // track of a live session at two moments: the larger holds the other's events at the same
+  // indices and lane positions, more appended (and an open range's end moved: the last event of
+  // its lane). A live layout extends what it computed for a track on that ground.
+  uint64_t lineage() const { return lineage_; }
   // Moves the end of event i, the last of its lane (a live range that was open until now).
   void setEnd(uint32_t i, TimeNs end);
 
@@ -79,6 +85,7 @@ struct Track {
  private:
   std::vector<Column<uint32_t>> laneEvents_;  // empty when laneCount_ == 1
   uint32_t laneCount_ = 0;
+  uint64_t lineage_ = 0;
   TimeNs minStart_ = 0;
   TimeNs maxEnd_ = 0;
 };

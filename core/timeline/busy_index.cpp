@@ -19,35 +19,61 @@ TimeNs BusyIndex::busyBefore(TimeNs t) const {
 }
 
 BusyIndex buildBusyIndex(const Session& s, const std::vector<uint32_t>& kernelTracks) {
+  BusyIndex index;
+  extendBusyIndex(index, s, kernelTracks, std::vector<size_t>(kernelTracks.size(), 0));
+  return index;
+}
+
+void extendBusyIndex(BusyIndex& index, const Session& s, const std::vector<uint32_t>& kernelTracks,
+                     const std::vector<size_t>& from) {
   std::vector<std::pair<TimeNs, TimeNs>> all;
   size_t n = 0;
-  for (uint32_t ti : kernelTracks) n += s.tracks[ti].size();
+  for (size_t k = 0; k < kernelTracks.size(); ++k) {
+    const Track& t = s.tracks[kernelTracks[k]];
+    n += t.size() - std::min(t.size(), from[k]);
+  }
   all.reserve(n);
-  for (uint32_t ti : kernelTracks) {
-    const Track& t = s.tracks[ti];
-    for (uint32_t e = 0; e < t.size(); ++e) {
+  TimeNs earliest = INT64_MAX;
+  for (size_t k = 0; k < kernelTracks.size(); ++k) {
+    const Track& t = s.tracks[kernelTracks[k]];
+    for (size_t e = from[k]; e < t.size(); ++e) {
       if (t.hot.end[e] > t.hot.start[e]) all.emplace_back(t.hot.start[e], t.hot.end[e]);
     }
+    if (from[k] < t.size()) earliest = std::min(earliest, t.hot.start[from[k]]);
   }
+  if (all.empty()) return;
+  // Intervals that end at or after the earliest new start may merge with what is new: out, and
+  // in again below (those before it end before anything new starts, so they stay as they are).
+  const auto keep = static_cast<size_t>(
+      std::lower_bound(index.end.begin(), index.end.end(), earliest) - index.end.begin());
+  TimeNs busy = keep < index.start.size() ? index.before[keep] : 0;
+  if (keep == index.start.size() && keep > 0)
+    busy = index.before[keep - 1] + (index.end[keep - 1] - index.start[keep - 1]);
+  for (size_t i = keep; i < index.start.size(); ++i) all.emplace_back(index.start[i], index.end[i]);
+  index.start.truncate(keep);
+  index.end.truncate(keep);
+  index.before.truncate(keep);
+  index.coarse.truncate((keep + BusyIndex::kStride - 1) / BusyIndex::kStride);
   std::sort(all.begin(), all.end());
-  BusyIndex index;
-  TimeNs busy = 0;
+  TimeNs lastEnd = keep > 0 ? index.end[keep - 1] : INT64_MIN;
   for (auto [a, b] : all) {
-    if (!index.end.empty() && a <= index.end.back()) {  // overlaps or touches the last one
-      if (b > index.end.back()) {
-        busy += b - index.end.back();
-        index.end.back() = b;
+    if (index.start.size() > keep && a <= lastEnd) {  // overlaps or touches the last one
+      if (b > lastEnd) {
+        busy += b - lastEnd;
+        lastEnd = b;
+        index.end.set(index.end.size() - 1, b);
       }
       continue;
     }
-    index.start.push_back(a);
-    index.end.push_back(b);
-    index.before.push_back(busy);
+    index.start.grow(a);
+    index.end.grow(b);
+    index.before.grow(busy);
     busy += b - a;
+    lastEnd = b;
   }
-  for (size_t i = 0; i < index.start.size(); i += BusyIndex::kStride)
-    index.coarse.push_back(index.start[i]);
-  return index;
+  for (size_t i = index.coarse.size() * BusyIndex::kStride; i < index.start.size();
+       i += BusyIndex::kStride)
+    index.coarse.grow(index.start[i]);
 }
 
 void foldBusy(const BusyIndex& index, const TimeAxis& axis, int width, std::vector<float>& out) {

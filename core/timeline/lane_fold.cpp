@@ -44,10 +44,16 @@ uint32_t firstStartingAt(const LaneView& v, uint32_t from, TimeNs t) {
 
 LaneSummary summarizeLane(const LaneView& v) {
   LaneSummary s;
+  extendLaneSummary(s, v, 0);
+  return s;
+}
+
+void extendLaneSummary(LaneSummary& s, const LaneView& v, uint32_t summarized) {
   const Track& t = *v.track;
   const uint32_t n = v.size();
-  s.blocks.reserve((n + kSummaryBlock - 1) / kSummaryBlock);
-  for (uint32_t b = 0; b < n; b += kSummaryBlock) {
+  const uint32_t first = summarized == 0 ? 0 : (summarized - 1) / kSummaryBlock;
+  s.blocks.truncate(first);
+  for (uint32_t b = first * kSummaryBlock; b < n; b += kSummaryBlock) {
     LaneSummary::Block block{t.hot.start[v.event(b)], 0, 0, 0};
     TimeNs previousEnd = block.firstStart;
     for (uint32_t p = b; p < std::min(n, b + kSummaryBlock); ++p) {
@@ -57,9 +63,8 @@ LaneSummary summarizeLane(const LaneView& v) {
       previousEnd = t.effectiveEnd(e);
     }
     block.lastEnd = previousEnd;
-    s.blocks.push_back(block);
+    s.blocks.grow(block);
   }
-  return s;
 }
 
 void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out) {

@@ -18,8 +18,8 @@ struct LaneSummary;
 struct LaneView {
   const Track* track = nullptr;
   uint32_t lane = 0;
-  const std::vector<uint32_t>* subset = nullptr;  // event indices; null: the whole lane
-  const LaneSummary* summary = nullptr;           // optional: lets folding skip whole blocks
+  const Column<uint32_t>* subset = nullptr;  // event indices; null: the whole lane
+  const LaneSummary* summary = nullptr;      // optional: lets folding skip whole blocks
 
   uint32_t size() const {
     return subset ? static_cast<uint32_t>(subset->size()) : track->laneSize(lane);
@@ -41,10 +41,15 @@ struct LaneSummary {
   struct Block {
     TimeNs firstStart, lastEnd, maxDuration, maxGap;
   };
-  std::vector<Block> blocks;
+  Column<Block> blocks;  // shared by the layouts of a live capture's snapshots (Column::grow)
 };
 
 LaneSummary summarizeLane(const LaneView& view);
+// Brings `summary`, made when the view held its first `summarized` positions, up to the view's
+// size: the block that held the last of them is made again (it gains events, and its last event
+// may be an open range whose end moved), the rest appended. A live layout's, in time bounded by
+// what is new.
+void extendLaneSummary(LaneSummary& summary, const LaneView& view, uint32_t summarized);
 
 struct DrawBox {
   double x0, x1;

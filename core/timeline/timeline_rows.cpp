@@ -92,14 +92,114 @@ void TimelineRows::addCounterRows(uint32_t device, uint32_t process, int depth) 
   }
 }
 
-const std::vector<uint32_t>* TimelineRows::subset(std::vector<uint32_t> events) {
-  subsets_.push_back(std::make_unique<std::vector<uint32_t>>(std::move(events)));
-  return subsets_.back().get();
+std::optional<size_t> TimelineRows::extendsFrom(uint32_t ti) const {
+  if (!previous_) return std::nullopt;
+  if (ti >= previous_->laid_.size()) return 0;  // new since
+  const Laid& was = previous_->laid_[ti];
+  const Track& t = session_->tracks[ti];
+  if (was.lineage == 0 || was.lineage != t.lineage() || was.size > t.size()) return std::nullopt;
+  return was.size;
+}
+
+template <class Keep>
+const Column<uint32_t>* TimelineRows::subset(uint64_t what, uint32_t ti, uint32_t lane, Keep keep) {
+  const Track& t = session_->tracks[ti];
+  const LaneKey key{what, ti, lane};
+  auto s = std::make_unique<Subset>();
+  if (what != kLoose && extendsFrom(ti)) {
+    auto was = previous_->subsets_.find(key);
+    if (was != previous_->subsets_.end()) *s = *was->second, ++extended_;  // shares its blocks
+  }
+  const uint32_t n = t.laneSize(lane);
+  for (uint32_t p = s->scanned; p < n; ++p) {
+    const uint32_t e = t.laneEvent(lane, p);
+    if (keep(t, e)) s->events.grow(e);
+  }
+  s->scanned = n;
+  const Column<uint32_t>* events = &s->events;
+  if (what == kLoose) {
+    looseSubsets_.push_back(std::move(s));
+  } else {
+    subsets_[key] = std::move(s);
+    keyOf_[events] = key;
+  }
+  return events;
+}
+
+const std::unordered_map<StringId, TimeNs>& TimelineRows::kernelTime(
+    uint32_t d, const std::vector<uint32_t>& kernels) {
+  std::unordered_map<StringId, TimeNs>& total = kernelTime_[d];
+  std::vector<size_t> from(kernels.size(), 0);
+  bool extend = previous_ && previous_->kernelTime_.count(d);
+  for (size_t k = 0; extend && k < kernels.size(); ++k) {
+    const std::optional<size_t> f = extendsFrom(kernels[k]);
+    extend = f.has_value();
+    from[k] = f.value_or(0);
+  }
+  if (extend)
+    total = previous_->kernelTime_.at(d), ++extended_;
+  else
+    from.assign(kernels.size(), 0);
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const Track& t = session_->tracks[kernels[k]];
+    for (size_t i = from[k]; i < t.size(); ++i)
+      total[t.hot.name[i]] += t.hot.end[i] - t.hot.start[i];
+  }
+  return total;
+}
+
+const BusyIndex* TimelineRows::busyIndex(uint32_t d, const std::vector<uint32_t>& kernels) {
+  std::vector<size_t> from(kernels.size(), 0);
+  bool extend = previous_ && previous_->busy_.count(d);
+  for (size_t k = 0; extend && k < kernels.size(); ++k) {
+    const std::optional<size_t> f = extendsFrom(kernels[k]);
+    extend = f.has_value();
+    from[k] = f.value_or(0);
+  }
+  auto index = std::make_unique<BusyIndex>();
+  if (extend) {
+    *index = *previous_->busy_.at(d);  // shares its blocks
+    ++extended_;
+    extendBusyIndex(*index, *session_, kernels, from);
+  } else {
+    *index = buildBusyIndex(*session_, kernels);
+  }
+  const BusyIndex* out = index.get();
+  busy_[d] = std::move(index);
+  return out;
+}
+
+void TimelineRows::summarize(LaneView& view) {
+  auto loose = [&] {
+    looseSummaries_.push_back(std::make_unique<LaneSummary>(summarizeLane(view)));
+    view.summary = looseSummaries_.back().get();
+  };
+  LaneKey key{kWholeLane, static_cast<uint32_t>(view.track - session_->tracks.data()), view.lane};
+  if (view.subset) {
+    auto it = keyOf_.find(view.subset);
+    if (it == keyOf_.end()) return loose();
+    key = it->second;
+  }
+  std::unique_ptr<Summary>& mine = summaries_[key];
+  if (!mine) {  // the first view of this lane (a lane is drawn in Compute and in its stream's row)
+    mine = std::make_unique<Summary>();
+    std::optional<size_t> from = extendsFrom(std::get<1>(key));
+    auto was = from ? previous_->summaries_.find(key) : summaries_.end();
+    if (from && was != previous_->summaries_.end() && was->second->positions <= view.size()) {
+      *mine = *was->second;  // shares its blocks
+      ++extended_;
+      extendLaneSummary(mine->summary, view, mine->positions);
+    } else {
+      mine->summary = summarizeLane(view);
+    }
+    mine->positions = view.size();
+  }
+  view.summary = &mine->summary;
 }
 
 template <class Keep>
 void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind,
-                            Keep keep, bool keepLanes) {
+                            uint64_t what, Keep keep, bool keepLanes) {
   // Each lane of each track of `kind`, cut down to the events `keep` accepts: a lane view over a
   // subset, drawn on the row's single lane, or (keepLanes: nested ranges) on the lane it had,
   // the lanes no kept event uses dropped.
@@ -107,15 +207,12 @@ void TimelineRows::filtered(TimelineRow& row, const std::vector<uint32_t>& track
     const Track& t = session_->tracks[ti];
     if (t.kind != kind) continue;
     for (uint32_t l = 0; l < t.laneCount(); ++l) {
-      std::vector<uint32_t> events;
-      for (uint32_t p = 0; p < t.laneSize(l); ++p) {
-        if (keep(t, t.laneEvent(l, p))) events.push_back(t.laneEvent(l, p));
-      }
-      if (events.empty()) continue;
-      row.events += events.size();
+      const Column<uint32_t>* events = subset(what, ti, l, keep);
+      if (events->empty()) continue;
+      row.events += events->size();
       const uint32_t to = keepLanes ? l : 0;
       if (row.lanes.size() <= to) row.lanes.resize(to + 1);
-      row.lanes[to].push_back({&t, l, subset(std::move(events))});
+      row.lanes[to].push_back({&t, l, events});
     }
   }
   if (keepLanes) {
@@ -167,14 +264,15 @@ bool TimelineRows::threadRangeRows(const std::vector<uint32_t>& tracks, int dept
     }
     TimelineRow row{TimelineRow::Kind::Range, label, depth, {{}}, kNone, -1, 0};
     filtered(
-        row, tracks, EventKind::Range,
+        row, tracks, EventKind::Range, (uint64_t{4} << 32) | category,
         [c = category](const Track& t, uint32_t e) { return t.ranges.category[e] == c; }, true);
     if (row.events) add(std::move(row));
   }
   if (other) {
     TimelineRow row{TimelineRow::Kind::Range, "Ranges", depth, {{}}, kNone, -1, 0};
+    // kLoose: which categories are "own" may change as a live session's strings grow.
     filtered(
-        row, tracks, EventKind::Range,
+        row, tracks, EventKind::Range, kLoose,
         [&](const Track& t, uint32_t e) { return !isOwn(t.ranges.category[e]); }, true);
     if (row.events) add(std::move(row));
   }
@@ -217,6 +315,18 @@ void TimelineRows::addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bo
 
 TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOverlay> overlay)
     : session_(std::move(session)), overlay_(std::move(overlay)) {
+  build();
+}
+
+TimelineRows::TimelineRows(SessionPtr session, const TimelineRows& previous)
+    : session_(std::move(session)) {
+  // An overlay's rows are not extended (a live capture has none).
+  if (!previous.overlay_) previous_ = &previous;
+  build();
+  previous_ = nullptr;
+}
+
+void TimelineRows::build() {
   const Session& s = *session_;
   // Tracks by owner.
   std::vector<std::vector<uint32_t>> byDevice(s.devices.size()), byStream(s.streams.size()),
@@ -253,16 +363,12 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
       if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
       add({TimelineRow::Kind::Group, label, base, {}, d, -1, 0});
-      {  // the GPU's utilisation, drawn in its header row
-        std::vector<uint32_t> kernels;
-        for (uint32_t ti : byDevice[d]) {
-          if (s.tracks[ti].kind == EventKind::Kernel) kernels.push_back(ti);
-        }
-        if (!kernels.empty()) {
-          busy_.push_back(std::make_unique<BusyIndex>(buildBusyIndex(s, kernels)));
-          rows_.back().busy = busy_.back().get();
-        }
+      std::vector<uint32_t> kernels;
+      for (uint32_t ti : byDevice[d]) {
+        if (s.tracks[ti].kind == EventKind::Kernel) kernels.push_back(ti);
       }
+      // The GPU's utilisation, drawn in its header row.
+      if (!kernels.empty()) rows_.back().busy = busyIndex(d, kernels);
       auto overlayRows = [&](bool above) {
         if (!overlay_) return;
         for (const TimelineOverlay::Gpu& gpu : overlay_->gpus) {
@@ -280,14 +386,8 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       }
       if (compute.events) {
         // One row per kernel name, by total time, labelled with its share of the GPU's kernel time.
-        std::map<StringId, TimeNs> total;
+        const std::unordered_map<StringId, TimeNs>& total = kernelTime(d, kernels);
         TimeNs all = 0;
-        for (uint32_t ti : byDevice[d]) {
-          const Track& t = s.tracks[ti];
-          if (t.kind != EventKind::Kernel) continue;
-          for (uint32_t i = 0; i < t.size(); ++i)
-            total[t.hot.name[i]] += t.hot.end[i] - t.hot.start[i];
-        }
         for (const auto& [name, time] : total) all += time;
         std::vector<std::pair<TimeNs, StringId>> ranked;
         for (const auto& [name, time] : total) ranked.emplace_back(time, name);
@@ -310,7 +410,7 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
                           d,
                           -1,
                           0};
-          filtered(row, byDevice[d], EventKind::Kernel,
+          filtered(row, byDevice[d], EventKind::Kernel, (uint64_t{1} << 32) | name,
                    [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
           add(std::move(row));
         }
@@ -348,9 +448,10 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
                         d,
                         k,
                         0};
-        filtered(row, byDevice[d], EventKind::Memcpy, [k](const Track& t, uint32_t e) {
-          return static_cast<int>(t.memcpys.copyKind[e]) == k && !t.memcpys.migration[e];
-        });
+        filtered(row, byDevice[d], EventKind::Memcpy,
+                 (uint64_t{2} << 32) | static_cast<uint32_t>(k), [k](const Track& t, uint32_t e) {
+                   return static_cast<int>(t.memcpys.copyKind[e]) == k && !t.memcpys.migration[e];
+                 });
         if (!row.events) continue;
         // Named streams that hold these copies and nothing else (a simulation's "host → GPU"
         // link) are this row already, under the names their maker gave them: the row would repeat
@@ -373,7 +474,7 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
       }
       {  // the driver's page migrations, every direction on one row (Nsight's "Unified memory")
         TimelineRow row{TimelineRow::Kind::Copy, "Unified memory", base + 1, {{}}, d, -1, 0};
-        filtered(row, byDevice[d], EventKind::Memcpy,
+        filtered(row, byDevice[d], EventKind::Memcpy, uint64_t{3} << 32,
                  [](const Track& t, uint32_t e) { return t.memcpys.migration[e] != 0; });
         if (row.events) add(std::move(row));
       }
@@ -433,12 +534,13 @@ TimelineRows::TimelineRows(SessionPtr session, std::shared_ptr<const TimelineOve
   for (TimelineRow& row : rows_) {
     for (auto& lane : row.lanes) {
       for (LaneView& view : lane) {
-        if (view.size() < 4 * kSummaryBlock) continue;
-        summaries_.push_back(std::make_unique<LaneSummary>(summarizeLane(view)));
-        view.summary = summaries_.back().get();
+        if (view.size() >= 4 * kSummaryBlock) summarize(view);
       }
     }
   }
+  laid_.resize(s.tracks.size());
+  for (size_t ti = 0; ti < s.tracks.size(); ++ti)
+    laid_[ti] = {s.tracks[ti].lineage(), s.tracks[ti].size()};
 }
 
 void TimelineRows::setCounterCapacity(std::string_view counter, double capacity) {

@@ -3,9 +3,12 @@
 // calls, NVTX and other ranges. Group rows (rank, GPU, process, thread) can collapse.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -110,6 +113,13 @@ class TimelineRows {
  public:
   explicit TimelineRows(SessionPtr session,
                         std::shared_ptr<const TimelineOverlay> overlay = nullptr);
+  // The layout of a live capture's snapshot, extending `previous`, an earlier snapshot's of the
+  // same capture: what it computed for tracks that have only grown since (Track::lineage) — the
+  // kernel-name, copy-kind and category subsets, the lane summaries, the GPUs' busy index, the
+  // kernel time per name — takes in their new events only, so a snapshot's layout costs what
+  // is new rather than the whole capture. The rows are those made afresh (tested); what cannot
+  // be extended (a track put in order again) is made afresh. `previous` may go once this is made.
+  TimelineRows(SessionPtr session, const TimelineRows& previous);
   TimelineRows(const TimelineRows&) = delete;
   TimelineRows& operator=(const TimelineRows&) = delete;
 
@@ -122,16 +132,33 @@ class TimelineRows {
   // label "peak X of Y"), set by who knows it — a simulation knows its tiers; the session does
   // not store them.
   void setCounterCapacity(std::string_view counter, double capacity);
+  // How many subsets, summaries, busy indexes and kernel-time tables were extended from the
+  // previous layout rather than made afresh (tests and benchmarks check the live path is taken).
+  size_t extended() const { return extended_; }
 
  private:
+  void build();
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }
-  const std::vector<uint32_t>* subset(std::vector<uint32_t> events);
+  // The events of lane `lane` of track `ti` that `keep` accepts. `what` names the test (same
+  // `what`, same test, in every layout of a session), so a later layout extends this one's;
+  // kLoose: a test that may change (not extended).
+  static constexpr uint64_t kLoose = 0;
+  template <class Keep>
+  const Column<uint32_t>* subset(uint64_t what, uint32_t ti, uint32_t lane, Keep keep);
+  // How many of track ti's events the previous layout took in (0: a track it did not have), or
+  // nothing when the track is not that one grown (made afresh).
+  std::optional<size_t> extendsFrom(uint32_t ti) const;
   // A thread's ranges as Nsight shows them (thread state, OS runtime calls, the rest), when it
   // has those categories; false (nothing added) otherwise.
   bool threadRangeRows(const std::vector<uint32_t>& tracks, int depth);
   template <class Keep>
-  void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind, Keep keep,
-                bool keepLanes = false);
+  void filtered(TimelineRow& row, const std::vector<uint32_t>& tracks, EventKind kind,
+                uint64_t what, Keep keep, bool keepLanes = false);
+  // Kernel time per name on device d, and when its kernels ran (its group row's lane).
+  const std::unordered_map<StringId, TimeNs>& kernelTime(uint32_t d,
+                                                         const std::vector<uint32_t>& kernels);
+  const BusyIndex* busyIndex(uint32_t d, const std::vector<uint32_t>& kernels);
+  void summarize(LaneView& view);
 
   void addOverlayRows(const TimelineOverlay::Gpu& gpu, int depth, bool aboveCompute);
   bool owned(uint32_t track) const {
@@ -140,11 +167,34 @@ class TimelineRows {
 
   SessionPtr session_;
   std::shared_ptr<const TimelineOverlay> overlay_;
+  const TimelineRows* previous_ = nullptr;  // while the constructor extends it
   std::vector<TimelineRow> rows_;
-  std::vector<std::unique_ptr<std::vector<uint32_t>>> subsets_;  // owned filtered lanes
-  std::vector<std::unique_ptr<LaneSummary>> summaries_;          // block summaries of big lanes
+  // What the rows point to, kept by what a later layout looks it up by. Keys: (what, track, lane)
+  // — summaries of whole lanes under kWholeLane.
+  using LaneKey = std::tuple<uint64_t, uint32_t, uint32_t>;
+  static constexpr uint64_t kWholeLane = ~uint64_t{0};
+  struct Subset {
+    Column<uint32_t> events;
+    uint32_t scanned = 0;  // lane positions looked at
+  };
+  struct Summary {
+    LaneSummary summary;
+    uint32_t positions = 0;  // of the lane view summarised
+  };
+  std::map<LaneKey, std::unique_ptr<Subset>> subsets_;
+  std::unordered_map<const Column<uint32_t>*, LaneKey> keyOf_;  // a kept subset's key
+  std::map<LaneKey, std::unique_ptr<Summary>> summaries_;
+  std::vector<std::unique_ptr<Subset>> looseSubsets_;         // kLoose: not kept for later
+  std::vector<std::unique_ptr<LaneSummary>> looseSummaries_;  // of those
   std::vector<std::unique_ptr<CounterSummary>> counterSummaries_;
-  std::vector<std::unique_ptr<BusyIndex>> busy_;  // per GPU with kernels (its group row's lane)
+  std::map<uint32_t, std::unique_ptr<BusyIndex>> busy_;                  // per GPU with kernels
+  std::map<uint32_t, std::unordered_map<StringId, TimeNs>> kernelTime_;  // per GPU, per name
+  struct Laid {
+    uint64_t lineage = 0;
+    size_t size = 0;
+  };
+  std::vector<Laid> laid_;  // per track: what this layout took in
+  size_t extended_ = 0;
   void addCounterRows(uint32_t device, uint32_t process, int depth);
 };
 

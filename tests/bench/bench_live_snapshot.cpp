@@ -16,6 +16,7 @@
 #include "capture/record_sink.h"
 #include "capture/wire_format.h"
 #include "io/open_session.h"
+#include "timeline/timeline_rows.h"
 
 namespace {
 
@@ -120,6 +121,63 @@ void BM_LiveCapture(benchmark::State& state) {
   state.counters["B_per_event"] = bytesPerEvent;
 }
 BENCHMARK(BM_LiveCapture)->Arg(20)->Arg(80)->Arg(3600)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The live view's layout during the same capture (the GUI lays each snapshot out off its thread,
+// views/jobs/capture_job.h): each snapshot's rows extend the last snapshot's (TimelineRows'
+// second constructor), so their time follows what is new, not the capture's length. Reported:
+// the layout's time over the last ten seconds (mean, longest), the longest over the run, the
+// time the last snapshot takes laid out afresh (what every second cost before), and the bytes
+// per event the capture and its layout hold together.
+void BM_LiveLayout(benchmark::State& state) {
+  const int64_t seconds = state.range(0);
+  double lastMean = 0, lastMax = 0, worst = 0, freshMs = 0, bytesPerEvent = 0, events = 0;
+  for (auto _ : state) {
+    malloc_trim(0);
+    const int64_t before = residentBytes();
+    RecordSink sink;
+    Stream stream(sink);
+    ts::Provenance provenance;
+    provenance.sources.push_back({"bench.tscope", "capture"});
+    std::shared_ptr<const ts::TimelineRows> rows;
+    double sum = 0;
+    lastMax = worst = 0;
+    for (int64_t s = 0; s < seconds; ++s) {
+      stream.play(kEventsPerSecond);
+      auto session = sink.snapshot(provenance, kHoldback);
+      if (!session) {
+        state.SkipWithError(session.error().c_str());
+        return;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      rows = rows ? std::make_shared<const ts::TimelineRows>(*session, *rows)
+                  : std::make_shared<const ts::TimelineRows>(*session);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      worst = std::max(worst, ms);
+      if (s >= seconds - 10) sum += ms, lastMax = std::max(lastMax, ms);
+      if (s > 0 && rows->extended() == 0) {
+        state.SkipWithError("a layout was made afresh, not extended");
+        return;
+      }
+    }
+    lastMean = sum / static_cast<double>(std::min<int64_t>(10, seconds));
+    malloc_trim(0);
+    events = static_cast<double>(sink.events());
+    bytesPerEvent = static_cast<double>(residentBytes() - before) / events;
+    const auto t0 = std::chrono::steady_clock::now();
+    ts::TimelineRows fresh(rows->session().share());
+    freshMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(fresh.size());
+  }
+  state.counters["events"] = events;
+  state.counters["layout_ms_last10"] = lastMean;
+  state.counters["layout_ms_last10_max"] = lastMax;
+  state.counters["layout_ms_max"] = worst;
+  state.counters["fresh_layout_ms"] = freshMs;
+  state.counters["B_per_event"] = bytesPerEvent;
+}
+BENCHMARK(BM_LiveLayout)->Arg(20)->Arg(80)->Arg(600)->Unit(benchmark::kSecond)->Iterations(1);
 
 // The periodic write of a capture's file (on a thread of its own: the live view does not wait
 // for it), for N events held.

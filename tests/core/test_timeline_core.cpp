@@ -215,7 +215,7 @@ TEST(LaneFold, PickFindsTheEventUnderTheCursorOrTheNearest) {
   EXPECT_EQ(pickLane(v, a, 25, 2), 1u);
   EXPECT_EQ(pickLane(v, a, 15, 2), kNone);  // in a gap, 5 px from both
   EXPECT_EQ(pickLane(v, a, 19, 2), 1u);     // 1 px before event 1
-  std::vector<uint32_t> odd = {1, 3, 5};
+  Column<uint32_t> odd = {1, 3, 5};
   LaneView subset{&s->tracks[0], 0, &odd};
   EXPECT_EQ(pickLane(subset, a, 5, 2), kNone);  // event 0 is not in the subset
   EXPECT_EQ(pickLane(subset, a, 65, 2), 3u);

@@ -22,12 +22,16 @@ void CaptureJob::offer(SessionPtr session) {
 }
 
 void CaptureJob::buildRows(SessionPtr session) {
-  rows_.start([session](const Progress&) {
-    return std::make_pair(session, std::make_shared<const TimelineRows>(session));
+  // Extending the last layout: a snapshot's rows cost what is new, not the whole capture.
+  rows_.start([session, previous = laidOut_](const Progress&) {
+    return std::make_pair(session, previous
+                                       ? std::make_shared<const TimelineRows>(session, *previous)
+                                       : std::make_shared<const TimelineRows>(session));
   });
 }
 
 void CaptureJob::shown(std::pair<SessionPtr, std::shared_ptr<const TimelineRows>> shown) {
+  laidOut_ = shown.second;
   emit snapshot(shown.first, shown.second);
   if (waitingRows_) {
     buildRows(std::move(waitingRows_));

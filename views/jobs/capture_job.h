@@ -58,8 +58,9 @@ class CaptureJob : public QObject {
   // Read by the launcher when the stop comes; outlives the worker (the work holds it).
   std::shared_ptr<std::atomic<bool>> keepRunning_ = std::make_shared<std::atomic<bool>>(false);
   capture::CaptureProgress progress_;
-  SessionPtr waitingRows_;        // the newest snapshot, while another's rows are built
-  std::optional<Finish> finish_;  // held until the last snapshot is shown
+  SessionPtr waitingRows_;  // the newest snapshot, while another's rows are built
+  std::shared_ptr<const TimelineRows> laidOut_;  // the last rows built: the next extend them
+  std::optional<Finish> finish_;                 // held until the last snapshot is shown
   JobRunner<std::pair<SessionPtr, std::shared_ptr<const TimelineRows>>> rows_;
   // Last: destroyed first, so it stops and waits for the worker while the rest still lives.
   JobRunner<Result<capture::CaptureResult>> job_;
