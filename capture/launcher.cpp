@@ -520,12 +520,14 @@ class Recording {
     Provenance p = provenance_;
     p.incomplete = true;
     Result<SessionPtr> session = Error{""};
+    const Clock::time_point begun = Clock::now();
     {
       std::lock_guard<std::mutex> lock(lock_);
       session = sink_.snapshot(p, kLiveHoldback);
     }
     if (!session) return Error{session.error()};
     const size_t shown = (*session)->eventCount();
+    timed(CaptureResult::Timing::What::Snapshot, shown, secondsSince(begun));
     if (shown != shownEvents_ && hooks_.snapshot) hooks_.snapshot(*session);
     shownEvents_ = shown;
     // The file follows even when the view has nothing new: a snapshot whose write waited for
@@ -548,10 +550,15 @@ class Recording {
     return {};
   }
 
+  void timed(CaptureResult::Timing::What what, size_t events, double seconds) {
+    result_.timings.push_back({what, secondsSince(started_), events, seconds});
+  }
+
   // The periodic write's outcome; the next one waits ten times as long as it took.
   Status finishWrite() {
     Write w = writer_.get();
     writeGap_ = std::max(o_.saveIntervalSeconds, 10 * w.seconds);
+    timed(CaptureResult::Timing::What::Write, w.events, w.seconds);
     if (w.status && hooks_.saved) hooks_.saved(w.events);
     return w.status;
   }
@@ -570,12 +577,14 @@ class Recording {
       if (Status st = finishWrite(); !st) note(st.error());
     }
     Result<SessionPtr> session = Error{""};
+    const Clock::time_point begun = Clock::now();
     {
       std::lock_guard<std::mutex> lock(lock_);
       session = sink_.snapshot(p);
     }
     if (!session) return Error{session.error()};
     TS_RETURN_IF_ERROR(writeSessionFile(**session, o_.output));
+    timed(CaptureResult::Timing::What::FinalSave, (*session)->eventCount(), secondsSince(begun));
     if (hooks_.snapshot) hooks_.snapshot(*session);
     return {};
   }

@@ -46,6 +46,15 @@ struct CaptureResult {
   uint64_t dropped = 0;
   bool incomplete = false;
   std::vector<std::string> messages;  // warnings for the user (no CUDA driver, another profiler)
+  // How long each live snapshot and each write of the file took (`capture --timings`): what a
+  // long capture costs as it grows.
+  struct Timing {
+    enum class What { Snapshot, Write, FinalSave } what;
+    double atSeconds;  // since the launch, when it ended
+    size_t events;     // in the session taken or written
+    double seconds;
+  };
+  std::vector<Timing> timings;
 };
 
 struct CaptureHooks {

@@ -2,6 +2,7 @@
 // did as a session. Built only with the CUDA toolkit (see capture/).
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #ifdef TSCOPE_HAVE_CAPTURE
 #include "capture/capture_kinds.h"
 #include "capture/launcher.h"
+#include "io/atomic_file.h"
 #endif
 
 namespace ts::cli {
@@ -21,7 +23,8 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: tensorscope-cli capture -o OUT.tscope [--duration S] [--delay S] [--kinds LIST]\n"
-    "                               [--env K=V]... [--cwd DIR] -- PROGRAM [ARGS...]\n"
+    "                               [--env K=V]... [--cwd DIR] [--timings CSV]\n"
+    "                               -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (arguments passed as they are, no shell; its output goes to this terminal)\n"
     "with the CUPTI injection library and records its kernels, copies, memsets, streams, CUDA\n"
@@ -36,6 +39,8 @@ constexpr const char* kHelp =
     "                  (default: all but driver)\n"
     "  --env K=V       add to the program's environment (repeatable)\n"
     "  --cwd DIR       run the program in DIR\n"
+    "  --timings CSV   write how long each live snapshot and each save took (what, at_s,\n"
+    "                  events, seconds) and sum them up at the end\n"
     "Ctrl+C stops the capture, asks the program to end and saves.\n";
 
 #ifdef TSCOPE_HAVE_CAPTURE
@@ -50,6 +55,38 @@ std::optional<double> parseSeconds(const std::string& text) {
   if (text.empty() || !end || *end != '\0' || !(seconds >= 0)) return std::nullopt;
   return seconds;
 }
+
+// The CSV, and on stderr the snapshots' mean and worst (overall and over the last tenth of the
+// run: what a long capture costs once it is long) and the writes'.
+Status writeTimings(const std::string& path, const std::vector<capture::CaptureResult::Timing>& t) {
+  using What = capture::CaptureResult::Timing::What;
+  std::string csv = "what,at_s,events,seconds\n";
+  char line[128];
+  for (const auto& x : t) {
+    const char* what = x.what == What::Snapshot ? "snapshot"
+                       : x.what == What::Write  ? "write"
+                                                : "final_save";
+    std::snprintf(line, sizeof line, "%s,%.3f,%zu,%.6f\n", what, x.atSeconds, x.events, x.seconds);
+    csv += line;
+  }
+  TS_RETURN_IF_ERROR(writeBytesAtomically(path, csv));
+  const double end = t.empty() ? 0 : t.back().atSeconds;
+  auto sum = [&](What what, double from) {
+    size_t n = 0;
+    double total = 0, worst = 0;
+    for (const auto& x : t) {
+      if (x.what != what || x.atSeconds < from) continue;
+      ++n, total += x.seconds, worst = std::max(worst, x.seconds);
+    }
+    std::snprintf(line, sizeof line, "%zu, mean %.1f ms, worst %.1f ms", n,
+                  n ? 1e3 * total / static_cast<double>(n) : 0.0, 1e3 * worst);
+    return std::string(line);
+  };
+  std::fprintf(stderr, "tensorscope-cli capture: snapshots %s; last tenth %s; writes %s\n",
+               sum(What::Snapshot, 0).c_str(), sum(What::Snapshot, 0.9 * end).c_str(),
+               sum(What::Write, 0).c_str());
+  return {};
+}
 #endif
 
 }  // namespace
@@ -57,7 +94,8 @@ std::optional<double> parseSeconds(const std::string& text) {
 int runCapture(const std::vector<std::string>& argv) {
   // Everything after "--", or from the first word that is not an option of ours, is the
   // program's own: its options are not parsed here.
-  const std::set<std::string> valued = {"-o", "--duration", "--delay", "--kinds", "--env", "--cwd"};
+  const std::set<std::string> valued = {"-o",    "--duration", "--delay",  "--kinds",
+                                        "--env", "--cwd",      "--timings"};
   std::vector<std::string> ours, program;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -151,6 +189,12 @@ int runCapture(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "; program killed by signal %d\n", *result->signal);
   else
     std::fprintf(stderr, "\n");
+  if (auto path = args.option("--timings")) {
+    if (Status st = writeTimings(*path, result->timings); !st) {
+      std::fprintf(stderr, "tensorscope-cli capture: %s\n", st.error().c_str());
+      return kExitFailure;
+    }
+  }
   if (result->signal) return 128 + *result->signal;
   return result->exitCode.value_or(kExitFailure);
 #endif
