@@ -49,10 +49,12 @@ struct CaptureResult {
   // How long each live snapshot and each write of the file took (`capture --timings`): what a
   // long capture costs as it grows.
   struct Timing {
-    enum class What { Snapshot, Write, FinalSave } what;
-    double atSeconds;  // since the launch, when it ended
-    size_t events;     // in the session taken or written
-    double seconds;
+    enum class What { Snapshot, Write, FinalSave } what = What::Snapshot;
+    // Since the launch: when a snapshot was taken (its wait for the sink included), when a
+    // periodic write was found done (it ended up to an interval before), when the final save ended.
+    double atSeconds = 0;
+    size_t events = 0;  // in the session taken or written
+    double seconds = 0;
   };
   std::vector<Timing> timings;
 };

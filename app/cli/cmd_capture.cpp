@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -23,7 +24,7 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: tensorscope-cli capture -o OUT.tscope [--duration S] [--delay S] [--kinds LIST]\n"
-    "                               [--env K=V]... [--cwd DIR] [--timings CSV]\n"
+    "                               [--env K=V]... [--cwd DIR] [--interval S] [--timings CSV]\n"
     "                               -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (arguments passed as they are, no shell; its output goes to this terminal)\n"
@@ -39,6 +40,8 @@ constexpr const char* kHelp =
     "                  (default: all but driver)\n"
     "  --env K=V       add to the program's environment (repeatable)\n"
     "  --cwd DIR       run the program in DIR\n"
+    "  --interval S    seconds from one live snapshot to the next (default 2); the file is\n"
+    "                  saved as often, or ten times as long apart as the last save took\n"
     "  --timings CSV   write how long each live snapshot and each save took (what, at_s,\n"
     "                  events, seconds) and sum them up at the end\n"
     "Ctrl+C stops the capture, asks the program to end and saves.\n";
@@ -52,7 +55,8 @@ void onInterrupt(int) {
 std::optional<double> parseSeconds(const std::string& text) {
   char* end = nullptr;
   const double seconds = std::strtod(text.c_str(), &end);
-  if (text.empty() || !end || *end != '\0' || !(seconds >= 0)) return std::nullopt;
+  if (text.empty() || !end || *end != '\0' || !(seconds >= 0) || !std::isfinite(seconds))
+    return std::nullopt;
   return seconds;
 }
 
@@ -94,8 +98,8 @@ Status writeTimings(const std::string& path, const std::vector<capture::CaptureR
 int runCapture(const std::vector<std::string>& argv) {
   // Everything after "--", or from the first word that is not an option of ours, is the
   // program's own: its options are not parsed here.
-  const std::set<std::string> valued = {"-o",    "--duration", "--delay",  "--kinds",
-                                        "--env", "--cwd",      "--timings"};
+  const std::set<std::string> valued = {"-o",    "--duration", "--delay",   "--kinds",
+                                        "--env", "--cwd",      "--timings", "--interval"};
   std::vector<std::string> ours, program;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -159,6 +163,11 @@ int runCapture(const std::vector<std::string>& argv) {
     o.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
   }
   if (auto cwd = args.option("--cwd")) o.workingDirectory = *cwd;
+  if (auto i = args.option("--interval")) {
+    auto seconds = parseSeconds(*i);
+    if (!seconds || *seconds < 0.1) return usage("--interval needs seconds (at least 0.1)");
+    o.saveIntervalSeconds = *seconds;
+  }
 
   struct sigaction sa {};
   sa.sa_handler = onInterrupt;

@@ -26,13 +26,23 @@ class Writer {
     return {};
   }
 
+  // The column's values, or with `order` its values in that order (values[order[0]], ...).
   template <class T>
-  Status column(ColumnOwner owner, uint32_t id, const char* name, const Column<T>& values) {
-    std::vector<T> scratch;  // a file chunk that spans blocks of a live column
+  Status column(ColumnOwner owner, uint32_t id, const char* name, const Column<T>& values,
+                const std::vector<uint32_t>* order = nullptr) {
+    std::vector<T> scratch;  // a file chunk that spans blocks of a live column, or reordered
     for (size_t first = 0, chunk = 0; first < values.size(); first += kChunkEvents, ++chunk) {
       if (progress_.cancelled()) return Error::cancelled();
       size_t count = std::min(kChunkEvents, values.size() - first);
-      std::string_view encoding = encodeColumn(values.span(first, count, scratch), buffer_);
+      std::span<const T> chunkValues;
+      if (order) {
+        scratch.resize(count);
+        for (size_t i = 0; i < count; ++i) scratch[i] = values[(*order)[first + i]];
+        chunkValues = scratch;
+      } else {
+        chunkValues = values.span(first, count, scratch);
+      }
+      std::string_view encoding = encodeColumn(chunkValues, buffer_);
       if (buffer_.empty() && count > 0) return Error{"compression failed"};
       insert_.reset();
       insert_.bind(1, static_cast<int64_t>(owner));
@@ -258,9 +268,13 @@ Status writeDatabase(const Session& s, const std::string& path, const Progress& 
         if (st) st = writer.column(ColumnOwner::Counter, static_cast<uint32_t>(i), name, values);
       });
     }
-    // Files hold flows sorted (a live snapshot's are in the order they were linked).
-    flowsBySource(s).visit([&](const char* name, const auto& values) {
-      if (st) st = writer.column(ColumnOwner::Flows, 0, name, values);
+    // Files hold flows sorted. A live snapshot's are in the order they were linked: written in
+    // sorted order without a sorted copy of them (a long capture's are GBs).
+    std::vector<uint32_t> order;
+    if (!s.sortedFlows()) order = flowOrderBySource(s.flows);
+    s.flows.visit([&](const char* name, const auto& values) {
+      if (st)
+        st = writer.column(ColumnOwner::Flows, 0, name, values, s.sortedFlows() ? nullptr : &order);
     });
   }
   if (!st) return st;

@@ -491,8 +491,7 @@ Result<SessionPtr> LiveSession::publish(const Provenance& provenance, TimeNs hol
       relane(ti);
       if (ti < tracksBefore) from[ti] = 0;  // indexed afresh
     }
-    s.flows = flowsBySource(s);
-    s.flows.visit([](const char*, auto& c) { c.makeChunked(); });
+    sortFlowsBySource(s.flows);
   }
 
   s.provenance = provenance;

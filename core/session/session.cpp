@@ -35,19 +35,41 @@ std::shared_ptr<Session> copySession(const Session& s) {
   return c;
 }
 
-FlowColumns flowsBySource(const Session& s) {
-  if (s.sortedFlows()) return s.flows;  // shares the columns
-  const FlowColumns& f = s.flows;
+std::vector<uint32_t> flowOrderBySource(const FlowColumns& f) {
   std::vector<uint32_t> order(f.srcTrack.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return std::tie(f.srcTrack[a], f.srcEvent[a], f.dstTrack[a], f.dstEvent[a]) <
            std::tie(f.srcTrack[b], f.srcEvent[b], f.dstTrack[b], f.dstEvent[b]);
   });
+  return order;
+}
+
+namespace {
+template <class T>
+Column<T> permuted(const Column<T>& c, const std::vector<uint32_t>& order) {
+  std::vector<T> values(order.size());
+  for (size_t i = 0; i < order.size(); ++i) values[i] = c[order[i]];
+  return Column<T>(std::move(values));
+}
+}  // namespace
+
+FlowColumns flowsBySource(const Session& s) {
+  if (s.sortedFlows()) return s.flows;  // shares the columns
+  const std::vector<uint32_t> order = flowOrderBySource(s.flows);
   FlowColumns sorted;
-  sorted.reserve(order.size());
-  for (uint32_t i : order) sorted.push(f.row(i));
+  sorted.srcTrack = permuted(s.flows.srcTrack, order);
+  sorted.srcEvent = permuted(s.flows.srcEvent, order);
+  sorted.dstTrack = permuted(s.flows.dstTrack, order);
+  sorted.dstEvent = permuted(s.flows.dstEvent, order);
   return sorted;
+}
+
+void sortFlowsBySource(FlowColumns& flows) {
+  const std::vector<uint32_t> order = flowOrderBySource(flows);
+  // A column at a time, each let go as soon as its sorted copy is made: a long capture's flows
+  // (8 bytes an event) are never held twice.
+  flows.visit([&](const char*, auto& column) { column = permuted(column, order); });
 }
 
 size_t Session::eventCount() const {

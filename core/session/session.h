@@ -120,6 +120,11 @@ using SessionPtr = std::shared_ptr<const Session>;
 
 // The session's flows sorted by (srcTrack, srcEvent) — they are, but for a live snapshot's.
 FlowColumns flowsBySource(const Session& s);
+// The order that sorts flows by (srcTrack, srcEvent, dstTrack, dstEvent): position i of the
+// sorted flows holds flow order[i].
+std::vector<uint32_t> flowOrderBySource(const FlowColumns& flows);
+// Sorts them in that order, in place (the columns become contiguous ones of their own).
+void sortFlowsBySource(FlowColumns& flows);
 
 // A deep copy to add tracks to (a session is immutable once published). String ids are kept.
 // Not finalized: call finalize() after adding.

@@ -97,6 +97,9 @@ std::optional<size_t> TimelineRows::extendsFrom(uint32_t ti) const {
   if (ti >= previous_->laid_.size()) return 0;  // new since
   const Laid& was = previous_->laid_[ti];
   const Track& t = session_->tracks[ti];
+  // Nothing was laid out from it: whatever its indexing since (a track published empty is
+  // indexed afresh when its first events come), everything is new.
+  if (was.size == 0) return 0;
   if (was.lineage == 0 || was.lineage != t.lineage() || was.size > t.size()) return std::nullopt;
   return was.size;
 }

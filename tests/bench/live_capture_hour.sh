@@ -3,7 +3,7 @@
 # captures"): the stand-in program (tests/capture/fake_target.cpp) launches kernels into the fake
 # CUPTI (tests/capture/fake_cupti.cpp) — each a CUDA API call and a kernel, an NVTX range every 50
 # — at about RATE events a second for SECONDS, while `tensorscope-cli capture --timings` takes a
-# live snapshot every 2 s and writes the file beside them. Prints the snapshots' mean and worst
+# live snapshot every second (as the GUI's live view does) and writes the file beside them. Prints the snapshots' mean and worst
 # (overall and over the last tenth), the writes, the events captured and the launcher's peak RSS
 # per event (sampled from /proc every 5 s). The output file is deleted afterwards; the timings CSV
 # is kept when a path is given.
@@ -32,7 +32,7 @@ per_batch=250
 gap_ms=$((per_batch * 2 * 1000 / rate))
 ((gap_ms >= 1)) || gap_ms=1
 
-"$cli" capture -o "$dir/run.tscope" --duration "$seconds" --timings "$timings" \
+"$cli" capture -o "$dir/run.tscope" --duration "$seconds" --interval 1 --timings "$timings" \
   --env "TSCOPE_CUPTI_LIBRARY=$fake" -- "$target" cupti 1 0 "$per_batch" "$gap_ms" forever \
   2>"$dir/stderr" &
 pid=$!

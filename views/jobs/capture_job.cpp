@@ -39,7 +39,7 @@ void CaptureJob::shown(std::pair<SessionPtr, std::shared_ptr<const TimelineRows>
   } else if (finish_) {
     Finish f = std::move(*finish_);
     finish_.reset();
-    emit finished(f.ok, f.message, f.messages);
+    tell(f);
   }
 }
 
@@ -48,7 +48,14 @@ void CaptureJob::finish(Finish f) {
   if (rows_.busy() || waitingRows_)
     finish_ = std::move(f);
   else
-    emit finished(f.ok, f.message, f.messages);
+    tell(f);
+}
+
+void CaptureJob::tell(const Finish& f) {
+  // No layout follows: the rows on screen are the view's to keep, not ours (they hold GBs after
+  // a long capture).
+  laidOut_.reset();
+  emit finished(f.ok, f.message, f.messages);
 }
 
 void CaptureJob::done(Result<capture::CaptureResult> result) {

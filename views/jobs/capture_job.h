@@ -53,6 +53,7 @@ class CaptureJob : public QObject {
     QStringList messages;
   };
   void finish(Finish f);
+  void tell(const Finish& f);
 
   capture::CaptureOptions options_;
   // Read by the launcher when the stop comes; outlives the worker (the work holds it).
