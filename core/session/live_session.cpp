@@ -384,14 +384,7 @@ void LiveSession::link(size_t tracksBefore, const std::vector<size_t>& from,
   }
   for (uint32_t ti = 0; ti < s.tracks.size(); ++ti) {
     const Track& t = s.tracks[ti];
-    const Column<uint32_t>* correlation = nullptr;
-    const Column<uint32_t>* context = nullptr;
-    if (t.kind == EventKind::Kernel)
-      correlation = &t.kernels.correlation, context = &t.kernels.context;
-    if (t.kind == EventKind::Memcpy)
-      correlation = &t.memcpys.correlation, context = &t.memcpys.context;
-    if (t.kind == EventKind::Memset)
-      correlation = &t.memsets.correlation, context = &t.memsets.context;
+    const auto [correlation, context] = launchLinks(t);
     if (!correlation) continue;
     forNew(ti, [&](uint32_t i) {
       if ((*correlation)[i] == 0) return;

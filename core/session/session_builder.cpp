@@ -297,14 +297,7 @@ void correlationFlows(
             [](const ApiKey& a, const ApiKey& b) { return a.rankCorrelation < b.rankCorrelation; });
   for (uint32_t ti = 0; ti < trackCount && !apiKeys.empty(); ++ti) {
     const Track& t = s.tracks[ti];
-    const Column<uint32_t>* correlation = nullptr;
-    const Column<uint32_t>* context = nullptr;
-    if (t.kind == EventKind::Kernel)
-      correlation = &t.kernels.correlation, context = &t.kernels.context;
-    if (t.kind == EventKind::Memcpy)
-      correlation = &t.memcpys.correlation, context = &t.memcpys.context;
-    if (t.kind == EventKind::Memset)
-      correlation = &t.memsets.correlation, context = &t.memsets.context;
+    const auto [correlation, context] = launchLinks(t);
     if (!correlation) continue;
     const Device& dev = s.devices[t.device];
     uint64_t rankBits = static_cast<uint64_t>(dev.rank) << 32;

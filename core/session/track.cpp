@@ -198,4 +198,17 @@ size_t detailBytesPerEvent(EventKind kind) {
   return 0;
 }
 
+LaunchLinks launchLinks(const Track& t) {
+  switch (t.kind) {
+    case EventKind::Kernel:
+      return {&t.kernels.correlation, &t.kernels.context};
+    case EventKind::Memcpy:
+      return {&t.memcpys.correlation, &t.memcpys.context};
+    case EventKind::Memset:
+      return {&t.memsets.correlation, &t.memsets.context};
+    default:
+      return {};
+  }
+}
+
 }  // namespace ts

@@ -93,4 +93,12 @@ struct Track {
 // Bytes of detail columns per event of a kind (for memory reports).
 size_t detailBytesPerEvent(EventKind kind);
 
+// What links a GPU work track's events (kernels, copies, memsets) to the API calls that launched
+// them: each event's correlation id (0: none) and CUPTI context. Null for other tracks.
+struct LaunchLinks {
+  const Column<uint32_t>* correlation = nullptr;
+  const Column<uint32_t>* context = nullptr;
+};
+LaunchLinks launchLinks(const Track& t);
+
 }  // namespace ts
