@@ -123,7 +123,7 @@ FlowColumns flowsBySource(const Session& s);
 // The order that sorts flows by (srcTrack, srcEvent, dstTrack, dstEvent): position i of the
 // sorted flows holds flow order[i].
 std::vector<uint32_t> flowOrderBySource(const FlowColumns& flows);
-// Sorts them in that order, in place (the columns become contiguous ones of their own).
+// Sorts them in that order, in place (blocks another column shares are copied first).
 void sortFlowsBySource(FlowColumns& flows);
 
 // A deep copy to add tracks to (a session is immutable once published). String ids are kept.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -171,6 +172,36 @@ TEST(LiveSession, FinalPublishIsTheBuildersSessionWhateverTheOrderAndSlices) {
   // some to the end: the shuffling does too), so that path is held to the builder as well.
   if (!only) {
     EXPECT_GE(roundsRebuilt, 15);
+  }
+}
+
+// A live capture's flows, sorted in place at its end: sorted as flowsBySource would sort them,
+// while a snapshot that shares their blocks keeps them as it saw them.
+TEST(LiveSession, FlowsSortedInPlaceLeaveSharersAsTheyWere) {
+  std::mt19937 rng(11);
+  FlowColumns flows;
+  flows.visit([](const char*, auto& c) { c.makeChunked(); });
+  std::vector<std::array<uint32_t, 4>> rows;
+  for (int i = 0; i < 200'000; ++i) {  // several blocks; some fields 0 (blocks of zeros)
+    const std::array<uint32_t, 4> r = {
+        static_cast<uint32_t>(rng() % 5), static_cast<uint32_t>(rng() % 90'000),
+        static_cast<uint32_t>(rng() % 3), static_cast<uint32_t>(i % 7 ? i : 0)};
+    flows.srcTrack.append(r[0]), flows.srcEvent.append(r[1]);
+    flows.dstTrack.append(r[2]), flows.dstEvent.append(r[3]);
+    rows.push_back(r);
+  }
+  const FlowColumns shared = flows;  // a snapshot's
+  sortFlowsBySource(flows);
+  std::vector<std::array<uint32_t, 4>> sorted = rows;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_EQ(flows.srcTrack.size(), sorted.size());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::array<uint32_t, 4> got = {flows.srcTrack[i], flows.srcEvent[i], flows.dstTrack[i],
+                                         flows.dstEvent[i]};
+    ASSERT_EQ(got, sorted[i]) << "position " << i;
+    const std::array<uint32_t, 4> kept = {shared.srcTrack[i], shared.srcEvent[i],
+                                          shared.dstTrack[i], shared.dstEvent[i]};
+    ASSERT_EQ(kept, rows[i]) << "the snapshot's flow " << i << " changed";
   }
 }
 
