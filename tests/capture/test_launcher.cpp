@@ -247,6 +247,13 @@ TEST_F(Launcher, CommandLine) {
   EXPECT_EQ(code, 2) << out;
   std::tie(code, out) = runCommand(cli + " capture -o x.tscope --kinds kernel,bogus -- true");
   EXPECT_EQ(code, 2) << out;
+  // Snapshots at most ten a second; times finite.
+  std::tie(code, out) = runCommand(cli + " capture -o x.tscope --interval 0.05 -- true");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--interval needs seconds (at least 0.1)"), std::string::npos) << out;
+  std::tie(code, out) = runCommand(cli + " capture -o x.tscope --duration inf -- true");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--duration needs seconds"), std::string::npos) << out;
   // Ctrl+C on the CLI: it stops the capture, asks the program to end and saves.
   std::string out2 = path("interrupted.tscope");
   pid_t pid = ::fork();
