@@ -149,6 +149,41 @@ TEST_F(TscopeFile, ColumnsSpanningSeveralChunks) {
   EXPECT_EQ(q->int64(0), 2);
 }
 
+// A live capture's periodic write saves a snapshot whose flows are in the order they were linked:
+// the writer writes them sorted through an order, without a sorted copy. Over more flows than a
+// file chunk holds, shuffled, what loads is the sorted session.
+TEST_F(TscopeFile, UnsortedFlowsOfALiveSnapshotAreWrittenSorted) {
+  SessionBuilder b;
+  const uint32_t r = b.rank(0);
+  const uint32_t stream = b.stream(b.device(r, 0), 7);
+  const uint32_t thread = b.thread(b.process(r, 1), 1);
+  const StringId call = b.intern("cudaLaunchKernel"), kernel = b.intern("k");
+  const uint32_t n = 1'200'000;  // flows over two chunks of the file
+  for (uint32_t i = 0; i < n; ++i) {
+    const TimeNs at = 1000 * TimeNs{i};
+    b.addFlow(b.addApi(thread, at, at + 50, call, {}),
+              b.addKernel(stream, at + 300, at + 700, kernel, {}));
+  }
+  auto sorted = b.build();
+  ASSERT_TRUE(sorted.ok()) << sorted.error();
+  ASSERT_EQ((*sorted)->flows.srcTrack.size(), n);
+  // The same flows, reversed in halves of odd and even (no order the writer could keep by chance).
+  std::shared_ptr<Session> live = (*sorted)->share();
+  FlowColumns shuffled;
+  for (size_t i = n; i-- > 0;)
+    if (i % 2) shuffled.push(live->flows.row(i));
+  for (size_t i = 0; i < n; ++i)
+    if (i % 2 == 0) shuffled.push(live->flows.row(i));
+  live->flows = std::move(shuffled);
+  live->setUnsortedFlows();
+  ASSERT_TRUE(saveSession(*live, path("live.tscope")).ok());
+  auto loaded = loadSession(path("live.tscope"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_TRUE((*loaded)->sortedFlows());
+  std::string why;
+  EXPECT_TRUE(testing::sameSession(**sorted, **loaded, &why)) << why;
+}
+
 TEST_F(TscopeFile, IsARealSqliteDatabaseWithReadableMetadata) {
   std::string p = savedFixture();
   EXPECT_TRUE(isSqliteFile(p));
