@@ -546,8 +546,9 @@ class Recording {
     writer_ = std::async(std::launch::async, [output = o_.output, s = *session] {
       // A periodic write is insurance, not urgent: at nice 10 (Linux takes a thread id here and
       // sets that thread only; libstdc++ gives each std::async call a thread of its own) its
-      // compression yields the cores to the program being captured and to the next snapshot,
-      // which on two cores otherwise waited up to ~60 ms behind it.
+      // compression yields the cores to the program being captured, whose timing is what the
+      // user measures. (It did not shorten the longest snapshots of an hour on two cores: those
+      // wait for the program's own threads as much as for the write. BENCHMARKS.md.)
       ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
       const Clock::time_point begun = Clock::now();
       Write w;

@@ -5,8 +5,8 @@
 # — at about RATE events a second for SECONDS, while `tensorscope-cli capture --timings` takes a
 # live snapshot every second (as the GUI's live view does) and writes the file beside them.
 # Prints the snapshots' mean and worst (overall and over the last tenth), the writes, the events
-# captured and the launcher's peak RSS per event (sampled from /proc every 5 s). The output file is deleted afterwards; the timings CSV
-# is kept when a path is given.
+# captured and the launcher's peak RSS per event (VmHWM, read from /proc every 5 s). The output
+# file is deleted afterwards; the timings CSV is kept when a path is given.
 #
 # Usage: tests/bench/live_capture_hour.sh [BUILD] [SECONDS] [RATE] [TIMINGS_CSV]
 #   BUILD    the build folder (default build/default)
