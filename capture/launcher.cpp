@@ -588,8 +588,9 @@ class Recording {
     }
 #ifdef __GLIBC__
     // The periodic writes allocated and freed their buffers in the writer threads' malloc arenas,
-    // which this thread's final snapshot and write do not reuse: hand those pages back first, or
-    // they count twice at the capture's peak.
+    // which this thread's final snapshot and write do not reuse: hand those pages back first, so
+    // they do not add to the capture's peak (an hour's end added 4.1 B/event with this and the
+    // in-place flow sort, 10.8 before both; BENCHMARKS.md).
     ::malloc_trim(0);
 #endif
     Result<SessionPtr> session = Error{""};
