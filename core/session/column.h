@@ -7,9 +7,10 @@
 //
 // Two layouts, read the same way (operator[] costs two dependent loads, not one):
 //  - contiguous: one block, as a std::vector would hold it — what builders and readers make;
-//  - chunked: blocks of kChunk values that never move once allocated (append()) — what live
-//    sessions grow. A copy never appends into a block it shares: it copies the last, partly
-//    filled block first (appendable_), so the one that wrote it is the only one that may.
+//  - chunked: blocks of kChunk values (2^ChunkShift: 64 k unless the type asks for smaller) that
+//    never move once allocated (append()) — what live sessions grow. A copy never appends into a
+//    block it shares: it copies the last, partly filled block first (appendable_), so the one that
+//    wrote it is the only one that may.
 // Writing through data(), resize(), assign() and friends first makes the column a contiguous one
 // of its own (a copy when shared): sessions are immutable once published, and builders that
 // mutate hold the only reference.
@@ -30,13 +31,13 @@
 
 namespace ts {
 
-template <class T>
+template <class T, unsigned ChunkShift = 16>
 class Column {
  public:
   using value_type = T;
   using size_type = size_t;
   using const_reference = const T&;
-  static constexpr unsigned kChunkShift = 16;
+  static constexpr unsigned kChunkShift = ChunkShift;
   static constexpr size_t kChunk = size_t{1} << kChunkShift;  // values per block when chunked
 
   class const_iterator {

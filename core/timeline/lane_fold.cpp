@@ -1,6 +1,7 @@
 #include "timeline/lane_fold.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ts {
@@ -49,22 +50,48 @@ LaneSummary summarizeLane(const LaneView& v) {
 }
 
 void extendLaneSummary(LaneSummary& s, const LaneView& v, uint32_t summarized) {
+  using Block = LaneSummary::Block;
   const Track& t = *v.track;
   const uint32_t n = v.size();
-  const uint32_t first = summarized == 0 ? 0 : (summarized - 1) / kSummaryBlock;
-  s.blocks.truncate(first);
-  for (uint32_t b = first * kSummaryBlock; b < n; b += kSummaryBlock) {
-    LaneSummary::Block block{t.hot.start[v.event(b)], 0, 0, 0};
+  if (s.levels.empty()) s.levels.emplace_back();
+  // The first block of a level made again; those before it hold what they held.
+  size_t changed = summarized == 0 ? 0 : (summarized - 1) / kSummaryBlock;
+  s.levels[0].truncate(changed);
+  for (size_t b = changed * kSummaryBlock; b < n; b += kSummaryBlock) {
+    Block block{t.hot.start[v.event(static_cast<uint32_t>(b))], 0, 0, 0};
     TimeNs previousEnd = block.firstStart;
-    for (uint32_t p = b; p < std::min(n, b + kSummaryBlock); ++p) {
-      uint32_t e = v.event(p);
+    for (size_t p = b; p < std::min<size_t>(n, b + kSummaryBlock); ++p) {
+      uint32_t e = v.event(static_cast<uint32_t>(p));
       block.maxDuration = std::max(block.maxDuration, t.effectiveEnd(e) - t.hot.start[e]);
       block.maxGap = std::max(block.maxGap, t.hot.start[e] - previousEnd);
       previousEnd = t.effectiveEnd(e);
     }
     block.lastEnd = previousEnd;
-    s.blocks.grow(block);
+    s.levels[0].grow(block);
   }
+  size_t k = 0;
+  for (; s.levels[k].size() > kSummaryBlock; ++k) {
+    if (k + 1 == s.levels.size()) {
+      s.levels.emplace_back();
+      changed = 0;
+    } else {
+      changed /= kSummaryBlock;
+    }
+    const LaneSummary::Blocks& below = s.levels[k];
+    LaneSummary::Blocks& level = s.levels[k + 1];
+    level.truncate(changed);
+    for (size_t b = changed * kSummaryBlock; b < below.size(); b += kSummaryBlock) {
+      Block block = below[b];
+      for (size_t c = b + 1; c < std::min(below.size(), b + kSummaryBlock); ++c) {
+        const Block& x = below[c];
+        block.maxDuration = std::max(block.maxDuration, x.maxDuration);
+        block.maxGap = std::max({block.maxGap, x.maxGap, x.firstStart - block.lastEnd});
+        block.lastEnd = x.lastEnd;
+      }
+      level.grow(block);
+    }
+  }
+  s.levels.resize(k + 1);  // a view summarised again from 0 may need fewer levels
 }
 
 void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxPx, LaneDraw& out) {
@@ -90,22 +117,43 @@ void foldLane(const LaneView& v, const TimeAxis& axis, int width, double minBoxP
       if (axis.xOf(t.effectiveEnd(last)) - axis.xOf(t.hot.start[last]) >= minBoxPx) --q;
     }
     // Zoomed out, whole blocks of sub-pixel events separated by sub-pixel gaps join the run at
-    // once (see LaneSummary).
-    if (v.summary) {
+    // once (see LaneSummary): the coarsest block that holds q and passes, level over level. A
+    // block of level k + 1 holds the one of level k, so when the first level's fails, all do.
+    // A first-level block narrower than a pixel is left to the next column's search, which
+    // costs one step whatever it skips: a frame stays bounded by pixels × levels.
+    if (v.summary && !v.summary->levels.empty()) {
+      const std::vector<LaneSummary::Blocks>& levels = v.summary->levels;
       const double pixel = axis.nsPerPixel();
       TimeNs lastEnd = t.effectiveEnd(v.event(q - 1));
-      for (size_t b = q / kSummaryBlock; q < n && b < v.summary->blocks.size(); ++b) {
-        const LaneSummary::Block& block = v.summary->blocks[b];
-        // The block (or the rest of it, from q) must end in view, hold only narrow events and
-        // narrow gaps, and follow the run closely.
-        if (block.lastEnd >= t1 || static_cast<double>(block.maxDuration) >= minBoxPx * pixel ||
-            static_cast<double>(std::max(block.maxGap, block.firstStart - lastEnd)) >=
-                kRunGapPx * pixel) {
-          break;
-        }
+      // The block (or the rest of it, from q) must end in view, hold only narrow events and
+      // narrow gaps, and follow the run closely.
+      auto passes = [&](const LaneSummary::Block& block) {
         ++out.steps;
-        q = std::min<uint32_t>(n, static_cast<uint32_t>((b + 1) * kSummaryBlock));
-        lastEnd = block.lastEnd;
+        return block.lastEnd < t1 && static_cast<double>(block.maxDuration) < minBoxPx * pixel &&
+               static_cast<double>(std::max(block.maxGap, block.firstStart - lastEnd)) <
+                   kRunGapPx * pixel;
+      };
+      // The block of each level found failing: it holds q until q passes it.
+      std::array<size_t, 8> failed;
+      failed.fill(~size_t{0});
+      while (q < n && q / kSummaryBlock < levels[0].size()) {
+        const LaneSummary::Block& first = levels[0][q / kSummaryBlock];
+        if (!passes(first)) break;
+        const LaneSummary::Block* take = &first;
+        uint64_t takeSpan = kSummaryBlock, span = kSummaryBlock;
+        for (size_t k = 1; k < levels.size(); ++k) span *= kSummaryBlock;
+        for (size_t k = levels.size() - 1; k > 0; --k, span /= kSummaryBlock) {
+          const size_t b = q / span;
+          if (b >= levels[k].size() || k >= failed.size() || failed[k] == b) continue;
+          if (passes(levels[k][b])) {
+            take = &levels[k][b], takeSpan = span;
+            break;
+          }
+          failed[k] = b;
+        }
+        if (take == &first && static_cast<double>(first.lastEnd - first.firstStart) < pixel) break;
+        q = static_cast<uint32_t>(std::min<uint64_t>(n, (q / takeSpan + 1) * takeSpan));
+        lastEnd = take->lastEnd;
       }
     }
     double runEnd = std::max(boundary, axis.xOf(t.effectiveEnd(v.event(q - 1))));

@@ -32,6 +32,9 @@ struct LaneView {
 // Per block of kSummaryBlock positions of a lane view: where it starts and ends, its longest event
 // and its widest gap. When zoomed out, folding swallows a block whose events and gaps are all
 // narrower than a pixel in one step, reading this small contiguous table instead of the events.
+// Blocks are summarised again kSummaryBlock at a time, level over level, until a level holds at
+// most kSummaryBlock of them: a whole hour of one lane (millions of events) folds in a few
+// hundred steps, where one level would take one per 64 events.
 inline constexpr uint32_t kSummaryBlock = 64;
 // Folded runs closer than this many pixels join: gaps that small carry no information at that
 // zoom, and joining them bounds the items drawn per lane by about width / 2.
@@ -39,16 +42,21 @@ inline constexpr double kRunGapPx = 2.0;
 
 struct LaneSummary {
   struct Block {
-    TimeNs firstStart, lastEnd, maxDuration, maxGap;
+    TimeNs firstStart, lastEnd, maxDuration, maxGap;  // maxGap: between events inside the block
   };
-  Column<Block> blocks;  // shared by the layouts of a live capture's snapshots (Column::grow)
+  // Chunks of 1 k blocks (32 KB), not 64 k: a live layout extends a copy of the last snapshot's
+  // summary, and the chunk its new blocks go into is copied first (Column::grow).
+  using Blocks = Column<Block, 10>;
+  // levels[0]: one block per kSummaryBlock positions; levels[k]: one per kSummaryBlock blocks of
+  // levels[k - 1]. Empty for an empty view.
+  std::vector<Blocks> levels;
 };
 
 LaneSummary summarizeLane(const LaneView& view);
 // Brings `summary`, made when the view held its first `summarized` positions, up to the view's
 // size: the block that held the last of them is made again (it gains events, and its last event
-// may be an open range whose end moved), the rest appended. A live layout's, in time bounded by
-// what is new.
+// may be an open range whose end moved), the rest appended; and so on each level up. A live
+// layout's, in time bounded by what is new.
 void extendLaneSummary(LaneSummary& summary, const LaneView& view, uint32_t summarized);
 
 struct DrawBox {

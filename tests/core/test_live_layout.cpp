@@ -21,12 +21,15 @@ namespace ts {
 namespace {
 
 bool sameBlocks(const LaneSummary& a, const LaneSummary& b) {
-  if (a.blocks.size() != b.blocks.size()) return false;
-  for (size_t i = 0; i < a.blocks.size(); ++i) {
-    const LaneSummary::Block &x = a.blocks[i], &y = b.blocks[i];
-    if (x.firstStart != y.firstStart || x.lastEnd != y.lastEnd || x.maxDuration != y.maxDuration ||
-        x.maxGap != y.maxGap)
-      return false;
+  if (a.levels.size() != b.levels.size()) return false;
+  for (size_t k = 0; k < a.levels.size(); ++k) {
+    if (a.levels[k].size() != b.levels[k].size()) return false;
+    for (size_t i = 0; i < a.levels[k].size(); ++i) {
+      const LaneSummary::Block &x = a.levels[k][i], &y = b.levels[k][i];
+      if (x.firstStart != y.firstStart || x.lastEnd != y.lastEnd ||
+          x.maxDuration != y.maxDuration || x.maxGap != y.maxGap)
+        return false;
+    }
   }
   return true;
 }
@@ -181,13 +184,15 @@ TEST(LiveLayout, BusyIndexExtendedStepByStepIsTheOneBuiltAtOnce) {
   }
 }
 
+// Enough positions for three levels, the first of them chunked (more than 1 k blocks), grown in
+// small steps first and then in large ones.
 TEST(LiveLayout, LaneSummaryExtendedStepByStepIsTheOneMadeAtOnce) {
   SessionBuilder b;
   const uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
   const StringId name = b.intern("e");
   std::mt19937 rng(5);
   TimeNs at = 0;
-  for (int i = 0; i < 20'000; ++i) {
+  for (int i = 0; i < 330'000; ++i) {
     const TimeNs len = static_cast<TimeNs>(rng() % 50), gap = static_cast<TimeNs>(rng() % 30);
     b.addApi(thread, at, at + len, name, {});
     at += len + gap;
@@ -195,31 +200,39 @@ TEST(LiveLayout, LaneSummaryExtendedStepByStepIsTheOneMadeAtOnce) {
   Result<SessionPtr> s = b.build();
   ASSERT_TRUE(s.ok()) << s.error();
   const Track& t = (*s)->tracks[0];
-  // A subset view that grows: every event but each 7th, taken in steps of up to 300.
+  // A subset view that grows: every event but each 7th, taken in steps of up to 300, then of up
+  // to 30 000.
   Column<uint32_t> events;
   LaneSummary summary;
   uint32_t summarized = 0, next = 0;
   while (next < t.size()) {
+    const uint32_t most = next < 20'000 ? 300 : 30'000;
     const uint32_t until = std::min<uint32_t>(static_cast<uint32_t>(t.size()),
-                                              next + 1 + static_cast<uint32_t>(rng() % 300));
+                                              next + 1 + static_cast<uint32_t>(rng() % most));
     for (; next < until; ++next) {
       if (next % 7) events.grow(next);
     }
     LaneView view{&t, 0, &events, nullptr};
     LaneSummary copy = summary;  // extended in a copy: the earlier one keeps its blocks
-    const std::vector<LaneSummary::Block> held = summary.blocks.toVector();
+    std::vector<std::vector<LaneSummary::Block>> held;
+    for (const LaneSummary::Blocks& level : summary.levels) held.push_back(level.toVector());
     extendLaneSummary(copy, view, summarized);
     ASSERT_TRUE(sameBlocks(copy, summarizeLane(view))) << "at " << next;
-    ASSERT_EQ(summary.blocks.size(), held.size()) << "at " << next;
-    for (size_t i = 0; i < held.size(); ++i) {
-      const LaneSummary::Block &x = summary.blocks[i], &y = held[i];
-      ASSERT_TRUE(x.firstStart == y.firstStart && x.lastEnd == y.lastEnd &&
-                  x.maxDuration == y.maxDuration && x.maxGap == y.maxGap)
-          << "block " << i << " of the earlier summary changed at " << next;
+    ASSERT_EQ(summary.levels.size(), held.size()) << "at " << next;
+    for (size_t k = 0; k < held.size(); ++k) {
+      ASSERT_EQ(summary.levels[k].size(), held[k].size()) << "at " << next;
+      for (size_t i = 0; i < held[k].size(); ++i) {
+        const LaneSummary::Block &x = summary.levels[k][i], &y = held[k][i];
+        ASSERT_TRUE(x.firstStart == y.firstStart && x.lastEnd == y.lastEnd &&
+                    x.maxDuration == y.maxDuration && x.maxGap == y.maxGap)
+            << "block " << i << " of level " << k << " of the earlier summary changed at " << next;
+      }
     }
     summary = copy;
     summarized = view.size();
   }
+  ASSERT_EQ(summary.levels.size(), 3u);
+  EXPECT_TRUE(summary.levels[0].chunked());
 }
 
 TEST(Column, GrowAndTruncateLeaveCopiesAsTheyWere) {
