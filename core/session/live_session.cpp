@@ -152,7 +152,7 @@ size_t LiveSession::heldBytes() const {
              p.memsets.capacity() * sizeof(MemsetDetail) + p.apis.capacity() * sizeof(ApiDetail) +
              p.nvtx.capacity() * sizeof(NvtxDetail) + p.ranges.capacity() * sizeof(RangeDetail);
   }
-  bytes += (calls_.size() + callOrder_.size() + unlinked_.size()) * sizeof(Launch);
+  bytes += calls_.bytes() + (callOrder_.size() + unlinked_.size()) * sizeof(Launch);
   return bytes;
 }
 
@@ -337,7 +337,7 @@ void LiveSession::remapTrack(uint32_t ti, const std::vector<uint32_t>& newIndex)
   auto fix = [&](Launch& l) {
     if (l.track == ti && l.event < newIndex.size()) l.event = newIndex[l.event];
   };
-  for (auto& [key, l] : calls_) fix(l);
+  calls_.forEach(fix);
   for (Launch& l : callOrder_) fix(l);
   for (Launch& l : unlinked_) fix(l);
 }
@@ -364,7 +364,7 @@ void LiveSession::link(size_t tracksBefore, const std::vector<size_t>& from,
     forNew(ti, [&](uint32_t i) {
       if (t.apis.correlation[i] == 0) return;
       Launch call{process << 32 | t.apis.correlation[i], ti, i, t.hot.start[i]};
-      calls_[call.key] = call;
+      calls_.put(call);
       callOrder_.push_back(call);
     });
   }
@@ -373,9 +373,9 @@ void LiveSession::link(size_t tracksBefore, const std::vector<size_t>& from,
     return latest_ != INT64_MIN && latest_ - l.time > kLinkWindow;  // both within ±2^62
   };
   auto linkTo = [&](const Launch& work) {
-    auto call = calls_.find(work.key);
-    if (call == calls_.end()) return false;
-    flows.push({call->second.track, call->second.event, work.track, work.event});
+    const Launch* call = calls_.find(work.key);
+    if (!call) return false;
+    flows.push({call->track, call->event, work.track, work.event});
     return true;
   };
   std::vector<Launch> still;
@@ -397,10 +397,7 @@ void LiveSession::link(size_t tracksBefore, const std::vector<size_t>& from,
   unlinked_ = std::move(still);
   // Calls too old to be waited for are forgotten (unless a later call took their key).
   while (!callOrder_.empty() && tooOld(callOrder_.front())) {
-    const Launch& old = callOrder_.front();
-    auto it = calls_.find(old.key);
-    if (it != calls_.end() && it->second.track == old.track && it->second.event == old.event)
-      calls_.erase(it);
+    calls_.eraseIf(callOrder_.front());
     callOrder_.pop_front();
   }
 }

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "session/launch_table.h"
 #include "session/session.h"
 #include "session/session_builder.h"
 #include "util/result.h"
@@ -103,11 +104,7 @@ class LiveSession {
     TimeNs end = INT64_MIN;  // set by closeNvtx before it was published
     bool closed = false;
   };
-  struct Launch {  // a GPU event waiting for its call, or a call waiting for its work
-    uint64_t key;  // process << 32 | correlation
-    uint32_t track, event;
-    TimeNs time;  // the event's start: it waits until the latest time seen is kLinkWindow past
-  };
+  using Launch = LaunchLink;
 
   bool accept(TimeNs start, TimeNs end);  // counts what it refuses
   uint32_t track(EventKind kind, uint32_t stream, uint32_t thread);
@@ -136,7 +133,7 @@ class LiveSession {
   OpenRange nextOpen_ = 1;
   TimeNs latest_ = INT64_MIN;
   // Launch links: calls by key (the latest per key) and GPU work waiting for its call.
-  std::unordered_map<uint64_t, Launch> calls_;
+  LaunchTable calls_;
   std::deque<Launch> callOrder_;  // for forgetting calls kLinkWindow old, in publish order
   std::vector<Launch> unlinked_;
   uint64_t publishes_ = 0;

@@ -1,17 +1,21 @@
 // LiveSession (a capture's growing session) against SessionBuilder on the same events: whatever
 // the arrival order, the slicing into publishes and the holdback, the final publish is the session
 // the builder builds, every snapshot is a valid session, and a snapshot never changes afterwards.
-// Also Column (the shared, chunked columns that make a snapshot cheap).
+// Also Column (the shared, chunked columns that make a snapshot cheap) and LaunchTable (the calls
+// waiting for their GPU work).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <map>
 #include <random>
 
 #include "live_rounds.h"
 #include "session/column.h"
+#include "session/launch_table.h"
 #include "session/live_session.h"
 #include "session/session_builder.h"
 #include "session_fixture.h"
@@ -203,6 +207,59 @@ TEST(LiveSession, FlowsSortedInPlaceLeaveSharersAsTheyWere) {
                                           shared.dstTrack[i], shared.dstEvent[i]};
     ASSERT_EQ(kept, rows[i]) << "the snapshot's flow " << i << " changed";
   }
+}
+
+// The table against a map on the same puts, lookups and erases: calls of three processes whose
+// correlation ids rise with gaps (the table's common case), the oldest erased once a window is
+// past, some keys taken again by a later call, and random keys, across several growths.
+TEST(LaunchTable, FindsWhatAMapFindsAfterPutsAndErases) {
+  LaunchTable table;
+  std::map<uint64_t, LaunchLink> map;
+  std::deque<LaunchLink> order;
+  std::mt19937_64 rng(11);
+  uint32_t next[3] = {1, 1, 1};
+  uint32_t event = 0;
+  for (int round = 0; round < 300; ++round) {
+    for (int i = 0; i < 2'000; ++i) {
+      const uint64_t process = rng() % 3;
+      uint64_t key;
+      if (rng() % 50 == 0) {
+        key = rng() | 1;  // anywhere
+      } else if (rng() % 40 == 0 && !order.empty()) {
+        key = order[rng() % order.size()].key;  // a key taken again
+      } else {
+        next[process] += 1 + static_cast<uint32_t>(rng() % 3);
+        key = (process + 1) << 32 | next[process];
+      }
+      const LaunchLink l{key, static_cast<uint32_t>(process), event++, round};
+      table.put(l);
+      map[key] = l;
+      order.push_back(l);
+    }
+    while (order.size() > 40'000) {  // the window: the oldest go, unless their key was retaken
+      const LaunchLink old = order.front();
+      order.pop_front();
+      table.eraseIf(old);
+      auto it = map.find(old.key);
+      if (it != map.end() && it->second.event == old.event) map.erase(it);
+    }
+    ASSERT_EQ(table.size(), map.size()) << "round " << round;
+    for (int i = 0; i < 500; ++i) {
+      const uint64_t key = i % 2 ? order[rng() % order.size()].key : (rng() | 1);
+      const LaunchLink* found = table.find(key);
+      auto it = map.find(key);
+      ASSERT_EQ(found != nullptr, it != map.end()) << "key " << key << " round " << round;
+      if (found) {
+        ASSERT_EQ(found->event, it->second.event);
+      }
+    }
+  }
+  size_t seen = 0;
+  table.forEach([&](LaunchLink& l) {
+    ++seen;
+    ASSERT_TRUE(map.count(l.key));
+  });
+  EXPECT_EQ(seen, map.size());
 }
 
 }  // namespace
