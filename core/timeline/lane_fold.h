@@ -48,7 +48,7 @@ struct LaneSummary {
   // summary, and the chunk its new blocks go into is copied first (Column::grow).
   using Blocks = Column<Block, 10>;
   // levels[0]: one block per kSummaryBlock positions; levels[k]: one per kSummaryBlock blocks of
-  // levels[k - 1]. Empty for an empty view.
+  // levels[k - 1]. A summarised empty view has one level, empty; a default one has none.
   std::vector<Blocks> levels;
 };
 
