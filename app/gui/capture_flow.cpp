@@ -149,25 +149,16 @@ void CaptureFlow::replaceView(SessionPtr session, const QString& title, bool liv
                               std::shared_ptr<const TimelineRows> rows) {
   if (!session) return;
   QTabWidget* tabs = shell_.tabs();
-  auto* view = shell_.newSessionView(std::move(session), title, std::move(rows));
-  view->setLive(live);
   if (view_ && tabs->indexOf(view_) >= 0) {
-    int index = tabs->indexOf(view_);
-    const Session& old = *view_->session();
-    TimelineCanvas* canvas = view_->timeline();
-    TimeNs t0 = canvas->axis().start(), t1 = canvas->axis().end(canvas->canvasWidth());
-    bool zoomed = t0 > old.startTime() || t1 < old.endTime();
-    bool current = tabs->currentIndex() == index;
-    tabs->removeTab(index);
-    tabs->insertTab(index, view, title);
-    if (current) tabs->setCurrentIndex(index);
-    if (zoomed) view->timeline()->zoomTo(t0, t1);
-    view_->deleteLater();
+    // The tab takes the snapshot in where the user is (a new view each second lost the tab
+    // shown, the selection, the rows unfolded and cost the GUI thread ~7 ms to make).
+    view_->showSnapshot(std::move(session), std::move(rows), live, title);
   } else {
-    int index = tabs->addTab(view, title);
-    tabs->setCurrentIndex(index);
+    auto* view = shell_.newSessionView(std::move(session), title, std::move(rows));
+    view->setLive(live);
+    tabs->setCurrentIndex(tabs->addTab(view, title));
+    view_ = view;
   }
-  view_ = view;
   shell_.changed();
   emit updated();
 }

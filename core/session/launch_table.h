@@ -3,7 +3,8 @@
 // second ~25 k inserts, lookups and erases: in a std::unordered_map those were a node allocated
 // and freed each, a third of a snapshot's time (BENCHMARKS.md). Here the entries sit in one array
 // (Robin Hood linear probing, erases shifting back: no tombstones), a process's rising correlation
-// ids in consecutive slots; a growth moves the entries a few per put (see grow()).
+// ids in consecutive slots; a growth moves the entries a few per put (see kMovesPerPut), the
+// previous array marking its entries gone rather than shifting them meanwhile.
 #pragma once
 
 #include <algorithm>
@@ -42,15 +43,14 @@ class LaunchTable {
   }
   // Adds `l`, or replaces the entry of its key.
   void put(LaunchLink l) {
-    if (growing()) {
-      moveSome(kMovesPerPut);
-      // The key's entry not yet moved is replaced by this one: it must not be moved later.
-      if (const size_t j = oldSlotOf(l.key); j != kMissing) {
-        old_[j].track = kMoved;
-        --size_;
-      }
-    }
+    if (growing()) moveSome(kMovesPerPut);  // before growing: see kMovesPerPut
     if ((size_ + 1) * 2 > capacity_) grow();
+    // The key's entry not yet moved (maybe moved into the previous array by the growth just made)
+    // is replaced by this one: it must not be moved later.
+    if (const size_t j = oldSlotOf(l.key); j != kMissing) {
+      old_[j].track = kGone;
+      --size_;
+    }
     if (insert(l)) ++size_;
   }
   // Removes the entry of `key` when it is `l` (the same event: a later call may have taken the
@@ -67,7 +67,7 @@ class LaunchTable {
       slots_[i].key = 0;
       --size_;
     } else if (const size_t j = oldSlotOf(l.key); j != kMissing && same(old_[j], l)) {
-      old_[j].track = kMoved;  // the previous table only loses entries: its runs stay as they were
+      old_[j].track = kGone;  // not shifted: the previous array's runs stay as they were
       --size_;
     }
   }
@@ -76,7 +76,7 @@ class LaunchTable {
     for (size_t i = 0; i < capacity_; ++i)
       if (slots_[i].key != 0) f(slots_[i]);
     for (size_t i = moved_; i < oldCapacity_; ++i)
-      if (old_[i].key != 0 && old_[i].track != kMoved) f(old_[i]);
+      if (old_[i].key != 0 && old_[i].track != kGone) f(old_[i]);
   }
 
  private:
@@ -126,25 +126,27 @@ class LaunchTable {
 
   // Growing moves the entries a few per put rather than all at once: moving 128 k entries into
   // twice the slots took 22 ms within one snapshot on the 2-core VM (mostly first touches of the
-  // new pages), and a snapshot has 50 ms. Meanwhile the previous table is only read: an entry
-  // leaves it by being moved (the slots below `moved_`) or by being marked `kMoved` (erased, or
-  // replaced by a later put), never by shifting its run, so its lookups stay valid. A key is in
-  // at most one of the two tables.
+  // new pages), and a snapshot has 50 ms. Meanwhile no entry is added to the previous array or
+  // shifted in it: an entry leaves it by being moved (the slots below `moved_`) or by being marked
+  // `kGone` (erased, or replaced by a later put), so its runs, and so its lookups, stay as they
+  // were. A key is live in at most one of the two arrays.
   // Starting at a million slots instead also avoided the spike but made every later snapshot
   // twice as slow there (13–21 ms against 6–7; measured, not explained), so the table starts small.
-  static constexpr uint32_t kMoved = ~uint32_t{0};  // as a track: no entry (no session has 4 G)
-  // A growth comes when the table is half full, after at least as many puts as the previous
-  // table's entries; two slots per put move its whole table (twice its entries) by then.
+  static constexpr uint32_t kGone = ~uint32_t{0};  // as a track: no entry (no session has 4 G)
+  // A growth from C to 2C slots leaves C/2 entries; the next comes when there are C, so at the
+  // earliest at the (C/2)th put after it, whose moves, made before its growth check, bring the
+  // moved slots to 2 · C/2 = C: the whole previous array. Exactly enough, so two at least, and
+  // the moves must stay before the check.
   static constexpr size_t kMovesPerPut = 2;
 
   size_t oldSlotOf(uint64_t key) const {
     const size_t j = slotIn(old_.get(), oldMask_, key);
-    return j != kMissing && j >= moved_ && old_[j].track != kMoved ? j : kMissing;
+    return j != kMissing && j >= moved_ && old_[j].track != kGone ? j : kMissing;
   }
   void moveSome(size_t count) {  // moves the next `count` slots of the previous table
     for (const size_t end = std::min(oldCapacity_, moved_ + count); moved_ < end; ++moved_) {
       const LaunchLink& l = old_[moved_];
-      if (l.key != 0 && l.track != kMoved) insert(l);  // not in the new slots: counted already
+      if (l.key != 0 && l.track != kGone) insert(l);  // not in the new slots: counted already
     }
     if (moved_ == oldCapacity_) {
       old_.reset();
@@ -153,7 +155,7 @@ class LaunchTable {
   }
   // Twice the slots, from calloc (fresh zero pages, no fill, touched as entries arrive).
   void grow() {
-    if (growing()) moveSome(oldCapacity_);  // not reached with kMovesPerPut ≥ 2; kept safe
+    if (growing()) moveSome(oldCapacity_);  // not reached (see kMovesPerPut); kept safe
     const size_t capacity = capacity_ == 0 ? 1024 : capacity_ * 2;
     Slots fresh(static_cast<LaunchLink*>(std::calloc(capacity, sizeof(LaunchLink))));
     if (!fresh) throw std::bad_alloc();

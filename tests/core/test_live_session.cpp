@@ -267,5 +267,32 @@ TEST(LaunchTable, FindsWhatAMapFindsAfterPutsAndErases) {
   EXPECT_GE(checkedWhileGrowing, 3);  // the checks above also saw entries in both tables
 }
 
+// A put that replaces a key's entry and is also the one that makes the table grow: the entry it
+// replaces lands in the previous array, to be moved later; it must be gone from there, not moved
+// over the new one (nor, once the new one is erased, brought back).
+TEST(LaunchTable, AReplacingPutThatGrowsTheTableLeavesOneEntry) {
+  for (const bool eraseIt : {false, true}) {
+    LaunchTable table;
+    uint32_t event = 0;
+    for (uint64_t key = 1; key <= 512; ++key) table.put({key, 0, event++, 0});
+    ASSERT_FALSE(table.growing());
+    const LaunchLink newer{1, 0, 9'999, 0};  // the 513th put: it grows the table
+    table.put(newer);
+    ASSERT_TRUE(table.growing());
+    EXPECT_EQ(table.size(), 512u);
+    if (eraseIt) table.eraseIf(newer);
+    for (uint64_t key = 1'000; key < 1'600; ++key) table.put({key, 0, event++, 0});  // moves all
+    const LaunchLink* found = table.find(1);
+    if (eraseIt) {
+      EXPECT_EQ(found, nullptr);
+      EXPECT_EQ(table.size(), 1'111u);
+    } else {
+      ASSERT_NE(found, nullptr);
+      EXPECT_EQ(found->event, 9'999u);
+      EXPECT_EQ(table.size(), 1'112u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ts

@@ -11,6 +11,7 @@
 #include "app/gui/main_window.h"
 #include "session/session_summary.h"
 #include "views/session/session_view.h"
+#include "views/session/stats_pane.h"
 
 using namespace ts;
 
@@ -58,11 +59,18 @@ class TestCaptureGui : public QObject {
     QVERIFY(window.capture()->capturing());
     size_t live = summarize(*window.capture()->view()->session()).kernels;
     QVERIFY(live < 1200);
+    // The user goes to the Statistics tab: the snapshots that follow are taken into the same
+    // view, which stays there.
+    SessionView* view = window.capture()->view();
+    view->bottomTabs()->setCurrentWidget(view->stats());
     window.grab().save(QStringLiteral("capture-live.png"));
     QVERIFY(finished.count() == 1 || finished.wait(20000));
     QCOMPARE(finished.front().front().toBool(), true);
     QVERIFY(updated.count() >= 2);
     QCOMPARE(summarize(*window.capture()->view()->session()).kernels, size_t{1200});
+    QCOMPARE(window.capture()->view(), view);
+    QCOMPARE(view->bottomTabs()->currentWidget(), static_cast<QWidget*>(view->stats()));
+    QCOMPARE(view->path(), r.output);
     QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(window.capture()->view())),
              QStringLiteral("live.tscope"));
     QVERIFY(QFileInfo::exists(r.output));

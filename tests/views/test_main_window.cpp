@@ -28,10 +28,12 @@
 #include "app/gui/theme.h"
 #include "io/tscope_file.h"
 #include "session/session_summary.h"
+#include "session_fixture.h"
 #include "views/jobs/session_export_job.h"
 #include "views/jobs/session_load_job.h"
 #include "views/session/session_tree_model.h"
 #include "views/session/session_view.h"
+#include "views/session/stats_pane.h"
 #include "views/timeline/timeline_canvas.h"
 
 using ts::MainWindow;
@@ -438,6 +440,72 @@ class TestMainWindow : public QObject {
     }
     QCOMPARE(QSet<QString>(singleKeys.begin(), singleKeys.end()).size(), singleKeys.size());
     QVERIFY(listed.contains(QStringLiteral("H, Home")));  // View → Show All and the canvas's key
+  }
+
+  // A live capture's newer snapshot is taken in where the user is (SessionView::showSnapshot):
+  // the whole capture followed while it was in view; then a zoomed view, the selection, the tab
+  // shown and a folded tree node kept, the tree's counts updated without a reset; at the end the
+  // path and the overview follow the saved file.
+  void aSnapshotIsTakenInWhereTheUserIs() {
+    std::vector<ts::testing::LayerRange> ranges;
+    for (int i = 0; i < 60; ++i) {
+      ranges.push_back({"forward/l" + std::to_string(i), i * 10'000, i * 10'000 + 9'000, 5'000});
+    }
+    auto upTo = [&](size_t n) {
+      return ts::testing::makeLayerRun({ranges.begin(), ranges.begin() + n});
+    };
+    const ts::SessionPtr first = upTo(20), second = upTo(40), third = upTo(60);
+    ts::SessionView view(first, QStringLiteral("Capture (live)"));
+    view.setLive(true);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ts::TimelineCanvas* canvas = view.timeline();
+    canvas->fitAll();
+    auto* overview = view.findChild<QTextBrowser*>(QStringLiteral("overview"));
+    QVERIFY(overview);
+
+    view.showSnapshot(second, nullptr, true, QStringLiteral("Capture (live)"));
+    QCOMPARE(view.session(), second);
+    QCOMPARE(canvas->session(), second);
+    QVERIFY(canvas->axis().end(canvas->canvasWidth()) >= second->endTime());  // followed
+
+    uint32_t kernels = ts::kNone;
+    for (uint32_t t = 0; t < second->tracks.size(); ++t) {
+      if (second->tracks[t].kind == ts::EventKind::Kernel) kernels = t;
+    }
+    QVERIFY(kernels != ts::kNone);
+    const ts::TimeNs t0 = second->startTime() + 50'000, t1 = second->startTime() + 120'000;
+    canvas->zoomTo(t0, t1);
+    const ts::TimeNs zoomedStart = canvas->axis().start();
+    canvas->select(kernels, 7);
+    view.bottomTabs()->setCurrentWidget(view.stats());
+    auto* tree = view.findChild<QTreeView*>(QStringLiteral("trackTree"));
+    QVERIFY(tree);
+    const QModelIndex top = view.treeModel()->index(0, 0);
+    QVERIFY(tree->isExpanded(top));
+    tree->collapse(top);
+    QSignalSpy reset(view.treeModel(), &QAbstractItemModel::modelReset);
+
+    view.showSnapshot(third, nullptr, true, QStringLiteral("Capture (live)"));
+    QCOMPARE(canvas->session(), third);
+    QCOMPARE(canvas->axis().start(), zoomedStart);  // the user's view stays
+    QCOMPARE(canvas->selected().track, kernels);
+    QCOMPARE(canvas->selected().event, uint32_t{7});
+    QCOMPARE(view.bottomTabs()->currentWidget(), static_cast<QWidget*>(view.stats()));
+    QCOMPARE(reset.count(), 0);
+    QVERIFY(!tree->isExpanded(view.treeModel()->index(0, 0)));
+    uint64_t counted = 0;  // the tree counts the newest snapshot's events
+    for (int r = 0; r < view.treeModel()->rowCount(); ++r) {
+      counted += view.treeModel()->node(view.treeModel()->index(r, 0)).count;
+    }
+    QCOMPARE(counted, uint64_t{3 * 60});  // 60 kernels under the GPU, 60 calls + 60 ranges
+    QVERIFY(overview->toPlainText().contains(QStringLiteral("Capture in progress")));
+
+    view.showSnapshot(third, nullptr, false, QStringLiteral("/tmp/run.tscope"));
+    QCOMPARE(view.path(), QStringLiteral("/tmp/run.tscope"));
+    QVERIFY(!overview->toPlainText().contains(QStringLiteral("Capture in progress")));
+    QCOMPARE(canvas->axis().start(), zoomedStart);
   }
 };
 

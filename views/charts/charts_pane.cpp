@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "views/charts/sim_charts.h"
+#include "views/session/device_chooser.h"
 
 namespace ts {
 
@@ -36,17 +37,10 @@ ChartsPane::ChartsPane(SessionPtr session, QWidget* parent)
     chart_->addItem(tr("Traffic per link and policy"), QStringLiteral("link_traffic"));
     chart_->addItem(tr("Normalised performance per policy"), QStringLiteral("policy_performance"));
   }
-  // The GPUs with events (a trace's idle GPUs would only clutter the list); none to choose
-  // between when there is one.
+  // None to choose between when there is one GPU.
   device_ = new QComboBox(this);
   device_->setObjectName(QStringLiteral("chartsDevice"));
-  device_->addItem(tr("All GPUs"), QVariant::fromValue<uint>(kNone));
-  const std::vector<bool> active = session_->activeDevices();
-  for (uint32_t d = 0; d < session_->devices.size(); ++d) {
-    if (active[d])
-      device_->addItem(QString::fromStdString(session_->deviceLabel(d)),
-                       QVariant::fromValue<uint>(d));
-  }
+  fillDeviceChooser(device_, *session_);
   device_->setVisible(device_->count() > 2);
   device_->setToolTip(tr("The GPU the session charts cover"));
   log_ = new QCheckBox(tr("Log scale"), this);
@@ -95,6 +89,15 @@ void ChartsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
   rebuild();
 }
 
+void ChartsPane::setSession(SessionPtr session, bool live) {
+  session_ = std::move(session);
+  fillDeviceChooser(device_, *session_);
+  device_->setVisible(device_->count() > 2);
+  options_.stats.device = device_->currentData().toUInt();
+  stale_ = true;
+  if (!live) rebuild();  // draws only when shown
+}
+
 void ChartsPane::setSessionName(const QString& name) {
   options_.sessionName = name.toStdString();
   rebuild();
@@ -117,7 +120,7 @@ void ChartsPane::changeEvent(QEvent* e) {
 
 void ChartsPane::rebuild() {
   if (!isVisible()) {
-    stale_ = true;  // a hidden tab computes nothing (live captures replace views every second)
+    stale_ = true;  // a hidden tab computes nothing
     return;
   }
   stale_ = false;

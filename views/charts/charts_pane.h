@@ -29,6 +29,10 @@ class ChartsPane : public QWidget {
   ~ChartsPane() override;
 
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  // A newer snapshot of the same capture (SessionView::showSnapshot). While `live`, the chart
+  // shown stays until the user asks for another (chart, range, GPU) or comes back to the tab;
+  // else (the capture's last snapshot) it is drawn again now when shown.
+  void setSession(SessionPtr session, bool live);
   void setChart(const QString& name);
   void setSessionName(const QString& name);  // under each chart's title (and in its exports)
   void setDevice(uint32_t device);           // kNone: all GPUs

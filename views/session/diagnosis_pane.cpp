@@ -146,20 +146,36 @@ DiagnosisPane::DiagnosisPane(SessionPtr session, QWidget* parent)
 DiagnosisPane::~DiagnosisPane() = default;
 
 void DiagnosisPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
-  if (range) {
-    options_.range = {range->first, range->second};
-    const auto [from, to] =
-        formatEnds(range->first - session_->startTime(), range->second - session_->startTime());
-    scope_->setText(tr("Range %1 to %2 from the session start (%3). Click the ruler to diagnose "
-                       "the whole session.")
-                        .arg(QString::fromStdString(from), QString::fromStdString(to),
-                             QString::fromStdString(formatDuration(range->second - range->first))));
-  } else {
-    options_.range = {};
-    scope_->setText(tr("Whole session (%1). Drag on the timeline's ruler to diagnose a range.")
-                        .arg(QString::fromStdString(formatDuration(session_->duration()))));
-  }
+  options_.range = range ? AnalysisRange{range->first, range->second} : AnalysisRange{};
+  showScope();  // also when hidden (then again when computed)
   recompute();
+}
+
+void DiagnosisPane::setSession(SessionPtr session, bool live) {
+  session_ = std::move(session);
+  live_ = live;
+  stale_ = true;
+  if (!live_) recompute();  // computes only when shown
+}
+
+void DiagnosisPane::showScope() {
+  QString text;
+  if (!options_.range.whole()) {
+    const TimeNs t0 = options_.range.start, t1 = options_.range.end;
+    const auto [from, to] = formatEnds(t0 - session_->startTime(), t1 - session_->startTime());
+    text = tr("Range %1 to %2 from the session start (%3). Click the ruler to diagnose the whole "
+              "session.")
+               .arg(QString::fromStdString(from), QString::fromStdString(to),
+                    QString::fromStdString(formatDuration(t1 - t0)));
+  } else {
+    text = tr("Whole session (%1). Drag on the timeline's ruler to diagnose a range.")
+               .arg(QString::fromStdString(formatDuration(session_->duration())));
+  }
+  if (live_)
+    text += tr(" Capture running: this diagnoses its first %1 and is made again when you change "
+               "the range or come back to this tab.")
+                .arg(QString::fromStdString(formatDuration(session_->duration())));
+  scope_->setText(text);
 }
 
 void DiagnosisPane::showEvent(QShowEvent* event) {
@@ -182,6 +198,7 @@ void DiagnosisPane::recompute() {
     return;
   }
   stale_ = false;
+  showScope();
   summary_->setText(tr("Diagnosing…"));
   job_.start([session = session_, options = options_](
                  const Progress& progress) -> Result<std::shared_ptr<const Diagnosis>> {

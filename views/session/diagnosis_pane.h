@@ -34,6 +34,10 @@ class DiagnosisPane : public QWidget {
 
   // The range diagnosed (session clock), or the whole session.
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
+  // A newer snapshot of the same capture (SessionView::showSnapshot). While `live`, the diagnosis
+  // shown stays until the user asks for another (range) or comes back to the tab; else (the
+  // capture's last snapshot) it is made again now when shown.
+  void setSession(SessionPtr session, bool live);
   TablePanel* findings() const { return findings_; }
   TablePanel* steps() const { return steps_; }
   ChartView* chart() const { return chart_; }
@@ -63,6 +67,7 @@ class DiagnosisPane : public QWidget {
 
  private:
   void recompute();
+  void showScope();  // what is diagnosed: the range or the whole session, at what time
   void present(Result<std::shared_ptr<const Diagnosis>> result);
   void showEvent(QShowEvent* event) override;
 
@@ -81,6 +86,7 @@ class DiagnosisPane : public QWidget {
   ChartView* chart_ = nullptr;
   std::shared_ptr<const Diagnosis> diagnosis_;
   bool stale_ = true;  // changed while hidden: recompute when shown
+  bool live_ = false;  // a snapshot of a capture still running
   JobRunner<Result<std::shared_ptr<const Diagnosis>>> job_;  // last: waits for its work first
 };
 

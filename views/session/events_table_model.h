@@ -31,6 +31,7 @@ class EventsTableModel : public QAbstractTableModel {
   ~EventsTableModel() override;  // cancels and waits for a list being made
   // The same run with more tracks (a simulation overlaid): the list empties until the next range.
   void setSession(SessionPtr session);
+  const SessionPtr& session() const { return session_; }
 
   // The events intersecting [t0, t1): of every track, or only of `views` (one timeline row).
   void setRange(TimeNs t0, TimeNs t1, const std::vector<LaneView>* views = nullptr);

@@ -265,6 +265,40 @@ void SessionTreeModel::build() {
   Builder(*this, *session_).run();
 }
 
+bool SessionTreeModel::setSession(SessionPtr session) {
+  std::vector<Node> before = std::move(nodes_);
+  session_ = std::move(session);
+  build();
+  auto sameNode = [](const Node& a, const Node& b) {
+    return a.kind == b.kind && a.label == b.label && a.parent == b.parent &&
+           a.children == b.children && a.tracks == b.tracks && a.copyKind == b.copyKind &&
+           a.alsoElsewhere == b.alsoElsewhere;
+  };
+  bool same = before.size() == nodes_.size();
+  for (size_t i = 0; same && i < nodes_.size(); ++i) same = sameNode(before[i], nodes_[i]);
+  if (!same) {
+    // The views must see the reset begin over the nodes they know.
+    std::swap(before, nodes_);
+    beginResetModel();
+    std::swap(before, nodes_);
+    endResetModel();
+    return true;
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    if (n.children.empty()) continue;
+    QModelIndex parent;  // the node's own index, as parent of its children
+    if (i != 0) {
+      const std::vector<int>& siblings = nodes_[static_cast<size_t>(n.parent)].children;
+      const auto row = std::find(siblings.begin(), siblings.end(), static_cast<int>(i));
+      parent = createIndex(static_cast<int>(row - siblings.begin()), 0, static_cast<quintptr>(i));
+    }
+    emit dataChanged(index(0, CountColumn, parent),
+                     index(static_cast<int>(n.children.size()) - 1, CountColumn, parent));
+  }
+  return false;
+}
+
 int SessionTreeModel::nodeOf(const QModelIndex& index) const {
   return index.isValid() ? static_cast<int>(index.internalId()) : 0;
 }

@@ -39,6 +39,10 @@ class SessionTreeModel : public QAbstractItemModel {
   };
 
   explicit SessionTreeModel(SessionPtr session, QObject* parent = nullptr);
+  // A newer snapshot of the same capture: when its tree has the same nodes (the common case, a
+  // second more of the same tracks) only the counts change, and a view keeps what it unfolded;
+  // else the model is reset. Returns whether it was.
+  bool setSession(SessionPtr session);
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
   QModelIndex parent(const QModelIndex& child) const override;

@@ -5,11 +5,13 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
 #include <QScopedValueRollback>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
@@ -338,7 +340,10 @@ void SessionView::refreshTimeline() {
     layout = run->overlay.layout;
   }
   SessionPtr next = base;
-  if (diagnosisRowsWanted_) {
+  if (diagnosisRowsWanted_ && live_) {
+    // Diagnosing the whole capture each second would never finish on a long one.
+    diagnosis_->setTimelineNote(tr("Drawn on the timeline when the capture ends."));
+  } else if (diagnosisRowsWanted_) {
     if (drawn_ && drawn_->base == base) {
       if (drawn_->rows.ok()) {
         next = drawn_->rows->session;
@@ -363,9 +368,79 @@ void SessionView::refreshTimeline() {
   if (next == shown_ && rows == timeline_->rowsPtr()) return;
   shown_ = next;
   timeline_->setRows(shown_, rows);
-  eventsModel_->setSession(shown_);
+  if (!takingSnapshot_) followShown();
+}
+
+void SessionView::followShown() {
+  if (eventsModel_->session() != shown_) {
+    eventsModel_->setSession(shown_);
+    eventsStatus_->setText(tr("Drag on the ruler to list a range, or click a row's label."));
+  }
   fitEventsColumns();
   resetSearch();  // hits (and a search still running) were of the other session
+}
+
+// Which nodes of the track tree are unfolded, by their labels' path: a newer snapshot with a new
+// stream or thread resets the tree model, and the user's folding is put back.
+static void foldingOf(const QTreeView* tree, const QModelIndex& parent, const QString& path,
+                      QHash<QString, bool>& out) {
+  const QAbstractItemModel* model = tree->model();
+  for (int r = 0; r < model->rowCount(parent); ++r) {
+    const QModelIndex i = model->index(r, 0, parent);
+    if (model->rowCount(i) == 0) continue;
+    const QString p = path + QLatin1Char('/') + i.data().toString();
+    out.insert(p, tree->isExpanded(i));
+    foldingOf(tree, i, p, out);
+  }
+}
+static void applyFolding(QTreeView* tree, const QModelIndex& parent, const QString& path,
+                         const QHash<QString, bool>& folding) {
+  const QAbstractItemModel* model = tree->model();
+  for (int r = 0; r < model->rowCount(parent); ++r) {
+    const QModelIndex i = model->index(r, 0, parent);
+    if (model->rowCount(i) == 0) continue;
+    const QString p = path + QLatin1Char('/') + i.data().toString();
+    if (auto it = folding.find(p); it != folding.end()) tree->setExpanded(i, *it);
+    applyFolding(tree, i, p, folding);
+  }
+}
+
+void SessionView::showSnapshot(SessionPtr session, std::shared_ptr<const TimelineRows> rows,
+                               bool live, const QString& path) {
+  if (!session) return;
+  const QScopedValueRollback taking(takingSnapshot_, true);
+  // The end of a capture hands over the last snapshot again: its rows are those shown.
+  if (!rows && session == session_) rows = baseRows_;
+  const TimelineCanvas& canvas = *timeline_;
+  const bool wholeInView = canvas.axis().start() <= session_->startTime() &&
+                           canvas.axis().end(canvas.canvasWidth()) >= session_->endTime();
+  session_ = std::move(session);
+  live_ = live;
+  const bool renamed = path != path_;
+  path_ = path;
+  baseRows_ = rows ? std::move(rows) : std::make_shared<const TimelineRows>(session_);
+  QHash<QString, bool> folding;
+  foldingOf(tree_, {}, {}, folding);
+  if (model_->setSession(session_)) {
+    tree_->expandToDepth(session_->multiRank() ? 2 : 1);
+    applyFolding(tree_, {}, {}, folding);
+  }
+  QScrollBar* scroll = overview_->verticalScrollBar();
+  const int scrolled = scroll->value();
+  overview_->setHtml(overviewHtml());
+  scroll->setValue(scrolled);
+  stats_->setSession(session_, live_);
+  diagnosis_->setSession(session_, live_);
+  charts_->setSession(session_, live_);
+  if (renamed) charts_->setSessionName(QFileInfo(path_).fileName());  // draws the chart again
+  refreshTimeline();
+  // While the capture runs the events listed stay those of the snapshot they were listed from
+  // (the list does not empty each second); a new range or row lists from the newest. At the
+  // end they follow the saved session.
+  if (!live_ && eventsModel_->session() != shown_) followShown();
+  if (wholeInView) timeline_->followGrowth();
+  overviewStrip_->updateGeometry();  // a GPU that started working adds a lane
+  overviewStrip_->update();
 }
 
 void SessionView::diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn) {
@@ -403,6 +478,9 @@ void SessionView::resetSearch() {
 
 void SessionView::setLive(bool live) {
   live_ = live;
+  stats_->setSession(session_, live_);  // their scope line says the capture runs
+  diagnosis_->setSession(session_, live_);
+  charts_->setSession(session_, live_);
   overview_->setHtml(overviewHtml());
 }
 
@@ -414,6 +492,10 @@ void SessionView::showEvents(TimeNs t0, TimeNs t1, size_t row, bool selected) {
     const TimelineRow& r = timeline_->rows()[row];
     for (const auto& lane : r.lanes) views.insert(views.end(), lane.begin(), lane.end());
     what = QString::fromStdString(r.label);
+  }
+  if (eventsModel_->session() != shown_) {  // a newer snapshot of a live capture
+    eventsModel_->setSession(shown_);
+    fitEventsColumns();
   }
   eventsModel_->setRange(t0, t1, row == static_cast<size_t>(kNone) ? nullptr : &views);
   // The stretch as it is within the session (a view's margins lie outside it).
@@ -470,7 +552,9 @@ void SessionView::runSearch() {
 }
 
 void SessionView::searchDone(Search done) {
-  if (done.session != shown_) return;  // the view changed session meanwhile
+  // A search superseded (resetSearch: other text, options or session) never arrives here; one of
+  // an earlier snapshot of a live capture still holds the newer snapshot's events (they keep
+  // their indices), so it is shown.
   Result<std::vector<SearchHit>>& hits = done.hits;
   searched_ = true;
   const std::optional<bool> pending = std::exchange(pendingStep_, std::nullopt);
@@ -547,7 +631,7 @@ QString SessionView::overviewHtml() const {
     html +=
         tr("<p><b>Capture in progress:</b> this view shows what had arrived a second ago (the "
            "newest records wait a second, so that those the profiler hands over out of order "
-           "land in order) and is replaced every second.</p>");
+           "land in order) and takes in the newest every second, keeping where you are in it.</p>");
   } else if (!s.provenance.incompleteReason.empty()) {
     html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> opened without the damaged "
                "part of its trace: %1.</p>")

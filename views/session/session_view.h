@@ -62,6 +62,15 @@ class SessionView : public QWidget {
   QTabWidget* bottomTabs() const { return bottom_; }
   // A snapshot of a capture still running: the overview says so instead of "incomplete".
   void setLive(bool live);
+  // A newer snapshot of the capture this view shows (each second of a live capture; at its end
+  // the saved file, `live` false, under its `path`), with its rows laid out (null: laid out
+  // here). Taken in where the user is, rather than in a new view: the time in view (or the whole
+  // capture, followed as it grows, when it was in view), the rows unfolded, hidden and scrolled,
+  // the selection, the tab shown, the track tree unfolded, the find bar, the events listed. The
+  // Statistics, Diagnosis and Charts tabs keep what they show while the capture runs, until the
+  // user asks for another or comes back to them.
+  void showSnapshot(SessionPtr session, std::shared_ptr<const TimelineRows> rows, bool live,
+                    const QString& path);
   // Fills the events table with [t0, t1) of every track, or of one timeline row.
   // The events of [t0, t1) on `row` (kNone: all rows); `selected`: the range is the ruler's
   // selection, else the stretch in view.
@@ -90,6 +99,9 @@ class SessionView : public QWidget {
   // The timeline shows the run, with the simulation over it when one is shown, with the
   // diagnosis's rows over that when wanted (built off the GUI thread for that base, then shown).
   void refreshTimeline();
+  // The events list (emptied) and the find (its hits dropped) follow the session the timeline
+  // shows now.
+  void followShown();
 
   QSplitter* verticalSplit_ = nullptr;  // the timeline over the tabbed panes
   QTimer* findDebounce_ = nullptr;      // the search while typing
@@ -133,6 +145,7 @@ class SessionView : public QWidget {
   bool searched_ = false;
   std::optional<bool> pendingStep_;  // Next/Previous pressed while the search runs: backwards?
   bool live_ = false;
+  bool takingSnapshot_ = false;  // in showSnapshot: the events list and the find stay as they are
   bool simulationShown_ = false;
   bool diagnosisRowsWanted_ = false;
   struct DiagnosisDrawing {

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "util/format.h"
+#include "views/session/device_chooser.h"
 #include "views/session/stats_table_model.h"
 #include "views/session/table_panel.h"
 
@@ -59,13 +60,7 @@ StatsPane::StatsPane(SessionPtr session, QWidget* parent)
   for (const Choice& c : kChoices) report_->addItem(tr(c.title), QString::fromLatin1(c.name));
   device_ = new QComboBox(this);
   device_->setObjectName(QStringLiteral("statsDevice"));
-  device_->addItem(tr("All GPUs"), QVariant::fromValue<uint>(kNone));
-  const std::vector<bool> active = session_->activeDevices();  // not the trace's idle GPUs
-  for (uint32_t d = 0; d < session_->devices.size(); ++d) {
-    if (!active[d]) continue;
-    device_->addItem(QString::fromStdString(session_->deviceLabel(d)),
-                     QVariant::fromValue<uint>(d));
-  }
+  fillDeviceChooser(device_, *session_);
   perGpu_ = new QCheckBox(tr("Per GPU"), this);
   perGpu_->setToolTip(tr("Kernels and copies: one row per GPU and name"));
   table_->addControl(report_);
@@ -133,27 +128,43 @@ void StatsPane::present(Result<std::vector<StatsTable>> result) {
 }
 
 void StatsPane::setRange(std::optional<std::pair<TimeNs, TimeNs>> range) {
-  if (range) {
-    options_.start = range->first;
-    options_.end = range->second;
+  options_.start = range ? range->first : std::numeric_limits<TimeNs>::min();
+  options_.end = range ? range->second : std::numeric_limits<TimeNs>::max();
+  showScope();  // also when hidden (then again when computed)
+  recompute();
+}
+
+void StatsPane::setSession(SessionPtr session, bool live) {
+  session_ = std::move(session);
+  live_ = live;
+  fillDeviceChooser(device_, *session_);
+  options_.device = device_->currentData().toUInt();
+  stale_ = true;
+  if (!live_) recompute();  // computes only when shown
+}
+
+void StatsPane::showScope() {
+  QString text;
+  if (options_.start != std::numeric_limits<TimeNs>::min()) {
     // Both ends with the digits the range's length needs ("43.21 s to 43.40 s").
     const auto [from, to] =
-        formatEnds(range->first - session_->startTime(), range->second - session_->startTime());
-    scope_->setText(
+        formatEnds(options_.start - session_->startTime(), options_.end - session_->startTime());
+    text =
         tr("Range %1 to %2 from the session start (%3). Click the ruler to show the whole session.")
             .arg(QString::fromStdString(from), QString::fromStdString(to),
-                 QString::fromStdString(formatDuration(range->second - range->first))));
+                 QString::fromStdString(formatDuration(options_.end - options_.start)));
   } else {
-    options_.start = std::numeric_limits<TimeNs>::min();
-    options_.end = std::numeric_limits<TimeNs>::max();
-    scope_->setText(tr("Whole session (%1). Drag on the timeline's ruler to summarise a range.")
-                        .arg(QString::fromStdString(formatDuration(session_->duration()))));
+    text = tr("Whole session (%1). Drag on the timeline's ruler to summarise a range.")
+               .arg(QString::fromStdString(formatDuration(session_->duration())));
   }
+  if (live_)
+    text += tr(" Capture running: these are its first %1; the table is made again when you change "
+               "it or come back to this tab.")
+                .arg(QString::fromStdString(formatDuration(session_->duration())));
   // Statistics of a damaged trace opened without its damaged part count what is there only.
-  if (session_->provenance.incomplete)
-    scope_->setText(scope_->text() + tr(" Incomplete session (see its Overview): missing events "
-                                        "are not counted."));
-  recompute();
+  else if (session_->provenance.incomplete)
+    text += tr(" Incomplete session (see its Overview): missing events are not counted.");
+  scope_->setText(text);
 }
 
 void StatsPane::setTableName(const QString& name) {
@@ -174,10 +185,11 @@ void StatsPane::showEvent(QShowEvent* event) {
 
 void StatsPane::recompute() {
   if (!isVisible()) {
-    stale_ = true;  // a hidden tab computes nothing (live captures replace views every second)
+    stale_ = true;  // a hidden tab computes nothing
     return;
   }
   stale_ = false;
+  showScope();
   table_->setNotes(tr("Computing…"));
   const Choice& c = kChoices[std::max(0, report_->currentIndex())];
   job_.start([session = session_, report = c.report, options = options_](const Progress& progress) {

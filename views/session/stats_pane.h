@@ -31,6 +31,11 @@ class StatsPane : public QWidget {
   explicit StatsPane(SessionPtr session, QWidget* parent = nullptr);
   ~StatsPane() override;
 
+  // A newer snapshot of the same capture (SessionView::showSnapshot). While `live`, the table
+  // shown stays until the user asks for another (range, report, GPU) or comes back to the tab;
+  // else (the capture's last snapshot) it is made again now when shown.
+  void setSession(SessionPtr session, bool live);
+
   // The range the tables cover (session clock), or the whole session.
   void setRange(std::optional<std::pair<TimeNs, TimeNs>> range);
   // "kern_sum", "mem_time", "mem_size", "api_sum", "gpu_util", "gpu_gaps" or "overlap".
@@ -53,6 +58,7 @@ class StatsPane : public QWidget {
 
  private:
   void recompute();
+  void showScope();  // what the table covers: the range or the whole session, at what time
   void present(Result<std::vector<StatsTable>> result);
   void showEvent(QShowEvent* event) override;
 
@@ -65,6 +71,7 @@ class StatsPane : public QWidget {
   TablePanel* table_ = nullptr;
   JobRunner<Result<std::vector<StatsTable>>> job_;
   bool stale_ = true;  // changed while hidden: recompute when shown
+  bool live_ = false;  // a snapshot of a capture still running
 };
 
 }  // namespace ts

@@ -59,6 +59,11 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
   std::unordered_map<std::string, std::pair<bool, bool>> state;
   for (size_t i = 0; i < view_.rows->size(); ++i)
     state[rowPath(i)] = {view_.collapsed[i], view_.hidden[i]};
+  // Rows the user moved stay where they were put (a live capture's next snapshot); else the
+  // layout's order, an overlay's rows where it places them.
+  std::optional<RowArrangement> moved;
+  if (!std::is_sorted(view_.order.begin(), view_.order.end()))
+    moved = savedArrangement(rowPaths(*view_.rows), view_.order, view_.hidden);
   const SessionPtr before = view_.session;
   view_.session = std::move(session);
   view_.rows = rows ? std::move(rows) : std::make_shared<TimelineRows>(view_.session);
@@ -71,6 +76,7 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
     view_.collapsed[i] = it != state.end() ? it->second.first : (*view_.rows)[i].startsCollapsed;
     view_.hidden[i] = it != state.end() && it->second.second;
   }
+  if (moved) applyArrangement(*moved, rowPaths(*view_.rows), view_.order, view_.hidden);
   // A selection and outlines survive a switch to a copy of the session with rows added (an
   // overlay drawn or removed keeps the run's tracks at their indices); else they go.
   auto valid = [&](uint32_t track, uint32_t event) {
@@ -83,10 +89,12 @@ void TimelineCanvas::setRows(SessionPtr session, std::shared_ptr<const TimelineR
   const bool keep =
       view_.selected.track != kNone && valid(view_.selected.track, view_.selected.event);
   if (!keep) view_.selected = {};
-  view_.linked.clear();
+  // Its links stay (events keep their indices in a newer snapshot; looking its links up again
+  // would scan a live capture's flows whole, each second); an overlay's ties go with it.
+  auto gone = [&](const auto& e) { return !keep || !valid(e.first, e.second); };
+  std::erase_if(view_.linked, gone);
   view_.tied.clear();
-  std::erase_if(view_.highlighted,
-                [&](const auto& e) { return !keep || !valid(e.first, e.second); });
+  std::erase_if(view_.highlighted, gone);
   painter_.clearLabels();
   update();
 }
@@ -147,6 +155,12 @@ void TimelineCanvas::pushHistory() {
 
 void TimelineCanvas::fitAll() {
   pushHistory();
+  view_.fitAll(canvasWidth());
+  update();
+  emit viewChanged();
+}
+
+void TimelineCanvas::followGrowth() {
   view_.fitAll(canvasWidth());
   update();
   emit viewChanged();

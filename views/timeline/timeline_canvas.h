@@ -38,6 +38,9 @@ class TimelineCanvas : public QWidget {
   const SessionPtr& session() const { return view_.session; }
   void setAxis(const TimeAxis& axis);
   void fitAll();
+  // The whole session in view again, as a step of no history: a live capture's newer snapshot
+  // when the view showed the whole of the last one.
+  void followGrowth();
   // The stretch the canvas opens on (and keeps fitting as its width settles, until the user moves
   // the view): the whole session unless set.
   void setHomeRange(TimeNs t0, TimeNs t1);
