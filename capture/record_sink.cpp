@@ -151,25 +151,28 @@ bool RecordSink::incomplete(int64_t start, int64_t end) {
 }
 
 std::vector<std::string> RecordSink::warnings() const {
+  // "1 record … was", "2 records … were".
+  auto records = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " record" : " records"); };
+  auto were = [](uint64_t n) { return std::string(n == 1 ? "was" : "were"); };
   std::vector<std::string> out = messages_;
   if (incomplete_)
-    out.push_back(std::to_string(incomplete_) +
-                  " records CUPTI could not complete (no timestamps) were left out");
+    out.push_back(records(incomplete_) + " CUPTI could not complete (no timestamps) " +
+                  were(incomplete_) + " left out");
   if (uint64_t bad = live().rejected())
-    out.push_back(std::to_string(bad) +
-                  " records with impossible timestamps (past ±2^62 ns) were left out");
+    out.push_back(records(bad) + " with impossible timestamps (past ±2^62 ns) " + were(bad) +
+                  " left out");
   uint64_t backlog = 0, unreadable = 0, all = dropped();
   for (const Connection& c : conns_) backlog += c.backlogDropped, unreadable += c.unreadable;
   if (uint64_t cupti = all - backlog - unreadable)
-    out.push_back(std::to_string(cupti) + " records CUPTI dropped (its buffers were full)");
+    out.push_back(records(cupti) + " CUPTI dropped (its buffers were full)");
   if (backlog)
-    out.push_back(std::to_string(backlog) +
-                  " records were dropped in the program because the launcher did not keep up "
-                  "(the program is never made to wait for it)");
+    out.push_back(records(backlog) + " " + were(backlog) +
+                  " dropped in the program because the launcher did not keep up (the program is "
+                  "never made to wait for it)");
   if (unreadable)
-    out.push_back(std::to_string(unreadable) +
-                  " records CUPTI handed back could not be read (incomplete or invalid) and were "
-                  "left out");
+    out.push_back(records(unreadable) +
+                  " CUPTI handed back could not be read (incomplete or invalid) and " +
+                  were(unreadable) + " left out");
   return out;
 }
 

@@ -189,7 +189,9 @@ int runCapture(const std::vector<std::string>& argv) {
   std::fprintf(stderr, "tensorscope-cli capture: %s: %s events%s%s", result->output.c_str(),
                formatCount(result->events).c_str(),
                result->dropped
-                   ? (", " + formatCount(result->dropped) + " records lost (causes above)").c_str()
+                   ? (", " + formatCount(result->dropped) +
+                      (result->dropped == 1 ? " record" : " records") + " lost (causes above)")
+                         .c_str()
                    : "",
                result->incomplete ? ", incomplete (a process ended before its last flush)" : "");
   if (result->exitCode)

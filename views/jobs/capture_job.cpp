@@ -71,7 +71,9 @@ void CaptureJob::done(Result<capture::CaptureResult> result) {
   for (const std::string& m : result->messages) messages << QString::fromStdString(m);
   QString summary =
       tr("%1: %2 events").arg(QString::fromStdString(result->output)).arg(result->events);
-  if (result->dropped) summary += tr(", %1 records lost").arg(result->dropped);
+  if (result->dropped)
+    summary += (result->dropped == 1 ? tr(", %1 record lost") : tr(", %1 records lost"))
+                   .arg(result->dropped);
   if (result->exitCode)
     summary += tr("; program exited with %1").arg(*result->exitCode);
   else if (result->signal)

@@ -172,9 +172,9 @@ void DiagnosisPane::showScope() {
                .arg(QString::fromStdString(formatDuration(session_->duration())));
   }
   if (live_)
-    text += tr(" Capture running: this diagnoses its first %1 and is made again when you change "
-               "the range or come back to this tab.")
-                .arg(QString::fromStdString(formatDuration(session_->duration())));
+    text +=
+        tr(" A snapshot: the capture runs on. Diagnosed again from the newest when you change "
+           "the range or come back to this tab.");
   scope_->setText(text);
 }
 

@@ -158,9 +158,9 @@ void StatsPane::showScope() {
                .arg(QString::fromStdString(formatDuration(session_->duration())));
   }
   if (live_)
-    text += tr(" Capture running: these are its first %1; the table is made again when you change "
-               "it or come back to this tab.")
-                .arg(QString::fromStdString(formatDuration(session_->duration())));
+    text +=
+        tr(" A snapshot: the capture runs on. The table is made again from the newest when you "
+           "change the report, range or GPU, or come back to this tab.");
   // Statistics of a damaged trace opened without its damaged part count what is there only.
   else if (session_->provenance.incomplete)
     text += tr(" Incomplete session (see its Overview): missing events are not counted.");
