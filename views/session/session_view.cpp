@@ -631,7 +631,8 @@ QString SessionView::overviewHtml() const {
     html +=
         tr("<p><b>Capture in progress:</b> this view shows what had arrived a second ago (the "
            "newest records wait a second, so that those the profiler hands over out of order "
-           "land in order) and takes in the newest every second, keeping where you are in it.</p>");
+           "land in order) and takes in what arrived since every second, keeping your place in "
+           "it.</p>");
   } else if (!s.provenance.incompleteReason.empty()) {
     html += tr("<p style='color:#c0392b'><b>Incomplete session:</b> opened without the damaged "
                "part of its trace: %1.</p>")
