@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "capture/record_sink.h"
+#include "capture/snapshot_gate.h"
 #include "capture/wire_format.h"
 #include "io/open_session.h"
 #include "util/version.h"
@@ -323,7 +324,10 @@ class Recording {
     for (const std::string& a : o.argv)
       provenance_.captureCommand += (provenance_.captureCommand.empty() ? "" : " ") + a;
   }
-  ~Recording() { stopReader(); }
+  ~Recording() {
+    gate_.release();  // a write under way finishes without waiting for snapshots
+    stopReader();
+  }
 
   // Until the program ended and its processes hung up (or have had 5 s to), or a stop that
   // leaves the program running; then the final save.
@@ -524,14 +528,18 @@ class Recording {
     Provenance p = provenance_;
     p.incomplete = true;
     Result<SessionPtr> session = Error{""};
+    gate_.begin();
     const Clock::time_point begun = Clock::now();
     {
       std::lock_guard<std::mutex> lock(lock_);
       session = sink_.snapshot(p, kLiveHoldback);
     }
+    const double took = secondsSince(begun);
+    gate_.end(lastSave_ + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(o_.saveIntervalSeconds)));
     if (!session) return Error{session.error()};
     const size_t shown = (*session)->eventCount();
-    timed(CaptureResult::Timing::What::Snapshot, shown, secondsSince(begun));
+    timed(CaptureResult::Timing::What::Snapshot, shown, took);
     if (shown != shownEvents_ && hooks_.snapshot) hooks_.snapshot(*session);
     shownEvents_ = shown;
     // The file follows even when the view has nothing new: a snapshot whose write waited for
@@ -543,16 +551,21 @@ class Recording {
     if (shown == writtenEvents_ || secondsSince(lastWrite_) < writeGap_) return {};
     lastWrite_ = Clock::now();
     writtenEvents_ = shown;
-    writer_ = std::async(std::launch::async, [output = o_.output, s = *session] {
+    writer_ = std::async(std::launch::async, [this, output = o_.output, s = *session] {
       // A periodic write is insurance, not urgent: at nice 10 (Linux takes a thread id here and
       // sets that thread only; libstdc++ gives each std::async call a thread of its own) its
       // compression yields the cores to the program being captured, whose timing is what the
-      // user measures. (It did not shorten the longest snapshots of an hour on two cores: those
-      // wait for the program's own threads as much as for the write. BENCHMARKS.md.)
+      // user measures. (Nice alone did not shorten the longest snapshots of an hour on two
+      // cores; BENCHMARKS.md.)
       ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+      // And it steps aside for each snapshot (snapshot_gate.h): the write's progress is
+      // reported after each column chunk, the pieces the gate times.
+      gate_.startWrite();
+      Progress pieces;
+      pieces.report = [this](double) { gate_.beforePiece(); };
       const Clock::time_point begun = Clock::now();
       Write w;
-      w.status = writeSessionFile(*s, output);
+      w.status = writeSessionFile(*s, output, {}, pieces);
       w.seconds = std::chrono::duration<double>(Clock::now() - begun).count();
       w.events = s->eventCount();
       return w;
@@ -583,6 +596,7 @@ class Recording {
       else if (WIFSIGNALED(*status_))
         p.exitCode = 128 + WTERMSIG(*status_);
     }
+    gate_.release();  // no more snapshots: the write under way need not wait for one
     if (writer_.valid()) {
       if (Status st = finishWrite(); !st) note(st.error());
     }
@@ -602,6 +616,9 @@ class Recording {
     if (!session) return Error{session.error()};
     TS_RETURN_IF_ERROR(writeSessionFile(**session, o_.output));
     timed(CaptureResult::Timing::What::FinalSave, (*session)->eventCount(), secondsSince(begun));
+    for (const Track& t : (*session)->tracks)
+      if (t.kind == EventKind::Kernel || t.kind == EventKind::Memcpy || t.kind == EventKind::Memset)
+        result_.gpuEvents += t.size();
     if (hooks_.snapshot) hooks_.snapshot(*session);
     return {};
   }
@@ -635,6 +652,7 @@ class Recording {
     double seconds = 0;
     size_t events = 0;
   };
+  SnapshotGate gate_;  // between the snapshots and the periodic write
   // Last: on the way out (an error) its destructor waits for a write under way while the rest
   // still lives.
   std::future<Write> writer_;  // the periodic write under way
@@ -659,13 +677,8 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
 
   CaptureResult result;
   result.output = o.output;
-  if (void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
-    ::dlclose(driver);
-  } else {
-    result.messages.push_back(
-        "the CUDA driver (libcuda.so.1) is not installed: the program cannot use a GPU, so no GPU "
-        "activity will be recorded");
-  }
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver) ::dlclose(driver);
 
   if (!hooks.progress.enter("launching")) return Error::cancelled("capture stopped before launch");
   SocketDir sock;
@@ -677,6 +690,12 @@ Result<CaptureResult> runCapture(const CaptureOptions& o, const CaptureHooks& ho
   hooks.progress.enter("recording");  // a stop from here on saves what was recorded
   Recording recording(o, hooks, child, sock.listener, launchedAt, started, result);
   TS_RETURN_IF_ERROR(recording.run());
+  // Said once it is known: a program can still bring a driver of its own (a library path of its
+  // environment, a stand-in), and then its GPU records are there to see.
+  if (!driver && result.gpuEvents == 0)
+    result.messages.insert(result.messages.begin(),
+                           "no GPU activity was recorded: the CUDA driver (libcuda.so.1) is not "
+                           "installed here, so the program could not use a GPU");
   return result;
 }
 

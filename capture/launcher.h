@@ -43,6 +43,7 @@ struct CaptureResult {
   std::optional<int> exitCode;  // the program's, when it exited
   std::optional<int> signal;    // the signal that ended it, when one did
   size_t events = 0;
+  size_t gpuEvents = 0;  // kernels, copies and memsets among them
   uint64_t dropped = 0;
   bool incomplete = false;
   std::vector<std::string> messages;  // warnings for the user (no CUDA driver, another profiler)

@@ -1,6 +1,7 @@
 // The launcher without a GPU: programs that never touch CUDA, missing programs, exit codes and
 // signals, a stop by duration, and the injection library's connection (loaded by a stand-in for
 // the CUDA driver) — one record stream per process.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -31,6 +32,18 @@ namespace {
 using Launcher = testing::TempDirTest;
 using testing::runCommand;
 
+bool namesTheMissingDriver(const std::vector<std::string>& messages) {
+  for (const std::string& m : messages)
+    if (m.find("libcuda.so.1") != std::string::npos) return true;
+  return false;
+}
+
+bool driverInstalled() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver) ::dlclose(driver);
+  return driver != nullptr;
+}
+
 }  // namespace
 
 TEST_F(Launcher, AProgramWithoutCudaGivesACleanEmptySessionAndItsExitCode) {
@@ -47,6 +60,10 @@ TEST_F(Launcher, AProgramWithoutCudaGivesACleanEmptySessionAndItsExitCode) {
   EXPECT_EQ((*s)->provenance.exitCode, 3);
   EXPECT_EQ((*s)->provenance.captureCommand, "sh -c echo out; exit 3");
   EXPECT_FALSE((*s)->provenance.incomplete);
+  EXPECT_EQ(r->gpuEvents, 0u);
+  // No GPU records: where no driver is installed, the user is told why.
+  EXPECT_EQ(namesTheMissingDriver(r->messages), !driverInstalled())
+      << ::testing::PrintToString(r->messages);
 }
 
 TEST_F(Launcher, ErrorsBeforeLaunch) {
@@ -161,6 +178,9 @@ TEST_F(Launcher, TheSessionGrowsWhileTheProgramRunsAndIsSavedAsItGoes) {
   EXPECT_EQ(summarize(**s).kernels, 500u);
   EXPECT_FALSE((*s)->provenance.incomplete);
   EXPECT_EQ((*s)->devices[0].name, "Fake GPU");
+  // GPU records arrived (from the stand-in): no word of a missing driver, wherever this runs.
+  EXPECT_EQ(r->gpuEvents, 500u);
+  EXPECT_FALSE(namesTheMissingDriver(r->messages)) << ::testing::PrintToString(r->messages);
 }
 
 // The disk fills while a capture runs (a file-size limit from the first periodic write on: the

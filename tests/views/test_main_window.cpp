@@ -507,6 +507,45 @@ class TestMainWindow : public QObject {
     QVERIFY(!overview->toPlainText().contains(QStringLiteral("Capture in progress")));
     QCOMPARE(canvas->axis().start(), zoomedStart);
   }
+
+  // A snapshot with a new GPU (a tree with other nodes: the model is reset) keeps what the user
+  // folded in the tree, by the nodes' labels; the new nodes come unfolded as in a new view.
+  void aSnapshotWithANewGpuKeepsTheTreesFolding() {
+    std::vector<ts::testing::LayerRange> ranges;
+    for (int i = 0; i < 20; ++i)
+      ranges.push_back({"l" + std::to_string(i), i * 10'000, i * 10'000 + 9'000, 5'000});
+    ts::SessionView view(ts::testing::makeLayerRun(ranges, 1), QStringLiteral("Capture (live)"));
+    view.setLive(true);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* tree = view.findChild<QTreeView*>(QStringLiteral("trackTree"));
+    QVERIFY(tree);
+    ts::SessionTreeModel* model = view.treeModel();
+    auto labels = [&] {
+      QStringList out;
+      for (int r = 0; r < model->rowCount(); ++r) out << model->index(r, 0).data().toString();
+      return out;
+    };
+    const QStringList before = labels();
+    QVERIFY(before.size() >= 2);
+    const QModelIndex folded = model->index(0, 0);
+    QVERIFY(model->rowCount(folded) > 0 && tree->isExpanded(folded));
+    tree->collapse(folded);
+    QSignalSpy reset(model, &QAbstractItemModel::modelReset);
+
+    view.showSnapshot(ts::testing::makeLayerRun(ranges, 2), nullptr, true,
+                      QStringLiteral("Capture (live)"));
+    QCOMPARE(reset.count(), 1);
+    const QStringList after = labels();
+    QVERIFY(after.size() > before.size());
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QModelIndex i = model->index(r, 0);
+      if (model->rowCount(i) == 0) continue;
+      // The node folded before is folded still; the others (those of before, the new) unfolded.
+      QCOMPARE(tree->isExpanded(i), i.data().toString() != before[0]);
+    }
+  }
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -18,6 +18,7 @@
 
 #include "analysis/stats_reports.h"
 #include "io/open_session.h"
+#include "session_fixture.h"
 #include "views/session/session_view.h"
 #include "views/session/stats_pane.h"
 #include "views/session/stats_table_model.h"
@@ -106,6 +107,50 @@ class TestStatsPane : public QObject {
     pane.findChild<QLineEdit*>(QStringLiteral("statsFilter"))->setText(QStringLiteral("sgemm"));
     QCOMPARE(pane.proxy()->rowCount(), 1);
     QCOMPARE(pane.shownTable().rows.size(), size_t{1});
+  }
+
+  // A live capture's snapshots (SessionView::showSnapshot): the table stays the one made from
+  // an earlier snapshot until the user asks for another or the capture ends (not made again each
+  // second); the GPU chosen stays chosen when another GPU starts working.
+  void aLiveSnapshotKeepsItsTableUntilTheCaptureEnds() {
+    std::vector<testing::LayerRange> ranges;
+    for (int i = 0; i < 40; ++i)
+      ranges.push_back({"l" + std::to_string(i), i * 10'000, i * 10'000 + 9'000, 5'000});
+    const SessionPtr first = testing::makeLayerRun({ranges.begin(), ranges.begin() + 20}, 1);
+    const SessionPtr last = testing::makeLayerRun(ranges, 2);
+    StatsPane pane(first);
+    pane.setSession(first, true);  // as SessionView::setLive does
+    pane.show();
+    QVERIFY(waitForTable(pane));
+    auto* scope = pane.findChild<QLabel*>(QStringLiteral("statsScope"));
+    QVERIFY(scope->text().contains(QStringLiteral("A snapshot")));
+    auto kernels = [&] {
+      double n = 0;
+      const int c = column(pane, "count");
+      for (int r = 0; r < pane.model()->rowCount(); ++r)
+        n += pane.model()->table().number(static_cast<size_t>(r), static_cast<size_t>(c));
+      return n;
+    };
+    QCOMPARE(kernels(), 20.0);
+    auto* device = pane.findChild<QComboBox*>(QStringLiteral("statsDevice"));
+    QVERIFY(device);
+    QCOMPARE(device->count(), 2);  // All GPUs, GPU 0
+    device->setCurrentIndex(1);
+    QVERIFY(waitForTable(pane));
+    QCOMPARE(kernels(), 20.0);
+
+    pane.setSession(last, true);
+    QVERIFY(!pane.busy());  // nothing started
+    QCOMPARE(kernels(), 20.0);
+    QCOMPARE(device->count(), 3);                  // the second GPU joins the list
+    QCOMPARE(device->currentData().toUInt(), 0u);  // and GPU 0 stays chosen
+
+    pane.setSession(last, false);  // the capture ended: made again from the last snapshot
+    QVERIFY(pane.busy());
+    QVERIFY(waitForTable(pane));
+    QCOMPARE(kernels(), 40.0);  // GPU 0's
+    QCOMPARE(device->currentData().toUInt(), 0u);
+    QVERIFY(!scope->text().contains(QStringLiteral("A snapshot")));
   }
 
   void everyTableAndARange() {

@@ -17,6 +17,7 @@
 #include "io/open_session.h"
 #include "io/tscope_file.h"
 #include "session/session_builder.h"
+#include "session_fixture.h"
 #include "synth/synthetic_session.h"
 #include "util/format.h"
 #include "views/session/event_details.h"
@@ -727,6 +728,43 @@ class TestTimelineCanvas : public QObject {
     TimelineCanvas other(s.value());
     other.setPersistenceKey(QStringLiteral("/another/file.tscope"));  // another file: untouched
     QVERIFY(!other.rowHidden(rowIndex(other, "Memset")));
+  }
+
+  // A live capture's next snapshot (the same tracks at the same indices, more events): rows the
+  // user moved stay where they were put and the selection keeps its links; a session whose
+  // selected event is another drops both.
+  void aNewerSnapshotKeepsMovedRowsAndTheSelectionsLinks() {
+    std::vector<ts::testing::LayerRange> ranges;
+    for (int i = 0; i < 40; ++i)
+      ranges.push_back({"l" + std::to_string(i), i * 10'000, i * 10'000 + 9'000, 5'000});
+    const ts::SessionPtr first =
+        ts::testing::makeLayerRun({ranges.begin(), ranges.begin() + 20}, 2);
+    const ts::SessionPtr newer = ts::testing::makeLayerRun(ranges, 2);
+    TimelineCanvas canvas(first);
+    size_t second = canvas.rows().size();  // the second GPU's group
+    for (size_t i = 0; i < canvas.rows().size() && second == canvas.rows().size(); ++i)
+      if (canvas.rows()[i].label.starts_with("GPU 1")) second = i;
+    QVERIFY(second < canvas.rows().size());
+    canvas.moveRow(second, -1);
+    const std::vector<size_t> order = canvas.rowOrder();
+    QVERIFY(!std::is_sorted(order.begin(), order.end()));
+    const auto [kernels, event] = firstKernel(*first);
+    canvas.select(kernels, event + 7);
+    const auto linked = canvas.linked();
+    QCOMPARE(linked.size(), size_t{1});  // the launch
+
+    canvas.setRows(newer, nullptr);
+    QCOMPARE(canvas.rows().size(), order.size());
+    QCOMPARE(canvas.rowOrder(), order);
+    QCOMPARE(canvas.selected().track, kernels);
+    QCOMPARE(canvas.selected().event, event + 7);
+    QVERIFY(canvas.linked() == linked);
+
+    for (auto& r : ranges) r.start += 1'000, r.end += 1'000;  // every event elsewhere
+    canvas.setRows(ts::testing::makeLayerRun(ranges, 2), nullptr);
+    QCOMPARE(canvas.rowOrder(), order);
+    QCOMPARE(canvas.selected().track, ts::kNone);
+    QVERIFY(canvas.linked().empty());
   }
 
   void darkPaletteIsFollowed() {
