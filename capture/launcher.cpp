@@ -351,7 +351,7 @@ class Recording {
     if (status_ && WIFSIGNALED(*status_)) result_.signal = WTERMSIG(*status_);
     std::lock_guard<std::mutex> lock(lock_);
     result_.events = sink_.events();
-    result_.dropped = sink_.dropped();
+    result_.dropped = sink_.lost();
     result_.incomplete = !sink_.complete();
     for (const std::string& m : sink_.warnings()) result_.messages.push_back(m);
     for (const std::string& m : notes_) result_.messages.push_back(m);
@@ -489,7 +489,7 @@ class Recording {
     CaptureProgress p{secondsSince(started_), 0, 0, 0, !status_};
     {
       std::lock_guard<std::mutex> lock(lock_);
-      p.events = sink_.events(), p.dropped = sink_.dropped(), p.processes = sink_.connections();
+      p.events = sink_.events(), p.dropped = sink_.lost(), p.processes = sink_.connections();
     }
     if (hooks_.live) hooks_.live(p);
     if (o_.durationSeconds > 0) hooks_.progress.update(secondsSince(started_) / o_.durationSeconds);
@@ -535,8 +535,9 @@ class Recording {
       session = sink_.snapshot(p, kLiveHoldback);
     }
     const double took = secondsSince(begun);
-    gate_.end(lastSave_ + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(o_.saveIntervalSeconds)));
+    // (An interval of a day at most: beyond it the nanoseconds of a time point would overflow.)
+    gate_.end(lastSave_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              std::min(o_.saveIntervalSeconds, 86400.0))));
     if (!session) return Error{session.error()};
     const size_t shown = (*session)->eventCount();
     timed(CaptureResult::Timing::What::Snapshot, shown, took);
@@ -558,15 +559,19 @@ class Recording {
       // user measures. (Nice alone did not shorten the longest snapshots of an hour on two
       // cores; BENCHMARKS.md.)
       ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-      // And it steps aside for each snapshot (snapshot_gate.h): the write's progress is
-      // reported after each column chunk, the pieces the gate times.
+      // And it steps aside for each snapshot (snapshot_gate.h): the write reports its progress
+      // at the start and after each column chunk, the pieces the gate times (the report at 1,
+      // once the file is in place, ends the write: nothing to wait for).
       gate_.startWrite();
       Progress pieces;
-      pieces.report = [this](double) { gate_.beforePiece(); };
+      pieces.report = [this](double done) {
+        if (done < 1) gate_.beforePiece();
+      };
       const Clock::time_point begun = Clock::now();
       Write w;
       w.status = writeSessionFile(*s, output, {}, pieces);
       w.seconds = std::chrono::duration<double>(Clock::now() - begun).count();
+      w.working = w.seconds - std::chrono::duration<double>(gate_.waited()).count();
       w.events = s->eventCount();
       return w;
     });
@@ -577,10 +582,11 @@ class Recording {
     result_.timings.push_back({what, secondsSince(started_), events, seconds});
   }
 
-  // The periodic write's outcome; the next one waits ten times as long as it took.
+  // The periodic write's outcome; the next one waits ten times as long as it worked (its waits
+  // for the snapshots left out: they cost the program nothing).
   Status finishWrite() {
     Write w = writer_.get();
-    writeGap_ = std::max(o_.saveIntervalSeconds, 10 * w.seconds);
+    writeGap_ = std::max(o_.saveIntervalSeconds, 10 * w.working);
     timed(CaptureResult::Timing::What::Write, w.events, w.seconds);
     if (w.status && hooks_.saved) hooks_.saved(w.events);
     return w.status;
@@ -649,7 +655,8 @@ class Recording {
   std::vector<std::string> notes_;
   struct Write {
     Status status;
-    double seconds = 0;
+    double seconds = 0;  // from its start to the file in place (the timings show this)
+    double working = 0;  // of those, not waiting for a snapshot
     size_t events = 0;
   };
   SnapshotGate gate_;  // between the snapshots and the periodic write

@@ -33,7 +33,7 @@ struct CaptureOptions {
 struct CaptureProgress {
   double elapsedSeconds = 0;
   size_t events = 0;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0;  // records lost so far, whatever the cause (RecordSink::lost)
   size_t processes = 0;
   bool running = true;
 };
@@ -44,7 +44,7 @@ struct CaptureResult {
   std::optional<int> signal;    // the signal that ended it, when one did
   size_t events = 0;
   size_t gpuEvents = 0;  // kernels, copies and memsets among them
-  uint64_t dropped = 0;
+  uint64_t dropped = 0;  // records lost, whatever the cause (the causes are among `messages`)
   bool incomplete = false;
   std::vector<std::string> messages;  // warnings for the user (no CUDA driver, another profiler)
   // How long each live snapshot and each write of the file took (`capture --timings`): what a

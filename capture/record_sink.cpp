@@ -15,6 +15,15 @@ namespace ts::capture {
 
 namespace {
 
+// A process's name: its command line without the program's directories ("/opt/conda/bin/python
+// train.py" → "python train.py"). The timeline cuts a long label at its end, where a full path
+// left only directories to read (as Nsight Systems, the program by its name). The command line
+// comes joined by spaces, so a directory with a space in its name keeps what follows the space.
+std::string withoutDirectories(const std::string& command) {
+  const size_t slash = command.rfind('/', command.find(' '));  // within the program's path
+  return slash == std::string::npos ? command : command.substr(slash + 1);
+}
+
 // CUPTI_ACTIVITY_MEMCPY_KIND_*: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD, 7 DtoA, 8 DtoD,
 // 9 HtoH, 10 PtoP. Array copies are shown by their host/device direction.
 CopyKind copyKindOf(uint8_t k) {
@@ -299,6 +308,14 @@ uint64_t RecordSink::dropped() const {
   return n;
 }
 
+size_t RecordSink::events() const {
+  return events_ - live().rejected();
+}
+
+uint64_t RecordSink::lost() const {
+  return dropped() + incomplete_ + live().rejected();
+}
+
 uint64_t RecordSink::unknown() const {
   uint64_t n = 0;
   for (const Connection& c : conns_) n += c.unknown;
@@ -330,7 +347,8 @@ class RecordSink::Translator {
       if (!c.hello) continue;
       state_ = &states_[ci];
       process_ = b_.process(rank_, c.info.pid);
-      if (b_.processInfo(process_).name.empty()) b_.processInfo(process_).name = c.command;
+      if (b_.processInfo(process_).name.empty())
+        b_.processInfo(process_).name = withoutDirectories(c.command);
       addDevices(c);
       addContextsAndStreams(c);
       addKernels(c);
@@ -345,7 +363,7 @@ class RecordSink::Translator {
     Provenance p = provenance;
     p.profiler = profiler();
     p.incomplete = provenance.incomplete || !sink_.complete();
-    p.droppedRecords = sink_.dropped();
+    p.droppedRecords = sink_.lost();
     return live_.publish(p, holdback, holdback <= 0);
   }
 

@@ -46,8 +46,12 @@ class RecordSink {
   // The growing session behind the snapshots (its counts and memory, for benchmarks and tests).
   const LiveSession& live() const;
 
-  size_t events() const { return events_; }
+  // Events received and kept (those with impossible timestamps are among lost(), not here).
+  size_t events() const;
   uint64_t dropped() const;  // records CUPTI reported as dropped, all processes
+  // Every record that is not in the session: dropped() and those left out (no timestamps,
+  // impossible timestamps). The one number the user is told was lost; warnings() has the causes.
+  uint64_t lost() const;
   uint64_t unknown() const;  // CUPTI records of kinds not decoded
   bool complete() const;     // every connection ended cleanly (End or FlushDone, no partial bytes)
   // Every connection still open has answered the flush request (FlushDone) or ended.

@@ -152,6 +152,9 @@ int runCapture(const std::vector<std::string>& argv) {
     if (!seconds) return usage("--delay needs seconds");
     o.delaySeconds = *seconds;
   }
+  if (o.durationSeconds > 0 && o.delaySeconds >= o.durationSeconds)
+    return usage("--delay " + *args.option("--delay") + " leaves nothing of --duration " +
+                 *args.option("--duration") + " to record: make it shorter");
   if (auto k = args.option("--kinds")) {
     o.kinds = *k;
     if (std::string_view bad = capture::unknownCaptureKind(*k); !bad.empty())

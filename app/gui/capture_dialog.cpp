@@ -65,6 +65,16 @@ CaptureDialog::CaptureDialog(QWidget* parent) : QDialog(parent) {
   duration_->setSuffix(tr(" s"));
   duration_->setSpecialValueText(tr("until the program exits"));
   form->addRow(tr("Duration:"), duration_);
+  delay_ = new QDoubleSpinBox(this);
+  delay_->setObjectName(QStringLiteral("captureDelay"));
+  delay_->setRange(0, 24 * 3600);
+  delay_->setDecimals(1);
+  delay_->setSuffix(tr(" s"));
+  delay_->setSpecialValueText(tr("record from the start"));
+  delay_->setToolTip(
+      tr("Keep only what happens this long after the launch (start-up and warm-up left out); "
+         "the duration still counts from the launch"));
+  form->addRow(tr("Delay:"), delay_);
   auto* kindsBox = new QWidget(this);
   auto* kindsLayout = new QHBoxLayout(kindsBox);
   kindsLayout->setContentsMargins(0, 0, 0, 0);
@@ -117,6 +127,14 @@ Result<CaptureRequest> CaptureDialog::request() const {
     r.env.append({line.left(eq).trimmed(), line.mid(eq + 1)});
   }
   r.durationSeconds = duration_->value();
+  r.delaySeconds = delay_->value();
+  if (r.durationSeconds > 0 && r.delaySeconds >= r.durationSeconds) {
+    return Error{tr("The delay (%1 s) leaves nothing of the %2 s duration to record: make it "
+                    "shorter than the duration.")
+                     .arg(r.delaySeconds)
+                     .arg(r.durationSeconds)
+                     .toStdString()};
+  }
   bool all = true;
   for (QCheckBox* box : kinds_) {
     if (box->isChecked()) r.kinds << box->property("kind").toString();
@@ -143,6 +161,7 @@ void CaptureDialog::setRequest(const CaptureRequest& r) {
   for (const auto& [k, v] : r.env) env << k + QLatin1Char('=') + v;
   environment_->setPlainText(env.join(QLatin1Char('\n')));
   duration_->setValue(r.durationSeconds);
+  delay_->setValue(r.delaySeconds);
   if (!r.output.isEmpty()) output_->setText(r.output);
   for (QCheckBox* box : kinds_) {
     const QString kind = box->property("kind").toString();

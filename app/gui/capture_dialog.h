@@ -1,6 +1,6 @@
 // CaptureDialog (File → Capture…): what to run and what to record — program, arguments, working
-// directory, environment, duration, event kinds, output file. Plain Qt types, so it builds with or
-// without capture support.
+// directory, environment, duration, delay, event kinds, output file. Plain Qt types, so it builds
+// with or without capture support.
 #pragma once
 
 #include <QDialog>
@@ -21,6 +21,7 @@ struct CaptureRequest {
   QString workingDirectory;
   QString output;
   double durationSeconds = 0;  // 0: until the program exits
+  double delaySeconds = 0;     // > 0: keep only what happens after this long (capture --delay)
   QStringList kinds;           // empty: the default set
 };
 
@@ -39,6 +40,7 @@ class CaptureDialog : public QDialog {
   QLineEdit* directory_ = nullptr;
   QPlainTextEdit* environment_ = nullptr;
   QDoubleSpinBox* duration_ = nullptr;
+  QDoubleSpinBox* delay_ = nullptr;
   QLineEdit* output_ = nullptr;
   QList<QCheckBox*> kinds_;
 };

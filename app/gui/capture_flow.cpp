@@ -84,6 +84,7 @@ void CaptureFlow::start(const CaptureRequest& request) {
   o.workingDirectory = request.workingDirectory.toStdString();
   o.output = capture::expandOutputName(request.output.toStdString());
   o.durationSeconds = request.durationSeconds;
+  o.delaySeconds = request.delaySeconds;
   o.kinds = request.kinds.join(QLatin1Char(',')).toStdString();
   o.saveIntervalSeconds = 1;  // the live view: a new snapshot every second
   delete job_;
@@ -94,7 +95,8 @@ void CaptureFlow::start(const CaptureRequest& request) {
   status_->show();
   stopButton_->show();
   connect(job_, &CaptureJob::progressed, this, [this, program](const capture::CaptureProgress& p) {
-    status_->setText(tr("Capturing %1: %2, %3 events, %4 dropped, %5 process(es)")
+    status_->setText((p.processes == 1 ? tr("Capturing %1: %2, %3 events, %4 lost, %5 process")
+                                       : tr("Capturing %1: %2, %3 events, %4 lost, %5 processes"))
                          .arg(program,
                               QString::fromStdString(
                                   formatDuration(static_cast<TimeNs>(p.elapsedSeconds * 1e9))),

@@ -43,7 +43,9 @@ struct Provenance {
   bool incomplete = false;      // capture ended before a final flush (crash, kill), or a damaged
                                 // trace was opened without its damaged part (incompleteReason says)
   std::string incompleteReason;
-  uint64_t droppedRecords = 0;  // records the profiler (CUPTI) reported it could not keep
+  // Records lost while recording: those the profiler (CUPTI) reported it could not keep, and in a
+  // capture also those dropped in the program, unreadable, or without usable timestamps.
+  uint64_t droppedRecords = 0;
   // The job's rank count as its traces state it (Kineto's distributedInfo.world_size), which a
   // session holding a sample of the ranks cannot tell by itself; 0 when no trace says.
   int32_t worldSize = 0;

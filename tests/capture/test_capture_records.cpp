@@ -33,7 +33,10 @@ std::string stream(const std::vector<const CUpti_Activity*>& records, bool end =
   HelloFrame hello;
   hello.pid = pid;
   hello.rank = 3;
-  w.begin(FrameType::Hello, hello).string("node7").string("python train.py").end();
+  w.begin(FrameType::Hello, hello)
+      .string("node7")
+      .string("/opt/conda/bin/python train.py --out /mnt/x")
+      .end();
   CuptiDecoder decoder(w, namer);
   for (const CUpti_Activity* r : records) decoder.decode(r);
   uint32_t kind = 0;
@@ -266,6 +269,8 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->provenance.droppedRecords, 7u);
   ASSERT_EQ(s->ranks.size(), 1u);
   EXPECT_EQ(s->ranks[0].label, "rank 3 / node7");
+  ASSERT_FALSE(s->processes.empty());  // the program's name first, its directories left out
+  EXPECT_EQ(s->processes[0].name, "python train.py --out /mnt/x");
   ASSERT_EQ(s->devices.size(), 2u);  // the hidden GPU is not one of the program's
   EXPECT_EQ(s->devices[0].name, "NVIDIA H200");
   EXPECT_EQ(s->devices[0].smCount, 132);
@@ -431,6 +436,7 @@ TEST(CaptureRecords, RecordsWithoutTimestampsAreCountedNotPlacedAtZero) {
   feedProcess(sink, {activity(r.device), activity(r.context), activity(r.kernel),
                      activity(unfinished), activity(r.launch), activity(noEnd)});
   EXPECT_EQ(sink.incompleteRecords(), 2u);
+  EXPECT_EQ(sink.lost(), 9u);  // what the user is told was lost: both causes
   std::vector<std::string> warnings = sink.warnings();
   // Each cause of loss is told apart: the 7 CUPTI dropped (stream()), the 2 without timestamps.
   EXPECT_EQ(warnings, (std::vector<std::string>{
@@ -441,6 +447,7 @@ TEST(CaptureRecords, RecordsWithoutTimestampsAreCountedNotPlacedAtZero) {
   EXPECT_EQ(summarize(*s).kernels, 1u);
   EXPECT_EQ(summarize(*s).apiCalls, 1u);
   EXPECT_EQ(s->startTime(), 900'000);  // the launch, not 0
+  EXPECT_EQ(s->provenance.droppedRecords, 9u);
 }
 
 TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {

@@ -274,6 +274,12 @@ TEST_F(Launcher, CommandLine) {
   std::tie(code, out) = runCommand(cli + " capture -o x.tscope --duration inf -- true");
   EXPECT_EQ(code, 2) << out;
   EXPECT_NE(out.find("--duration needs seconds"), std::string::npos) << out;
+  // A delay that leaves nothing of the duration: refused before anything runs.
+  std::tie(code, out) =
+      runCommand(cli + " capture -o " + path("none.tscope") + " --duration 2 --delay 2 -- true");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--delay 2 leaves nothing of --duration 2"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(path("none.tscope")));
   // Ctrl+C on the CLI: it stops the capture, asks the program to end and saves.
   std::string out2 = path("interrupted.tscope");
   pid_t pid = ::fork();

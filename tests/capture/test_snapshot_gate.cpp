@@ -25,6 +25,18 @@ struct Piece {
   std::thread thread;
 };
 
+// Until `done` holds, or false after `limit` (well inside the gate's own 5 s: a piece let through
+// by that limit rather than by the snapshot's end is a failure).
+template <class F>
+bool within(F done, Clock::duration limit = 2s) {
+  const Clock::time_point until = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
 TEST(SnapshotGate, APieceFarFromTheNextSnapshotRunsAtOnce) {
   SnapshotGate gate;
   gate.startWrite();
@@ -36,17 +48,16 @@ TEST(SnapshotGate, APieceFarFromTheNextSnapshotRunsAtOnce) {
 
 TEST(SnapshotGate, APieceWaitsForASnapshotThatIsDueUntilItEnded) {
   SnapshotGate gate;
-  gate.end(Clock::now());  // the next one is due now
-  {
-    Piece piece(gate);
-    std::this_thread::sleep_for(50ms);
-    EXPECT_FALSE(piece.ran);  // it would meet the snapshot
-    gate.begin();
-    std::this_thread::sleep_for(20ms);
-    EXPECT_FALSE(piece.ran);  // the snapshot runs
-    gate.end(Clock::now() + 10s);
-  }  // and now it ran (joined)
-  EXPECT_EQ(gate.waits(), 1u);
+  gate.end(Clock::now() + 30ms);
+  std::this_thread::sleep_for(30ms);  // the next one is due now
+  Piece piece(gate);
+  ASSERT_TRUE(within([&] { return gate.waits() == 1; }));
+  gate.begin();
+  std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(piece.ran);  // the snapshot runs
+  gate.end(Clock::now() + 10s);
+  EXPECT_TRUE(within([&] { return piece.ran.load(); }));
+  EXPECT_GE(gate.waited(), 20ms);
 }
 
 TEST(SnapshotGate, APieceWaitsWhileASnapshotRunsHoweverFarTheNextIs) {
@@ -54,40 +65,54 @@ TEST(SnapshotGate, APieceWaitsWhileASnapshotRunsHoweverFarTheNextIs) {
   gate.end(Clock::now() + 10s);
   gate.begin();
   Piece piece(gate);
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(within([&] { return gate.waits() == 1; }));
   EXPECT_FALSE(piece.ran);
   gate.end(Clock::now() + 10s);
+  EXPECT_TRUE(within([&] { return piece.ran.load(); }));
 }
 
-TEST(SnapshotGate, TheLongestPieceOfTheWriteSaysHowCloseIsTooClose) {
+TEST(SnapshotGate, TheLastPiecesSayHowCloseIsTooClose) {
   SnapshotGate gate;
-  gate.end(Clock::now() + 10s);
   gate.startWrite();
   gate.beforePiece();
-  std::this_thread::sleep_for(100ms);  // a piece of 100 ms
-  gate.end(Clock::now() + 50ms);       // the next snapshot in 50: a like piece would meet it
+  gate.end(Clock::now() + 1s);         // snapshots a second apart
+  std::this_thread::sleep_for(700ms);  // a piece of 700 ms; the next snapshot in 300 at most
   {
-    Piece piece(gate);
-    std::this_thread::sleep_for(20ms);
-    EXPECT_FALSE(piece.ran);
+    Piece piece(gate);  // a like piece would meet it
+    ASSERT_TRUE(within([&] { return gate.waits() == 1; }));
     gate.begin();
     gate.end(Clock::now() + 1s);
+    EXPECT_TRUE(within([&] { return piece.ran.load(); }));
   }
-  EXPECT_EQ(gate.waits(), 1u);
-  // A new write times its pieces afresh: its first piece, a second before the snapshot, runs.
+  std::this_thread::sleep_for(700ms);  // 300 ms before the next snapshot again
+  // A new write times its pieces afresh: the last write's do not count.
   gate.startWrite();
   gate.beforePiece();
   EXPECT_EQ(gate.waits(), 1u);
+  EXPECT_EQ(gate.waited(), Clock::duration{});
+}
+
+// A piece longer than the time between two snapshots would meet one whenever it ran: waiting
+// would only slow the write.
+TEST(SnapshotGate, APieceLongerThanTheGapBetweenSnapshotsDoesNotWait) {
+  SnapshotGate gate;
+  gate.startWrite();
+  gate.beforePiece();
+  std::this_thread::sleep_for(120ms);  // a piece of 120 ms
+  gate.end(Clock::now() + 100ms);      // snapshots 100 ms apart, the next due in 100
+  gate.beforePiece();
+  EXPECT_EQ(gate.waits(), 0u);
 }
 
 TEST(SnapshotGate, ReleasedNothingWaitsAnyMore) {
   SnapshotGate gate;
-  gate.end(Clock::now());
+  gate.end(Clock::now() + 30ms);
+  std::this_thread::sleep_for(30ms);
   {
     Piece piece(gate);
-    std::this_thread::sleep_for(50ms);
-    EXPECT_FALSE(piece.ran);
+    ASSERT_TRUE(within([&] { return gate.waits() == 1; }));
     gate.release();  // the capture ends: the write under way finishes
+    EXPECT_TRUE(within([&] { return piece.ran.load(); }));
   }
   gate.begin();
   gate.beforePiece();  // a snapshot "under way" after the release does not hold it either

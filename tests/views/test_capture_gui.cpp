@@ -26,6 +26,7 @@ class TestCaptureGui : public QObject {
     r.env = {{QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("0,1")}};
     r.output = QStringLiteral("/tmp/x.tscope");
     r.durationSeconds = 12.5;
+    r.delaySeconds = 2.5;
     r.kinds = {QStringLiteral("kernel"), QStringLiteral("nvtx")};
     dialog.setRequest(r);
     auto request = dialog.request();
@@ -34,7 +35,15 @@ class TestCaptureGui : public QObject {
     QCOMPARE(back.argv, r.argv);
     QCOMPARE(back.env, r.env);
     QCOMPARE(back.durationSeconds, 12.5);
+    QCOMPARE(back.delaySeconds, 2.5);
     QCOMPARE(back.kinds, r.kinds);
+    // A delay as long as the duration would record nothing: said before anything runs.
+    r.delaySeconds = 12.5;
+    dialog.setRequest(r);
+    auto empty = dialog.request();
+    QVERIFY(!empty.ok());
+    QVERIFY(QString::fromStdString(empty.error()).contains(QStringLiteral("delay")));
+    r.delaySeconds = 0;
     r.argv = {};
     dialog.setRequest(r);
     auto missing = dialog.request();

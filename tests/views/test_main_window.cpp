@@ -539,6 +539,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(reset.count(), 1);
     const QStringList after = labels();
     QVERIFY(after.size() > before.size());
+    QVERIFY(after.contains(before[0]));  // the folded node is there still
     for (int r = 0; r < model->rowCount(); ++r) {
       const QModelIndex i = model->index(r, 0);
       if (model->rowCount(i) == 0) continue;

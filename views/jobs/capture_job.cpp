@@ -3,6 +3,8 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include "util/format.h"
+
 namespace ts {
 
 CaptureJob::CaptureJob(capture::CaptureOptions options, QObject* parent)
@@ -69,11 +71,12 @@ void CaptureJob::done(Result<capture::CaptureResult> result) {
   }
   QStringList messages;
   for (const std::string& m : result->messages) messages << QString::fromStdString(m);
-  QString summary =
-      tr("%1: %2 events").arg(QString::fromStdString(result->output)).arg(result->events);
+  QString summary = tr("%1: %2 events")
+                        .arg(QString::fromStdString(result->output),
+                             QString::fromStdString(formatCount(result->events)));
   if (result->dropped)
     summary += (result->dropped == 1 ? tr(", %1 record lost") : tr(", %1 records lost"))
-                   .arg(result->dropped);
+                   .arg(QString::fromStdString(formatCount(result->dropped)));
   if (result->exitCode)
     summary += tr("; program exited with %1").arg(*result->exitCode);
   else if (result->signal)

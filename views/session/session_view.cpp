@@ -648,9 +648,10 @@ QString SessionView::overviewHtml() const {
     html +=
         (s.provenance.droppedRecords == 1 ? tr("<p style='color:#c0392b'><b>%1 record lost</b>")
                                           : tr("<p style='color:#c0392b'><b>%1 records lost</b>"))
-            .arg(s.provenance.droppedRecords) +
-        tr(" while recording (dropped by CUPTI when its buffers were full, unreadable, or dropped "
-           "in the program when the launcher fell behind): some events are missing.</p>");
+            .arg(QString::fromStdString(formatCount(s.provenance.droppedRecords))) +
+        tr(" while recording (dropped by CUPTI when its buffers were full, dropped in the program "
+           "when the launcher fell behind, unreadable, or without usable timestamps): some events "
+           "are missing.</p>");
   }
   html += QStringLiteral("<table>");
   html += row(tr("Duration"), htmlText(formatDuration(s.duration())));

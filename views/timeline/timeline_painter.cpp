@@ -323,8 +323,9 @@ void TimelinePainter::drawLaneRow(QPainter& p, const Frame& f, const VisibleRow&
       p.fillRect(rect, QColor(palette::scaled(r.colour, 0.7)));
       p.fillRect(QRectF(rect.x(), rect.y(), rect.width(), 2),
                  QColor(palette::scaled(r.colour, 1.5)));
-      // The count wherever it fits (a run cut by the view's edge is as much a run).
-      const QString count = QString::number(r.count);
+      // The count wherever it fits (a run cut by the view's edge is as much a run), grouped as
+      // every other count ("16,551").
+      const QString count = QString::fromStdString(formatCount(r.count));
       const QRectF shown = rect.intersected(QRectF(0, rect.y(), width, rect.height()));
       if (shown.width() >= fm.horizontalAdvance(count) + 8) {
         p.setPen(Qt::white);
