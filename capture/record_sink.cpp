@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -309,7 +310,7 @@ uint64_t RecordSink::dropped() const {
 }
 
 size_t RecordSink::events() const {
-  return events_ - live().rejected();
+  return events_ - std::min<uint64_t>(events_, live().rejected());
 }
 
 uint64_t RecordSink::lost() const {
@@ -339,6 +340,7 @@ class RecordSink::Translator {
   }
 
   Result<SessionPtr> snapshot(const Provenance& provenance, TimeNs holdback) {
+    holdback_ = holdback;
     nameRank();
     ids_.resize(sink_.names_.size(), kNone);
     states_.resize(sink_.conns_.size());
@@ -376,6 +378,15 @@ class RecordSink::Translator {
     std::map<uint32_t, uint32_t> nullStream;     // CUPTI context id → its NULL stream
     std::unordered_map<uint64_t, TimeNs> ends;   // NVTX END records whose START has not come
     std::unordered_map<uint64_t, LiveSession::OpenRange> open;  // NVTX ranges started, not ended
+    // NVTX ranges started before the window (--delay), not ended: not in the session until it is
+    // clear that they reach into the window (see addMarkers).
+    struct Early {
+      uint32_t thread;
+      TimeNs start;
+      StringId name;
+      NvtxDetail detail;
+    };
+    std::unordered_map<uint64_t, Early> early;
     // Records that name a context whose record has not come yet (CUPTI hands its buffers over
     // in any order): kept for the snapshots after it.
     std::vector<StreamFrame> streams;
@@ -618,9 +629,15 @@ class RecordSink::Translator {
       if (!(m.frame.flags & kMarkerEnd) || (m.frame.flags & (kMarkerStart | kMarkerInstant)))
         continue;
       auto open = state_->open.find(m.frame.id);
+      auto early = state_->early.find(m.frame.id);
       if (open != state_->open.end()) {
         live_.closeNvtx(open->second, m.frame.timestamp);
         state_->open.erase(open);
+      } else if (early != state_->early.end()) {
+        const State::Early& e = early->second;
+        if (m.frame.timestamp >= from())
+          live_.addNvtx(e.thread, e.start, std::max(m.frame.timestamp, e.start), e.name, e.detail);
+        state_->early.erase(early);
       } else {
         state_->ends.emplace(m.frame.id, m.frame.timestamp);
       }
@@ -632,13 +649,25 @@ class RecordSink::Translator {
       const NvtxDetail d{name(m.domain), 0, static_cast<uint8_t>(instant ? 1 : 0)};
       auto end = state_->ends.find(m.frame.id);
       if (!instant && end == state_->ends.end()) {
-        state_->open[m.frame.id] = live_.openNvtx(t, m.frame.timestamp, name(m.name), d);
+        if (m.frame.timestamp < from())
+          state_->early[m.frame.id] = {t, m.frame.timestamp, name(m.name), d};
+        else
+          state_->open[m.frame.id] = live_.openNvtx(t, m.frame.timestamp, name(m.name), d);
         continue;
       }
       const TimeNs until = instant ? m.frame.timestamp : end->second;
       if (!instant) state_->ends.erase(end);
       if (until < from()) continue;
       live_.addNvtx(t, m.frame.timestamp, std::max(until, m.frame.timestamp), name(m.name), d);
+    }
+    // A range begun before the window and still open once the records reach past it (by the
+    // holdback that orders them; a final snapshot: now) ends inside it: opened as any other. Till
+    // then it waits, since one that ends before the window is left out like every other record,
+    // and a range in the session cannot be taken out of it again.
+    if (!state_->early.empty() && (holdback_ <= 0 || live_.latestTime() >= from() + holdback_)) {
+      for (const auto& [id, e] : state_->early)
+        state_->open[id] = live_.openNvtx(e.thread, e.start, e.name, e.detail);
+      state_->early.clear();
     }
   }
 
@@ -653,6 +682,7 @@ class RecordSink::Translator {
   SessionBuilder& b_;  // live_'s entities
   uint32_t rank_ = 0;
   bool rankNamed_ = false;
+  TimeNs holdback_ = 0;   // of the snapshot being taken
   uint32_t process_ = 0;  // the connection being added
   std::vector<State> states_;
   State* state_ = nullptr;  // the connection being added

@@ -356,6 +356,55 @@ TEST(CaptureRecords, LiveSnapshotsAlongTheWayLeaveTheFinalSessionAsOneSnapshotMa
   }
 }
 
+// --delay: only what reaches into the window is kept, in live snapshots as in one made at the end.
+// An NVTX range begun before the window waits (not shown) until it ends or the records pass the
+// window: one that ends before it is left out, one that spans it is kept whole.
+TEST(CaptureRecords, ADelayKeepsWhatReachesIntoTheWindowAlsoWhenTakenLive) {
+  Records r;
+  CUpti_ActivityMarker2 earlyStart = r.start, earlyEnd = r.end;
+  earlyStart.id = earlyEnd.id = 11;
+  earlyStart.timestamp = 200'000, earlyEnd.timestamp = 500'000;
+  earlyStart.name = "warm-up";
+  // In time order, as a thread's markers come (out of order by less than the holdback): live
+  // snapshots between a start and its end see the range open.
+  const std::string bytes =
+      stream({activity(r.device), activity(r.context), activity(r.start), activity(earlyStart),
+              activity(r.htod), activity(r.memset), activity(earlyEnd), activity(r.launch),
+              activity(r.kernel), activity(r.end), activity(r.mark)});
+  const TimeNs from = 1'000'000;  // the kernel (to 1.5 ms) and conv1 (0.8 to 1.6 ms) reach it
+  Provenance p;
+  RecordSink whole;
+  whole.setWindowStart(from);
+  size_t c = whole.open();
+  ASSERT_TRUE(whole.feed(c, bytes).ok());
+  whole.close(c);
+  Result<SessionPtr> once = whole.snapshot(p);
+  ASSERT_TRUE(once.ok()) << once.error();
+  std::vector<std::string> ranges;
+  const Track* nvtx = trackOf(**once, EventKind::Nvtx);
+  ASSERT_TRUE(nvtx);
+  for (uint32_t i = 0; i < nvtx->size(); ++i) ranges.emplace_back((*once)->str(nvtx->hot.name[i]));
+  EXPECT_EQ(ranges, (std::vector<std::string>{"forward/conv1", "step"}));
+  const SessionSummary sum = summarize(**once);
+  EXPECT_EQ(sum.kernels, 1u);
+  EXPECT_EQ(sum.memcpys() + sum.memsets + sum.apiCalls, 0u);  // all before the window
+
+  for (size_t piece : {16u, 64u, 200u}) {
+    SCOPED_TRACE("pieces of " + std::to_string(piece) + " bytes");
+    RecordSink sink;
+    sink.setWindowStart(from);
+    c = sink.open();
+    for (size_t at = 0; at < bytes.size(); at += piece) {
+      ASSERT_TRUE(sink.feed(c, std::string_view(bytes).substr(at, piece)).ok());
+      ASSERT_TRUE(sink.snapshot(p, 300'000).ok());
+    }
+    sink.close(c);
+    Result<SessionPtr> last = sink.snapshot(p);
+    ASSERT_TRUE(last.ok()) << last.error();
+    EXPECT_EQ(meaning(**last), meaning(**once));
+  }
+}
+
 // CUPTI hands its buffers over in any order: a synchronisation (and a stream's priority) that
 // names a context whose record comes in a later snapshot is kept until it does.
 TEST(CaptureRecords, ARecordBeforeItsContextWaitsForIt) {
