@@ -309,10 +309,6 @@ uint64_t RecordSink::dropped() const {
   return n;
 }
 
-size_t RecordSink::events() const {
-  return events_ - std::min<uint64_t>(events_, live().rejected());
-}
-
 uint64_t RecordSink::lost() const {
   return dropped() + incomplete_ + live().rejected();
 }
@@ -370,6 +366,7 @@ class RecordSink::Translator {
   }
 
   const LiveSession& live() const { return live_; }
+  uint64_t beforeWindow() const { return beforeWindow_; }  // records left out by the window
 
  private:
   // Per connection, what its records refer to across snapshots.
@@ -510,7 +507,10 @@ class RecordSink::Translator {
 
   void addKernels(Connection& c) {
     for (const auto& [k, mangled] : take(c.kernels)) {
-      if (k.end < from()) continue;
+      if (k.end < from()) {
+        ++beforeWindow_;  // --delay
+        continue;
+      }
       KernelDetail d;
       d.mangled = name(mangled);
       d.correlation = k.correlationId;
@@ -533,7 +533,10 @@ class RecordSink::Translator {
 
   void addCopies(Connection& c) {
     for (const MemcpyFrame& m : take(c.memcpys)) {
-      if (m.end < from()) continue;
+      if (m.end < from()) {
+        ++beforeWindow_;  // --delay
+        continue;
+      }
       MemcpyDetail d;
       d.bytes = m.bytes;
       d.copyKind = copyKindOf(m.copyKind);
@@ -563,7 +566,10 @@ class RecordSink::Translator {
 
   void addMemsets(Connection& c) {
     for (const MemsetFrame& m : take(c.memsets)) {
-      if (m.end < from()) continue;
+      if (m.end < from()) {
+        ++beforeWindow_;  // --delay
+        continue;
+      }
       MemsetDetail d;
       d.bytes = m.bytes;
       d.value = m.value;
@@ -579,7 +585,10 @@ class RecordSink::Translator {
 
   void addApis(Connection& c) {
     for (const auto& [a, n] : take(c.apis)) {
-      if (a.end < from()) continue;
+      if (a.end < from()) {
+        ++beforeWindow_;  // --delay
+        continue;
+      }
       ApiDetail d;
       d.correlation = a.correlationId;
       d.returnCode = a.returnValue;
@@ -603,7 +612,10 @@ class RecordSink::Translator {
         state_->syncs.push_back(x);  // its context may come later
         continue;
       }
-      if (x.end < from()) continue;
+      if (x.end < from()) {
+        ++beforeWindow_;  // --delay
+        continue;
+      }
       // A context-wide wait (cudaDeviceSynchronize, cudaCtxSynchronize) names no stream
       // (CUPTI_SYNCHRONIZATION_INVALID_VALUE): drawn on the context's default stream rather
       // than on a row of its own for a stream that does not exist.
@@ -637,6 +649,8 @@ class RecordSink::Translator {
         const State::Early& e = early->second;
         if (m.frame.timestamp >= from())
           live_.addNvtx(e.thread, e.start, std::max(m.frame.timestamp, e.start), e.name, e.detail);
+        else
+          ++beforeWindow_;
         state_->early.erase(early);
       } else {
         state_->ends.emplace(m.frame.id, m.frame.timestamp);
@@ -657,7 +671,10 @@ class RecordSink::Translator {
       }
       const TimeNs until = instant ? m.frame.timestamp : end->second;
       if (!instant) state_->ends.erase(end);
-      if (until < from()) continue;
+      if (until < from()) {
+        ++beforeWindow_;
+        continue;
+      }
       live_.addNvtx(t, m.frame.timestamp, std::max(until, m.frame.timestamp), name(m.name), d);
     }
     // A range begun before the window and still open once the records reach past it (by the
@@ -682,8 +699,9 @@ class RecordSink::Translator {
   SessionBuilder& b_;  // live_'s entities
   uint32_t rank_ = 0;
   bool rankNamed_ = false;
-  TimeNs holdback_ = 0;   // of the snapshot being taken
-  uint32_t process_ = 0;  // the connection being added
+  TimeNs holdback_ = 0;        // of the snapshot being taken
+  uint64_t beforeWindow_ = 0;  // records --delay left out
+  uint32_t process_ = 0;       // the connection being added
   std::vector<State> states_;
   State* state_ = nullptr;  // the connection being added
   std::vector<StringId> ids_;
@@ -700,6 +718,10 @@ RecordSink::~RecordSink() = default;
 
 Result<SessionPtr> RecordSink::snapshot(const Provenance& provenance, TimeNs holdback) {
   return translator_->snapshot(provenance, holdback);
+}
+
+size_t RecordSink::events() const {
+  return events_ - std::min<uint64_t>(events_, live().rejected() + translator_->beforeWindow());
 }
 
 const LiveSession& RecordSink::live() const {

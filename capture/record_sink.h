@@ -46,7 +46,8 @@ class RecordSink {
   // The growing session behind the snapshots (its counts and memory, for benchmarks and tests).
   const LiveSession& live() const;
 
-  // Events received and kept (those with impossible timestamps are among lost(), not here).
+  // Events received and kept: not those --delay left out (known once a snapshot has sorted them
+  // out) nor those with impossible timestamps (among lost()).
   size_t events() const;
   uint64_t dropped() const;  // records CUPTI reported as dropped, all processes
   // Every record that is not in the session: dropped() and those left out (no timestamps,

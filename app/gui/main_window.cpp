@@ -377,7 +377,9 @@ void MainWindow::changed() {
 
 void MainWindow::showError(const QString& title, const QString& message) {
   lastError_ = message;
-  statusBar()->showMessage(message, 10000);
+  // One line there: a message of several lines (a capture's warnings) keeps them apart.
+  statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QStringLiteral("; ")),
+                           10000);
   // Not modal: a failed file must not block the others, nor a headless run.
   auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
   box->setAttribute(Qt::WA_DeleteOnClose);

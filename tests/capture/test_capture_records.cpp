@@ -388,6 +388,7 @@ TEST(CaptureRecords, ADelayKeepsWhatReachesIntoTheWindowAlsoWhenTakenLive) {
   const SessionSummary sum = summarize(**once);
   EXPECT_EQ(sum.kernels, 1u);
   EXPECT_EQ(sum.memcpys() + sum.memsets + sum.apiCalls, 0u);  // all before the window
+  EXPECT_EQ(whole.events(), (*once)->eventCount());  // what the status bar and the CLI count
 
   for (size_t piece : {16u, 64u, 200u}) {
     SCOPED_TRACE("pieces of " + std::to_string(piece) + " bytes");
