@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -506,6 +507,17 @@ class TestMainWindow : public QObject {
     QCOMPARE(view.path(), QStringLiteral("/tmp/run.tscope"));
     QVERIFY(!overview->toPlainText().contains(QStringLiteral("Capture in progress")));
     QCOMPARE(canvas->axis().start(), zoomedStart);
+  }
+
+  // A message of several lines (a capture's warnings, one a line) stays whole in its box and
+  // keeps its lines apart on the one-line status bar.
+  void aMessageOfSeveralLinesKeepsThemApartOnTheStatusBar() {
+    MainWindow w;
+    w.showError(QStringLiteral("Capture"),
+                QStringLiteral("1 record was left out\n1 record could not be read"));
+    QCOMPARE(w.lastError(), QStringLiteral("1 record was left out\n1 record could not be read"));
+    QCOMPARE(w.statusBar()->currentMessage(),
+             QStringLiteral("1 record was left out; 1 record could not be read"));
   }
 
   // A snapshot with a new GPU (a tree with other nodes: the model is reset) keeps what the user
