@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -53,6 +54,7 @@ struct Fake {
   std::set<int> enabled;
   CUpti_ActivityThreadIdType threadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
   std::map<pid_t, Buffer> perThread;
+  std::map<uint32_t, uint64_t> streamEnd;  // when each stream's last kernel ends
   Buffer global;
   std::deque<Buffer> full;  // for the worker
   int inFlight = 0;         // buffers the worker is delivering
@@ -355,13 +357,21 @@ FAKE_EXPORT int InitializeInjectionNvtx2(const void* (*)(uint32_t)) {
 // The stand-in program's side: `count` kernel launches from the calling thread, each a kernel
 // record on `stream` and its cudaLaunchKernel call; every 50th inside an NVTX range whose END
 // goes to the global buffer (delivered first) and START to the thread's.
+// The times keep what CUDA guarantees, so that the records are ones a GPU could give: a thread's
+// calls follow one another (each lasts 500 ns: the loop waits for the last one's end), and a
+// stream runs its kernels one at a time, each 1 µs and queued behind the one before (records that
+// overlapped here once laid a stream's kernels out on several lanes, which no capture has).
 FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
   std::lock_guard<std::mutex> lock(F.lock);
   std::vector<Buffer> out;
   Buffer& mine = F.perThread[tid()];
+  uint64_t callEnd = 0;
+  uint64_t& streamEnd = F.streamEnd[stream];
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t id = ++F.correlation;
-    const uint64_t t = now();
+    uint64_t t = now();
+    while (t < callEnd) t = now();
+    callEnd = t + 500;
     if (F.enabled.count(CUPTI_ACTIVITY_KIND_RUNTIME)) {
       auto a = record<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
       a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
@@ -375,7 +385,8 @@ FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
     }
     if (F.enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
       auto k = record<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-      k.start = t + 1000, k.end = t + 2000, k.deviceId = 0, k.contextId = 1, k.streamId = stream;
+      k.start = std::max(t + 1000, streamEnd), k.end = k.start + 1000, streamEnd = k.end;
+      k.deviceId = 0, k.contextId = 1, k.streamId = stream;
       k.correlationId = id, k.gridX = k.gridY = k.gridZ = 1, k.blockX = 128, k.blockY = 1;
       k.blockZ = 1, k.name = "_Z6kernelv";
       append(mine, &k, sizeof k, out);

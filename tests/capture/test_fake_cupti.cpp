@@ -117,6 +117,15 @@ TEST_F(FakeCupti, LiveSnapshotsWhileRunningAndEveryRecordOnce) {
   for (const Thread& t : s->threads) sessionTids.insert(t.tid);
   for (uint64_t t : tids) EXPECT_TRUE(sessionTids.count(static_cast<int64_t>(t))) << t;
 
+  // Records a GPU could give: a stream's kernels and a thread's calls one at a time, each on one
+  // lane (the stand-in once overlapped them, and the hour's memory counted lanes no capture has).
+  for (const Track& t : s->tracks) {
+    if (t.kind == EventKind::Kernel || t.kind == EventKind::Api) {
+      EXPECT_EQ(t.laneCount(), 1u)
+          << toString(t.kind) << " track of stream " << t.stream << ", thread " << t.thread;
+    }
+  }
+
   SessionSummary sum = summarize(*s);
   EXPECT_EQ(sum.nvtxRanges, 4000u / 50);
   EXPECT_EQ(sum.apiCalls, 4000u);
