@@ -10,7 +10,8 @@
 //  - chunked: blocks of kChunk values (2^ChunkShift: 64 k unless the type asks for smaller) that
 //    never move once allocated (append()) — what live sessions grow. A copy never appends into a
 //    block it shares: it copies the last, partly filled block first (appendable_), so the one that
-//    wrote it is the only one that may.
+//    wrote it is the only one that may. A block that holds one value throughout — zeros, or a
+//    run such as a kernel track's context — takes no memory of its own (append()).
 // Writing through data(), resize(), assign() and friends first makes the column a contiguous one
 // of its own (a copy when shared): sessions are immutable once published, and builders that
 // mutate hold the only reference.
@@ -24,6 +25,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -195,18 +197,24 @@ class Column {
     mask_ = kChunk - 1;
   }
   // Adds v at the end without moving a value already there (chunked), or as push_back does.
-  // A block that has held only zeros so far takes no memory (many columns are mostly 0: a
-  // capture's lanes, graph and external ids, return codes).
+  // A block that has held one value throughout takes no memory of its own: zeros (many columns
+  // are mostly 0: a capture's graph and external ids, return codes), or a run of another value —
+  // a kernel track's context, the track that launched a flow's GPU work, often a name — once one
+  // block of it has filled (sameValue()). Such a block reads from one shared block of that value.
   void append(const T& v) {
     if (!chunked()) return push_back(v);
     const size_t at = size_ & mask_;
     if (at == 0) {
-      blocks_.emplace_back();  // no block: reads see zeros
-      ptrs_.push_back(const_cast<T*>(zeros()));
+      // No block: reads see zeros, or the value the block before held throughout, when v is it.
+      const T* like = !blocks_.empty() && !blocks_.back() && sameBytes(ptrs_.back()[0], v)
+                          ? ptrs_.back()
+                          : zeros();
+      blocks_.emplace_back();
+      ptrs_.push_back(const_cast<T*>(like));
       appendable_ = true;
     }
     if (!blocks_.back()) {
-      if (isZero(v)) return void(++size_);
+      if (sameBytes(ptrs_.back()[0], v)) return void(++size_);
       materialize(blocks_.size() - 1, at);
     } else if (!appendable_) {
       // The last block is shared with a copy that may append to it too: continue in a copy of it.
@@ -214,6 +222,7 @@ class Column {
     }
     blocks_.back()->push_back(v);
     ++size_;
+    if ((size_ & mask_) == 0) settle();
   }
   // Appends v to a column that is copied and extended again and again (a live layout's, each
   // snapshot's extending the last one's): contiguous while small — a copy extended copies it
@@ -294,9 +303,35 @@ class Column {
     alignas(T) static const unsigned char block[kChunk * sizeof(T)] = {};
     return reinterpret_cast<const T*>(block);
   }
-  static bool isZero(const T& v) {
-    static const unsigned char zero[sizeof(T)] = {};
-    return std::memcmp(&v, zero, sizeof(T)) == 0;
+  static bool sameBytes(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+  // Distinct values (besides 0) that blocks of one value may read from, per column type: each
+  // takes a block's memory for the life of the process, so they are few — a capture's runs are
+  // of a handful of values (contexts, tracks, names); a block of any other stays as it is.
+  static constexpr size_t kSameValues = 16;
+  // A block of kChunk copies of v, shared by every column of this type; null once kSameValues
+  // values have one.
+  static const T* sameValue(const T& v) {
+    static std::mutex lock;
+    static std::vector<std::unique_ptr<T[]>> blocks;
+    std::lock_guard<std::mutex> hold(lock);
+    for (const auto& b : blocks)
+      if (sameBytes(b[0], v)) return b.get();
+    if (blocks.size() >= kSameValues) return nullptr;
+    blocks.push_back(std::make_unique<T[]>(kChunk));
+    std::fill_n(blocks.back().get(), kChunk, v);
+    return blocks.back().get();
+  }
+  // The last block just filled: when it holds one value throughout, it reads from the shared
+  // block of that value and lets its own go (a copy that shares it keeps it).
+  void settle() {
+    const T* values = ptrs_.back();
+    const T first = values[0];
+    for (size_t i = 1; i < kChunk; ++i)
+      if (!sameBytes(values[i], first)) return;
+    const T* same = sameBytes(first, T{}) ? zeros() : sameValue(first);
+    if (!same) return;
+    blocks_.back().reset();
+    ptrs_.back() = const_cast<T*>(same);
   }
   // Block b becomes one of this column's own, with its first `n` values (a chunked block).
   void materialize(size_t b, size_t n) {

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -361,6 +362,21 @@ FAKE_EXPORT int InitializeInjectionNvtx2(const void* (*)(uint32_t)) {
 // calls follow one another (each lasts 500 ns: the loop waits for the last one's end), and a
 // stream runs its kernels one at a time, each 1 µs and queued behind the one before (records that
 // overlapped here once laid a stream's kernels out on several lanes, which no capture has).
+// The kernels launched in turn, as a training step launches a few kernels again and again (a
+// capture's name columns then change from launch to launch, as real ones do).
+const char* const kKernelNames[] = {
+    "_Z6kernelv",
+    "_ZN2at6native18elementwise_kernelEv",
+    "_ZN2at6native29vectorized_elementwise_kernelEv",
+    "_Z17sgemm_128x64_tn_kv",
+    "_ZN2at6native13reduce_kernelEv",
+    "_Z14softmax_warp_fwdv",
+    "_Z14softmax_warp_bwdv",
+    "_ZN2at6native23batch_norm_collect_statsEv",
+    "_Z21cutlass_80_tensorop_gv",
+    "_ZN2at6native19index_elementwise_kEv",
+};
+
 FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
   std::lock_guard<std::mutex> lock(F.lock);
   std::vector<Buffer> out;
@@ -388,7 +404,7 @@ FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
       k.start = std::max(t + 1000, streamEnd), k.end = k.start + 1000, streamEnd = k.end;
       k.deviceId = 0, k.contextId = 1, k.streamId = stream;
       k.correlationId = id, k.gridX = k.gridY = k.gridZ = 1, k.blockX = 128, k.blockY = 1;
-      k.blockZ = 1, k.name = "_Z6kernelv";
+      k.blockZ = 1, k.name = kKernelNames[id % std::size(kKernelNames)];
       append(mine, &k, sizeof k, out);
       ++F.produced;
     }

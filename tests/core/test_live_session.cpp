@@ -120,6 +120,62 @@ TEST(Column, ZeroBlocksTakeNoMemoryAndReadAsZeros) {
   EXPECT_EQ(live[100'001], 11u);
 }
 
+TEST(Column, RunsOfOneValueTakeNoMemoryOnceABlockOfItFills) {
+  constexpr size_t kChunk = Column<uint32_t>::kChunk;
+  Column<uint32_t> live;
+  live.makeChunked();
+  for (size_t i = 0; i < kChunk - 1; ++i) live.append(7);
+  EXPECT_EQ(live.allocatedBytes(), kChunk * sizeof(uint32_t));  // not known to be a run yet
+  Column<uint32_t> before = live;                               // shares the block
+  live.append(7);  // the block fills with 7s: read from the shared block of 7s from now on
+  EXPECT_EQ(live.allocatedBytes(), 0u);
+  EXPECT_EQ(before.allocatedBytes(), kChunk * sizeof(uint32_t));  // the copy keeps its own
+  for (size_t i = kChunk; i < 3 * kChunk + 10; ++i) live.append(7);
+  EXPECT_EQ(live.allocatedBytes(), 0u);
+  for (size_t i = 0; i < live.size(); ++i) ASSERT_EQ(live[i], 7u) << i;
+
+  // Another value ends the run: the last block becomes one of its own, the copy reads 7s still.
+  Column<uint32_t> copy = live;
+  live.append(8);
+  EXPECT_EQ(live.allocatedBytes(), kChunk * sizeof(uint32_t));
+  EXPECT_EQ(live[3 * kChunk + 10], 8u);
+  EXPECT_EQ(live[3 * kChunk + 9], 7u);
+  copy.append(9);
+  EXPECT_EQ(copy[3 * kChunk + 10], 9u);
+  EXPECT_EQ(live[3 * kChunk + 10], 8u);
+  // Written in the middle of a run: that block is made real first, the others still share.
+  copy.set(kChunk + 5, 1);
+  EXPECT_EQ(copy[kChunk + 5], 1u);
+  EXPECT_EQ(copy[kChunk + 4], 7u);
+  EXPECT_EQ(live[kChunk + 5], 7u);
+  // Back to the run's value after a mixed block: a block of 7s takes no memory again.
+  for (size_t i = live.size(); i % kChunk != 0; ++i) live.append(7);
+  const size_t mixed = live.allocatedBytes();
+  for (size_t i = 0; i < kChunk; ++i) live.append(7);
+  EXPECT_EQ(live.allocatedBytes(), mixed);
+  // Truncated inside a run and grown again: the values read are the ones appended.
+  live.truncate(2 * kChunk + 3);
+  live.append(4);
+  EXPECT_EQ(live[2 * kChunk + 2], 7u);
+  EXPECT_EQ(live[2 * kChunk + 3], 4u);
+  EXPECT_EQ(live.size(), 2 * kChunk + 4);
+  EXPECT_EQ(before.size(), kChunk - 1);
+  for (size_t i = 0; i < before.size(); ++i) ASSERT_EQ(before[i], 7u) << i;
+}
+
+TEST(Column, OnlyAFewValuesOfATypeGetASharedBlock) {
+  // Blocks of 16 values; each value that fills one gets a shared block, up to kSameValues of
+  // them (the process keeps those blocks); blocks of the values after that keep their memory.
+  using Small = Column<uint64_t, 4>;
+  constexpr size_t kChunk = Small::kChunk;
+  Small live;
+  live.makeChunked();
+  for (uint64_t value = 1; value <= 20; ++value)
+    for (size_t i = 0; i < kChunk; ++i) live.append(value);
+  EXPECT_EQ(live.allocatedBytes(), (20 - 16) * kChunk * sizeof(uint64_t));
+  for (size_t i = 0; i < live.size(); ++i) ASSERT_EQ(live[i], i / kChunk + 1) << i;
+}
+
 TEST(LiveSession, FinalPublishIsTheBuildersSessionWhateverTheOrderAndSlices) {
   const char* only = std::getenv("TS_LIVE_ROUND");  // reruns one round
   int roundsRebuilt = 0;
