@@ -10,8 +10,9 @@
 //  - chunked: blocks of kChunk values (2^ChunkShift: 64 k unless the type asks for smaller) that
 //    never move once allocated (append()) — what live sessions grow. A copy never appends into a
 //    block it shares: it copies the last, partly filled block first (appendable_), so the one that
-//    wrote it is the only one that may. A block that holds one value throughout — zeros, or a
-//    run such as a kernel track's context — takes no memory of its own (append()).
+//    wrote it is the only one that may. A block that holds one value throughout takes no memory
+//    of its own: zeros from the start, another value (a run such as a kernel track's context)
+//    once a block of it has filled, for a few values per type (append()).
 // Writing through data(), resize(), assign() and friends first makes the column a contiguous one
 // of its own (a copy when shared): sessions are immutable once published, and builders that
 // mutate hold the only reference.
@@ -304,22 +305,26 @@ class Column {
     return reinterpret_cast<const T*>(block);
   }
   static bool sameBytes(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
-  // Distinct values (besides 0) that blocks of one value may read from, per column type: each
-  // takes a block's memory for the life of the process, so they are few — a capture's runs are
-  // of a handful of values (contexts, tracks, names); a block of any other stays as it is.
+  // Distinct values (besides 0) that blocks of one value may read from, per column type (all
+  // columns of a type draw on them: a track's context, names and flow tracks, kernel launch
+  // settings, lanes — for every capture the process makes). Each takes a block's memory for the
+  // life of the process, so they are few; the runs a capture has are of small numbers (ids,
+  // indices, settings) that recur from one capture to the next. A block of any other value keeps
+  // its own memory, as before.
   static constexpr size_t kSameValues = 16;
   // A block of kChunk copies of v, shared by every column of this type; null once kSameValues
-  // values have one.
+  // values have one. Never freed, not even at exit: a column still read then reads them.
   static const T* sameValue(const T& v) {
-    static std::mutex lock;
-    static std::vector<std::unique_ptr<T[]>> blocks;
+    static std::mutex& lock = *new std::mutex;
+    static std::vector<const T*>& blocks = *new std::vector<const T*>;
     std::lock_guard<std::mutex> hold(lock);
-    for (const auto& b : blocks)
-      if (sameBytes(b[0], v)) return b.get();
+    for (const T* b : blocks)
+      if (sameBytes(b[0], v)) return b;
     if (blocks.size() >= kSameValues) return nullptr;
-    blocks.push_back(std::make_unique<T[]>(kChunk));
-    std::fill_n(blocks.back().get(), kChunk, v);
-    return blocks.back().get();
+    T* fresh = new T[kChunk];
+    std::fill_n(fresh, kChunk, v);
+    blocks.push_back(fresh);
+    return fresh;
   }
   // The last block just filled: when it holds one value throughout, it reads from the shared
   // block of that value and lets its own go (a copy that shares it keeps it).
@@ -328,7 +333,7 @@ class Column {
     const T first = values[0];
     for (size_t i = 1; i < kChunk; ++i)
       if (!sameBytes(values[i], first)) return;
-    const T* same = sameBytes(first, T{}) ? zeros() : sameValue(first);
+    const T* same = sameBytes(first, zeros()[0]) ? zeros() : sameValue(first);
     if (!same) return;
     blocks_.back().reset();
     ptrs_.back() = const_cast<T*>(same);

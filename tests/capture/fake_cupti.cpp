@@ -56,6 +56,7 @@ struct Fake {
   CUpti_ActivityThreadIdType threadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
   std::map<pid_t, Buffer> perThread;
   std::map<uint32_t, uint64_t> streamEnd;  // when each stream's last kernel ends
+  std::map<pid_t, uint64_t> callEnd;       // when each thread's last call ends
   Buffer global;
   std::deque<Buffer> full;  // for the worker
   int inFlight = 0;         // buffers the worker is delivering
@@ -355,13 +356,6 @@ FAKE_EXPORT int InitializeInjectionNvtx2(const void* (*)(uint32_t)) {
   return 1;
 }
 
-// The stand-in program's side: `count` kernel launches from the calling thread, each a kernel
-// record on `stream` and its cudaLaunchKernel call; every 50th inside an NVTX range whose END
-// goes to the global buffer (delivered first) and START to the thread's.
-// The times keep what CUDA guarantees, so that the records are ones a GPU could give: a thread's
-// calls follow one another (each lasts 500 ns: the loop waits for the last one's end), and a
-// stream runs its kernels one at a time, each 1 µs and queued behind the one before (records that
-// overlapped here once laid a stream's kernels out on several lanes, which no capture has).
 // The kernels launched in turn, as a training step launches a few kernels again and again (a
 // capture's name columns then change from launch to launch, as real ones do).
 const char* const kKernelNames[] = {
@@ -370,18 +364,25 @@ const char* const kKernelNames[] = {
     "_ZN2at6native29vectorized_elementwise_kernelEv",
     "_Z17sgemm_128x64_tn_kv",
     "_ZN2at6native13reduce_kernelEv",
-    "_Z14softmax_warp_fwdv",
-    "_Z14softmax_warp_bwdv",
-    "_ZN2at6native23batch_norm_collect_statsEv",
+    "_Z16softmax_warp_fwdv",
+    "_Z16softmax_warp_bwdv",
+    "_ZN2at6native24batch_norm_collect_statsEv",
     "_Z21cutlass_80_tensorop_gv",
     "_ZN2at6native19index_elementwise_kEv",
 };
 
+// The stand-in program's side: `count` kernel launches from the calling thread, each a kernel
+// record on `stream` and its cudaLaunchKernel call; every 50th inside an NVTX range whose END
+// goes to the global buffer (delivered first) and START to the thread's.
+// The times keep what CUDA guarantees, so that the records are ones a GPU could give: a thread's
+// calls follow one another (each lasts 500 ns: the loop waits for the last one's end), and a
+// stream runs its kernels one at a time, each 1 µs and queued behind the one before (records that
+// overlapped here once laid a stream's kernels out on several lanes, which no capture has).
 FAKE_EXPORT void tscopeFakeKernels(uint32_t count, uint32_t stream) {
   std::lock_guard<std::mutex> lock(F.lock);
   std::vector<Buffer> out;
   Buffer& mine = F.perThread[tid()];
-  uint64_t callEnd = 0;
+  uint64_t& callEnd = F.callEnd[tid()];
   uint64_t& streamEnd = F.streamEnd[stream];
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t id = ++F.correlation;

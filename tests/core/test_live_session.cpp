@@ -121,12 +121,15 @@ TEST(Column, ZeroBlocksTakeNoMemoryAndReadAsZeros) {
 }
 
 TEST(Column, RunsOfOneValueTakeNoMemoryOnceABlockOfItFills) {
-  constexpr size_t kChunk = Column<uint32_t>::kChunk;
-  Column<uint32_t> live;
+  // A column type of its own (blocks of 32 k values): the values that get a shared block are
+  // counted per type and process, and other tests use Column<uint32_t>.
+  using Own = Column<uint32_t, 15>;
+  constexpr size_t kChunk = Own::kChunk;
+  Own live;
   live.makeChunked();
   for (size_t i = 0; i < kChunk - 1; ++i) live.append(7);
   EXPECT_EQ(live.allocatedBytes(), kChunk * sizeof(uint32_t));  // not known to be a run yet
-  Column<uint32_t> before = live;                               // shares the block
+  Own before = live;                                            // shares the block
   live.append(7);  // the block fills with 7s: read from the shared block of 7s from now on
   EXPECT_EQ(live.allocatedBytes(), 0u);
   EXPECT_EQ(before.allocatedBytes(), kChunk * sizeof(uint32_t));  // the copy keeps its own
@@ -135,7 +138,7 @@ TEST(Column, RunsOfOneValueTakeNoMemoryOnceABlockOfItFills) {
   for (size_t i = 0; i < live.size(); ++i) ASSERT_EQ(live[i], 7u) << i;
 
   // Another value ends the run: the last block becomes one of its own, the copy reads 7s still.
-  Column<uint32_t> copy = live;
+  Own copy = live;
   live.append(8);
   EXPECT_EQ(live.allocatedBytes(), kChunk * sizeof(uint32_t));
   EXPECT_EQ(live[3 * kChunk + 10], 8u);
@@ -151,9 +154,24 @@ TEST(Column, RunsOfOneValueTakeNoMemoryOnceABlockOfItFills) {
   // Back to the run's value after a mixed block: a block of 7s takes no memory again.
   for (size_t i = live.size(); i % kChunk != 0; ++i) live.append(7);
   const size_t mixed = live.allocatedBytes();
+  EXPECT_EQ(mixed, kChunk * sizeof(uint32_t));  // the mixed block, full, keeps its memory
+  EXPECT_EQ(live[3 * kChunk + 10], 8u);
+  EXPECT_EQ(live[4 * kChunk - 1], 7u);
   for (size_t i = 0; i < kChunk; ++i) live.append(7);
   EXPECT_EQ(live.allocatedBytes(), mixed);
+  // A block of 7s but for its last value is no run.
+  for (size_t i = 0; i + 1 < kChunk; ++i) live.append(7);
+  live.append(6);
+  EXPECT_EQ(live.allocatedBytes(), 2 * mixed);
+  EXPECT_EQ(live[6 * kChunk - 1], 6u);
+  EXPECT_EQ(live[6 * kChunk - 2], 7u);
+  // Nor is one whose first value differs (it starts a block of its own after a run).
+  live.append(5);
+  for (size_t i = 1; i < kChunk; ++i) live.append(7);
+  EXPECT_EQ(live.allocatedBytes(), 3 * mixed);
+  EXPECT_EQ(live[6 * kChunk], 5u);
   // Truncated inside a run and grown again: the values read are the ones appended.
+  ASSERT_EQ(live.size(), 7 * kChunk);
   live.truncate(2 * kChunk + 3);
   live.append(4);
   EXPECT_EQ(live[2 * kChunk + 2], 7u);
