@@ -313,6 +313,22 @@ uint64_t RecordSink::lost() const {
   return dropped() + incomplete_ + live().rejected();
 }
 
+std::map<std::string, uint64_t> RecordSink::lostByCause() const {
+  uint64_t backlog = 0, unreadable = 0;
+  for (const Connection& c : conns_) backlog += c.backlogDropped, unreadable += c.unreadable;
+  const std::pair<const char*, uint64_t> causes[] = {
+      {"dropped by CUPTI (its buffers were full)", dropped() - backlog - unreadable},
+      {"dropped in the program (the launcher did not keep up)", backlog},
+      {"unreadable (incomplete or invalid)", unreadable},
+      {"without timestamps (CUPTI could not complete them)", incomplete_},
+      {"with impossible timestamps (past ±2^62 ns)", live().rejected()},
+  };
+  std::map<std::string, uint64_t> out;
+  for (const auto& [why, n] : causes)
+    if (n) out[why] = n;
+  return out;
+}
+
 uint64_t RecordSink::unknown() const {
   uint64_t n = 0;
   for (const Connection& c : conns_) n += c.unknown;
@@ -362,6 +378,7 @@ class RecordSink::Translator {
     p.profiler = profiler();
     p.incomplete = provenance.incomplete || !sink_.complete();
     p.droppedRecords = sink_.lost();
+    p.lost = sink_.lostByCause();
     return live_.publish(p, holdback, holdback <= 0);
   }
 

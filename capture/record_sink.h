@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -53,6 +54,8 @@ class RecordSink {
   // Every record that is not in the session: dropped() and those left out (no timestamps,
   // impossible timestamps). The one number the user is told was lost; warnings() has the causes.
   uint64_t lost() const;
+  // lost() by cause, the causes that occurred only (what the file keeps and the Overview lists).
+  std::map<std::string, uint64_t> lostByCause() const;
   uint64_t unknown() const;  // CUPTI records of kinds not decoded
   bool complete() const;     // every connection ended cleanly (End or FlushDone, no partial bytes)
   // Every connection still open has answered the flush request (FlushDone) or ended.

@@ -104,6 +104,11 @@ void writeJson(JsonWriter& w, const std::string& path, const Session& s, const S
   if (s.provenance.exitCode) w.key("exit_code").value(*s.provenance.exitCode);
   if (!s.provenance.profiler.empty()) w.key("profiler").value(s.provenance.profiler);
   w.key("dropped_records").value(s.provenance.droppedRecords);
+  if (!s.provenance.lost.empty()) {  // the same records by cause, where the capture knew it
+    w.key("lost").beginObject();
+    for (const auto& [why, n] : s.provenance.lost) w.key(why).value(n);
+    w.endObject();
+  }
   w.endObject();
 }
 
@@ -173,6 +178,8 @@ void printText(const std::string& path, const Session& s, const SessionSummary& 
   if (s.provenance.droppedRecords) {
     std::printf("  LOST          %s records while recording: some events are missing\n",
                 formatCount(s.provenance.droppedRecords).c_str());
+    for (const auto& [why, n] : s.provenance.lost)
+      std::printf("                %s %s\n", formatCount(n).c_str(), why.c_str());
   }
   if (!s.provenance.incompleteReason.empty()) {
     std::string reason = s.provenance.incompleteReason;  // a line per damaged file

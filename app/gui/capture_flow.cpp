@@ -122,8 +122,13 @@ void CaptureFlow::ended(bool ok, const QString& message, const QStringList& mess
   if (!ok) {
     shell_.showError(tr("Capture failed"), message);
   } else {
-    shell_.showMessage(message, 15000);
-    if (!messages.isEmpty()) shell_.showError(tr("Capture"), messages.join(QLatin1Char('\n')));
+    // The warnings come under the summary (file, events, records lost), so the box and the
+    // status bar, which the box's message replaces, still say what was saved.
+    if (messages.isEmpty())
+      shell_.showMessage(message, 15000);
+    else
+      shell_.showError(tr("Capture"),
+                       message + QLatin1Char('\n') + messages.join(QLatin1Char('\n')));
     if (view_) {
       // The last snapshot is the saved file: show it under its name.
       QString path = QString::fromStdString(job_->options().output);

@@ -108,6 +108,8 @@ Status appendSession(const std::string& path, const Session& src, SessionBuilder
   }
   for (const SourceFile& s : src.provenance.sources) b.provenance().sources.push_back(s);
   for (const auto& [what, n] : src.provenance.skipped) b.provenance().skipped[what] += n;
+  b.provenance().droppedRecords += src.provenance.droppedRecords;
+  for (const auto& [why, n] : src.provenance.lost) b.provenance().lost[why] += n;
   if (src.provenance.incomplete) {
     Provenance& p = b.provenance();
     p.incomplete = true;

@@ -216,6 +216,8 @@ Status Reader::readMeta() {
           static_cast<int32_t>(std::clamp<long long>(std::atoll(value.c_str()), 0, INT32_MAX));
     else if (key.starts_with("skipped:"))
       p.skipped[key.substr(8)] = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key.starts_with("lost:"))
+      p.lost[key.substr(5)] = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "simulated_workload")
       simulation().workload = value;
     else if (key == "simulated_policies")

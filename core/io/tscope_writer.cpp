@@ -100,6 +100,7 @@ Status writeMetadata(SqliteDb& db, const Session& s) {
   if (p.droppedRecords) meta.emplace_back("dropped_records", std::to_string(p.droppedRecords));
   if (p.worldSize > 0) meta.emplace_back("world_size", std::to_string(p.worldSize));
   for (const auto& [what, n] : p.skipped) meta.emplace_back("skipped:" + what, std::to_string(n));
+  for (const auto& [why, n] : p.lost) meta.emplace_back("lost:" + why, std::to_string(n));
   if (p.simulation) {
     std::string policies;
     for (const std::string& policy : p.simulation->policies)

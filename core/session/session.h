@@ -46,6 +46,9 @@ struct Provenance {
   // Records lost while recording: those the profiler (CUPTI) reported it could not keep, and in a
   // capture also those dropped in the program, unreadable, or without usable timestamps.
   uint64_t droppedRecords = 0;
+  // droppedRecords by cause, where the recorder knows them (a capture: "dropped by CUPTI (its
+  // buffers were full)" → 7, "without timestamps (CUPTI could not complete them)" → 2).
+  std::map<std::string, uint64_t> lost;
   // The job's rank count as its traces state it (Kineto's distributedInfo.world_size), which a
   // session holding a sample of the ranks cannot tell by itself; 0 when no trace says.
   int32_t worldSize = 0;

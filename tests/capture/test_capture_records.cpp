@@ -2,8 +2,11 @@
 // and the record sink into a session; truncated and corrupt streams, unknown kinds, NVTX pairing,
 // peer copies, demangling and dropped counts.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "capture/cupti_decoder.h"
 #include "capture/record_sink.h"
 #include "cupti_records.h"
+#include "io/open_session.h"
 #include "session/session_summary.h"
 
 namespace ts::capture {
@@ -498,6 +502,28 @@ TEST(CaptureRecords, RecordsWithoutTimestampsAreCountedNotPlacedAtZero) {
   EXPECT_EQ(summarize(*s).apiCalls, 1u);
   EXPECT_EQ(s->startTime(), 900'000);  // the launch, not 0
   EXPECT_EQ(s->provenance.droppedRecords, 9u);
+  // The causes go with the session, into its file, and add up when files are opened together.
+  const std::map<std::string, uint64_t> causes = {
+      {"dropped by CUPTI (its buffers were full)", 7},
+      {"without timestamps (CUPTI could not complete them)", 2}};
+  EXPECT_EQ(s->provenance.lost, causes);
+  EXPECT_EQ(sink.lostByCause(), causes);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tscope_lost_" + std::to_string(::getpid()) + ".tscope"))
+                               .string();
+  ASSERT_TRUE(writeSessionFile(*s, path).ok());
+  Result<SessionPtr> back = openSessionFile(path);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ((*back)->provenance.droppedRecords, 9u);
+  EXPECT_EQ((*back)->provenance.lost, causes);
+  const std::string second = path + ".2.tscope";
+  std::filesystem::copy_file(path, second, std::filesystem::copy_options::overwrite_existing);
+  Result<SessionPtr> both = openSessionFiles({path, second});
+  std::filesystem::remove(path);
+  std::filesystem::remove(second);
+  ASSERT_TRUE(both.ok()) << both.error();
+  EXPECT_EQ((*both)->provenance.droppedRecords, 18u);
+  EXPECT_EQ((*both)->provenance.lost.at("dropped by CUPTI (its buffers were full)"), 14u);
 }
 
 TEST(CaptureRecords, ATruncatedStreamKeepsWhatCameBeforeTheCut) {

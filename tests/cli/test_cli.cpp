@@ -158,6 +158,29 @@ TEST_F(Cli, GenerateIsDeterministicAndInfoJsonHasTheCounts) {
   EXPECT_EQ(std::string_view(devices.at(0)), "Synthetic A100-SXM4-40GB");
 }
 
+// A capture's lost records: the total, then each cause that occurred, in the text and the JSON.
+TEST_F(Cli, InfoListsTheCausesOfLostRecords) {
+  std::shared_ptr<Session> s = copySession(*testing::makeFixtureSession());
+  s->provenance.droppedRecords = 1'502;
+  s->provenance.lost = {{"dropped by CUPTI (its buffers were full)", 1'500},
+                        {"unreadable (incomplete or invalid)", 2}};
+  const std::string file = path("lost.tscope");
+  ASSERT_TRUE(saveSession(*s, file).ok());
+  CliRun r = cli("info " + file);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("LOST          1,502 records while recording"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1,500 dropped by CUPTI (its buffers were full)\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("2 unreadable (incomplete or invalid)\n"), std::string::npos) << r.out;
+  r = cli("info --json " + file);
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(uint64_t(doc["dropped_records"]), 1'502u);
+  EXPECT_EQ(uint64_t(doc["lost"]["dropped by CUPTI (its buffers were full)"]), 1'500u);
+  EXPECT_EQ(uint64_t(doc["lost"]["unreadable (incomplete or invalid)"]), 2u);
+}
+
 TEST_F(Cli, InfoOnSeveralFilesGivesAnArray) {
   CliRun r = cli("info --json " + std::string(TSCOPE_SAMPLE) + " " + std::string(TSCOPE_SAMPLE));
   ASSERT_EQ(r.exitCode, 0) << r.out;

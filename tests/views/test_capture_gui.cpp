@@ -2,8 +2,10 @@
 // capture tab must grow while it runs and hold the whole run at the end. Screenshots of the live
 // and the final view are saved beside the test binary. Built only with capture support.
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "app/gui/capture_dialog.h"
@@ -84,6 +86,43 @@ class TestCaptureGui : public QObject {
              QStringLiteral("live.tscope"));
     QVERIFY(QFileInfo::exists(r.output));
     window.grab().save(QStringLiteral("capture-final.png"));
+  }
+
+  // The warnings at the end (here the stand-in CUPTI's two records it could not complete or read)
+  // come under the total: the box and the status bar say what was saved and what was lost.
+  void theEndsWarningsComeUnderTheTotal() {
+    QTemporaryDir dir;
+    MainWindow window;
+    QSignalSpy finished(window.capture(), &CaptureFlow::finished);
+    CaptureRequest r;
+    r.argv = {QStringLiteral(TSCOPE_FAKE_TARGET),
+              QStringLiteral("cupti"),
+              QStringLiteral("1"),
+              QStringLiteral("2"),
+              QStringLiteral("100"),
+              QStringLiteral("0")};
+    r.env = {{QStringLiteral("TSCOPE_CUPTI_LIBRARY"), QStringLiteral(TSCOPE_FAKE_CUPTI)}};
+    r.output = dir.filePath(QStringLiteral("warned.tscope"));
+    window.capture()->start(r);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.front().front().toBool(), true);
+    const QStringList lines = window.lastError().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 3, qPrintable(window.lastError()));
+    // 200 kernels, their 200 calls and 4 NVTX ranges; the two left out are the records lost.
+    QVERIFY2(lines[0].startsWith(r.output + QStringLiteral(": 404 events, 2 records lost")),
+             qPrintable(lines[0]));
+    QVERIFY(window.lastError().contains(QStringLiteral("could not complete")));
+    QVERIFY(window.statusBar()->currentMessage().startsWith(r.output + QStringLiteral(": 404")));
+    // The Overview lists the causes that occurred, each with its count, not every possible one.
+    QString overview;
+    for (auto* browser : window.capture()->view()->findChildren<QTextBrowser*>())
+      overview += browser->toPlainText();
+    QVERIFY2(overview.contains(QStringLiteral("2 records lost")), qPrintable(overview));
+    QVERIFY2(
+        overview.contains(QStringLiteral("without timestamps (CUPTI could not complete them)")),
+        qPrintable(overview));
+    QVERIFY(overview.contains(QStringLiteral("unreadable (incomplete or invalid)")));
+    QVERIFY(!overview.contains(QStringLiteral("dropped by CUPTI")));
   }
 
   void stopEndsTheProgram() {

@@ -648,10 +648,18 @@ QString SessionView::overviewHtml() const {
     html +=
         (s.provenance.droppedRecords == 1 ? tr("<p style='color:#c0392b'><b>%1 record lost</b>")
                                           : tr("<p style='color:#c0392b'><b>%1 records lost</b>"))
-            .arg(QString::fromStdString(formatCount(s.provenance.droppedRecords))) +
-        tr(" while recording (dropped by CUPTI when its buffers were full, dropped in the program "
-           "when the launcher fell behind, unreadable, or without usable timestamps): some events "
-           "are missing.</p>");
+            .arg(QString::fromStdString(formatCount(s.provenance.droppedRecords)));
+    if (s.provenance.lost.empty()) {  // a capture saved before the causes were kept
+      html +=
+          tr(" while recording (dropped by CUPTI when its buffers were full, dropped in the "
+             "program when the launcher fell behind, unreadable, or without usable "
+             "timestamps): some events are missing.</p>");
+    } else {  // the causes that occurred, as the capture counted them
+      html += tr(" while recording: some events are missing.</p><table>");
+      for (const auto& [why, n] : s.provenance.lost)
+        html += row(htmlText(formatCount(n)), htmlText(why));
+      html += QStringLiteral("</table>");
+    }
   }
   html += QStringLiteral("<table>");
   html += row(tr("Duration"), htmlText(formatDuration(s.duration())));
