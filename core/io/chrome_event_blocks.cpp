@@ -45,8 +45,13 @@ std::vector<size_t> guessEventBoundaries(std::string_view json, size_t from, siz
 }
 
 EventBlockReader::EventBlockReader(std::string_view json, size_t from, unsigned threads,
-                                   size_t blockBytes, size_t ahead)
-    : json_(json), blockBytes_(blockBytes), begins_{from} {
+                                   size_t blockBytes, size_t ahead,
+                                   std::function<size_t(size_t)> arrive)
+    : json_(json),
+      blockBytes_(std::max<size_t>(blockBytes, 1)),
+      arrive_(std::move(arrive)),
+      in_(arrive_ ? std::min(from, json.size()) : json.size()),
+      begins_{from} {
   threads = std::max(1u, threads);
   ahead = std::max<size_t>(ahead, threads + 1);
   for (size_t i = 0; i < ahead; ++i) slots_.push_back(std::make_unique<Slot>(json));
@@ -77,7 +82,7 @@ const EventBlock* EventBlockReader::next() {
     released_ = held_;
     changed_.notify_all();
   }
-  if (!known(held_)) return nullptr;
+  if (!known(held_, lock)) return nullptr;
   Slot& slot = *slots_[held_ % slots_.size()];
   const size_t k = held_;
   changed_.wait(lock, [&] { return slot.ready == k; });
@@ -85,34 +90,79 @@ const EventBlock* EventBlockReader::next() {
   return &slot.block;
 }
 
-bool EventBlockReader::known(size_t k) {
+bool EventBlockReader::known(size_t k, std::unique_lock<std::mutex>& lock) {
   while (!lastKnown_ && begins_.size() <= k + 1) {
-    const size_t next = nextEventBoundary(json_, begins_.back(), blockBytes_);
+    if (!arrive_) {
+      const size_t next = nextEventBoundary(json_, begins_.back(), blockBytes_);
+      if (next == EventBlock::npos)
+        lastKnown_ = true;
+      else
+        begins_.push_back(next);
+      continue;
+    }
+    // The text may take a while to arrive: waited for without the lock (the caller and the other
+    // workers go on with the blocks already known), by one thread at a time.
+    if (guessing_) {
+      changed_.wait(lock);
+      continue;
+    }
+    guessing_ = true;
+    const size_t previous = begins_.back();
+    size_t in = 0;
+    lock.unlock();
+    const size_t next = guessArriving(previous, in);
+    lock.lock();
+    guessing_ = false;
+    in_ = std::max(in_, in);
     if (next == EventBlock::npos)
       lastKnown_ = true;
     else
       begins_.push_back(next);
+    changed_.notify_all();
   }
   return k < begins_.size();
 }
 
+size_t EventBlockReader::guessArriving(size_t previous, size_t& in) const {
+  // The boundary is looked for from a block on, within a block's length: that much text is
+  // waited for, and twice as much again each time a stretch holds none. A guess made from part of
+  // the text is as good as one from the whole (it is checked all the same).
+  for (size_t want = previous + 2 * blockBytes_ + 1;; want = previous + 2 * (want - previous)) {
+    in = std::min(arrive_(want), json_.size());
+    const size_t next = nextEventBoundary(json_.substr(0, in), previous, blockBytes_);
+    if (next != EventBlock::npos) return next;
+    if (in < want) return EventBlock::npos;  // the whole text, and no boundary left
+  }
+}
+
 void EventBlockReader::work() {
   for (;;) {
-    size_t k, begin, end;
+    size_t k, begin, end, in;
     Slot* slot;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock,
-                    [&] { return stop_ || !known(taken_) || taken_ < released_ + slots_.size(); });
-      if (stop_ || !known(taken_)) return;
+      for (;;) {
+        if (stop_) return;
+        const size_t t = taken_;
+        const bool exists = known(t, lock);
+        // known() may have let the lock go while text arrived: what it found holds only if
+        // no other worker took a block meanwhile.
+        if (stop_) return;
+        if (t != taken_) continue;
+        if (!exists) return;  // no block left
+        if (taken_ < released_ + slots_.size()) break;
+        changed_.wait(lock);  // all slots full: until the caller is done with one
+      }
       k = taken_++;
-      // Read here: begins_ grows under the lock.
+      // Read here: begins_ grows under the lock. The last block runs to the text's end, which is
+      // known (in_) once it is.
       begin = begins_[k];
-      end = k + 1 < begins_.size() ? begins_[k + 1] : json_.size();
+      end = k + 1 < begins_.size() ? begins_[k + 1] : in_;
+      in = in_;
       slot = slots_[k % slots_.size()].get();
     }
     try {
-      read(begin, end, *slot);
+      read(begin, end, in, *slot);
     } catch (...) {  // out of memory, most likely
       // Left to the importer's own reading, which reports it on the caller's thread.
       slot->block.begin = slot->block.lastEnd = begin;
@@ -127,14 +177,15 @@ void EventBlockReader::work() {
   }
 }
 
-void EventBlockReader::read(size_t begin, size_t end, Slot& slot) {
+void EventBlockReader::read(size_t begin, size_t end, size_t in, Slot& slot) {
   EventBlock& b = slot.block;
   slot.scan.reset();
   b.begin = begin;
   b.count = 0;
   b.lastEnd = b.begin;
   b.next = b.closedAt = EventBlock::npos;
-  JsonCursor c(json_, b.begin);
+  // Bounded by the text that is in: an event that runs past it (a guess gone wrong) ends the block.
+  JsonCursor c(json_.substr(0, in), b.begin);
   for (;;) {
     c.skipSpace();
     const size_t start = c.pos();

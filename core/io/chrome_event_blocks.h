@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -37,9 +38,11 @@ struct EventBlock {
 class EventBlockReader {
  public:
   // Reads the events of `json` from `from` (the first event's '{') on `threads` threads, in blocks
-  // of about `blockBytes`, at most `ahead` blocks beyond the one the caller holds.
+  // of about `blockBytes`, at most `ahead` blocks beyond the one the caller holds. With `arrive`,
+  // the text is still arriving (see JsonReadOptions::arrive): `json` is the span it fills, and a
+  // block is guessed and read only once its text is in.
   EventBlockReader(std::string_view json, size_t from, unsigned threads, size_t blockBytes,
-                   size_t ahead);
+                   size_t ahead, std::function<size_t(size_t)> arrive = {});
   ~EventBlockReader();  // stops the workers and waits for them
   EventBlockReader(const EventBlockReader&) = delete;
   EventBlockReader& operator=(const EventBlockReader&) = delete;
@@ -55,14 +58,20 @@ class EventBlockReader {
     size_t ready = EventBlock::npos;  // the block index it holds, once read
   };
   void work();
-  void read(size_t begin, size_t end, Slot& slot);
+  // Reads the block [begin, end) from text of which only the first `in` bytes may be touched.
+  void read(size_t begin, size_t end, size_t in, Slot& slot);
   // Whether block k exists, its boundaries guessed as far as that takes: only a few blocks ahead
   // of the reader, so that the text of a huge mapped trace is touched as it is read, not all at
-  // once. Under mutex_.
-  bool known(size_t k);
+  // once. Under mutex_, which is let go while arriving text is waited for.
+  bool known(size_t k, std::unique_lock<std::mutex>& lock);
+  // The boundary after `previous`, once the text it needs is in (which `in` then tells).
+  size_t guessArriving(size_t previous, size_t& in) const;
 
   std::string_view json_;
   size_t blockBytes_;
+  std::function<size_t(size_t)> arrive_;
+  size_t in_;                   // bytes of text that may be read: all of json_ unless arriving
+  bool guessing_ = false;       // a thread waits for text to guess the next boundary
   std::vector<size_t> begins_;  // each block's guessed first event, so far
   bool lastKnown_ = false;      // begins_ holds every block's
   std::vector<std::unique_ptr<Slot>> slots_;

@@ -62,14 +62,18 @@ class Importer {
   Importer(const std::string& path, std::string_view json, SessionBuilder& b, uint32_t rank,
            const Progress& progress, const JsonReadOptions& options)
       : path_(path),
-        json_(json),
+        span_(json),
+        json_(options.arrive ? json.substr(0, 0) : json),
         b_(b),
         rank_(rank),
         progress_(progress),
         recover_(options.recover),
         threads_(options.threads),
         blockBytes_(options.blockBytes ? options.blockBytes : size_t{1} << 18),
-        consumed_(options.consumed) {}
+        consumed_(options.consumed),
+        arrive_(options.arrive),
+        whole_(!options.arrive),
+        expectedBytes_(options.expectedBytes) {}
 
   Result<ImportInfo> run();
 
@@ -86,6 +90,19 @@ class Importer {
   simdjson::error_code iterateCopy(std::string_view text, od::document& doc);
 
   Status readTopLevel();
+  // Arriving text (JsonReadOptions::arrive): json_ holds what is in; these extend it.
+  // The top-level keys before the events are read once their text is in, the events as they
+  // arrive (readBlocks), and the rest once the text is whole.
+  void startArriving();
+  void arriveUpTo(size_t bytes);  // at least `bytes` in json_, or the whole text
+  void makeWhole();
+  enum class Prelude { Found, NeedMore, NotThere };
+  // Where the event array's '[' is in `text` (a part of the trace from its start), if there.
+  static Prelude findEventArray(std::string_view text, size_t& at);
+  double progressAt(size_t offset) const {
+    const size_t size = whole_ ? json_.size() : std::max(expectedBytes_, json_.size());
+    return size == 0 ? 1.0 : std::min(1.0, static_cast<double>(offset) / static_cast<double>(size));
+  }
   Status readTopField(std::string_view key, size_t from, size_t to);
   // `bare`: the document is the array itself (Chrome's JSON Array Format), whose closing ']' the
   // format makes optional (a process that died mid-trace never wrote it).
@@ -142,7 +159,8 @@ class Importer {
   void applyMetadata();
 
   const std::string& path_;
-  std::string_view json_;
+  std::string_view span_;  // the text, or with arriving text the span it fills
+  std::string_view json_;  // the text that may be read
   SessionBuilder& b_;
   uint32_t rank_;
   const Progress& progress_;
@@ -152,6 +170,9 @@ class Importer {
   // (256 KiB: as fast as 1 MiB on the 110 MB benchmark trace, with a quarter of the memory).
   const size_t blockBytes_;
   const std::function<void(size_t)>& consumed_;
+  const std::function<size_t(size_t)>& arrive_;
+  bool whole_;  // json_ holds the whole text
+  const size_t expectedBytes_;
   mutable std::string problem_;  // the last failure's problem, without file and byte
   std::string firstFailure_;     // the first damaged event's whole error
   bool stopped_ = false;         // the import ended at damage it cannot step over
@@ -163,7 +184,7 @@ class Importer {
   uint32_t lastStream_ = kNone;
   std::vector<char> top_;       // a padded copy of one top-level value being parsed
   std::vector<char> argsCopy_;  // a padded copy of one args object (M and C events)
-  EventScanner scan_{json_};    // reads events in file order (and args kept as text)
+  EventScanner scan_{span_};    // reads events in file order (and args kept as text)
   StringPool strings_;          // decoded top-level keys
   ImportInfo info_;
   size_t offset_ = 0;
@@ -731,7 +752,9 @@ void Importer::stopAtCut(const Status& cut) {
 }
 
 Status Importer::readBlocks(JsonCursor& c, bool& afterEvent, bool& closed) {
-  EventBlockReader reader(json_, c.pos(), threads_, blockBytes_, 2 * size_t{threads_} + 2);
+  EventBlockReader reader(whole_ ? json_ : span_, c.pos(), threads_, blockBytes_,
+                          2 * size_t{threads_} + 2,
+                          whole_ ? std::function<size_t(size_t)>{} : arrive_);
   size_t expected = c.pos();
   while (const EventBlock* block = reader.next()) {
     if (block->begin != expected) break;  // a boundary guessed wrong: the rest is read here
@@ -739,7 +762,7 @@ Status Importer::readBlocks(JsonCursor& c, bool& afterEvent, bool& closed) {
       const size_t start = block->starts[j];
       if ((eventIndex_ & 0xFFF) == 0) {
         if (progress_.cancelled()) return Error::cancelled(path_ + ": cancelled");
-        progress_.update(static_cast<double>(start) / static_cast<double>(json_.size()));
+        progress_.update(progressAt(start));
       }
       offset_ = start;
       ++eventIndex_;
@@ -747,6 +770,7 @@ Status Importer::readBlocks(JsonCursor& c, bool& afterEvent, bool& closed) {
       scan_.reset();  // args kept as text are read here, with strings of their own
       if (Status st = finishEvent(block->events[j]); !st) {
         minTime_ = minBefore, maxTime_ = maxBefore;
+        makeWhole();  // the damaged event is stepped over in the whole text
         JsonCursor skip(json_, start);
         if (!stepOver(st, start, skip)) return {};
       }
@@ -780,6 +804,10 @@ Status Importer::readEventArray(size_t& i, bool bare) {
       i = c.pos();
       return {};
     }
+  }
+  if (!whole_) {  // what the blocks did not read is read here, from the whole text
+    makeWhole();
+    c = JsonCursor(json_, c.pos());
   }
   for (bool first = !afterEvent;; first = false) {
     if (!first) {
@@ -997,7 +1025,8 @@ Status Importer::readTopLevel() {
     size_t i = c.pos();
     TS_RETURN_IF_ERROR(readEventArray(i, true));
     if (stopped_) return {};
-    c.setPos(i);
+    makeWhole();
+    c = JsonCursor(json_, i);
     c.skipSpace();
     offset_ = c.pos();
     return c.atEnd() ? Status{} : fail("text after the end of the trace");
@@ -1031,7 +1060,8 @@ Status Importer::readTopLevel() {
       size_t i = c.pos();
       if (Status st = readEventArray(i, false); !st) return st;
       if (stopped_) return {};  // nothing after the damage can be read
-      c.setPos(i);
+      makeWhole();
+      c = JsonCursor(json_, i);
       sawEvents = true;
     } else {
       std::string name(key);  // the key's view may not outlive the next string read
@@ -1080,7 +1110,66 @@ void Importer::applyMetadata() {
   }
 }
 
+void Importer::arriveUpTo(size_t bytes) {
+  if (whole_) return;
+  const size_t in = std::min(arrive_(bytes), span_.size());
+  json_ = span_.substr(0, in);
+  whole_ = in < bytes;
+}
+
+void Importer::makeWhole() {
+  arriveUpTo(SIZE_MAX);
+}
+
+Importer::Prelude Importer::findEventArray(std::string_view text, size_t& at) {
+  JsonCursor c(text);
+  c.skipSpace();
+  if (c.atEnd()) return Prelude::NeedMore;
+  if (c.peek() == '[') {
+    at = c.pos();
+    return Prelude::Found;
+  }
+  if (c.peek() != '{') return Prelude::NotThere;
+  c.setPos(c.pos() + 1);
+  StringPool pool;
+  for (;;) {
+    c.skipSpace();
+    if (c.atEnd()) return Prelude::NeedMore;
+    std::string_view key;
+    if (!c.string(key, pool)) return c.truncated() ? Prelude::NeedMore : Prelude::NotThere;
+    const bool events = key == "traceEvents";
+    if (!c.consume(':')) return c.atEnd() ? Prelude::NeedMore : Prelude::NotThere;
+    c.skipSpace();
+    if (c.atEnd()) return Prelude::NeedMore;
+    if (events) {
+      if (c.peek() != '[') return Prelude::NotThere;
+      at = c.pos();
+      return Prelude::Found;
+    }
+    if (!c.skipValue()) return c.truncated() ? Prelude::NeedMore : Prelude::NotThere;
+    if (c.consume(',')) continue;
+    // The object ends without events, or the text is no trace: read whole, as any text is.
+    return c.atEnd() ? Prelude::NeedMore : Prelude::NotThere;
+  }
+}
+
+void Importer::startArriving() {
+  for (size_t want = size_t{1} << 16; !whole_; want *= 2) {
+    arriveUpTo(want);
+    size_t at = 0;
+    const Prelude found = findEventArray(json_, at);
+    if (found == Prelude::Found) {
+      // The array's first blocks in: enough to tell whether it is worth reading in blocks.
+      arriveUpTo(at + 2 * blockBytes_ + 2);
+      return;
+    }
+    if (found == Prelude::NotThere) break;
+  }
+  makeWhole();
+}
+
 Result<ImportInfo> Importer::run() {
+  if (!whole_) startArriving();
   TS_RETURN_IF_ERROR(readTopLevel());
   if (!firstFailure_.empty()) {
     const ImportDamage& d = info_.damage;

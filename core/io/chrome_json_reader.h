@@ -31,6 +31,12 @@ struct JsonReadOptions {
   // Told, now and then, a byte offset before which the text is never read again: the caller may
   // release that part (a mapped file's pages), so that a huge trace is not resident all at once.
   std::function<void(size_t)> consumed;
+  // When set, the text is still arriving (a gzip trace inflated on another thread,
+  // arriving_text.h): `json` is the span it fills, of which only the first arrive(n) bytes may be
+  // read; arrive(n) waits until n bytes are in or the text is whole, and returns how many are in
+  // (its size, once whole). Events are read as the text comes; the session is the same.
+  std::function<size_t(size_t)> arrive;
+  size_t expectedBytes = 0;  // the text's size as far as known beforehand, for progress
 };
 
 // Parses `json` into `builder` as rank index `rank`. Nothing past json's end is read. Errors name

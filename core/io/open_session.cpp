@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "io/arriving_text.h"
 #include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
 #include "io/nsys_sqlite_reader.h"
@@ -43,6 +44,48 @@ Progress stage(const Progress& p, double from, double to) {
   return Progress{[=](double f) { p.update(from + (to - from) * f); }, p.cancel, p.stage};
 }
 
+// A text file whose first bytes are no JSON.
+Error notATrace(const std::string& path, bool empty, bool gzipped) {
+  if (empty) return Error{path + ": the file is empty"};
+  return Error{path +
+               ": unrecognised format (not a Tensorscope session, an Nsight Systems SQLite "
+               "export or a Chrome/Kineto JSON trace" +
+               std::string(gzipped ? ", though gzip-compressed" : "") + ")"};
+}
+
+// A JSON import's outcome: its info kept and the file named among the session's sources.
+Status keepImport(const std::string& path, Result<ImportInfo> imported, SessionBuilder& b,
+                  ImportInfo& info) {
+  if (!imported) return std::move(imported).failure();
+  info = std::move(imported).value();
+  b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});
+  return {};
+}
+
+// A gzip trace read while it is inflated on a thread of its own (arriving_text.h).
+Status importArriving(const std::string& path, ArrivingText& text, SessionBuilder& b, uint32_t rank,
+                      ImportInfo& info, const Progress& progress, bool recover, unsigned threads) {
+  const size_t head = text.waitFor(256);
+  if (!looksLikeJson(text.span().substr(0, head))) {
+    // The whole stream is checked first: a corrupt one says so rather than "unrecognised".
+    TS_RETURN_IF_ERROR(text.finish());
+    return notATrace(path, head == 0, true);
+  }
+  std::error_code ec;
+  const uint64_t onDisk = std::filesystem::file_size(path, ec);
+  JsonReadOptions read;
+  read.recover = recover;
+  read.threads = threads;
+  read.consumed = [&](size_t offset) { text.release(offset); };
+  read.arrive = [&](size_t bytes) { return text.waitFor(bytes); };
+  read.expectedBytes = ec ? 0 : gzipSizeHint(path, onDisk);
+  auto imported = importChromeJson(path, text.span(), b, rank, progress, read);
+  if (imported.cancelled()) return imported.failure();
+  // The text the importer read ended where the gzip stream broke: that is the error to report.
+  TS_RETURN_IF_ERROR(text.finish());
+  return keepImport(path, std::move(imported), b, info);
+}
+
 Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, ImportInfo& info,
                    const Progress& progress, bool recover, unsigned threads) {
   if (isSqliteFile(path)) {
@@ -63,25 +106,24 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
     info = imported.value();
     return {};
   }
+  if (isGzipFile(path)) {
+    auto arriving = inflateGzipFile(path);
+    if (!arriving) return arriving.failure();
+    if (*arriving)
+      return importArriving(path, **arriving, b, rank, info, progress, recover, threads);
+    // No span could be reserved: inflated whole first, as below.
+  }
   auto text = readTextFile(path, stage(progress, 0, 0.3));
   if (!text) return text.failure();
   std::string_view head = text->view().substr(0, 256);
-  if (!looksLikeJson(head)) {
-    if (text->size() == 0) return Error{path + ": the file is empty"};
-    return Error{path +
-                 ": unrecognised format (not a Tensorscope session, an Nsight Systems SQLite "
-                 "export or a Chrome/Kineto JSON trace" +
-                 std::string(text->gzipped() ? ", though gzip-compressed" : "") + ")"};
-  }
+  if (!looksLikeJson(head)) return notATrace(path, text->size() == 0, text->gzipped());
   JsonReadOptions read;
   read.recover = recover;
   read.threads = threads;
   read.consumed = [&](size_t offset) { text->release(offset); };
-  auto imported = importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), read);
-  if (!imported) return imported.failure();
-  info = imported.value();
-  b.provenance().sources.push_back({path, info.pytorch ? "kineto-json" : "chrome-json"});
-  return {};
+  return keepImport(path,
+                    importChromeJson(path, text->view(), b, rank, stage(progress, 0.3, 1.0), read),
+                    b, info);
 }
 
 // What a reader left out, added to the session's count. The kinds come from the file (a phase, an

@@ -52,10 +52,11 @@ namespace {
 // Plain files up to this size are read into memory when mapped (faster than page by page).
 constexpr uint64_t kPopulateBytes = uint64_t{1} << 30;
 
-// The size gzip records in its trailer (modulo 4 GiB): a good first guess for the buffer. Not
-// believed past what deflate can reach (1032:1): a damaged or crafted trailer must not make a
-// 1 KiB file reserve gigabytes; the buffer grows as the text arrives anyway.
+}  // namespace
+
 uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
+  // Not believed past what deflate can reach: a damaged or crafted trailer must not make a 1 KiB
+  // file reserve gigabytes; a buffer grows as the text arrives anyway.
   std::ifstream in(path, std::ios::binary);
   in.seekg(-4, std::ios::end);
   unsigned char t[4] = {};
@@ -65,7 +66,41 @@ uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk) {
   return std::max<uint64_t>(std::min<uint64_t>(isize, onDisk * 1032), onDisk);
 }
 
-}  // namespace
+Result<std::unique_ptr<GzipReader>> GzipReader::open(const std::string& path) {
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (!gz) return Error::io(path + ": cannot open");
+  gzbuffer(gz, 1 << 20);
+  return std::unique_ptr<GzipReader>(new GzipReader(path, gz));
+}
+
+GzipReader::~GzipReader() {
+  gzclose(static_cast<gzFile>(gz_));
+}
+
+uint64_t GzipReader::compressedOffset() const {
+  const long at = gzoffset(static_cast<gzFile>(gz_));
+  return at < 0 ? 0 : static_cast<uint64_t>(at);
+}
+
+Result<size_t> GzipReader::read(char* to, size_t room) {
+  gzFile gz = static_cast<gzFile>(gz_);
+  room = std::min<size_t>(room, size_t{1} << 30);  // gzread counts in unsigned int
+  int got = gzread(gz, to, static_cast<unsigned>(room));
+  if (got < 0) {
+    int code = 0;
+    std::string message = gzerror(gz, &code);
+    return Error{path_ + ": corrupt gzip data near compressed byte " +
+                 std::to_string(compressedOffset()) + ": " + message};
+  }
+  if (got == 0 && room > 0) {
+    // zlib reports a gzip stream that ends early only through gzerror after the last read.
+    int code = 0;
+    const char* message = gzerror(gz, &code);
+    if (code != Z_OK && code != Z_STREAM_END)
+      return Error{path_ + ": corrupt or truncated gzip data: " + std::string(message)};
+  }
+  return static_cast<size_t>(got);
+}
 
 void TextFile::release(size_t offset) {
   constexpr size_t kStep = size_t{64} << 20;
@@ -101,45 +136,25 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress)
     progress.update(1.0);
     return file;
   }
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) return Error::io(path + ": cannot open");
-  gzbuffer(gz, 1 << 20);
-  file.reserve(file.gzipped_ ? gzipSizeHint(path, onDisk) : onDisk);
+  auto gz = GzipReader::open(path);
+  if (!gz) return gz.failure();
+  file.reserve(gzipSizeHint(path, onDisk));
   constexpr size_t kChunk = 1 << 20;
   for (;;) {
-    if (progress.cancelled()) {
-      gzclose(gz);
-      return Error::cancelled(path + ": cancelled");
-    }
+    if (progress.cancelled()) return Error::cancelled(path + ": cancelled");
     if (file.capacity_ - file.size_ < kChunk) {
       // Grow by half: the hint was short (a gzip over 4 GiB, or a file still being written).
       file.reserve(std::max(file.size_ + kChunk, file.size_ + file.size_ / 2));
     }
-    int got = gzread(gz, file.buffer_.get() + file.size_, static_cast<unsigned>(kChunk));
-    if (got < 0) {
-      int code = 0;
-      std::string message = gzerror(gz, &code);
-      long at = gzoffset(gz);
-      gzclose(gz);
-      return Error{path + ": corrupt gzip data near compressed byte " + std::to_string(at) + ": " +
-                   message};
-    }
-    file.size_ += static_cast<size_t>(got);
+    auto got = (*gz)->read(file.buffer_.get() + file.size_, kChunk);
+    if (!got) return got.failure();
+    file.size_ += *got;
     if (onDisk > 0) {
-      progress.update(
-          std::min(1.0, static_cast<double>(gzoffset(gz)) / static_cast<double>(onDisk)));
+      progress.update(std::min(
+          1.0, static_cast<double>((*gz)->compressedOffset()) / static_cast<double>(onDisk)));
     }
-    if (got == 0) break;
+    if (*got == 0) break;
   }
-  // zlib reports a gzip stream that ends early only through gzerror after the last read.
-  int code = 0;
-  const char* message = gzerror(gz, &code);
-  if (code != Z_OK && code != Z_STREAM_END) {
-    std::string text = message;
-    gzclose(gz);
-    return Error{path + ": corrupt or truncated gzip data: " + text};
-  }
-  gzclose(gz);
   return file;
 }
 

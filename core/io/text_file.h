@@ -2,6 +2,7 @@
 // as they stream into a buffer.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -48,5 +49,29 @@ Result<TextFile> readTextFile(const std::string& path, const Progress& progress 
 
 // True when the file starts with the gzip magic bytes.
 bool isGzipFile(const std::string& path);
+
+// The size a gzip file says its text has (its trailer, modulo 4 GiB), held to what deflate can
+// reach (1032:1) and at least the file's size: a guess, for buffers and progress.
+uint64_t gzipSizeHint(const std::string& path, uint64_t onDisk);
+
+// A gzip file inflated piece by piece. Errors name the file: corrupt data with the compressed byte
+// reached, or a stream that ends early.
+class GzipReader {
+ public:
+  static Result<std::unique_ptr<GzipReader>> open(const std::string& path);
+  ~GzipReader();
+  GzipReader(const GzipReader&) = delete;
+  GzipReader& operator=(const GzipReader&) = delete;
+
+  // Inflates up to `room` bytes into `to`: how many it gave, 0 at the end of the text.
+  Result<size_t> read(char* to, size_t room);
+  // The compressed bytes read so far.
+  uint64_t compressedOffset() const;
+
+ private:
+  GzipReader(std::string path, void* gz) : path_(std::move(path)), gz_(gz) {}
+  std::string path_;
+  void* gz_;  // gzFile, kept out of this header
+};
 
 }  // namespace ts

@@ -4,9 +4,12 @@
 // pretty-printed JSON, damage inside a block, a cut, an array without its ']').
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "arriving_copy.h"
+#include "io/arriving_text.h"
 #include "io/chrome_event_blocks.h"
 #include "io/chrome_json_reader.h"
 #include "io/text_file.h"
@@ -22,11 +25,26 @@ struct Import {
   Result<SessionPtr> session = Error{"not built"};
 };
 
-Import import(std::string_view json, bool recover, unsigned threads, size_t blockBytes) {
+// `arriving`: the text handed over a few bytes at a time by another thread, which pauses a few
+// KiB ahead of what the importer is done with (as a gzip trace is read while it is inflated).
+Import import(std::string_view json, bool recover, unsigned threads, size_t blockBytes,
+              bool arriving = false) {
   Import out;
   SessionBuilder b;
   b.provenance().createdUtc = "2026-01-01T00:00:00Z";  // built a moment apart: one time for both
-  out.info = importChromeJson("t.json", json, b, b.rank(0), {}, {recover, threads, blockBytes, {}});
+  JsonReadOptions options;
+  options.recover = recover, options.threads = threads, options.blockBytes = blockBytes;
+  std::unique_ptr<ArrivingText> text;
+  if (arriving) {
+    text = testing::arriveSlowly(json, std::max<size_t>(61, json.size() / 3000), 4096);
+    if (!text) {
+      ADD_FAILURE() << "no span reserved";
+      return out;
+    }
+    testing::readAsItArrives(*text, json.size(), options);
+    json = text->span();
+  }
+  out.info = importChromeJson("t.json", json, b, b.rank(0), {}, options);
   if (out.info) out.session = b.build();
   return out;
 }
@@ -36,26 +54,30 @@ void expectSameAsOneThread(const std::string& what, std::string_view json,
                            const std::vector<size_t>& blockSizes) {
   for (bool recover : {false, true}) {
     const Import one = import(json, recover, 1, 0);
-    for (unsigned threads : {2u, 3u}) {
+    for (unsigned threads : {1u, 2u, 3u}) {
       for (size_t block : blockSizes) {
-        SCOPED_TRACE(what + (recover ? ", recovering" : "") + ", " + std::to_string(threads) +
-                     " threads, blocks of " + std::to_string(block) + " bytes");
-        const Import many = import(json, recover, threads, block);
-        ASSERT_EQ(one.info.ok(), many.info.ok()) << (one.info.ok() ? many : one).info.error();
-        if (!one.info.ok()) {
-          EXPECT_EQ(one.info.error(), many.info.error());
-          EXPECT_EQ(one.info.failure().code, many.info.failure().code);
-          continue;
+        for (bool arriving : {false, true}) {
+          if (threads == 1 && !arriving) continue;
+          SCOPED_TRACE(what + (recover ? ", recovering" : "") + ", " + std::to_string(threads) +
+                       " threads, blocks of " + std::to_string(block) + " bytes" +
+                       (arriving ? ", text arriving" : ""));
+          const Import many = import(json, recover, threads, block, arriving);
+          ASSERT_EQ(one.info.ok(), many.info.ok()) << (one.info.ok() ? many : one).info.error();
+          if (!one.info.ok()) {
+            EXPECT_EQ(one.info.error(), many.info.error());
+            EXPECT_EQ(one.info.failure().code, many.info.failure().code);
+            continue;
+          }
+          EXPECT_EQ(one.info->events, many.info->events);
+          EXPECT_EQ(one.info->damage.summary, many.info->damage.summary);
+          EXPECT_EQ(one.info->skipped, many.info->skipped);
+          EXPECT_EQ(one.info->firstTimestamp, many.info->firstTimestamp);
+          EXPECT_EQ(one.info->pytorch, many.info->pytorch);
+          ASSERT_TRUE(one.session.ok()) << one.session.error();
+          ASSERT_TRUE(many.session.ok()) << many.session.error();
+          std::string why;
+          EXPECT_TRUE(testing::sameSession(**one.session, **many.session, &why)) << why;
         }
-        EXPECT_EQ(one.info->events, many.info->events);
-        EXPECT_EQ(one.info->damage.summary, many.info->damage.summary);
-        EXPECT_EQ(one.info->skipped, many.info->skipped);
-        EXPECT_EQ(one.info->firstTimestamp, many.info->firstTimestamp);
-        EXPECT_EQ(one.info->pytorch, many.info->pytorch);
-        ASSERT_TRUE(one.session.ok()) << one.session.error();
-        ASSERT_TRUE(many.session.ok()) << many.session.error();
-        std::string why;
-        EXPECT_TRUE(testing::sameSession(**one.session, **many.session, &why)) << why;
       }
     }
   }
@@ -129,7 +151,8 @@ TEST(EventBlocks, ConsumedTextIsNeverReadAgain) {
       SCOPED_TRACE(std::string(file) + ", " + std::to_string(threads) + " threads");
       std::string text = json;
       size_t last = 0, calls = 0;
-      JsonReadOptions options{false, threads, 65536, {}};
+      JsonReadOptions options;
+      options.threads = threads, options.blockBytes = 65536;
       options.consumed = [&](size_t offset) {
         ASSERT_GE(offset, last);
         ASSERT_LE(offset, text.size());
@@ -189,6 +212,74 @@ TEST(EventBlocks, GuessesThatFailAreReadOnOneThread) {
   texts.push_back({"text after the trace", "[" + plain + "] x"});
   texts.push_back({"no separator", "[" + plain + " " + event("z", 1) + "]"});
   for (const auto& [what, json] : texts) expectSameAsOneThread(what, json, {1, 37, 300, 2000});
+}
+
+// The arriving text itself: what a source gives, whole; its error kept; more than the span
+// refused; stopped when dropped, however far it got.
+TEST(ArrivingText, HoldsWhatTheSourceGaveAndItsError) {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += static_cast<char>('a' + i % 26);
+  auto source = [&text](size_t failAt) {
+    return [&text, failAt, at = size_t{0}](char* to, size_t room) mutable -> Result<size_t> {
+      if (at >= failAt) return Error{"x.gz: corrupt gzip data near compressed byte 9"};
+      const size_t n = std::min(room, text.size() - at);
+      std::memcpy(to, text.data() + at, n);
+      at += n;
+      return n;
+    };
+  };
+  auto whole = ArrivingText::start(source(SIZE_MAX), text.size() + 1, 1000, 5000);
+  ASSERT_TRUE(whole);
+  EXPECT_GE(whole->waitFor(12000), 12000u);
+  // Ahead of the reader by the lead at most, until it reads on or releases.
+  whole->release(20000);
+  EXPECT_TRUE(whole->finish().ok());
+  EXPECT_EQ(whole->waitFor(SIZE_MAX), text.size());
+  EXPECT_EQ(whole->span().substr(0, text.size()), text);
+
+  auto broken = ArrivingText::start(source(30000), text.size() + 1, 1000, 5000);
+  ASSERT_TRUE(broken);
+  EXPECT_EQ(broken->waitFor(SIZE_MAX), 30000u);
+  Status st = broken->finish();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("x.gz: corrupt gzip"), std::string::npos) << st.error();
+
+  auto tooLong = ArrivingText::start(source(SIZE_MAX), 50000, 1000, 5000);
+  ASSERT_TRUE(tooLong);
+  st = tooLong->finish();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("longer than"), std::string::npos) << st.error();
+  EXPECT_EQ(tooLong->waitFor(SIZE_MAX), 50000u);
+
+  // A source without end, dropped at once and dropped while paused: both stop.
+  auto endless = [](char* to, size_t room) -> Result<size_t> {
+    std::memset(to, 'x', room);
+    return room;
+  };
+  auto dropped = ArrivingText::start(endless, size_t{1} << 30, 4096, 1 << 16);
+  ASSERT_TRUE(dropped);
+  dropped.reset();
+  auto paused = ArrivingText::start(endless, size_t{1} << 30, 4096, 1 << 16);
+  ASSERT_TRUE(paused);
+  EXPECT_GE(paused->waitFor(100000), 100000u);
+  paused.reset();
+}
+
+// A gzip trace opened while it is inflated: the same session as its text opened plain.
+TEST(ArrivingText, GzipTracesOpenAsTheirText) {
+  for (const char* file : {kTraces[3], kTraces[5]}) {
+    const std::string path = std::string(TSCOPE_SHARED_DATA) + "/kineto/" + file;
+    auto arriving = inflateGzipFile(path, 1 << 20);
+    ASSERT_TRUE(arriving.ok()) << arriving.error();
+    ASSERT_TRUE(*arriving);
+    const std::string json = gunzip(path);
+    EXPECT_EQ((*arriving)->waitFor(SIZE_MAX), json.size());
+    EXPECT_TRUE((*arriving)->finish().ok());
+    EXPECT_EQ((*arriving)->span().substr(0, json.size()), json);
+  }
+  auto missing = inflateGzipFile("/nonexistent/t.json.gz");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("/nonexistent/t.json.gz"), std::string::npos);
 }
 
 }  // namespace ts
