@@ -1,30 +1,34 @@
 #include "io/arriving_text.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "io/text_file.h"
 
 namespace ts {
 
-namespace {
-
-constexpr size_t kReleaseStep = size_t{64} << 20;
-
-}  // namespace
-
-std::unique_ptr<ArrivingText> ArrivingText::start(Source source, size_t capacity, size_t chunk,
-                                                  size_t lead) {
+std::unique_ptr<ArrivingText> ArrivingText::start(std::string name, Source source, size_t capacity,
+                                                  size_t chunk, size_t lead, size_t releaseStep) {
   capacity = std::max<size_t>(capacity, 1);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  releaseStep = std::max<size_t>(releaseStep / page, 1) * page;  // madvise takes whole pages
   // Address space only: no memory is committed or counted until a page is written.
   void* base = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return nullptr;
-  std::unique_ptr<ArrivingText> text(new ArrivingText(std::move(source), static_cast<char*>(base),
-                                                      capacity, std::max<size_t>(chunk, 1),
-                                                      std::max<size_t>(lead, 1)));
+  std::unique_ptr<ArrivingText> text;
+  try {
+    text.reset(new ArrivingText(std::move(name), std::move(source), static_cast<char*>(base),
+                                capacity, std::max<size_t>(chunk, 1), std::max<size_t>(lead, 1),
+                                releaseStep));
+  } catch (...) {
+    ::munmap(base, capacity);
+    return nullptr;
+  }
   try {
     text->thread_ = std::thread([t = text.get()] { t->run(); });
   } catch (...) {  // no thread to be had: the caller reads the file itself
@@ -33,8 +37,15 @@ std::unique_ptr<ArrivingText> ArrivingText::start(Source source, size_t capacity
   return text;
 }
 
-ArrivingText::ArrivingText(Source source, char* base, size_t capacity, size_t chunk, size_t lead)
-    : source_(std::move(source)), base_(base), capacity_(capacity), chunk_(chunk), lead_(lead) {}
+ArrivingText::ArrivingText(std::string name, Source source, char* base, size_t capacity,
+                           size_t chunk, size_t lead, size_t releaseStep)
+    : name_(std::move(name)),
+      source_(std::move(source)),
+      base_(base),
+      capacity_(capacity),
+      chunk_(chunk),
+      lead_(lead),
+      releaseStep_(releaseStep) {}
 
 ArrivingText::~ArrivingText() {
   {
@@ -65,11 +76,12 @@ void ArrivingText::run() {
       char probe;
       got = source_(&probe, 1);
       if (got.ok() && *got > 0)
-        got = Error{"the text is longer than its compressed size allows (" +
+        got = Error{name_ + ": the text is longer than its compressed size allows (" +
                     std::to_string(capacity_) + " bytes; was the file changed while read?)"};
     }
     {
       std::lock_guard lock(mutex_);
+      if (stop_) return;  // dropped or cancelled meanwhile: what came is not the text's
       if (!got.ok()) {
         error_ = got.failure();
         done_ = true;
@@ -91,8 +103,25 @@ size_t ArrivingText::waitFor(size_t bytes) {
     wanted_ = bytes;
     changed_.notify_all();
   }
-  changed_.wait(lock, [&] { return arrived_ >= bytes || done_; });
+  auto ready = [&] { return arrived_ >= bytes || done_; };
+  if (!cancelled_) {
+    changed_.wait(lock, ready);
+    return arrived_;
+  }
+  // Whoever waits looks at the cancel now and then: a huge text takes seconds to arrive whole.
+  while (!changed_.wait_for(lock, std::chrono::milliseconds(50), ready)) {
+    if (cancelled_()) {
+      stop_ = done_ = true;
+      error_ = Error::cancelled(name_ + ": cancelled");
+      changed_.notify_all();
+    }
+  }
   return arrived_;
+}
+
+void ArrivingText::cancelWhen(std::function<bool()> cancelled) {
+  std::lock_guard lock(mutex_);
+  cancelled_ = std::move(cancelled);
 }
 
 Status ArrivingText::finish() {
@@ -109,8 +138,8 @@ void ArrivingText::release(size_t offset) {
   changed_.notify_all();
   // Pages behind the reader: written long ago, never read again. The reading thread writes only
   // at arrived_ and beyond, past them.
-  const size_t to = offset / kReleaseStep * kReleaseStep;
-  if (to >= released_ + kReleaseStep) {
+  const size_t to = offset / releaseStep_ * releaseStep_;
+  if (to >= released_ + releaseStep_) {
     ::madvise(base_ + released_, to - released_, MADV_DONTNEED);
     released_ = to;
   }
@@ -130,8 +159,9 @@ Result<std::unique_ptr<ArrivingText>> inflateGzipFile(const std::string& path, s
   constexpr uint64_t kMaxSpan = uint64_t{1} << 44;
   const uint64_t span = std::min<uint64_t>(onDisk * 1032 + (uint64_t{1} << 20), kMaxSpan);
   std::shared_ptr<GzipReader> reader = std::move(gz).value();
-  return ArrivingText::start([reader](char* to, size_t room) { return reader->read(to, room); },
-                             span, size_t{1} << 20, lead);
+  return ArrivingText::start(
+      path, [reader](char* to, size_t room) { return reader->read(to, room); }, span,
+      size_t{1} << 20, lead);
 }
 
 }  // namespace ts

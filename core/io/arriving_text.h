@@ -26,11 +26,14 @@ class ArrivingText {
   // Fills `to` with up to `room` bytes: how many it gave, 0 at the end, or an error.
   using Source = std::function<Result<size_t>(char* to, size_t room)>;
   static constexpr size_t kLead = size_t{256} << 20;
+  static constexpr size_t kReleaseStep = size_t{64} << 20;
 
-  // Starts reading `source`, `chunk` bytes at a time, into a span of `capacity` bytes. Null when
-  // the span cannot be reserved (a strict overcommit policy, a limit on address space).
-  static std::unique_ptr<ArrivingText> start(Source source, size_t capacity, size_t chunk,
-                                             size_t lead = kLead);
+  // Starts reading `source` (named `name` in errors), `chunk` bytes at a time, into a span of
+  // `capacity` bytes; memory is given back in steps of `releaseStep` (rounded to pages). Null
+  // when the span cannot be reserved (a strict overcommit policy, a limit on address space).
+  static std::unique_ptr<ArrivingText> start(std::string name, Source source, size_t capacity,
+                                             size_t chunk, size_t lead = kLead,
+                                             size_t releaseStep = kReleaseStep);
   ~ArrivingText();  // stops the reading and waits for it
   ArrivingText(const ArrivingText&) = delete;
   ArrivingText& operator=(const ArrivingText&) = delete;
@@ -39,19 +42,25 @@ class ArrivingText {
   std::string_view span() const { return {base_, capacity_}; }
   // Waits until `bytes` are in or the text is whole; how many are in (the text's size once whole).
   size_t waitFor(size_t bytes);
+  // Asked while waiting: once it says so, the reading stops, every wait returns what is in, and
+  // finish() says the reading was cancelled.
+  void cancelWhen(std::function<bool()> cancelled);
   // Waits for the whole text: the source's error, or that it held more than the span.
   Status finish();
   // The bytes before `offset` will not be read again: their memory is given back (in steps of
-  // 64 MiB), and the reading may go on.
+  // releaseStep), and the reading may go on.
   void release(size_t offset);
 
  private:
-  ArrivingText(Source source, char* base, size_t capacity, size_t chunk, size_t lead);
+  ArrivingText(std::string name, Source source, char* base, size_t capacity, size_t chunk,
+               size_t lead, size_t releaseStep);
   void run();
 
+  const std::string name_;
   Source source_;
+  std::function<bool()> cancelled_;
   char* base_;
-  const size_t capacity_, chunk_, lead_;
+  const size_t capacity_, chunk_, lead_, releaseStep_;
   std::mutex mutex_;
   std::condition_variable changed_;
   size_t arrived_ = 0;   // bytes in; written by the reading thread only

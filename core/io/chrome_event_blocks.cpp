@@ -92,6 +92,7 @@ const EventBlock* EventBlockReader::next() {
 
 bool EventBlockReader::known(size_t k, std::unique_lock<std::mutex>& lock) {
   while (!lastKnown_ && begins_.size() <= k + 1) {
+    if (stop_) break;  // no new guesses while the reader is being stopped
     if (!arrive_) {
       const size_t next = nextEventBoundary(json_, begins_.back(), blockBytes_);
       if (next == EventBlock::npos)

@@ -796,6 +796,11 @@ Status Importer::readEventArray(size_t& i, bool bare) {
   JsonCursor c(json_, i + 1);
   bool afterEvent = false;  // the cursor is just after an event, before its ',' or the ']'
   c.skipSpace();
+  if (!whole_) {  // enough of the array in to tell whether it is worth reading in blocks
+    arriveUpTo(c.pos() + 2 * blockBytes_ + 1);
+    c = JsonCursor(json_, c.pos());
+    c.skipSpace();
+  }
   if (threads_ > 1 && json_.size() - c.pos() >= 2 * blockBytes_ && c.peek() == '{') {
     bool closed = false;
     TS_RETURN_IF_ERROR(readBlocks(c, afterEvent, closed));
@@ -805,9 +810,9 @@ Status Importer::readEventArray(size_t& i, bool bare) {
       return {};
     }
   }
-  if (!whole_) {  // what the blocks did not read is read here, from the whole text
+  if (arrive_) {  // what the blocks did not read is read here, from the whole text
     makeWhole();
-    c = JsonCursor(json_, c.pos());
+    c = JsonCursor(json_, c.pos());  // c was made on a part of it
   }
   for (bool first = !afterEvent;; first = false) {
     if (!first) {
@@ -1154,7 +1159,8 @@ Importer::Prelude Importer::findEventArray(std::string_view text, size_t& at) {
 }
 
 void Importer::startArriving() {
-  for (size_t want = size_t{1} << 16; !whole_; want *= 2) {
+  // Small blocks (tests) start small, so that short texts arrive in parts too.
+  for (size_t want = std::min<size_t>(size_t{1} << 16, 4 * blockBytes_ + 64); !whole_; want *= 2) {
     arriveUpTo(want);
     size_t at = 0;
     const Prelude found = findEventArray(json_, at);

@@ -65,7 +65,8 @@ Status keepImport(const std::string& path, Result<ImportInfo> imported, SessionB
 // A gzip trace read while it is inflated on a thread of its own (arriving_text.h).
 Status importArriving(const std::string& path, ArrivingText& text, SessionBuilder& b, uint32_t rank,
                       ImportInfo& info, const Progress& progress, bool recover, unsigned threads) {
-  const size_t head = text.waitFor(256);
+  text.cancelWhen([&progress] { return progress.cancelled(); });
+  const size_t head = std::min<size_t>(text.waitFor(256), 256);
   if (!looksLikeJson(text.span().substr(0, head))) {
     // The whole stream is checked first: a corrupt one says so rather than "unrecognised".
     TS_RETURN_IF_ERROR(text.finish());

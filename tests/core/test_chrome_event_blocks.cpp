@@ -209,6 +209,12 @@ TEST(EventBlocks, GuessesThatFailAreReadOnOneThread) {
   std::string broken = plain;
   broken.replace(broken.find("\"name\"", broken.size() * 3 / 4), 6, "\"na\\qme\"");
   texts.push_back({"broken JSON", "[" + broken + "]"});
+  // Impossible fields first (stepped over in a block), then what the blocks cannot read.
+  texts.push_back(
+      {"impossible fields, then a cut", "[" + damaged.substr(0, damaged.size() * 5 / 6)});
+  std::string both = damaged;
+  both.replace(both.find("\"name\"", both.size() * 3 / 4), 6, "\"na\\qme\"");
+  texts.push_back({"impossible fields, then broken JSON", "{\"traceEvents\": [" + both + "]}"});
   texts.push_back({"text after the trace", "[" + plain + "] x"});
   texts.push_back({"no separator", "[" + plain + " " + event("z", 1) + "]"});
   for (const auto& [what, json] : texts) expectSameAsOneThread(what, json, {1, 37, 300, 2000});
@@ -228,7 +234,7 @@ TEST(ArrivingText, HoldsWhatTheSourceGaveAndItsError) {
       return n;
     };
   };
-  auto whole = ArrivingText::start(source(SIZE_MAX), text.size() + 1, 1000, 5000);
+  auto whole = ArrivingText::start("x.gz", source(SIZE_MAX), text.size() + 1, 1000, 5000);
   ASSERT_TRUE(whole);
   EXPECT_GE(whole->waitFor(12000), 12000u);
   // Ahead of the reader by the lead at most, until it reads on or releases.
@@ -237,18 +243,18 @@ TEST(ArrivingText, HoldsWhatTheSourceGaveAndItsError) {
   EXPECT_EQ(whole->waitFor(SIZE_MAX), text.size());
   EXPECT_EQ(whole->span().substr(0, text.size()), text);
 
-  auto broken = ArrivingText::start(source(30000), text.size() + 1, 1000, 5000);
+  auto broken = ArrivingText::start("x.gz", source(30000), text.size() + 1, 1000, 5000);
   ASSERT_TRUE(broken);
   EXPECT_EQ(broken->waitFor(SIZE_MAX), 30000u);
   Status st = broken->finish();
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().find("x.gz: corrupt gzip"), std::string::npos) << st.error();
 
-  auto tooLong = ArrivingText::start(source(SIZE_MAX), 50000, 1000, 5000);
+  auto tooLong = ArrivingText::start("x.gz", source(SIZE_MAX), 50000, 1000, 5000);
   ASSERT_TRUE(tooLong);
   st = tooLong->finish();
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.error().find("longer than"), std::string::npos) << st.error();
+  EXPECT_NE(st.error().find("x.gz: the text is longer than"), std::string::npos) << st.error();
   EXPECT_EQ(tooLong->waitFor(SIZE_MAX), 50000u);
 
   // A source without end, dropped at once and dropped while paused: both stop.
@@ -256,13 +262,23 @@ TEST(ArrivingText, HoldsWhatTheSourceGaveAndItsError) {
     std::memset(to, 'x', room);
     return room;
   };
-  auto dropped = ArrivingText::start(endless, size_t{1} << 30, 4096, 1 << 16);
+  auto dropped = ArrivingText::start("x", endless, size_t{1} << 30, 4096, 1 << 16);
   ASSERT_TRUE(dropped);
   dropped.reset();
-  auto paused = ArrivingText::start(endless, size_t{1} << 30, 4096, 1 << 16);
+  auto paused = ArrivingText::start("x", endless, size_t{1} << 30, 4096, 1 << 16);
   ASSERT_TRUE(paused);
   EXPECT_GE(paused->waitFor(100000), 100000u);
   paused.reset();
+
+  // Cancelled while a reader waits for all of an endless text: the wait ends, and says so.
+  auto cancelled = ArrivingText::start("big.json.gz", endless, size_t{1} << 30, 4096, 1 << 16);
+  ASSERT_TRUE(cancelled);
+  int asked = 0;
+  cancelled->cancelWhen([&asked] { return ++asked >= 3; });
+  EXPECT_LT(cancelled->waitFor(SIZE_MAX), size_t{1} << 30);
+  st = cancelled->finish();
+  EXPECT_TRUE(st.cancelled()) << st.error();
+  EXPECT_NE(st.error().find("big.json.gz"), std::string::npos) << st.error();
 }
 
 // A gzip trace opened while it is inflated: the same session as its text opened plain.

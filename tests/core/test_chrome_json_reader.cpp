@@ -487,6 +487,19 @@ TEST_F(ChromeJsonBadInput, EmptyCorruptGzipAndForeignFiles) {
     corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
   expectError(write("corrupt.json.gz", corrupt), "gzip");
   expectError(write("short.json.gz", gz.substr(0, gz.size() / 2)), "gzip");
+  // Gzipped: nothing, no JSON, JSON only after 256 characters (as the plain file).
+  auto gzipped = [&](const std::string& name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    gzFile out = gzopen(p.c_str(), "wb");
+    EXPECT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+              static_cast<int>(text.size()));
+    gzclose(out);
+    return p;
+  };
+  expectError(gzipped("empty.json.gz", ""), "empty");
+  expectError(gzipped("text.json.gz", "hello, world"), "unrecognised format");
+  expectError(gzipped("late.json.gz", std::string(300, ' ') + json), "though gzip-compressed");
+  expectError(write("late.json", std::string(300, ' ') + json), "unrecognised format");
 }
 
 // A trace cut short: refused with code Damaged, the first problem and what recovery would keep;

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view json(reinterpret_cast<const char*>(data), size);
   // Blocks of a few to a few hundred bytes, chosen by the input: several per text.
   const size_t blockBytes = size == 0 ? 1 : 1 + data[size / 2] % 97;
-  const size_t arrivingChunk = size == 0 || data[0] % 2 ? 0 : 1 + data[size / 3] % 13;
+  const size_t arrivingChunk = size == 0 || data[size / 3] % 2 ? 0 : 1 + data[size / 4] % 13;
   for (bool recover : {false, true}) {
     Import one = import(json, recover, 1, 0);
     Import many = import(json, recover, 3, blockBytes, arrivingChunk);
