@@ -1164,11 +1164,7 @@ void Importer::startArriving() {
     arriveUpTo(want);
     size_t at = 0;
     const Prelude found = findEventArray(json_, at);
-    if (found == Prelude::Found) {
-      // The array's first blocks in: enough to tell whether it is worth reading in blocks.
-      arriveUpTo(at + 2 * blockBytes_ + 2);
-      return;
-    }
+    if (found == Prelude::Found) return;  // readEventArray waits for its first blocks
     if (found == Prelude::NotThere) break;
   }
   makeWhole();
