@@ -5,6 +5,8 @@
 #include "app/cli/cli_open.h"
 #include "io/atomic_file.h"
 #include "io/open_session.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/reports/memory_report.h"
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
 #include "model/layer_table.h"
@@ -23,6 +25,9 @@ std::string helpText() {
   return "Usage: tensorscope-cli model table MODEL.onnx [--batch N] [--layers] [--csv|--json]\n"
          "       tensorscope-cli model info MODEL.onnx [--batch N] [--json]\n"
          "       tensorscope-cli model step MODEL.onnx [--batch N] [--device PRESET] [--optimizer "
+         "sgd|adam]\n"
+         "                                  [--csv|--json]\n"
+         "       tensorscope-cli model memory MODEL.onnx|ZOO-NAME [--batch N] [--optimizer "
          "sgd|adam]\n"
          "                                  [--csv|--json]\n"
          "       tensorscope-cli model astra MODEL.onnx --parallel "
@@ -48,6 +53,13 @@ std::string helpText() {
          "       each reads and writes and its roofline time on the device (default A100-40GB; "
          "also\n"
          "       V100, A100-80GB, H100, H200)\n"
+         "memory the training step's memory as PyTorch's allocator holds it: bytes allocated at "
+         "the end\n"
+         "       of each layer's forward, backward and update and the most while it runs, the "
+         "peak and\n"
+         "       its make-up (weights, gradients, optimizer state, activations, workspace); the "
+         "figure\n"
+         "       simulate, the overlay and advise show for the same model and batch\n"
          "astra  ASTRA-sim's legacy workload text: a line per layer (an op with weights, with the\n"
          "       normalisations and biases after it), compute in ns from the roofline, "
          "communication\n"
@@ -127,13 +139,16 @@ int runModel(const std::vector<std::string>& argv) {
     if (Status st = writeBytesAtomically(*out, *bytes); !st) return failure(st.error());
     return kExitOk;
   }
-  if (sub != "table" && sub != "info" && sub != "step" && sub != "astra" && sub != "chakra") {
+  if (sub != "table" && sub != "info" && sub != "step" && sub != "memory" && sub != "astra" &&
+      sub != "chakra") {
     return usage("unknown subcommand '" + sub + "'");
   }
   if (pos.size() != 2) return usage(sub + " needs one MODEL.onnx");
   model::LoadOptions options;
   if (!readBatch(args, options.batch)) return usage("--batch needs a positive number");
-  auto graph = model::loadOnnxModel(pos[1], options);
+  // memory also takes a built-in model's name, as simulate --model does.
+  auto graph = sub == "memory" ? model::loadModelOrZoo(pos[1], options)
+                               : model::loadOnnxModel(pos[1], options);
   if (!graph) return failure(graph.error());
   model::StepOptions step;
   if (auto d = args.option("--device")) {
@@ -214,6 +229,11 @@ int runModel(const std::vector<std::string>& argv) {
     auto st = makeStep();
     if (!st) return failure(st.error());
     table = model::stepTable(*st);
+  } else if (sub == "memory") {
+    auto st = makeStep();
+    if (!st) return failure(st.error());
+    const memsim::SimWorkload w = memsim::workloadFromModel(*graph, *st);
+    table = memsim::stepMemoryTable(w, memsim::stepMemory(w));
   } else {
     table = sub == "table" ? model::layerTable(*graph, args.flag("--layers"))
                            : model::modelSummary(*graph);

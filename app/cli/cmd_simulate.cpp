@@ -20,6 +20,7 @@
 #include "memsim/formats/workload_source.h"
 #include "memsim/reports/g10_reproduce.h"
 #include "memsim/reports/mapping_report.h"
+#include "memsim/reports/memory_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/parse_number.h"
 
@@ -492,7 +493,7 @@ int runSimulate(const std::vector<std::string>& argv) {
       return failure(s.error());
   }
   if (args.flag("--json")) {
-    std::fputs(simulationJson(*runs).c_str(), stdout);
+    std::fputs(simulationJson(*workload, *runs).c_str(), stdout);
     return kExitOk;
   }
   if (compare) {
@@ -501,10 +502,10 @@ int runSimulate(const std::vector<std::string>& argv) {
       return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name +
                      ": " + first.result.problem);
     std::vector<StatsTable> tables = {
-        comparisonSummary(*in.session, *workload, first.result, mapping.kernels),
+        comparisonSummary(*in.session, *workload, first.result, mapping.kernels, tiers.gpuBytes),
         layerComparison(*workload, first.result, mapping.kernels),
         kernelComparison(*workload, first.result, mapping.kernels),
-        trafficComparison(*in.session, first.result, mapping.kernels)};
+        trafficComparison(*in.session, *workload, first.result, mapping.kernels)};
     return emitTables(tables,
                       args.flag("--json")  ? "json"
                       : args.flag("--csv") ? "csv"
@@ -513,6 +514,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
   table.title += " — " + workload->name;
+  table.notes.push_back("Step memory with unlimited GPU memory: " +
+                        stepMemorySentence(*workload, stepMemory(*workload)) +
+                        " (tensorscope-cli model memory lists it layer by layer).");
   if (mapping.mapped) {
     table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
                           mappingSentence(mapping) + " (--mapping lists the kernels).");

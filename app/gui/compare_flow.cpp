@@ -27,17 +27,17 @@ namespace {
 CompareView::Simulated simulatedComparison(const Session& measured,
                                            const memsim::SimWorkload& workload,
                                            const memsim::SimResult& result,
-                                           const model::KernelMapping& mapping,
+                                           const model::KernelMapping& mapping, int64_t gpuBytes,
                                            const Session& simulated) {
   CompareView::Simulated s;
   s.measuredOrigin = mapping.origin();
   s.simulatedOrigin = 0;
   if (!mapping.iterations.empty()) s.measuredEnd = mapping.iterations[mapping.iteration].end;
   s.simulatedEnd = simulated.endTime();
-  s.summary = memsim::comparisonSummary(measured, workload, result, mapping);
+  s.summary = memsim::comparisonSummary(measured, workload, result, mapping, gpuBytes);
   s.layers = memsim::layerComparison(workload, result, mapping);
   s.kernels = memsim::kernelComparison(workload, result, mapping);
-  s.traffic = memsim::trafficComparison(measured, result, mapping);
+  s.traffic = memsim::trafficComparison(measured, workload, result, mapping);
   return s;
 }
 
@@ -133,7 +133,7 @@ bool CompareFlow::withSimulation(SessionView* view) {
           TS_ASSIGN_OR_RETURN(p.simulated, std::move(simulated));
           if (!progress.enter("comparison tables")) return Error::cancelled();
           p.tables = simulatedComparison(*p.measured, gpu->workload, policyRun.result,
-                                         gpu->mapping.kernels, *p.simulated);
+                                         gpu->mapping.kernels, run->tiers.gpuBytes, *p.simulated);
           p.lineUp = true;
           return p;
         });
@@ -160,14 +160,16 @@ void CompareFlow::withWhatIf(const SimulationView& view, SessionPtr simulated) {
   shell_.showMessage(tr("Comparing %1 with the what-if…").arg(p.measuredName), 5000);
   start(tr("Compare with the run"),
         [p, path = source.sessionPath, workload = view.workload(), result = view.current().result,
-         mapping = std::move(mapping)](const Progress& progress) mutable -> Result<Prepared> {
+         mapping = std::move(mapping),
+         gpuBytes = view.tiers().gpuBytes](const Progress& progress) mutable -> Result<Prepared> {
           if (!p.measured) {
             if (!progress.enter("reading the run")) return Error::cancelled();
             TS_ASSIGN_OR_RETURN(p.measured, openSessionFile(path, progress));
           }
           if (mapping && workload) {
             if (!progress.enter("comparison tables")) return Error::cancelled();
-            p.tables = simulatedComparison(*p.measured, *workload, result, *mapping, *p.simulated);
+            p.tables = simulatedComparison(*p.measured, *workload, result, *mapping, gpuBytes,
+                                           *p.simulated);
             p.lineUp = true;
           }
           return p;

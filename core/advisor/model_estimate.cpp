@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "memsim/engine/vitality.h"
+#include "memsim/engine/step_memory.h"
 #include "memsim/formats/from_model.h"
 #include "model/astra_workload.h"
 #include "util/format.h"
@@ -12,29 +12,8 @@
 namespace ts::advisor {
 
 int64_t stepPeakBytes(const model::ModelGraph& graph, const model::StepOptions& options) {
-  return peakBytes(memsim::workloadFromStep(model::expandTrainingStep(graph, options)));
-}
-
-int64_t peakBytes(const memsim::SimWorkload& w) {
-  const size_t n = w.kernels.size();
-  if (n == 0) return 0;
-  std::vector<int64_t> change(n + 1, 0);  // live bytes added at each kernel
-  int64_t always = 0;
-  for (const memsim::TensorLife& life : memsim::analyzeVitality(w)) {
-    const int64_t bytes = w.tensors[static_cast<size_t>(life.tensor)].bytes;
-    if (life.global) {
-      always += bytes;
-    } else if (life.birth >= 0 && life.death > life.birth) {
-      change[static_cast<size_t>(life.birth)] += bytes;
-      change[std::min<size_t>(static_cast<size_t>(life.death), n)] -= bytes;
-    }
-  }
-  int64_t live = 0, peak = 0;
-  for (size_t k = 0; k < n; ++k) {
-    live += change[k];
-    peak = std::max(peak, always + live + w.kernels[k].workspaceBytes);
-  }
-  return peak;
+  return memsim::stepMemory(memsim::workloadFromStep(model::expandTrainingStep(graph, options)))
+      .peak;
 }
 
 Result<ModelEstimate> estimateFromModel(const model::ModelGraph& atBatch,

@@ -18,13 +18,8 @@
 
 namespace ts::advisor {
 
-// The most bytes live at once in one iteration: global tensors throughout, each other tensor from
-// its first use to its last, each kernel's workspace while it runs.
-int64_t peakBytes(const memsim::SimWorkload& workload);
-
-// The peak of a model's training step at its batch as the memory simulation expands it
-// (peakBytes of the step's workload). An upper bound on what a framework's allocator holds: no
-// tensor is freed before its last use or updated in place, everything fp32.
+// The peak of a model's training step at its batch: the memory model's (memsim/engine/
+// step_memory.h), the figure the simulation and the overlay show for the same model and batch.
 int64_t stepPeakBytes(const model::ModelGraph& graph, const model::StepOptions& options = {});
 
 struct ModelEstimate {

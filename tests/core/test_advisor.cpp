@@ -164,15 +164,6 @@ TEST(Hetero, PipelineStagesFitTheirMemory) {
       planPipeline(equalLayers(1, 1000, 500), {given("K80", 1), given("V100", 2)}, {}, {}).ok());
 }
 
-TEST(Hetero, PeakBytesOfAWorkloadByHand) {
-  // A weight (global, 100) throughout; activation a (10) from kernel 0 to 1, b (20) at 1 to 2,
-  // kernel 1's workspace 5: the peak is at kernel 1, 100 + 10 + 20 + 5.
-  memsim::SimWorkload w;
-  w.tensors = {{"w", 100, true}, {"a", 10}, {"b", 20}};
-  w.kernels = {{"k0", 1, {0}, {1}, 0, ""}, {"k1", 1, {1}, {2}, 5, ""}, {"k2", 1, {2}, {}, 0, ""}};
-  EXPECT_EQ(peakBytes(w), 135);
-}
-
 TEST(Hetero, ThePredictedStepAsASession) {
   // K80 (1 sample/s) and V100 (2), batch 96, a 100 MB all-reduce at 25 GB/s and an update of
   // 1 s on the K80, 0.5 s on the V100: both compute 32 s, reduce [32 s, 32.00402 s), update.

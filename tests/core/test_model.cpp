@@ -290,7 +290,8 @@ TEST(Model, TrainingStepOfASmallModelByHand) {
             (std::vector<std::string>{"W", "grad.W", "W.momentum"}));
   EXPECT_EQ(s.bytes(TensorRole::Input), 2 * 4 * 4);
   EXPECT_EQ(s.bytes(TensorRole::Weight), 15 * 4);
-  EXPECT_EQ(s.bytes(TensorRole::Activation), 2 * 2 * 3 * 4);
+  // y and z share memory: the ReLU runs in place over the Gemm's output, which nothing else reads.
+  EXPECT_EQ(s.bytes(TensorRole::Activation), 2 * 3 * 4);
   EXPECT_EQ(s.bytes(TensorRole::WeightGradient), 15 * 4);
   EXPECT_EQ(s.bytes(TensorRole::ActivationGradient), 2 * 2 * 3 * 4);  // grad.y and grad.z
   EXPECT_EQ(s.bytes(TensorRole::OptimizerState), 15 * 4);
@@ -460,21 +461,63 @@ TEST(Model, EveryZooModelInfersEveryShapeAtBatch1And32) {
   }
 }
 
-TEST(Model, ConvolutionsGetAnIm2colWorkspace) {
+TEST(Model, ConvolutionsGetAWorkspaceWhileTheyRun) {
   ModelGraph g = zoo("resnet50");
   TrainingStep s = expandTrainingStep(g);
+  auto workspaceOf = [&](const StepKernel& k) -> int64_t {
+    for (int t : k.outputs) {
+      if (s.tensors[static_cast<size_t>(t)].role == TensorRole::Workspace)
+        return s.tensors[static_cast<size_t>(t)].bytes;
+    }
+    return 0;
+  };
   const StepKernel& conv1 = s.kernels[0];
   ASSERT_EQ(conv1.name, "conv1");
-  const StepTensor& ws = s.tensors[static_cast<size_t>(conv1.outputs.back())];
-  EXPECT_EQ(ws.role, TensorRole::Workspace);
-  EXPECT_EQ(ws.bytes, int64_t{3 * 7 * 7} * 112 * 112 * 4);  // Cin · kernel × output positions, fp32
-  // 1 × 1 convolutions are plain GEMMs: no workspace.
+  // The smaller of the im2col matrix (3 · 7 × 7 per position) and the output (64 per position).
+  EXPECT_EQ(workspaceOf(conv1), int64_t{64} * 112 * 112 * 4);
   for (const StepKernel& k : s.kernels) {
-    if (k.name == "layer1.0.conv1") {
-      for (int t : k.outputs)
-        EXPECT_NE(s.tensors[static_cast<size_t>(t)].role, TensorRole::Workspace);
+    if (k.name == "layer1.0.conv1") {  // 1 × 1, 64 → 64: as large as its input
+      EXPECT_EQ(workspaceOf(k), int64_t{64} * 56 * 56 * 4);
+    }
+    if (k.op < 0 || k.phase == KernelPhase::BackwardWeight ||
+        g.ops[static_cast<size_t>(k.op)].type != "Conv") {
+      EXPECT_EQ(workspaceOf(k), 0) << k.name;
     }
   }
+}
+
+// What autograd keeps decides how long an activation lives: a ReLU in place over a BatchNorm's
+// output shares its memory; BatchNorm keeps its input for the backward pass, the convolution its
+// input; max pooling adds its int64 indices.
+TEST(Model, TheTrainingStepKeepsWhatAutogradSaves) {
+  ModelGraph g = zoo("resnet50", 2);
+  TrainingStep s = expandTrainingStep(g);
+  auto kernel = [&](const std::string& name) -> const StepKernel& {
+    for (const StepKernel& k : s.kernels) {
+      if (k.name == name) return k;
+    }
+    ADD_FAILURE() << "no kernel " << name;
+    return s.kernels.front();
+  };
+  auto names = [&](const std::vector<int>& ids) {
+    std::vector<std::string> out;
+    for (int i : ids) out.push_back(s.tensors[static_cast<size_t>(i)].name);
+    return out;
+  };
+  const StepKernel& bn = kernel("bn1");
+  const StepKernel& relu = kernel("relu");
+  ASSERT_FALSE(bn.outputs.empty());
+  EXPECT_EQ(relu.outputs, (std::vector<int>{bn.outputs[0]}));  // in place
+  const std::vector<std::string> maxpool = names(kernel("maxpool").outputs);
+  ASSERT_EQ(maxpool.size(), 2u);
+  EXPECT_EQ(maxpool[1], "maxpool.indices");
+  EXPECT_EQ(s.tensors[static_cast<size_t>(kernel("maxpool").outputs[1])].bytes,
+            int64_t{2} * 64 * 56 * 56 * 8);
+  // The first convolution's input is the data (no gradient): only its weight gradient, which
+  // reads the kept input.
+  for (const StepKernel& k : s.kernels) EXPECT_NE(k.name, "conv1.backward_input");
+  const std::vector<std::string> convBackward = names(kernel("conv1.backward_weight").inputs);
+  EXPECT_NE(std::find(convBackward.begin(), convBackward.end(), "input"), convBackward.end());
 }
 
 }  // namespace ts::model

@@ -168,9 +168,14 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(rows[gpu].kind, TimelineRow::Kind::Counter);
   EXPECT_DOUBLE_EQ(rows[gpu].capacity, 4.0 * GiB);
   const CounterTrack& c = *rows[gpu].counter;
+  // Bytes allocated on the GPU: both tensors, then only the weight while the activation is in
+  // host memory (from when the move is decided), both again, and the weight held on at the end.
   ASSERT_EQ(c.size(), 4u);
-  EXPECT_EQ(c.samples.time[1], 20 + 100);
+  EXPECT_EQ(c.samples.time[1], 20 + 80);
+  EXPECT_DOUBLE_EQ(c.samples.value[0], 3.0 * GiB);
   EXPECT_DOUBLE_EQ(c.samples.value[1], 1.0 * GiB);
+  EXPECT_EQ(c.samples.time[3], 20 + 450);
+  EXPECT_DOUBLE_EQ(c.samples.value[3], 1.0 * GiB);
   EXPECT_DOUBLE_EQ(rows[gpu].counterSummary->max, 3.0 * GiB);
   size_t host = rowNamed(rows, "Host memory (simulated)");
   ASSERT_NE(host, size_t{kNone});
@@ -211,7 +216,8 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_EQ(stateAt(s, rows[a], 20 + 400).second, kTensorOnGpu);
   EXPECT_EQ(stateAt(s, rows[a], 20 + 500).first, "");  // not allocated
   EXPECT_NE(rows[a].info.find("activation · 2 GiB"), std::string::npos) << rows[a].info;
-  EXPECT_NE(rows[a].info.find("born at kernel #0 fwd, last used by #2 bwd"), std::string::npos)
+  EXPECT_NE(rows[a].info.find("allocated from kernel #0 fwd to the end of #2 bwd"),
+            std::string::npos)
       << rows[a].info;
   EXPECT_NE(rows[a].info.find("inactive: #1–#2"), std::string::npos) << rows[a].info;
   size_t wRow = rowNamed(rows, "w");
@@ -350,7 +356,7 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_EQ(l.text(2, 0), "L1 (backward)");
   EXPECT_EQ(l.number(2, 3), 50);
 
-  StatsTable sum = comparisonSummary(*f.measured, f.w, f.r, f.mapping);
+  StatsTable sum = comparisonSummary(*f.measured, f.w, f.r, f.mapping, f.tiers.gpuBytes);
   ASSERT_EQ(sum.rows.size(), 3u);
   EXPECT_EQ(sum.text(0, 0), "Iteration");
   EXPECT_EQ(sum.number(0, 1), 2100);
@@ -362,7 +368,7 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(sum.rows[2][1]));  // a run measures no stall
   EXPECT_NE(sum.notes[0].find("2 GiB host → GPU"), std::string::npos) << sum.notes[0];
 
-  StatsTable traffic = trafficComparison(*f.measured, f.r, f.mapping);
+  StatsTable traffic = trafficComparison(*f.measured, f.w, f.r, f.mapping);
   ASSERT_EQ(traffic.rows.size(), 7u);
   EXPECT_EQ(traffic.text(0, 0), "host → GPU");
   EXPECT_EQ(traffic.number(0, 1), 0);  // the hand-made run copies nothing
@@ -387,11 +393,44 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   memory.samples.push({5000, 9.0 * GiB, 0, 0});
   counted->counters.push_back(memory);
   ASSERT_TRUE(counted->finalize().ok());
-  StatsTable withCounter = trafficComparison(*counted, f.r, f.mapping);
+  StatsTable withCounter = trafficComparison(*counted, f.w, f.r, f.mapping);
   EXPECT_EQ(withCounter.number(6, 1), 2.5 * GiB);
   EXPECT_EQ(withCounter.number(6, 3), 0.5 * GiB);
   EXPECT_NE(withCounter.notes[1].find("\"Memory allocated\" at its highest"), std::string::npos)
       << withCounter.notes[1];
+
+  // The verdicts held against each other: the run fit in 2.5 GiB, within a 4 GiB GPU, yet the
+  // simulation stalls 50 ns of its 450 — a contradiction, said; with a GPU of 2 GiB the run would
+  // not have fit, and the stall is no contradiction.
+  MemoryVerdict fit = memoryVerdict(*counted, f.w, f.r, f.mapping, 4 * GiB);
+  ASSERT_TRUE(fit.measuredPeak);
+  EXPECT_EQ(*fit.measuredPeak, 5 * GiB / 2);
+  EXPECT_EQ(fit.simulatedPeak, 3 * GiB);  // the weight and the activation, with unlimited memory
+  EXPECT_NE(fit.sentence.find("the run 2.5 GiB; the simulated step 3 GiB with unlimited memory"),
+            std::string::npos)
+      << fit.sentence;
+  EXPECT_NE(fit.sentence.find("+20.0 %"), std::string::npos) << fit.sentence;
+  EXPECT_NE(fit.warning.find("The run fit in 2.5 GiB, within the simulated GPU's 4 GiB, yet the "
+                             "simulation stalls 50 ns"),
+            std::string::npos)
+      << fit.warning;
+  EXPECT_NE(sum.notes.back().find("GPU memory at its peak"), std::string::npos);
+  EXPECT_TRUE(memoryVerdict(*counted, f.w, f.r, f.mapping, 2 * GiB).warning.empty());
+  // The reverse: the run needed 2.5 GiB, more than a 2.2 GiB GPU, yet a simulation without a
+  // stall whose step holds less fits there.
+  SimResult calm = f.r;
+  calm.summary.stall = 0;
+  SimWorkload small = f.w;
+  small.tensors[1].bytes = GiB;  // a step of 2 GiB
+  MemoryVerdict reverse = memoryVerdict(*counted, small, calm, f.mapping, 2 * GiB + GiB / 5);
+  EXPECT_NE(reverse.warning.find("The run needed 2.5 GiB, more than the simulated GPU's 2.2 GiB, "
+                                 "yet the simulated step fits without a stall"),
+            std::string::npos)
+      << reverse.warning;
+  // No counter: only the simulated side, and why.
+  EXPECT_NE(memoryVerdict(*f.measured, f.w, f.r, f.mapping, 4 * GiB)
+                .sentence.find("records no GPU memory counter"),
+            std::string::npos);
 
   StatsTable m = mappingTable(*f.measured, f.mapping);
   ASSERT_EQ(m.rows.size(), 3u);
@@ -424,12 +463,12 @@ TEST(Overlay, IterationCopiesIncludeTheInputBatch) {
   m.iterations = {{1000, 2000}, {3000, 4000}};
   m.iteration = 1;
   SimResult r;
-  StatsTable t = trafficComparison(**run, r, m);
+  StatsTable t = trafficComparison(**run, SimWorkload{}, r, m);
   EXPECT_EQ(t.text(0, 0), "host → GPU");
   EXPECT_EQ(t.number(0, 1), 2 << 20);
   EXPECT_EQ(t.number(1, 1), 1 << 10);
   m.iteration = 0;  // the first counts from the run's start
-  t = trafficComparison(**run, r, m);
+  t = trafficComparison(**run, SimWorkload{}, r, m);
   EXPECT_EQ(t.number(0, 1), 1 << 20);
   EXPECT_EQ(t.number(1, 1), 0);
 }

@@ -167,9 +167,9 @@ class TestOverlayView : public QObject {
             3);  // its forward, its gradient, its update, measured conv kernels
 
     // The filter: weights only.
-    for (memsim::TensorClass role :
-         {memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
-          memsim::TensorClass::OptimizerState, memsim::TensorClass::Other}) {
+    for (memsim::TensorClass role : {memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
+                                     memsim::TensorClass::OptimizerState,
+                                     memsim::TensorClass::Workspace, memsim::TensorClass::Other}) {
       const QSignalBlocker block(pane->classBox(role));
       pane->classBox(role)->setChecked(false);
     }

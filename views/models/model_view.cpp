@@ -17,6 +17,8 @@
 #include <QVBoxLayout>
 
 #include "io/atomic_file.h"
+#include "memsim/formats/from_model.h"
+#include "memsim/reports/memory_report.h"
 #include "model/astra_workload.h"
 #include "model/chakra_workload.h"
 #include "model/layer_table.h"
@@ -63,8 +65,10 @@ ModelView::ModelView(QString path, QWidget* parent) : QWidget(parent), path_(std
   tabs_ = new QTabWidget(this);
   layers_ = new TablePanel(tabs_);
   kernels_ = new TablePanel(tabs_);
+  memory_ = new TablePanel(tabs_);
   tabs_->addTab(layers_, tr("Layers"));
   tabs_->addTab(kernels_, tr("Training step"));
+  tabs_->addTab(memory_, tr("Memory"));
   layout->addWidget(tabs_, 1);
 
   connect(batch_, &QSpinBox::valueChanged, this, [this] { recompute(); });
@@ -96,9 +100,13 @@ void ModelView::present(Result<Computed> result) {
                 .arg(QString::fromStdString(what).toHtmlEscaped(),
                      QString::fromStdString(std::get<std::string>(row[1])).toHtmlEscaped());
   }
+  text += QStringLiteral("<br><b>%1</b> %2")
+              .arg(tr("training step memory"),
+                   QString::fromStdString(result->memorySentence).toHtmlEscaped());
   summary_->setText(text);
   layers_->setTable(std::move(result->layers));
   kernels_->setTable(std::move(result->kernels));
+  memory_->setTable(std::move(result->memory));
   emit updated();
 }
 
@@ -126,7 +134,12 @@ void ModelView::recompute() {
     if (!g) return g.failure();
     Computed c;
     c.layers = model::layerTable(*g);
-    c.kernels = model::stepTable(model::expandTrainingStep(*g, options));
+    const model::TrainingStep step = model::expandTrainingStep(*g, options);
+    c.kernels = model::stepTable(step);
+    const memsim::SimWorkload workload = memsim::workloadFromModel(*g, step);
+    const memsim::StepMemory memory = memsim::stepMemory(workload);
+    c.memory = memsim::stepMemoryTable(workload, memory);
+    c.memorySentence = memsim::stepMemorySentence(workload, memory);
     c.summary = model::modelSummary(*g);
     c.graph = std::make_shared<const model::ModelGraph>(std::move(*g));
     return c;

@@ -34,6 +34,7 @@ class ModelView : public QWidget {
   std::shared_ptr<const model::ModelGraph> graph() const { return graph_; }
   TablePanel* layers() const { return layers_; }
   TablePanel* kernels() const { return kernels_; }
+  TablePanel* memory() const { return memory_; }
   void setBatch(int batch);
   void setDevice(const QString& preset);
   // ASTRA-sim text / Chakra traces of the current model and settings; an error message or empty.
@@ -47,7 +48,8 @@ class ModelView : public QWidget {
  private:
   struct Computed {
     std::shared_ptr<const model::ModelGraph> graph;
-    StatsTable layers, kernels, summary;
+    StatsTable layers, kernels, summary, memory;
+    std::string memorySentence;  // the step's peak and its make-up
   };
   void recompute();
   void present(Result<Computed> result);
@@ -63,6 +65,7 @@ class ModelView : public QWidget {
   QTabWidget* tabs_ = nullptr;
   TablePanel* layers_ = nullptr;
   TablePanel* kernels_ = nullptr;
+  TablePanel* memory_ = nullptr;
   std::shared_ptr<const model::ModelGraph> graph_;
   JobRunner<Result<Computed>> job_{this,
                                    [this](Result<Computed> result) { present(std::move(result)); }};

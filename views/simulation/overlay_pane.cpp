@@ -115,7 +115,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
   for (memsim::TensorClass role :
        {memsim::TensorClass::Weight, memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
-        memsim::TensorClass::OptimizerState, memsim::TensorClass::Other}) {
+        memsim::TensorClass::OptimizerState, memsim::TensorClass::Workspace,
+        memsim::TensorClass::Other}) {
     auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
     box->setChecked(true);
     classes_.emplace_back(role, box);
@@ -371,6 +372,21 @@ const memsim::GpuRun* OverlayPane::shownGpu() const {
   return &current_->gpus[std::min(i, current_->gpus.size() - 1)];
 }
 
+namespace {
+
+// The run's GPU memory against the simulation's, with its warning in the stalls' colour.
+QString memoryLine(const memsim::MemoryVerdict& memory) {
+  QString line = htmlText(memory.sentence) + QLatin1Char('.');
+  if (!memory.warning.empty())
+    line +=
+        QStringLiteral("<br><span style=\"color:%1\"><b>%2</b> %3</span>")
+            .arg(QColor(palette::styleColor(EventStyle::Stall).value_or(qRgb(0xc0, 0, 0))).name(),
+                 QObject::tr("Warning:"), htmlText(memory.warning));
+  return line + QStringLiteral("<br>");
+}
+
+}  // namespace
+
 // The summary, the mapping and the comparisons of the GPU chosen.
 void OverlayPane::showGpu() {
   const memsim::OverlayRun& r = *current_;
@@ -420,7 +436,7 @@ void OverlayPane::showGpu() {
                htmlText(memsim::trafficSentence(s)),
                QString::fromStdString(formatDuration(measured)))
           .arg(r.gpus.size() > 1 ? tr(" · GPUs simulated: %1").arg(r.gpus.size()) : QString())
-          .arg(mapping +
+          .arg(memoryLine(g->memory) + mapping +
                tr("<br>Tiers: %1 (the values above; hover for all) · planned in %2, simulated in "
                   "%3")
                    .arg(QString::fromStdString(r.tiers.name).toHtmlEscaped(),

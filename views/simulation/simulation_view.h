@@ -53,6 +53,7 @@ class SimulationView : public QWidget {
   const memsim::MappingSummary* measuredMapping() const {
     return measured_ ? &*measured_ : nullptr;
   }
+  memsim::TierConfig tiers() const;  // the tiers the controls set
   bool busy() const { return running_; }
   double lastLatencyMs() const { return lastLatencyMs_; }  // control change → redrawn
 
@@ -72,7 +73,6 @@ class SimulationView : public QWidget {
   void schedule();
   void start();
   void present(Outcome outcome);
-  memsim::TierConfig tiers() const;
   void applyPreset();  // the chosen preset's values into the controls
 
   memsim::WorkloadSource source_;

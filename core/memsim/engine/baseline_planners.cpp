@@ -41,8 +41,13 @@ Plan planDemandPaging(Policy policy, const SimWorkload& w, const std::vector<Ten
   plan.policy = policy;
   plan.unifiedMemory = true;
   if (policy == Policy::Lru) {
-    // Plain UVM knows nothing of the program: dead tensors keep their pages until evicted, and
-    // are written back then.
+    // Plain UVM knows nothing of the program: in G10's workloads dead tensors keep their pages
+    // until evicted, and are written back then. A model's training step runs under a framework
+    // whose caching allocator hands a freed tensor's pages to the next allocation: freed at death.
+    if (w.g10Cycles.empty()) {
+      addFrees(w, lives, plan.actions);
+      sortActions(plan.actions);
+    }
     return plan;
   }
   // DeepUM: prefetch what the kernel k ahead will use, and keep it from LRU eviction. Freed
@@ -57,7 +62,7 @@ Plan planDemandPaging(Policy policy, const SimWorkload& w, const std::vector<Ten
       for (int t : *list) plan.actions.push_back({k, t, Action::Prefetch});
     }
   }
-  (void)lives;
+  if (w.g10Cycles.empty()) addFrees(w, lives, plan.actions);  // as for LRU above
   sortActions(plan.actions);
   return plan;
 }

@@ -192,8 +192,12 @@ class ReferencePlanner {
     add(w_.tensors.empty() ? 0 : w_.tensors[0].bytes);  // G10 counts its tensor 0 twice
     res_.assign(static_cast<size_t>(n_), total);
     cpu_.assign(static_cast<size_t>(n_), 0);
+    // G10 stops once the plan fits; its simulator of unified memory then keeps the other tensors'
+    // pages where they are. A framework's allocator frees every tensor at its death whatever the
+    // policy, so a workload that is not G10's own (a model's training step) gets them all.
+    const bool g10sOwn = !w_.g10Cycles.empty();
     for (size_t i = 1; i < w_.tensors.size(); ++i) {
-      if (gpuFits()) break;
+      if (g10sOwn && gpuFits()) break;
       const int t = static_cast<int>(i);
       if (w_.tensors[i].global || birth_[i] < 0) continue;
       const int born = birth_[i];

@@ -14,6 +14,8 @@ const char* toString(TensorClass r) {
       return "gradient";
     case TensorClass::OptimizerState:
       return "optimizer state";
+    case TensorClass::Workspace:
+      return "workspace";
     case TensorClass::Other:
       break;
   }
@@ -22,7 +24,7 @@ const char* toString(TensorClass r) {
 
 std::vector<TensorClass> allTensorClasses() {
   std::vector<TensorClass> all;
-  for (int r = 0; r <= static_cast<int>(TensorClass::OptimizerState); ++r)
+  for (int r = 0; r <= static_cast<int>(TensorClass::Workspace); ++r)
     all.push_back(static_cast<TensorClass>(r));
   return all;
 }

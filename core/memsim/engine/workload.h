@@ -14,9 +14,9 @@ namespace ts::memsim {
 // What a tensor is, coarsely: the model's roles (model::TensorRole) grouped as the timeline's
 // tensor lanes filter them (both gradients are "gradient"; inputs are activations). G10
 // workloads know only weights; their other tensors are Other.
-enum class TensorClass : uint8_t { Other, Weight, Activation, Gradient, OptimizerState };
-const char* toString(
-    TensorClass r);  // "other", "weight", "activation", "gradient", "optimizer state"
+enum class TensorClass : uint8_t { Other, Weight, Activation, Gradient, OptimizerState, Workspace };
+// "other", "weight", "activation", "gradient", "optimizer state", "workspace"
+const char* toString(TensorClass r);
 std::vector<TensorClass> allTensorClasses();
 
 struct SimTensor {
@@ -25,6 +25,9 @@ struct SimTensor {
   bool global = false;  // lives across iterations (weights, optimizer state): its idle time wraps
   TensorClass kind = TensorClass::Other;
   std::string shape = {};  // "[32, 64, 55, 55]" when known
+  // Allocated from its first use to the end of the iteration rather than to its last use: weight
+  // gradients, which zero_grad(set_to_none=True) frees as the next iteration begins.
+  bool untilIterationEnd = false;
 };
 
 struct SimKernel {
@@ -54,6 +57,10 @@ struct SimWorkload {
   // outputs demand-faulted and with every operand demand-faulted, in the same cycles. G10 charges
   // a kernel that faults by them (memsim/engine/fault_time.h).
   std::vector<int64_t> g10InputPfCycles, g10PfCycles;
+
+  // Tensors whose size the model did not give (shapes inference could not follow): counted as 0
+  // bytes, so every memory figure of the workload is a lower bound.
+  size_t unsizedTensors = 0;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
 };

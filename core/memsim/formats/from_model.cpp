@@ -9,9 +9,11 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
   w.name = step.model + " (batch " + std::to_string(step.batch) + ")";
   w.tensors.reserve(step.tensors.size());
   for (const model::StepTensor& t : step.tensors) {
-    bool global =
-        t.role == model::TensorRole::Weight || t.role == model::TensorRole::OptimizerState;
+    // The batch, like the weights, is allocated before the step begins and kept throughout.
+    bool global = t.role == model::TensorRole::Weight ||
+                  t.role == model::TensorRole::OptimizerState || t.role == model::TensorRole::Input;
     w.tensors.push_back({t.name, t.bytes, global});
+    w.tensors.back().untilIterationEnd = t.role == model::TensorRole::WeightGradient;
     switch (t.role) {
       case model::TensorRole::Weight:
         w.tensors.back().kind = TensorClass::Weight;
@@ -28,6 +30,7 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
         w.tensors.back().kind = TensorClass::Activation;
         break;
       case model::TensorRole::Workspace:
+        w.tensors.back().kind = TensorClass::Workspace;
         break;
     }
   }
@@ -42,6 +45,11 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
 
 SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step) {
   SimWorkload w = workloadFromStep(step);
+  for (const model::StepTensor& t : step.tensors) {
+    if (t.source >= 0 && t.source < static_cast<int>(graph.tensors.size()) &&
+        graph.tensors[static_cast<size_t>(t.source)].bytes() < 0)
+      ++w.unsizedTensors;
+  }
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     int source = step.tensors[t].source;
     if (source < 0 || source >= static_cast<int>(graph.tensors.size()) ||

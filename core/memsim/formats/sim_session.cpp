@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memsim/engine/step_memory.h"
 #include "session/session_builder.h"
 #include "util/format.h"
 
@@ -135,9 +136,17 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
         b.addRange(onSsd, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)],
                    {ssdCategory, {}});
     }
-    for (const TierUsage& u : r.usage) {
+    int64_t allocatedPeak = 0, residentPeak = 0;
+    for (const TierUsage& u : allocatedOnGpu(w, r)) {
       b.addCounterSample(kGpuUsedCounter, "bytes", device, kNone, u.time,
                          static_cast<double>(u.gpu));
+      allocatedPeak = std::max(allocatedPeak, u.gpu);
+    }
+    for (const TierUsage& u : r.usage) residentPeak = std::max(residentPeak, u.gpu);
+    for (const TierUsage& u : r.usage) {
+      if (residentPeak > allocatedPeak + allocatedPeak / 100)
+        b.addCounterSample(kGpuResidentCounter, "bytes", device, kNone, u.time,
+                           static_cast<double>(u.gpu));
       b.addCounterSample(kHostUsedCounter, "bytes", device, kNone, u.time,
                          static_cast<double>(u.host));
       b.addCounterSample(kSsdUsedCounter, "bytes", device, kNone, u.time,
@@ -158,6 +167,31 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
 namespace {
 
 constexpr std::string_view kSimulated = " (simulated)";
+
+std::vector<TierUsage> mergeTierSamples(const std::array<const CounterTrack*, 3>& tiers) {
+  std::vector<TimeNs> times;
+  for (const CounterTrack* c : tiers) {
+    if (c) times.insert(times.end(), c->samples.time.begin(), c->samples.time.end());
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<TierUsage> usage(times.size());
+  for (size_t which = 0; which < tiers.size(); ++which) {
+    const CounterTrack* c = tiers[which];
+    if (!c) continue;
+    size_t next = 0;
+    double value = 0;
+    for (size_t i = 0; i < times.size(); ++i) {
+      while (next < c->size() && c->samples.time[next] <= times[i])
+        value = c->samples.value[next++];
+      usage[i].time = times[i];
+      (which == 0   ? usage[i].gpu
+       : which == 1 ? usage[i].host
+                    : usage[i].ssd) = static_cast<int64_t>(value);
+    }
+  }
+  return usage;
+}
 
 }  // namespace
 
@@ -219,22 +253,19 @@ Result<std::vector<SimulatedRun>> readSimulatedSession(const Session& s) {
       for (size_t i = 0; i < t.size(); ++i) run.stall += t.hot.end[i] - t.hot.start[i];
     }
   }
+  // Each tier's counter has samples of its own (the GPU's changes within kernels): merged into
+  // one usage list per run, each tier's value held until its next sample.
+  std::vector<std::array<const CounterTrack*, 3>> tiersOf(runs.size(), {nullptr, nullptr, nullptr});
   for (const CounterTrack& c : s.counters) {
     if (c.device == kNone) continue;
-    SimulatedRun& run = runs[s.devices[c.device].rank];
     // "host memory used": as sessions saved before 2026-12 name it.
     int which = c.name == kGpuUsedCounter                                    ? 0
                 : c.name == kHostUsedCounter || c.name == "host memory used" ? 1
                 : c.name == kSsdUsedCounter                                  ? 2
                                                                              : -1;
-    if (which < 0) continue;
-    if (run.usage.size() < c.size()) run.usage.resize(c.size());
-    for (size_t i = 0; i < c.size(); ++i) {
-      TierUsage& u = run.usage[i];
-      u.time = c.samples.time[i];
-      (which == 0 ? u.gpu : which == 1 ? u.host : u.ssd) = static_cast<int64_t>(c.samples.value[i]);
-    }
+    if (which >= 0) tiersOf[s.devices[c.device].rank][static_cast<size_t>(which)] = &c;
   }
+  for (size_t r = 0; r < runs.size(); ++r) runs[r].usage = mergeTierSamples(tiersOf[r]);
   return runs;
 }
 

@@ -17,7 +17,10 @@ namespace ts::memsim {
 
 // The tier-usage counters' names: written here, read back by readSimulatedSession, and found
 // by the what-if to set each row's capacity.
+// The GPU's is the memory model's (bytes allocated on it, step_memory.h); a policy that keeps
+// pages resident past a free gets kGpuResidentCounter beside it.
 inline constexpr const char* kGpuUsedCounter = "GPU memory used";
+inline constexpr const char* kGpuResidentCounter = "GPU pages resident";
 inline constexpr const char* kHostUsedCounter = "Host memory used";
 inline constexpr const char* kSsdUsedCounter = "SSD used";
 

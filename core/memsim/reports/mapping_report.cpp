@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "memsim/engine/step_memory.h"
 #include "memsim/reports/sim_report.h"
 #include "session/memory_counter.h"
 #include "util/format.h"
@@ -191,8 +193,71 @@ StatsTable layerComparison(const SimWorkload& w, const SimResult& r,
   return t;
 }
 
+MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimResult& r,
+                            const model::KernelMapping& m, int64_t gpuBytes) {
+  MemoryVerdict v;
+  v.simulatedPeak = stepMemory(w).peak;
+  int64_t onGpu = 0;
+  for (const TierUsage& u : allocatedOnGpu(w, r)) onGpu = std::max(onGpu, u.gpu);
+  std::optional<MemoryPeak> measured;
+  if (!m.iterations.empty() && m.device != kNone) {
+    const auto& it = m.iterations[m.iteration];
+    measured = gpuMemoryPeak(run, m.device, it.start, it.end);
+  }
+  const std::string simulated =
+      "the simulated step " + formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
+      " with unlimited memory, " + formatBytes(static_cast<uint64_t>(onGpu)) +
+      " on the GPU under " + toString(r.policy);
+  if (!measured) {
+    v.sentence = "GPU memory at its peak: " + simulated +
+                 "; the run records no GPU memory counter (PyTorch: profile_memory=True)";
+    return v;
+  }
+  v.measuredPeak = measured->bytes;
+  const bool fromTraceStart = measured->counter.find("since") != std::string::npos;
+  // A counter from the trace's start misses what was held before it: the weights, optimizer
+  // state and batch, as the model gives them, are added for the verdict (said "about").
+  int64_t runPeak = measured->bytes;
+  if (fromTraceStart) {
+    for (const SimTensor& t : w.tensors) runPeak += t.global ? t.bytes : 0;
+  }
+  const std::string runSize =
+      (fromTraceStart ? "about " : "") + formatBytes(static_cast<uint64_t>(runPeak));
+  const double delta = runPeak > 0 ? 100.0 * static_cast<double>(v.simulatedPeak - runPeak) /
+                                         static_cast<double>(runPeak)
+                                   : 0.0;
+  char change[32];
+  std::snprintf(change, sizeof change, "%+.1f %%", delta);
+  v.sentence = "GPU memory at its peak: the run " +
+               formatBytes(static_cast<uint64_t>(measured->bytes)) +
+               (fromTraceStart ? " counted from the trace's start, about " + runSize.substr(6) +
+                                     " with the weights, optimizer state and batch held before it"
+                               : std::string()) +
+               "; " + simulated + " (" + change + " against the run)";
+  const TimeNs stall = r.summary.stall;
+  const bool stalls = r.feasible && stall > r.summary.iteration / 100;
+  if (runPeak <= gpuBytes && stalls) {
+    v.warning =
+        "The run fit in " + runSize +
+        (fromTraceStart ? " (its counter and the model's weights and optimizer state)" : "") +
+        ", within the simulated GPU's " + formatBytes(static_cast<uint64_t>(gpuBytes)) +
+        ", yet the simulation stalls " + formatDuration(stall) + " for memory: its step holds " +
+        formatBytes(static_cast<uint64_t>(v.simulatedPeak)) + " (" + change +
+        "). Check the model, the batch and the optimizer against the run before trusting "
+        "this verdict.";
+  } else if (measured->bytes > gpuBytes && r.feasible && stall == 0 &&
+             v.simulatedPeak <= gpuBytes) {
+    v.warning = "The run needed " + runSize + ", more than the simulated GPU's " +
+                formatBytes(static_cast<uint64_t>(gpuBytes)) +
+                ", yet the simulated step fits without a stall (" +
+                formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
+                "): the model holds less than the run did.";
+  }
+  return v;
+}
+
 StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const SimResult& r,
-                             const model::KernelMapping& m) {
+                             const model::KernelMapping& m, int64_t gpuBytes) {
   StatsTable t;
   t.report = "sim_summary";
   t.title = "Measured iteration against " + std::string(toString(r.policy)) + " on its model";
@@ -222,6 +287,9 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
       "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
       "simulated one "
       "runs the model's whole training step back to back.");
+  const MemoryVerdict memory = memoryVerdict(run, w, r, m, gpuBytes);
+  t.notes.push_back(memory.sentence + ".");
+  if (!memory.warning.empty()) t.notes.push_back("Warning: " + memory.warning);
   return t;
 }
 
@@ -229,7 +297,7 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
 
 namespace ts::memsim {
 
-StatsTable trafficComparison(const Session& run, const SimResult& r,
+StatsTable trafficComparison(const Session& run, const SimWorkload& w, const SimResult& r,
                              const model::KernelMapping& m) {
   const std::array<int64_t, 2> copied = iterationCopies(run, m);
   StatsTable t;
@@ -265,7 +333,8 @@ StatsTable trafficComparison(const Session& run, const SimResult& r,
     measuredPeak = gpuMemoryPeak(run, m.device, it.start, it.end);
   }
   std::optional<int64_t> simulatedPeak;
-  for (const TierUsage& u : r.usage) simulatedPeak = std::max(simulatedPeak.value_or(0), u.gpu);
+  for (const TierUsage& u : allocatedOnGpu(w, r))
+    simulatedPeak = std::max(simulatedPeak.value_or(0), u.gpu);
   std::vector<StatsCell> row{std::string("GPU memory at peak")};
   appendChange(row, measuredPeak ? std::optional<int64_t>(measuredPeak->bytes) : std::nullopt,
                simulatedPeak);

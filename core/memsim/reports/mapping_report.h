@@ -3,6 +3,9 @@
 // traffic). The CLI prints them, the GUI's simulation pane and compare view show them.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "analysis/stats_table.h"
 #include "memsim/engine/simulator.h"
 #include "memsim/formats/workload_source.h"
@@ -31,13 +34,32 @@ StatsTable kernelComparison(const SimWorkload& workload, const SimResult& result
 StatsTable layerComparison(const SimWorkload& workload, const SimResult& result,
                            const model::KernelMapping& mapping);
 
-// Iteration time, kernel time and stall: measured beside simulated (the note sums the traffic).
+// Iteration time, kernel time and stall: measured beside simulated (the note sums the traffic;
+// another says how the GPU memory compares, with memoryVerdict's warning when there is one).
 StatsTable comparisonSummary(const Session& run, const SimWorkload& workload,
-                             const SimResult& result, const model::KernelMapping& mapping);
+                             const SimResult& result, const model::KernelMapping& mapping,
+                             int64_t gpuBytes);
+
+// The run's GPU memory against the simulation's, for the mapped iteration: a sentence (the run's
+// allocator at its peak; the simulated step's peak with unlimited memory, Δ; the most allocated
+// on the GPU under the policy), and a warning where the verdicts contradict each other — the run
+// fit in `gpuBytes` (the simulated GPU's memory) yet the simulation stalls for memory, or the run
+// needed more than `gpuBytes` yet the simulated step fits without a stall. Empty warning
+// otherwise, or when the run records no GPU memory counter.
+struct MemoryVerdict {
+  std::optional<int64_t> measuredPeak;
+  int64_t simulatedPeak = 0;  // the step memory model's, unlimited memory
+  std::string sentence;
+  std::string warning;
+};
+MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& workload,
+                            const SimResult& result, const model::KernelMapping& mapping,
+                            int64_t gpuBytes);
 
 // Bytes per direction during the mapped iteration: the run's copies of the matching kind (host
-// to device, device to host) beside the simulated transfers over each link.
-StatsTable trafficComparison(const Session& run, const SimResult& result,
-                             const model::KernelMapping& mapping);
+// to device, device to host) beside the simulated transfers over each link; and the GPU memory
+// at its peak, the run's allocator against the memory model's bytes allocated on the GPU.
+StatsTable trafficComparison(const Session& run, const SimWorkload& workload,
+                             const SimResult& result, const model::KernelMapping& mapping);
 
 }  // namespace ts::memsim

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "memsim/engine/step_memory.h"
 #include "memsim/engine/vitality.h"
 #include "timeline/range_track.h"
 #include "util/format.h"
@@ -60,7 +61,8 @@ class PartBuilder {
         origin(origin),
         w(w),
         r(r),
-        lives(analyzeVitality(w)) {
+        lives(analyzeVitality(w)),
+        lifetimes(tensorLifetimes(w)) {
     s.processes.push_back({s.devices[device].rank, -1,
                            "Tensorscope simulation (" + std::string(toString(r.policy)) + ", GPU " +
                                std::to_string(s.devices[device].ordinal) + ")",
@@ -115,39 +117,31 @@ class PartBuilder {
   }
 
   void addTierUsage(const TierConfig& tiers) {
-    // Tier usage.
-    const std::pair<const char*, int64_t> tierRows[] = {
-        {"GPU memory (simulated)", tiers.gpuBytes},
-        {"Host memory (simulated)", tiers.hostBytes},
-        {"SSD (simulated)", tiers.ssdBytes}};
-    for (int tier = 0; tier < 3; ++tier) {
-      CounterTrack c;
-      c.name = tierRows[tier].first;
-      c.unit = "bytes";
-      c.device = device;
-      for (const TierUsage& u : r.usage) {
-        if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
-          continue;  // keep samples sorted
-        c.samples.push({origin + u.time, static_cast<double>(tier == 0   ? u.gpu
-                                                             : tier == 1 ? u.host
-                                                                         : u.ssd)});
-      }
-      s.counters.push_back(std::move(c));
-      // The GPU's memory shows with the kernels; host memory, SSD and the links sit in a group
-      // that starts folded, so the measured streams and threads stay on screen below.
-      if (tier == 1)
-        rows.push_back(
-            {TimelineRow::Kind::Group, "Host, SSD and links", 1, {}, kNone, 0, {}, {}, true});
-      rows.push_back({TimelineRow::Kind::Counter,
-                      tierRows[tier].first,
-                      tier == 0 ? 1 : 2,
-                      {},
-                      static_cast<uint32_t>(s.counters.size() - 1),
-                      static_cast<double>(tierRows[tier].second),
-                      {},
-                      {},
-                      false});
-    }
+    // The GPU's row is the memory model's: bytes allocated and on the GPU (step_memory.h). Host
+    // memory and SSD are the simulator's, as are the GPU's pages when the policy keeps some
+    // resident past a free (unified memory frees a page only when it evicts it): then that is a
+    // row of its own.
+    const std::vector<TierUsage> allocated = allocatedOnGpu(w, r);
+    const int64_t allocatedPeak = peakOf(allocated, &TierUsage::gpu);
+    const int64_t residentPeak = peakOf(r.usage, &TierUsage::gpu);
+    addCounter("GPU memory (simulated)", allocated, &TierUsage::gpu, tiers.gpuBytes, 1,
+               "bytes allocated on the GPU: each tensor from the kernel that writes it to its last "
+               "use (weights, optimizer state and the batch throughout, weight gradients until "
+               "the step ends), less what the policy keeps in host memory or on the SSD; peak " +
+                   formatBytes(allocatedPeak));
+    if (residentPeak > allocatedPeak + allocatedPeak / 100)
+      addCounter("GPU pages resident (simulated)", r.usage, &TierUsage::gpu, tiers.gpuBytes, 1,
+                 std::string(toString(r.policy)) +
+                     " keeps pages on the GPU after their tensor is freed, until it evicts them: "
+                     "the GPU memory its pages occupy, freed or not; peak " +
+                     formatBytes(residentPeak) + " against " + formatBytes(allocatedPeak) +
+                     " allocated");
+    // Host memory, SSD and the links sit in a group that starts folded, so the measured streams
+    // and threads stay on screen below.
+    rows.push_back(
+        {TimelineRow::Kind::Group, "Host, SSD and links", 1, {}, kNone, 0, {}, {}, true});
+    addCounter("Host memory (simulated)", r.usage, &TierUsage::host, tiers.hostBytes, 2, {});
+    addCounter("SSD (simulated)", r.usage, &TierUsage::ssd, tiers.ssdBytes, 2, {});
   }
 
   void addTransfers() {
@@ -210,11 +204,21 @@ class PartBuilder {
     std::vector<std::vector<RangeSpan>> tensorSpans(w.tensors.size());
     std::vector<std::vector<std::pair<TimeNs, TimeNs>>> moving(w.tensors.size());
     std::vector<std::vector<const Migration*>> migrationsOf(w.tensors.size());
+    // A lane shows its tensor only while it is allocated: empty before its birth and after its
+    // death, whatever the policy does with pages of a freed tensor (the links' rows show that).
+    std::vector<TimeSpan> alive(w.tensors.size());
+    for (size_t t = 0; t < alive.size(); ++t) alive[t] = lifetimeSpan(lifetimes[t], r);
+    auto clipped = [&](int tensor, TimeNs a, TimeNs b) {
+      const TimeSpan life = alive[static_cast<size_t>(tensor)];
+      return std::pair(std::max(a, life.start), std::min(b, life.end));
+    };
     for (const Migration& m : r.migrations) {
       moving[static_cast<size_t>(m.tensor)].emplace_back(m.start, m.end);
       migrationsOf[static_cast<size_t>(m.tensor)].push_back(&m);
+      auto [a, b] = clipped(m.tensor, m.start, m.end);
+      if (b <= a) continue;
       tensorSpans[static_cast<size_t>(m.tensor)].push_back(
-          {origin + m.start, origin + m.end, std::string(tierName(m.from)) + " → " + tierName(m.to),
+          {origin + a, origin + b, std::string(tierName(m.from)) + " → " + tierName(m.to),
            kTensorMoving, formatBytes(m.bytes)});
     }
     for (auto& v : moving) std::sort(v.begin(), v.end());
@@ -232,10 +236,12 @@ class PartBuilder {
                                   : std::pair(kTensorOnSsd, "on SSD");
     };
     for (const Residency& res : r.residency) {
-      for (auto [a, b] : subtract(res.start, res.end, moving[static_cast<size_t>(res.tensor)])) {
+      auto [from, to] = clipped(res.tensor, res.start, res.end);
+      if (to <= from) continue;
+      for (auto [a, b] : subtract(from, to, moving[static_cast<size_t>(res.tensor)])) {
         auto [category, name] = stateOf(res.tier);
         std::string label = name;
-        if (const Migration* m = b < res.end ? queuedInto(res.tensor, res.tier, b) : nullptr) {
+        if (const Migration* m = b < to ? queuedInto(res.tensor, res.tier, b) : nullptr) {
           std::tie(category, name) = stateOf(m->from);
           label = std::string(name) + ", queued for " + tierName(m->to);
         }
@@ -294,10 +300,13 @@ class PartBuilder {
         auto kernelName = [&](int k) {
           return "#" + std::to_string(k) + " " + w.kernels[static_cast<size_t>(k)].name;
         };
-        if (life.birth >= 0)
-          info += "\nborn at kernel " + kernelName(life.birth) + ", last used by " +
-                  kernelName(life.death - 1);
-        if (tensor.global) info += " (lives across iterations)";
+        const TensorLifetime& held = lifetimes[static_cast<size_t>(t)];
+        if (tensor.global)
+          info += "\nallocated throughout (lives across iterations)";
+        else if (held.allocated())
+          info += "\nallocated from kernel " + kernelName(held.from) + " to the end of " +
+                  kernelName(held.to - 1) +
+                  (tensor.untilIterationEnd ? " (kept until the step ends)" : "");
         info += "\ninactive:";
         if (life.inactive.empty()) info += " never";
         for (size_t i = 0; i < life.inactive.size() && i < 4; ++i) {
@@ -334,6 +343,35 @@ class PartBuilder {
   }
 
  private:
+  static int64_t peakOf(const std::vector<TierUsage>& usage, int64_t TierUsage::*field) {
+    int64_t peak = 0;
+    for (const TierUsage& u : usage) peak = std::max(peak, u.*field);
+    return peak;
+  }
+
+  void addCounter(const std::string& name, const std::vector<TierUsage>& usage,
+                  int64_t TierUsage::*field, int64_t capacity, int depth, std::string info) {
+    CounterTrack c;
+    c.name = name;
+    c.unit = "bytes";
+    c.device = device;
+    for (const TierUsage& u : usage) {
+      if (!c.samples.time.empty() && c.samples.time.back() > origin + u.time)
+        continue;  // keep samples sorted
+      c.samples.push({origin + u.time, static_cast<double>(u.*field)});
+    }
+    s.counters.push_back(std::move(c));
+    rows.push_back({TimelineRow::Kind::Counter,
+                    name,
+                    depth,
+                    {},
+                    static_cast<uint32_t>(s.counters.size() - 1),
+                    static_cast<double>(capacity),
+                    std::move(info),
+                    {},
+                    false});
+  }
+
   uint32_t thread(const char* name) {
     s.threads.push_back({process, -static_cast<int64_t>(s.threads.size()) - 1, name, 0});
     return static_cast<uint32_t>(s.threads.size() - 1);
@@ -352,6 +390,7 @@ class PartBuilder {
   const SimWorkload& w;
   const SimResult& r;
   const std::vector<TensorLife> lives;
+  const std::vector<TensorLifetime> lifetimes;  // when each tensor holds memory (step_memory.h)
   uint32_t process = kNone, kernelThread = kNone, linkThread = kNone, tensorThread = kNone;
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> measuredOf;
   uint32_t kernelTrack = kNone;

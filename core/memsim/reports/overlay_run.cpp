@@ -72,6 +72,8 @@ OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
       continue;
     }
     g.run = std::move(runs->front());
+    g.memory = memoryVerdict(*source.session, g.workload, g.run.result, g.mapping.kernels,
+                             request.tiers.gpuBytes);
     out.gpus.push_back(std::move(g));
   }
   if (!say("drawing")) return out;

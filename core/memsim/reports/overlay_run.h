@@ -8,6 +8,7 @@
 
 #include "memsim/engine/simulation.h"
 #include "memsim/formats/workload_source.h"
+#include "memsim/reports/mapping_report.h"
 #include "memsim/reports/overlay.h"
 #include "util/progress.h"
 #include "util/result.h"
@@ -26,6 +27,7 @@ struct GpuRun {
   MappingSummary mapping;
   SimWorkload workload;
   PolicyRun run;
+  MemoryVerdict memory;  // the run's GPU memory against the simulation's, and any contradiction
 };
 
 struct OverlayRun {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "memsim/engine/step_memory.h"
 #include "util/format.h"
 #include "util/json_writer.h"
 
@@ -100,7 +101,28 @@ StatsTable planTable(const SimWorkload& w, const std::vector<PolicyRun>& runs) {
   return t;
 }
 
-std::string simulationJson(const std::vector<PolicyRun>& runs) {
+namespace {
+
+void memoryJson(JsonWriter& j, const StepMemory& step, const SimWorkload& w, const SimResult& r) {
+  j.key("memory").beginObject();
+  j.key("step_peak_bytes").value(step.peak);
+  j.key("step_peak_by_kind").beginObject();
+  for (TensorClass c : allTensorClasses()) j.key(toString(c)).value(step.atPeak(c));
+  j.endObject();
+  if (r.feasible) {
+    int64_t allocated = 0, resident = 0;
+    for (const TierUsage& u : allocatedOnGpu(w, r)) allocated = std::max(allocated, u.gpu);
+    for (const TierUsage& u : r.usage) resident = std::max(resident, u.gpu);
+    j.key("gpu_peak_bytes").value(allocated);
+    j.key("gpu_resident_peak_bytes").value(resident);
+  }
+  j.endObject();
+}
+
+}  // namespace
+
+std::string simulationJson(const SimWorkload& workload, const std::vector<PolicyRun>& runs) {
+  const StepMemory step = stepMemory(workload);
   JsonWriter j;
   j.beginArray();
   for (const PolicyRun& run : runs) {
@@ -129,6 +151,7 @@ std::string simulationJson(const std::vector<PolicyRun>& runs) {
     for (int l = 0; l < kLinkCount; ++l)
       j.key(toString(static_cast<Link>(l))).value(s.linkBytes[static_cast<size_t>(l)]);
     j.endObject();
+    memoryJson(j, step, workload, r);
     j.endObject();
   }
   j.endArray();

@@ -24,7 +24,10 @@ StatsTable planTable(const SimWorkload& workload, const std::vector<PolicyRun>& 
 std::string trafficSentence(const SimSummary& summary);
 
 // [{"policy", "feasible", "iteration_ns", "ideal_ns", "slowdown", "stall_ns", "compute_ns",
-//   "overlap_ns", "faults", "bytes": {"host-to-gpu": N, ...}, "problem"?}, ...]
-std::string simulationJson(const std::vector<PolicyRun>& runs);
+//   "overlap_ns", "faults", "bytes": {"host-to-gpu": N, ...}, "problem"?, "memory": {...}}, ...]
+// "memory" (memsim/engine/step_memory.h): the step's peak with unlimited memory and its make-up
+// by kind (the same for every policy), the peak allocated on the GPU under this policy, and the
+// peak of the GPU pages it keeps resident (freed ones too, for unified memory).
+std::string simulationJson(const SimWorkload& workload, const std::vector<PolicyRun>& runs);
 
 }  // namespace ts::memsim
