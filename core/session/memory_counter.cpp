@@ -6,13 +6,15 @@
 
 namespace ts {
 
+bool isAllocatedCounter(const CounterTrack& c) {
+  std::string lower = c.name;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return c.unit == "bytes" && lower.find("alloc") != std::string::npos;
+}
+
 std::optional<MemoryPeak> gpuMemoryPeak(const Session& s, uint32_t device, TimeNs from, TimeNs to) {
   for (const CounterTrack& c : s.counters) {
-    std::string lower = c.name;
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (c.device != device || c.unit != "bytes" || lower.find("alloc") == std::string::npos ||
-        c.size() == 0)
-      continue;
+    if (c.device != device || !isAllocatedCounter(c) || c.size() == 0) continue;
     const auto& time = c.samples.time;
     // The sample in force when the window opens, then every one inside it.
     size_t i = static_cast<size_t>(std::upper_bound(time.begin(), time.end(), from) - time.begin());

@@ -18,6 +18,10 @@ struct MemoryPeak {
   std::string counter;  // the counter's name ("Memory allocated", "Allocated since trace start")
 };
 
+// A GPU's (or a process's) allocated-bytes counter: in bytes, named for allocation ("Memory
+// allocated", "Allocated since trace start"), not "Memory reserved". One rule for every reader.
+bool isAllocatedCounter(const CounterTrack& counter);
+
 // The highest value of the GPU's allocated-bytes counter during [from, to] (the value held when
 // the window opens included); none when the session records no such counter for it, or no sample
 // of it falls in or before the window. A process's counter is host memory: not counted.
