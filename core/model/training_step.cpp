@@ -100,6 +100,10 @@ class StepBuilder {
   }
 
   TrainingStep build() {
+    // About a forward, two backward kernels and an update per op; a tensor, its gradient and
+    // optimizer state per graph tensor: reserved so a large model is not copied as it grows.
+    s_.kernels.reserve(3 * g_.ops.size() + g_.tensors.size());
+    s_.tensors.reserve(3 * g_.tensors.size() + 2 * g_.ops.size());
     leafTensors();
     for (size_t i = 0; i < g_.ops.size(); ++i) forward(static_cast<int>(i));
     for (size_t r = g_.ops.size(); r-- > 0;) backward(static_cast<int>(r));
