@@ -28,6 +28,18 @@ const char* toString(MeasuredClass c) {
 
 namespace {
 
+// Ops that only make a tensor for the op around them (aten::empty inside aten::conv2d): PyTorch
+// records most allocations inside one, so the op a tensor belongs to is the one enclosing it.
+bool isFactory(std::string_view name) {
+  for (std::string_view f :
+       {"aten::empty", "aten::empty_strided", "aten::empty_like", "aten::zeros", "aten::zeros_like",
+        "aten::ones", "aten::ones_like", "aten::full", "aten::full_like", "aten::new_empty",
+        "aten::new_empty_strided", "aten::new_zeros", "aten::resize_"}) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
 // The ops (Nvtx-kind events: PyTorch's cpu_op and user_annotation ranges) open at a moment, on
 // the threads of one rank: which is innermost, and what encloses it.
 class OpStacks {
@@ -45,8 +57,9 @@ class OpStacks {
     std::vector<std::string_view> names;  // outermost first
   };
 
-  // The innermost op open at `t` (the latest to begin, on any of the rank's threads) and the ops
-  // around it on its thread.
+  // The innermost op open at `t` that is not a factory (the latest to begin, on any of the
+  // rank's threads: the records do not keep their thread) and the ops around it on its thread.
+  // Per record: a binary search per lane of each thread.
   Open at(TimeNs t) const {
     Open best;
     TimeNs bestStart = 0;
@@ -55,7 +68,7 @@ class OpStacks {
       if (t < track.minStart() || t > track.maxEnd()) continue;
       for (uint32_t lane = track.laneCount(); lane-- > 0;) {
         const uint32_t e = track.eventAt(lane, t);
-        if (e == kNone) continue;
+        if (e == kNone || isFactory(s_.str(track.hot.name[e]))) continue;
         if (best.track == kNone || track.hot.start[e] > bestStart)
           best.track = ti, best.event = e, bestStart = track.hot.start[e];
         break;  // the deepest lane open on this thread
@@ -115,7 +128,7 @@ MeasuredClass classify(const Session& s, const MeasuredTensor& m, const OpStacks
   return backward ? MeasuredClass::ActivationGradient : MeasuredClass::Activation;
 }
 
-MeasuredMemory pairRecords(const Session& s, const CounterTrack& c) {
+MeasuredMemory pairRecords(const CounterTrack& c) {
   MeasuredMemory m;
   m.device = c.device;
   m.counter = c.name;
@@ -148,7 +161,6 @@ MeasuredMemory pairRecords(const Session& s, const CounterTrack& c) {
       open.erase(it);
     }
   }
-  (void)s;
   return m;
 }
 
@@ -162,7 +174,7 @@ std::vector<MeasuredMemory> measureTensorLifetimes(const Session& s) {
         !isAllocatedCounter(c) || c.size() == 0)
       continue;
     seen[c.device] = true;
-    MeasuredMemory m = pairRecords(s, c);
+    MeasuredMemory m = pairRecords(c);
     const OpStacks ops(s, s.devices[c.device].rank);
     for (MeasuredTensor& t : m.tensors) {
       const OpStacks::Open alloc = ops.at(t.allocated);

@@ -48,6 +48,10 @@ bool isActivation(const ModelGraph& g, int t) {
 
 }  // namespace
 
+bool gradientIsView(const std::string& type) {
+  return isOneOf(type, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose"});
+}
+
 bool isContraction(const std::string& type) {
   return type == "Conv" || type == "ConvTranspose" || type == "Gemm" || type == "MatMul";
 }
@@ -235,19 +239,30 @@ AutogradSaves autogradSaves(const OpContext& c, const Op& op) {
     const int64_t x = elementsOf(g, input(0)), channels = elementsOf(g, input(1));
     int64_t rows = channels;
     if (type == "LayerNormalization" && channels > 0 && x > 0) rows = x / channels;
-    if (type == "InstanceNormalization" && x > 0 &&
-        !g.tensors[static_cast<size_t>(input(0))].shape.empty())
-      rows = channels * g.tensors[static_cast<size_t>(input(0))].shape[0];
+    const int64_t batch = x > 0 && !g.tensors[static_cast<size_t>(input(0))].shape.empty()
+                              ? g.tensors[static_cast<size_t>(input(0))].shape[0]
+                              : -1;
+    if (type == "InstanceNormalization" && batch > 0) rows = channels * batch;
+    if (type == "GroupNormalization" && batch > 0) {  // per sample and group
+      auto groups = op.ints.find("num_groups");
+      rows = groups != op.ints.end() && !groups->second.empty() ? batch * groups->second[0] : -1;
+    }
     if (rows > 0) s.extraName = ".saved_stats", s.extraBytes = 2 * rows * 4;
   } else if (type == "Sigmoid" && onlyGatesItsInput(c, op)) {
     // SiLU's first half: the Mul keeps what its backward needs.
   } else if (savesResult(type)) {
-    keep(op.outputs[0]);
+    if (!op.outputs.empty()) keep(op.outputs[0]);
   } else if (type == "MaxPool") {
     keep(input(0));
     if (outElements > 0) s.extraName = ".indices", s.extraBytes = outElements * 8;  // int64
   } else if (type == "Dropout") {
-    if (outElements > 0) s.extraName = ".mask", s.extraBytes = outElements;  // bool
+    // Its mask (bool): the op's second output where the exporter wrote one, else made here.
+    if (op.outputs.size() > 1 && op.outputs[1] >= 0)
+      keep(op.outputs[1]);
+    else if (outElements > 0)
+      s.extraName = ".mask", s.extraBytes = outElements;
+  } else if (type == "Where") {
+    keep(input(0));  // the condition
   } else if (type == "Erf" && onlyInGelu(c, op)) {
     // GELU's inner part: the product keeps x.
   } else if (const int sum = geluSumSide(g, op); sum >= 0) {
@@ -266,7 +281,7 @@ AutogradSaves autogradSaves(const OpContext& c, const Op& op) {
     keep(input(1));  // the indices
   } else if (isView(type) || isOneOf(type, {"Add", "Sub", "Neg", "Concat", "Pad", "ReduceMean",
                                             "ReduceSum", "Shape", "Constant", "ConstantOfShape",
-                                            "Cast", "Tile", "Where", "Equal", "Range"})) {
+                                            "Cast", "Tile", "Equal", "Range"})) {
     // Gradients that need only shapes.
   } else {
     for (int t : op.inputs) {

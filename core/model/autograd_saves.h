@@ -40,13 +40,16 @@ struct OpContext {
 
 // Layer normalisation as exporters write it before opset 17 — ReduceMean, Sub, Pow, ReduceMean,
 // Add, Sqrt, Div, then the affine Mul and Add — is one op in PyTorch, whose backward keeps only its
-// input and two statistics per row. Per op: 0 outside such a chain, 1 inside it (nothing kept),
-// 2 for the Sub that reads the input (which keeps it).
+// input (and two statistics per row, a few bytes, left out here). Per op: 0 outside such a chain,
+// 1 inside it (nothing kept), 2 for the Sub that reads the input (which keeps it).
 std::vector<char> decomposedLayerNorms(const ModelGraph& g,
                                        const std::vector<std::vector<int>>& readers);
 
 OutputMemory outputMemory(const OpContext& c, const Op& op);
 AutogradSaves autogradSaves(const OpContext& c, const Op& op);
+// Whether a view's input gradient is a view of its output gradient (reshape, flatten, squeeze,
+// transpose): Split, Slice and Expand views have gradients of their own.
+bool gradientIsView(const std::string& type);
 // Contractions (Conv, Gemm, MatMul): the gradient of the input needs the weights, the gradient
 // of the weights needs the input.
 bool isContraction(const std::string& type);

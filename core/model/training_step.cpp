@@ -216,7 +216,7 @@ class StepBuilder {
         k.inputs.insert(k.inputs.end(), saved.begin(), saved.end());
       }
       // A view's gradient is a view of its output's gradient: no memory of its own.
-      const bool view = outputMemory(context(), op) == OutputMemory::View;
+      const bool view = gradientIsView(op.type);
       for (int t : activations) {
         if (view && gradient_[static_cast<size_t>(t)] < 0)
           gradient_[static_cast<size_t>(t)] = outGrads.front();

@@ -22,6 +22,8 @@ SessionPtr handMadeStep() {
     b.addNvtx(thread, start, end, b.intern(name), {b.intern("cpu_op"), 0, 0});
   };
   op(100, 200, "aten::conv2d");
+  op(105, 115, "aten::empty");  // where PyTorch makes the output: the tensor is conv2d's
+  op(515, 525, "aten::empty");
   op(300, 400, "aten::relu");
   op(500, 700, "autograd::engine::evaluate_function: ConvolutionBackward0");
   op(510, 690, "ConvolutionBackward0");
@@ -42,8 +44,10 @@ SessionPtr handMadeStep() {
   record(450, -500, 0x3000);
   record(520, 2000, 0x4000);  // gradient of the input, freed inside the backward node
   record(530, 4000, 0x5000);  // weight gradient, freed by zero_grad
+  record(522, 700, 0x8000);   // made in the node (inside its aten::empty), freed after it
   record(600, -2000, 0x4000);
   record(650, -1000, 0x1000);
+  record(750, -700, 0x8000);
   record(815, 4000, 0x6000);  // momentum, kept past the step
   record(1050, -4000, 0x5000);
   record(1200, 8, 0x7000);  // outside any op
@@ -64,7 +68,7 @@ TEST(MeasuredTensors, PairedByAddressTiedToTheirOpsAndClassed) {
   EXPECT_EQ(m.counter, "Memory allocated");
   EXPECT_EQ(m.unmatchedFrees, 1);
   EXPECT_EQ(m.unmatchedFreeBytes, 64);
-  ASSERT_EQ(m.tensors.size(), 7u);
+  ASSERT_EQ(m.tensors.size(), 8u);
   auto at = [&](uint64_t address) -> const MeasuredTensor& {
     for (const MeasuredTensor& t : m.tensors) {
       if (t.address == address) return t;
@@ -80,6 +84,9 @@ TEST(MeasuredTensors, PairedByAddressTiedToTheirOpsAndClassed) {
   EXPECT_EQ(s->str(s->tracks[at(0x1000).freeTrack].hot.name[at(0x1000).freeEvent]),
             "ConvolutionBackward0");
   EXPECT_EQ(at(0x2000).kind, MeasuredClass::Temporary);
+  EXPECT_EQ(at(0x8000).kind, MeasuredClass::ActivationGradient);
+  EXPECT_EQ(s->str(s->tracks[at(0x8000).allocTrack].hot.name[at(0x8000).allocEvent]),
+            "ConvolutionBackward0");  // not the aten::empty inside it
   EXPECT_EQ(at(0x3000).kind, MeasuredClass::Activation);
   EXPECT_EQ(at(0x4000).kind, MeasuredClass::Temporary);  // freed inside the node that made it
   EXPECT_EQ(at(0x5000).kind, MeasuredClass::WeightGradient);

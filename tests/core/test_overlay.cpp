@@ -169,9 +169,10 @@ TEST(Overlay, RowsSitUnderTheMeasuredComputeRow) {
   EXPECT_DOUBLE_EQ(rows[gpu].capacity, 4.0 * GiB);
   const CounterTrack& c = *rows[gpu].counter;
   // Bytes allocated on the GPU: both tensors, then only the weight while the activation is in
-  // host memory (from when the move is decided), both again, and the weight held on at the end.
+  // host memory (from when its copy out ends, as the simulator frees the bytes), both again, and
+  // the weight held on at the end.
   ASSERT_EQ(c.size(), 4u);
-  EXPECT_EQ(c.samples.time[1], 20 + 80);
+  EXPECT_EQ(c.samples.time[1], 20 + 150);
   EXPECT_DOUBLE_EQ(c.samples.value[0], 3.0 * GiB);
   EXPECT_DOUBLE_EQ(c.samples.value[1], 1.0 * GiB);
   EXPECT_EQ(c.samples.time[3], 20 + 450);
@@ -279,6 +280,70 @@ TEST(Overlay, FilterSortAndErrors) {
   SimResult other = f.r;
   other.kernels.pop_back();
   EXPECT_FALSE(buildOverlay(f.measured, f.mapping, f.w, other, f.tiers).ok());
+}
+
+// The run's own memory beside the simulation: its allocator's counter right under the simulated
+// curve, and its allocations paired into lanes by class and by the op that made them, clipped to
+// the mapped iteration; records without addresses give the curve alone, and say so.
+TEST(Overlay, TheRunsOwnAllocationsBesideTheSimulated) {
+  Fixture f = fixture();
+  auto withRecords = [&](bool addresses) {
+    std::shared_ptr<Session> run = copySession(*f.measured);
+    const uint32_t thread = 0;
+    ASSERT_FALSE(run->threads.empty());
+    Track ops;
+    ops.kind = EventKind::Nvtx;
+    ops.thread = thread;
+    ops.hot.push({100, 900, run->strings.intern("aten::conv2d"), 0});
+    ops.nvtx.push({run->strings.intern("cpu_op"), 0, 0, 0});
+    ops.hot.push({2000, 2900, run->strings.intern("ConvolutionBackward0"), 0});
+    ops.nvtx.push({run->strings.intern("cpu_op"), 0, 0, 0});
+    run->tracks.push_back(std::move(ops));
+    CounterTrack memory{"Memory allocated", "bytes", 0, kNone, {}};
+    const uint64_t a = addresses ? 0x1000 : 0, b = addresses ? 0x2000 : 0;
+    memory.samples.push({0, 0.5 * GiB, 0, 0});
+    memory.samples.push({10, 0.25 * GiB, -GiB / 4, addresses ? uint64_t{0x9000} : 0});  // before
+    memory.samples.push({150, 1.5 * GiB, GiB, a});       // conv2d's output, kept for backward
+    memory.samples.push({200, 1.75 * GiB, GiB / 4, b});  // its scratch
+    memory.samples.push({300, 1.5 * GiB, -GiB / 4, b});
+    memory.samples.push({2500, 0.5 * GiB, -GiB, a});
+    run->counters.push_back(memory);
+    ASSERT_TRUE(run->finalize().ok());
+    auto o = buildOverlay(run, f.mapping, f.w, f.r, f.tiers);
+    ASSERT_TRUE(o.ok()) << o.error();
+    const TimelineRows& rows = *o->rows;
+    const size_t simulated = rowNamed(rows, "GPU memory (simulated)");
+    const size_t measured = rowNamed(rows, "GPU memory (measured)");
+    ASSERT_NE(measured, size_t{kNone});
+    EXPECT_EQ(measured, simulated + 1);
+    EXPECT_EQ(rows[measured].counter->name, "Memory allocated");
+    if (!addresses) {
+      EXPECT_NE(rowStarting(rows, "Tensors (measured): the records carry no addresses"),
+                size_t{kNone});
+      return;
+    }
+    EXPECT_NE(rowNamed(rows,
+                       "Tensors (measured: 2 allocations; 1 free (256 MiB) of memory "
+                       "allocated before the records)"),
+              size_t{kNone});
+    EXPECT_NE(rowNamed(rows, "activation (measured)"), size_t{kNone});
+    EXPECT_NE(rowNamed(rows, "temporary (measured)"), size_t{kNone});
+    size_t lanes = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].label != "aten::conv2d") continue;
+      ++lanes;
+      EXPECT_EQ(rows[i].extension, kTensorRow);
+      EXPECT_NE(rows[i].info.find("allocations by aten::conv2d"), std::string::npos);
+    }
+    EXPECT_EQ(lanes, 2u);  // the output and the scratch, each under its class
+    const Session& s = *o->session;
+    const size_t activation = rowNamed(rows, "activation (measured)") + 1;
+    EXPECT_EQ(stateAt(s, rows[activation], 1000), State("aten::conv2d", kTensorOnGpu));
+    EXPECT_EQ(stateAt(s, rows[activation], 2600).first, "");  // freed at 2,500
+    EXPECT_EQ(stateAt(s, rows[activation], 50).first, "");    // not yet allocated
+  };
+  withRecords(true);
+  withRecords(false);
 }
 
 // Every GPU of a run gets its own simulation, from its own measured times, under its own rows.
@@ -424,7 +489,7 @@ TEST(Overlay, MeasuredAgainstSimulatedTables) {
   small.tensors[1].bytes = GiB;  // a step of 2 GiB
   MemoryVerdict reverse = memoryVerdict(*counted, small, calm, f.mapping, 2 * GiB + GiB / 5);
   EXPECT_NE(reverse.warning.find("The run needed 2.5 GiB, more than the simulated GPU's 2.2 GiB, "
-                                 "yet the simulated step fits without a stall"),
+                                 "yet the simulated step fits without stalling"),
             std::string::npos)
       << reverse.warning;
   // No counter: only the simulated side, and why.

@@ -2,8 +2,9 @@
 // Debian's python3-torch (CPU, fp32, SGD with momentum, batch 8), the live bytes PyTorch's
 // allocator reported (tests/memory/record_pytorch_step.py) against the model's step memory from
 // the same model exported to ONNX. Models are split into those the model was calibrated on and
-// those held out; both must come within 10 % at the peak, and the forward curve must follow
-// PyTorch's layer by layer.
+// those held out. The target is 10 % at the peak; these hold 5 % (every model came within
+// 2.3 %), the forward curve within 10 % and the backward within 25 % at each module PyTorch ran
+// once (the backward's order of gradient sums differs more), and lower bounds above a quarter.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -178,9 +179,10 @@ void expectHeldToPyTorch(const std::string& model) {
     std::printf("%-19s %zu tensors of unknown size: a lower bound\n", model.c_str(),
                 s.workload.unsizedTensors);
     EXPECT_LE(s.memory.peak, p.peak) << model;
+    EXPECT_GT(s.memory.peak, p.peak / 4) << model;  // not a bound so low it says nothing
     return;
   }
-  EXPECT_LT(std::abs(peakError), 0.10) << model;
+  EXPECT_LT(std::abs(peakError), 0.05) << model;  // all within 2.3 % when recorded
   EXPECT_GT(forward.compared, forward.modules / 2) << model << ": modules not found in the ONNX";
   EXPECT_LT(forward.worst, 0.10) << model << " at " << forward.worstAt;
   EXPECT_GT(backward.compared, backward.modules / 3) << model;

@@ -44,14 +44,15 @@ Plan planDemandPaging(Policy policy, const SimWorkload& w, const std::vector<Ten
     // Plain UVM knows nothing of the program: in G10's workloads dead tensors keep their pages
     // until evicted, and are written back then. A model's training step runs under a framework
     // whose caching allocator hands a freed tensor's pages to the next allocation: freed at death.
-    if (w.g10Cycles.empty()) {
+    if (!w.fromG10()) {
       addFrees(w, lives, plan.actions);
       sortActions(plan.actions);
     }
     return plan;
   }
-  // DeepUM: prefetch what the kernel k ahead will use, and keep it from LRU eviction. Freed
-  // tensors keep their pages until LRU reaches them, which are then invalidated, not written back.
+  // DeepUM: prefetch what the kernel k ahead will use, and keep it from LRU eviction. In G10's
+  // workloads freed tensors keep their pages until LRU reaches them, which are then invalidated,
+  // not written back; a model's training step frees them at death (as for LRU).
   constexpr int kDepth = 8;
   plan.protectNext = kDepth;
   plan.discardDead = true;
@@ -62,7 +63,7 @@ Plan planDemandPaging(Policy policy, const SimWorkload& w, const std::vector<Ten
       for (int t : *list) plan.actions.push_back({k, t, Action::Prefetch});
     }
   }
-  if (w.g10Cycles.empty()) addFrees(w, lives, plan.actions);  // as for LRU above
+  if (!w.fromG10()) addFrees(w, lives, plan.actions);  // as for LRU above
   sortActions(plan.actions);
   return plan;
 }

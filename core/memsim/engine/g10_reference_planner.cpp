@@ -188,15 +188,15 @@ class ReferencePlanner {
     auto add = [&](int64_t b) {
       if (__builtin_add_overflow(total, b, &total)) total = INT64_MAX / 2;
     };
-    for (const SimTensor& t : w_.tensors) add(t.bytes);
-    add(w_.tensors.empty() ? 0 : w_.tensors[0].bytes);  // G10 counts its tensor 0 twice
-    res_.assign(static_cast<size_t>(n_), total);
-    cpu_.assign(static_cast<size_t>(n_), 0);
     // G10 stops once the plan fits; its simulator of unified memory then keeps the other tensors'
     // pages where they are. A framework's allocator frees every tensor at its death whatever the
     // policy, so a workload that is not G10's own (a model's training step) gets them all.
-    const bool g10sOwn = !w_.g10Cycles.empty();
-    for (size_t i = 1; i < w_.tensors.size(); ++i) {
+    const bool g10sOwn = w_.fromG10();
+    for (const SimTensor& t : w_.tensors) add(t.bytes);
+    if (g10sOwn) add(w_.tensors.empty() ? 0 : w_.tensors[0].bytes);  // G10 counts tensor 0 twice
+    res_.assign(static_cast<size_t>(n_), total);
+    cpu_.assign(static_cast<size_t>(n_), 0);
+    for (size_t i = g10sOwn ? 1 : 0; i < w_.tensors.size(); ++i) {
       if (g10sOwn && gpuFits()) break;
       const int t = static_cast<int>(i);
       if (w_.tensors[i].global || birth_[i] < 0) continue;

@@ -90,7 +90,9 @@ void addFrees(const SimWorkload& w, const std::vector<TensorLife>& lives,
   const int n = static_cast<int>(w.kernels.size());
   for (const TensorLife& life : lives) {
     if (life.global || life.uses.empty()) continue;
-    actions.push_back({life.death % n, life.tensor, Action::Free});
+    // A weight gradient lives until the next iteration begins (the memory model's lifetime).
+    const bool untilEnd = w.tensors[static_cast<size_t>(life.tensor)].untilIterationEnd;
+    actions.push_back({untilEnd ? 0 : life.death % n, life.tensor, Action::Free});
   }
 }
 

@@ -27,7 +27,8 @@ Plan planFlashNeuron(const SimWorkload& workload, const std::vector<TensorLife>&
 Plan planDemandPaging(Policy policy, const SimWorkload& workload,
                       const std::vector<TensorLife>& lives);  // lru, deepum
 
-// Frees at each non-global tensor's death (after its last use), in kernel order.
+// Frees at each non-global tensor's death (after its last use; weight gradients as the next
+// iteration begins), in kernel order.
 void addFrees(const SimWorkload& workload, const std::vector<TensorLife>& lives,
               std::vector<Action>& actions);
 // Sorts by kernel; within a kernel frees, then evictions, then allocations and prefetches.

@@ -67,37 +67,77 @@ StepMemory stepMemory(const SimWorkload& w) {
 }
 
 TimeSpan lifetimeSpan(const TensorLifetime& life, const SimResult& r) {
-  if (life.global || r.kernels.empty()) return {0, r.summary.iteration};
+  if (life.global) return {0, r.summary.iteration};
   if (!life.allocated() || static_cast<size_t>(life.to) > r.kernels.size()) return {0, 0};
   const SimKernelTime& first = r.kernels[static_cast<size_t>(life.from)];
   return {first.start - first.stall, r.kernels[static_cast<size_t>(life.to - 1)].end};
 }
 
+namespace {
+
+// Per tensor, when it is off the GPU: its stays in host memory or on the SSD, each from the end
+// of the copy that took it there (the simulator frees the GPU's bytes then, not when the move is
+// decided), merged — G10's page simulator may report a tensor in both tiers at once.
+std::vector<std::vector<TimeSpan>> offGpu(const SimWorkload& w, const SimResult& r) {
+  std::vector<std::vector<const Migration*>> outward(w.tensors.size());
+  for (const Migration& m : r.migrations) {
+    if (m.from == Tier::Gpu && m.tensor >= 0 && static_cast<size_t>(m.tensor) < outward.size())
+      outward[static_cast<size_t>(m.tensor)].push_back(&m);
+  }
+  std::vector<std::vector<TimeSpan>> off(w.tensors.size());
+  for (const Residency& res : r.residency) {
+    if (res.tier == Tier::Gpu || res.tier == Tier::None || res.tensor < 0 ||
+        static_cast<size_t>(res.tensor) >= off.size())
+      continue;
+    TimeNs from = res.start;
+    for (const Migration* m : outward[static_cast<size_t>(res.tensor)]) {
+      if (m->to == res.tier && m->start >= res.start && m->start < res.end) {
+        from = std::min(std::max(from, m->end), res.end);
+        break;
+      }
+    }
+    if (res.end > from) off[static_cast<size_t>(res.tensor)].push_back({from, res.end});
+  }
+  for (auto& spans : off) {
+    std::sort(spans.begin(), spans.end(),
+              [](const TimeSpan& a, const TimeSpan& b) { return a.start < b.start; });
+    std::vector<TimeSpan> merged;
+    for (const TimeSpan& x : spans) {
+      if (!merged.empty() && x.start <= merged.back().end)
+        merged.back().end = std::max(merged.back().end, x.end);
+      else
+        merged.push_back(x);
+    }
+    spans = std::move(merged);
+  }
+  return off;
+}
+
+}  // namespace
+
 std::vector<TierUsage> allocatedOnGpu(const SimWorkload& w, const SimResult& r) {
   const std::vector<TensorLifetime> lives = tensorLifetimes(w);
+  const std::vector<std::vector<TimeSpan>> off = offGpu(w, r);
   std::vector<std::pair<TimeNs, int64_t>> changes;  // (time, bytes added)
-  std::vector<TimeSpan> spans(lives.size());
   for (size_t t = 0; t < lives.size(); ++t) {
-    spans[t] = lifetimeSpan(lives[t], r);
-    if (spans[t].end <= spans[t].start) continue;
-    changes.emplace_back(spans[t].start, w.tensors[t].bytes);
-    // A global tensor goes on into the next iteration: the curve ends holding it.
-    if (!lives[t].global) changes.emplace_back(spans[t].end, -w.tensors[t].bytes);
+    const TimeSpan life = lifetimeSpan(lives[t], r);
+    if (life.end <= life.start) continue;
+    const int64_t bytes = w.tensors[t].bytes;
+    changes.emplace_back(life.start, bytes);
+    // A global tensor goes on into the next iteration: the curve ends holding it, unless it
+    // ends the iteration off the GPU.
+    if (!lives[t].global) changes.emplace_back(life.end, -bytes);
+    for (const TimeSpan& away : off[t]) {
+      const TimeNs from = std::max(away.start, life.start), to = std::min(away.end, life.end);
+      if (to <= from) continue;
+      changes.emplace_back(from, -bytes);
+      if (!lives[t].global || to < life.end) changes.emplace_back(to, bytes);
+    }
   }
   for (size_t k = 0; k < w.kernels.size() && k < r.kernels.size(); ++k) {
     if (w.kernels[k].workspaceBytes <= 0) continue;  // a kernel's own scratch, while it runs
     changes.emplace_back(r.kernels[k].start, w.kernels[k].workspaceBytes);
     changes.emplace_back(r.kernels[k].end, -w.kernels[k].workspaceBytes);
-  }
-  for (const Residency& res : r.residency) {
-    if (res.tier == Tier::Gpu || res.tier == Tier::None || res.tensor < 0 ||
-        static_cast<size_t>(res.tensor) >= spans.size())
-      continue;
-    const TimeSpan life = spans[static_cast<size_t>(res.tensor)];
-    const TimeNs from = std::max(res.start, life.start), to = std::min(res.end, life.end);
-    if (to <= from) continue;
-    changes.emplace_back(from, -w.tensors[static_cast<size_t>(res.tensor)].bytes);
-    changes.emplace_back(to, w.tensors[static_cast<size_t>(res.tensor)].bytes);
   }
   std::sort(changes.begin(), changes.end());
   std::vector<TierUsage> out;
@@ -113,6 +153,19 @@ std::vector<TierUsage> allocatedOnGpu(const SimWorkload& w, const SimResult& r) 
   }
   if (out.back().time < r.summary.iteration) out.push_back({r.summary.iteration, live, 0, 0});
   return out;
+}
+
+int64_t allocatedPeak(const SimWorkload& w, const SimResult& r) {
+  int64_t peak = 0;
+  for (const TierUsage& u : allocatedOnGpu(w, r)) peak = std::max(peak, u.gpu);
+  return peak;
+}
+
+bool keepsFreedPages(const SimWorkload& w, const SimResult& r) {
+  int64_t resident = 0;
+  for (const TierUsage& u : r.usage) resident = std::max(resident, u.gpu);
+  const int64_t allocated = allocatedPeak(w, r);
+  return resident > allocated + allocated / 100;
 }
 
 std::vector<std::string> stepMemoryAssumptions() {

@@ -52,9 +52,16 @@ TimeSpan lifetimeSpan(const TensorLifetime& life, const SimResult& r);
 
 // "GPU memory (simulated)": the bytes allocated and on the GPU at each moment of the simulated
 // iteration — each tensor over its lifetime, less the times the policy keeps it in host memory or
-// on the SSD. A step function, one sample at each change (times from the iteration's start).
+// on the SSD (from the end of the copy that took it there). A step function, one sample at each
+// change (times from the iteration's start).
 // Pages a policy keeps resident after a free are not in it (they are SimResult::usage's).
 std::vector<TierUsage> allocatedOnGpu(const SimWorkload& w, const SimResult& r);
+
+// The most allocated on the GPU in the simulated iteration (allocatedOnGpu's highest value).
+int64_t allocatedPeak(const SimWorkload& w, const SimResult& r);
+// Whether a policy keeps more GPU pages than are allocated (freed tensors' pages it has not
+// evicted yet) by more than 1 % at the peak: then reports draw its resident pages as well.
+bool keepsFreedPages(const SimWorkload& w, const SimResult& r);
 
 // What the figures rest on, for reports: how lifetimes are decided, for a model's training step.
 std::vector<std::string> stepMemoryAssumptions();

@@ -58,11 +58,13 @@ struct SimWorkload {
   // a kernel that faults by them (memsim/engine/fault_time.h).
   std::vector<int64_t> g10InputPfCycles, g10PfCycles;
 
-  // Tensors whose size the model did not give (shapes inference could not follow): counted as 0
-  // bytes, so every memory figure of the workload is a lower bound.
+  // The model's tensors whose size it did not give (shape inference could not follow): counted as
+  // 0 bytes, so every memory figure of the workload is a lower bound.
   size_t unsizedTensors = 0;
 
   TimeNs idealTime() const;  // sum of kernel durations: an iteration with infinite GPU memory
+  // Read from G10's own files (its traces' cycles): planned and simulated as G10's code does.
+  bool fromG10() const { return !g10Cycles.empty(); }
 };
 
 }  // namespace ts::memsim

@@ -45,11 +45,7 @@ SimWorkload workloadFromStep(const model::TrainingStep& step) {
 
 SimWorkload workloadFromModel(const model::ModelGraph& graph, const model::TrainingStep& step) {
   SimWorkload w = workloadFromStep(step);
-  for (const model::StepTensor& t : step.tensors) {
-    if (t.source >= 0 && t.source < static_cast<int>(graph.tensors.size()) &&
-        graph.tensors[static_cast<size_t>(t.source)].bytes() < 0)
-      ++w.unsizedTensors;
-  }
+  for (const model::Tensor& t : graph.tensors) w.unsizedTensors += t.bytes() < 0;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     int source = step.tensors[t].source;
     if (source < 0 || source >= static_cast<int>(graph.tensors.size()) ||

@@ -136,15 +136,12 @@ Result<SessionPtr> simulationSession(const SimWorkload& w, const std::vector<Pol
         b.addRange(onSsd, s.start, s.end, tensorNames[static_cast<size_t>(s.tensor)],
                    {ssdCategory, {}});
     }
-    int64_t allocatedPeak = 0, residentPeak = 0;
-    for (const TierUsage& u : allocatedOnGpu(w, r)) {
+    for (const TierUsage& u : allocatedOnGpu(w, r))
       b.addCounterSample(kGpuUsedCounter, "bytes", device, kNone, u.time,
                          static_cast<double>(u.gpu));
-      allocatedPeak = std::max(allocatedPeak, u.gpu);
-    }
-    for (const TierUsage& u : r.usage) residentPeak = std::max(residentPeak, u.gpu);
+    const bool resident = keepsFreedPages(w, r);
     for (const TierUsage& u : r.usage) {
-      if (residentPeak > allocatedPeak + allocatedPeak / 100)
+      if (resident)
         b.addCounterSample(kGpuResidentCounter, "bytes", device, kNone, u.time,
                            static_cast<double>(u.gpu));
       b.addCounterSample(kHostUsedCounter, "bytes", device, kNone, u.time,

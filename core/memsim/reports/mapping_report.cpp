@@ -193,12 +193,59 @@ StatsTable layerComparison(const SimWorkload& w, const SimResult& r,
   return t;
 }
 
+namespace {
+
+// The run's peak for the verdict. A counter from the trace's start misses what was held before
+// it: the model's globals (weights, optimizer state, batch) are added, and the figure is "about".
+struct RunPeak {
+  int64_t bytes = 0;
+  bool estimated = false;
+  std::string text() const {
+    return (estimated ? "about " : "") +
+           formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, bytes)));
+  }
+};
+
+RunPeak runPeakOf(const MemoryPeak& measured, const SimWorkload& w) {
+  RunPeak p{measured.bytes, measured.counter.find("since") != std::string::npos};
+  if (p.estimated) {
+    for (const SimTensor& t : w.tensors) p.bytes += t.global ? t.bytes : 0;
+  }
+  return p;
+}
+
+std::string contradiction(const RunPeak& run, const MemoryVerdict& v, const SimResult& r,
+                          int64_t gpuBytes, const std::string& change) {
+  const TimeNs stall = r.summary.stall;
+  const bool stalls = r.feasible && stall > r.summary.iteration / 100;
+  const bool calm = r.feasible && stall <= r.summary.iteration / 100;
+  const std::string gpu = formatBytes(static_cast<uint64_t>(gpuBytes));
+  const std::string step = formatBytes(static_cast<uint64_t>(v.simulatedPeak));
+  if (run.bytes <= gpuBytes && stalls) {
+    std::string why =
+        v.simulatedPeak > gpuBytes
+            ? "its step holds " + step + " (" + change +
+                  "). Check the model, the batch and the optimizer against the run before "
+                  "trusting this verdict."
+            : "its step fits (" + step +
+                  "), so the stall is the policy's: what it keeps aside "
+                  "or evicts, not the model's size.";
+    return "The run fit in " + run.text() + ", within the simulated GPU's " + gpu +
+           ", yet the simulation stalls " + formatDuration(stall) + " for memory: " + why;
+  }
+  if (run.bytes > gpuBytes && calm && v.simulatedPeak <= gpuBytes)
+    return "The run needed " + run.text() + ", more than the simulated GPU's " + gpu +
+           ", yet the simulated step fits without stalling (" + step +
+           "): the model holds less than the run did.";
+  return {};
+}
+
+}  // namespace
+
 MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimResult& r,
                             const model::KernelMapping& m, int64_t gpuBytes) {
   MemoryVerdict v;
   v.simulatedPeak = stepMemory(w).peak;
-  int64_t onGpu = 0;
-  for (const TierUsage& u : allocatedOnGpu(w, r)) onGpu = std::max(onGpu, u.gpu);
   std::optional<MemoryPeak> measured;
   if (!m.iterations.empty() && m.device != kNone) {
     const auto& it = m.iterations[m.iteration];
@@ -206,7 +253,7 @@ MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimR
   }
   const std::string simulated =
       "the simulated step " + formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
-      " with unlimited memory, " + formatBytes(static_cast<uint64_t>(onGpu)) +
+      " with unlimited memory, " + formatBytes(static_cast<uint64_t>(allocatedPeak(w, r))) +
       " on the GPU under " + toString(r.policy);
   if (!measured) {
     v.sentence = "GPU memory at its peak: " + simulated +
@@ -214,45 +261,21 @@ MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimR
     return v;
   }
   v.measuredPeak = measured->bytes;
-  const bool fromTraceStart = measured->counter.find("since") != std::string::npos;
-  // A counter from the trace's start misses what was held before it: the weights, optimizer
-  // state and batch, as the model gives them, are added for the verdict (said "about").
-  int64_t runPeak = measured->bytes;
-  if (fromTraceStart) {
-    for (const SimTensor& t : w.tensors) runPeak += t.global ? t.bytes : 0;
-  }
-  const std::string runSize =
-      (fromTraceStart ? "about " : "") + formatBytes(static_cast<uint64_t>(runPeak));
-  const double delta = runPeak > 0 ? 100.0 * static_cast<double>(v.simulatedPeak - runPeak) /
-                                         static_cast<double>(runPeak)
-                                   : 0.0;
+  const RunPeak runPeak = runPeakOf(*measured, w);
+  const double delta = runPeak.bytes > 0
+                           ? 100.0 * static_cast<double>(v.simulatedPeak - runPeak.bytes) /
+                                 static_cast<double>(runPeak.bytes)
+                           : 0.0;
   char change[32];
   std::snprintf(change, sizeof change, "%+.1f %%", delta);
   v.sentence = "GPU memory at its peak: the run " +
-               formatBytes(static_cast<uint64_t>(measured->bytes)) +
-               (fromTraceStart ? " counted from the trace's start, about " + runSize.substr(6) +
-                                     " with the weights, optimizer state and batch held before it"
-                               : std::string()) +
+               formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, measured->bytes))) +
+               (runPeak.estimated ? " counted from the trace's start, " + runPeak.text() +
+                                        " with the weights, optimizer state and batch held "
+                                        "before it"
+                                  : std::string()) +
                "; " + simulated + " (" + change + " against the run)";
-  const TimeNs stall = r.summary.stall;
-  const bool stalls = r.feasible && stall > r.summary.iteration / 100;
-  if (runPeak <= gpuBytes && stalls) {
-    v.warning =
-        "The run fit in " + runSize +
-        (fromTraceStart ? " (its counter and the model's weights and optimizer state)" : "") +
-        ", within the simulated GPU's " + formatBytes(static_cast<uint64_t>(gpuBytes)) +
-        ", yet the simulation stalls " + formatDuration(stall) + " for memory: its step holds " +
-        formatBytes(static_cast<uint64_t>(v.simulatedPeak)) + " (" + change +
-        "). Check the model, the batch and the optimizer against the run before trusting "
-        "this verdict.";
-  } else if (measured->bytes > gpuBytes && r.feasible && stall == 0 &&
-             v.simulatedPeak <= gpuBytes) {
-    v.warning = "The run needed " + runSize + ", more than the simulated GPU's " +
-                formatBytes(static_cast<uint64_t>(gpuBytes)) +
-                ", yet the simulated step fits without a stall (" +
-                formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
-                "): the model holds less than the run did.";
-  }
+  v.warning = contradiction(runPeak, v, r, gpuBytes, change);
   return v;
 }
 
@@ -332,9 +355,7 @@ StatsTable trafficComparison(const Session& run, const SimWorkload& w, const Sim
     const auto& it = m.iterations[m.iteration];
     measuredPeak = gpuMemoryPeak(run, m.device, it.start, it.end);
   }
-  std::optional<int64_t> simulatedPeak;
-  for (const TierUsage& u : allocatedOnGpu(w, r))
-    simulatedPeak = std::max(simulatedPeak.value_or(0), u.gpu);
+  const std::optional<int64_t> simulatedPeak = allocatedPeak(w, r);
   std::vector<StatsCell> row{std::string("GPU memory at peak")};
   appendChange(row, measuredPeak ? std::optional<int64_t>(measuredPeak->bytes) : std::nullopt,
                simulatedPeak);

@@ -15,7 +15,7 @@ std::string stepMemorySentence(const SimWorkload& workload, const StepMemory& me
 
 // One row per run of consecutive kernels of one layer group (forward/<layer>, backward/<layer>,
 // update/<layer>; ungrouped kernels one by one): the first and last kernel, bytes allocated at
-// its end and the most while it runs, by kind at that most. Notes: the peak and the assumptions.
+// its end and the most while it runs. Notes: the peak with its make-up, and the assumptions.
 StatsTable stepMemoryTable(const SimWorkload& workload, const StepMemory& memory);
 
 }  // namespace ts::memsim

@@ -7,6 +7,7 @@
 
 #include "memsim/engine/step_memory.h"
 #include "memsim/engine/vitality.h"
+#include "memsim/reports/measured_rows.h"
 #include "timeline/range_track.h"
 #include "util/format.h"
 
@@ -119,8 +120,8 @@ class PartBuilder {
   void addTierUsage(const TierConfig& tiers) {
     // The GPU's row is the memory model's: bytes allocated and on the GPU (step_memory.h). Host
     // memory and SSD are the simulator's, as are the GPU's pages when the policy keeps some
-    // resident past a free (unified memory frees a page only when it evicts it): then that is a
-    // row of its own.
+    // resident past a free (G10's plain unified memory frees a page only when it evicts it):
+    // then that is a row of its own.
     const std::vector<TierUsage> allocated = allocatedOnGpu(w, r);
     const int64_t allocatedPeak = peakOf(allocated, &TierUsage::gpu);
     const int64_t residentPeak = peakOf(r.usage, &TierUsage::gpu);
@@ -129,7 +130,8 @@ class PartBuilder {
                "use (weights, optimizer state and the batch throughout, weight gradients until "
                "the step ends), less what the policy keeps in host memory or on the SSD; peak " +
                    formatBytes(allocatedPeak));
-    if (residentPeak > allocatedPeak + allocatedPeak / 100)
+    addMeasuredCurve(s, rows, device);  // the run's own, right under it
+    if (keepsFreedPages(w, r))
       addCounter("GPU pages resident (simulated)", r.usage, &TierUsage::gpu, tiers.gpuBytes, 1,
                  std::string(toString(r.policy)) +
                      " keeps pages on the GPU after their tensor is freed, until it evicts them: "
@@ -196,6 +198,10 @@ class PartBuilder {
                       false,
                       kTransferRow});
     }
+  }
+
+  void addMeasured(const MeasuredMemory* measured, TimeNs from, TimeNs to) {
+    addMeasuredTensors(s, rows, thread("measured tensors"), measured, from, to);
   }
 
   // Returns how many tensors are shown (the options filter them).
@@ -400,12 +406,18 @@ class PartBuilder {
 size_t addPart(Session& s, TimelineOverlay& layout, std::vector<TimelineOverlay::Row>& rows,
                uint32_t device, TimeNs origin, const model::KernelMapping& mapping,
                const SimWorkload& w, const SimResult& r, const TierConfig& tiers,
-               const OverlayOptions& options) {
+               const OverlayOptions& options, const MeasuredMemory* measured) {
   PartBuilder part(s, layout, rows, device, origin, mapping, w, r);
   part.addKernels();
   part.addTierUsage(tiers);
   part.addTransfers();
-  return part.addTensors(options);
+  const size_t shown = part.addTensors(options);
+  // The run's own tensors over the mapped iteration (the whole run when none is mapped).
+  const TimeNs from = mapping.iterations.empty() ? s.startTime() : origin;
+  const TimeNs to =
+      mapping.iterations.empty() ? s.endTime() : mapping.iterations[mapping.iteration].end;
+  part.addMeasured(measured, from, to);
+  return shown;
 }
 
 }  // namespace
@@ -415,6 +427,8 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
   if (parts.empty()) return Error{"nothing to lay over the run"};
   std::shared_ptr<Session> s = copySession(*measured);
   auto layout = std::make_shared<TimelineOverlay>();
+  // The run's own allocations, paired into lifetimes once for every GPU.
+  const std::vector<MeasuredMemory> measuredMemory = measureTensorLifetimes(*measured);
   Overlay o;
   for (const OverlayPart& part : parts) {
     const SimResult& r = *part.result;
@@ -442,8 +456,12 @@ Result<Overlay> buildOverlay(const SessionPtr& measured, const std::vector<Overl
     const TimeNs origin =
         part.mapping->iterations.empty() ? measured->startTime() : part.mapping->origin();
     layout->gpus.push_back({device, {}});
+    const MeasuredMemory* memory = nullptr;
+    for (const MeasuredMemory& m : measuredMemory) {
+      if (m.device == device) memory = &m;
+    }
     const size_t shown = addPart(*s, *layout, layout->gpus.back().rows, device, origin,
-                                 *part.mapping, w, r, tiers, options);
+                                 *part.mapping, w, r, tiers, options, memory);
     if (o.origins.empty()) o.origin = origin, o.tensorsShown = shown;
     o.origins.push_back(origin);
   }

@@ -110,10 +110,9 @@ void memoryJson(JsonWriter& j, const StepMemory& step, const SimWorkload& w, con
   for (TensorClass c : allTensorClasses()) j.key(toString(c)).value(step.atPeak(c));
   j.endObject();
   if (r.feasible) {
-    int64_t allocated = 0, resident = 0;
-    for (const TierUsage& u : allocatedOnGpu(w, r)) allocated = std::max(allocated, u.gpu);
+    int64_t resident = 0;
     for (const TierUsage& u : r.usage) resident = std::max(resident, u.gpu);
-    j.key("gpu_peak_bytes").value(allocated);
+    j.key("gpu_peak_bytes").value(allocatedPeak(w, r));
     j.key("gpu_resident_peak_bytes").value(resident);
   }
   j.endObject();
