@@ -166,6 +166,25 @@ MeasuredMemory pairRecords(const CounterTrack& c) {
 
 }  // namespace
 
+bool zeroGradKeepsGradients(const Session& s) {
+  for (const Track& track : s.tracks) {
+    if (track.kind != EventKind::Nvtx) continue;
+    std::vector<std::pair<TimeNs, TimeNs>> zeroGrads;  // in start order, as the track is
+    for (size_t e = 0; e < track.size(); ++e) {
+      if (s.str(track.hot.name[e]).rfind("Optimizer.zero_grad", 0) == 0)
+        zeroGrads.emplace_back(track.hot.start[e], track.hot.end[e]);
+    }
+    if (zeroGrads.empty()) continue;
+    for (size_t e = 0; e < track.size(); ++e) {
+      if (s.str(track.hot.name[e]) != "aten::zero_") continue;
+      const TimeNs t = track.hot.start[e];
+      auto it = std::upper_bound(zeroGrads.begin(), zeroGrads.end(), std::pair(t, INT64_MAX));
+      if (it != zeroGrads.begin() && std::prev(it)->second >= t) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<MeasuredMemory> measureTensorLifetimes(const Session& s) {
   std::vector<MeasuredMemory> out;
   std::vector<bool> seen(s.devices.size(), false);

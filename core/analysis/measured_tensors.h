@@ -51,6 +51,11 @@ struct MeasuredMemory {
   int64_t peak = 0;  // the counter's highest value
 };
 
+// Whether the run's optimizer zeroes its gradients in place (zero_grad(set_to_none=False), the
+// default before PyTorch 2.0: an aten::zero_ inside an Optimizer.zero_grad range), so that they
+// stay allocated between iterations, before the trace begins too.
+bool zeroGradKeepsGradients(const Session& session);
+
 // One entry per GPU with an allocated-bytes counter (session/memory_counter.h), in device order.
 // Per record a binary search in each op lane of the rank's threads: 100,000 allocations on two
 // threads take about 60 ms (BENCHMARKS.md).

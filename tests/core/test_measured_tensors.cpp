@@ -96,6 +96,31 @@ TEST(MeasuredTensors, PairedByAddressTiedToTheirOpsAndClassed) {
   EXPECT_EQ(m.peak, 1000 + 2000 + 4000 - 2000 - 1000 + 4000 - 64);  // once the momentum is made
 }
 
+// A zero_grad that zeroes gradients in place keeps them between iterations; one that sets them to
+// None (no aten::zero_ inside it) frees them. The tb_plugin ResNet-50 trace (PyTorch 1.8) does
+// the former; an inference has no zero_grad at all.
+TEST(MeasuredTensors, WhetherZeroGradKeepsTheGradients) {
+  SessionPtr s = handMadeStep();
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(zeroGradKeepsGradients(*s));
+  SessionBuilder b;
+  const uint32_t thread = b.thread(b.process(b.rank(0), 1), 1);
+  b.addNvtx(thread, 0, 100, b.intern("Optimizer.zero_grad#SGD.zero_grad"), {});
+  b.addNvtx(thread, 10, 20, b.intern("aten::zero_"), {});
+  auto inPlace = b.build();
+  ASSERT_TRUE(inPlace.ok());
+  EXPECT_TRUE(zeroGradKeepsGradients(**inPlace));
+  const std::string kineto = std::string(TSCOPE_SHARED_DATA) + "/kineto/";
+  auto resnet = openSessionFile(
+      kineto + "kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
+  ASSERT_TRUE(resnet.ok()) << resnet.error();
+  EXPECT_TRUE(zeroGradKeepsGradients(**resnet));
+  auto vit =
+      openSessionFile(kineto + "tracelens-h100-Falconsai_nsfw_image_detection__1016002.json.gz");
+  ASSERT_TRUE(vit.ok()) << vit.error();
+  EXPECT_FALSE(zeroGradKeepsGradients(**vit));
+}
+
 // TraceLens's ViT inference trace on an H100 (PyTorch 2.x, profile_memory=True): its CUDA
 // allocations pair up by address, each inside an op; what an inference allocates is activations
 // and temporaries.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/measured_tensors.h"
 #include "memsim/engine/step_memory.h"
 #include "memsim/reports/sim_report.h"
 #include "session/memory_counter.h"
@@ -206,10 +207,13 @@ struct RunPeak {
   }
 };
 
-RunPeak runPeakOf(const MemoryPeak& measured, const SimWorkload& w) {
+// With its gradients too when the run's zero_grad keeps them allocated between iterations.
+RunPeak runPeakOf(const MemoryPeak& measured, const SimWorkload& w, bool keepsGradients) {
   RunPeak p{measured.bytes, measured.counter.find("since") != std::string::npos};
   if (p.estimated) {
-    for (const SimTensor& t : w.tensors) p.bytes += t.global ? t.bytes : 0;
+    for (const SimTensor& t : w.tensors) {
+      if (t.global || (keepsGradients && t.untilIterationEnd)) p.bytes += t.bytes;
+    }
   }
   return p;
 }
@@ -261,20 +265,24 @@ MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimR
     return v;
   }
   v.measuredPeak = measured->bytes;
-  const RunPeak runPeak = runPeakOf(*measured, w);
+  const bool keepsGradients = zeroGradKeepsGradients(run);
+  const RunPeak runPeak = runPeakOf(*measured, w, keepsGradients);
   const double delta = runPeak.bytes > 0
                            ? 100.0 * static_cast<double>(v.simulatedPeak - runPeak.bytes) /
                                  static_cast<double>(runPeak.bytes)
                            : 0.0;
   char change[32];
   std::snprintf(change, sizeof change, "%+.1f %%", delta);
-  v.sentence = "GPU memory at its peak: the run " +
-               formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, measured->bytes))) +
-               (runPeak.estimated ? " counted from the trace's start, " + runPeak.text() +
-                                        " with the weights, optimizer state and batch held "
-                                        "before it"
-                                  : std::string()) +
-               "; " + simulated + " (" + change + " against the run)";
+  v.sentence =
+      "GPU memory at its peak: the run " +
+      formatBytes(static_cast<uint64_t>(std::max<int64_t>(0, measured->bytes))) +
+      (!runPeak.estimated ? std::string()
+       : keepsGradients   ? " counted from the trace's start, " + runPeak.text() +
+                              " with the weights, gradients (its zero_grad zeroes them in place), "
+                              "optimizer state and batch held before it"
+                        : " counted from the trace's start, " + runPeak.text() +
+                              " with the weights, optimizer state and batch held before it") +
+      "; " + simulated + " (" + change + " against the run)";
   v.warning = contradiction(runPeak, v, r, gpuBytes, change);
   return v;
 }
