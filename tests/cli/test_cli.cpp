@@ -712,6 +712,36 @@ TEST_F(Cli, ModelZooTableAndInfo) {
   EXPECT_NE(r.out.find("bert-base"), std::string::npos) << r.out;
 }
 
+// One figure for a model's step memory: `model memory`'s peak is the one `simulate --json` gives
+// as step_peak_bytes, for every policy, with its make-up summing to it; unlimited memory (ideal)
+// allocates it all on the GPU.
+TEST_F(Cli, ModelMemoryAndSimulateGiveOnePeak) {
+  CliRun r = cli("model memory resnet50 --batch 8 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element table = parser.parse(r.out);
+  EXPECT_EQ(std::string_view(table["report"]), "step_memory");
+  EXPECT_EQ(std::string_view(table["rows"].at(0)["group"]), "forward/conv1");
+  simdjson::dom::array notes = table["notes"];
+  const std::string peakNote(std::string_view(notes.at(0)));
+  EXPECT_NE(peakNote.find("peak 897 MiB"), std::string::npos) << peakNote;
+  r = cli("simulate --model resnet50 --batch 8 --policy g10,ideal --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser second;
+  simdjson::dom::array runs = second.parse(r.out);
+  ASSERT_EQ(runs.size(), 2u);
+  for (simdjson::dom::element run : runs) {
+    const int64_t peak = int64_t(run["memory"]["step_peak_bytes"]);
+    EXPECT_EQ(peak, 940'297'440);  // 896.7 MiB; PyTorch's own allocator held 904.9 MiB
+    int64_t parts = 0;
+    for (auto [kind, bytes] : simdjson::dom::object(run["memory"]["step_peak_by_kind"]))
+      parts += int64_t(bytes);
+    EXPECT_EQ(parts, peak);
+    EXPECT_LE(int64_t(run["memory"]["gpu_peak_bytes"]), peak);
+  }
+  EXPECT_EQ(int64_t(runs.at(1)["memory"]["gpu_peak_bytes"]), 940'297'440);
+}
+
 TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
   CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " +
