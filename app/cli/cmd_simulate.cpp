@@ -289,6 +289,120 @@ int runReproduce(const Args& args, const std::string& name) {
                     std::nullopt, "simulate");
 }
 
+// --policy NAME[,NAME...] (repeatable; "all"), all policies when none is given. Returns the
+// first unknown name, empty when every one is known.
+std::string parsePolicies(const Args& args, std::vector<Policy>& policies) {
+  for (const std::string& spec : args.all("--policy")) {
+    size_t from = 0;
+    while (from <= spec.size()) {
+      size_t comma = spec.find(',', from);
+      std::string name =
+          spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (name == "all") {
+        for (Policy p : allPolicies()) policies.push_back(p);
+      } else if (auto p = parsePolicy(name)) {
+        policies.push_back(*p);
+      } else {
+        return name;
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  if (policies.empty()) policies = allPolicies();
+  return {};
+}
+
+// G10's published times for the workload (--published, or published.txt beside a G10 folder),
+// only at G10's default tiers: beside other tiers a difference means nothing, and the note says so.
+struct Published {
+  std::optional<PublishedRow> row;
+  std::string note;
+};
+
+bool atG10Defaults(const TierConfig& tiers) {
+  const TierConfig g10 = *tierPreset("g10-default");
+  return tiers.gpuBytes == g10.gpuBytes && tiers.hostBytes == g10.hostBytes &&
+         tiers.ssdBytes == g10.ssdBytes && tiers.gpuHostBandwidth == g10.gpuHostBandwidth &&
+         tiers.ssdGpuBandwidth == g10.ssdGpuBandwidth &&
+         tiers.ssdHostBandwidth == g10.ssdHostBandwidth &&
+         tiers.ssdReadLatencyNs == g10.ssdReadLatencyNs &&
+         tiers.ssdWriteLatencyNs == g10.ssdWriteLatencyNs &&
+         tiers.systemLatencyNs == g10.systemLatencyNs && tiers.pageBytes == g10.pageBytes &&
+         tiers.gpuClockHz == g10.gpuClockHz;
+}
+
+Result<Published> publishedFor(const Args& args, const WorkloadSource& in,
+                               const std::string& workloadName, const TierConfig& tiers) {
+  Published out;
+  std::optional<std::string> publishedPath = args.option("--published");
+  if (!publishedPath && !in.g10Dir.empty()) {
+    auto candidate = std::filesystem::path(in.g10Dir).lexically_normal();
+    if (candidate.filename().empty()) candidate = candidate.parent_path();
+    candidate = candidate.parent_path() / "published.txt";
+    if (std::filesystem::exists(candidate)) publishedPath = candidate.string();
+  }
+  if (!publishedPath) return out;
+  auto rows = loadG10Published(*publishedPath);
+  if (!rows) return rows.failure();
+  if (const PublishedRow* row = findPublished(*rows, workloadName)) {
+    if (atG10Defaults(tiers))
+      out.row = *row;
+    else
+      out.note =
+          "G10's published times are for its default tiers (--preset g10-default); not compared "
+          "with these.";
+  }
+  return out;
+}
+
+// What a simulation writes (-o, --plan) and prints: JSON, the comparison with a measured run
+// (--compare), or the table with its notes.
+int emitSimulation(const Args& args, const WorkloadSource& in, const SimWorkload& workload,
+                   const std::vector<PolicyRun>& runs, const TierConfig& tiers,
+                   const MappingSummary& mapping, const Published& published,
+                   const std::string& tiersNote) {
+  if (auto out = args.option("-o")) {
+    auto session = simulationSession(workload, runs, tiers);
+    if (!session) return failure(session.error());
+    if (Status s = saveSession(**session, *out); !s.ok()) return failure(s.error());
+  }
+  if (auto planPath = args.option("--plan")) {
+    StatsTable plans = planTable(workload, runs);
+    if (Status s = writeBytesAtomically(*planPath, statsToCsv(plans)); !s.ok())
+      return failure(s.error());
+  }
+  if (args.flag("--json")) {
+    std::fputs(simulationJson(workload, runs).c_str(), stdout);
+    return kExitOk;
+  }
+  if (args.flag("--compare")) {
+    const PolicyRun& first = runs.front();
+    if (!first.result.feasible)
+      return failure(std::string(toString(first.result.policy)) + " cannot run " + workload.name +
+                     ": " + first.result.problem);
+    std::vector<StatsTable> tables = {
+        comparisonSummary(*in.session, workload, first.result, mapping.kernels, tiers.gpuBytes),
+        layerComparison(workload, first.result, mapping.kernels),
+        kernelComparison(workload, first.result, mapping.kernels),
+        trafficComparison(*in.session, workload, first.result, mapping.kernels)};
+    return emitTables(tables, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+  }
+  StatsTable table =
+      simulationTable(runs, published.row ? &*published.row : nullptr, tiers.gpuClockHz);
+  table.title += " — " + workload.name;
+  table.notes.push_back("Step memory with unlimited GPU memory: " +
+                        stepMemorySentence(workload, stepMemory(workload)) +
+                        " (tensorscope-cli model memory lists it layer by layer).");
+  if (mapping.mapped) {
+    table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
+                          mappingSentence(mapping) + " (--mapping lists the kernels).");
+  }
+  if (!tiersNote.empty()) table.notes.push_back(tiersNote);
+  if (!published.note.empty()) table.notes.push_back(published.note);
+  return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+}
+
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& argv) {
@@ -351,24 +465,8 @@ int runSimulate(const std::vector<std::string>& argv) {
     in.batch = static_cast<int64_t>(*n);
   }
   std::vector<Policy> policies;
-  for (const std::string& spec : args.all("--policy")) {
-    size_t from = 0;
-    while (from <= spec.size()) {
-      size_t comma = spec.find(',', from);
-      std::string name =
-          spec.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-      if (name == "all") {
-        for (Policy p : allPolicies()) policies.push_back(p);
-      } else if (auto p = parsePolicy(name)) {
-        policies.push_back(*p);
-      } else {
-        return usage("unknown policy '" + name + "'");
-      }
-      if (comma == std::string::npos) break;
-      from = comma + 1;
-    }
-  }
-  if (policies.empty()) policies = allPolicies();
+  if (std::string bad = parsePolicies(args, policies); !bad.empty())
+    return usage("unknown policy '" + bad + "'");
 
   if (!in.sessionPath.empty()) {
     auto opened = openForCli(in.sessionPath);
@@ -446,84 +544,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   auto runs = runPolicies(*workload, policies, tiers);
   if (!runs) return failure(runs.error());
 
-  std::vector<PublishedRow> publishedRows;
-  const PublishedRow* published = nullptr;
-  std::optional<std::string> publishedPath = args.option("--published");
-  if (!publishedPath && !in.g10Dir.empty()) {
-    auto candidate = std::filesystem::path(in.g10Dir).lexically_normal();
-    if (candidate.filename().empty()) candidate = candidate.parent_path();
-    candidate = candidate.parent_path() / "published.txt";
-    if (std::filesystem::exists(candidate)) publishedPath = candidate.string();
-  }
-  if (publishedPath) {
-    auto rows = loadG10Published(*publishedPath);
-    if (!rows) return failure(rows.error());
-    publishedRows = std::move(*rows);
-    published = findPublished(publishedRows, workload->name);
-  }
-  // G10 published its times for its default tiers: beside other tiers a difference means nothing.
-  std::string publishedNote;
-  if (published) {
-    const TierConfig g10 = *tierPreset("g10-default");
-    const bool same = tiers.gpuBytes == g10.gpuBytes && tiers.hostBytes == g10.hostBytes &&
-                      tiers.ssdBytes == g10.ssdBytes &&
-                      tiers.gpuHostBandwidth == g10.gpuHostBandwidth &&
-                      tiers.ssdGpuBandwidth == g10.ssdGpuBandwidth &&
-                      tiers.ssdHostBandwidth == g10.ssdHostBandwidth &&
-                      tiers.ssdReadLatencyNs == g10.ssdReadLatencyNs &&
-                      tiers.ssdWriteLatencyNs == g10.ssdWriteLatencyNs &&
-                      tiers.systemLatencyNs == g10.systemLatencyNs &&
-                      tiers.pageBytes == g10.pageBytes && tiers.gpuClockHz == g10.gpuClockHz;
-    if (!same) {
-      published = nullptr;
-      publishedNote =
-          "G10's published times are for its default tiers (--preset g10-default); not compared "
-          "with these.";
-    }
-  }
-
-  if (auto out = args.option("-o")) {
-    auto session = simulationSession(*workload, *runs, tiers);
-    if (!session) return failure(session.error());
-    if (Status s = saveSession(**session, *out); !s.ok()) return failure(s.error());
-  }
-  if (auto planPath = args.option("--plan")) {
-    StatsTable plans = planTable(*workload, *runs);
-    if (Status s = writeBytesAtomically(*planPath, statsToCsv(plans)); !s.ok())
-      return failure(s.error());
-  }
-  if (args.flag("--json")) {
-    std::fputs(simulationJson(*workload, *runs).c_str(), stdout);
-    return kExitOk;
-  }
-  if (compare) {
-    const PolicyRun& first = runs->front();
-    if (!first.result.feasible)
-      return failure(std::string(toString(first.result.policy)) + " cannot run " + workload->name +
-                     ": " + first.result.problem);
-    std::vector<StatsTable> tables = {
-        comparisonSummary(*in.session, *workload, first.result, mapping.kernels, tiers.gpuBytes),
-        layerComparison(*workload, first.result, mapping.kernels),
-        kernelComparison(*workload, first.result, mapping.kernels),
-        trafficComparison(*in.session, *workload, first.result, mapping.kernels)};
-    return emitTables(tables,
-                      args.flag("--json")  ? "json"
-                      : args.flag("--csv") ? "csv"
-                                           : "table",
-                      std::nullopt, "simulate");
-  }
-  StatsTable table = simulationTable(*runs, published, tiers.gpuClockHz);
-  table.title += " — " + workload->name;
-  table.notes.push_back("Step memory with unlimited GPU memory: " +
-                        stepMemorySentence(*workload, stepMemory(*workload)) +
-                        " (tensorscope-cli model memory lists it layer by layer).");
-  if (mapping.mapped) {
-    table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
-                          mappingSentence(mapping) + " (--mapping lists the kernels).");
-  }
-  if (!tiersNote.empty()) table.notes.push_back(tiersNote);
-  if (!publishedNote.empty()) table.notes.push_back(publishedNote);
-  return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
+  auto published = publishedFor(args, in, workload->name, tiers);
+  if (!published) return failure(published.error());
+  return emitSimulation(args, in, *workload, *runs, tiers, mapping, *published, tiersNote);
 }
 
 }  // namespace ts::cli

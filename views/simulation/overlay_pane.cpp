@@ -111,33 +111,7 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   layout->addLayout(fields);
 
   // How to draw it, and what to do with it.
-  auto* draw = new QHBoxLayout;
-  draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
-  for (memsim::TensorClass role :
-       {memsim::TensorClass::Weight, memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
-        memsim::TensorClass::OptimizerState, memsim::TensorClass::Workspace,
-        memsim::TensorClass::Other}) {
-    auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
-    box->setChecked(true);
-    classes_.emplace_back(role, box);
-    draw->addWidget(box);
-    connect(box, &QCheckBox::toggled, this, &OverlayPane::simulate);
-  }
-  sort_ = new QComboBox(this);
-  sort_->addItems({tr("by birth"), tr("by size")});
-  // The lanes' colours (the canvas's overlay colours).
-  auto* legend =
-      new QLabel(QStringList{palette::swatchHtml(EventStyle::InGpuMemory, tr("on GPU")),
-                             palette::swatchHtml(EventStyle::InHostMemory, tr("in host memory")),
-                             palette::swatchHtml(EventStyle::OnSsd, tr("on SSD")),
-                             palette::swatchHtml(EventStyle::Moving, tr("moving")),
-                             palette::swatchHtml(EventStyle::Stall, tr("stall"))}
-                     .join(QLatin1Char(' ')),
-                 this);
-  draw->addWidget(sort_);
-  connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
-  draw->addSpacing(12);
-  draw->addWidget(legend);
+  auto* draw = laneControls();
   draw->addStretch(1);
   gpuChooser_ = new QComboBox(this);
   gpuChooser_->setToolTip(
@@ -175,6 +149,68 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   // The mapping, with the user's corrections; the comparisons.
   tabs_ = new QTabWidget(split);
   mapping_ = new TablePanel(tabs_);
+  addMappingControls();
+  kernels_ = new TablePanel(tabs_);
+  layers_ = new TablePanel(tabs_);
+  tabs_->addTab(mapping_, tr("Mapping"));
+  tabs_->addTab(layers_, tr("Per layer"));
+  tabs_->addTab(kernels_, tr("Per kernel"));
+  split->addWidget(tabs_);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  // The summary as tall as its text (fitted each time it changes), the rest for the tables —
+  // until the user drags the split, which is then kept.
+  split_ = split;
+  split->setSizes({4 * summary_->fontMetrics().lineSpacing() + 6, 1000});
+  splitChosen_ = split->restoreState(QSettings().value(QLatin1String(kSplitKey)).toByteArray());
+  connect(split, &QSplitter::splitterMoved, this, [this, split] {
+    splitChosen_ = true;
+    QSettings().setValue(QLatin1String(kSplitKey), split->saveState());
+  });
+  layout->addWidget(split, 1);
+
+  applyPreset();
+  connect(preset_, &QComboBox::currentTextChanged, this, [this] {
+    applyPreset();
+    simulate();
+  });
+  connect(policy_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
+  connect(batch_, &QSpinBox::valueChanged, this, &OverlayPane::simulate);
+  simulate();
+}
+
+QHBoxLayout* OverlayPane::laneControls() {
+  auto* draw = new QHBoxLayout;
+  draw->addWidget(new QLabel(tr("Tensor lanes:"), this));
+  for (memsim::TensorClass role :
+       {memsim::TensorClass::Weight, memsim::TensorClass::Activation, memsim::TensorClass::Gradient,
+        memsim::TensorClass::OptimizerState, memsim::TensorClass::Workspace,
+        memsim::TensorClass::Other}) {
+    auto* box = new QCheckBox(QString::fromLatin1(memsim::toString(role)), this);
+    box->setChecked(true);
+    classes_.emplace_back(role, box);
+    draw->addWidget(box);
+    connect(box, &QCheckBox::toggled, this, &OverlayPane::simulate);
+  }
+  sort_ = new QComboBox(this);
+  sort_->addItems({tr("by birth"), tr("by size")});
+  // The lanes' colours (the canvas's overlay colours).
+  auto* legend =
+      new QLabel(QStringList{palette::swatchHtml(EventStyle::InGpuMemory, tr("on GPU")),
+                             palette::swatchHtml(EventStyle::InHostMemory, tr("in host memory")),
+                             palette::swatchHtml(EventStyle::OnSsd, tr("on SSD")),
+                             palette::swatchHtml(EventStyle::Moving, tr("moving")),
+                             palette::swatchHtml(EventStyle::Stall, tr("stall"))}
+                     .join(QLatin1Char(' ')),
+                 this);
+  draw->addWidget(sort_);
+  connect(sort_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
+  draw->addSpacing(12);
+  draw->addWidget(legend);
+  return draw;
+}
+
+void OverlayPane::addMappingControls() {
   assignTo_ = new QComboBox(mapping_);
   assignTo_->setMinimumContentsLength(18);
   assignTo_->setToolTip(tr("The layer the selected kernels belong to"));
@@ -218,33 +254,6 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
        std::initializer_list<QWidget*>{assignTo_, assignButton, clear, fromSelection, detect})
     mapping_->addControl(w);
   mapping_->view()->setSelectionBehavior(QAbstractItemView::SelectRows);
-  kernels_ = new TablePanel(tabs_);
-  layers_ = new TablePanel(tabs_);
-  tabs_->addTab(mapping_, tr("Mapping"));
-  tabs_->addTab(layers_, tr("Per layer"));
-  tabs_->addTab(kernels_, tr("Per kernel"));
-  split->addWidget(tabs_);
-  split->setStretchFactor(1, 1);
-  split->setChildrenCollapsible(false);
-  // The summary as tall as its text (fitted each time it changes), the rest for the tables —
-  // until the user drags the split, which is then kept.
-  split_ = split;
-  split->setSizes({4 * summary_->fontMetrics().lineSpacing() + 6, 1000});
-  splitChosen_ = split->restoreState(QSettings().value(QLatin1String(kSplitKey)).toByteArray());
-  connect(split, &QSplitter::splitterMoved, this, [this, split] {
-    splitChosen_ = true;
-    QSettings().setValue(QLatin1String(kSplitKey), split->saveState());
-  });
-  layout->addWidget(split, 1);
-
-  applyPreset();
-  connect(preset_, &QComboBox::currentTextChanged, this, [this] {
-    applyPreset();
-    simulate();
-  });
-  connect(policy_, &QComboBox::currentIndexChanged, this, &OverlayPane::simulate);
-  connect(batch_, &QSpinBox::valueChanged, this, &OverlayPane::simulate);
-  simulate();
 }
 
 QCheckBox* OverlayPane::classBox(memsim::TensorClass role) const {

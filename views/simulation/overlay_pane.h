@@ -18,6 +18,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -85,6 +86,8 @@ class OverlayPane : public QWidget {
   void fitSummary();  // the summary's share of the split: its text's height, unless the user chose
   void resizeEvent(QResizeEvent* event) override;  // a new width wraps the summary anew
   void applyPreset();                              // the chosen preset's values into the fields
+  QHBoxLayout* laneControls();  // which tensor lanes, their order, the legend of their colours
+  void addMappingControls();    // assign kernels to layers, choose the iteration (mapping_'s bar)
 
   SessionPtr run_;
   memsim::OverlayRequest request_;
