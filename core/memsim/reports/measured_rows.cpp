@@ -48,13 +48,13 @@ size_t addMeasuredTensors(Session& s, std::vector<TimelineOverlay::Row>& rows, u
   if (!memory) return 0;
   if (!memory->addresses) {
     rows.push_back({TimelineRow::Kind::Group,
-                    "Tensors (measured): the records carry no addresses (PyTorch before 1.10), "
-                    "curve only",
+                    "No addresses: curve only",  // short: the label column is narrow
                     1,
                     {},
                     kNone,
                     0,
-                    {},
+                    "the run's allocation records carry no addresses (PyTorch before 1.10): they "
+                    "cannot be paired into tensors, so only the measured curve is drawn",
                     {},
                     true});
     return 0;
