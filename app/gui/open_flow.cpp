@@ -21,10 +21,11 @@ namespace ts {
 
 namespace {
 const char* kFileFilter =
-    "All supported files (*.tscope *.json *.json.gz *.sqlite);;"
+    "All supported files (*.tscope *.json *.json.gz *.sqlite *.pickle);;"
     "Tensorscope sessions (*.tscope);;"
     "PyTorch profiler / Chrome traces (*.json *.json.gz);;"
     "Nsight Systems SQLite exports (*.sqlite);;"
+    "PyTorch memory snapshots (*.pickle);;"
     "All files (*)";
 }  // namespace
 

@@ -14,7 +14,9 @@
 #include "io/arriving_text.h"
 #include "io/chrome_json_reader.h"
 #include "io/chrome_json_writer.h"
+#include "io/memory_snapshot_reader.h"
 #include "io/nsys_sqlite_reader.h"
+#include "io/pickle_data.h"
 #include "io/session_merge.h"
 #include "io/sqlite_db.h"
 #include "io/text_file.h"
@@ -62,6 +64,13 @@ Status keepImport(const std::string& path, Result<ImportInfo> imported, SessionB
   return {};
 }
 
+// A memory snapshot's or memory timeline's import: its reader named the file among the sources.
+Status keepOwnImport(Result<ImportInfo> imported, ImportInfo& info) {
+  if (!imported) return std::move(imported).failure();
+  info = std::move(imported).value();
+  return {};
+}
+
 // A gzip trace read while it is inflated on a thread of its own (arriving_text.h).
 Status importArriving(const std::string& path, ArrivingText& text, SessionBuilder& b, uint32_t rank,
                       ImportInfo& info, const Progress& progress, bool recover, unsigned threads) {
@@ -71,6 +80,11 @@ Status importArriving(const std::string& path, ArrivingText& text, SessionBuilde
     // The whole stream is checked first: a corrupt one says so rather than "unrecognised".
     TS_RETURN_IF_ERROR(text.finish());
     return notATrace(path, head == 0, true);
+  }
+  if (looksLikeMemoryTimeline(text.span().substr(0, head))) {
+    TS_RETURN_IF_ERROR(text.finish());
+    const std::string_view whole = text.span().substr(0, text.waitFor(SIZE_MAX));
+    return keepOwnImport(importMemoryTimeline(path, whole, b, rank), info);
   }
   std::error_code ec;
   const uint64_t onDisk = std::filesystem::file_size(path, ec);
@@ -117,7 +131,11 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   auto text = readTextFile(path, stage(progress, 0, 0.3));
   if (!text) return text.failure();
   std::string_view head = text->view().substr(0, 256);
+  if (looksLikePickle(head) || path.ends_with(".pickle") || path.ends_with(".pkl"))
+    return keepOwnImport(importMemorySnapshot(path, text->view(), b, rank), info);
   if (!looksLikeJson(head)) return notATrace(path, text->size() == 0, text->gzipped());
+  if (looksLikeMemoryTimeline(head))
+    return keepOwnImport(importMemoryTimeline(path, text->view(), b, rank), info);
   JsonReadOptions read;
   read.recover = recover;
   read.threads = threads;

@@ -92,6 +92,14 @@ case "$target" in
         --gap-threshold 1ms --shard 0/1 --summary-out "$dir/sample.diagnosis"
     fi
     ;;
+  memory_snapshot)
+    # The snapshots tests/memory/make_snapshot.py wrote from a real trace, a memory timeline, and
+    # the inputs that once broke the reader.
+    cp "$root"/tests/data/memory_snapshot/*.pickle "$dir/"
+    printf '[[-1, 10, 20], [[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3, 4, 5, 6, 7, 9], [0, 0, 0, 0, 0, 0, 0, 0, 0]]]' \
+      > "$dir/timeline.json"
+    cp "$root"/tests/fuzz/regressions/memory_snapshot/* "$dir/"
+    ;;
   record_sink)
     printf '\x01\x00\x03\x05\x07' > "$dir/start"  # a recipe: hello, then a few frames
     ;;
