@@ -362,7 +362,18 @@ void TimelineRows::build() {
       base = 1;
     }
     for (uint32_t d = 0; d < s.devices.size(); ++d) {
-      if (s.devices[d].rank != r || byDevice[d].empty()) continue;
+      // A GPU with no work of its own may still hold memory records (a memory snapshot) or an
+      // overlay's rows: it is shown for them.
+      auto drawsSomething = [&] {
+        if (!byDevice[d].empty()) return true;
+        for (const CounterTrack& c : s.counters)
+          if (c.device == d) return true;
+        if (overlay_)
+          for (const TimelineOverlay::Gpu& gpu : overlay_->gpus)
+            if (gpu.device == d) return true;
+        return false;
+      };
+      if (s.devices[d].rank != r || !drawsSomething()) continue;
       std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
       if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
       add({TimelineRow::Kind::Group, label, base, {}, d, -1, 0});

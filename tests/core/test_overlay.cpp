@@ -7,8 +7,10 @@
 #include <map>
 
 #include "io/atomic_file.h"
+#include "io/open_session.h"
 #include "memsim/engine/tier_config.h"
 #include "memsim/reports/mapping_report.h"
+#include "memsim/reports/measured_rows.h"
 #include "memsim/reports/overlay.h"
 #include "memsim/reports/overlay_run.h"
 #include "memsim/reports/what_if.h"
@@ -553,4 +555,40 @@ TEST(Overlay, WhatIfTierRowsKnowTheirCapacity) {
 }
 
 }  // namespace
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+// With no simulation, the run's own tensors under its GPU: TraceLens's ViT trace on an H100
+// (profile_memory=True, addresses), and a memory snapshot of a GPU without kernels.
+TEST(MeasuredOverlay, TheRunsOwnTensorsWithoutASimulation) {
+  auto run =
+      openSessionFile(std::string(TSCOPE_SHARED_DATA) +
+                      "/kineto/tracelens-h100-Falconsai_nsfw_image_detection__1016002.json.gz");
+  ASSERT_TRUE(run.ok()) << run.error();
+  auto o = buildMeasuredOverlay(*run);
+  ASSERT_TRUE(o.ok()) << o.error();
+  const TimelineRows& rows = *o->rows;
+  const size_t group = rowNamed(rows, "Tensors (measured: 286 allocations)");
+  ASSERT_NE(group, size_t{kNone});
+  EXPECT_GT(o->tensorsShown, 280u);
+  // The GPU's own rows come first, the lanes after, under the GPU's header.
+  EXPECT_NE(rowNamed(rows, "Compute"), size_t{kNone});
+  EXPECT_LT(rowNamed(rows, "Compute"), group);
+  EXPECT_EQ(rows[group].depth, rows[rowNamed(rows, "Compute")].depth);  // beside it, not inside
+  auto snapshot =
+      openSessionFile(std::string(TSCOPE_TEST_DATA) + "/memory_snapshot/vit_h100.pickle");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error();
+  auto fromSnapshot = buildMeasuredOverlay(*snapshot);
+  ASSERT_TRUE(fromSnapshot.ok()) << fromSnapshot.error();
+  EXPECT_NE(rowNamed(*fromSnapshot->rows, "Tensors (measured: 286 allocations)"), size_t{kNone});
+  EXPECT_NE(rowNamed(*fromSnapshot->rows, "GPU 0"), size_t{kNone});
+  // A run whose records carry no addresses has nothing to add.
+  auto old = openSessionFile(
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
+  ASSERT_TRUE(old.ok()) << old.error();
+  EXPECT_EQ(buildMeasuredOverlay(*old).failure().code, ErrorCode::NotFound);
+}
+
 }  // namespace ts::memsim

@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 #include <utility>
 
+#include "memsim/reports/measured_rows.h"
 #include "session/session_summary.h"
 #include "util/format.h"
 #include "views/charts/charts_pane.h"
@@ -55,6 +56,12 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
                         [this](std::shared_ptr<const DiagnosisDrawing> drawn) {
                           diagnosisDrawn(std::move(drawn));
                         }),
+      measuredJob_(this,
+                   [this](std::shared_ptr<const MeasuredDrawing> drawn) {
+                     if (!drawn || drawn->run != session_) return;  // of an older snapshot
+                     measured_ = std::move(drawn);
+                     refreshTimeline();
+                   }),
       search_(this, [this](Search done) { searchDone(std::move(done)); }) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -132,6 +139,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   shown_ = session_;
   timeline_ = new TimelineCanvas(session_, std::move(rows), top);
   baseRows_ = timeline_->rowsPtr();
+  drawMeasuredTensors();
   overviewStrip_ = new OverviewStrip(timeline_, top);
   overviewStrip_->setVisible(overviewStripSaved());
   topLayout->addWidget(overviewStrip_);
@@ -338,6 +346,10 @@ void SessionView::refreshTimeline() {
     base = run->overlay.session;
     rows = run->overlay.rows;
     layout = run->overlay.layout;
+  } else if (measured_ && measured_->run == session_ && measured_->session) {
+    base = measured_->session;
+    rows = measured_->rows;
+    layout = measured_->layout;
   }
   SessionPtr next = base;
   if (diagnosisRowsWanted_ && live_) {
@@ -419,6 +431,7 @@ void SessionView::showSnapshot(SessionPtr session, std::shared_ptr<const Timelin
   const bool renamed = path != path_;
   path_ = path;
   baseRows_ = rows ? std::move(rows) : std::make_shared<const TimelineRows>(session_);
+  drawMeasuredTensors();
   QHash<QString, bool> folding;
   foldingOf(tree_, {}, {}, folding);
   if (model_->setSession(session_)) {
@@ -441,6 +454,21 @@ void SessionView::showSnapshot(SessionPtr session, std::shared_ptr<const Timelin
   if (wholeInView) timeline_->followGrowth();
   overviewStrip_->updateGeometry();  // a GPU that started working adds a lane
   overviewStrip_->update();
+}
+
+// Not while a capture runs: pairing every allocation again each second would never catch up.
+void SessionView::drawMeasuredTensors() {
+  if (live_ || (measured_ && measured_->run == session_)) return;
+  measuredJob_.start([run = session_](const Progress&) {
+    auto drawing = std::make_shared<MeasuredDrawing>();
+    drawing->run = run;
+    if (auto o = memsim::buildMeasuredOverlay(run); o.ok()) {
+      drawing->session = o->session;
+      drawing->layout = o->layout;
+      drawing->rows = o->rows;
+    }
+    return std::shared_ptr<const MeasuredDrawing>(std::move(drawing));
+  });
 }
 
 void SessionView::diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn) {

@@ -156,6 +156,17 @@ class SessionView : public QWidget {
   SessionPtr drawing_;  // the base a running job draws over
   void diagnosisDrawn(std::shared_ptr<const DiagnosisDrawing> drawn);
   JobRunner<std::shared_ptr<const DiagnosisDrawing>> diagnosisRowsJob_;
+  // The run's own tensors (its allocation records paired by address) drawn under each GPU when
+  // no simulation is shown: built off the GUI thread once per finished session.
+  struct MeasuredDrawing {
+    SessionPtr run;  // what they were measured in
+    std::shared_ptr<const TimelineOverlay> layout;
+    std::shared_ptr<const TimelineRows> rows;
+    SessionPtr session;  // the run with their tracks added; null when there is nothing to draw
+  };
+  std::shared_ptr<const MeasuredDrawing> measured_;
+  void drawMeasuredTensors();
+  JobRunner<std::shared_ptr<const MeasuredDrawing>> measuredJob_;
   JobRunner<Search> search_;  // last: waits for its work first
 };
 

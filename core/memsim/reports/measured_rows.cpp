@@ -117,12 +117,52 @@ size_t addMeasuredTensors(Session& s, std::vector<TimelineOverlay::Row>& rows, u
                     kNone,
                     0,
                     std::to_string(count) + " " + toString(group) + " allocations by " +
-                        key.second + " in the iteration (the run's allocator, paired by address)",
+                        key.second + " in the span drawn (the run's allocator, paired by address)",
                     {},
                     false,
                     kTensorRow});
   }
   return shown;
+}
+
+Result<Overlay> buildMeasuredOverlay(const SessionPtr& run) {
+  const std::vector<MeasuredMemory> measured = measureTensorLifetimes(*run);
+  if (std::none_of(measured.begin(), measured.end(),
+                   [](const MeasuredMemory& m) { return m.addresses && !m.tensors.empty(); }))
+    return Error::notFound("the run's allocation records carry no addresses");
+  std::shared_ptr<Session> s = copySession(*run);
+  auto layout = std::make_shared<TimelineOverlay>();
+  Overlay o;
+  for (const MeasuredMemory& m : measured) {
+    if (!m.addresses || m.tensors.empty() || m.device == kNone) continue;
+    const Device& device = s->devices[m.device];
+    s->processes.push_back(
+        {device.rank, -1,
+         "Tensorscope: measured tensors (GPU " + std::to_string(device.ordinal) + ")", 1 << 20});
+    const auto process = static_cast<uint32_t>(s->processes.size() - 1);
+    s->threads.push_back(
+        {process, -static_cast<int64_t>(s->threads.size()) - 1, "measured tensors", 0});
+    layout->gpus.push_back({m.device, {}});
+    const size_t shown = addMeasuredTensors(*s, layout->gpus.back().rows,
+                                            static_cast<uint32_t>(s->threads.size() - 1), &m,
+                                            run->startTime(), run->endTime() + 1);
+    // At the GPU's level (a simulation's rows nest them under its title): beside Compute, not
+    // inside it.
+    for (TimelineOverlay::Row& row : layout->gpus.back().rows) row.depth -= 1;
+    if (o.origins.empty()) o.tensorsShown = shown;
+    o.origins.push_back(run->startTime());
+  }
+  layout->ownsTrack.assign(s->tracks.size(), false);
+  std::fill(layout->ownsTrack.begin() + static_cast<std::ptrdiff_t>(run->tracks.size()),
+            layout->ownsTrack.end(), true);
+  layout->ownsCounter.assign(s->counters.size(), false);
+  layout->styles[s->strings.intern(kTensorOnGpu)] = EventStyle::InGpuMemory;
+  if (Status st = s->finalize(); !st.ok()) return st.failure().prefixed("measured tensors: ");
+  o.session = s;
+  o.origin = run->startTime();
+  o.layout = layout;
+  o.rows = std::make_shared<TimelineRows>(o.session, layout);
+  return o;
 }
 
 }  // namespace ts::memsim
