@@ -33,7 +33,7 @@ using namespace ts::memsim;
 constexpr const char* kHelp =
     "Usage: tensorscope-cli simulate (--g10 DIR | --g10-inputs ROOT --model NAME --batch N |\n"
     "                                 --model M.onnx [--batch N] [--session S]\n"
-    "                                 [--device PRESET] [--optimizer sgd|adam])\n"
+    "                                 [--device PRESET] [--optimizer sgd|adam] | --session S)\n"
     "           [--policy g10|lru|deepum|flashneuron|g10-gds|g10-host|ideal|all]...\n"
     "           [--tiers FILE | --preset g10-default|a100-40|h100-80|h200-141]\n"
     "           [--gpu-mem 40GiB] [--host-mem 128GiB] [--ssd 3.2TB] [--pcie-bw 15.754GiB/s]\n"
@@ -75,6 +75,12 @@ constexpr const char* kHelp =
     "                 forward/<layer> ranges, else PyTorch aten:: op ranges, else by order) "
     "within\n"
     "                 its last iteration (NVTX layers, ProfilerStep#N ranges or repeated kernels)\n"
+    "--session S      alone (no --model): the run itself, planned by every policy: one\n"
+    "                 iteration of S's GPU kernels with their measured times, and S's own\n"
+    "                 allocations on that GPU (recorded with profile_memory=True, or a memory\n"
+    "                 snapshot) as the tensors, each written by the first kernel launched after\n"
+    "                 it was allocated and read last by the last launched before it was freed;\n"
+    "                 memory held through the iteration stays on the GPU\n"
     "--iteration T0:T1  the iteration to map instead, from S's start (e.g. 12.5ms:30ms): the\n"
     "                 kernels that start in it\n"
     "--step N         map the N-th iteration found (from 1) instead of the last\n"
@@ -391,12 +397,20 @@ int emitSimulation(const Args& args, const WorkloadSource& in, const SimWorkload
   StatsTable table =
       simulationTable(runs, published.row ? &*published.row : nullptr, tiers.gpuClockHz);
   table.title += " — " + workload.name;
-  table.notes.push_back("Step memory with unlimited GPU memory: " +
-                        stepMemorySentence(workload, stepMemory(workload)) +
-                        " (tensorscope-cli model memory lists it layer by layer).");
+  table.notes.push_back(
+      "Step memory with unlimited GPU memory: " +
+      stepMemorySentence(workload, stepMemory(workload)) +
+      (in.isRun() ? "." : " (tensorscope-cli model memory lists it layer by layer)."));
   if (mapping.mapped) {
     table.notes.push_back("Kernel times measured in " + in.sessionPath + ", " +
                           mappingSentence(mapping) + " (--mapping lists the kernels).");
+  }
+  if (!mapping.runTensors.empty()) {
+    const model::KernelMapping& k = mapping.kernels;
+    table.notes.push_back("The run itself: " + std::to_string(workload.kernels.size()) +
+                          " kernels of iteration " + std::to_string(k.iteration + 1) + " of " +
+                          std::to_string(k.iterations.size()) + " (" + k.iterationSource +
+                          ") with their measured times; " + mapping.runTensors + ".");
   }
   if (!tiersNote.empty()) table.notes.push_back(tiersNote);
   if (!published.note.empty()) table.notes.push_back(published.note);
@@ -443,8 +457,18 @@ int runSimulate(const std::vector<std::string>& argv) {
       return usage("--g10-inputs needs --model (" + g10ModelNames() + ") and --batch");
     if (args.option("--session") || args.option("--device") || args.option("--optimizer"))
       return usage("--session, --device and --optimizer go with an ONNX --model");
-  } else if (args.option("--g10").has_value() == args.option("--model").has_value()) {
-    return usage("give one workload: --g10 DIR, --g10-inputs ROOT or --model M.onnx");
+  } else if (args.option("--g10") && args.option("--model")) {
+    return usage("give one workload: --g10 DIR, --g10-inputs ROOT, --model M.onnx or --session S");
+  } else if (!args.option("--g10") && !args.option("--model")) {
+    if (!args.option("--session"))
+      return usage(
+          "give one workload: --g10 DIR, --g10-inputs ROOT, --model M.onnx or --session S");
+    for (const char* modelOnly : {"--batch", "--device", "--optimizer", "--corrections"}) {
+      if (args.option(modelOnly))
+        return usage(std::string(modelOnly) + " goes with --model (a run alone is its own step)");
+    }
+    if (args.flag("--mapping"))
+      return usage("--mapping lists kernels against a model's layers: give --model");
   }
   if (!in.g10Dir.empty() && (args.option("--session") || args.option("--device") ||
                              args.option("--optimizer") || args.option("--batch"))) {

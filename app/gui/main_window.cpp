@@ -300,6 +300,12 @@ void MainWindow::createActions() {
   simulate->addSeparator();
   simulate->addAction(onTimeline);
   simulate
+      ->addAction(tr("Memory Tiers of This Run's &Own Tensors"), simulation_,
+                  &SimulationFlow::ownTensorsOnTimeline)
+      ->setStatusTip(tr("Plan every policy on the run itself, no model needed: its kernels with "
+                        "their measured times and its own allocations (recorded with "
+                        "profile_memory=True, or a memory snapshot)"));
+  simulate
       ->addAction(tr("Memory Tiers of a &G10 Workload…"), simulation_,
                   &SimulationFlow::whatIfOfG10Dialog)
       ->setStatusTip(

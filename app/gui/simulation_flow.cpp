@@ -46,6 +46,18 @@ void SimulationFlow::onTimelineDialog() {
     onTimeline(tab, chosen->path, chosen->batch);
 }
 
+void SimulationFlow::ownTensorsOnTimeline() {
+  const int tab = shell_.tabs()->currentIndex();
+  SessionView* view = shell_.sessionView(tab);
+  if (!view) {
+    shell_.showError(tr("Plan this run's own tensors"),
+                     tr("Open a run first: its own allocations are planned on its timeline."));
+    return;
+  }
+  OverlayPane* pane = view->simulateOnTimeline({}, 1);  // no model: the run itself
+  connect(pane, &OverlayPane::updated, this, &SimulationFlow::overlayUpdated, Qt::UniqueConnection);
+}
+
 std::optional<SimulationFlow::ModelChoice> SimulationFlow::chooseModel(const QString& title,
                                                                        const QString& batchLabel) {
   ModelDialog dialog(title, batchLabel, shell_.dialogParent());

@@ -25,6 +25,8 @@ class SimulationFlow : public QObject {
   // holds no session.
   OverlayPane* onTimeline(int tab, const QString& modelPath, int64_t batch);
   void onTimelineDialog();
+  // The run itself planned (its kernels and its own allocations, no model), on its timeline.
+  void ownTensorsOnTimeline();
   // The what-if tab: a workload under a policy and tiers the user moves.
   void whatIf(const memsim::WorkloadSource& source);
   void whatIfOfG10Dialog();

@@ -742,6 +742,36 @@ TEST_F(Cli, ModelMemoryAndSimulateGiveOnePeak) {
   EXPECT_EQ(int64_t(runs.at(1)["memory"]["gpu_peak_bytes"]), 940'297'440);
 }
 
+// The run itself planned, no model: TraceLens's ViT trace (its own allocations, H100). With
+// unlimited memory the plan's peak is the run's; 216 MiB of GPU memory makes policies move data.
+// The same from a memory snapshot alone: it has no kernels to plan.
+TEST_F(Cli, SimulateTheRunItselfWithoutAModel) {
+  const std::string vit = std::string(TSCOPE_SHARED_DATA) +
+                          "/kineto/tracelens-h100-Falconsai_nsfw_image_detection__1016002.json.gz";
+  CliRun r = cli("simulate --session " + vit + " --policy ideal,g10 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::array runs = parser.parse(r.out);
+  ASSERT_EQ(runs.size(), 2u);
+  const int64_t peak = int64_t(runs.at(0)["memory"]["step_peak_bytes"]);
+  EXPECT_GT(peak, 220 << 20);  // the allocator's 221 MiB, less what no kernel ran during
+  EXPECT_LE(peak, 231'332'864);
+  r = cli("simulate --session " + vit + " --policy lru --gpu-mem 216MiB");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("The run itself: 153 kernels of iteration 2 of 2"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("286 measured allocations"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("model memory lists"), std::string::npos) << r.out;
+  r = cli("simulate --session " + vit + " --batch 8");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.out.find("--batch goes with --model"), std::string::npos) << r.out;
+  r = cli(
+      "simulate --session " + std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.out.find("carry no addresses"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, SimulateG10WorkloadAsJsonTableAndSession) {
   const std::string bert = std::string(TSCOPE_SHARED_DATA) + "/g10/BERT-256";
   CliRun r = cli("simulate --g10 " + bert + " --policy g10,lru --policy ideal --json -o " +

@@ -68,10 +68,15 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
 
   // What to simulate: policy, tiers, batch.
   auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Model %1, batch").arg(modelTitle(modelPath)), this));
+  // Without a model, the run itself: its kernels and its own allocations (run_workload.h).
+  controls->addWidget(new QLabel(modelPath.isEmpty()
+                                     ? tr("This run's own tensors")
+                                     : tr("Model %1, batch").arg(modelTitle(modelPath)),
+                                 this));
   batch_ = new QSpinBox(this);
   batch_->setRange(1, 1 << 16);
   batch_->setValue(static_cast<int>(batch));
+  batch_->setVisible(!modelPath.isEmpty());
   controls->addWidget(batch_);
   policy_ = new PolicyBox(this);
   controls->addWidget(new QLabel(tr("Policy"), this));
@@ -155,6 +160,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   tabs_->addTab(mapping_, tr("Mapping"));
   tabs_->addTab(layers_, tr("Per layer"));
   tabs_->addTab(kernels_, tr("Per kernel"));
+  // The run planned by itself has no model layers to map its kernels onto.
+  if (modelPath.isEmpty()) tabs_->setTabVisible(tabs_->indexOf(mapping_), false);
   split->addWidget(tabs_);
   split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);

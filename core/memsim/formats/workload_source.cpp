@@ -4,6 +4,7 @@
 #include "memsim/formats/from_model.h"
 #include "memsim/formats/g10_inputs.h"
 #include "memsim/formats/g10_workload.h"
+#include "memsim/formats/run_workload.h"
 #include "model/device_preset.h"
 #include "model/measured_times.h"
 #include "model/model_zoo.h"
@@ -42,7 +43,7 @@ Result<SimWorkload> workloadFromRun(const ModelStep& m, const Session& run,
       kernels.method == model::MappingMethod::None || r.method == model::MappingMethod::None;
   const size_t count = kernels.kernels.size();
   // Filled on failure too: the user corrects the mapping from the kernels it lists.
-  if (mapping) *mapping = {true, std::move(r), std::move(kernels)};
+  if (mapping) *mapping = {true, std::move(r), std::move(kernels), {}};
   if (none) {
     return Error{runName +
                  ": no kernel maps to a layer of the model (no NVTX forward/<layer> or aten:: op "
@@ -63,17 +64,23 @@ Result<SimWorkload> loadWorkload(const WorkloadSource& in, MappingSummary* mappi
     if (!g) return g.failure();
     return std::move(g->workload);
   }
-  auto m = loadModelStep(in);
-  if (!m) return m.failure();
-  if (!in.session && in.sessionPath.empty()) return workloadFromModel(*m->graph, m->step);
   SessionPtr session = in.session;
-  if (!session) {
+  if (!session && !in.sessionPath.empty()) {
     auto s = openSessionFile(in.sessionPath);
     if (!s) return s.failure();
     session = *s;
   }
-  return workloadFromRun(*m, *session, in.sessionPath.empty() ? "the run" : in.sessionPath,
-                         in.mapping, mapping);
+  const std::string runName = in.sessionPath.empty() ? "the run" : in.sessionPath;
+  if (in.isRun()) {
+    RunWorkloadNotes notes;
+    auto w = workloadOfRun(*session, runName, in.mapping, mapping, &notes);
+    if (w && mapping) mapping->runTensors = notes.sentence();
+    return w;
+  }
+  auto m = loadModelStep(in);
+  if (!m) return m.failure();
+  if (!session) return workloadFromModel(*m->graph, m->step);
+  return workloadFromRun(*m, *session, runName, in.mapping, mapping);
 }
 
 }  // namespace ts::memsim

@@ -22,10 +22,15 @@ struct WorkloadSource {
   int64_t batch = 1;
   std::string device;  // roofline preset (empty: A100-40GB)
   model::Optimizer optimizer = model::Optimizer::SgdMomentum;
-  std::string sessionPath;        // measured kernel times (see model/kernel_mapping.h)
+  std::string sessionPath;        // measured kernel times (see model/kernel_mapping.h); with
+                                  // no model or G10 source, the run itself (run_workload.h)
   SessionPtr session;             // or an open session (wins over sessionPath)
   model::MappingOptions mapping;  // the iteration and the user's corrections
   bool isModel() const { return !modelPath.empty(); }
+  bool isRun() const {
+    return modelPath.empty() && g10Dir.empty() && g10Inputs.empty() &&
+           (session || !sessionPath.empty());
+  }
   bool isG10Inputs() const { return !g10Inputs.empty(); }
 };
 
@@ -34,6 +39,8 @@ struct MappingSummary {
   bool mapped = false;           // a measured run was mapped (false: none given, the roofline)
   model::MappingReport timed;    // which of the model's layers got measured times
   model::KernelMapping kernels;  // which measured kernel is which layer, the iteration
+  // A run planned without a model (run_workload.h): what its tensors are, in a sentence.
+  std::string runTensors;
 };
 
 // `mapping` is filled whenever a run was mapped, also when nothing in it matched (the error).

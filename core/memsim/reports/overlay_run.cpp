@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memsim/formats/run_workload.h"
 #include "session/session_summary.h"
 
 namespace ts::memsim {
@@ -14,7 +15,9 @@ OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
     out.status = Error::cancelled();
     return false;
   };
-  if (!request.source.isModel()) {
+  // A model's step mapped onto the run, or the run itself (its own allocations, run_workload.h).
+  const bool fromRun = request.source.isRun();
+  if (!fromRun && !request.source.isModel()) {
     out.status = Error{"an overlay needs a model (ONNX) whose training step the run measured"};
     return out;
   }
@@ -31,10 +34,13 @@ OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
     return out;
   }
   // The model is read once; each GPU maps its own kernels onto its training step.
-  auto model = loadModelStep(source);
-  if (!model) {
-    out.status = model.failure();
-    return out;
+  Result<ModelStep> model = Error{"no model: the run itself"};
+  if (!fromRun) {
+    model = loadModelStep(source);
+    if (!model) {
+      out.status = model.failure();
+      return out;
+    }
   }
   for (const DeviceKernelTime& gpuTime : busy) {
     const uint32_t device = gpuTime.device;
@@ -44,7 +50,9 @@ OverlayRun runOverlay(const OverlayRequest& request, const Progress& progress) {
     g.device = device;
     model::MappingOptions mapping = source.mapping;
     mapping.device = device;
-    auto workload = workloadFromRun(*model, *source.session, "the run", mapping, &g.mapping);
+    auto workload = fromRun
+                        ? workloadOfRun(*source.session, "the run", mapping, &g.mapping)
+                        : workloadFromRun(*model, *source.session, "the run", mapping, &g.mapping);
     if (!workload) {
       if (first) {
         out.status = workload.failure();

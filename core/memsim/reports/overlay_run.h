@@ -16,7 +16,7 @@
 namespace ts::memsim {
 
 struct OverlayRequest {
-  WorkloadSource source;  // a model, with the run, open, as `session`
+  WorkloadSource source;  // a model, with the run, open, as `session`; or the run alone (isRun)
   Policy policy = Policy::G10;
   TierConfig tiers;
   OverlayOptions options;
