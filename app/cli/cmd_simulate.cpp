@@ -20,6 +20,7 @@
 #include "memsim/formats/workload_source.h"
 #include "memsim/reports/g10_reproduce.h"
 #include "memsim/reports/mapping_report.h"
+#include "memsim/reports/memory_comparison.h"
 #include "memsim/reports/memory_report.h"
 #include "memsim/reports/sim_report.h"
 #include "util/parse_number.h"
@@ -390,6 +391,7 @@ int emitSimulation(const Args& args, const WorkloadSource& in, const SimWorkload
     std::vector<StatsTable> tables = {
         comparisonSummary(*in.session, workload, first.result, mapping.kernels, tiers.gpuBytes),
         layerComparison(workload, first.result, mapping.kernels),
+        layerMemoryComparison(*in.session, workload, mapping.kernels),
         kernelComparison(workload, first.result, mapping.kernels),
         trafficComparison(*in.session, workload, first.result, mapping.kernels)};
     return emitTables(tables, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");

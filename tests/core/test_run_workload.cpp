@@ -6,6 +6,7 @@
 #include "io/open_session.h"
 #include "memsim/engine/step_memory.h"
 #include "memsim/formats/run_workload.h"
+#include "memsim/reports/memory_comparison.h"
 #include "session/session_builder.h"
 
 namespace ts::memsim {
@@ -112,6 +113,51 @@ TEST(RunWorkload, ARealRunsPeakIsItsAllocatorsPeak) {
   EXPECT_LE(simulated, measured[0].peak);
   EXPECT_GE(simulated, measured[0].peak - notes.withoutKernelBytes);
   EXPECT_GT(simulated, measured[0].peak * 95 / 100);
+}
+
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+// The tb_plugin ResNet-50 run (V100, batch 32, PyTorch 1.8: a counter from the trace's start,
+// zero_grad in place) against ResNet-50's step: per layer within 10 % on average, every layer
+// listed in step order, and the error said.
+TEST(LayerMemory, TheRunAgainstTheModelLayerByLayer) {
+  WorkloadSource in;
+  in.modelPath = "resnet50";
+  in.batch = 32;
+  in.sessionPath =
+      std::string(TSCOPE_SHARED_DATA) +
+      "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz";
+  auto run = openSessionFile(in.sessionPath);
+  ASSERT_TRUE(run.ok()) << run.error();
+  in.session = *run;
+  MappingSummary mapping;
+  auto w = loadWorkload(in, &mapping);
+  ASSERT_TRUE(w.ok()) << w.error();
+  const StatsTable t = layerMemoryComparison(**run, *w, mapping.kernels);
+  ASSERT_GT(t.rows.size(), 150u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "conv1 (forward)");
+  double sum = 0;
+  size_t n = 0;
+  for (const auto& row : t.rows) {
+    if (std::holds_alternative<double>(row[4])) sum += std::abs(std::get<double>(row[4])), ++n;
+  }
+  ASSERT_GT(n, 150u);
+  EXPECT_LT(sum / static_cast<double>(n), 10.0);
+  bool errorSaid = false, gradientsSaid = false;
+  for (const std::string& note : t.notes) {
+    errorSaid |= note.find("Error over " + std::to_string(n) + " layers: mean |Δ|") == 0;
+    gradientsSaid |= note.find("zero_grad zeroes them in place") != std::string::npos;
+  }
+  EXPECT_TRUE(errorSaid);
+  EXPECT_TRUE(gradientsSaid);
+  // A run without allocation records has nothing to compare, and says so.
+  auto sample = openSessionFile(TSCOPE_SAMPLE);
+  ASSERT_TRUE(sample.ok());
+  const StatsTable none = layerMemoryComparison(**sample, *w, mapping.kernels);
+  EXPECT_TRUE(none.rows.empty());
+  ASSERT_FALSE(none.notes.empty());
 }
 
 }  // namespace ts::memsim

@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "memsim/reports/mapping_report.h"
+#include "memsim/reports/memory_comparison.h"
 #include "memsim/reports/sim_report.h"
 #include "util/format.h"
 #include "views/models/model_title.h"
@@ -160,6 +161,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   tabs_->addTab(mapping_, tr("Mapping"));
   tabs_->addTab(layers_, tr("Per layer"));
   tabs_->addTab(kernels_, tr("Per kernel"));
+  memory_ = new TablePanel(tabs_);
+  tabs_->addTab(memory_, tr("Memory per layer"));
   // The run planned by itself has no model layers to map its kernels onto.
   if (modelPath.isEmpty()) tabs_->setTabVisible(tabs_->indexOf(mapping_), false);
   split->addWidget(tabs_);
@@ -464,6 +467,7 @@ void OverlayPane::showGpu() {
   summary_->setToolTip(tr("Tiers: %1").arg(QString::fromStdString(tiersSentence(r.tiers))));
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
+  memory_->setTable(memsim::layerMemoryComparison(*run_, g->workload, k));
   stage_->clear();  // the times are in the summary: this label is for progress and problems
   compare_->setEnabled(true);
 }

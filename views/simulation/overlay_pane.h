@@ -116,6 +116,7 @@ class OverlayPane : public QWidget {
   TablePanel* mapping_ = nullptr;
   TablePanel* kernels_ = nullptr;
   TablePanel* layers_ = nullptr;
+  TablePanel* memory_ = nullptr;  // GPU memory once each layer is done, run against model
   QComboBox* assignTo_ = nullptr;
   QComboBox* gpuChooser_ = nullptr;
   QPushButton* compare_ = nullptr;
