@@ -14,10 +14,14 @@ struct CaptureKind {
 };
 
 inline constexpr CaptureKind kCaptureKinds[] = {
-    {"kernel", "Kernels", true},          {"memcpy", "Memory copies", true},
-    {"memset", "Memsets", true},          {"runtime", "CUDA runtime API", true},
+    {"kernel", "Kernels", true},
+    {"memcpy", "Memory copies", true},
+    {"memset", "Memsets", true},
+    {"runtime", "CUDA runtime API", true},
     {"driver", "CUDA driver API", false},  // doubles the API rows of runtime programs
-    {"nvtx", "NVTX ranges", true},        {"sync", "Synchronisation", true},
+    {"nvtx", "NVTX ranges", true},
+    {"sync", "Synchronisation", true},
+    {"memory", "GPU memory allocations", true},  // cudaMalloc/cudaFree and pools
 };
 
 inline const CaptureKind* findCaptureKind(std::string_view name) {

@@ -96,6 +96,19 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       out_.begin(FrameType::Memset, f).end();
       return;
     }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
+      MemoryFrame f;
+      f.timestamp = static_cast<int64_t>(m->timestamp);
+      f.address = m->address, f.bytes = m->bytes;
+      f.deviceId = m->deviceId, f.contextId = m->contextId, f.streamId = m->streamId;
+      f.processId = m->processId, f.correlationId = m->correlationId;
+      f.operation = static_cast<uint8_t>(m->memoryOperationType);
+      f.memoryKind = static_cast<uint8_t>(m->memoryKind);
+      f.poolType = static_cast<uint8_t>(m->memoryPoolConfig.memoryPoolType);
+      out_.begin(FrameType::Memory, f).end();
+      return;
+    }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "capture/allocation_counters.h"
 #include "capture/cupti_version.h"
 #include "session/session_builder.h"
 
@@ -285,6 +286,17 @@ Status RecordSink::frame(Connection& c, FrameType type, std::string_view payload
         c.unreadable += n.count;
       return {};
     }
+    case FrameType::Memory: {
+      MemoryFrame m;
+      if (!r.fixed(m)) return bad("memory");
+      if (m.timestamp == 0) {  // CUPTI could not complete it
+        ++incomplete_;
+        return {};
+      }
+      c.memory.push_back(m);
+      ++events_;
+      return {};
+    }
     case FrameType::Message: {
       std::string text;
       if (!r.string(text)) return bad("message");
@@ -371,14 +383,19 @@ class RecordSink::Translator {
       addApis(c);
       addSyncs(c);
       addMarkers(c);
+      for (const MemoryFrame& m : take(c.memory))
+        allocations_.add(m, b_.device(rank_, static_cast<int32_t>(m.deviceId)), process_);
     }
     nameSharedStreams();
+    allocations_.publish(b_);
     // A program that never initialised CUDA connects nothing: a valid session without GPU events.
     Provenance p = provenance;
     p.profiler = profiler();
     p.incomplete = provenance.incomplete || !sink_.complete();
     p.droppedRecords = sink_.lost();
     p.lost = sink_.lostByCause();
+    if (allocations_.leftOut() > 0)
+      p.skipped["CUDA memory records of arrays or unknown kinds"] = allocations_.leftOut();
     return live_.publish(p, holdback, holdback <= 0);
   }
 
@@ -714,6 +731,7 @@ class RecordSink::Translator {
   RecordSink& sink_;
   LiveSession live_;
   SessionBuilder& b_;  // live_'s entities
+  AllocationCounters allocations_;
   uint32_t rank_ = 0;
   bool rankNamed_ = false;
   TimeNs holdback_ = 0;        // of the snapshot being taken

@@ -90,6 +90,7 @@ class RecordSink {
     std::vector<ContextFrame> contexts;
     std::vector<StreamFrame> streams;
     std::vector<SyncFrame> syncs;
+    std::vector<MemoryFrame> memory;
   };
 
   Status frame(Connection& c, FrameType type, std::string_view payload);

@@ -35,6 +35,7 @@ enum class FrameType : uint32_t {
   Unknown = 14,    // CUPTI record kinds we do not decode: counted
   End = 15,        // the target flushed everything and is exiting
   FlushDone = 16,  // the answer to kFlushRequest: every record before it has been sent
+  Memory = 17,     // an allocation or a free (cudaMalloc, cudaFree, memory pools)
 };
 
 // Why records were dropped (CountFrame.detail of a Dropped frame).
@@ -128,6 +129,16 @@ struct SyncFrame {
   int64_t start = 0, end = 0;
   uint32_t contextId = 0, streamId = 0, correlationId = 0;
   uint32_t type = 0;  // CUpti_ActivitySynchronizationType
+};
+
+// CUPTI's memory activity record (CUPTI_ACTIVITY_KIND_MEMORY2): one allocation or free.
+struct MemoryFrame {
+  int64_t timestamp = 0;
+  uint64_t address = 0, bytes = 0;
+  uint32_t deviceId = 0, contextId = 0, streamId = 0, processId = 0, correlationId = 0;
+  uint8_t operation = 0;   // CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_*: 1 allocation, 2 release
+  uint8_t memoryKind = 0;  // CUPTI_ACTIVITY_MEMORY_KIND_*
+  uint8_t poolType = 0;    // CUPTI_ACTIVITY_MEMORY_POOL_TYPE_*: 0 none (cudaMalloc), else a pool
 };
 
 struct CountFrame {  // Dropped, Overhead, Unknown

@@ -36,7 +36,7 @@ constexpr const char* kHelp =
     "                  PMI_RANK or SLURM_PROCID), e.g. -o run.%r.tscope under torchrun / mpirun\n"
     "  --duration S    stop after S seconds (the program is asked to terminate)\n"
     "  --delay S       keep only what happens after S seconds (both count from the launch)\n"
-    "  --kinds LIST    comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync\n"
+    "  --kinds LIST    comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, memory\n"
     "                  (default: all but driver)\n"
     "  --env K=V       add to the program's environment (repeatable)\n"
     "  --cwd DIR       run the program in DIR\n"

@@ -426,6 +426,7 @@ std::vector<CUpti_ActivityKind> wantedKinds() {
       {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
       {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},
       {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+      {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},
   };
   std::vector<CUpti_ActivityKind> out = {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
                                          CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_OVERHEAD};

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/measured_tensors.h"
 #include "capture/cupti_decoder.h"
 #include "capture/record_sink.h"
 #include "cupti_records.h"
@@ -326,6 +327,67 @@ TEST(CaptureRecords, EveryKindBecomesTheSessionEvent) {
   EXPECT_EQ(s->str(nvtx->hot.name[0]), "forward/conv1");  // START and END paired by id
   EXPECT_EQ(nvtx->hot.start[0], 800'000);
   EXPECT_EQ(nvtx->hot.end[0], 1'600'000);
+}
+
+// CUDA allocations (CUPTI memory records) become the GPU's allocated-bytes counter, in time order
+// whatever order CUPTI's buffers came in, each sample keeping its size and address: they pair into
+// allocations as a PyTorch trace's do, a free of memory allocated before the capture counted.
+// Pinned host memory is the process's counter; arrays are left out and counted.
+TEST(CaptureRecords, CudaAllocationsBecomeTheGpusMemoryCounter) {
+  Records r;
+  auto memory = [](uint64_t t, int op, int kind, uint64_t address, uint64_t bytes) {
+    auto m = record<CUpti_ActivityMemory4>(CUPTI_ACTIVITY_KIND_MEMORY2);
+    m.timestamp = t;
+    m.memoryOperationType = static_cast<CUpti_ActivityMemoryOperationType>(op);
+    m.memoryKind = static_cast<CUpti_ActivityMemoryKind>(kind);
+    m.address = address, m.bytes = bytes, m.deviceId = 0, m.contextId = 1, m.processId = 4242;
+    return m;
+  };
+  const CUpti_ActivityMemory4 records[] = {
+      memory(1'200'000, 2, 3, 0xa000, 1 << 20),  // A's free, handed over first
+      memory(500'000, 1, 3, 0xa000, 1 << 20),    // A
+      memory(600'000, 1, 2, 0xb000, 4096),       // pinned host memory
+      memory(700'000, 1, 5, 0xc000, 2 << 20),    // managed, never freed
+      memory(800'000, 2, 3, 0xd000, 512),        // allocated before the capture
+      memory(900'000, 1, 4, 0xe000, 64),         // a CUDA array
+  };
+  std::vector<const CUpti_Activity*> all = {reinterpret_cast<const CUpti_Activity*>(&r.device),
+                                            reinterpret_cast<const CUpti_Activity*>(&r.context)};
+  for (const auto& m : records) all.push_back(reinterpret_cast<const CUpti_Activity*>(&m));
+  RecordSink sink;
+  size_t c = sink.open();
+  ASSERT_TRUE(sink.feed(c, stream(all)).ok());
+  sink.close(c);
+  SessionPtr s = build(sink);
+  ASSERT_TRUE(s);
+  const CounterTrack* gpu = nullptr;
+  const CounterTrack* host = nullptr;
+  for (const CounterTrack& k : s->counters) {
+    if (k.name == "CUDA memory allocated") gpu = &k;
+    if (k.name == "Pinned host memory allocated") host = &k;
+  }
+  ASSERT_TRUE(gpu);
+  ASSERT_TRUE(host);
+  EXPECT_EQ(s->devices[gpu->device].ordinal, 0);
+  EXPECT_NE(host->process, kNone);
+  ASSERT_EQ(gpu->size(), 4u);
+  EXPECT_EQ(gpu->samples.time[0], 500'000);
+  EXPECT_EQ(gpu->samples.value[0], 1 << 20);
+  EXPECT_EQ(gpu->samples.value[1], 3 << 20);  // with the managed allocation
+  EXPECT_EQ(gpu->samples.value[2], 3 << 20);  // a free of nothing it saw allocated
+  EXPECT_EQ(gpu->samples.change[2], -512);
+  EXPECT_EQ(gpu->samples.value[3], 2 << 20);  // A freed
+  EXPECT_EQ(gpu->samples.address[0], 0xa000u);
+  EXPECT_EQ(host->samples.value[0], 4096);
+  EXPECT_EQ(s->provenance.skipped.at("CUDA memory records of arrays or unknown kinds"), 1u);
+  const std::vector<MeasuredMemory> measured = measureTensorLifetimes(*s);
+  ASSERT_EQ(measured.size(), 1u);
+  ASSERT_EQ(measured[0].tensors.size(), 2u);
+  EXPECT_EQ(measured[0].tensors[0].allocated, 500'000);
+  EXPECT_EQ(measured[0].tensors[0].freed, 1'200'000);
+  EXPECT_EQ(measured[0].tensors[1].freed, kStillAllocated);
+  EXPECT_EQ(measured[0].unmatchedFrees, 1);
+  EXPECT_EQ(measured[0].unmatchedFreeBytes, 512);
 }
 
 // The live view's snapshots, taken while the records come, change nothing in the final session:

@@ -220,6 +220,13 @@ if pair:
         check("pair_add 1 device-to-device copy on one GPU, no PtoP",
               pair["memcpy"]["DtoD"] == 1 and pair["memcpy"]["PtoP"] == 0)
     check("pair_add 1 NVTX range", pair["nvtx_ranges"] == 1)
+    # CUPTI memory records: 3 cudaMalloc per GPU used (+1 peer buffer), 3 cudaMallocHost.
+    cuda = [c for c in pair["counters"] if c["name"] == "CUDA memory allocated"]
+    pinned = [c for c in pair["counters"] if c["name"] == "Pinned host memory allocated"]
+    check(f"pair_add CUDA allocations recorded ({sum(c['samples'] for c in cuda)} >= {3 * gpus + 1})",
+          sum(c["samples"] for c in cuda) >= 3 * gpus + 1)
+    check("pair_add 3 pinned host allocations of the inputs and the sum",
+          len(pinned) == 1 and pinned[0]["samples"] >= 3 and pinned[0]["peak"] >= 3 * n * 4)
 layers = 4
 if loop:
     check("train_loop exit code 0", loop.get("exit_code") == 0)
@@ -228,6 +235,9 @@ if loop:
     check("train_loop 1 HtoD and 1 DtoH per step",
           loop["memcpy"]["HtoD"] == steps and loop["memcpy"]["DtoH"] == steps)
     check("train_loop memsets", loop["memsets"] == layers)
+    cuda = [c for c in loop["counters"] if c["name"] == "CUDA memory allocated"]
+    check("train_loop weights and gradients' cudaMalloc recorded (>= 2 x layers)",
+          len(cuda) == 1 and cuda[0]["samples"] >= 2 * layers and cuda[0]["peak"] > 0)
     check("train_loop launches tied to kernels (flows >= kernels)", loop["flows"] >= loop["kernels"])
 sessions = [s for s in (pair, loop) if s]
 result = {"driver": driver, "visible_gpus": visible, "devices": pair["devices"] if pair else None}
