@@ -392,6 +392,7 @@ int emitSimulation(const Args& args, const WorkloadSource& in, const SimWorkload
         comparisonSummary(*in.session, workload, first.result, mapping.kernels, tiers.gpuBytes),
         layerComparison(workload, first.result, mapping.kernels),
         layerMemoryComparison(*in.session, workload, mapping.kernels),
+        tensorComparison(*in.session, workload, mapping.kernels),
         kernelComparison(workload, first.result, mapping.kernels),
         trafficComparison(*in.session, workload, first.result, mapping.kernels)};
     return emitTables(tables, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");

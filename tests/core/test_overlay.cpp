@@ -11,6 +11,7 @@
 #include "memsim/engine/tier_config.h"
 #include "memsim/reports/mapping_report.h"
 #include "memsim/reports/measured_rows.h"
+#include "memsim/reports/memory_comparison.h"
 #include "memsim/reports/overlay.h"
 #include "memsim/reports/overlay_run.h"
 #include "memsim/reports/what_if.h"
@@ -589,6 +590,53 @@ TEST(MeasuredOverlay, TheRunsOwnTensorsWithoutASimulation) {
       "/kineto/kineto-tb_plugin--resnet50_num_workers_0--worker0.1623143089861.pt.trace.json.gz");
   ASSERT_TRUE(old.ok()) << old.error();
   EXPECT_EQ(buildMeasuredOverlay(*old).failure().code, ErrorCode::NotFound);
+}
+
+}  // namespace ts::memsim
+
+namespace ts::memsim {
+
+// The model's tensors matched to the run's allocations by the layer that makes them and their
+// size: the activation the run allocates before conv L1's launch and frees after backward L1's is
+// the model's `a`; a tensor of the model the run never allocates, and an allocation of the run no
+// tensor is, are said.
+TEST(TensorComparison, MatchedByLayerAndSizeWithBirthAndDeath) {
+  Fixture f = fixture();
+  f.w.tensors.push_back({"c", 4096, false, TensorClass::Activation, "[1024]"});
+  f.w.kernels[1].outputs = {2};
+  std::shared_ptr<Session> run = copySession(*f.measured);
+  CounterTrack memory{"Memory allocated", "bytes", 0, kNone, {}};
+  memory.samples.push({5, 2.0 * GiB, 2 * GiB, 0xa000});         // before L1's launch (10)
+  memory.samples.push({1005, 2.0 * GiB + 1000, 1000, 0xb000});  // L2's, no tensor of the model
+  memory.samples.push({1500, 2.0 * GiB, -1000, 0xb000});
+  memory.samples.push({2500, 0, -2 * GiB, 0xa000});  // after backward L1's launch (2010)
+  run->counters.push_back(memory);
+  ASSERT_TRUE(run->finalize().ok());
+  const StatsTable t = tensorComparison(*run, f.w, f.mapping);
+  ASSERT_EQ(t.rows.size(), 2u);  // a and c; the weight lives across steps
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "a");
+  EXPECT_EQ(std::get<std::string>(t.rows[0][3]), "L1 (forward)");
+  EXPECT_EQ(std::get<std::string>(t.rows[0][4]), "L1 (backward)");
+  EXPECT_EQ(std::get<std::string>(t.rows[0][6]), "L1 (forward)");
+  EXPECT_EQ(std::get<std::string>(t.rows[0][7]), "L1 (backward)");
+  EXPECT_EQ(std::get<int64_t>(t.rows[0][8]), 2495);
+  EXPECT_EQ(std::get<std::string>(t.rows[1][0]), "c");
+  EXPECT_EQ(std::get<std::string>(t.rows[1][5]), "(no match)");
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_EQ(t.notes[0].rfind("1 of 2 tensors of the model's step matched", 0), 0u) << t.notes[0];
+  EXPECT_NE(t.notes[0].find("1 of them die in the same layer in both. 1000 B of the run's"),
+            std::string::npos)
+      << t.notes[0];
+  // Records without addresses: nothing to match, said.
+  std::shared_ptr<Session> old = copySession(*f.measured);
+  CounterTrack changes{"Memory allocated", "bytes", 0, kNone, {}};
+  changes.samples.push({5, 2.0 * GiB, 2 * GiB, 0});
+  old->counters.push_back(changes);
+  ASSERT_TRUE(old->finalize().ok());
+  const StatsTable none = tensorComparison(*old, f.w, f.mapping);
+  EXPECT_TRUE(none.rows.empty());
+  ASSERT_FALSE(none.notes.empty());
+  EXPECT_NE(none.notes[0].find("carry no addresses"), std::string::npos);
 }
 
 }  // namespace ts::memsim

@@ -163,6 +163,8 @@ OverlayPane::OverlayPane(SessionPtr run, QString modelPath, int64_t batch, QWidg
   tabs_->addTab(kernels_, tr("Per kernel"));
   memory_ = new TablePanel(tabs_);
   tabs_->addTab(memory_, tr("Memory per layer"));
+  tensors_ = new TablePanel(tabs_);
+  tabs_->addTab(tensors_, tr("Tensors"));
   // The run planned by itself has no model layers to map its kernels onto.
   if (modelPath.isEmpty()) tabs_->setTabVisible(tabs_->indexOf(mapping_), false);
   split->addWidget(tabs_);
@@ -468,6 +470,7 @@ void OverlayPane::showGpu() {
   kernels_->setTable(memsim::kernelComparison(g->workload, g->run.result, k));
   layers_->setTable(memsim::layerComparison(g->workload, g->run.result, k));
   memory_->setTable(memsim::layerMemoryComparison(*run_, g->workload, k));
+  tensors_->setTable(memsim::tensorComparison(*run_, g->workload, k));
   stage_->clear();  // the times are in the summary: this label is for progress and problems
   compare_->setEnabled(true);
 }

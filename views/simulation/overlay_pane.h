@@ -116,7 +116,8 @@ class OverlayPane : public QWidget {
   TablePanel* mapping_ = nullptr;
   TablePanel* kernels_ = nullptr;
   TablePanel* layers_ = nullptr;
-  TablePanel* memory_ = nullptr;  // GPU memory once each layer is done, run against model
+  TablePanel* memory_ = nullptr;   // GPU memory once each layer is done, run against model
+  TablePanel* tensors_ = nullptr;  // the model's tensors matched to the run's allocations
   QComboBox* assignTo_ = nullptr;
   QComboBox* gpuChooser_ = nullptr;
   QPushButton* compare_ = nullptr;

@@ -1,6 +1,6 @@
-// The run's memory against the memory model's, layer by layer: what the run's allocator held once
-// each layer was done against what the model of its step (step_memory.h) holds then, with the
-// error in sum. The CLI's `simulate --compare` prints it; the Simulation tab shows it.
+// The run's memory against the memory model's, layer by layer (what the run's allocator held once
+// each layer was done against what the model of its step, step_memory.h, holds then, with the
+// error in sum) and tensor by tensor. The CLI's `simulate --compare` prints it; the Simulation tab shows it.
 #pragma once
 
 #include "analysis/stats_table.h"
@@ -18,5 +18,15 @@ namespace ts::memsim {
 // note) when the run records no allocations for that GPU.
 StatsTable layerMemoryComparison(const Session& run, const SimWorkload& workload,
                                  const model::KernelMapping& mapping);
+
+// The model's tensors matched to the run's own allocations (analysis/measured_tensors.h) by the
+// layer that makes them and their size (from the shape; the CUDA caching allocator's 512-byte
+// rounding allowed): per simulated tensor that lives within the step, its shape, bytes, the
+// layers of its birth and death in the model and in the run, the run's op that allocated it, and
+// its lifetime on both clocks. The notes state how many matched, how many of those die in the same
+// layer in both, and what measured memory nothing matched. Empty (with a note) when the run's
+// records carry no addresses.
+StatsTable tensorComparison(const Session& run, const SimWorkload& workload,
+                            const model::KernelMapping& mapping);
 
 }  // namespace ts::memsim
