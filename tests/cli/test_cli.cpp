@@ -756,6 +756,16 @@ TEST_F(Cli, SimulateTheRunItselfWithoutAModel) {
   const int64_t peak = int64_t(runs.at(0)["memory"]["step_peak_bytes"]);
   EXPECT_GT(peak, 220 << 20);  // the allocator's 221 MiB, less what no kernel ran during
   EXPECT_LE(peak, 231'332'864);
+  // Under less memory than the run held, what the policies keep allocated on the GPU stays within
+  // it: a tensor takes its memory when its kernel runs, not during the stall that makes room.
+  r = cli("simulate --session " + vit + " --policy g10,lru,deepum --gpu-mem 216MiB --json");
+  ASSERT_EQ(r.exitCode, 0) << r.out;
+  simdjson::dom::parser tight;
+  for (simdjson::dom::element run : simdjson::dom::array(tight.parse(r.out))) {
+    EXPECT_GT(int64_t(run["stall_ns"]), 0);
+    EXPECT_LE(int64_t(run["memory"]["gpu_peak_bytes"]), int64_t{216} << 20)
+        << std::string_view(run["policy"]);
+  }
   r = cli("simulate --session " + vit + " --policy lru --gpu-mem 216MiB");
   ASSERT_EQ(r.exitCode, 0) << r.out;
   EXPECT_NE(r.out.find("The run itself: 153 kernels of iteration 2 of 2"), std::string::npos)

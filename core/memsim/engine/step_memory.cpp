@@ -120,8 +120,12 @@ std::vector<TierUsage> allocatedOnGpu(const SimWorkload& w, const SimResult& r) 
   const std::vector<std::vector<TimeSpan>> off = offGpu(w, r);
   std::vector<std::pair<TimeNs, int64_t>> changes;  // (time, bytes added)
   for (size_t t = 0; t < lives.size(); ++t) {
-    const TimeSpan life = lifetimeSpan(lives[t], r);
+    TimeSpan life = lifetimeSpan(lives[t], r);
     if (life.end <= life.start) continue;
+    // Allocated when its first kernel runs, not while that kernel waits: the stall before it is
+    // the policy making room (copying others out), and counting the new tensor then counts the
+    // room twice.
+    if (!lives[t].global) life.start = r.kernels[static_cast<size_t>(lives[t].from)].start;
     const int64_t bytes = w.tensors[t].bytes;
     changes.emplace_back(life.start, bytes);
     // A global tensor goes on into the next iteration: the curve ends holding it, unless it
