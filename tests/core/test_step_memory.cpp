@@ -241,4 +241,29 @@ TEST(StepMemoryAgainstPyTorch, ValidationModels) {
     expectHeldToPyTorch(model);
 }
 
+// Adam (foreach, as PyTorch 2.x runs it on GPUs: all second moments' square roots at once in the
+// update) in place of SGD, never tuned against: its two moments and step counters held as
+// optimizer state, the recorder's `--optimizer adam` run of two calibration models.
+TEST(StepMemoryAgainstPyTorch, AdamHeldOut) {
+  for (const char* model : {"resnet18", "mobilenet_v2"}) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.load(fixture(std::string(model) + ".adam.memory.json"));
+    ASSERT_EQ(std::string_view(doc["optimizer"].get_string()), "adam-foreach");
+    const int64_t pytorch = int64_t(doc["peak"].get_int64());
+    model::LoadOptions load;
+    load.batch = int64_t(doc["batch"].get_int64());
+    auto g = model::loadOnnxModel(fixture(std::string(model) + ".onnx"), load);
+    ASSERT_TRUE(g.ok()) << g.error();
+    model::StepOptions options;
+    options.optimizer = model::Optimizer::Adam;
+    const SimWorkload w = workloadFromModel(*g, model::expandTrainingStep(*g, options));
+    const StepMemory m = stepMemory(w);
+    const double error = static_cast<double>(m.peak - pytorch) / static_cast<double>(pytorch);
+    EXPECT_LT(std::abs(error), 0.05) << model << ": " << m.peak << " against " << pytorch;
+    // Adam holds twice SGD's state: both moments of every parameter.
+    EXPECT_GT(m.atPeak(TensorClass::OptimizerState), int64_t(doc["baseline"]["weights"]) * 19 / 10)
+        << model;
+  }
+}
+
 }  // namespace ts::memsim

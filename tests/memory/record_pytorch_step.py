@@ -18,7 +18,11 @@ nodes are tied to the module whose forward op has the same sequence number. The 
                         folded into the convolutions; weights as graph inputs without data;
                         stochastic depth as in evaluation, the identity: ONNX has no op for it)
 
-Usage: record_pytorch_step.py OUT_DIR BATCH MODEL [MODEL...]
+With --optimizer adam: Adam (foreach=True, the multi-tensor path PyTorch 2.x takes on GPUs) in
+place of SGD, its two moments and step counters as the optimizer state; written as
+<name>.adam.memory.json, without the ONNX export (the model is the same).
+
+Usage: record_pytorch_step.py [--optimizer sgd|adam] OUT_DIR BATCH MODEL [MODEL...]
 """
 import json
 import os
@@ -97,7 +101,13 @@ def sequence_layers(roots):
     return seq
 
 
-def record(name, batch, out_dir):
+def optimizer_state_bytes(opt):
+    """Bytes of every tensor the optimizer keeps per parameter (momentum; Adam's moments, steps)."""
+    return sum(v.numel() * v.element_size() for state in opt.state.values()
+               for v in state.values() if torch.is_tensor(v))
+
+
+def record(name, batch, out_dir, optimizer="sgd"):
     torch.manual_seed(0)
     # GoogLeNet's and Inception's auxiliary heads do not export to ONNX (adaptive pooling to a
     # size that does not divide the input): left out of both the recording and the export.
@@ -105,7 +115,10 @@ def record(name, batch, out_dir):
                                                                      "inception_v3") else {}
     model = getattr(torchvision.models, name)(num_classes=1000, **extra)
     model.train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    if optimizer == "adam":
+        opt = torch.optim.Adam(model.parameters(), lr=0.001, foreach=True)
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     size = 299 if name.startswith("inception") else 224
     x = torch.randn(batch, 3, size, size)
     y = torch.randint(0, 1000, (batch,))
@@ -123,8 +136,7 @@ def record(name, batch, out_dir):
     opt.zero_grad(set_to_none=True)
     weights = sum(p.numel() * p.element_size() for p in model.parameters())
     buffers = sum(b.numel() * b.element_size() for b in model.buffers())
-    momentum = sum(s["momentum_buffer"].numel() * s["momentum_buffer"].element_size()
-                   for s in opt.state.values() if s.get("momentum_buffer") is not None)
+    momentum = optimizer_state_bytes(opt)  # SGD's momentum, or Adam's moments and steps
     data = x.numel() * x.element_size() + y.numel() * y.element_size()
     baseline = weights + buffers + momentum + data
 
@@ -156,7 +168,7 @@ def record(name, batch, out_dir):
         "model": name,
         "batch": batch,
         "dtype": "float32",
-        "optimizer": "sgd-momentum",
+        "optimizer": "adam-foreach" if optimizer == "adam" else "sgd-momentum",
         "torch": torch.__version__,
         "torchvision": torchvision.__version__,
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -165,9 +177,13 @@ def record(name, batch, out_dir):
         "allocations": sum(1 for e in allocations if e.extra_fields.alloc_size > 0),
         "layers": layers,
     }
-    with open(os.path.join(out_dir, name + ".memory.json"), "w") as f:
+    suffix = ".adam.memory.json" if optimizer == "adam" else ".memory.json"
+    with open(os.path.join(out_dir, name + suffix), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
+    if optimizer == "adam":
+        print(f"{name} (adam): batch {batch}, peak {peak / 2**30:.3f} GiB")
+        return
 
     # Stochastic depth draws its mask with an op ONNX cannot express: exported as in evaluation
     # (the identity), everything else as trained.
@@ -185,13 +201,17 @@ def record(name, batch, out_dir):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    optimizer = "sgd"
+    if len(args) >= 2 and args[0] == "--optimizer":
+        optimizer, args = args[1], args[2:]
+    if len(args) < 3 or optimizer not in ("sgd", "adam"):
         sys.exit(__doc__)
-    out_dir, batch = sys.argv[1], int(sys.argv[2])
+    out_dir, batch = args[0], int(args[1])
     os.makedirs(out_dir, exist_ok=True)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    for name in sys.argv[3:]:
-        record(name, batch, out_dir)
+    for name in args[2:]:
+        record(name, batch, out_dir, optimizer)
 
 
 if __name__ == "__main__":
