@@ -7,7 +7,9 @@
 #include <benchmark/benchmark.h>
 
 #include "analysis/measured_tensors.h"
+#include "memsim/engine/simulation.h"
 #include "memsim/engine/step_memory.h"
+#include "memsim/engine/tier_config.h"
 #include "memsim/formats/from_model.h"
 #include "model/training_step.h"
 #include "session/memory_counter.h"
@@ -88,6 +90,40 @@ void BM_StepMemorySweep(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ts::memsim::stepMemory(w).peak);
 }
 BENCHMARK(BM_StepMemorySweep)->Arg(250)->Arg(1000)->Arg(4000)->Unit(benchmark::kMillisecond);
+
+// Each policy planned and simulated on the chain model with GPU memory at half its step's peak
+// (host memory ample): the planners' cost on a model workload, where every tensor moves.
+void BM_PlanUnderHalfMemory(benchmark::State& state, ts::memsim::Policy policy) {
+  const ModelGraph g = chainModel(static_cast<int>(state.range(0)));
+  const ts::memsim::SimWorkload w =
+      ts::memsim::workloadFromModel(g, ts::model::expandTrainingStep(g));
+  ts::memsim::TierConfig tiers = *ts::memsim::tierPreset("g10-default");
+  tiers.gpuBytes = ts::memsim::stepMemory(w).peak / 2;
+  tiers.hostBytes = int64_t{1} << 40;
+  for (auto _ : state) {
+    auto runs = ts::memsim::runPolicies(w, {policy}, tiers);
+    if (!runs) state.SkipWithError(runs.error().c_str());
+    benchmark::DoNotOptimize(runs);
+  }
+}
+// G10's planner grows faster than linearly (every round sorts and re-weighs every interval, as
+// G10's code does): 4,000 layers took 253 s, so it stops at 2,000.
+BENCHMARK_CAPTURE(BM_PlanUnderHalfMemory, g10, ts::memsim::Policy::G10)
+    ->Arg(250)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanUnderHalfMemory, lru, ts::memsim::Policy::Lru)
+    ->Arg(250)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanUnderHalfMemory, deepum, ts::memsim::Policy::DeepUm)
+    ->Arg(250)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMillisecond);
 
 // `allocations` tensors, each allocated inside an op of a forward, backward or optimizer range
 // on one of two threads, freed a few allocations later, as a training step's records come.
