@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "session/memory_counter.h"
@@ -88,6 +89,42 @@ class OpStacks {
  private:
   const Session& s_;
   std::vector<uint32_t> tracks_;
+};
+
+// The innermost "nn.Module: …" range open at `t` on a thread (PyTorch's with_modules): the
+// deepest lane of the thread's range tracks whose event there is one.
+class ModuleStacks {
+ public:
+  explicit ModuleStacks(const Session& s) : s_(s) {
+    for (uint32_t t = 0; t < s.tracks.size(); ++t) {
+      const Track& track = s.tracks[t];
+      if (track.thread == kNone || track.size() == 0 ||
+          (track.kind != EventKind::Range && track.kind != EventKind::Nvtx))
+        continue;
+      for (size_t e = 0; e < track.size(); ++e) {
+        if (s.str(track.hot.name[e]).starts_with("nn.Module: ")) {
+          byThread_[track.thread].push_back(t);
+          break;
+        }
+      }
+    }
+  }
+  std::pair<uint32_t, uint32_t> at(uint32_t thread, TimeNs t) const {
+    auto it = byThread_.find(thread);
+    if (it == byThread_.end()) return {kNone, kNone};
+    for (uint32_t ti : it->second) {
+      const Track& track = s_.tracks[ti];
+      for (uint32_t lane = track.laneCount(); lane-- > 0;) {
+        const uint32_t e = track.eventAt(lane, t);
+        if (e != kNone && s_.str(track.hot.name[e]).starts_with("nn.Module: ")) return {ti, e};
+      }
+    }
+    return {kNone, kNone};
+  }
+
+ private:
+  const Session& s_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> byThread_;
 };
 
 bool anyContains(const std::vector<std::string_view>& names, std::string_view what) {
@@ -188,6 +225,7 @@ bool zeroGradKeepsGradients(const Session& s) {
 std::vector<MeasuredMemory> measureTensorLifetimes(const Session& s) {
   std::vector<MeasuredMemory> out;
   std::vector<bool> seen(s.devices.size(), false);
+  const ModuleStacks modules(s);
   for (const CounterTrack& c : s.counters) {
     if (c.device == kNone || c.device >= s.devices.size() || seen[c.device] ||
         !isAllocatedCounter(c) || c.size() == 0)
@@ -199,6 +237,9 @@ std::vector<MeasuredMemory> measureTensorLifetimes(const Session& s) {
       const OpStacks::Open alloc = ops.at(t.allocated);
       const OpStacks::Open free = t.freed == kStillAllocated ? OpStacks::Open{} : ops.at(t.freed);
       t.allocTrack = alloc.track, t.allocEvent = alloc.event;
+      if (alloc.track != kNone)
+        std::tie(t.moduleTrack, t.moduleEvent) =
+            modules.at(s.tracks[alloc.track].thread, t.allocated);
       t.freeTrack = free.track, t.freeEvent = free.event;
       t.kind = classify(s, t, alloc, free);
     }

@@ -39,6 +39,9 @@ struct MeasuredTensor {
   // kNone outside any op.
   uint32_t allocTrack = kNone, allocEvent = kNone;
   uint32_t freeTrack = kNone, freeEvent = kNone;
+  // The innermost nn.Module around the allocating op, on its thread (PyTorch's with_modules
+  // records them as "nn.Module: <class>_<n>" Python ranges), kNone when none is recorded.
+  uint32_t moduleTrack = kNone, moduleEvent = kNone;
 };
 
 struct MeasuredMemory {

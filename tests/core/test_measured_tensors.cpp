@@ -133,17 +133,24 @@ TEST(MeasuredTensors, ARealTraceWithAddresses) {
   ASSERT_EQ(all.size(), 1u);  // one GPU (the CPU's records are a process's counter)
   const MeasuredMemory& m = all[0];
   EXPECT_TRUE(m.addresses);
-  size_t allocations = 0, frees = 0, inOps = 0;
+  size_t allocations = 0, frees = 0, inOps = 0, inModules = 0;
   for (const MeasuredTensor& t : m.tensors) {
     ++allocations;
     frees += t.freed != kStillAllocated;
     inOps += t.allocTrack != kNone;
+    if (t.moduleTrack != kNone) {
+      ++inModules;
+      EXPECT_TRUE((*s)->str((*s)->tracks[t.moduleTrack].hot.name[t.moduleEvent])
+                      .starts_with("nn.Module: "));
+    }
     EXPECT_NE(t.kind, MeasuredClass::WeightGradient);
     EXPECT_NE(t.kind, MeasuredClass::OptimizerState);
   }
   // The trace's 572 CUDA records: each allocation or free (the file's own count).
   EXPECT_EQ(allocations + frees + static_cast<size_t>(m.unmatchedFrees), 572u);
   EXPECT_GT(inOps, allocations * 9 / 10);
+  // The trace has with_modules: the ViT's layers own most of its allocations.
+  EXPECT_GT(inModules, allocations / 2) << inModules << " of " << allocations;
 }
 
 }  // namespace ts

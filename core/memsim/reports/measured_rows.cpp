@@ -67,6 +67,8 @@ size_t addMeasuredTensors(Session& s, std::vector<TimelineOverlay::Row>& rows, u
     if (b <= a) continue;
     const std::string op = opName(s, t.allocTrack, t.allocEvent);
     std::string args = formatBytes(static_cast<uint64_t>(t.bytes)) + " at " + hex(t.address);
+    if (t.moduleTrack != kNone)
+      args += ", in " + std::string(s.str(s.tracks[t.moduleTrack].hot.name[t.moduleEvent]));
     args += t.freed == kStillAllocated ? ", never freed in the trace"
                                        : ", freed in " + opName(s, t.freeTrack, t.freeEvent);
     lanes[{t.kind, op}].push_back({a, b, op, kTensorOnGpu, args});
