@@ -1,6 +1,7 @@
 // The run's memory against the memory model's, layer by layer (what the run's allocator held once
 // each layer was done against what the model of its step, step_memory.h, holds then, with the
-// error in sum) and tensor by tensor. The CLI's `simulate --compare` prints it; the Simulation tab shows it.
+// error in sum) and tensor by tensor. The CLI's `simulate --compare` prints it; the Simulation tab
+// shows it.
 #pragma once
 
 #include "analysis/stats_table.h"
