@@ -538,11 +538,15 @@ int runSimulate(const std::vector<std::string>& argv) {
     if (!loaded) return failure(loaded.error());
     tiers = *loaded;
   }
+  std::string overridden;  // what the command line set over the starting tiers, for the note
   for (const TierField& f : tierFields()) {
     if (auto v = args.option("--" + std::string(f.key))) {
       if (Status s = setTierField(tiers, f.key, *v); !s.ok()) return usage(s.error());
+      overridden += (overridden.empty() ? "" : ", ") + ("--" + std::string(f.key)) + " " + *v;
     }
   }
+  if (!tiersNote.empty() && !overridden.empty())
+    tiersNote += " Set on the command line over them: " + overridden + ".";
   if (Status s = tiers.validate(); !s.ok()) return usage("tier configuration: " + s.error());
 
   if (auto sweep = args.option("--sweep")) {

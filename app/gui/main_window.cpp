@@ -300,7 +300,7 @@ void MainWindow::createActions() {
   simulate->addSeparator();
   simulate->addAction(onTimeline);
   simulate
-      ->addAction(tr("Memory Tiers of This Run's &Own Tensors"), simulation_,
+      ->addAction(tr("Memory Tiers of This Run Alone: Its &Own Allocations, No Model"), simulation_,
                   &SimulationFlow::ownTensorsOnTimeline)
       ->setStatusTip(tr("Plan every policy on the run itself, no model needed: its kernels with "
                         "their measured times and its own allocations (recorded with "

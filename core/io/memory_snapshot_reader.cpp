@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "io/pickle_data.h"
@@ -22,7 +23,8 @@ struct AllocatorRecord {
   uint64_t address = 0;
   int64_t size = 0;
   TimeNs time = 0;
-  int64_t deviceFree = -1;  // an out-of-memory record's free device memory, when it says
+  int64_t deviceFree = -1;       // an out-of-memory record's free device memory, when it says
+  uint32_t frames = UINT32_MAX;  // its stack (a list of {filename, line, name}), when recorded
 };
 
 // What the snapshot says a device held when it was taken.
@@ -58,6 +60,10 @@ class SnapshotReader {
   Result<AllocatorRecord> record(uint32_t node, const std::string& where);
   void emit(int64_t device, const DeviceState& d);
   void outOfMemory(uint32_t device, const AllocatorRecord& r);
+  void allocationSite(uint32_t device, const AllocatorRecord& r);
+  std::string frameLabel(uint32_t frames) const;
+  uint32_t allocatorProcess();
+  std::map<uint32_t, std::string> labels_;  // frames list → its label (lists are memoised)
 };
 
 Result<int64_t> SnapshotReader::integer(uint32_t dict, std::string_view key,
@@ -129,6 +135,8 @@ Result<AllocatorRecord> SnapshotReader::record(uint32_t node, const std::string&
   TS_ASSIGN_OR_RETURN(int64_t address, integer(node, "addr", where, false));
   r.address = address < 0 && !doc_.find(node, "addr") ? 0 : static_cast<uint64_t>(address);
   TS_ASSIGN_OR_RETURN(r.deviceFree, integer(node, "device_free", where, false));
+  if (auto frames = doc_.find(node, "frames"); frames && doc_.at(*frames).kind == PickleKind::List)
+    r.frames = *frames;
   TS_ASSIGN_OR_RETURN(int64_t us, integer(node, "time_us", where, false));
   if (!doc_.find(node, "time_us")) {
     untimed_ = true;
@@ -153,9 +161,62 @@ Status SnapshotReader::readHistory(int64_t device, uint32_t records) {
   return {};
 }
 
-void SnapshotReader::outOfMemory(uint32_t device, const AllocatorRecord& r) {
+uint32_t SnapshotReader::allocatorProcess() {
   const uint32_t p = b_.process(rank_, 0);
   if (b_.processInfo(p).name.empty()) b_.processInfo(p).name = "CUDA caching allocator";
+  return p;
+}
+
+// The frame that says where in the program a record came from: the innermost Python frame
+// outside PyTorch itself, else the innermost Python frame, else the innermost frame; as
+// "name (file.py:line)".
+std::string SnapshotReader::frameLabel(uint32_t frames) const {
+  auto text = [&](uint32_t frame, std::string_view key) -> std::string {
+    auto v = doc_.find(frame, key);
+    if (!v) return {};
+    const PickleNode& n = doc_.at(*v);
+    return n.kind == PickleKind::Text  ? n.text
+           : n.kind == PickleKind::Int ? std::to_string(n.integer)
+                                       : std::string();
+  };
+  std::optional<uint32_t> chosen, python, first;
+  for (uint32_t f : doc_.at(frames).items) {
+    if (doc_.at(f).kind != PickleKind::Dict) continue;
+    if (!first) first = f;
+    const std::string file = text(f, "filename");
+    if (!file.ends_with(".py")) continue;
+    if (!python) python = f;
+    if (file.find("/torch/") == std::string::npos) {
+      chosen = f;
+      break;
+    }
+  }
+  const std::optional<uint32_t> f = chosen ? chosen : python ? python : first;
+  if (!f) return {};
+  std::string file = text(*f, "filename");
+  if (const size_t slash = file.rfind('/'); slash != std::string::npos) file.erase(0, slash + 1);
+  return text(*f, "name") + " (" + file + ":" + text(*f, "line") + ")";
+}
+
+// Where the program allocated or freed: a range of a nanosecond on the device's "allocation
+// sites" thread, named by the record's frame, so that measured tensors name the code that made
+// and freed them as they name a PyTorch trace's ops.
+void SnapshotReader::allocationSite(uint32_t device, const AllocatorRecord& r) {
+  if (r.frames == UINT32_MAX) return;
+  auto [it, fresh] = labels_.try_emplace(r.frames);
+  if (fresh) it->second = frameLabel(r.frames);
+  if (it->second.empty()) return;
+  const int32_t ordinal = b_.deviceInfo(device).ordinal;
+  const uint32_t t = b_.thread(allocatorProcess(), 1000 + ordinal);
+  if (b_.threadInfo(t).name.empty())
+    b_.threadInfo(t).name = "allocation sites, device " + std::to_string(ordinal);
+  NvtxDetail d;
+  d.domain = b_.intern("python");
+  b_.addNvtx(t, r.time, r.time + 1, b_.intern(it->second), d);
+}
+
+void SnapshotReader::outOfMemory(uint32_t device, const AllocatorRecord& r) {
+  const uint32_t p = allocatorProcess();
   const uint32_t t = b_.thread(p, static_cast<int64_t>(b_.deviceInfo(device).ordinal));
   b_.threadInfo(t).name = "out of memory, device " + std::to_string(b_.deviceInfo(device).ordinal);
   std::string text = "out of memory: " + formatBytes(r.size) + " requested";
@@ -202,6 +263,7 @@ void SnapshotReader::emit(int64_t ordinal, const DeviceState& d) {
       allocated += change;
       b_.addCounterSample("Memory allocated", "bytes", device, kNone,
                           {r.time, static_cast<double>(allocated), change, r.address});
+      allocationSite(device, r);
     } else if (r.action.starts_with("segment_")) {
       reserved += r.action == "segment_alloc" || r.action == "segment_map" ? r.size : -r.size;
       b_.addCounterSample("Memory reserved", "bytes", device, kNone, r.time,
@@ -212,6 +274,12 @@ void SnapshotReader::emit(int64_t ordinal, const DeviceState& d) {
       ++info_.skipped["allocator records of action '" + std::string(r.action.substr(0, 40)) + "'"];
     }
   }
+  // Both counters reach the last record: what they hold then is held until the snapshot.
+  const TimeNs last = d.history.back().time;
+  b_.addCounterSample("Memory allocated", "bytes", device, kNone, last,
+                      static_cast<double>(allocated));
+  b_.addCounterSample("Memory reserved", "bytes", device, kNone, last,
+                      static_cast<double>(reserved));
 }
 
 Result<ImportInfo> SnapshotReader::read() {
@@ -240,6 +308,13 @@ Result<ImportInfo> SnapshotReader::read() {
       for (size_t i = 0; i < d.history.size(); ++i)
         d.history[i].time = static_cast<TimeNs>(i) * 1000;
   }
+  // Records in time order (the counters need it); records at one time keep theirs.
+  for (auto& [device, d] : devices_)
+    std::stable_sort(
+        d.history.begin(), d.history.end(),
+        [](const AllocatorRecord& a, const AllocatorRecord& b) { return a.time < b.time; });
+  if (devices_.empty())
+    return fail("the snapshot", "it holds no segments and no allocator history: nothing to show");
   bool any = false;
   for (auto& [device, d] : devices_) {
     for (const AllocatorRecord& r : d.history)

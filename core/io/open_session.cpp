@@ -131,9 +131,12 @@ Status importTrace(const std::string& path, SessionBuilder& b, uint32_t rank, Im
   auto text = readTextFile(path, stage(progress, 0, 0.3));
   if (!text) return text.failure();
   std::string_view head = text->view().substr(0, 256);
-  if (looksLikePickle(head) || path.ends_with(".pickle") || path.ends_with(".pkl"))
+  // By content; a file named as a pickle that is neither a pickle nor JSON gets the pickle
+  // reader's error (what it expected, at which byte) rather than "unrecognised".
+  const bool json = looksLikeJson(head);
+  if (looksLikePickle(head) || (!json && (path.ends_with(".pickle") || path.ends_with(".pkl"))))
     return keepOwnImport(importMemorySnapshot(path, text->view(), b, rank), info);
-  if (!looksLikeJson(head)) return notATrace(path, text->size() == 0, text->gzipped());
+  if (!json) return notATrace(path, text->size() == 0, text->gzipped());
   if (looksLikeMemoryTimeline(head))
     return keepOwnImport(importMemoryTimeline(path, text->view(), b, rank), info);
   JsonReadOptions read;

@@ -61,6 +61,15 @@ TEST(MemorySnapshot, HoldsTheTensorsOfTheTraceItWasWrittenFrom) {
   // at the end less what the history added): the same peak as the trace's own totals.
   EXPECT_EQ(a.peak, b.peak);
   EXPECT_TRUE((*snapshot)->provenance.profiler.find("memory snapshot") != std::string::npos);
+  // Each allocation names the code that made it: its stack's frame outside PyTorch.
+  const Session& s = **snapshot;
+  for (const MeasuredTensor& t : b.tensors) {
+    ASSERT_NE(t.allocTrack, kNone);
+    EXPECT_EQ(s.str(s.tracks[t.allocTrack].hot.name[t.allocEvent]), "step (train.py:42)");
+  }
+  // The counters reach the last record, not only the first.
+  for (const CounterTrack& c : s.counters)  // a site's range lasts a nanosecond past it
+    EXPECT_GE(c.samples.time.back(), s.endTime() - 1) << c.name;
 }
 
 // PyTorch 2.0 kept no times: the records are drawn a microsecond apart, in order, and it says so.
@@ -95,6 +104,20 @@ TEST(MemorySnapshot, BadFilesNameTheFileAndTheOffset) {
   EXPECT_NE(evil.error().find("ts_evil.pickle"), std::string::npos);
   EXPECT_NE(evil.error().find("at byte 14: opcode STACK_GLOBAL"), std::string::npos)
       << evil.error();
+  // A snapshot with nothing in it, and a JSON trace named as a pickle (read by its content).
+  static const char kEmpty[] =
+      "\x80\x04}(\x8c\x08segments]\x8c\x0d"
+      "device_traces]u.";
+  const std::string empty(kEmpty, sizeof kEmpty - 1);
+  auto nothing = openSessionFile(writeTemp("ts_empty.pickle", empty));
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.error().find("holds no segments and no allocator history"), std::string::npos)
+      << nothing.error();
+  auto json = openSessionFile(writeTemp("ts_json.pickle",
+                                        "[{\"ph\": \"X\", \"name\": \"k\", "
+                                        "\"ts\": 1, \"dur\": 2, \"pid\": 1, "
+                                        "\"tid\": 1}]"));
+  EXPECT_TRUE(json.ok()) << json.error();
   // A pickle of data that is no snapshot.
   auto list = openSessionFile(writeTemp("ts_list.pickle", std::string("\x80\x04}.", 4)));
   ASSERT_FALSE(list.ok());

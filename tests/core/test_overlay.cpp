@@ -623,7 +623,7 @@ TEST(TensorComparison, MatchedByLayerAndSizeWithBirthAndDeath) {
   EXPECT_EQ(std::get<std::string>(t.rows[1][0]), "c");
   EXPECT_EQ(std::get<std::string>(t.rows[1][5]), "(no match)");
   ASSERT_FALSE(t.notes.empty());
-  EXPECT_EQ(t.notes[0].rfind("1 of 2 tensors of the model's step matched", 0), 0u) << t.notes[0];
+  EXPECT_EQ(t.notes[0].rfind("1 of 2 tensors of the simulated step matched", 0), 0u) << t.notes[0];
   EXPECT_NE(t.notes[0].find("1 of them die in the same layer in both. 1000 B of the run's"),
             std::string::npos)
       << t.notes[0];

@@ -255,12 +255,13 @@ MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimR
     const auto& it = m.iterations[m.iteration];
     measured = gpuMemoryPeak(run, m.device, it.start, it.end);
   }
-  const std::string simulated =
-      "the simulated step " + formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
-      " with unlimited memory, " + formatBytes(static_cast<uint64_t>(allocatedPeak(w, r))) +
-      " on the GPU under " + toString(r.policy);
+  const std::string step = "the simulated step " +
+                           formatBytes(static_cast<uint64_t>(v.simulatedPeak)) +
+                           " with unlimited memory";
+  const std::string underPolicy = formatBytes(static_cast<uint64_t>(allocatedPeak(w, r))) +
+                                  " on the GPU under " + toString(r.policy);
   if (!measured) {
-    v.sentence = "GPU memory at its peak: " + simulated +
+    v.sentence = "GPU memory at its peak: " + step + ", " + underPolicy +
                  "; the run records no GPU memory counter (PyTorch: profile_memory=True)";
     return v;
   }
@@ -282,7 +283,7 @@ MemoryVerdict memoryVerdict(const Session& run, const SimWorkload& w, const SimR
                               "optimizer state and batch held before it"
                         : " counted from the trace's start, " + runPeak.text() +
                               " with the weights, optimizer state and batch held before it") +
-      "; " + simulated + " (" + change + " against the run)";
+      "; " + step + " (" + change + " against the run), " + underPolicy;
   v.warning = contradiction(runPeak, v, r, gpuBytes, change);
   return v;
 }
@@ -291,7 +292,7 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
                              const model::KernelMapping& m, int64_t gpuBytes) {
   StatsTable t;
   t.report = "sim_summary";
-  t.title = "Measured iteration against " + std::string(toString(r.policy)) + " on its model";
+  t.title = "Measured iteration against " + std::string(toString(r.policy)) + " on its simulation";
   t.columns = {{"quantity", "Quantity", StatsUnit::Text}};
   t.columns.insert(t.columns.end(), kChangeColumns.begin(), kChangeColumns.end());
   auto add = [&](const char* what, std::optional<int64_t> a, std::optional<int64_t> b) {
@@ -317,7 +318,7 @@ StatsTable comparisonSummary(const Session& run, const SimWorkload& w, const Sim
   t.notes.push_back(
       "The measured iteration spans its kernels (first start to last end, idle gaps included); the "
       "simulated one "
-      "runs the model's whole training step back to back.");
+      "runs the workload's kernels (the model's training step, or the run's own) back to back.");
   const MemoryVerdict memory = memoryVerdict(run, w, r, m, gpuBytes);
   t.notes.push_back(memory.sentence + ".");
   if (!memory.warning.empty()) t.notes.push_back("Warning: " + memory.warning);

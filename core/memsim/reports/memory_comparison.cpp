@@ -203,12 +203,12 @@ StatsTable tensorComparison(const Session& run, const SimWorkload& w,
                             const model::KernelMapping& m) {
   StatsTable t;
   t.report = "sim_tensors";
-  t.title = "Tensors: the model's matched to the run's allocations";
+  t.title = "Tensors: the simulated step's matched to the run's allocations";
   t.columns = {{"tensor", "Tensor", StatsUnit::Text},
                {"shape", "Shape", StatsUnit::Text},
                {"bytes", "Size", StatsUnit::Bytes},
-               {"born", "Born (model)", StatsUnit::Text},
-               {"dies", "Dies (model)", StatsUnit::Text},
+               {"born", "Born (simulated)", StatsUnit::Text},
+               {"dies", "Dies (simulated)", StatsUnit::Text},
                {"run_op", "Allocated by (run)", StatsUnit::Text},
                {"run_born", "Born (run)", StatsUnit::Text},
                {"run_dies", "Dies (run)", StatsUnit::Text},
@@ -282,15 +282,15 @@ StatsTable tensorComparison(const Session& run, const SimWorkload& w,
   }
   t.notes.push_back(
       std::to_string(matched) + " of " + std::to_string(considered) +
-      " tensors of the model's step matched an allocation of the run by the layer "
+      " tensors of the simulated step matched an allocation of the run by the layer "
       "that makes it and its size; " +
       std::to_string(sameDeath) + " of them die in the same layer in both. " +
       formatBytes(static_cast<uint64_t>(std::max<int64_t>(measuredBytes - matchedBytes, 0))) +
-      " of the run's allocations in the iteration matched no tensor of the model "
+      " of the run's allocations in the iteration matched no simulated tensor "
       "(workspaces, temporaries, the allocator's own).");
   t.notes.push_back(
-      "Born: the layer of the first kernel launched after the allocation (model: "
-      "that writes it); dies: of the last kernel launched before the free (model: "
+      "Born: the layer of the first kernel launched after the allocation (simulated: "
+      "that writes it); dies: of the last kernel launched before the free (simulated: "
       "that reads it last). Weights, optimizer state and the batch are left out: "
       "they live across steps.");
   return t;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "session/kernel_name.h"
 #include "util/format.h"
 
 namespace ts::memsim {
@@ -24,7 +25,8 @@ std::string stepMemorySentence(const SimWorkload& w, const StepMemory& m) {
              formatBytes(static_cast<uint64_t>(m.atPeak(c)));
   }
   return "peak " + formatBytes(static_cast<uint64_t>(m.peak)) + " at kernel #" +
-         std::to_string(m.peakKernel) + " " + w.kernels[static_cast<size_t>(m.peakKernel)].name +
+         std::to_string(m.peakKernel) + " " +
+         std::string(shortKernelName(w.kernels[static_cast<size_t>(m.peakKernel)].name)) +
          (kinds.empty() ? "" : " (" + kinds + ")") +
          (w.unsizedTensors == 0
               ? ""
