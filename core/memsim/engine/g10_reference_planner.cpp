@@ -58,6 +58,7 @@ class ReferencePlanner {
     // G10's GPUDirect variants plan the same way, then copy explicitly (no unified memory):
     // G10GDSSSD (g10-gds) has no host memory, G10GDSFULL (g10-host) has.
     gds_ = policy != Policy::G10;
+    fast_ = !w.fromG10();
     plan_.unifiedMemory = !gds_;
     plan_.g10Copies = gds_;  // run in G10's simulator of explicit copies, as G10 runs them
     plan_.hostAllowed = policy != Policy::G10Gds;
@@ -328,6 +329,7 @@ class ReferencePlanner {
   // over the kernels over the capacity only (`over_`, ascending), in G10's order: the same sum.
   double area(const Interval& iv) const {
     if (iv.offloaded) return 0;
+    if (fast_) return fastArea(iv);
     const double size = static_cast<double>(bytes(iv.tensor));
     double a = 0;
     auto from = [&](int lo) { return std::lower_bound(over_.begin(), over_.end(), lo); };
@@ -349,6 +351,40 @@ class ReferencePlanner {
         a += size * (ktt(*it) - ktt(*it - 1));
     }
     return a;
+  }
+
+  // The same sums from prefix sums over the kernels over the line (overTime_: each one's time;
+  // overPrev_: the time of the kernel before it), for workloads not read from G10's files: the
+  // order of the additions differs from G10's, so areas may differ in the last bits — enough to
+  // reorder G10's near-ties, not enough to matter to a plan of any other workload.
+  double fastArea(const Interval& iv) const {
+    const double size = static_cast<double>(bytes(iv.tensor));
+    auto sum = [](const std::vector<double>& p, int lo, int hi) {
+      return hi > lo ? p[static_cast<size_t>(hi)] - p[static_cast<size_t>(lo)] : 0.0;
+    };
+    if (!iv.looped) {
+      const int lo = std::max(forwardIndex(ssdOut_, bytes(iv.tensor) / 2, iv.from), 0);
+      const int hi = std::min(backwardIndex(ssdIn_, bytes(iv.tensor) / 2, iv.to), n_);
+      return size * sum(overTime_, lo, hi);
+    }
+    double a = size * sum(overTime_, std::max(iv.from, 0), n_);
+    if (iv.to >= 1) {
+      if (!over_.empty() && over_.front() == 0) a += size * (ktt(0) - ktt(n_));
+      a += size * sum(overPrev_, 1, std::min(iv.to, n_));
+    }
+    return a;
+  }
+  void prefixOverTimes() {
+    overTime_.assign(static_cast<size_t>(n_) + 1, 0.0);
+    overPrev_.assign(static_cast<size_t>(n_) + 1, 0.0);
+    size_t k = 0;
+    for (int j = 0; j < n_; ++j) {
+      const bool over = k < over_.size() && over_[k] == j;
+      if (over) ++k;
+      const auto u = static_cast<size_t>(j);
+      overTime_[u + 1] = overTime_[u] + (over ? ktt(j + 1) - ktt(j) : 0.0);
+      overPrev_[u + 1] = overPrev_[u] + (over && j >= 1 ? ktt(j) - ktt(j - 1) : 0.0);
+    }
   }
 
   // The kernel j in [from, until) of `table` with table[j] <= t < table[j+1], or -1.
@@ -376,18 +412,25 @@ class ReferencePlanner {
       over_.clear();
       for (int j = 0; j < n_; ++j)
         if (res(j) > memLine_) over_.push_back(j);
+      if (fast_) prefixOverTimes();
       for (size_t i = 0; i < intervals_.size(); ++i) {
         if (!known[i] || touches(intervals_[i])) areas[i] = area(intervals_[i]);
         known[i] = 1;
       }
       dirty_.clear();
       flipped_.clear();
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto before = [&](size_t a, size_t b) {
         const double x = areas[a], y = areas[b];
         if (x - y < 0.000001 && x - y > -0.000001 && x != 0 && y != 0)
           return weights[a] > weights[b];
         return x > y;
-      });
+      };
+      // G10 sorts the whole list each round and takes its first: on its own workloads the sort
+      // is kept (its order among equal areas decides later rounds); on others the first alone.
+      if (fast_)
+        std::iter_swap(order.begin(), std::min_element(order.begin(), order.end(), before));
+      else
+        std::sort(order.begin(), order.end(), before);
       Interval& iv = intervals_[order.front()];
       if (iv.offloaded) break;
       if (!take(iv)) break;  // too short for any tier: G10 would take it again every round
@@ -587,6 +630,8 @@ class ReferencePlanner {
                                               // issue time (n: the iteration's end), action
   std::vector<int64_t> res_, cpu_;
   std::vector<int> over_;  // kernels whose memory is over the GPU's capacity, ascending
+  bool fast_ = false;      // not one of G10's workloads: areas by prefix sums, no full sort
+  std::vector<double> overTime_, overPrev_;  // prefix sums for fastArea
   std::vector<Budget> ssdIn_, ssdOut_, pcieIn_, pcieOut_;
   double ssdBytesPerUs_ = 0, cpuBytesPerUs_ = 0;
   int64_t target_ = 0, memLine_ = 0, cpuLine_ = 0;
