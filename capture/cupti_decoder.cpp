@@ -17,6 +17,37 @@ std::string uuidHex(const CUuuid& u) {
   return out;
 }
 
+DeviceFrame deviceFrame(const CUpti_ActivityDevice5& d) {
+  DeviceFrame f;
+  f.id = d.id;
+  f.computeMajor = static_cast<int32_t>(d.computeCapabilityMajor);
+  f.computeMinor = static_cast<int32_t>(d.computeCapabilityMinor);
+  f.smCount = static_cast<int32_t>(d.numMultiprocessors);
+  f.globalMemoryBytes = d.globalMemorySize;
+  f.globalMemoryBandwidthKBs = d.globalMemoryBandwidth;
+  f.coreClockKHz = static_cast<int32_t>(d.coreClockRate);
+  f.maxWarpsPerSm = static_cast<int32_t>(d.maxWarpsPerMultiprocessor);
+  f.maxBlocksPerSm = static_cast<int32_t>(d.maxBlocksPerMultiprocessor);
+  f.maxThreadsPerBlock = static_cast<int32_t>(d.maxThreadsPerBlock);
+  f.maxRegistersPerSm = static_cast<int32_t>(d.maxRegistersPerMultiprocessor);
+  f.maxRegistersPerBlock = static_cast<int32_t>(d.maxRegistersPerBlock);
+  f.maxSharedMemoryPerSm = static_cast<int32_t>(d.maxSharedMemoryPerMultiprocessor);
+  f.maxSharedMemoryPerBlock = static_cast<int32_t>(d.maxSharedMemoryPerBlock);
+  return f;
+}
+
+MemoryFrame memoryFrame(const CUpti_ActivityMemory4& m) {
+  MemoryFrame f;
+  f.timestamp = static_cast<int64_t>(m.timestamp);
+  f.address = m.address, f.bytes = m.bytes;
+  f.deviceId = m.deviceId, f.contextId = m.contextId, f.streamId = m.streamId;
+  f.processId = m.processId, f.correlationId = m.correlationId;
+  f.operation = static_cast<uint8_t>(m.memoryOperationType);
+  f.memoryKind = static_cast<uint8_t>(m.memoryKind);
+  f.poolType = static_cast<uint8_t>(m.memoryPoolConfig.memoryPoolType);
+  return f;
+}
+
 }  // namespace
 
 const std::string& CuptiDecoder::apiName(bool driver, uint32_t cbid) {
@@ -96,19 +127,11 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       out_.begin(FrameType::Memset, f).end();
       return;
     }
-    case CUPTI_ACTIVITY_KIND_MEMORY2: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
-      MemoryFrame f;
-      f.timestamp = static_cast<int64_t>(m->timestamp);
-      f.address = m->address, f.bytes = m->bytes;
-      f.deviceId = m->deviceId, f.contextId = m->contextId, f.streamId = m->streamId;
-      f.processId = m->processId, f.correlationId = m->correlationId;
-      f.operation = static_cast<uint8_t>(m->memoryOperationType);
-      f.memoryKind = static_cast<uint8_t>(m->memoryKind);
-      f.poolType = static_cast<uint8_t>(m->memoryPoolConfig.memoryPoolType);
-      out_.begin(FrameType::Memory, f).end();
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      out_.begin(FrameType::Memory,
+                 memoryFrame(*reinterpret_cast<const CUpti_ActivityMemory4*>(record)))
+          .end();
       return;
-    }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
@@ -143,22 +166,7 @@ void CuptiDecoder::decode(const CUpti_Activity* record) {
       // program: they can run none of its work, and a row or a device count for them would be
       // wrong.
       if (!d->isCudaVisible) return;
-      DeviceFrame f;
-      f.id = d->id;
-      f.computeMajor = static_cast<int32_t>(d->computeCapabilityMajor);
-      f.computeMinor = static_cast<int32_t>(d->computeCapabilityMinor);
-      f.smCount = static_cast<int32_t>(d->numMultiprocessors);
-      f.globalMemoryBytes = d->globalMemorySize;
-      f.globalMemoryBandwidthKBs = d->globalMemoryBandwidth;
-      f.coreClockKHz = static_cast<int32_t>(d->coreClockRate);
-      f.maxWarpsPerSm = static_cast<int32_t>(d->maxWarpsPerMultiprocessor);
-      f.maxBlocksPerSm = static_cast<int32_t>(d->maxBlocksPerMultiprocessor);
-      f.maxThreadsPerBlock = static_cast<int32_t>(d->maxThreadsPerBlock);
-      f.maxRegistersPerSm = static_cast<int32_t>(d->maxRegistersPerMultiprocessor);
-      f.maxRegistersPerBlock = static_cast<int32_t>(d->maxRegistersPerBlock);
-      f.maxSharedMemoryPerSm = static_cast<int32_t>(d->maxSharedMemoryPerMultiprocessor);
-      f.maxSharedMemoryPerBlock = static_cast<int32_t>(d->maxSharedMemoryPerBlock);
-      out_.begin(FrameType::Device, f)
+      out_.begin(FrameType::Device, deviceFrame(*d))
           .string(d->name ? d->name : "")
           .string(uuidHex(d->uuid))
           .end();

@@ -420,6 +420,41 @@ int emitSimulation(const Args& args, const WorkloadSource& in, const SimWorkload
   return emitTables({table}, args.flag("--csv") ? "csv" : "table", std::nullopt, "simulate");
 }
 
+// The tiers to simulate: the user's preset or file, else G10's defaults with a measured run's GPU,
+// then the options over them; `note` says where they came from. -1, or the exit code of the
+// error already reported.
+int chooseTiers(const Args& args, const WorkloadSource& in, TierConfig& tiers, std::string& note) {
+  tiers = *tierPreset("g10-default");
+  if (in.session && !args.option("--preset") && !args.option("--tiers")) {
+    RunTiers fromRun = tiersForRun(tiers, *in.session, in.mapping.device);
+    tiers = fromRun.tiers;
+    note = "Tiers: " + fromRun.note + " (--preset or --tiers to choose others).";
+  }
+  if (auto p = args.option("--preset")) {
+    auto preset = tierPreset(*p);
+    if (!preset) return usage("no tier preset '" + *p + "'");
+    tiers = *preset;
+  }
+  if (auto f = args.option("--tiers")) {
+    if (args.option("--preset"))
+      return usage("--tiers and --preset both choose the starting tiers; give one");
+    auto loaded = loadTierConfig(*f);
+    if (!loaded) return failure(loaded.error());
+    tiers = *loaded;
+  }
+  std::string overridden;  // what the command line set over the starting tiers, for the note
+  for (const TierField& f : tierFields()) {
+    if (auto v = args.option("--" + std::string(f.key))) {
+      if (Status s = setTierField(tiers, f.key, *v); !s.ok()) return usage(s.error());
+      overridden += (overridden.empty() ? "" : ", ") + ("--" + std::string(f.key)) + " " + *v;
+    }
+  }
+  if (!note.empty() && !overridden.empty())
+    note += " Set on the command line over them: " + overridden + ".";
+  if (Status s = tiers.validate(); !s.ok()) return usage("tier configuration: " + s.error());
+  return -1;
+}
+
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& argv) {
@@ -518,36 +553,9 @@ int runSimulate(const std::vector<std::string>& argv) {
       in.mapping.corrections = std::move(*corrections);
     }
   }
-  // The starting tiers: the user's preset or file, else G10's defaults with a measured run's GPU.
-  TierConfig tiers = *tierPreset("g10-default");
+  TierConfig tiers;
   std::string tiersNote;
-  if (in.session && !args.option("--preset") && !args.option("--tiers")) {
-    RunTiers fromRun = tiersForRun(tiers, *in.session, in.mapping.device);
-    tiers = fromRun.tiers;
-    tiersNote = "Tiers: " + fromRun.note + " (--preset or --tiers to choose others).";
-  }
-  if (auto p = args.option("--preset")) {
-    auto preset = tierPreset(*p);
-    if (!preset) return usage("no tier preset '" + *p + "'");
-    tiers = *preset;
-  }
-  if (auto f = args.option("--tiers")) {
-    if (args.option("--preset"))
-      return usage("--tiers and --preset both choose the starting tiers; give one");
-    auto loaded = loadTierConfig(*f);
-    if (!loaded) return failure(loaded.error());
-    tiers = *loaded;
-  }
-  std::string overridden;  // what the command line set over the starting tiers, for the note
-  for (const TierField& f : tierFields()) {
-    if (auto v = args.option("--" + std::string(f.key))) {
-      if (Status s = setTierField(tiers, f.key, *v); !s.ok()) return usage(s.error());
-      overridden += (overridden.empty() ? "" : ", ") + ("--" + std::string(f.key)) + " " + *v;
-    }
-  }
-  if (!tiersNote.empty() && !overridden.empty())
-    tiersNote += " Set on the command line over them: " + overridden + ".";
-  if (Status s = tiers.validate(); !s.ok()) return usage("tier configuration: " + s.error());
+  if (int rc = chooseTiers(args, in, tiers, tiersNote); rc >= 0) return rc;
 
   if (auto sweep = args.option("--sweep")) {
     if (args.flag("--json")) return usage("--sweep prints CSV; drop --json");

@@ -12,6 +12,21 @@ bool isAllocatedCounter(const CounterTrack& c) {
   return c.unit == "bytes" && lower.find("alloc") != std::string::npos;
 }
 
+const CounterTrack* gpuAllocatedCounter(const Session& s, uint32_t device) {
+  for (const CounterTrack& c : s.counters)
+    if (c.device == device && isAllocatedCounter(c) && c.size() > 0) return &c;
+  return nullptr;
+}
+
+int64_t counterBytesAt(const CounterTrack& c, TimeNs t) {
+  const auto& time = c.samples.time;
+  const size_t i =
+      static_cast<size_t>(std::upper_bound(time.begin(), time.end(), t) - time.begin());
+  if (i == 0) return 0;
+  const double v = c.samples.value[i - 1];
+  return std::isnan(v) ? 0 : static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18));
+}
+
 std::optional<MemoryPeak> gpuMemoryPeak(const Session& s, uint32_t device, TimeNs from, TimeNs to) {
   for (const CounterTrack& c : s.counters) {
     if (c.device != device || !isAllocatedCounter(c) || c.size() == 0) continue;

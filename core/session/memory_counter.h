@@ -22,6 +22,12 @@ struct MemoryPeak {
 // allocated", "Allocated since trace start"), not "Memory reserved". One rule for every reader.
 bool isAllocatedCounter(const CounterTrack& counter);
 
+// The GPU's allocated-bytes counter with samples, null when the session records none.
+const CounterTrack* gpuAllocatedCounter(const Session& session, uint32_t device);
+// The bytes a counter holds at `t`: its last sample at or before it, 0 before its first (and for
+// a sample that is no number), within int64.
+int64_t counterBytesAt(const CounterTrack& counter, TimeNs t);
+
 // The highest value of the GPU's allocated-bytes counter during [from, to] (the value held when
 // the window opens included); none when the session records no such counter for it, or no sample
 // of it falls in or before the window. A process's counter is host memory: not counted.

@@ -329,6 +329,21 @@ TimelineRows::TimelineRows(SessionPtr session, const TimelineRows& previous)
   previous_ = nullptr;
 }
 
+namespace {
+
+// A GPU with no work of its own is still shown when it holds memory records (a memory snapshot)
+// or an overlay's rows.
+bool shownWithoutWork(const Session& s, const TimelineOverlay* overlay, uint32_t device) {
+  for (const CounterTrack& c : s.counters)
+    if (c.device == device) return true;
+  if (overlay)
+    for (const TimelineOverlay::Gpu& gpu : overlay->gpus)
+      if (gpu.device == device) return true;
+  return false;
+}
+
+}  // namespace
+
 void TimelineRows::build() {
   const Session& s = *session_;
   // Tracks by owner.
@@ -362,18 +377,9 @@ void TimelineRows::build() {
       base = 1;
     }
     for (uint32_t d = 0; d < s.devices.size(); ++d) {
-      // A GPU with no work of its own may still hold memory records (a memory snapshot) or an
-      // overlay's rows: it is shown for them.
-      auto drawsSomething = [&] {
-        if (!byDevice[d].empty()) return true;
-        for (const CounterTrack& c : s.counters)
-          if (c.device == d) return true;
-        if (overlay_)
-          for (const TimelineOverlay::Gpu& gpu : overlay_->gpus)
-            if (gpu.device == d) return true;
-        return false;
-      };
-      if (s.devices[d].rank != r || !drawsSomething()) continue;
+      if (s.devices[d].rank != r ||
+          (byDevice[d].empty() && !shownWithoutWork(s, overlay_.get(), d)))
+        continue;
       std::string label = "GPU " + std::to_string(s.devices[d].ordinal);
       if (!s.devices[d].name.empty()) label += ": " + s.devices[d].name;
       add({TimelineRow::Kind::Group, label, base, {}, d, -1, 0});

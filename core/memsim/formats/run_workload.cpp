@@ -29,20 +29,6 @@ std::string RunWorkloadNotes::sentence() const {
 
 namespace {
 
-// The allocator's bytes in force at `t` on the device: the counter's last sample at or before it.
-int64_t allocatedAt(const Session& run, uint32_t device, TimeNs t) {
-  for (const CounterTrack& c : run.counters) {
-    if (c.device != device || !isAllocatedCounter(c) || c.size() == 0) continue;
-    const auto& time = c.samples.time;
-    const size_t i =
-        static_cast<size_t>(std::upper_bound(time.begin(), time.end(), t) - time.begin());
-    if (i == 0) return 0;
-    const double v = c.samples.value[i - 1];
-    return std::isnan(v) ? 0 : static_cast<int64_t>(std::clamp(v, 0.0, 9.2e18));
-  }
-  return 0;
-}
-
 SimTensor tensorOf(const Session& run, const MeasuredTensor& m, size_t index) {
   SimTensor t;
   const std::string op =
@@ -150,8 +136,9 @@ void addTensors(const Session& run, const MeasuredMemory& memory, const LaunchOr
   }
   // What the allocator held when the iteration began beyond the allocations it shows: memory
   // allocated before the records (weights, optimizer state, the batch).
-  notes.heldThroughBytes +=
-      std::max<int64_t>(allocatedAt(run, memory.device, from) - heldAtStart, 0);
+  const CounterTrack* counter = gpuAllocatedCounter(run, memory.device);
+  const int64_t before = counter ? counterBytesAt(*counter, from) : 0;
+  notes.heldThroughBytes += std::max<int64_t>(before - heldAtStart, 0);
   if (notes.heldThroughBytes <= 0) return;
   SimTensor held;
   held.name = "held through the iteration";

@@ -17,43 +17,55 @@ namespace ts::memsim {
 
 namespace {
 
-const CounterTrack* allocatedCounter(const Session& run, uint32_t device) {
-  for (const CounterTrack& c : run.counters)
-    if (c.device == device && isAllocatedCounter(c) && c.size() > 0) return &c;
-  return nullptr;
-}
-
-// The counter's value in force at t (its last sample at or before t), 0 before its first.
-int64_t valueAt(const CounterTrack& c, TimeNs t) {
-  const auto& time = c.samples.time;
-  const size_t i =
-      static_cast<size_t>(std::upper_bound(time.begin(), time.end(), t) - time.begin());
-  if (i == 0) return 0;
-  const double v = c.samples.value[i - 1];
-  return std::isnan(v) ? 0 : static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18));
-}
-
-// Per group, the moment its ops are done: just before the first launch of a later kernel of
-// another group (the iteration's last launch, for the last group).
-std::map<std::string, TimeNs> layerEnds(const Session& run, const model::KernelMapping& m) {
-  std::unordered_map<uint64_t, TimeNs> launchOf;
-  for (const model::LaunchedKernel& l : model::launchedKernels(run, m.device))
-    launchOf[(uint64_t{l.track} << 32) | l.event] = l.launch;
-  std::vector<std::pair<TimeNs, const std::string*>> launches;
-  for (const model::MappedKernel& k : m.kernels) {
-    auto it = launchOf.find((uint64_t{k.track} << 32) | k.event);
-    if (!k.group.empty() && it != launchOf.end()) launches.emplace_back(it->second, &k.group);
+// The layer a moment of the run's host belongs to, by the mapped kernels' launches: an allocation
+// is its layer's when the next kernel launched is (ops allocate their outputs, then launch), a
+// free when the last kernel launched before it is (ops free their inputs once done).
+class LayerClock {
+ public:
+  LayerClock(const Session& run, const model::KernelMapping& m) {
+    std::unordered_map<uint64_t, TimeNs> launchOf;
+    for (const model::LaunchedKernel& l : model::launchedKernels(run, m.device))
+      launchOf[(uint64_t{l.track} << 32) | l.event] = l.launch;
+    for (const model::MappedKernel& k : m.kernels) {
+      auto it = launchOf.find((uint64_t{k.track} << 32) | k.event);
+      if (!k.group.empty() && it != launchOf.end()) launches_.emplace_back(it->second, &k.group);
+    }
+    std::sort(launches_.begin(), launches_.end());
+    if (launches_.empty()) return;
+    // The iteration's allocations begin after the iteration before launched its last kernel.
+    for (const auto& [key, launch] : launchOf)
+      if (launch < launches_.front().first) previous_ = std::max(previous_, launch);
   }
-  std::sort(launches.begin(), launches.end());
-  std::map<std::string, TimeNs> ends;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    const std::string& g = *launches[i].second;
-    size_t next = i + 1;
-    while (next < launches.size() && *launches[next].second == g) ++next;
-    ends[g] = next < launches.size() ? launches[next].first - 1 : launches.back().first + 1;
+  bool empty() const { return launches_.empty(); }
+  TimeNs previous() const { return previous_; }  // the last launch before the iteration's
+  TimeNs last() const { return launches_.back().first; }
+  const std::string* nextAfter(TimeNs t) const {
+    auto it = std::lower_bound(launches_.begin(), launches_.end(), std::pair(t, nullptr),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    return it == launches_.end() ? nullptr : it->second;
   }
-  return ends;
-}
+  // Per group, the moment its ops are done: just before the first launch of a later kernel of
+  // another group (the iteration's last launch, for the last group).
+  std::map<std::string, TimeNs> ends() const {
+    std::map<std::string, TimeNs> out;
+    for (size_t i = 0; i < launches_.size(); ++i) {
+      const std::string& g = *launches_[i].second;
+      size_t next = i + 1;
+      while (next < launches_.size() && *launches_[next].second == g) ++next;
+      out[g] = next < launches_.size() ? launches_[next].first - 1 : launches_.back().first + 1;
+    }
+    return out;
+  }
+  const std::string* lastBefore(TimeNs t) const {
+    auto it = std::upper_bound(launches_.begin(), launches_.end(), std::pair(t, nullptr),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    return it == launches_.begin() ? nullptr : std::prev(it)->second;
+  }
+
+ private:
+  std::vector<std::pair<TimeNs, const std::string*>> launches_;
+  TimeNs previous_ = INT64_MIN;
+};
 
 }  // namespace
 
@@ -67,7 +79,7 @@ StatsTable layerMemoryComparison(const Session& run, const SimWorkload& w,
                {"simulated_bytes", "Simulated", StatsUnit::Bytes},
                {"delta_bytes", "Δ", StatsUnit::Bytes},
                {"delta_pct", "Δ %", StatsUnit::Percent}};
-  const CounterTrack* counter = m.device == kNone ? nullptr : allocatedCounter(run, m.device);
+  const CounterTrack* counter = m.device == kNone ? nullptr : gpuAllocatedCounter(run, m.device);
   if (!counter) {
     t.notes.push_back(
         "The run records no GPU allocations for this GPU (profile_memory=True "
@@ -92,7 +104,7 @@ StatsTable layerMemoryComparison(const Session& run, const SimWorkload& w,
   if (sinceStart)
     for (const SimTensor& tensor : w.tensors)
       if (tensor.global || (keepsGradients && tensor.untilIterationEnd)) before += tensor.bytes;
-  const std::map<std::string, TimeNs> ends = layerEnds(run, m);
+  const std::map<std::string, TimeNs> ends = LayerClock(run, m).ends();
   double sumAbsPct = 0;
   size_t compared = 0;
   int64_t worst = 0;
@@ -100,7 +112,8 @@ StatsTable layerMemoryComparison(const Session& run, const SimWorkload& w,
   for (const std::string& g : order) {
     auto end = ends.find(g);
     const std::optional<int64_t> measured =
-        end == ends.end() ? std::nullopt : std::optional(valueAt(*counter, end->second) + before);
+        end == ends.end() ? std::nullopt
+                          : std::optional(counterBytesAt(*counter, end->second) + before);
     const int64_t simulated = sm.after[lastKernel[g]];
     std::vector<StatsCell> row;
     auto parsed = model::LayerGroup::parse(g);
@@ -141,44 +154,6 @@ StatsTable layerMemoryComparison(const Session& run, const SimWorkload& w,
 namespace ts::memsim {
 
 namespace {
-
-// The layer a moment of the run's host belongs to, by the mapped kernels' launches: an allocation
-// is its layer's when the next kernel launched is (ops allocate their outputs, then launch), a
-// free when the last kernel launched before it is (ops free their inputs once done).
-class LayerClock {
- public:
-  LayerClock(const Session& run, const model::KernelMapping& m) {
-    std::unordered_map<uint64_t, TimeNs> launchOf;
-    for (const model::LaunchedKernel& l : model::launchedKernels(run, m.device))
-      launchOf[(uint64_t{l.track} << 32) | l.event] = l.launch;
-    for (const model::MappedKernel& k : m.kernels) {
-      auto it = launchOf.find((uint64_t{k.track} << 32) | k.event);
-      if (!k.group.empty() && it != launchOf.end()) launches_.emplace_back(it->second, &k.group);
-    }
-    std::sort(launches_.begin(), launches_.end());
-    if (launches_.empty()) return;
-    // The iteration's allocations begin after the iteration before launched its last kernel.
-    for (const auto& [key, launch] : launchOf)
-      if (launch < launches_.front().first) previous_ = std::max(previous_, launch);
-  }
-  bool empty() const { return launches_.empty(); }
-  TimeNs previous() const { return previous_; }  // the last launch before the iteration's
-  TimeNs last() const { return launches_.back().first; }
-  const std::string* nextAfter(TimeNs t) const {
-    auto it = std::lower_bound(launches_.begin(), launches_.end(), std::pair(t, nullptr),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    return it == launches_.end() ? nullptr : it->second;
-  }
-  const std::string* lastBefore(TimeNs t) const {
-    auto it = std::upper_bound(launches_.begin(), launches_.end(), std::pair(t, nullptr),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    return it == launches_.begin() ? nullptr : std::prev(it)->second;
-  }
-
- private:
-  std::vector<std::pair<TimeNs, const std::string*>> launches_;
-  TimeNs previous_ = INT64_MIN;
-};
 
 std::string labelOf(const std::string* group) {
   if (!group) return "—";
