@@ -12,12 +12,15 @@ namespace {
 constexpr TimeNs kTimeMax = std::numeric_limits<TimeNs>::max();
 constexpr TimeNs kTimeMin = std::numeric_limits<TimeNs>::min();
 
-// Annotation ranges whose name matches, across threads, in start order.
+// Annotation ranges whose name matches, across threads, in start order. Only the host's: a
+// stream's copy of an annotation (Kineto's gpu_user_annotation) is on the GPU's clock, later
+// than the launches it covers, and would cut one step into two.
 template <class Match>
 std::vector<TimeRange> rangesNamed(const Session& s, Match match) {
   std::vector<TimeRange> ranges;
   for (const Track& t : s.tracks) {
     if (t.kind != EventKind::Nvtx && t.kind != EventKind::Range) continue;
+    if (t.thread == kNone) continue;
     for (uint32_t e = 0; e < t.size(); ++e) {
       if (match(s.str(t.hot.name[e]))) ranges.push_back({t.hot.start[e], t.hot.end[e]});
     }
