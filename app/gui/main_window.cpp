@@ -271,6 +271,16 @@ void MainWindow::createActions() {
     themeGroup->addAction(a);
   }
 
+  createSimulationMenus();
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+  shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+  aboutAction_ = help->addAction(tr("&About Tensorscope"), this, &MainWindow::showAbout);
+}
+
+// The Model and Simulate menus: models, and simulations of memory tiers and of advice.
+void MainWindow::createSimulationMenus() {
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(openModelAction_);
   // The built-in models as tabs of their own, as the simulate dialogs offer them.
@@ -320,11 +330,6 @@ void MainWindow::createActions() {
                                            &SimulationFlow::whatIfOfRunDialog);
   simulateRunAction_->setStatusTip(tr(
       "What would G10 do to this run: its model simulated with the run's measured kernel times"));
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  shortcutsAction_ = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
-  shortcutsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
-  aboutAction_ = help->addAction(tr("&About Tensorscope"), this, &MainWindow::showAbout);
 }
 
 QList<QAction*> MainWindow::shortcutActions() const {

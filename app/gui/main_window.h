@@ -92,6 +92,7 @@ class MainWindow : public QMainWindow, public Shell {
 
  private:
   void createActions();
+  void createSimulationMenus();
   void closeCurrent();
   void closeTab(int index);
   void showAbout();
