@@ -85,56 +85,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
   topLayout->setSpacing(0);
-  // The find bar, hidden until Ctrl+F.
-  findBar_ = new QWidget(top);
-  auto* findLayout = new QHBoxLayout(findBar_);
-  findLayout->setContentsMargins(4, 2, 4, 2);
-  findLayout->addWidget(new QLabel(tr("Find:"), findBar_));
-  findEdit_ = new QLineEdit(findBar_);
-  findEdit_->setObjectName(QStringLiteral("findEdit"));
-  findEdit_->setPlaceholderText(tr("event name (substring, any case)"));
-  findEdit_->setClearButtonEnabled(true);
-  findLayout->addWidget(findEdit_, 1);
-  findRegex_ = new QCheckBox(tr("Regular expression"), findBar_);
-  findRegex_->setObjectName(QStringLiteral("findRegex"));
-  findLayout->addWidget(findRegex_);
-  auto* previous = new QToolButton(findBar_);
-  previous->setText(QStringLiteral("▲"));
-  previous->setToolTip(tr("Previous match (Shift+F3)"));
-  auto* next = new QToolButton(findBar_);
-  next->setText(QStringLiteral("▼"));
-  next->setToolTip(tr("Next match (F3)"));
-  findLayout->addWidget(previous);
-  findLayout->addWidget(next);
-  findCount_ = new QLabel(findBar_);
-  findCount_->setMinimumWidth(140);
-  findLayout->addWidget(findCount_);
-  auto* closeFind = new QToolButton(findBar_);
-  closeFind->setText(QStringLiteral("✕"));
-  closeFind->setToolTip(tr("Close the find bar"));
-  findLayout->addWidget(closeFind);
-  findBar_->hide();
-  connect(findEdit_, &QLineEdit::textChanged, this, &SessionView::resetSearch);
-  // The match count while typing: a search once the text rests for 250 ms (off the GUI thread;
-  // a newer text supersedes it).
-  findDebounce_ = new QTimer(this);
-  findDebounce_->setSingleShot(true);
-  findDebounce_->setInterval(250);
-  connect(findDebounce_, &QTimer::timeout, this, [this] {
-    if (!findEdit_->text().isEmpty() && !searched_ && !search_.busy()) runSearch();
-  });
-  connect(findRegex_, &QCheckBox::toggled, this, &SessionView::resetSearch);
-  connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
-  connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
-  connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
-  connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
-  // Esc closes it, as in a browser's or an editor's find bar, and gives the timeline the keys.
-  auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), findBar_);
-  escape->setContext(Qt::WidgetWithChildrenShortcut);
-  connect(escape, &QShortcut::activated, this, [this] {
-    findBar_->hide();
-    timeline_->setFocus();
-  });
+  createFindBar(top);
   topLayout->addWidget(findBar_);
   shown_ = session_;
   timeline_ = new TimelineCanvas(session_, std::move(rows), top);
@@ -165,41 +116,7 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   overview_->setHtml(overviewHtml());
   bottom_->addTab(overview_, tr("Overview"));
   bottom_->addTab(details_, tr("Details"));
-  // Events: a range (drag on the ruler) or a row (click its label), sortable, filterable, copyable.
-  auto* events = new QWidget(bottom_);
-  events->setObjectName(QStringLiteral("eventsPane"));
-  auto* eventsLayout = new QVBoxLayout(events);
-  eventsLayout->setContentsMargins(2, 2, 2, 2);
-  auto* eventsBar = new QHBoxLayout;
-  eventsFilter_ = new QLineEdit(events);
-  eventsFilter_->setObjectName(QStringLiteral("eventsFilter"));
-  eventsFilter_->setPlaceholderText(tr("Filter by name"));
-  eventsFilter_->setClearButtonEnabled(true);
-  auto* copy = new QToolButton(events);
-  copy->setText(tr("Copy as CSV"));
-  copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
-  eventsStatus_ =
-      new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
-  eventsStatus_->setObjectName(QStringLiteral("eventsStatus"));
-  eventsBar->addWidget(eventsFilter_, 1);
-  eventsBar->addWidget(copy);
-  eventsBar->addWidget(eventsStatus_, 2);
-  eventsLayout->addLayout(eventsBar);
-  eventsModel_ = new EventsTableModel(session_, this);
-  eventsTable_ = new QTableView(events);
-  eventsTable_->setWordWrap(false);  // one line per row: a wrapped name's rest fell out of view
-  eventsTable_->setTextElideMode(Qt::ElideMiddle);
-  eventsTable_->setObjectName(QStringLiteral("eventsTable"));
-  eventsTable_->setModel(eventsModel_);
-  eventsTable_->setSortingEnabled(true);
-  eventsTable_->sortByColumn(EventsTableModel::Start, Qt::AscendingOrder);
-  eventsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  eventsTable_->verticalHeader()->setDefaultSectionSize(18);
-  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name,
-                                                         QHeaderView::Stretch);
-  fitEventsColumns();
-  eventsLayout->addWidget(eventsTable_, 1);
-  bottom_->addTab(events, tr("Events"));
+  bottom_->addTab(createEventsPane(), tr("Events"));
   stats_ = new StatsPane(session_, bottom_);
   bottom_->addTab(stats_, tr("Statistics"));
   diagnosis_ = new DiagnosisPane(session_, bottom_);
@@ -207,22 +124,6 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   charts_ = new ChartsPane(session_, bottom_);
   charts_->setSessionName(QFileInfo(path_).fileName());
   bottom_->addTab(charts_, tr("Charts"));
-  connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
-  connect(eventsFilter_, &QLineEdit::textChanged, this, &SessionView::updateEventsStatus);
-  connect(eventsModel_, &EventsTableModel::busyChanged, this, &SessionView::updateEventsStatus);
-  connect(copy, &QToolButton::clicked, this, [this] {
-    QList<int> rows;
-    for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
-    std::sort(rows.begin(), rows.end());
-    QGuiApplication::clipboard()->setText(eventsModel_->toCsv(rows));
-  });
-  connect(eventsTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-    const EventsTableModel::Ref& r = eventsModel_->ref(index.row());
-    // Centred and selected, its details ready, but the list stays: the user steps through it.
-    const QScopedValueRollback keepList(stayOnEvents_, true);
-    timeline_->centerOn(r.track, r.event);
-    timeline_->select(r.track, r.event);
-  });
   connect(timeline_, &TimelineCanvas::eventSelected, this, [this](uint32_t track, uint32_t event) {
     details_->setHtml(eventDetailsHtml(*shown_, track, event));
     if (!stayOnEvents_) bottom_->setCurrentWidget(details_);
@@ -280,6 +181,113 @@ SessionView::SessionView(SessionPtr session, QString path, QWidget* parent,
   // Focus given to the tab goes to its timeline, so its keys work from the start (the track
   // tree would take W, S, H as a keyboard search).
   setFocusProxy(timeline_);
+}
+
+// The find bar, hidden until Ctrl+F.
+void SessionView::createFindBar(QWidget* parent) {
+  findBar_ = new QWidget(parent);
+  auto* findLayout = new QHBoxLayout(findBar_);
+  findLayout->setContentsMargins(4, 2, 4, 2);
+  findLayout->addWidget(new QLabel(tr("Find:"), findBar_));
+  findEdit_ = new QLineEdit(findBar_);
+  findEdit_->setObjectName(QStringLiteral("findEdit"));
+  findEdit_->setPlaceholderText(tr("event name (substring, any case)"));
+  findEdit_->setClearButtonEnabled(true);
+  findLayout->addWidget(findEdit_, 1);
+  findRegex_ = new QCheckBox(tr("Regular expression"), findBar_);
+  findRegex_->setObjectName(QStringLiteral("findRegex"));
+  findLayout->addWidget(findRegex_);
+  auto* previous = new QToolButton(findBar_);
+  previous->setText(QStringLiteral("▲"));
+  previous->setToolTip(tr("Previous match (Shift+F3)"));
+  auto* next = new QToolButton(findBar_);
+  next->setText(QStringLiteral("▼"));
+  next->setToolTip(tr("Next match (F3)"));
+  findLayout->addWidget(previous);
+  findLayout->addWidget(next);
+  findCount_ = new QLabel(findBar_);
+  findCount_->setMinimumWidth(140);
+  findLayout->addWidget(findCount_);
+  auto* closeFind = new QToolButton(findBar_);
+  closeFind->setText(QStringLiteral("✕"));
+  closeFind->setToolTip(tr("Close the find bar"));
+  findLayout->addWidget(closeFind);
+  findBar_->hide();
+  connect(findEdit_, &QLineEdit::textChanged, this, &SessionView::resetSearch);
+  // The match count while typing: a search once the text rests for 250 ms (off the GUI thread;
+  // a newer text supersedes it).
+  findDebounce_ = new QTimer(this);
+  findDebounce_->setSingleShot(true);
+  findDebounce_->setInterval(250);
+  connect(findDebounce_, &QTimer::timeout, this, [this] {
+    if (!findEdit_->text().isEmpty() && !searched_ && !search_.busy()) runSearch();
+  });
+  connect(findRegex_, &QCheckBox::toggled, this, &SessionView::resetSearch);
+  connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findNext(false); });
+  connect(next, &QToolButton::clicked, this, [this] { findNext(false); });
+  connect(previous, &QToolButton::clicked, this, [this] { findNext(true); });
+  connect(closeFind, &QToolButton::clicked, findBar_, &QWidget::hide);
+  // Esc closes it, as in a browser's or an editor's find bar, and gives the timeline the keys.
+  auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), findBar_);
+  escape->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(escape, &QShortcut::activated, this, [this] {
+    findBar_->hide();
+    timeline_->setFocus();
+  });
+}
+
+// Events: a range (drag on the ruler) or a row (click its label), sortable, filterable, copyable.
+QWidget* SessionView::createEventsPane() {
+  auto* events = new QWidget(bottom_);
+  events->setObjectName(QStringLiteral("eventsPane"));
+  auto* eventsLayout = new QVBoxLayout(events);
+  eventsLayout->setContentsMargins(2, 2, 2, 2);
+  auto* eventsBar = new QHBoxLayout;
+  eventsFilter_ = new QLineEdit(events);
+  eventsFilter_->setObjectName(QStringLiteral("eventsFilter"));
+  eventsFilter_->setPlaceholderText(tr("Filter by name"));
+  eventsFilter_->setClearButtonEnabled(true);
+  auto* copy = new QToolButton(events);
+  copy->setText(tr("Copy as CSV"));
+  copy->setToolTip(tr("Copy the selected rows (all rows when none is selected) as CSV"));
+  eventsStatus_ =
+      new QLabel(tr("Drag on the ruler to list a range, or click a row's label."), events);
+  eventsStatus_->setObjectName(QStringLiteral("eventsStatus"));
+  eventsBar->addWidget(eventsFilter_, 1);
+  eventsBar->addWidget(copy);
+  eventsBar->addWidget(eventsStatus_, 2);
+  eventsLayout->addLayout(eventsBar);
+  eventsModel_ = new EventsTableModel(session_, this);
+  eventsTable_ = new QTableView(events);
+  eventsTable_->setWordWrap(false);  // one line per row: a wrapped name's rest fell out of view
+  eventsTable_->setTextElideMode(Qt::ElideMiddle);
+  eventsTable_->setObjectName(QStringLiteral("eventsTable"));
+  eventsTable_->setModel(eventsModel_);
+  eventsTable_->setSortingEnabled(true);
+  eventsTable_->sortByColumn(EventsTableModel::Start, Qt::AscendingOrder);
+  eventsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  eventsTable_->verticalHeader()->setDefaultSectionSize(18);
+  eventsTable_->horizontalHeader()->setSectionResizeMode(EventsTableModel::Name,
+                                                         QHeaderView::Stretch);
+  fitEventsColumns();
+  eventsLayout->addWidget(eventsTable_, 1);
+  connect(eventsFilter_, &QLineEdit::textChanged, eventsModel_, &EventsTableModel::setFilter);
+  connect(eventsFilter_, &QLineEdit::textChanged, this, &SessionView::updateEventsStatus);
+  connect(eventsModel_, &EventsTableModel::busyChanged, this, &SessionView::updateEventsStatus);
+  connect(copy, &QToolButton::clicked, this, [this] {
+    QList<int> rows;
+    for (const QModelIndex& i : eventsTable_->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    QGuiApplication::clipboard()->setText(eventsModel_->toCsv(rows));
+  });
+  connect(eventsTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    const EventsTableModel::Ref& r = eventsModel_->ref(index.row());
+    // Centred and selected, its details ready, but the list stays: the user steps through it.
+    const QScopedValueRollback keepList(stayOnEvents_, true);
+    timeline_->centerOn(r.track, r.event);
+    timeline_->select(r.track, r.event);
+  });
+  return events;
 }
 
 bool SessionView::overviewStripSaved() {

@@ -91,7 +91,9 @@ class SessionView : public QWidget {
   QString overviewHtml() const;
   // The events table's columns as wide as what they hold (the name column takes the rest).
   void fitEventsColumns();
-  void updateEventsStatus();  // "N events [matching …] of ROWS in SPAN"
+  void createFindBar(QWidget* parent);  // the find bar and its connections, hidden
+  QWidget* createEventsPane();          // the Events tab: filter, copy, the table
+  void updateEventsStatus();            // "N events [matching …] of ROWS in SPAN"
 
   void showOverlay(bool on);
   // The diagnosis's rows on the timeline (the Diagnosis tab's "Show on timeline"), or not.
