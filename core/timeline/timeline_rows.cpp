@@ -344,6 +344,95 @@ bool shownWithoutWork(const Session& s, const TimelineOverlay* overlay, uint32_t
 
 }  // namespace
 
+// A GPU's Compute row (every kernel, streams drawn over each other) and, under it, a row per
+// kernel name by total time.
+void TimelineRows::addComputeRows(uint32_t d, int depth, const std::vector<uint32_t>& tracks,
+                                  const std::vector<uint32_t>& kernels) {
+  const Session& s = *session_;
+  // Compute: every kernel of the GPU on one row, drawn over each other where streams overlap.
+  TimelineRow compute{TimelineRow::Kind::Compute, "Compute", depth, {{}}, d, -1, 0};
+  for (uint32_t ti : tracks) {
+    const Track& t = s.tracks[ti];
+    if (t.kind != EventKind::Kernel) continue;
+    compute.events += t.size();
+    for (uint32_t l = 0; l < t.laneCount(); ++l) compute.lanes[0].push_back({&t, l, nullptr});
+  }
+  if (compute.events) {
+    // One row per kernel name, by total time, labelled with its share of the GPU's kernel time.
+    const std::unordered_map<StringId, TimeNs>& total = kernelTime(d, kernels);
+    TimeNs all = 0;
+    for (const auto& [name, time] : total) all += time;
+    std::vector<std::pair<TimeNs, StringId>> ranked;
+    for (const auto& [name, time] : total) ranked.emplace_back(time, name);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    if (ranked.size() > kMaxKernelNameRows) ranked.resize(kMaxKernelNameRows);
+    compute.expandable = !ranked.empty();
+    compute.startsCollapsed = true;
+    add(std::move(compute));
+    for (const auto& [time, name] : ranked) {
+      char share[16];
+      std::snprintf(share, sizeof share, "%.1f %% ",
+                    all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
+      TimelineRow row{TimelineRow::Kind::KernelName,
+                      share + std::string(s.str(name)),
+                      depth + 1,
+                      {{}},
+                      d,
+                      -1,
+                      0};
+      filtered(row, tracks, EventKind::Kernel, (uint64_t{1} << 32) | name,
+               [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
+      add(std::move(row));
+    }
+  }
+}
+
+// A GPU's copies: a row per copy kind present, then the driver's page migrations.
+void TimelineRows::addCopyRows(uint32_t d, int depth, const std::vector<uint32_t>& tracks,
+                               const std::vector<std::vector<uint32_t>>& byStream) {
+  const Session& s = *session_;
+  for (int k = 0; k < kCopyKindCount; ++k) {
+    TimelineRow row{TimelineRow::Kind::Copy,
+                    std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
+                    depth,
+                    {{}},
+                    d,
+                    k,
+                    0};
+    filtered(row, tracks, EventKind::Memcpy, (uint64_t{2} << 32) | static_cast<uint32_t>(k),
+             [k](const Track& t, uint32_t e) {
+               return static_cast<int>(t.memcpys.copyKind[e]) == k && !t.memcpys.migration[e];
+             });
+    if (!row.events) continue;
+    // Named streams that hold these copies and nothing else (a simulation's "host → GPU"
+    // link) are this row already, under the names their maker gave them: the row would repeat
+    // them line for line. Unnamed streams keep the Nsight layout (the kind's row as well).
+    std::vector<uint32_t> streamsOfRow;
+    for (const LaneView& v : row.lanes[0]) {
+      if (std::find(streamsOfRow.begin(), streamsOfRow.end(), v.track->stream) ==
+          streamsOfRow.end())
+        streamsOfRow.push_back(v.track->stream);
+    }
+    size_t onStreams = 0;
+    bool named = true;
+    for (uint32_t st : streamsOfRow) {
+      named = named && st != kNone && !s.streams[st].name.empty();
+      if (!named) break;
+      for (uint32_t ti : byStream[st]) onStreams += s.tracks[ti].size();
+    }
+    if (named && onStreams == row.events) continue;
+    add(std::move(row));
+  }
+  {  // the driver's page migrations, every direction on one row (Nsight's "Unified memory")
+    TimelineRow row{TimelineRow::Kind::Copy, "Unified memory", depth, {{}}, d, -1, 0};
+    filtered(row, tracks, EventKind::Memcpy, uint64_t{3} << 32,
+             [](const Track& t, uint32_t e) { return t.memcpys.migration[e] != 0; });
+    if (row.events) add(std::move(row));
+  }
+}
+
 void TimelineRows::build() {
   const Session& s = *session_;
   // Tracks by owner.
@@ -396,45 +485,7 @@ void TimelineRows::build() {
         }
       };
       overlayRows(true);
-      // Compute: every kernel of the GPU on one row, drawn over each other where streams overlap.
-      TimelineRow compute{TimelineRow::Kind::Compute, "Compute", base + 1, {{}}, d, -1, 0};
-      for (uint32_t ti : byDevice[d]) {
-        const Track& t = s.tracks[ti];
-        if (t.kind != EventKind::Kernel) continue;
-        compute.events += t.size();
-        for (uint32_t l = 0; l < t.laneCount(); ++l) compute.lanes[0].push_back({&t, l, nullptr});
-      }
-      if (compute.events) {
-        // One row per kernel name, by total time, labelled with its share of the GPU's kernel time.
-        const std::unordered_map<StringId, TimeNs>& total = kernelTime(d, kernels);
-        TimeNs all = 0;
-        for (const auto& [name, time] : total) all += time;
-        std::vector<std::pair<TimeNs, StringId>> ranked;
-        for (const auto& [name, time] : total) ranked.emplace_back(time, name);
-        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-          return a.first > b.first || (a.first == b.first && a.second < b.second);
-        });
-        if (ranked.size() > kMaxKernelNameRows) ranked.resize(kMaxKernelNameRows);
-        compute.expandable = !ranked.empty();
-        compute.startsCollapsed = true;
-        add(std::move(compute));
-        for (const auto& [time, name] : ranked) {
-          char share[16];
-          std::snprintf(
-              share, sizeof share, "%.1f %% ",
-              all > 0 ? 100.0 * static_cast<double>(time) / static_cast<double>(all) : 0.0);
-          TimelineRow row{TimelineRow::Kind::KernelName,
-                          share + std::string(s.str(name)),
-                          base + 2,
-                          {{}},
-                          d,
-                          -1,
-                          0};
-          filtered(row, byDevice[d], EventKind::Kernel, (uint64_t{1} << 32) | name,
-                   [name = name](const Track& t, uint32_t e) { return t.hot.name[e] == name; });
-          add(std::move(row));
-        }
-      }
+      addComputeRows(d, base + 1, byDevice[d], kernels);
       overlayRows(false);
       // Streams, by id.
       std::map<uint32_t, uint32_t> streams;
@@ -460,44 +511,7 @@ void TimelineRows::build() {
              n + m});
       }
       // Memory: a row per copy kind present, then memsets.
-      for (int k = 0; k < kCopyKindCount; ++k) {
-        TimelineRow row{TimelineRow::Kind::Copy,
-                        std::string("Memcpy ") + std::string(toString(static_cast<CopyKind>(k))),
-                        base + 1,
-                        {{}},
-                        d,
-                        k,
-                        0};
-        filtered(row, byDevice[d], EventKind::Memcpy,
-                 (uint64_t{2} << 32) | static_cast<uint32_t>(k), [k](const Track& t, uint32_t e) {
-                   return static_cast<int>(t.memcpys.copyKind[e]) == k && !t.memcpys.migration[e];
-                 });
-        if (!row.events) continue;
-        // Named streams that hold these copies and nothing else (a simulation's "host → GPU"
-        // link) are this row already, under the names their maker gave them: the row would repeat
-        // them line for line. Unnamed streams keep the Nsight layout (the kind's row as well).
-        std::vector<uint32_t> streamsOfRow;
-        for (const LaneView& v : row.lanes[0]) {
-          if (std::find(streamsOfRow.begin(), streamsOfRow.end(), v.track->stream) ==
-              streamsOfRow.end())
-            streamsOfRow.push_back(v.track->stream);
-        }
-        size_t onStreams = 0;
-        bool named = true;
-        for (uint32_t st : streamsOfRow) {
-          named = named && st != kNone && !s.streams[st].name.empty();
-          if (!named) break;
-          for (uint32_t ti : byStream[st]) onStreams += s.tracks[ti].size();
-        }
-        if (named && onStreams == row.events) continue;
-        add(std::move(row));
-      }
-      {  // the driver's page migrations, every direction on one row (Nsight's "Unified memory")
-        TimelineRow row{TimelineRow::Kind::Copy, "Unified memory", base + 1, {{}}, d, -1, 0};
-        filtered(row, byDevice[d], EventKind::Memcpy, uint64_t{3} << 32,
-                 [](const Track& t, uint32_t e) { return t.memcpys.migration[e] != 0; });
-        if (row.events) add(std::move(row));
-      }
+      addCopyRows(d, base + 1, byDevice[d], byStream);
       auto [sets, n] =
           lanesOf(byDevice[d], [](const Track& t) { return t.kind == EventKind::Memset; });
       if (n) {

@@ -139,6 +139,10 @@ class TimelineRows {
  private:
   void build();
   void add(TimelineRow row) { rows_.push_back(std::move(row)); }
+  void addComputeRows(uint32_t device, int depth, const std::vector<uint32_t>& tracks,
+                      const std::vector<uint32_t>& kernels);
+  void addCopyRows(uint32_t device, int depth, const std::vector<uint32_t>& tracks,
+                   const std::vector<std::vector<uint32_t>>& byStream);
   // The events of lane `lane` of track `ti` that `keep` accepts. `what` names the test (same
   // `what`, same test, in every layout of a session), so a later layout extends this one's;
   // kLoose: a test that may change (not extended).
